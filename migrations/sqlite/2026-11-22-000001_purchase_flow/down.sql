@@ -1,0 +1,3 @@
+DROP TABLE outbox_jobs;
+DROP TABLE purchase_events;
+DROP TABLE purchases;

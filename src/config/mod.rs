@@ -1,0 +1,657 @@
+//! Typed settings, read once at start from `STOREFRONT_*` environment variables and an optional
+//! TOML file (`--config`), where the environment wins.
+//!
+//! Every value is parsed into its own type here, so the rest of the program never sees a raw
+//! string. A missing or malformed value becomes one [`ConfigError`] line that names the full
+//! variable, which the CLI prints before exiting with code 2.
+
+mod secret;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+pub use secret::Secret;
+use url::Url;
+
+use crate::domain::Cents;
+
+/// The prefix every environment variable of the shop carries.
+pub const PREFIX: &str = "STOREFRONT_";
+
+/// A setting that is missing or malformed, named by its full environment variable.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{var}: {problem}")]
+pub struct ConfigError {
+    pub var: String,
+    pub problem: String,
+}
+
+impl ConfigError {
+    fn new(key: &str, problem: impl Into<String>) -> Self {
+        Self {
+            var: format!("{PREFIX}{key}"),
+            problem: problem.into(),
+        }
+    }
+}
+
+/// Where the raw values come from: the environment over an optional TOML file.
+///
+/// TOML keys are the variable names without the prefix, in lower case
+/// (`database_url = "sqlite://data/shop.db"`).
+#[derive(Debug, Clone, Default)]
+pub struct Source {
+    values: BTreeMap<String, String>,
+}
+
+impl Source {
+    /// The process environment, layered over `file` when one is given.
+    pub fn load(file: Option<&Path>) -> Result<Self, ConfigError> {
+        let mut source = match file {
+            Some(path) => Self::from_toml_file(path)?,
+            None => Self::default(),
+        };
+        source.overlay(std::env::vars());
+        Ok(source)
+    }
+
+    /// Values from `(NAME, value)` pairs; names without the prefix are ignored.
+    pub fn from_pairs<I, K, V>(pairs: I) -> Self
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: AsRef<str>,
+        V: Into<String>,
+    {
+        let mut source = Self::default();
+        source.overlay(pairs);
+        source
+    }
+
+    fn overlay<I, K, V>(&mut self, pairs: I)
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: AsRef<str>,
+        V: Into<String>,
+    {
+        for (name, value) in pairs {
+            if let Some(key) = name.as_ref().strip_prefix(PREFIX) {
+                self.values.insert(key.to_string(), value.into());
+            }
+        }
+    }
+
+    fn from_toml_file(path: &Path) -> Result<Self, ConfigError> {
+        let file_error = |problem: String| ConfigError {
+            var: format!("--config {}", path.display()),
+            problem,
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| file_error(e.to_string()))?;
+        let table: toml::Table = text
+            .parse()
+            .map_err(|e: toml::de::Error| file_error(e.message().to_string()))?;
+        let mut values = BTreeMap::new();
+        for (key, value) in table {
+            let text = match value {
+                toml::Value::String(s) => s,
+                toml::Value::Integer(i) => i.to_string(),
+                toml::Value::Boolean(b) => b.to_string(),
+                other => {
+                    return Err(file_error(format!(
+                        "key `{key}` must be a string, integer or boolean, not {}",
+                        other.type_str()
+                    )));
+                }
+            };
+            values.insert(key.to_ascii_uppercase(), text);
+        }
+        Ok(Self { values })
+    }
+
+    /// The trimmed value of `key`; an empty value counts as unset.
+    fn get(&self, key: &str) -> Option<&str> {
+        self.values
+            .get(key)
+            .map(|v| v.trim())
+            .filter(|v| !v.is_empty())
+    }
+
+    fn required(&self, key: &str) -> Result<&str, ConfigError> {
+        self.get(key)
+            .ok_or_else(|| ConfigError::new(key, "is required but not set"))
+    }
+
+    fn parsed<T>(
+        &self,
+        key: &str,
+        default: T,
+        parse: impl FnOnce(&str) -> Result<T, String>,
+    ) -> Result<T, ConfigError> {
+        match self.get(key) {
+            None => Ok(default),
+            Some(raw) => parse(raw).map_err(|p| ConfigError::new(key, p)),
+        }
+    }
+}
+
+/// Which database the shop keeps its records in.
+#[derive(Clone, PartialEq, Eq)]
+pub enum DatabaseUrl {
+    /// A SQLite file (`sqlite://relative/path` or `sqlite:///absolute/path`).
+    Sqlite(PathBuf),
+    /// A PostgreSQL connection string; it may hold a password, so it is kept secret.
+    Postgres(Secret<String>),
+}
+
+impl DatabaseUrl {
+    pub fn parse(raw: &str) -> Result<Self, String> {
+        let (scheme, rest) = raw.split_once("://").ok_or_else(|| {
+            format!(
+                "{:?} is not a URL (use sqlite://PATH or postgres://…)",
+                redact_url(raw)
+            )
+        })?;
+        match scheme {
+            "sqlite" => {
+                let path = rest.split('?').next().unwrap_or_default();
+                if path.is_empty() {
+                    return Err(
+                        "sqlite:// needs a file path, e.g. sqlite://data/storefront.db".into(),
+                    );
+                }
+                Ok(Self::Sqlite(PathBuf::from(path)))
+            }
+            "postgres" | "postgresql" => {
+                Url::parse(raw).map_err(|e| format!("not a valid PostgreSQL URL: {e}"))?;
+                Ok(Self::Postgres(Secret::new(raw.to_string())))
+            }
+            other => Err(format!(
+                "unsupported scheme {other:?} (use sqlite:// or postgres://)"
+            )),
+        }
+    }
+
+    pub fn is_postgres(&self) -> bool {
+        matches!(self, Self::Postgres(_))
+    }
+}
+
+impl fmt::Debug for DatabaseUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+/// Shows where the database is without any password.
+impl fmt::Display for DatabaseUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Sqlite(path) => write!(f, "sqlite://{}", path.display()),
+            Self::Postgres(url) => f.write_str(&redact_url(url.expose())),
+        }
+    }
+}
+
+/// A URL with any user name and password replaced, for messages and logs.
+fn redact_url(raw: &str) -> String {
+    match Url::parse(raw) {
+        Ok(mut url) if url.has_host() => {
+            if !url.username().is_empty() || url.password().is_some() {
+                let _ = url.set_username("[redacted]");
+                let _ = url.set_password(None);
+            }
+            url.set_query(None);
+            url.to_string()
+        }
+        _ => raw
+            .split_once("://")
+            .map(|(scheme, _)| format!("{scheme}://…"))
+            .unwrap_or_else(|| "…".to_string()),
+    }
+}
+
+/// The 32-byte key behind encryption at rest and signed cookies.
+#[derive(Clone)]
+pub struct SecretKey(Secret<[u8; 32]>);
+
+impl SecretKey {
+    pub fn parse(raw: &str) -> Result<Self, String> {
+        if raw.len() != 64 {
+            return Err(format!(
+                "must be 64 hexadecimal characters (32 bytes), got {} characters",
+                raw.chars().count()
+            ));
+        }
+        let mut key = [0u8; 32];
+        hex::decode_to_slice(raw, &mut key)
+            .map_err(|_| "must contain only hexadecimal characters 0-9 and a-f".to_string())?;
+        Ok(Self(Secret::new(key)))
+    }
+
+    pub fn from_bytes(bytes: [u8; 32]) -> Self {
+        Self(Secret::new(bytes))
+    }
+
+    pub fn bytes(&self) -> &[u8; 32] {
+        self.0.expose()
+    }
+}
+
+impl fmt::Debug for SecretKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("SecretKey([redacted])")
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    Pretty,
+    Json,
+}
+
+impl LogFormat {
+    pub fn parse(raw: &str) -> Result<Self, String> {
+        match raw {
+            "pretty" => Ok(Self::Pretty),
+            "json" => Ok(Self::Json),
+            other => Err(format!("must be `json` or `pretty`, got {other:?}")),
+        }
+    }
+}
+
+/// How consumers pay.
+#[derive(Debug, Clone)]
+pub enum Payments {
+    /// The built-in test-mode provider: no money moves.
+    Demo,
+    Stripe(StripeSettings),
+}
+
+#[derive(Debug, Clone)]
+pub struct StripeSettings {
+    pub secret_key: Secret<String>,
+    pub webhook_secret: Secret<String>,
+    pub api_base: Url,
+}
+
+/// Where outgoing mail goes.
+#[derive(Debug, Clone)]
+pub enum MailTransport {
+    /// An SMTP relay (`smtp://` or `smtps://`, credentials in the URL).
+    Smtp(Secret<String>),
+    /// A folder that receives one `.eml` file per message.
+    Dir(PathBuf),
+}
+
+#[derive(Debug, Clone)]
+pub struct MailSettings {
+    pub transport: MailTransport,
+    pub from: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct UpstreamSettings {
+    /// The Partner API base, including `/api/v1`, without a trailing slash.
+    pub base_url: Url,
+    pub api_key: Secret<String>,
+    /// The secret path segment of `/webhooks/upstream/{token}`; `None` turns the endpoint off.
+    pub webhook_token: Option<Secret<String>>,
+}
+
+/// Everything `storefront serve` needs, validated.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub database_url: DatabaseUrl,
+    pub bind: SocketAddr,
+    pub public_url: Url,
+    pub upstream: UpstreamSettings,
+    pub secret_key: SecretKey,
+    pub payments: Payments,
+    pub mail: MailSettings,
+    pub catalog_refresh_secs: u64,
+    pub workers: usize,
+    pub default_markup_bps: u32,
+    pub min_margin: Cents,
+    pub auto_refund: bool,
+    pub log_format: LogFormat,
+}
+
+pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
+
+impl Settings {
+    /// Parses every setting; the first problem found is returned.
+    pub fn from_source(src: &Source) -> Result<Self, ConfigError> {
+        let database_url = database_url(src)?;
+        let bind = src.parsed("BIND", default_bind(), parse_bind)?;
+        let public_url = parse_http_url("PUBLIC_URL", src.required("PUBLIC_URL")?)?;
+        let upstream = UpstreamSettings {
+            base_url: parse_http_url("UPSTREAM_BASE_URL", src.required("UPSTREAM_BASE_URL")?)?,
+            api_key: Secret::new(src.required("UPSTREAM_API_KEY")?.to_string()),
+            webhook_token: src.parsed("UPSTREAM_WEBHOOK_TOKEN", None, |raw| {
+                parse_webhook_token(raw).map(Some)
+            })?,
+        };
+        let secret_key = SecretKey::parse(src.required("SECRET_KEY")?)
+            .map_err(|p| ConfigError::new("SECRET_KEY", p))?;
+        let payments = payments(src)?;
+        let mail = mail(src)?;
+        Ok(Self {
+            database_url,
+            bind,
+            public_url,
+            upstream,
+            secret_key,
+            payments,
+            mail,
+            catalog_refresh_secs: src.parsed("CATALOG_REFRESH_SECS", 900, |raw| {
+                parse_int_in(raw, 10, 7 * 24 * 3600)
+            })?,
+            workers: src.parsed("WORKERS", 4, |raw| parse_int_in(raw, 1, 256))?,
+            default_markup_bps: src.parsed("DEFAULT_MARKUP_BPS", 2500, |raw| {
+                parse_int_in(raw, 0, 100_000)
+            })?,
+            min_margin: src.parsed("MIN_MARGIN_CENTS", Cents::ZERO, |raw| {
+                parse_int_in(raw, 0, i64::from(i32::MAX)).map(Cents::new)
+            })?,
+            auto_refund: src.parsed("AUTO_REFUND", false, parse_bool)?,
+            log_format: log_format(src)?,
+        })
+    }
+}
+
+/// The database setting alone, for commands that need nothing else (`migrate`).
+pub fn database_url(src: &Source) -> Result<DatabaseUrl, ConfigError> {
+    DatabaseUrl::parse(src.required("DATABASE_URL")?)
+        .map_err(|p| ConfigError::new("DATABASE_URL", p))
+}
+
+/// The log format alone, so logging can start before the rest is read.
+pub fn log_format(src: &Source) -> Result<LogFormat, ConfigError> {
+    src.parsed("LOG_FORMAT", LogFormat::Pretty, LogFormat::parse)
+}
+
+fn default_bind() -> SocketAddr {
+    SocketAddr::from(([127, 0, 0, 1], 8080))
+}
+
+fn parse_bind(raw: &str) -> Result<SocketAddr, String> {
+    raw.parse()
+        .map_err(|_| format!("{raw:?} is not an address like 127.0.0.1:8080 or [::]:8080"))
+}
+
+fn parse_http_url(key: &str, raw: &str) -> Result<Url, ConfigError> {
+    let url = Url::parse(raw).map_err(|e| ConfigError::new(key, format!("not a URL: {e}")))?;
+    if !matches!(url.scheme(), "http" | "https") || !url.has_host() {
+        return Err(ConfigError::new(
+            key,
+            "must be an http:// or https:// URL with a host",
+        ));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(ConfigError::new(key, "must not have a query or fragment"));
+    }
+    let trimmed = url.as_str().trim_end_matches('/').to_string();
+    Url::parse(&trimmed).map_err(|e| ConfigError::new(key, format!("not a URL: {e}")))
+}
+
+fn parse_webhook_token(raw: &str) -> Result<Secret<String>, String> {
+    if raw.len() < 16
+        || !raw
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        return Err(
+            "must be at least 16 characters of letters, digits, `-` or `_` (it is a URL path segment)"
+                .into(),
+        );
+    }
+    Ok(Secret::new(raw.to_string()))
+}
+
+fn parse_int_in<T>(raw: &str, min: T, max: T) -> Result<T, String>
+where
+    T: std::str::FromStr + PartialOrd + fmt::Display + Copy,
+{
+    match raw.parse::<T>() {
+        Ok(v) if v >= min && v <= max => Ok(v),
+        _ => Err(format!(
+            "must be a whole number from {min} to {max}, got {raw:?}"
+        )),
+    }
+}
+
+fn parse_bool(raw: &str) -> Result<bool, String> {
+    match raw.to_ascii_lowercase().as_str() {
+        "true" | "1" | "yes" | "on" => Ok(true),
+        "false" | "0" | "no" | "off" => Ok(false),
+        _ => Err(format!("must be true or false, got {raw:?}")),
+    }
+}
+
+fn payments(src: &Source) -> Result<Payments, ConfigError> {
+    match src.required("PAYMENTS")? {
+        "demo" => Ok(Payments::Demo),
+        "stripe" => {
+            let with_stripe = |key: &str| {
+                src.get(key)
+                    .map(|v| Secret::new(v.to_string()))
+                    .ok_or_else(|| {
+                        ConfigError::new(key, "is required when STOREFRONT_PAYMENTS=stripe")
+                    })
+            };
+            let api_base = match src.get("STRIPE_API_BASE") {
+                Some(raw) => parse_http_url("STRIPE_API_BASE", raw)?,
+                None => Url::parse("https://api.stripe.com")
+                    .map_err(|e| ConfigError::new("STRIPE_API_BASE", e.to_string()))?,
+            };
+            Ok(Payments::Stripe(StripeSettings {
+                secret_key: with_stripe("STRIPE_SECRET_KEY")?,
+                webhook_secret: with_stripe("STRIPE_WEBHOOK_SECRET")?,
+                api_base,
+            }))
+        }
+        other => Err(ConfigError::new(
+            "PAYMENTS",
+            format!("must be `demo` or `stripe`, got {other:?}"),
+        )),
+    }
+}
+
+fn mail(src: &Source) -> Result<MailSettings, ConfigError> {
+    let transport = match (src.get("SMTP_URL"), src.get("MAIL_DIR")) {
+        (Some(_), Some(_)) => {
+            return Err(ConfigError::new(
+                "SMTP_URL",
+                "set either STOREFRONT_SMTP_URL or STOREFRONT_MAIL_DIR, not both",
+            ));
+        }
+        (Some(raw), None) => {
+            let url = Url::parse(raw)
+                .map_err(|e| ConfigError::new("SMTP_URL", format!("not a URL: {e}")))?;
+            if !matches!(url.scheme(), "smtp" | "smtps") || !url.has_host() {
+                return Err(ConfigError::new(
+                    "SMTP_URL",
+                    "must look like smtp://user:password@host:587 or smtps://host:465",
+                ));
+            }
+            MailTransport::Smtp(Secret::new(raw.to_string()))
+        }
+        (None, Some(dir)) => MailTransport::Dir(PathBuf::from(dir)),
+        (None, None) => {
+            return Err(ConfigError::new(
+                "SMTP_URL",
+                "is required (or set STOREFRONT_MAIL_DIR to write mail to a folder)",
+            ));
+        }
+    };
+    let from = src.required("MAIL_FROM")?;
+    if !from.contains('@') {
+        return Err(ConfigError::new(
+            "MAIL_FROM",
+            format!("must be an address like \"Shop <shop@example.com>\", got {from:?}"),
+        ));
+    }
+    Ok(MailSettings {
+        transport,
+        from: from.to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn valid() -> Vec<(&'static str, &'static str)> {
+        vec![
+            ("STOREFRONT_DATABASE_URL", "sqlite://data/shop.db"),
+            ("STOREFRONT_PUBLIC_URL", "https://shop.example.com/"),
+            (
+                "STOREFRONT_UPSTREAM_BASE_URL",
+                "https://partner.example.com/api/v1",
+            ),
+            ("STOREFRONT_UPSTREAM_API_KEY", "sk_live_supersecret"),
+            (
+                "STOREFRONT_SECRET_KEY",
+                "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",
+            ),
+            ("STOREFRONT_PAYMENTS", "demo"),
+            ("STOREFRONT_MAIL_DIR", "data/mail"),
+            ("STOREFRONT_MAIL_FROM", "Shop <shop@example.com>"),
+        ]
+    }
+
+    fn with(overrides: &[(&'static str, &'static str)]) -> Result<Settings, ConfigError> {
+        let mut pairs = valid();
+        for (k, v) in overrides {
+            pairs.retain(|(key, _)| key != k);
+            pairs.push((k, v));
+        }
+        Settings::from_source(&Source::from_pairs(pairs))
+    }
+
+    #[test]
+    fn valid_settings_parse_with_defaults() {
+        let s = with(&[]).expect("valid");
+        assert_eq!(s.bind, default_bind());
+        assert_eq!(s.public_url.as_str(), "https://shop.example.com/");
+        assert_eq!(s.workers, 4);
+        assert_eq!(s.catalog_refresh_secs, 900);
+        assert_eq!(s.default_markup_bps, 2500);
+        assert_eq!(s.min_margin, Cents::ZERO);
+        assert!(!s.auto_refund);
+        assert_eq!(s.log_format, LogFormat::Pretty);
+        assert!(
+            matches!(s.database_url, DatabaseUrl::Sqlite(ref p) if p == Path::new("data/shop.db"))
+        );
+    }
+
+    #[test]
+    fn unsupported_database_scheme_names_the_variable() {
+        let err = with(&[("STOREFRONT_DATABASE_URL", "mysql://x")]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "STOREFRONT_DATABASE_URL: unsupported scheme \"mysql\" (use sqlite:// or postgres://)"
+        );
+    }
+
+    #[test]
+    fn malformed_secret_key_is_rejected_without_echoing_it() {
+        let err = with(&[("STOREFRONT_SECRET_KEY", "zz-not-hex-zz")]).unwrap_err();
+        assert_eq!(err.var, "STOREFRONT_SECRET_KEY");
+        assert!(!err.to_string().contains("zz-not-hex"));
+        let err = with(&[(
+            "STOREFRONT_SECRET_KEY",
+            "g00102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",
+        )])
+        .unwrap_err();
+        assert!(err.problem.contains("hexadecimal"), "{err}");
+    }
+
+    #[test]
+    fn missing_required_value_is_named() {
+        let pairs: Vec<_> = valid()
+            .into_iter()
+            .filter(|(k, _)| *k != "STOREFRONT_UPSTREAM_API_KEY")
+            .collect();
+        let err = Settings::from_source(&Source::from_pairs(pairs)).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "STOREFRONT_UPSTREAM_API_KEY: is required but not set"
+        );
+    }
+
+    #[test]
+    fn stripe_requires_its_credentials() {
+        let err = with(&[("STOREFRONT_PAYMENTS", "stripe")]).unwrap_err();
+        assert_eq!(err.var, "STOREFRONT_STRIPE_SECRET_KEY");
+        let s = with(&[
+            ("STOREFRONT_PAYMENTS", "stripe"),
+            ("STOREFRONT_STRIPE_SECRET_KEY", "sk_test_1"),
+            ("STOREFRONT_STRIPE_WEBHOOK_SECRET", "whsec_1"),
+        ])
+        .expect("valid");
+        match s.payments {
+            Payments::Stripe(stripe) => {
+                assert_eq!(stripe.api_base.as_str(), "https://api.stripe.com/")
+            }
+            Payments::Demo => panic!("expected stripe"),
+        }
+    }
+
+    #[test]
+    fn numbers_are_range_checked() {
+        let err = with(&[("STOREFRONT_WORKERS", "0")]).unwrap_err();
+        assert_eq!(err.var, "STOREFRONT_WORKERS");
+        let err = with(&[("STOREFRONT_DEFAULT_MARKUP_BPS", "12.5")]).unwrap_err();
+        assert_eq!(err.var, "STOREFRONT_DEFAULT_MARKUP_BPS");
+        let err = with(&[("STOREFRONT_AUTO_REFUND", "maybe")]).unwrap_err();
+        assert_eq!(err.var, "STOREFRONT_AUTO_REFUND");
+    }
+
+    #[test]
+    fn mail_needs_exactly_one_transport() {
+        let err = with(&[("STOREFRONT_SMTP_URL", "smtp://localhost:25")]).unwrap_err();
+        assert!(err.problem.contains("not both"), "{err}");
+    }
+
+    #[test]
+    fn debug_output_hides_every_secret() {
+        let s = with(&[
+            (
+                "STOREFRONT_DATABASE_URL",
+                "postgres://shop:pgpassword@db.internal/shop",
+            ),
+            ("STOREFRONT_UPSTREAM_WEBHOOK_TOKEN", "hook_token_0123456789"),
+        ])
+        .expect("valid");
+        let debug = format!("{s:?}");
+        for secret in [
+            "pgpassword",
+            "sk_live_supersecret",
+            "hook_token_0123456789",
+            "0102030405",
+        ] {
+            assert!(!debug.contains(secret), "{secret} leaked in {debug}");
+        }
+        assert!(debug.contains("db.internal"), "{debug}");
+    }
+
+    #[test]
+    fn toml_file_is_overridden_by_the_environment() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("storefront.toml");
+        std::fs::write(
+            &path,
+            "workers = 8\nbind = \"0.0.0.0:9000\"\nauto_refund = true\n",
+        )
+        .expect("write");
+        let mut src = Source::from_toml_file(&path).expect("parse");
+        src.overlay(valid());
+        src.overlay([("STOREFRONT_WORKERS", "2")]);
+        let s = Settings::from_source(&src).expect("valid");
+        assert_eq!(s.workers, 2);
+        assert_eq!(s.bind.port(), 9000);
+        assert!(s.auto_refund);
+    }
+}

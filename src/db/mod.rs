@@ -1,0 +1,281 @@
+//! The one query layer over SQLite and PostgreSQL.
+//!
+//! [`DbConn`] is a diesel `MultiConnection`: the backend is chosen by the URL scheme and every
+//! query is written once. Where the SQL must differ (write-locking, upserts, job claims) the
+//! function matches on the variant and keeps both arms side by side.
+//!
+//! Diesel is synchronous, so [`Db::run`] moves each unit of work onto tokio's blocking pool with
+//! one pooled connection. Times that are compared or leased on are `i64` unix milliseconds:
+//! SQLite and PostgreSQL disagree about timestamp text and precision, integers they agree on.
+
+pub mod schema;
+
+use std::path::Path;
+use std::time::Duration;
+
+use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
+use diesel::prelude::*;
+use diesel::r2d2::{self, Pool, PooledConnection};
+use diesel::{PgConnection, SqliteConnection};
+use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
+
+use crate::config::DatabaseUrl;
+
+const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/sqlite");
+const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
+
+/// Key of the session-level advisory lock that serialises migrations across replicas.
+const MIGRATION_LOCK_KEY: i64 = 0x5354_4f52_4546_524e; // "STOREFRN"
+
+/// How long a request waits for a free connection before the answer is 503.
+const POOL_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How long SQLite waits on another writer's lock before giving up.
+const SQLITE_BUSY_TIMEOUT_MS: u32 = 5_000;
+
+/// One connection to either backend.
+#[derive(diesel::MultiConnection)]
+pub enum DbConn {
+    Postgres(PgConnection),
+    Sqlite(SqliteConnection),
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    #[error("cannot open the database {target}: {reason}")]
+    Open { target: String, reason: String },
+    #[error("no database connection became free in time")]
+    PoolTimeout,
+    #[error("database query failed: {0}")]
+    Query(#[from] diesel::result::Error),
+    #[error("database migration failed: {0}")]
+    Migration(String),
+    #[error("database task did not finish: {0}")]
+    Task(String),
+}
+
+/// Which backend a pool talks to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// Opens connections for r2d2, picking the backend from the URL scheme (diesel's stock
+/// manager tries each backend in turn, and SQLite accepts any string as a file name).
+#[derive(Debug)]
+pub struct ConnectionManager {
+    url: DatabaseUrl,
+}
+
+impl r2d2::ManageConnection for ConnectionManager {
+    type Connection = DbConn;
+    type Error = r2d2::Error;
+
+    fn connect(&self) -> Result<DbConn, r2d2::Error> {
+        match &self.url {
+            DatabaseUrl::Postgres(url) => PgConnection::establish(url.expose())
+                .map(DbConn::Postgres)
+                .map_err(r2d2::Error::ConnectionError),
+            DatabaseUrl::Sqlite(path) => {
+                let mut conn = SqliteConnection::establish(&path.to_string_lossy())
+                    .map_err(r2d2::Error::ConnectionError)?;
+                conn.batch_execute(&format!(
+                    "PRAGMA foreign_keys = ON; PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}; \
+                     PRAGMA synchronous = NORMAL;"
+                ))
+                .map_err(r2d2::Error::QueryError)?;
+                Ok(DbConn::Sqlite(conn))
+            }
+        }
+    }
+
+    fn is_valid(&self, conn: &mut DbConn) -> Result<(), r2d2::Error> {
+        conn.batch_execute("SELECT 1")
+            .map_err(r2d2::Error::QueryError)
+    }
+
+    fn has_broken(&self, _conn: &mut DbConn) -> bool {
+        false
+    }
+}
+
+impl DbConn {
+    pub fn backend(&self) -> Backend {
+        match self {
+            Self::Postgres(_) => Backend::Postgres,
+            Self::Sqlite(_) => Backend::Sqlite,
+        }
+    }
+
+    /// Runs `f` in a transaction that intends to write.
+    ///
+    /// On SQLite it starts with `BEGIN IMMEDIATE`, taking the write lock up front: a deferred
+    /// transaction that reads and then writes fails with "database is locked" under concurrent
+    /// writers whatever the busy timeout. On PostgreSQL it is an ordinary transaction.
+    pub fn write_tx<T, E, F>(&mut self, f: F) -> Result<T, E>
+    where
+        F: FnOnce(&mut DbConn) -> Result<T, E>,
+        E: From<diesel::result::Error>,
+    {
+        let DbConn::Sqlite(inner) = self else {
+            return self.transaction(f);
+        };
+        AnsiTransactionManager::begin_transaction_sql(inner, "BEGIN IMMEDIATE")?;
+        let outcome = f(self);
+        let DbConn::Sqlite(inner) = self else {
+            unreachable!("a connection does not change its backend");
+        };
+        match outcome {
+            Ok(value) => {
+                AnsiTransactionManager::commit_transaction(inner)?;
+                Ok(value)
+            }
+            Err(e) => {
+                AnsiTransactionManager::rollback_transaction(inner)?;
+                Err(e)
+            }
+        }
+    }
+
+    /// Applies every pending migration and returns the versions applied.
+    ///
+    /// On PostgreSQL this holds a session-level advisory lock, so replicas starting together
+    /// apply each migration once (the harness commits per migration, so a transaction-level
+    /// lock would not cover the whole run).
+    pub fn run_migrations(&mut self) -> Result<Vec<String>, DbError> {
+        let applied = match self {
+            DbConn::Postgres(pg) => {
+                diesel::sql_query("SELECT pg_advisory_lock($1)")
+                    .bind::<diesel::sql_types::BigInt, _>(MIGRATION_LOCK_KEY)
+                    .execute(pg)?;
+                let outcome = pg
+                    .run_pending_migrations(POSTGRES_MIGRATIONS)
+                    .map(|versions| versions.iter().map(ToString::to_string).collect::<Vec<_>>());
+                let unlocked = diesel::sql_query("SELECT pg_advisory_unlock($1)")
+                    .bind::<diesel::sql_types::BigInt, _>(MIGRATION_LOCK_KEY)
+                    .execute(pg);
+                let applied = outcome.map_err(|e| DbError::Migration(e.to_string()))?;
+                unlocked?;
+                applied
+            }
+            DbConn::Sqlite(sqlite) => sqlite
+                .run_pending_migrations(SQLITE_MIGRATIONS)
+                .map(|versions| versions.iter().map(ToString::to_string).collect())
+                .map_err(|e| DbError::Migration(e.to_string()))?,
+        };
+        Ok(applied)
+    }
+
+    /// True when the embedded migrations hold one this database has not applied.
+    pub fn has_pending_migrations(&mut self) -> Result<bool, DbError> {
+        match self {
+            DbConn::Postgres(pg) => pg.has_pending_migration(POSTGRES_MIGRATIONS),
+            DbConn::Sqlite(sqlite) => sqlite.has_pending_migration(SQLITE_MIGRATIONS),
+        }
+        .map_err(|e| DbError::Migration(e.to_string()))
+    }
+}
+
+/// The shared connection pool.
+#[derive(Clone)]
+pub struct Db {
+    pool: Pool<ConnectionManager>,
+    backend: Backend,
+}
+
+impl std::fmt::Debug for Db {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Db")
+            .field("backend", &self.backend)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Db {
+    /// Opens a pool. For SQLite the parent folder is created and WAL mode is switched on once,
+    /// on a single connection, before the pool opens its own (several connections switching at
+    /// once race for the lock).
+    pub fn open(url: &DatabaseUrl, max_connections: u32) -> Result<Self, DbError> {
+        let open_error = |reason: String| DbError::Open {
+            target: url.to_string(),
+            reason,
+        };
+        let backend = match url {
+            DatabaseUrl::Sqlite(path) => {
+                prepare_sqlite_file(path).map_err(open_error)?;
+                Backend::Sqlite
+            }
+            DatabaseUrl::Postgres(_) => Backend::Postgres,
+        };
+        let pool = Pool::builder()
+            .max_size(max_connections.max(1))
+            .connection_timeout(POOL_TIMEOUT)
+            .build(ConnectionManager { url: url.clone() })
+            .map_err(|e| open_error(e.to_string()))?;
+        Ok(Self { pool, backend })
+    }
+
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// A connection for work that is already on a blocking thread (the CLI, tests).
+    pub fn get(&self) -> Result<PooledConnection<ConnectionManager>, DbError> {
+        self.pool.get().map_err(|_| DbError::PoolTimeout)
+    }
+
+    /// Runs `f` with one pooled connection on tokio's blocking pool. Never ask for a second
+    /// connection inside `f`: pass this one down instead.
+    pub async fn run<T, E, F>(&self, f: F) -> Result<T, E>
+    where
+        F: FnOnce(&mut DbConn) -> Result<T, E> + Send + 'static,
+        T: Send + 'static,
+        E: From<DbError> + Send + 'static,
+    {
+        let pool = self.pool.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut conn = pool.get().map_err(|_| DbError::PoolTimeout)?;
+            f(&mut conn)
+        })
+        .await
+        .map_err(|e| E::from(DbError::Task(e.to_string())))?
+    }
+
+    pub async fn migrate(&self) -> Result<Vec<String>, DbError> {
+        self.run(|conn| conn.run_migrations()).await
+    }
+
+    /// Readiness: the database answers and every embedded migration is applied.
+    pub async fn check_ready(&self) -> Result<(), DbError> {
+        self.run(|conn| {
+            conn.batch_execute("SELECT 1")?;
+            if conn.has_pending_migrations()? {
+                return Err(DbError::Migration("migrations are pending".into()));
+            }
+            Ok(())
+        })
+        .await
+    }
+}
+
+fn prepare_sqlite_file(path: &Path) -> Result<(), String> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| format!("cannot create folder {}: {e}", parent.display()))?;
+    }
+    let mut conn =
+        SqliteConnection::establish(&path.to_string_lossy()).map_err(|e| e.to_string())?;
+    conn.batch_execute(&format!(
+        "PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}; PRAGMA journal_mode = WAL;"
+    ))
+    .map_err(|e| e.to_string())
+}
+
+/// Milliseconds since the Unix epoch: the one time format the database compares on.
+pub fn now_ms() -> i64 {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    i64::try_from(now.as_millis()).unwrap_or(i64::MAX)
+}

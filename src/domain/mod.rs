@@ -1,0 +1,6 @@
+//! Pure types and rules of the shop: money, and later markup math, the purchase state machine
+//! and plan display. Nothing here does I/O.
+
+mod money;
+
+pub use money::{Cents, MoneyError};

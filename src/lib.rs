@@ -1,0 +1,10 @@
+//! `storefront`: a partner-side eSIM shop on top of the Reseller eSIM Partner API.
+//!
+//! One folder per capability; see `docs/architecture.md` for the map and the purchase flow.
+
+pub mod cli;
+pub mod config;
+pub mod db;
+pub mod domain;
+pub mod telemetry;
+pub mod web;

@@ -1,0 +1,132 @@
+//! The one place where failures become HTTP answers.
+//!
+//! Every handler returns `Result<_, AppError>`. A 4xx answer says precisely what was wrong and
+//! is safe to show; a 5xx answer is opaque and carries only the request id, while its cause is
+//! logged once, here.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, ResponseError};
+
+use crate::db::DbError;
+use crate::web::pages::{self, ErrorPage};
+use crate::web::request_id;
+
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    #[error("not found")]
+    NotFound,
+    #[error("{0}")]
+    BadRequest(String),
+    #[error("{0}")]
+    Forbidden(String),
+    #[error("{0}")]
+    Conflict(String),
+    #[error("too many requests")]
+    TooManyRequests,
+    /// A dependency (the database, the upstream) cannot serve right now; retrying may work.
+    #[error("temporarily unavailable: {0}")]
+    Unavailable(String),
+    /// A bug or an unexpected failure. The message goes to the log, never to the client.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl AppError {
+    pub fn internal(cause: impl std::fmt::Display) -> Self {
+        Self::Internal(cause.to_string())
+    }
+
+    fn title_and_message(&self) -> (&'static str, String) {
+        match self {
+            Self::NotFound => (
+                "Page not found",
+                "There is nothing at this address. Check the link, or start again from the home page."
+                    .to_string(),
+            ),
+            Self::BadRequest(msg) => ("That did not work", msg.clone()),
+            Self::Forbidden(msg) => ("Not allowed", msg.clone()),
+            Self::Conflict(msg) => ("That cannot be done right now", msg.clone()),
+            Self::TooManyRequests => (
+                "Too many requests",
+                "Please wait a moment and try again.".to_string(),
+            ),
+            Self::Unavailable(_) => (
+                "Temporarily unavailable",
+                "The shop cannot answer right now. Please try again in a minute.".to_string(),
+            ),
+            Self::Internal(_) => (
+                "Something went wrong",
+                "An unexpected error stopped this request. It has been logged; quote the request id if you contact us."
+                    .to_string(),
+            ),
+        }
+    }
+}
+
+impl From<DbError> for AppError {
+    fn from(err: DbError) -> Self {
+        match err {
+            DbError::Query(diesel::result::Error::NotFound) => Self::NotFound,
+            DbError::PoolTimeout | DbError::Open { .. } => Self::Unavailable(err.to_string()),
+            DbError::Query(diesel::result::Error::DatabaseError(
+                diesel::result::DatabaseErrorKind::ClosedConnection,
+                _,
+            )) => Self::Unavailable(err.to_string()),
+            other => Self::Internal(other.to_string()),
+        }
+    }
+}
+
+impl From<diesel::result::Error> for AppError {
+    fn from(err: diesel::result::Error) -> Self {
+        DbError::Query(err).into()
+    }
+}
+
+impl ResponseError for AppError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            Self::NotFound => StatusCode::NOT_FOUND,
+            Self::BadRequest(_) => StatusCode::BAD_REQUEST,
+            Self::Forbidden(_) => StatusCode::FORBIDDEN,
+            Self::Conflict(_) => StatusCode::CONFLICT,
+            Self::TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
+            Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let status = self.status_code();
+        let request_id = request_id::current();
+        match self {
+            Self::Internal(cause) => {
+                tracing::error!(request.id = %request_id, error = %cause, "request failed");
+            }
+            Self::Unavailable(cause) => {
+                tracing::warn!(request.id = %request_id, error = %cause, "dependency unavailable");
+            }
+            _ => {}
+        }
+        let (title, message) = self.title_and_message();
+        let page = ErrorPage {
+            status: status.as_u16(),
+            title,
+            message: &message,
+            request_id: &request_id,
+        };
+        let mut response = pages::render(status, &page);
+        if matches!(self, Self::TooManyRequests | Self::Unavailable(_)) {
+            response.headers_mut().insert(
+                actix_web::http::header::RETRY_AFTER,
+                actix_web::http::header::HeaderValue::from_static("30"),
+            );
+        }
+        response
+    }
+}
+
+/// Maps extractor failures (a malformed path, query or form) to a precise 400 page.
+pub fn bad_input(err: impl std::fmt::Display) -> actix_web::Error {
+    AppError::BadRequest(format!("The request was not understood: {err}")).into()
+}

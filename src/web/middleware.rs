@@ -1,0 +1,73 @@
+//! What every response passes through: a request id, one log line, and the security headers and
+//! cache policy that apply unless a handler chose its own.
+
+use std::time::Instant;
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{self, HeaderName, HeaderValue};
+use actix_web::middleware::Next;
+use tracing::Instrument;
+
+use crate::web::request_id::{self, RequestId};
+
+const CSP: &str = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; \
+                   object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
+
+/// Headers set on every answer unless the handler set them already.
+const DEFAULTS: [(HeaderName, &str); 6] = [
+    (header::CONTENT_SECURITY_POLICY, CSP),
+    (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+    (header::X_FRAME_OPTIONS, "DENY"),
+    (header::REFERRER_POLICY, "same-origin"),
+    (header::CACHE_CONTROL, "no-store"),
+    (
+        HeaderName::from_static("permissions-policy"),
+        "camera=(), microphone=(), geolocation=(), payment=()",
+    ),
+];
+
+pub async fn around_request(
+    req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let id = RequestId::generate();
+    // The route pattern, never the raw path: paths can carry secrets (the upstream webhook
+    // token), and query strings carry private order tokens.
+    let route = req
+        .match_pattern()
+        .unwrap_or_else(|| "(unmatched)".to_string());
+    let method = req.method().clone();
+    let quiet = matches!(
+        route.as_str(),
+        "/healthz" | "/readyz" | "/metrics" | "/static/{name}"
+    );
+    let span = tracing::info_span!("request", request.id = %id, http.method = %method, http.route = %route);
+    let started = Instant::now();
+
+    let outcome = request_id::scope(id.clone(), next.call(req))
+        .instrument(span.clone())
+        .await;
+    let mut res = outcome?;
+
+    let status = res.status().as_u16();
+    let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
+    span.in_scope(|| {
+        if quiet && status < 500 {
+            tracing::debug!(http.status = status, elapsed_ms, "request finished");
+        } else {
+            tracing::info!(http.status = status, elapsed_ms, "request finished");
+        }
+    });
+
+    let headers = res.headers_mut();
+    if let Ok(value) = HeaderValue::from_str(id.as_str()) {
+        headers.insert(HeaderName::from_static("x-request-id"), value);
+    }
+    for (name, value) in DEFAULTS {
+        if !headers.contains_key(&name) {
+            headers.insert(name, HeaderValue::from_static(value));
+        }
+    }
+    Ok(res)
+}

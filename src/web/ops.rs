@@ -1,0 +1,38 @@
+//! Endpoints for the platform that runs the shop: liveness and readiness.
+
+use actix_web::{HttpResponse, web};
+use serde::Serialize;
+
+use crate::web::AppState;
+
+/// Alive: the process answers. Touches nothing else, so a slow database never gets a healthy
+/// process restarted.
+pub async fn healthz() -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("text/plain; charset=utf-8")
+        .body("ok\n")
+}
+
+#[derive(Serialize)]
+struct Readiness {
+    ready: bool,
+    database: &'static str,
+}
+
+/// Ready: the database answers and every migration this binary embeds is applied.
+pub async fn readyz(state: web::Data<AppState>) -> HttpResponse {
+    let database = match state.db.check_ready().await {
+        Ok(()) => "ok",
+        Err(err) => {
+            tracing::warn!(error = %err, "readiness check failed");
+            "unavailable"
+        }
+    };
+    let ready = database == "ok";
+    let body = Readiness { ready, database };
+    if ready {
+        HttpResponse::Ok().json(body)
+    } else {
+        HttpResponse::ServiceUnavailable().json(body)
+    }
+}
