@@ -1,0 +1,320 @@
+//! Shared test fixtures: fresh databases on both backends, a throwaway PostgreSQL cluster, and
+//! the app spawned on port 0.
+//!
+//! PostgreSQL: `STOREFRONT_TEST_POSTGRES_URL` (a server where the tests may create databases)
+//! when set; otherwise a private cluster is started once per test run from the binaries in
+//! `/usr/lib/postgresql/*/bin` and stopped when the test process exits. Without either, the
+//! PostgreSQL variants say so loudly and pass only outside CI; with `CI=true` they fail.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Mutex, OnceLock};
+
+use diesel::prelude::*;
+use diesel::{Connection, PgConnection};
+use rand::RngCore;
+use storefront::config::{DatabaseUrl, Settings, Source};
+use storefront::db::Db;
+use storefront::web::Application;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// Generates `mod NAME { sqlite(); postgres(); }` test pairs around `async fn NAME(Backend)`.
+#[macro_export]
+macro_rules! both_backends {
+    ($($name:ident),* $(,)?) => {
+        $(
+            mod $name {
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn sqlite() {
+                    super::$name($crate::helpers::Backend::Sqlite).await
+                }
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn postgres() {
+                    super::$name($crate::helpers::Backend::Postgres).await
+                }
+            }
+        )*
+    };
+}
+
+pub fn init_logs() {
+    if std::env::var_os("TEST_LOG").is_some() {
+        storefront::telemetry::init(storefront::config::LogFormat::Pretty);
+    }
+}
+
+pub fn random_suffix() -> String {
+    let mut bytes = [0u8; 6];
+    rand::rng().fill_bytes(&mut bytes);
+    hex::encode(bytes)
+}
+
+/// A fresh, empty database that disappears with the value.
+pub struct TestDb {
+    pub url: DatabaseUrl,
+    /// The URL as text, for passing to the binary.
+    pub url_text: String,
+    _dir: Option<tempfile::TempDir>,
+    drop_pg: Option<(String, String)>,
+}
+
+impl TestDb {
+    /// `None` only when PostgreSQL is unavailable outside CI (after a loud message).
+    pub fn new(backend: Backend) -> Option<Self> {
+        init_logs();
+        match backend {
+            Backend::Sqlite => {
+                let dir = tempfile::tempdir().expect("temp dir");
+                let url_text = format!("sqlite://{}", dir.path().join("shop.db").display());
+                Some(Self {
+                    url: DatabaseUrl::parse(&url_text).expect("sqlite url"),
+                    url_text,
+                    _dir: Some(dir),
+                    drop_pg: None,
+                })
+            }
+            Backend::Postgres => {
+                let server = postgres_server()?;
+                let name = format!("t_{}", random_suffix());
+                let mut admin = PgConnection::establish(&server.admin_url)
+                    .expect("connect to the test PostgreSQL server");
+                diesel::sql_query(format!("CREATE DATABASE {name}"))
+                    .execute(&mut admin)
+                    .expect("create test database");
+                let url_text = server.database_url(&name);
+                Some(Self {
+                    url: DatabaseUrl::parse(&url_text).expect("postgres url"),
+                    url_text,
+                    _dir: None,
+                    drop_pg: server.external.then(|| (server.admin_url.clone(), name)),
+                })
+            }
+        }
+    }
+
+    pub fn open(&self) -> Db {
+        Db::open(&self.url, 4).expect("open test database")
+    }
+
+    /// A migrated pool.
+    pub async fn migrated(&self) -> Db {
+        let db = self.open();
+        db.migrate().await.expect("migrations apply");
+        db
+    }
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        // Databases on a private cluster vanish with it; on a shared server, clean up.
+        if let Some((admin_url, name)) = self.drop_pg.take()
+            && let Ok(mut admin) = PgConnection::establish(&admin_url)
+        {
+            let _ = diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+                .execute(&mut admin);
+        }
+    }
+}
+
+struct PgServer {
+    admin_url: String,
+    external: bool,
+    _child: Option<Mutex<Child>>,
+}
+
+impl PgServer {
+    fn database_url(&self, name: &str) -> String {
+        let mut url = url::Url::parse(&self.admin_url).expect("admin url");
+        url.set_path(&format!("/{name}"));
+        url.to_string()
+    }
+}
+
+fn postgres_server() -> Option<&'static PgServer> {
+    static SERVER: OnceLock<Option<PgServer>> = OnceLock::new();
+    SERVER.get_or_init(start_postgres).as_ref()
+}
+
+fn start_postgres() -> Option<PgServer> {
+    if let Ok(url) = std::env::var("STOREFRONT_TEST_POSTGRES_URL") {
+        return Some(PgServer {
+            admin_url: url,
+            external: true,
+            _child: None,
+        });
+    }
+    let Some(bin) = find_postgres_bin() else {
+        let msg = "PostgreSQL binaries not found under /usr/lib/postgresql/*/bin and \
+                   STOREFRONT_TEST_POSTGRES_URL is not set: the PostgreSQL variants of the \
+                   database tests are NOT being run";
+        if std::env::var("CI").is_ok_and(|v| v == "true") {
+            panic!("{msg} (a failure under CI=true)");
+        }
+        eprintln!("\n!!!!!!!! {msg} !!!!!!!!\n");
+        return None;
+    };
+    Some(start_private_cluster(&bin))
+}
+
+fn find_postgres_bin() -> Option<PathBuf> {
+    let mut candidates: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .ok()?
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            let version = entry.file_name().to_str()?.parse::<u32>().ok()?;
+            let bin = entry.path().join("bin");
+            bin.join("initdb").exists().then_some((version, bin))
+        })
+        .collect();
+    candidates.sort();
+    candidates.pop().map(|(_, bin)| bin)
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).trim() == "0")
+}
+
+/// Starts a cluster owned by a watchdog shell that stops it and removes its folder as soon as
+/// this test process exits (its stdin closes), however the process ends.
+fn start_private_cluster(bin: &Path) -> PgServer {
+    let dir = std::env::temp_dir().join(format!("storefront-pg-{}", random_suffix()));
+    std::fs::create_dir_all(&dir).expect("create cluster folder");
+    let root = is_root();
+    if root {
+        // initdb refuses to run as root: the cluster belongs to the `postgres` user.
+        let status = Command::new("chown")
+            .arg("postgres:")
+            .arg(&dir)
+            .status()
+            .expect("chown cluster folder");
+        assert!(
+            status.success(),
+            "chown of {} to postgres failed",
+            dir.display()
+        );
+    }
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("free port")
+        .port();
+    let script = r#"
+        set -e
+        "$BIN/initdb" -D "$DIR/data" -A trust -U postgres --no-sync >"$DIR/initdb.log" 2>&1
+        "$BIN/pg_ctl" -D "$DIR/data" -l "$DIR/server.log" -w -o "-p $PORT -k $DIR -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" start >/dev/null
+        echo ready
+        cat >/dev/null || true
+        "$BIN/pg_ctl" -D "$DIR/data" -m immediate stop >/dev/null 2>&1 || true
+        rm -rf "$DIR"
+    "#;
+    let mut command = if root {
+        let mut c = Command::new("runuser");
+        c.args(["-u", "postgres", "--", "sh", "-c", script]);
+        c
+    } else {
+        let mut c = Command::new("sh");
+        c.args(["-c", script]);
+        c
+    };
+    command
+        .env("BIN", bin)
+        .env("DIR", &dir)
+        .env("PORT", port.to_string())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    let mut child = command.spawn().expect("start the PostgreSQL watchdog");
+    let stdout = child.stdout.take().expect("watchdog stdout");
+    let mut line = String::new();
+    BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("read from watchdog");
+    if line.trim() != "ready" {
+        let log = std::fs::read_to_string(dir.join("initdb.log")).unwrap_or_default()
+            + &std::fs::read_to_string(dir.join("server.log")).unwrap_or_default();
+        panic!("the private PostgreSQL cluster did not start:\n{log}");
+    }
+    PgServer {
+        admin_url: format!("postgres://postgres@127.0.0.1:{port}/postgres"),
+        external: false,
+        _child: Some(Mutex::new(child)),
+    }
+}
+
+/// Settings as an operator would give them, with the database and any overrides.
+pub fn settings_for(db: &TestDb, overrides: &[(&str, &str)]) -> Settings {
+    let mut pairs: Vec<(String, String)> = vec![
+        ("STOREFRONT_DATABASE_URL".into(), db.url_text.clone()),
+        ("STOREFRONT_BIND".into(), "127.0.0.1:0".into()),
+        ("STOREFRONT_PUBLIC_URL".into(), "http://127.0.0.1".into()),
+        (
+            "STOREFRONT_UPSTREAM_BASE_URL".into(),
+            "http://127.0.0.1:9/api/v1".into(),
+        ),
+        ("STOREFRONT_UPSTREAM_API_KEY".into(), "sk_test_key".into()),
+        ("STOREFRONT_SECRET_KEY".into(), "ab".repeat(32)),
+        ("STOREFRONT_PAYMENTS".into(), "demo".into()),
+        (
+            "STOREFRONT_MAIL_DIR".into(),
+            "/tmp/storefront-test-mail".into(),
+        ),
+        ("STOREFRONT_MAIL_FROM".into(), "shop@example.com".into()),
+    ];
+    for (key, value) in overrides {
+        pairs.retain(|(k, _)| k != key);
+        pairs.push(((*key).to_string(), (*value).to_string()));
+    }
+    Settings::from_source(&Source::from_pairs(pairs)).expect("valid test settings")
+}
+
+/// The app serving on a free port, with its database.
+pub struct TestApp {
+    pub address: String,
+    pub client: reqwest::Client,
+    _test_db: TestDb,
+}
+
+impl TestApp {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.address)
+    }
+
+    pub async fn get(&self, path: &str) -> reqwest::Response {
+        self.client
+            .get(self.url(path))
+            .send()
+            .await
+            .expect("request reaches the app")
+    }
+}
+
+/// Spawns the app on a migrated fresh database; `None` as for [`TestDb::new`].
+pub async fn spawn_app(backend: Backend) -> Option<TestApp> {
+    let test_db = TestDb::new(backend)?;
+    let db = test_db.migrated().await;
+    Some(spawn_app_on(test_db, db).await)
+}
+
+/// Spawns the app on a database as it is (migrated or not).
+pub async fn spawn_app_on(test_db: TestDb, db: Db) -> TestApp {
+    let settings = settings_for(&test_db, &[]);
+    let app = Application::build(settings, db).expect("build app");
+    let address = format!("http://127.0.0.1:{}", app.port());
+    tokio::spawn(app.run_until_stopped());
+    TestApp {
+        address,
+        client: reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .expect("client"),
+        _test_db: test_db,
+    }
+}

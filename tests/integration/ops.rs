@@ -1,0 +1,117 @@
+//! What an operator and a load balancer see: liveness, readiness, request ids, error pages
+//! and the headers every answer carries.
+
+use crate::both_backends;
+use crate::helpers::{Backend, TestDb, spawn_app, spawn_app_on};
+
+both_backends!(
+    healthz_and_readyz_report_a_migrated_database,
+    readyz_is_503_until_migrations_are_applied,
+);
+
+async fn healthz_and_readyz_report_a_migrated_database(backend: Backend) {
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    let health = app.get("/healthz").await;
+    assert_eq!(health.status(), 200);
+    assert_eq!(health.text().await.expect("body"), "ok\n");
+    let ready = app.get("/readyz").await;
+    assert_eq!(ready.status(), 200);
+    let body: serde_json::Value = ready.json().await.expect("json");
+    assert_eq!(body["ready"], true);
+    assert_eq!(body["database"], "ok");
+}
+
+async fn readyz_is_503_until_migrations_are_applied(backend: Backend) {
+    let Some(test_db) = TestDb::new(backend) else {
+        return;
+    };
+    let db = test_db.open();
+    let app = spawn_app_on(test_db, db.clone()).await;
+    assert_eq!(app.get("/healthz").await.status(), 200, "alive regardless");
+    let ready = app.get("/readyz").await;
+    assert_eq!(ready.status(), 503);
+    let body: serde_json::Value = ready.json().await.expect("json");
+    assert_eq!(body["ready"], false);
+    db.migrate().await.expect("migrate");
+    assert_eq!(app.get("/readyz").await.status(), 200);
+}
+
+#[tokio::test]
+async fn unknown_paths_get_a_404_page_with_the_request_id() {
+    let app = spawn_app(Backend::Sqlite).await.expect("sqlite");
+    let res = app.get("/no/such/page?token=secret").await;
+    assert_eq!(res.status(), 404);
+    let id = res
+        .headers()
+        .get("x-request-id")
+        .and_then(|v| v.to_str().ok())
+        .expect("request id header")
+        .to_string();
+    assert_eq!(id.len(), 16);
+    assert!(
+        res.headers()["content-type"]
+            .to_str()
+            .expect("ascii")
+            .starts_with("text/html"),
+    );
+    let body = res.text().await.expect("body");
+    assert!(body.contains("Page not found"), "{body}");
+    assert!(body.contains(&id), "the error page shows the request id");
+    assert!(body.contains("<html lang=\"en\">"));
+}
+
+#[tokio::test]
+async fn every_answer_carries_security_headers_and_a_cache_policy() {
+    let app = spawn_app(Backend::Sqlite).await.expect("sqlite");
+    for path in ["/healthz", "/readyz", "/missing"] {
+        let res = app.get(path).await;
+        let h = res.headers();
+        let csp = h["content-security-policy"].to_str().expect("ascii");
+        assert!(csp.contains("default-src 'self'"), "{path}: {csp}");
+        assert!(csp.contains("frame-ancestors 'none'"), "{path}: {csp}");
+        assert_eq!(h["x-content-type-options"], "nosniff", "{path}");
+        assert_eq!(h["x-frame-options"], "DENY", "{path}");
+        assert_eq!(h["cache-control"], "no-store", "{path}");
+        assert!(h.contains_key("referrer-policy"), "{path}");
+    }
+    let ids: std::collections::HashSet<String> = futures_ids(&app).await;
+    assert_eq!(ids.len(), 5, "every request gets its own id");
+}
+
+async fn futures_ids(app: &crate::helpers::TestApp) -> std::collections::HashSet<String> {
+    let mut ids = std::collections::HashSet::new();
+    for _ in 0..5 {
+        let res = app.get("/healthz").await;
+        ids.insert(
+            res.headers()["x-request-id"]
+                .to_str()
+                .expect("ascii")
+                .to_string(),
+        );
+    }
+    ids
+}
+
+#[tokio::test]
+async fn the_stylesheet_is_served_from_the_binary() {
+    let app = spawn_app(Backend::Sqlite).await.expect("sqlite");
+    let res = app.get("/static/style.css").await;
+    assert_eq!(res.status(), 200);
+    assert!(
+        res.headers()["content-type"]
+            .to_str()
+            .expect("ascii")
+            .starts_with("text/css")
+    );
+    assert!(
+        res.headers()["cache-control"]
+            .to_str()
+            .expect("ascii")
+            .contains("max-age")
+    );
+    assert!(res.text().await.expect("body").contains(":root"));
+    assert_eq!(app.get("/static/../Cargo.toml").await.status(), 404);
+    assert_eq!(app.get("/static/nope.js").await.status(), 404);
+}
