@@ -2,5 +2,7 @@
 //! and plan display. Nothing here does I/O.
 
 mod money;
+pub mod plan;
+pub mod pricing;
 
 pub use money::{Cents, MoneyError};
