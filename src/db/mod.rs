@@ -33,6 +33,20 @@ const POOL_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long SQLite waits on another writer's lock before giving up.
 const SQLITE_BUSY_TIMEOUT_MS: u32 = 5_000;
 
+/// Runs the same diesel code on the backend's own connection, for the queries that do not
+/// compile through the multi connection (upserts, multi-row inserts, `SKIP LOCKED`).
+///
+/// `with_inner!(conn, |c| diesel::insert_into(t).values(&rows).execute(c))`
+#[macro_export]
+macro_rules! with_inner {
+    ($conn:expr, |$c:ident| $body:expr) => {
+        match $conn {
+            $crate::db::DbConn::Sqlite($c) => $body,
+            $crate::db::DbConn::Postgres($c) => $body,
+        }
+    };
+}
+
 /// One connection to either backend.
 #[derive(diesel::MultiConnection)]
 pub enum DbConn {

@@ -47,4 +47,83 @@ diesel::table! {
 
 diesel::joinable!(purchase_events -> purchases (purchase_id));
 diesel::joinable!(outbox_jobs -> purchases (purchase_id));
-diesel::allow_tables_to_appear_in_same_query!(purchases, purchase_events, outbox_jobs);
+
+diesel::table! {
+    catalog_countries (code) {
+        code -> Text,
+        name -> Text,
+        available -> Bool,
+        updated_at_ms -> BigInt,
+    }
+}
+
+diesel::table! {
+    catalog_regions (slug) {
+        slug -> Text,
+        name -> Text,
+        coverage -> Text,
+        available -> Bool,
+        updated_at_ms -> BigInt,
+    }
+}
+
+diesel::table! {
+    catalog_plans (id) {
+        id -> Text,
+        country_code -> Text,
+        country_name -> Text,
+        scope -> Nullable<Text>,
+        region -> Nullable<Text>,
+        coverage -> Text,
+        data_mb -> BigInt,
+        validity_days -> BigInt,
+        cost_cents -> BigInt,
+        currency -> Text,
+        network_type -> Nullable<Text>,
+        networks -> Nullable<Text>,
+        activation_type -> Text,
+        is_daily -> Bool,
+        fup_policy -> Text,
+        period_num -> Nullable<BigInt>,
+        available -> Bool,
+        first_seen_ms -> BigInt,
+        updated_at_ms -> BigInt,
+    }
+}
+
+diesel::table! {
+    catalog_syncs (id) {
+        id -> BigInt,
+        started_at_ms -> BigInt,
+        finished_at_ms -> BigInt,
+        ok -> Bool,
+        plan_count -> BigInt,
+        country_count -> BigInt,
+        region_count -> BigInt,
+        error -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    markup_rules (id) {
+        id -> BigInt,
+        scope_kind -> Text,
+        scope_value -> Text,
+        markup_bps -> BigInt,
+        fixed_cents -> BigInt,
+        price_ending -> Nullable<BigInt>,
+        min_margin_cents -> BigInt,
+        updated_at_ms -> BigInt,
+    }
+}
+
+diesel::allow_tables_to_appear_in_same_query!(
+    purchases,
+    purchase_events,
+    outbox_jobs,
+    catalog_countries,
+    catalog_regions,
+    catalog_plans,
+    catalog_syncs,
+    markup_rules,
+);

@@ -3,12 +3,13 @@
 //! Handlers stay thin: parse, call a capability, render. [`Application`] builds the server on a
 //! bound listener (port 0 in tests) so callers learn the real port before it runs.
 
-mod assets;
+pub mod assets;
 pub mod error;
 mod middleware;
 mod ops;
 pub mod pages;
 pub mod request_id;
+mod shop;
 
 use std::net::TcpListener;
 use std::sync::Arc;
@@ -16,6 +17,7 @@ use std::sync::Arc;
 use actix_web::dev::Server;
 use actix_web::{App, HttpResponse, HttpServer, web};
 
+use crate::catalog::Catalog;
 use crate::config::Settings;
 use crate::db::Db;
 pub use error::AppError;
@@ -24,6 +26,7 @@ pub use error::AppError;
 pub struct AppState {
     pub db: Db,
     pub settings: Arc<Settings>,
+    pub catalog: Arc<Catalog>,
 }
 
 /// How long in-flight requests get to finish after SIGTERM before the server closes them.
@@ -37,12 +40,13 @@ pub struct Application {
 impl Application {
     /// Binds `settings.bind` and prepares the server; nothing is served until
     /// [`Application::run_until_stopped`].
-    pub fn build(settings: Settings, db: Db) -> std::io::Result<Self> {
+    pub fn build(settings: Settings, db: Db, catalog: Arc<Catalog>) -> std::io::Result<Self> {
         let listener = TcpListener::bind(settings.bind)?;
         let port = listener.local_addr()?.port();
         let state = web::Data::new(AppState {
             db,
             settings: Arc::new(settings),
+            catalog,
         });
         let server = HttpServer::new(move || {
             App::new()
@@ -76,6 +80,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/healthz", web::get().to(ops::healthz))
         .route("/readyz", web::get().to(ops::readyz))
         .route("/static/{name}", web::get().to(assets::serve))
+        .configure(shop::configure)
         .default_service(web::to(not_found));
 }
 

@@ -1,0 +1,267 @@
+//! The catalog tables: replacing the cached catalog after a sync, and reading it back.
+
+use diesel::prelude::*;
+use diesel::upsert::excluded;
+
+use crate::db::schema::{catalog_countries, catalog_plans, catalog_regions, catalog_syncs, markup_rules};
+use crate::db::{DbConn, DbError};
+
+/// Rows per multi-row statement: well under SQLite's and PostgreSQL's bind limits.
+const CHUNK: usize = 500;
+
+#[derive(Debug, Clone, PartialEq, Queryable, Insertable, Selectable)]
+#[diesel(table_name = catalog_plans)]
+pub struct PlanRow {
+    pub id: String,
+    pub country_code: String,
+    pub country_name: String,
+    pub scope: Option<String>,
+    pub region: Option<String>,
+    /// JSON array of country codes.
+    pub coverage: String,
+    pub data_mb: i64,
+    pub validity_days: i64,
+    pub cost_cents: i64,
+    pub currency: String,
+    pub network_type: Option<String>,
+    /// JSON array, or NULL when upstream did not report networks.
+    pub networks: Option<String>,
+    pub activation_type: String,
+    pub is_daily: bool,
+    pub fup_policy: String,
+    pub period_num: Option<i64>,
+    pub available: bool,
+    pub first_seen_ms: i64,
+    pub updated_at_ms: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Queryable, Insertable)]
+#[diesel(table_name = catalog_countries)]
+pub struct CountryRow {
+    pub code: String,
+    pub name: String,
+    pub available: bool,
+    pub updated_at_ms: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Queryable, Insertable)]
+#[diesel(table_name = catalog_regions)]
+pub struct RegionRow {
+    pub slug: String,
+    pub name: String,
+    /// JSON array of country codes.
+    pub coverage: String,
+    pub available: bool,
+    pub updated_at_ms: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Queryable)]
+pub struct SyncRow {
+    pub id: i64,
+    pub started_at_ms: i64,
+    pub finished_at_ms: i64,
+    pub ok: bool,
+    pub plan_count: i64,
+    pub country_count: i64,
+    pub region_count: i64,
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Queryable)]
+pub struct RuleRow {
+    pub id: i64,
+    pub scope_kind: String,
+    pub scope_value: String,
+    pub markup_bps: i64,
+    pub fixed_cents: i64,
+    pub price_ending: Option<i64>,
+    pub min_margin_cents: i64,
+    pub updated_at_ms: i64,
+}
+
+/// A complete catalog as fetched from upstream, ready to replace the cached one.
+#[derive(Debug, Default, Clone)]
+pub struct FetchedCatalog {
+    pub countries: Vec<CountryRow>,
+    pub regions: Vec<RegionRow>,
+    pub plans: Vec<PlanRow>,
+}
+
+/// Everything the in-memory snapshot is built from.
+#[derive(Debug, Default, Clone)]
+pub struct StoredCatalog {
+    pub countries: Vec<CountryRow>,
+    pub regions: Vec<RegionRow>,
+    pub plans: Vec<PlanRow>,
+    pub rules: Vec<RuleRow>,
+    pub last_sync: Option<SyncRow>,
+    pub last_good_sync: Option<SyncRow>,
+}
+
+/// The upsert of fetched plans, for one row or many. An upsert never changes `first_seen_ms`.
+macro_rules! upsert_plans {
+    ($values:expr) => {
+        diesel::insert_into(catalog_plans::table)
+            .values($values)
+            .on_conflict(catalog_plans::id)
+            .do_update()
+            .set((
+                catalog_plans::country_code.eq(excluded(catalog_plans::country_code)),
+                catalog_plans::country_name.eq(excluded(catalog_plans::country_name)),
+                catalog_plans::scope.eq(excluded(catalog_plans::scope)),
+                catalog_plans::region.eq(excluded(catalog_plans::region)),
+                catalog_plans::coverage.eq(excluded(catalog_plans::coverage)),
+                catalog_plans::data_mb.eq(excluded(catalog_plans::data_mb)),
+                catalog_plans::validity_days.eq(excluded(catalog_plans::validity_days)),
+                catalog_plans::cost_cents.eq(excluded(catalog_plans::cost_cents)),
+                catalog_plans::currency.eq(excluded(catalog_plans::currency)),
+                catalog_plans::network_type.eq(excluded(catalog_plans::network_type)),
+                catalog_plans::networks.eq(excluded(catalog_plans::networks)),
+                catalog_plans::activation_type.eq(excluded(catalog_plans::activation_type)),
+                catalog_plans::is_daily.eq(excluded(catalog_plans::is_daily)),
+                catalog_plans::fup_policy.eq(excluded(catalog_plans::fup_policy)),
+                catalog_plans::period_num.eq(excluded(catalog_plans::period_num)),
+                catalog_plans::available.eq(true),
+                catalog_plans::updated_at_ms.eq(excluded(catalog_plans::updated_at_ms)),
+            ))
+    };
+}
+
+macro_rules! upsert_countries {
+    ($values:expr) => {
+        diesel::insert_into(catalog_countries::table)
+            .values($values)
+            .on_conflict(catalog_countries::code)
+            .do_update()
+            .set((
+                catalog_countries::name.eq(excluded(catalog_countries::name)),
+                catalog_countries::available.eq(true),
+                catalog_countries::updated_at_ms.eq(excluded(catalog_countries::updated_at_ms)),
+            ))
+    };
+}
+
+macro_rules! upsert_regions {
+    ($values:expr) => {
+        diesel::insert_into(catalog_regions::table)
+            .values($values)
+            .on_conflict(catalog_regions::slug)
+            .do_update()
+            .set((
+                catalog_regions::name.eq(excluded(catalog_regions::name)),
+                catalog_regions::coverage.eq(excluded(catalog_regions::coverage)),
+                catalog_regions::available.eq(true),
+                catalog_regions::updated_at_ms.eq(excluded(catalog_regions::updated_at_ms)),
+            ))
+    };
+}
+
+/// Replaces the cached catalog with `fetched` in one write transaction: what is fetched becomes
+/// available (keeping when each plan was first seen), everything else becomes unavailable but
+/// keeps its row, and the sync is recorded.
+pub fn replace_catalog(
+    conn: &mut DbConn,
+    fetched: &FetchedCatalog,
+    started_at_ms: i64,
+    finished_at_ms: i64,
+) -> Result<(), DbError> {
+    conn.write_tx(|conn| {
+        diesel::update(catalog_plans::table)
+            .set(catalog_plans::available.eq(false))
+            .execute(conn)?;
+        diesel::update(catalog_countries::table)
+            .set(catalog_countries::available.eq(false))
+            .execute(conn)?;
+        diesel::update(catalog_regions::table)
+            .set(catalog_regions::available.eq(false))
+            .execute(conn)?;
+        // PostgreSQL takes one multi-row upsert per chunk. Diesel cannot build a multi-row
+        // upsert for SQLite, and SQLite gains nothing from one: it runs in process, so a cached
+        // single-row statement per plan costs microseconds.
+        match &mut *conn {
+            DbConn::Postgres(c) => {
+                for chunk in fetched.plans.chunks(CHUNK) {
+                    upsert_plans!(chunk).execute(c)?;
+                }
+                for chunk in fetched.countries.chunks(CHUNK) {
+                    upsert_countries!(chunk).execute(c)?;
+                }
+                for chunk in fetched.regions.chunks(CHUNK) {
+                    upsert_regions!(chunk).execute(c)?;
+                }
+            }
+            DbConn::Sqlite(c) => {
+                for row in &fetched.plans {
+                    upsert_plans!(row).execute(c)?;
+                }
+                for row in &fetched.countries {
+                    upsert_countries!(row).execute(c)?;
+                }
+                for row in &fetched.regions {
+                    upsert_regions!(row).execute(c)?;
+                }
+            }
+        }
+        record_sync(
+            conn,
+            started_at_ms,
+            finished_at_ms,
+            Ok((fetched.plans.len(), fetched.countries.len(), fetched.regions.len())),
+        )
+    })
+}
+
+fn count(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// Records a sync attempt; a failed one leaves the cached catalog as it was.
+pub fn record_sync(
+    conn: &mut DbConn,
+    started_at_ms: i64,
+    finished_at_ms: i64,
+    outcome: Result<(usize, usize, usize), &str>,
+) -> Result<(), DbError> {
+    let (ok, (plans, countries, regions), error) = match outcome {
+        Ok(counts) => (true, counts, None),
+        Err(e) => (false, (0, 0, 0), Some(e.to_string())),
+    };
+    diesel::insert_into(catalog_syncs::table)
+        .values((
+            catalog_syncs::started_at_ms.eq(started_at_ms),
+            catalog_syncs::finished_at_ms.eq(finished_at_ms),
+            catalog_syncs::ok.eq(ok),
+            catalog_syncs::plan_count.eq(count(plans)),
+            catalog_syncs::country_count.eq(count(countries)),
+            catalog_syncs::region_count.eq(count(regions)),
+            catalog_syncs::error.eq(error),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Everything the snapshot needs, read in one transaction so it is consistent.
+pub fn load_catalog(conn: &mut DbConn) -> Result<StoredCatalog, DbError> {
+    conn.transaction(|conn| {
+        Ok(StoredCatalog {
+            countries: catalog_countries::table
+                .order(catalog_countries::code)
+                .load(conn)?,
+            regions: catalog_regions::table.order(catalog_regions::slug).load(conn)?,
+            plans: catalog_plans::table
+                .select(PlanRow::as_select())
+                .order(catalog_plans::id)
+                .load(conn)?,
+            rules: markup_rules::table.order(markup_rules::id).load(conn)?,
+            last_sync: catalog_syncs::table
+                .order(catalog_syncs::id.desc())
+                .first(conn)
+                .optional()?,
+            last_good_sync: catalog_syncs::table
+                .filter(catalog_syncs::ok.eq(true))
+                .order(catalog_syncs::id.desc())
+                .first(conn)
+                .optional()?,
+        })
+    })
+}
