@@ -1,6 +1,8 @@
 //! Pure types and rules of the shop: money, and later markup math, the purchase state machine
 //! and plan display. Nothing here does I/O.
 
+mod email;
 mod money;
 
+pub use email::{Email, EmailError};
 pub use money::{Cents, MoneyError};
