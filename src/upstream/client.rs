@@ -27,7 +27,7 @@ use super::models::{
     Installation, Order, OrderRequest, Page, PartnerAccount, Plan, Region, TopUpRequest,
 };
 use super::pager::Pager;
-use super::retry::{Backoff, RateGate};
+use super::retry::{Backoff, GetRetry, RateGate, gate_closed, retry_get};
 use super::types::{
     CountryCode, Cursor, IdempotencyKey, PageLimit, PathId, RegionSlug, TopUpAmount,
 };
@@ -144,9 +144,7 @@ struct Inner {
     http: reqwest::Client,
     base_url: Url,
     authorization: HeaderValue,
-    max_get_attempts: u32,
-    backoff: Backoff,
-    max_gate_wait: Duration,
+    get_retry: GetRetry,
     max_pages: u32,
     gate: RateGate,
 }
@@ -200,9 +198,11 @@ impl PartnerClient {
                 http,
                 base_url,
                 authorization,
-                max_get_attempts: config.max_get_attempts,
-                backoff: config.backoff,
-                max_gate_wait: config.max_gate_wait,
+                get_retry: GetRetry {
+                    max_attempts: config.max_get_attempts,
+                    backoff: config.backoff,
+                    max_gate_wait: config.max_gate_wait,
+                },
                 max_pages: config.max_pages,
                 gate: RateGate::default(),
             }),
@@ -423,21 +423,11 @@ impl PartnerClient {
         template: Template,
         url: Url,
     ) -> Result<T, UpstreamError> {
-        let mut attempt = 0;
-        loop {
-            self.wait_for_gate().await?;
+        retry_get(self.inner.get_retry, &self.inner.gate, || {
             let request = self.request(Method::GET, url.clone(), None, None);
-            let error = match self.send_once(request, template, StatusCode::OK).await {
-                Ok(value) => return Ok(value),
-                Err(error) => error,
-            };
-            attempt += 1;
-            if error.class() == Class::Definitive || attempt >= self.inner.max_get_attempts {
-                return Err(error);
-            }
-            let delay = self.inner.backoff.delay(attempt - 1, &mut rand::rng());
-            tokio::time::sleep(delay).await;
-        }
+            self.send_once(request, template, StatusCode::OK)
+        })
+        .await
     }
 
     /// A POST, sent at most once, and not at all while the gate is closed.
@@ -465,17 +455,6 @@ impl PartnerClient {
         self.send_once(request, template, expected).await
     }
 
-    async fn wait_for_gate(&self) -> Result<(), UpstreamError> {
-        // Re-checked after each sleep: another request may have met a new 429 meanwhile.
-        while let Some(wait) = self.inner.gate.remaining() {
-            if wait > self.inner.max_gate_wait {
-                return Err(gate_closed(wait));
-            }
-            tokio::time::sleep(wait).await;
-        }
-        Ok(())
-    }
-
     /// One attempt: send, read, classify, close the gate on a 429, log one line.
     async fn send_once<T: DeserializeOwned>(
         &self,
@@ -500,12 +479,7 @@ impl PartnerClient {
                 }
             }
         };
-        if let Err(error) = &result
-            && error.kind() == ErrorKind::RateLimited
-            && let Some(wait) = error.retry_after()
-        {
-            self.inner.gate.close_for(wait);
-        }
+        self.inner.gate.observe(&result);
         let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         let method = method.as_ref().map(Method::as_str).unwrap_or("?");
         match &result {
@@ -529,17 +503,6 @@ impl PartnerClient {
         }
         result
     }
-}
-
-fn gate_closed(wait: Duration) -> UpstreamError {
-    UpstreamError::new(
-        ErrorKind::GateClosed,
-        Class::RetryAfter(wait),
-        format!(
-            "not sent: rate-limited by an earlier 429 for another {} ms",
-            wait.as_millis()
-        ),
-    )
 }
 
 fn with_cursor(mut url: Url, cursor: Option<&Cursor>) -> Url {
