@@ -517,7 +517,12 @@ async fn read_response(mut response: reqwest::Response) -> Result<RawResponse, U
     let status = response.status();
     let headers: HeaderMap = response.headers().clone();
     let mut body = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(from_transport)? {
+    // A body cut off after a 202 is still Unknown (the order may exist); the status is kept.
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|e| from_transport(e).with_status(status))?
+    {
         if body.len() + chunk.len() > MAX_BODY_BYTES {
             return Err(UpstreamError::new(
                 ErrorKind::MalformedBody,
@@ -526,7 +531,8 @@ async fn read_response(mut response: reqwest::Response) -> Result<RawResponse, U
                     "HTTP {} body larger than {MAX_BODY_BYTES} bytes",
                     status.as_u16()
                 ),
-            ));
+            )
+            .with_status(status));
         }
         body.extend_from_slice(&chunk);
     }

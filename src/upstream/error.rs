@@ -120,7 +120,7 @@ impl UpstreamError {
         }
     }
 
-    fn with_status(mut self, status: StatusCode) -> Self {
+    pub(crate) fn with_status(mut self, status: StatusCode) -> Self {
         self.status = Some(status);
         self
     }
