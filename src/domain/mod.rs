@@ -1,8 +1,10 @@
 //! Pure types and rules of the shop: money, and later markup math, the purchase state machine
 //! and plan display. Nothing here does I/O.
 
+mod email;
 mod money;
 pub mod plan;
 pub mod pricing;
 
+pub use email::{Email, EmailError};
 pub use money::{Cents, MoneyError};

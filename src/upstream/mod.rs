@@ -1,0 +1,28 @@
+//! The typed client for the upstream Reseller eSIM Partner API (`../shared/partner-api-spec.md`).
+//!
+//! This module owns everything that crosses the wire to upstream: validated request values
+//! ([`types`]), the resources ([`models`]), the classification of every failure ([`error`]),
+//! timing rules ([`retry`]), the client itself ([`client`]) and pagination ([`pager`]). The shop's
+//! promises (never buy an eSIM twice, never lose a paid order, never leak an activation code)
+//! depend on callers branching on [`Class`] and nothing else.
+
+pub mod client;
+pub mod error;
+pub mod models;
+pub mod pager;
+pub mod retry;
+pub mod types;
+
+pub use client::{ClientBuildError, PartnerClient, PlanFilter, UpstreamClientConfig};
+pub use error::{Class, ErrorCode, ErrorKind, RawResponse, UpstreamError};
+pub use models::{
+    AcceptedOrder, Balance, BalanceTransaction, CheckoutRequest, CheckoutSession, Country,
+    ErrorBody, ErrorDetail, Installation, Order, OrderRequest, OrderStatus, Page, PartnerAccount,
+    Plan, Region, TopUpRequest,
+};
+pub use pager::Pager;
+pub use retry::Backoff;
+pub use types::{
+    ApiAmount, CountryCode, Cursor, IdempotencyKey, InvalidValue, OrderReference, PageLimit,
+    PathId, PlanId, Problem, RegionSlug, TopUpAmount,
+};
