@@ -3,22 +3,45 @@
 //! No page view calls upstream. A sync fetches the whole catalog first and replaces the stored
 //! one in a single transaction, so a failed or partial sync never replaces a good catalog. The
 //! snapshot is rebuilt from the database (not from the fetch), so every replica serves the same
-//! catalog whichever one ran the sync.
+//! catalog whichever one ran the sync; replicas notice another's sync by its row and reload.
 
 pub mod snapshot;
 pub mod store;
+pub mod sync;
 
 use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
 
+use diesel::prelude::*;
 pub use snapshot::{Destination, PlanKind, ShopPlan, ShopRegion, Snapshot};
+pub use sync::{SyncError, SyncReport};
+use tokio::sync::watch;
 
-use crate::db::{Db, DbError};
+use crate::db::schema::catalog_syncs;
+use crate::db::{Db, DbError, lease, now_ms};
+use crate::upstream::PartnerClient;
+
+const SYNC_LEASE: &str = "catalog_sync";
+/// Longer than any sync takes; a replica that dies mid-sync frees the lease after this.
+const SYNC_LEASE_MS: i64 = 5 * 60 * 1000;
+/// After a failed sync, try again this soon rather than after a whole refresh period.
+const RETRY_AFTER_FAILURE_MS: i64 = 60 * 1000;
+/// How often a replica looks for another replica's sync (and for a due sync of its own).
+const TICK: Duration = Duration::from_secs(15);
 
 /// The shared catalog: the current snapshot and how to rebuild it.
 pub struct Catalog {
     db: Db,
     default_markup_bps: u32,
     current: RwLock<Arc<Snapshot>>,
+}
+
+/// What [`Catalog::sync`] did.
+#[derive(Debug)]
+pub enum SyncOutcome {
+    Synced(SyncReport),
+    /// Another replica holds the sync lease.
+    Skipped,
 }
 
 impl Catalog {
@@ -54,5 +77,126 @@ impl Catalog {
             Err(poisoned) => *poisoned.into_inner() = Arc::clone(&snapshot),
         }
         Ok(snapshot)
+    }
+
+    /// Fetches the whole catalog and replaces the stored one, then reloads the snapshot. Under
+    /// a lease, so replicas do not sync at once. A failure is recorded and changes nothing else.
+    pub async fn sync(&self, client: &PartnerClient, holder: &str) -> Result<SyncOutcome, SyncError> {
+        let started_ms = now_ms();
+        let (name, who) = (SYNC_LEASE, holder.to_string());
+        let acquired = self
+            .db
+            .run(move |conn| lease::try_acquire(conn, name, &who, started_ms, SYNC_LEASE_MS))
+            .await?;
+        if !acquired {
+            return Ok(SyncOutcome::Skipped);
+        }
+        let outcome = self.sync_holding_lease(client, started_ms).await;
+        let who = holder.to_string();
+        if let Err(err) = self.db.run(move |conn| lease::release(conn, name, &who)).await {
+            tracing::warn!(error = %err, "could not release the catalog sync lease; it expires by itself");
+        }
+        outcome.map(SyncOutcome::Synced)
+    }
+
+    async fn sync_holding_lease(
+        &self,
+        client: &PartnerClient,
+        started_ms: i64,
+    ) -> Result<SyncReport, SyncError> {
+        let clock = Instant::now();
+        match sync::fetch(client, started_ms).await {
+            Ok((fetched, skipped_plans)) => {
+                let (plans, countries, regions) =
+                    (fetched.plans.len(), fetched.countries.len(), fetched.regions.len());
+                self.db
+                    .run(move |conn| store::replace_catalog(conn, &fetched, started_ms, now_ms()))
+                    .await?;
+                self.reload().await?;
+                let report = SyncReport {
+                    plans,
+                    countries,
+                    regions,
+                    skipped_plans,
+                    elapsed: clock.elapsed(),
+                };
+                tracing::info!(
+                    catalog.plans = plans,
+                    catalog.countries = countries,
+                    catalog.regions = regions,
+                    catalog.skipped = skipped_plans,
+                    elapsed_ms = u64::try_from(report.elapsed.as_millis()).unwrap_or(u64::MAX),
+                    "catalog synced"
+                );
+                Ok(report)
+            }
+            Err(err) => {
+                tracing::warn!(error = %err, "catalog sync failed; the previous catalog stays");
+                let message = err.to_string();
+                self.db
+                    .run(move |conn| {
+                        store::record_sync(conn, started_ms, now_ms(), Err(&message))
+                    })
+                    .await?;
+                // The snapshot shows the failed attempt (admin status); its plans are unchanged.
+                self.reload().await?;
+                Err(err)
+            }
+        }
+    }
+
+    /// Keeps the catalog fresh until `shutdown` turns true: syncs when a sync is due (at once
+    /// on start if the catalog is stale), and reloads when another replica has synced.
+    pub async fn run_periodic(
+        self: Arc<Self>,
+        client: PartnerClient,
+        refresh: Duration,
+        holder: String,
+        mut shutdown: watch::Receiver<bool>,
+    ) {
+        let refresh_ms = i64::try_from(refresh.as_millis()).unwrap_or(i64::MAX);
+        loop {
+            if let Err(err) = self.tick(&client, refresh_ms, &holder).await {
+                tracing::warn!(error = %err, "catalog maintenance failed; retrying later");
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(TICK.min(refresh)) => {}
+                _ = shutdown.changed() => return,
+            }
+            if *shutdown.borrow() {
+                return;
+            }
+        }
+    }
+
+    async fn tick(&self, client: &PartnerClient, refresh_ms: i64, holder: &str) -> Result<(), SyncError> {
+        let latest: Option<(i64, bool, i64)> = self
+            .db
+            .run(|conn| {
+                catalog_syncs::table
+                    .order(catalog_syncs::id.desc())
+                    .select((catalog_syncs::id, catalog_syncs::ok, catalog_syncs::finished_at_ms))
+                    .first(conn)
+                    .optional()
+                    .map_err(DbError::from)
+            })
+            .await?;
+        let seen = self.snapshot().last_sync.as_ref().map(|s| s.id);
+        if latest.map(|(id, _, _)| id) != seen {
+            self.reload().await?;
+        }
+        let due = match latest {
+            None => true,
+            Some((_, true, finished)) => now_ms() - finished >= refresh_ms,
+            Some((_, false, finished)) => now_ms() - finished >= RETRY_AFTER_FAILURE_MS.min(refresh_ms),
+        };
+        if due {
+            match self.sync(client, holder).await {
+                // Recorded and logged where it happened; the next tick tries again.
+                Ok(_) | Err(SyncError::Upstream(_) | SyncError::Invalid(_)) => {}
+                Err(err) => return Err(err),
+            }
+        }
+        Ok(())
     }
 }

@@ -2,12 +2,10 @@
 //! settings it needs, so `migrate` works with nothing but a database URL.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::catalog::Catalog;
 use crate::config::{self, ConfigError, Settings, Source};
 use crate::db::{Db, DbError};
 use crate::telemetry;
@@ -110,12 +108,11 @@ async fn serve(settings: Settings) -> Result<(), CliError> {
     if !applied.is_empty() {
         tracing::info!(migrations = ?applied, "applied database migrations");
     }
-    let catalog = Arc::new(Catalog::new(db.clone(), settings.default_markup_bps));
-    catalog.reload().await?;
     let bind = settings.bind;
     let public_url = settings.public_url.to_string();
-    let app = Application::build(settings, db, catalog)
-        .map_err(|e| CliError::Io(format!("cannot listen on {bind}: {e}")))?;
+    let app = Application::build(settings, db)
+        .await
+        .map_err(|e| CliError::Io(e.to_string()))?;
     tracing::info!(bind = %bind, port = app.port(), public_url, "storefront is serving");
     app.run_until_stopped()
         .await

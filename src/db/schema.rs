@@ -126,4 +126,13 @@ diesel::allow_tables_to_appear_in_same_query!(
     catalog_plans,
     catalog_syncs,
     markup_rules,
+    leases,
 );
+
+diesel::table! {
+    leases (name) {
+        name -> Text,
+        holder -> Text,
+        expires_at_ms -> BigInt,
+    }
+}

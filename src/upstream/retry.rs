@@ -164,7 +164,10 @@ where
         if give_up || made >= policy.max_attempts {
             return Err(error);
         }
-        tokio::time::sleep(policy.backoff.delay(made - 1, &mut rand::rng())).await;
+        // Drawn in its own statement: the thread-local RNG must not live across the await,
+        // or the request future stops being `Send`.
+        let delay = policy.backoff.delay(made - 1, &mut rand::rng());
+        tokio::time::sleep(delay).await;
     }
 }
 

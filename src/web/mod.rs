@@ -13,13 +13,17 @@ mod shop;
 
 use std::net::TcpListener;
 use std::sync::Arc;
+use std::time::Duration;
 
 use actix_web::dev::Server;
 use actix_web::{App, HttpResponse, HttpServer, web};
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
 
 use crate::catalog::Catalog;
 use crate::config::Settings;
 use crate::db::Db;
+use crate::upstream::{ClientBuildError, PartnerClient};
 pub use error::AppError;
 
 /// What every handler can reach.
@@ -27,26 +31,63 @@ pub struct AppState {
     pub db: Db,
     pub settings: Arc<Settings>,
     pub catalog: Arc<Catalog>,
+    pub upstream: PartnerClient,
 }
 
 /// How long in-flight requests get to finish after SIGTERM before the server closes them.
 const SHUTDOWN_GRACE_SECS: u64 = 25;
+/// How long background work (catalog sync) gets to stop after the server has stopped.
+const BACKGROUND_GRACE: Duration = Duration::from_secs(4);
+
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: std::net::SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("STOREFRONT_UPSTREAM_BASE_URL / STOREFRONT_UPSTREAM_API_KEY: {0}")]
+    Upstream(#[from] ClientBuildError),
+}
 
 pub struct Application {
     port: u16,
     server: Server,
+    stop_background: watch::Sender<bool>,
+    background: Vec<JoinHandle<()>>,
 }
 
 impl Application {
-    /// Binds `settings.bind` and prepares the server; nothing is served until
-    /// [`Application::run_until_stopped`].
-    pub fn build(settings: Settings, db: Db, catalog: Arc<Catalog>) -> std::io::Result<Self> {
-        let listener = TcpListener::bind(settings.bind)?;
-        let port = listener.local_addr()?.port();
+    /// Binds `settings.bind`, loads the catalog the database holds and starts the background
+    /// work (catalog sync). Nothing is served until [`Application::run_until_stopped`].
+    pub async fn build(settings: Settings, db: Db) -> Result<Self, StartError> {
+        let client = PartnerClient::from_settings(&settings.upstream)?;
+        let catalog = Arc::new(Catalog::new(db.clone(), settings.default_markup_bps));
+        if let Err(err) = catalog.reload().await {
+            // Not ready yet (e.g. migrations pending): serve an empty catalog, /readyz says 503.
+            tracing::warn!(error = %err, "catalog could not be loaded at start");
+        }
+        let addr = settings.bind;
+        let listener = TcpListener::bind(addr).map_err(|source| StartError::Bind { addr, source })?;
+        let port = listener
+            .local_addr()
+            .map_err(|source| StartError::Bind { addr, source })?
+            .port();
+
+        let (stop_background, stopped) = watch::channel(false);
+        let holder = format!("{}:{port}:{}", hostname(), std::process::id());
+        let background = vec![tokio::spawn(Arc::clone(&catalog).run_periodic(
+            client.clone(),
+            Duration::from_secs(settings.catalog_refresh_secs),
+            holder,
+            stopped,
+        ))];
+
         let state = web::Data::new(AppState {
             db,
             settings: Arc::new(settings),
             catalog,
+            upstream: client,
         });
         let server = HttpServer::new(move || {
             App::new()
@@ -55,20 +96,40 @@ impl Application {
                 .wrap(actix_web::middleware::Compress::default())
                 .wrap(actix_web::middleware::from_fn(middleware::around_request))
         })
-        .listen(listener)?
+        .listen(listener)
+        .map_err(|source| StartError::Bind { addr, source })?
         .shutdown_timeout(SHUTDOWN_GRACE_SECS)
         .run();
-        Ok(Self { port, server })
+        Ok(Self {
+            port,
+            server,
+            stop_background,
+            background,
+        })
     }
 
     pub fn port(&self) -> u16 {
         self.port
     }
 
-    /// Serves until SIGTERM or SIGINT, then stops accepting and lets in-flight requests finish.
+    /// Serves until SIGTERM or SIGINT, then stops accepting, lets in-flight requests finish
+    /// and stops the background work.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        self.server.await
+        let served = self.server.await;
+        let _ = self.stop_background.send(true);
+        for task in self.background {
+            if tokio::time::timeout(BACKGROUND_GRACE, task).await.is_err() {
+                tracing::warn!("background task did not stop in time");
+            }
+        }
+        served
     }
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/etc/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_else(|_| "host".to_string())
 }
 
 /// Every route of the shop, and the answers for malformed input and unknown paths.

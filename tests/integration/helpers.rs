@@ -9,12 +9,11 @@
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Mutex, OnceLock};
 
 use diesel::prelude::*;
 use diesel::{Connection, PgConnection};
 use rand::RngCore;
-use storefront::catalog::Catalog;
 use storefront::config::{DatabaseUrl, Settings, Source};
 use storefront::db::Db;
 use storefront::web::Application;
@@ -307,10 +306,7 @@ pub async fn spawn_app(backend: Backend) -> Option<TestApp> {
 /// Spawns the app on a database as it is (migrated or not).
 pub async fn spawn_app_on(test_db: TestDb, db: Db) -> TestApp {
     let settings = settings_for(&test_db, &[]);
-    let catalog = Arc::new(Catalog::new(db.clone(), settings.default_markup_bps));
-    // An unmigrated database has no catalog tables yet: the app then starts with an empty one.
-    let _ = catalog.reload().await;
-    let app = Application::build(settings, db, catalog).expect("build app");
+    let app = Application::build(settings, db).await.expect("build app");
     let address = format!("http://127.0.0.1:{}", app.port());
     tokio::spawn(app.run_until_stopped());
     TestApp {
