@@ -6,5 +6,6 @@ pub mod cli;
 pub mod config;
 pub mod db;
 pub mod domain;
+pub mod sandbox;
 pub mod telemetry;
 pub mod web;
