@@ -143,7 +143,8 @@ fn decode_cursor(raw: &str, tag: &str, fp: u32) -> Result<u64, ApiError> {
     let bytes = hex::decode(raw).map_err(|_| invalid())?;
     let text = String::from_utf8(bytes).map_err(|_| invalid())?;
     let mut parts = text.split(':');
-    let (Some(t), Some(pos), Some(f), None) = (parts.next(), parts.next(), parts.next(), parts.next())
+    let (Some(t), Some(pos), Some(f), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
     else {
         return Err(invalid());
     };

@@ -374,8 +374,16 @@ mod tests {
         assert!(plans.iter().any(|p| p.scope.as_deref() == Some("regional")));
         assert!(plans.iter().any(|p| p.scope.as_deref() == Some("global")));
         assert!(plans.iter().any(|p| p.data_amount_mb % 1024 != 0));
-        assert!(plans.iter().any(|p| p.id.ends_with("-7") && p.period_num == Some(7)));
-        assert!(plans.iter().any(|p| p.id.ends_with("-15") && p.period_num == Some(15)));
+        assert!(
+            plans
+                .iter()
+                .any(|p| p.id.ends_with("-7") && p.period_num == Some(7))
+        );
+        assert!(
+            plans
+                .iter()
+                .any(|p| p.id.ends_with("-15") && p.period_num == Some(15))
+        );
         assert!(
             plans
                 .iter()

@@ -27,7 +27,10 @@ pub fn mount(sandbox: Sandbox, cfg: &mut web::ServiceConfig) {
             .route("/faults", web::post().to(inject))
             .route("/faults", web::delete().to(clear_faults))
             .route("/plans/{id}/price", web::post().to(plan_price))
-            .route("/plans/{id}/availability", web::post().to(plan_availability))
+            .route(
+                "/plans/{id}/availability",
+                web::post().to(plan_availability),
+            )
             .route("/plans/{id}/outcome", web::post().to(plan_outcome))
             .route("/balance", web::post().to(set_balance))
             .route("/reversals", web::post().to(reversal))
@@ -69,7 +72,11 @@ async fn stats(sb: web::Data<Sandbox>, req: HttpRequest) -> Result<HttpResponse,
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "kind",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
 enum FaultBody {
     FailAfterCommit { count: u32 },
     DelayAfterCommit { count: u32, delay_ms: u64 },

@@ -134,7 +134,11 @@ impl Ledger {
         }
         self.available = available;
         self.reserved = reserved;
-        let amount = i128::from(available_delta.unsigned_abs().max(reserved_delta.unsigned_abs()));
+        let amount = i128::from(
+            available_delta
+                .unsigned_abs()
+                .max(reserved_delta.unsigned_abs()),
+        );
         let t = &mut self.totals;
         match kind {
             TxKind::Credit => t.credits_cents += amount,
@@ -257,10 +261,7 @@ mod tests {
         assert_eq!((l.available(), l.reserved()), (1000, 0));
         l.reverse(1500, "chargeback", NOW).expect("valid");
         assert_eq!(l.available(), -500);
-        assert_eq!(
-            l.reserve(1, "o2", NOW),
-            Err(LedgerError::Insufficient(1))
-        );
+        assert_eq!(l.reserve(1, "o2", NOW), Err(LedgerError::Insufficient(1)));
         assert!(l.invariant_holds());
         let kinds: Vec<&str> = l.transactions().iter().map(|t| t.kind.as_str()).collect();
         assert_eq!(kinds, ["credit", "reservation", "release", "reversal"]);
@@ -270,6 +271,9 @@ mod tests {
     fn insufficient_reservation_changes_nothing() {
         let mut l = Ledger::new(100, NOW);
         assert!(l.reserve(101, "o1", NOW).is_err());
-        assert_eq!((l.available(), l.reserved(), l.transactions().len()), (100, 0, 1));
+        assert_eq!(
+            (l.available(), l.reserved(), l.transactions().len()),
+            (100, 0, 1)
+        );
     }
 }

@@ -167,7 +167,10 @@ impl Sandbox {
     /// poisoned lock (a panic in another request) is recovered, not propagated: the state is
     /// plain data and every mutation completes or returns before changing anything.
     fn lock(&self) -> MutexGuard<'_, State> {
-        self.inner.state.lock().unwrap_or_else(PoisonError::into_inner)
+        self.inner
+            .state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     fn with<R>(&self, f: impl FnOnce(&mut State) -> R) -> R {

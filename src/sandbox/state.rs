@@ -169,8 +169,13 @@ impl OrderRecord {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SessionKind {
-    Topup { amount_cents: i64 },
-    Order { request: OrderRequest, email: String },
+    Topup {
+        amount_cents: i64,
+    },
+    Order {
+        request: OrderRequest,
+        email: String,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -387,10 +392,7 @@ impl State {
         let Some(limit) = self.rate_limit else {
             return Ok(());
         };
-        let window = self
-            .rate_windows
-            .entry(key.to_string())
-            .or_insert((now, 0));
+        let window = self.rate_windows.entry(key.to_string()).or_insert((now, 0));
         if now.duration_since(window.0) >= limit.window {
             *window = (now, 0);
         }
@@ -449,7 +451,9 @@ impl State {
 
     pub fn set_plan_price(&mut self, plan_id: &str, cents: i64) -> Result<(), ApiError> {
         if !(0..=MAX_AMOUNT_CENTS).contains(&cents) {
-            return Err(ApiError::invalid("priceCents must be 0 to 9007199254740991"));
+            return Err(ApiError::invalid(
+                "priceCents must be 0 to 9007199254740991",
+            ));
         }
         self.plan_mut(plan_id)?.price_cents = cents;
         Ok(())
@@ -499,7 +503,9 @@ impl State {
 
     pub fn apply_reversal(&mut self, amount_cents: i64, reference: &str) -> Result<(), ApiError> {
         if !(1..=MAX_AMOUNT_CENTS).contains(&amount_cents) {
-            return Err(ApiError::invalid("amountCents must be 1 to 9007199254740991"));
+            return Err(ApiError::invalid(
+                "amountCents must be 1 to 9007199254740991",
+            ));
         }
         self.ledger
             .reverse(amount_cents, reference, &now_rfc3339())
@@ -550,12 +556,10 @@ impl State {
         let seq = u64::try_from(self.orders.len()).unwrap_or(u64::MAX) + 1;
         let id = format!("ord_{}", random_hex(8));
         let now = now_rfc3339();
-        self.ledger
-            .reserve(price, &id, &now)
-            .map_err(|e| match e {
-                LedgerError::Insufficient(_) => ApiError::InsufficientBalance,
-                LedgerError::OutOfRange => ApiError::InsufficientBalance,
-            })?;
+        self.ledger.reserve(price, &id, &now).map_err(|e| match e {
+            LedgerError::Insufficient(_) => ApiError::InsufficientBalance,
+            LedgerError::OutOfRange => ApiError::InsufficientBalance,
+        })?;
         let record = OrderRecord {
             seq,
             id: id.clone(),
@@ -685,7 +689,8 @@ impl State {
                 last_error: None,
             },
         );
-        self.idempotency.insert(slot, IdemEntry::Topup(req, id.clone()));
+        self.idempotency
+            .insert(slot, IdemEntry::Topup(req, id.clone()));
         Ok(id)
     }
 

@@ -29,8 +29,7 @@ pub fn is_plan_id(s: &str) -> bool {
 /// `^[A-Za-z0-9._:-]{8,128}$`
 pub fn is_idempotency_key(s: &str) -> bool {
     (8..=128).contains(&s.len())
-        && s
-            .bytes()
+        && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b':' | b'-'))
 }
 
