@@ -138,7 +138,7 @@ impl Catalog {
         while plans.len() < count {
             family += 1;
             let f = family - 1;
-            let destination = if f % 2 == 0 {
+            let destination = if f.is_multiple_of(2) {
                 Destination::Local(0)
             } else if f % 14 == 7 {
                 let (slug, _) = REGIONS[others % REGIONS.len()];

@@ -288,6 +288,8 @@ pub struct Stats {
     /// Sum of the prices of orders whose status still holds a reservation.
     pub held_by_orders_cents: i128,
     pub ledger: Totals,
+    /// Number of balance transactions recorded.
+    pub transactions: usize,
     pub ledger_invariant_holds: bool,
 }
 
@@ -825,6 +827,7 @@ impl State {
             reserved_cents: self.ledger.reserved(),
             held_by_orders_cents: held,
             ledger: self.ledger.totals(),
+            transactions: self.ledger.transactions().len(),
             ledger_invariant_holds: self.ledger.invariant_holds()
                 && held == i128::from(self.ledger.reserved()),
         }
@@ -835,5 +838,187 @@ fn accepted(order_id: &str) -> AcceptedOrder {
     AcceptedOrder {
         order_id: order_id.to_string(),
         status_url: format!("/api/v1/orders/{order_id}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn state(opening: i64) -> State {
+        State::new(StateConfig {
+            api_key: "k".to_string(),
+            seed: 3,
+            plans: 40,
+            opening_balance_cents: opening,
+            low_balance_threshold_cents: 0,
+            rate_limit: None,
+            webhook: None,
+            delays: (Duration::ZERO, Duration::ZERO),
+        })
+    }
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Order { plan: usize, outcome: u8 },
+        Replay { order: usize },
+        Advance { order: usize, step: u8 },
+        Topup { amount: i64, pay: bool },
+        Reversal { amount: i64 },
+        SetBalance { amount: i64 },
+        Price { plan: usize, cents: i64 },
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            4 => (0usize..40, 0u8..5).prop_map(|(plan, outcome)| Op::Order { plan, outcome }),
+            1 => (0usize..50).prop_map(|order| Op::Replay { order }),
+            5 => (0usize..50, 0u8..3).prop_map(|(order, step)| Op::Advance { order, step }),
+            1 => (1000i64..=100_000, any::<bool>()).prop_map(|(amount, pay)| Op::Topup { amount, pay }),
+            1 => (1i64..20_000).prop_map(|amount| Op::Reversal { amount }),
+            1 => (-5_000i64..60_000).prop_map(|amount| Op::SetBalance { amount }),
+            1 => (0usize..40, 0i64..5_000).prop_map(|(plan, cents)| Op::Price { plan, cents }),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// Whatever happens, money is neither created nor lost, and reserved credit is exactly
+        /// what unfinished orders hold.
+        #[test]
+        fn the_ledger_invariant_always_holds(opening in 0i64..50_000, ops in proptest::collection::vec(op(), 1..80)) {
+            let mut s = state(opening);
+            let plan_ids: Vec<String> = s.catalog().plans.iter().map(|p| p.plan.id.clone()).collect();
+            let mut requests: Vec<(String, OrderRequest)> = Vec::new();
+            for (n, op) in ops.into_iter().enumerate() {
+                match op {
+                    Op::Order { plan, outcome } => {
+                        let id = &plan_ids[plan];
+                        let outcome = ["fulfilled", "failed", "pending_review", "refunded", "on_hold"][usize::from(outcome)];
+                        s.set_plan_outcome(id, Outcome::parse(outcome).expect("valid"))
+                            .expect("exists");
+                        let price = s.plan(id).map(|p| p.price_cents).unwrap_or(0);
+                        let req = OrderRequest { plan_id: id.clone(), expected_price_cents: price, reference: format!("r{n}") };
+                        let key = format!("key-{n:06}");
+                        let before = s.orders().len();
+                        match s.place_order(&key, req.clone()) {
+                            Ok(p) => {
+                                prop_assert!(p.created);
+                                prop_assert_eq!(s.orders().len(), before + 1);
+                                requests.push((key, req));
+                            }
+                            Err(e) => {
+                                prop_assert!(matches!(e, ApiError::InsufficientBalance | ApiError::PurchasingSuspended), "{e:?}");
+                                prop_assert_eq!(s.orders().len(), before);
+                            }
+                        }
+                    }
+                    Op::Replay { order } => {
+                        if let Some((key, req)) = requests.get(order).cloned() {
+                            let before = (s.orders().len(), s.ledger().transactions().len());
+                            let p = s.place_order(&key, req).expect("a replay is accepted");
+                            prop_assert!(!p.created);
+                            prop_assert_eq!(before, (s.orders().len(), s.ledger().transactions().len()));
+                        }
+                    }
+                    Op::Advance { order, step } => {
+                        if let Some(id) = s.orders().get(order).map(|o| o.id.clone()) {
+                            let step = [Step::Provision, Step::Conclude, Step::Refund][usize::from(step)];
+                            s.advance(&id, step);
+                        }
+                    }
+                    Op::Topup { amount, pay } => {
+                        let id = s.create_topup(&format!("top-{n:06}"), TopupRequest { amount_cents: amount }).expect("valid");
+                        if pay {
+                            s.pay_session(&id).expect("exists");
+                            s.pay_session(&id).expect("exists");
+                        }
+                    }
+                    Op::Reversal { amount } => s.apply_reversal(amount, "rev").expect("valid"),
+                    Op::SetBalance { amount } => s.set_balance(amount).expect("valid"),
+                    Op::Price { plan, cents } => s.set_plan_price(&plan_ids[plan], cents).expect("valid"),
+                }
+                let stats = s.stats();
+                prop_assert!(stats.ledger_invariant_holds, "{stats:?}");
+                prop_assert!(stats.reserved_cents >= 0);
+                prop_assert!(stats.duplicate_purchases.is_empty());
+            }
+        }
+    }
+
+    #[test]
+    fn an_order_walks_paid_provisioning_fulfilled_and_steps_out_of_order_do_nothing() {
+        let mut s = state(100_000);
+        let plan = s
+            .catalog()
+            .plans
+            .iter()
+            .find(|p| p.plan.price_cents > 0 && p.plan.price_cents < 100_000)
+            .map(|p| p.plan.clone())
+            .expect("a cheap plan");
+        let placed = s
+            .place_order(
+                "key-000001",
+                OrderRequest {
+                    plan_id: plan.id.clone(),
+                    expected_price_cents: plan.price_cents,
+                    reference: "r".to_string(),
+                },
+            )
+            .expect("accepted");
+        let id = placed.accepted.order_id;
+        assert_eq!(s.order(&id).map(|o| o.status.as_str()), Some("paid"));
+        assert!(s.advance(&id, Step::Conclude).is_none());
+        assert!(s.advance(&id, Step::Refund).is_none());
+        assert_eq!(
+            s.advance(&id, Step::Provision).map(|c| c.status),
+            Some("provisioning".to_string())
+        );
+        assert_eq!(
+            s.advance(&id, Step::Conclude).map(|c| c.status),
+            Some("fulfilled".to_string())
+        );
+        assert!(
+            s.advance(&id, Step::Refund).is_none(),
+            "a plain fulfilment is final"
+        );
+        assert_eq!(s.balance().reserved_cents, 0);
+        assert_eq!(s.balance().available_cents, 100_000 - plan.price_cents);
+    }
+
+    #[test]
+    fn rate_limit_window_counts_and_resets() {
+        let mut s = state(0);
+        s.set_rate_limit(Some(RateLimit {
+            requests: 2,
+            window: Duration::from_secs(10),
+        }));
+        let t0 = Instant::now();
+        assert!(s.check_rate_limit("a", t0).is_ok());
+        assert!(s.check_rate_limit("a", t0).is_ok());
+        assert_eq!(
+            s.check_rate_limit("a", t0 + Duration::from_millis(2500)),
+            Err(ApiError::RateLimited {
+                retry_after_secs: 8
+            })
+        );
+        assert!(s.check_rate_limit("b", t0).is_ok());
+        assert!(
+            s.check_rate_limit("a", t0 + Duration::from_secs(10))
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn outcome_parsing() {
+        assert_eq!(Outcome::parse("failed"), Ok(Outcome::Failed));
+        assert_eq!(
+            Outcome::parse("on_hold"),
+            Ok(Outcome::Other("on_hold".to_string()))
+        );
+        assert!(Outcome::parse("").is_err());
+        assert!(Outcome::parse("On Hold").is_err());
     }
 }
