@@ -1,6 +1,7 @@
 //! The `storefront` command line. `main.rs` calls [`main`]; each subcommand reads only the
 //! settings it needs, so `migrate` works with nothing but a database URL.
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -8,6 +9,7 @@ use clap::{Parser, Subcommand};
 
 use crate::config::{self, ConfigError, Settings, Source};
 use crate::db::{Db, DbError};
+use crate::sandbox::{self, SandboxConfig, WebhookConfig};
 use crate::telemetry;
 use crate::web::Application;
 
@@ -38,6 +40,44 @@ enum Command {
     /// Apply pending database migrations to STOREFRONT_DATABASE_URL and exit. Safe to run
     /// while other replicas start: on PostgreSQL migrations run under a lock.
     Migrate,
+    /// Serve a simulated Partner API for testing your integration, with fault injection.
+    #[command(
+        long_about = "Serve a simulated Partner API for testing your integration.\n\n\
+        The simulator answers every endpoint of the Reseller eSIM Partner API under \
+        http://ADDR/api/v1 with the spec's validation, a generated catalog, a funded sandbox \
+        wallet ($500.00) and orders that move paid -> provisioning -> fulfilled on their own. \
+        Point your integration's base URL at it and use KEY as its bearer key (KEY has every \
+        scope, environment `sandbox`).\n\n\
+        A control API under http://ADDR/_sandbox (same bearer key) lets your tests inject \
+        faults (500 after commit, timeouts, dropped connections, 429 and 503 bursts, latency), \
+        change prices, hide plans, choose order outcomes, move the wallet and read stats. \
+        See docs/sandbox.md.\n\n\
+        Everything is in memory and synthetic: eSIM profiles cannot be installed and no money \
+        moves. Runs until SIGTERM or Ctrl-C. Needs no STOREFRONT_* settings."
+    )]
+    Sandbox(SandboxArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct SandboxArgs {
+    /// Address to listen on, e.g. 127.0.0.1:8787 (use 0.0.0.0:PORT inside a container).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8787")]
+    bind: SocketAddr,
+    /// The bearer key your integration will send (`Authorization: Bearer KEY`).
+    #[arg(long, value_name = "KEY")]
+    key: String,
+    /// Catalog seed: the same seed and plan count always give the same plans and ids.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    seed: u64,
+    /// Number of plans in the generated catalog (the first country gets about half).
+    #[arg(long, value_name = "N", default_value_t = 120)]
+    plans: usize,
+    /// Send order status changes to this URL as signed JSON POSTs (hints; poll for truth).
+    #[arg(long, value_name = "URL", requires = "webhook_secret")]
+    webhook_url: Option<url::Url>,
+    /// HMAC-SHA256 secret for the X-Sandbox-Signature header of webhooks.
+    #[arg(long, value_name = "S", requires = "webhook_url")]
+    webhook_secret: Option<String>,
 }
 
 /// Why a command stopped; decides the exit code.
@@ -82,6 +122,25 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Serve => {
             let settings = Settings::from_source(&source)?;
             runtime.block_on(serve(settings))
+        }
+        Command::Sandbox(args) => {
+            if args.key.trim().is_empty() {
+                return Err(CliError::Io("--key must not be empty".to_string()));
+            }
+            let mut config = SandboxConfig::new(args.key);
+            config.seed = args.seed;
+            config.plans = args.plans;
+            config.webhook = args
+                .webhook_url
+                .zip(args.webhook_secret)
+                .map(|(url, secret)| WebhookConfig {
+                    url: url.to_string(),
+                    secret,
+                });
+            let bind = args.bind;
+            runtime
+                .block_on(sandbox::serve(bind, config))
+                .map_err(|e| CliError::Io(format!("sandbox on {bind}: {e}")))
         }
         Command::Migrate => {
             let url = config::database_url(&source)?;
