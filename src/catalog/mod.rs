@@ -81,7 +81,11 @@ impl Catalog {
 
     /// Fetches the whole catalog and replaces the stored one, then reloads the snapshot. Under
     /// a lease, so replicas do not sync at once. A failure is recorded and changes nothing else.
-    pub async fn sync(&self, client: &PartnerClient, holder: &str) -> Result<SyncOutcome, SyncError> {
+    pub async fn sync(
+        &self,
+        client: &PartnerClient,
+        holder: &str,
+    ) -> Result<SyncOutcome, SyncError> {
         let started_ms = now_ms();
         let (name, who) = (SYNC_LEASE, holder.to_string());
         let acquired = self
@@ -93,7 +97,11 @@ impl Catalog {
         }
         let outcome = self.sync_holding_lease(client, started_ms).await;
         let who = holder.to_string();
-        if let Err(err) = self.db.run(move |conn| lease::release(conn, name, &who)).await {
+        if let Err(err) = self
+            .db
+            .run(move |conn| lease::release(conn, name, &who))
+            .await
+        {
             tracing::warn!(error = %err, "could not release the catalog sync lease; it expires by itself");
         }
         outcome.map(SyncOutcome::Synced)
@@ -107,8 +115,11 @@ impl Catalog {
         let clock = Instant::now();
         match sync::fetch(client, started_ms).await {
             Ok((fetched, skipped_plans)) => {
-                let (plans, countries, regions) =
-                    (fetched.plans.len(), fetched.countries.len(), fetched.regions.len());
+                let (plans, countries, regions) = (
+                    fetched.plans.len(),
+                    fetched.countries.len(),
+                    fetched.regions.len(),
+                );
                 self.db
                     .run(move |conn| store::replace_catalog(conn, &fetched, started_ms, now_ms()))
                     .await?;
@@ -134,9 +145,7 @@ impl Catalog {
                 tracing::warn!(error = %err, "catalog sync failed; the previous catalog stays");
                 let message = err.to_string();
                 self.db
-                    .run(move |conn| {
-                        store::record_sync(conn, started_ms, now_ms(), Err(&message))
-                    })
+                    .run(move |conn| store::record_sync(conn, started_ms, now_ms(), Err(&message)))
                     .await?;
                 // The snapshot shows the failed attempt (admin status); its plans are unchanged.
                 self.reload().await?;
@@ -169,13 +178,22 @@ impl Catalog {
         }
     }
 
-    async fn tick(&self, client: &PartnerClient, refresh_ms: i64, holder: &str) -> Result<(), SyncError> {
+    async fn tick(
+        &self,
+        client: &PartnerClient,
+        refresh_ms: i64,
+        holder: &str,
+    ) -> Result<(), SyncError> {
         let latest: Option<(i64, bool, i64)> = self
             .db
             .run(|conn| {
                 catalog_syncs::table
                     .order(catalog_syncs::id.desc())
-                    .select((catalog_syncs::id, catalog_syncs::ok, catalog_syncs::finished_at_ms))
+                    .select((
+                        catalog_syncs::id,
+                        catalog_syncs::ok,
+                        catalog_syncs::finished_at_ms,
+                    ))
                     .first(conn)
                     .optional()
                     .map_err(DbError::from)
@@ -188,7 +206,9 @@ impl Catalog {
         let due = match latest {
             None => true,
             Some((_, true, finished)) => now_ms() - finished >= refresh_ms,
-            Some((_, false, finished)) => now_ms() - finished >= RETRY_AFTER_FAILURE_MS.min(refresh_ms),
+            Some((_, false, finished)) => {
+                now_ms() - finished >= RETRY_AFTER_FAILURE_MS.min(refresh_ms)
+            }
         };
         if due {
             match self.sync(client, holder).await {

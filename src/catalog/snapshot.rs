@@ -7,7 +7,9 @@ use std::collections::{BTreeMap, HashMap};
 use crate::catalog::store::{PlanRow, StoredCatalog, SyncRow};
 use crate::domain::Cents;
 use crate::domain::plan::{self, Activation};
-use crate::domain::pricing::{LadderEntry, LadderInversion, MarkupRule, PlanKey, PriceBook, RuleScope};
+use crate::domain::pricing::{
+    LadderEntry, LadderInversion, MarkupRule, PlanKey, PriceBook, RuleScope,
+};
 
 /// How plans are grouped for the consumer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,7 +49,11 @@ impl ShopPlan {
     }
     pub fn data_label(&self) -> String {
         let data = plan::format_data(self.data_mb);
-        if self.is_daily { format!("{data}/day") } else { data }
+        if self.is_daily {
+            format!("{data}/day")
+        } else {
+            data
+        }
     }
     pub fn validity_label(&self) -> String {
         plan::describe_validity(self.validity_days)
@@ -179,7 +185,11 @@ impl Snapshot {
         let fallback = MarkupRule::default_markup(default_markup_bps)
             .unwrap_or_else(|_| MarkupRule::default_markup(0).expect("0 bps is valid"));
         let book = PriceBook::new(fallback, rules_from_rows(stored));
-        let plans: Vec<ShopPlan> = stored.plans.iter().map(|row| shop_plan(row, &book)).collect();
+        let plans: Vec<ShopPlan> = stored
+            .plans
+            .iter()
+            .map(|row| shop_plan(row, &book))
+            .collect();
 
         let mut snap = Snapshot {
             last_sync: stored.last_sync.clone(),
@@ -192,7 +202,11 @@ impl Snapshot {
                 continue;
             }
             match plan.kind {
-                PlanKind::Local => snap.by_country.entry(plan.country_code.clone()).or_default().push(i),
+                PlanKind::Local => snap
+                    .by_country
+                    .entry(plan.country_code.clone())
+                    .or_default()
+                    .push(i),
                 PlanKind::Regional | PlanKind::Global => {
                     for code in &plan.coverage {
                         snap.covering.entry(code.clone()).or_default().push(i);
@@ -230,7 +244,8 @@ impl Snapshot {
                 name,
             })
             .collect();
-        snap.destinations.sort_by(|a, b| a.search_key.cmp(&b.search_key));
+        snap.destinations
+            .sort_by(|a, b| a.search_key.cmp(&b.search_key));
         snap.regions = stored
             .regions
             .iter()
@@ -325,16 +340,32 @@ impl Snapshot {
             .destinations
             .iter()
             .filter(|d| d.search_key.contains(&key) || d.code.eq_ignore_ascii_case(&key))
-            .map(|d| (!(d.search_key.starts_with(&key) || d.code.eq_ignore_ascii_case(&key)), d))
+            .map(|d| {
+                (
+                    !(d.search_key.starts_with(&key) || d.code.eq_ignore_ascii_case(&key)),
+                    d,
+                )
+            })
             .collect();
-        hits.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.search_key.cmp(&b.1.search_key)));
+        hits.sort_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| a.1.search_key.cmp(&b.1.search_key))
+        });
         hits.into_iter().map(|(_, d)| d).collect()
     }
 
     /// The destinations with the most local plans on sale.
     pub fn popular(&self, n: usize) -> Vec<&Destination> {
-        let mut all: Vec<&Destination> = self.destinations.iter().filter(|d| d.local_plans > 0).collect();
-        all.sort_by(|a, b| b.local_plans.cmp(&a.local_plans).then_with(|| a.name.cmp(&b.name)));
+        let mut all: Vec<&Destination> = self
+            .destinations
+            .iter()
+            .filter(|d| d.local_plans > 0)
+            .collect();
+        all.sort_by(|a, b| {
+            b.local_plans
+                .cmp(&a.local_plans)
+                .then_with(|| a.name.cmp(&b.name))
+        });
         all.truncate(n);
         all
     }

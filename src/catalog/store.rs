@@ -3,7 +3,9 @@
 use diesel::prelude::*;
 use diesel::upsert::excluded;
 
-use crate::db::schema::{catalog_countries, catalog_plans, catalog_regions, catalog_syncs, markup_rules};
+use crate::db::schema::{
+    catalog_countries, catalog_plans, catalog_regions, catalog_syncs, markup_rules,
+};
 use crate::db::{DbConn, DbError};
 
 /// Rows per multi-row statement: well under SQLite's and PostgreSQL's bind limits.
@@ -206,7 +208,11 @@ pub fn replace_catalog(
             conn,
             started_at_ms,
             finished_at_ms,
-            Ok((fetched.plans.len(), fetched.countries.len(), fetched.regions.len())),
+            Ok((
+                fetched.plans.len(),
+                fetched.countries.len(),
+                fetched.regions.len(),
+            )),
         )
     })
 }
@@ -247,7 +253,9 @@ pub fn load_catalog(conn: &mut DbConn) -> Result<StoredCatalog, DbError> {
             countries: catalog_countries::table
                 .order(catalog_countries::code)
                 .load(conn)?,
-            regions: catalog_regions::table.order(catalog_regions::slug).load(conn)?,
+            regions: catalog_regions::table
+                .order(catalog_regions::slug)
+                .load(conn)?,
             plans: catalog_plans::table
                 .select(PlanRow::as_select())
                 .order(catalog_plans::id)

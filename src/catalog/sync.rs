@@ -30,12 +30,17 @@ pub struct SyncReport {
 }
 
 /// Fetches the whole catalog. Any failure fails the whole fetch.
-pub async fn fetch(client: &PartnerClient, now_ms: i64) -> Result<(FetchedCatalog, usize), SyncError> {
+pub async fn fetch(
+    client: &PartnerClient,
+    now_ms: i64,
+) -> Result<(FetchedCatalog, usize), SyncError> {
     let limit = PageLimit::new(100).map_err(|e| SyncError::Invalid(e.to_string()))?;
     let (countries, regions, plans) = tokio::try_join!(
         client.countries(),
         client.regions(),
-        client.plans_pager(&PlanFilter::default(), limit).collect_all(),
+        client
+            .plans_pager(&PlanFilter::default(), limit)
+            .collect_all(),
     )?;
     let mut skipped = 0;
     // The last copy of an id wins: a page boundary that moved during paging can repeat a plan.
@@ -91,8 +96,9 @@ fn json(list: &[String]) -> Result<String, SyncError> {
 }
 
 fn plan_row(plan: Plan, now_ms: i64) -> Result<PlanRow, SyncError> {
-    let data_mb = i64::try_from(plan.data_amount_mb)
-        .map_err(|_| SyncError::Invalid(format!("plan {} has an impossible data amount", plan.id)))?;
+    let data_mb = i64::try_from(plan.data_amount_mb).map_err(|_| {
+        SyncError::Invalid(format!("plan {} has an impossible data amount", plan.id))
+    })?;
     Ok(PlanRow {
         coverage: json(&plan.coverage)?,
         networks: plan.networks.as_deref().map(json).transpose()?,

@@ -7,11 +7,15 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use crate::catalog::{Catalog, SyncOutcome};
 use crate::config::{self, ConfigError, Settings, Source};
 use crate::db::{Db, DbError};
 use crate::sandbox::{self, SandboxConfig, WebhookConfig};
 use crate::telemetry;
+use crate::upstream::PartnerClient;
 use crate::web::Application;
+
+mod demo;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -34,12 +38,23 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Try the whole shop on this machine: SQLite under ./data, the built-in sandbox upstream,
+    /// demo payments and mail written to ./data/mail. Serves http://127.0.0.1:8080 (or
+    /// STOREFRONT_BIND) until Ctrl-C; data is kept across restarts.
+    Demo {
+        /// Folder for the database, the generated secret key and the mail.
+        #[arg(long, value_name = "DIR", default_value = "data")]
+        data: PathBuf,
+    },
     /// Run the shop: apply pending database migrations, then serve HTTP on STOREFRONT_BIND
     /// until SIGTERM or Ctrl-C (in-flight requests are allowed to finish).
     Serve,
     /// Apply pending database migrations to STOREFRONT_DATABASE_URL and exit. Safe to run
     /// while other replicas start: on PostgreSQL migrations run under a lock.
     Migrate,
+    /// Catalog maintenance.
+    #[command(subcommand)]
+    Catalog(CatalogCommand),
     /// Serve a simulated Partner API for testing your integration, with fault injection.
     #[command(
         long_about = "Serve a simulated Partner API for testing your integration.\n\n\
@@ -56,6 +71,15 @@ enum Command {
         moves. Runs until SIGTERM or Ctrl-C. Needs no STOREFRONT_* settings."
     )]
     Sandbox(SandboxArgs),
+}
+
+#[derive(Debug, Subcommand)]
+enum CatalogCommand {
+    /// Fetch the whole catalog from the Partner API now and replace the stored one (all or
+    /// nothing: a failed sync leaves the current catalog). Needs STOREFRONT_DATABASE_URL and
+    /// STOREFRONT_UPSTREAM_BASE_URL / _API_KEY; running shops pick the result up within
+    /// seconds.
+    Sync,
 }
 
 #[derive(Debug, clap::Args)]
@@ -142,6 +166,16 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 .block_on(sandbox::serve(bind, config))
                 .map_err(|e| CliError::Io(format!("sandbox on {bind}: {e}")))
         }
+        Command::Demo { data } => {
+            let bind = demo::bind_from(&source)?;
+            runtime.block_on(demo::run(data, bind))
+        }
+        Command::Catalog(CatalogCommand::Sync) => {
+            let url = config::database_url(&source)?;
+            let upstream = config::upstream_settings(&source)?;
+            let bps = config::default_markup_bps(&source)?;
+            runtime.block_on(catalog_sync(url, upstream, bps))
+        }
         Command::Migrate => {
             let url = config::database_url(&source)?;
             runtime.block_on(async {
@@ -155,6 +189,47 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 Ok(())
             })
         }
+    }
+}
+
+async fn catalog_sync(
+    url: config::DatabaseUrl,
+    upstream: config::UpstreamSettings,
+    default_markup_bps: u32,
+) -> Result<(), CliError> {
+    let client = PartnerClient::from_settings(&upstream).map_err(|e| {
+        CliError::Config(ConfigError {
+            var: "STOREFRONT_UPSTREAM_BASE_URL".into(),
+            problem: e.to_string(),
+        })
+    })?;
+    let db = Db::open(&url, 2)?;
+    db.migrate().await?;
+    let catalog = Catalog::new(db, default_markup_bps);
+    let holder = format!("cli:{}", std::process::id());
+    match catalog.sync(&client, &holder).await {
+        Ok(SyncOutcome::Synced(report)) => {
+            println!(
+                "synced {} plans, {} countries, {} regions in {} ms{}",
+                report.plans,
+                report.countries,
+                report.regions,
+                report.elapsed.as_millis(),
+                if report.skipped_plans > 0 {
+                    format!(
+                        " ({} plans skipped: ids the order endpoint would refuse)",
+                        report.skipped_plans
+                    )
+                } else {
+                    String::new()
+                }
+            );
+            Ok(())
+        }
+        Ok(SyncOutcome::Skipped) => Err(CliError::Io(
+            "another process is syncing the catalog right now; try again in a few minutes".into(),
+        )),
+        Err(err) => Err(CliError::Io(err.to_string())),
     }
 }
 

@@ -323,15 +323,9 @@ impl Settings {
     /// Parses every setting; the first problem found is returned.
     pub fn from_source(src: &Source) -> Result<Self, ConfigError> {
         let database_url = database_url(src)?;
-        let bind = src.parsed("BIND", default_bind(), parse_bind)?;
+        let bind = bind(src)?;
         let public_url = parse_http_url("PUBLIC_URL", src.required("PUBLIC_URL")?)?;
-        let upstream = UpstreamSettings {
-            base_url: parse_http_url("UPSTREAM_BASE_URL", src.required("UPSTREAM_BASE_URL")?)?,
-            api_key: Secret::new(src.required("UPSTREAM_API_KEY")?.to_string()),
-            webhook_token: src.parsed("UPSTREAM_WEBHOOK_TOKEN", None, |raw| {
-                parse_webhook_token(raw).map(Some)
-            })?,
-        };
+        let upstream = upstream_settings(src)?;
         let secret_key = SecretKey::parse(src.required("SECRET_KEY")?)
             .map_err(|p| ConfigError::new("SECRET_KEY", p))?;
         let payments = payments(src)?;
@@ -348,9 +342,7 @@ impl Settings {
                 parse_int_in(raw, 10, 7 * 24 * 3600)
             })?,
             workers: src.parsed("WORKERS", 4, |raw| parse_int_in(raw, 1, 256))?,
-            default_markup_bps: src.parsed("DEFAULT_MARKUP_BPS", 2500, |raw| {
-                parse_int_in(raw, 0, 100_000)
-            })?,
+            default_markup_bps: default_markup_bps(src)?,
             min_margin: src.parsed("MIN_MARGIN_CENTS", Cents::ZERO, |raw| {
                 parse_int_in(raw, 0, i64::from(i32::MAX)).map(Cents::new)
             })?,
@@ -364,6 +356,29 @@ impl Settings {
 pub fn database_url(src: &Source) -> Result<DatabaseUrl, ConfigError> {
     DatabaseUrl::parse(src.required("DATABASE_URL")?)
         .map_err(|p| ConfigError::new("DATABASE_URL", p))
+}
+
+/// The Partner API settings alone (`catalog sync`).
+pub fn upstream_settings(src: &Source) -> Result<UpstreamSettings, ConfigError> {
+    Ok(UpstreamSettings {
+        base_url: parse_http_url("UPSTREAM_BASE_URL", src.required("UPSTREAM_BASE_URL")?)?,
+        api_key: Secret::new(src.required("UPSTREAM_API_KEY")?.to_string()),
+        webhook_token: src.parsed("UPSTREAM_WEBHOOK_TOKEN", None, |raw| {
+            parse_webhook_token(raw).map(Some)
+        })?,
+    })
+}
+
+/// The markup used where no rule matches, alone (`catalog sync`).
+pub fn default_markup_bps(src: &Source) -> Result<u32, ConfigError> {
+    src.parsed("DEFAULT_MARKUP_BPS", 2500, |raw| {
+        parse_int_in(raw, 0, 100_000)
+    })
+}
+
+/// The listen address alone (`demo`).
+pub fn bind(src: &Source) -> Result<SocketAddr, ConfigError> {
+    src.parsed("BIND", default_bind(), parse_bind)
 }
 
 /// The log format alone, so logging can start before the rest is read.

@@ -31,9 +31,11 @@ pub fn try_acquire(
                 .execute(c)
         })?;
         let taken = diesel::update(
-            leases::table
-                .filter(leases::name.eq(name))
-                .filter(leases::expires_at_ms.le(now_ms).or(leases::holder.eq(holder))),
+            leases::table.filter(leases::name.eq(name)).filter(
+                leases::expires_at_ms
+                    .le(now_ms)
+                    .or(leases::holder.eq(holder)),
+            ),
         )
         .set((
             leases::holder.eq(holder),

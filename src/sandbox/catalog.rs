@@ -71,6 +71,9 @@ const COUNTRIES: &[(&str, &str, &str)] = &[
     ("CA", "Canada", "north-america"),
     ("AU", "Australia", "oceania"),
     ("ZA", "South Africa", "africa"),
+    // Text a shop must escape and still show correctly: `&`, CJK.
+    ("TT", "Trinidad & Tobago", "caribbean"),
+    ("TW", "台灣 Taiwan", "asia"),
 ];
 
 /// Countries that appear in coverage lists and regions but never get a local plan, so
@@ -110,6 +113,8 @@ const FUP_TEXTS: &[&str] = &[
     "After the daily allowance is used, speed is reduced to 512 kbps until midnight (UTC+0).",
     "Speed is reduced to 128 kbps after 90% of the allowance.",
     "Fair use: tethering may be restricted by the local network.",
+    // Markup-looking text must reach consumers as text, never as HTML.
+    "Speeds <b>may</b> drop to 1 Mbps after 3 GB & video is limited to 480p <script>alert(1)</script>",
 ];
 
 /// One plan as the sandbox keeps it: the wire shape plus the generation index used for stable

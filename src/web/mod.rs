@@ -52,6 +52,7 @@ pub enum StartError {
 
 pub struct Application {
     port: u16,
+    catalog: Arc<Catalog>,
     server: Server,
     stop_background: watch::Sender<bool>,
     background: Vec<JoinHandle<()>>,
@@ -68,7 +69,8 @@ impl Application {
             tracing::warn!(error = %err, "catalog could not be loaded at start");
         }
         let addr = settings.bind;
-        let listener = TcpListener::bind(addr).map_err(|source| StartError::Bind { addr, source })?;
+        let listener =
+            TcpListener::bind(addr).map_err(|source| StartError::Bind { addr, source })?;
         let port = listener
             .local_addr()
             .map_err(|source| StartError::Bind { addr, source })?
@@ -86,7 +88,7 @@ impl Application {
         let state = web::Data::new(AppState {
             db,
             settings: Arc::new(settings),
-            catalog,
+            catalog: Arc::clone(&catalog),
             upstream: client,
         });
         let server = HttpServer::new(move || {
@@ -102,6 +104,7 @@ impl Application {
         .run();
         Ok(Self {
             port,
+            catalog,
             server,
             stop_background,
             background,
@@ -110,6 +113,11 @@ impl Application {
 
     pub fn port(&self) -> u16 {
         self.port
+    }
+
+    /// The catalog this app serves (kept fresh by its background loop).
+    pub fn catalog(&self) -> &Arc<Catalog> {
+        &self.catalog
     }
 
     /// Serves until SIGTERM or SIGINT, then stops accepting, lets in-flight requests finish

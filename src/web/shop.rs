@@ -16,9 +16,10 @@ use crate::web::pages;
 /// Catalog pages hold nothing private: shared caches may keep them briefly.
 fn catalog_page<T: Template>(page: &T) -> HttpResponse {
     let mut response = pages::render(StatusCode::OK, page);
-    response
-        .headers_mut()
-        .insert(CACHE_CONTROL, HeaderValue::from_static("public, max-age=60"));
+    response.headers_mut().insert(
+        CACHE_CONTROL,
+        HeaderValue::from_static("public, max-age=60"),
+    );
     response
 }
 
@@ -119,7 +120,11 @@ struct HomePage {
 pub async fn home(state: web::Data<AppState>) -> HttpResponse {
     let snap = state.catalog.snapshot();
     catalog_page(&HomePage {
-        popular: snap.popular(8).into_iter().map(DestinationLink::new).collect(),
+        popular: snap
+            .popular(8)
+            .into_iter()
+            .map(DestinationLink::new)
+            .collect(),
         regions: snap.regions().iter().map(RegionLink::new).collect(),
         empty: snap.destinations().is_empty(),
     })
@@ -142,7 +147,11 @@ pub async fn search(state: web::Data<AppState>, query: web::Query<SearchQuery>) 
     let snap = state.catalog.snapshot();
     let q: String = query.q.chars().take(80).collect();
     catalog_page(&SearchPage {
-        results: snap.search(&q).into_iter().map(DestinationLink::new).collect(),
+        results: snap
+            .search(&q)
+            .into_iter()
+            .map(DestinationLink::new)
+            .collect(),
         query: q,
     })
 }
@@ -156,7 +165,11 @@ struct CountriesPage {
 pub async fn countries(state: web::Data<AppState>) -> HttpResponse {
     let snap = state.catalog.snapshot();
     catalog_page(&CountriesPage {
-        countries: snap.destinations().iter().map(DestinationLink::new).collect(),
+        countries: snap
+            .destinations()
+            .iter()
+            .map(DestinationLink::new)
+            .collect(),
     })
 }
 
@@ -214,13 +227,20 @@ impl ListOptions {
         let price = |p: &ShopPlan| p.price.unwrap_or(Cents::new(i64::MAX));
         match self.sort {
             Sort::Price => plans.sort_by(|a, b| {
-                price(a).cmp(&price(b)).then(b.data_mb.cmp(&a.data_mb)).then(a.id.cmp(&b.id))
+                price(a)
+                    .cmp(&price(b))
+                    .then(b.data_mb.cmp(&a.data_mb))
+                    .then(a.id.cmp(&b.id))
             }),
             Sort::Data => plans.sort_by(|a, b| {
-                (b.is_daily, b.data_mb).cmp(&(a.is_daily, a.data_mb)).then(price(a).cmp(&price(b)))
+                (b.is_daily, b.data_mb)
+                    .cmp(&(a.is_daily, a.data_mb))
+                    .then(price(a).cmp(&price(b)))
             }),
             Sort::Validity => plans.sort_by(|a, b| {
-                b.validity_days.cmp(&a.validity_days).then(price(a).cmp(&price(b)))
+                b.validity_days
+                    .cmp(&a.validity_days)
+                    .then(price(a).cmp(&price(b)))
             }),
         }
         plans
@@ -290,7 +310,10 @@ pub async fn country(
 ) -> Result<HttpResponse, AppError> {
     let snap = state.catalog.snapshot();
     let code = code.into_inner().to_ascii_uppercase();
-    let name = snap.country_name(&code).ok_or(AppError::NotFound)?.to_string();
+    let name = snap
+        .country_name(&code)
+        .ok_or(AppError::NotFound)?
+        .to_string();
     let options = ListOptions::parse(&query);
     let local_all = snap.local_plans(&code);
     let covering_all = snap.covering_plans(&code);
@@ -299,8 +322,16 @@ pub async fn country(
     let page = CountryPage {
         days: days_options(&both, options.days),
         sorts: sort_options(options.sort),
-        local: options.apply(local_all).into_iter().map(PlanCard::new).collect(),
-        covering: options.apply(covering_all).into_iter().map(PlanCard::new).collect(),
+        local: options
+            .apply(local_all)
+            .into_iter()
+            .map(PlanCard::new)
+            .collect(),
+        covering: options
+            .apply(covering_all)
+            .into_iter()
+            .map(PlanCard::new)
+            .collect(),
         filtered: options.days.is_some(),
         name,
         code,
@@ -342,7 +373,10 @@ pub async fn region(
 fn coverage_names(snap: &Snapshot, codes: &[String]) -> Vec<String> {
     let mut names: Vec<String> = codes
         .iter()
-        .map(|code| snap.country_name(code).map_or_else(|| code.clone(), str::to_string))
+        .map(|code| {
+            snap.country_name(code)
+                .map_or_else(|| code.clone(), str::to_string)
+        })
         .collect();
     names.sort();
     names

@@ -206,3 +206,123 @@ async fn serve_starts_and_stops_on_sigterm(backend: Backend) {
         assert!(!line.contains("sk_test_cli"), "the API key leaked: {line}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn demo_serves_a_stocked_shop_and_keeps_its_secret_key() {
+    let dir = tempfile::tempdir().expect("dir");
+    let run_demo = || {
+        let mut child = storefront()
+            .args(["demo", "--data"])
+            .arg(dir.path().join("data"))
+            .env("STOREFRONT_BIND", "127.0.0.1:0")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn demo");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut lines = BufReader::new(stdout).lines();
+        let shop = loop {
+            let line = lines
+                .next()
+                .expect("demo prints its addresses")
+                .expect("utf-8");
+            if let Some(url) = line.trim().strip_prefix("shop:") {
+                break url.trim().to_string();
+            }
+        };
+        (child, shop)
+    };
+    let stop = |child: &mut std::process::Child| {
+        Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .expect("kill");
+        let status = child.wait().expect("wait");
+        assert_eq!(status.code(), Some(0), "demo exits cleanly on SIGTERM");
+    };
+
+    let (mut child, shop) = run_demo();
+    let home = reqwest::get(format!("{shop}/"))
+        .await
+        .expect("home")
+        .text()
+        .await
+        .expect("body");
+    assert!(
+        home.contains("Popular destinations"),
+        "the demo catalog is stocked: {home}"
+    );
+    let key_path = dir.path().join("data/secret.key");
+    let key = std::fs::read_to_string(&key_path).expect("secret key kept in the data folder");
+    assert_eq!(key.trim().len(), 64);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&key_path)
+            .expect("meta")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o077, 0, "the key file is private to its owner");
+    }
+    assert!(dir.path().join("data/storefront.db").exists());
+    stop(&mut child);
+
+    let (mut child, shop) = run_demo();
+    assert_eq!(
+        reqwest::get(format!("{shop}/readyz"))
+            .await
+            .expect("readyz")
+            .status(),
+        200
+    );
+    assert_eq!(
+        std::fs::read_to_string(&key_path).expect("key"),
+        key,
+        "same key after restart"
+    );
+    stop(&mut child);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn catalog_sync_fills_the_database_and_reports_failures_in_one_line() {
+    let Some(test_db) = TestDb::new(Backend::Sqlite) else {
+        return;
+    };
+    let (upstream, key) = crate::helpers::spawn_sandbox(130).await;
+    let run = |key: String| {
+        let url = test_db.url_text.clone();
+        let base = upstream.base_url.clone();
+        tokio::task::spawn_blocking(move || {
+            storefront()
+                .args(["catalog", "sync"])
+                .env("STOREFRONT_DATABASE_URL", url)
+                .env("STOREFRONT_UPSTREAM_BASE_URL", base)
+                .env("STOREFRONT_UPSTREAM_API_KEY", key)
+                .output()
+                .expect("run")
+        })
+    };
+    let ok = run(key.clone()).await.expect("join");
+    assert!(ok.status.success(), "{:?}", stderr_lines(&ok));
+    let stdout = String::from_utf8_lossy(&ok.stdout);
+    assert!(stdout.starts_with("synced 130 plans"), "{stdout}");
+
+    let catalog = storefront::catalog::Catalog::new(test_db.open(), 2500);
+    assert_eq!(catalog.reload().await.expect("reload").plans().len(), 130);
+
+    let wrong = run("sk_wrong_key".to_string()).await.expect("join");
+    assert_eq!(wrong.status.code(), Some(1));
+    let lines = stderr_lines(&wrong);
+    let errors: Vec<&String> = lines.iter().filter(|l| !l.contains(" WARN ")).collect();
+    assert_eq!(errors.len(), 1, "{lines:?}");
+    assert!(errors[0].contains("401"), "{lines:?}");
+    assert!(
+        !lines.iter().any(|l| l.contains("sk_wrong_key")),
+        "the key never reaches output"
+    );
+    assert_eq!(
+        catalog.reload().await.expect("reload").plans().len(),
+        130,
+        "a failed sync leaves the catalog"
+    );
+}

@@ -9,13 +9,16 @@
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 use diesel::prelude::*;
 use diesel::{Connection, PgConnection};
 use rand::RngCore;
+use storefront::catalog::Catalog;
 use storefront::config::{DatabaseUrl, Settings, Source};
 use storefront::db::Db;
+use storefront::sandbox::{self, SandboxConfig, SandboxHandle};
 use storefront::web::Application;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -279,6 +282,7 @@ pub fn settings_for(db: &TestDb, overrides: &[(&str, &str)]) -> Settings {
 pub struct TestApp {
     pub address: String,
     pub client: reqwest::Client,
+    pub catalog: Arc<Catalog>,
     _test_db: TestDb,
 }
 
@@ -305,16 +309,58 @@ pub async fn spawn_app(backend: Backend) -> Option<TestApp> {
 
 /// Spawns the app on a database as it is (migrated or not).
 pub async fn spawn_app_on(test_db: TestDb, db: Db) -> TestApp {
-    let settings = settings_for(&test_db, &[]);
+    spawn_with(test_db, db, &[]).await
+}
+
+async fn spawn_with(test_db: TestDb, db: Db, overrides: &[(&str, &str)]) -> TestApp {
+    let settings = settings_for(&test_db, overrides);
     let app = Application::build(settings, db).await.expect("build app");
     let address = format!("http://127.0.0.1:{}", app.port());
+    let catalog = Arc::clone(app.catalog());
     tokio::spawn(app.run_until_stopped());
     TestApp {
         address,
+        catalog,
         client: reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .expect("client"),
         _test_db: test_db,
     }
+}
+
+/// A sandbox upstream with `plans` plans and fast order progress, and its API key.
+pub async fn spawn_sandbox(plans: usize) -> (SandboxHandle, String) {
+    let key = format!("sk_test_{}", random_suffix());
+    let mut config = SandboxConfig::new(key.clone());
+    config.plans = plans;
+    config.paid_delay = Duration::from_millis(20);
+    config.provisioning_delay = Duration::from_millis(20);
+    (sandbox::spawn(config).await.expect("sandbox starts"), key)
+}
+
+/// The app on a fresh migrated database, its upstream a fresh sandbox, after its first
+/// catalog sync.
+pub async fn spawn_shop(backend: Backend, plans: usize) -> Option<(TestApp, SandboxHandle)> {
+    let test_db = TestDb::new(backend)?;
+    let db = test_db.migrated().await;
+    let (upstream, key) = spawn_sandbox(plans).await;
+    let app = spawn_with(
+        test_db,
+        db,
+        &[
+            ("STOREFRONT_UPSTREAM_BASE_URL", upstream.base_url.as_str()),
+            ("STOREFRONT_UPSTREAM_API_KEY", key.as_str()),
+        ],
+    )
+    .await;
+    let started = Instant::now();
+    while app.catalog.snapshot().plans().is_empty() {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "first catalog sync did not finish"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    Some((app, upstream))
 }

@@ -4,8 +4,10 @@
 
 mod helpers;
 
+mod catalog;
 mod cli;
 mod db;
 mod ops;
 mod sandbox;
 mod schema;
+mod shop;

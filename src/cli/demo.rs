@@ -1,0 +1,124 @@
+//! `storefront demo`: the whole shop on one machine with nothing to set up — SQLite under the
+//! data folder, the sandbox upstream inside this process, demo payments and mail written as
+//! `.eml` files. The secret key is generated once and kept in the data folder, so encrypted
+//! data and sessions survive restarts.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use rand::RngCore;
+
+use crate::config::{self, Settings, Source};
+use crate::db::Db;
+use crate::sandbox::{self, SandboxConfig};
+use crate::web::Application;
+
+use super::CliError;
+
+/// How long start-up waits for the first catalog sync before serving anyway.
+const FIRST_SYNC_WAIT: Duration = Duration::from_secs(20);
+
+pub async fn run(data_dir: PathBuf, mut bind: SocketAddr) -> Result<(), CliError> {
+    if bind.port() == 0 {
+        // The public URL (links in emails) needs the real port, so choose it now.
+        bind = std::net::TcpListener::bind(bind)
+            .and_then(|l| l.local_addr())
+            .map_err(|e| CliError::Io(format!("cannot listen on {bind}: {e}")))?;
+    }
+    std::fs::create_dir_all(&data_dir)
+        .map_err(|e| CliError::Io(format!("cannot create {}: {e}", data_dir.display())))?;
+    let secret_key = load_or_create_secret_key(&data_dir.join("secret.key"))?;
+
+    let mut key = [0u8; 16];
+    rand::rng().fill_bytes(&mut key);
+    let sandbox_key = format!("sk_sandbox_{}", hex::encode(key));
+    let upstream = sandbox::spawn(SandboxConfig::new(sandbox_key.clone()))
+        .await
+        .map_err(|e| CliError::Io(format!("cannot start the built-in sandbox: {e}")))?;
+
+    let public_url = format!("http://{bind}");
+    let database_url = format!("sqlite://{}", data_dir.join("storefront.db").display());
+    let mail_dir = data_dir.join("mail");
+    let source = Source::from_pairs([
+        ("STOREFRONT_DATABASE_URL", database_url.clone()),
+        ("STOREFRONT_BIND", bind.to_string()),
+        ("STOREFRONT_PUBLIC_URL", public_url.clone()),
+        ("STOREFRONT_UPSTREAM_BASE_URL", upstream.base_url.clone()),
+        ("STOREFRONT_UPSTREAM_API_KEY", sandbox_key),
+        ("STOREFRONT_SECRET_KEY", secret_key),
+        ("STOREFRONT_PAYMENTS", "demo".to_string()),
+        ("STOREFRONT_MAIL_DIR", mail_dir.display().to_string()),
+        (
+            "STOREFRONT_MAIL_FROM",
+            "Demo eSIM Shop <shop@demo.invalid>".to_string(),
+        ),
+    ]);
+    let settings = Settings::from_source(&source)?;
+
+    let db = Db::open(&settings.database_url, 8)?;
+    db.migrate().await?;
+    let app = Application::build(settings, db)
+        .await
+        .map_err(|e| CliError::Io(e.to_string()))?;
+    wait_for_catalog(&app).await;
+
+    println!("storefront demo is running");
+    println!("  shop:      {public_url}");
+    println!(
+        "  upstream:  {} (built-in sandbox, synthetic eSIMs)",
+        upstream.base_url
+    );
+    println!("  database:  {database_url}");
+    println!(
+        "  mail:      {} (one .eml file per message)",
+        mail_dir.display()
+    );
+    println!("  payments:  demo (test mode, no money moves)");
+    println!("Press Ctrl-C to stop.");
+    let _ = std::io::stdout().flush();
+
+    app.run_until_stopped()
+        .await
+        .map_err(|e| CliError::Io(format!("server stopped with an error: {e}")))
+}
+
+/// The address the demo listens on: `STOREFRONT_BIND` if set, else 127.0.0.1:8080.
+pub fn bind_from(source: &Source) -> Result<SocketAddr, CliError> {
+    Ok(config::bind(source)?)
+}
+
+async fn wait_for_catalog(app: &Application) {
+    let started = Instant::now();
+    while app.catalog().snapshot().plans().is_empty() && started.elapsed() < FIRST_SYNC_WAIT {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    if app.catalog().snapshot().plans().is_empty() {
+        tracing::warn!("the first catalog sync has not finished; pages fill in when it does");
+    }
+}
+
+/// Reads the demo's secret key, creating it (owner-only) on first start.
+fn load_or_create_secret_key(path: &Path) -> Result<String, CliError> {
+    let io = |e: std::io::Error| CliError::Io(format!("{}: {e}", path.display()));
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(text.trim().to_string()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let mut bytes = [0u8; 32];
+            rand::rng().fill_bytes(&mut bytes);
+            let key = hex::encode(bytes);
+            let mut options = std::fs::OpenOptions::new();
+            options.write(true).create_new(true);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::OpenOptionsExt;
+                options.mode(0o600);
+            }
+            let mut file = options.open(path).map_err(io)?;
+            file.write_all(format!("{key}\n").as_bytes()).map_err(io)?;
+            Ok(key)
+        }
+        Err(e) => Err(io(e)),
+    }
+}
