@@ -9,6 +9,7 @@
 //! SQLite and PostgreSQL disagree about timestamp text and precision, integers they agree on.
 
 pub mod lease;
+pub mod purchases;
 pub mod schema;
 
 use std::path::Path;

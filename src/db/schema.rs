@@ -13,6 +13,14 @@ diesel::table! {
         idempotency_key -> Text,
         key_generation -> Integer,
         upstream_order_id -> Nullable<Text>,
+        upstream_status -> Nullable<Text>,
+        esim_id -> Nullable<Text>,
+        access_token_hash -> Text,
+        payment_provider -> Text,
+        payment_session_id -> Nullable<Text>,
+        payment_reference -> Nullable<Text>,
+        expires_at_ms -> BigInt,
+        paid_at_ms -> Nullable<BigInt>,
         created_at_ms -> BigInt,
         updated_at_ms -> BigInt,
     }
@@ -30,6 +38,42 @@ diesel::table! {
 }
 
 diesel::table! {
+    payment_events (id) {
+        id -> Text,
+        provider -> Text,
+        kind -> Text,
+        purchase_id -> Nullable<Text>,
+        received_at_ms -> BigInt,
+    }
+}
+
+diesel::table! {
+    refunds (id) {
+        id -> Text,
+        purchase_id -> Text,
+        amount_cents -> BigInt,
+        idempotency_key -> Text,
+        provider_refund_id -> Nullable<Text>,
+        status -> Text,
+        reason -> Text,
+        created_at_ms -> BigInt,
+        updated_at_ms -> BigInt,
+    }
+}
+
+diesel::table! {
+    installations (purchase_id) {
+        purchase_id -> Text,
+        esim_id -> Text,
+        key_id -> Text,
+        nonce -> Text,
+        ciphertext -> Text,
+        iccid_last4 -> Text,
+        created_at_ms -> BigInt,
+    }
+}
+
+diesel::table! {
     outbox_jobs (id) {
         id -> BigInt,
         kind -> Text,
@@ -40,13 +84,53 @@ diesel::table! {
         lease_owner -> Nullable<Text>,
         lease_expires_at_ms -> Nullable<BigInt>,
         last_error -> Nullable<Text>,
+        outcome -> Nullable<Text>,
         created_at_ms -> BigInt,
         updated_at_ms -> BigInt,
     }
 }
 
+diesel::table! {
+    outbox_attempts (id) {
+        id -> BigInt,
+        job_id -> BigInt,
+        attempt -> Integer,
+        started_at_ms -> BigInt,
+        finished_at_ms -> BigInt,
+        outcome -> Text,
+        detail -> Text,
+    }
+}
+
+diesel::table! {
+    wallet (id) {
+        id -> BigInt,
+        available_cents -> BigInt,
+        reserved_cents -> BigInt,
+        low_balance -> Bool,
+        sales_paused -> Bool,
+        refreshed_at_ms -> BigInt,
+    }
+}
+
+diesel::table! {
+    alerts (id) {
+        id -> BigInt,
+        kind -> Text,
+        purchase_id -> Nullable<Text>,
+        message -> Text,
+        created_at_ms -> BigInt,
+        resolved_at_ms -> Nullable<BigInt>,
+    }
+}
+
 diesel::joinable!(purchase_events -> purchases (purchase_id));
 diesel::joinable!(outbox_jobs -> purchases (purchase_id));
+diesel::joinable!(payment_events -> purchases (purchase_id));
+diesel::joinable!(refunds -> purchases (purchase_id));
+diesel::joinable!(installations -> purchases (purchase_id));
+diesel::joinable!(outbox_attempts -> outbox_jobs (job_id));
+diesel::joinable!(alerts -> purchases (purchase_id));
 
 diesel::table! {
     catalog_countries (code) {
@@ -120,7 +204,13 @@ diesel::table! {
 diesel::allow_tables_to_appear_in_same_query!(
     purchases,
     purchase_events,
+    payment_events,
+    refunds,
+    installations,
     outbox_jobs,
+    outbox_attempts,
+    wallet,
+    alerts,
     catalog_countries,
     catalog_regions,
     catalog_plans,

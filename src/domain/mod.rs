@@ -5,6 +5,7 @@ mod email;
 mod money;
 pub mod plan;
 pub mod pricing;
+pub mod purchase;
 
 pub use email::{Email, EmailError};
 pub use money::{Cents, MoneyError};

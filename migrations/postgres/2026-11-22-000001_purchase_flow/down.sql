@@ -1,3 +1,9 @@
+DROP TABLE alerts;
+DROP TABLE wallet;
+DROP TABLE outbox_attempts;
 DROP TABLE outbox_jobs;
+DROP TABLE installations;
+DROP TABLE refunds;
+DROP TABLE payment_events;
 DROP TABLE purchase_events;
 DROP TABLE purchases;

@@ -1,0 +1,154 @@
+//! Purchase rows and the queries that move them. A status change is a conditional `UPDATE`
+//! (only from a status allowed to move there) plus an event row, in the caller's transaction.
+
+use diesel::prelude::*;
+
+use crate::db::schema::{purchase_events, purchases};
+use crate::db::{DbConn, DbError};
+use crate::domain::purchase::PurchaseStatus;
+
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
+#[diesel(table_name = purchases)]
+pub struct Purchase {
+    pub id: String,
+    pub status: String,
+    pub email: String,
+    pub plan_id: String,
+    pub price_cents: i64,
+    pub cost_cents: i64,
+    pub reference: String,
+    pub idempotency_key: String,
+    pub key_generation: i32,
+    pub upstream_order_id: Option<String>,
+    pub upstream_status: Option<String>,
+    pub esim_id: Option<String>,
+    pub access_token_hash: String,
+    pub payment_provider: String,
+    pub payment_session_id: Option<String>,
+    pub payment_reference: Option<String>,
+    pub expires_at_ms: i64,
+    pub paid_at_ms: Option<i64>,
+    pub created_at_ms: i64,
+    pub updated_at_ms: i64,
+}
+
+impl Purchase {
+    /// The status as a type; a value the schema's CHECK would refuse reads as needing attention.
+    pub fn status(&self) -> PurchaseStatus {
+        PurchaseStatus::parse(&self.status).unwrap_or(PurchaseStatus::NeedsAttention)
+    }
+}
+
+#[derive(Debug, Clone, Insertable)]
+#[diesel(table_name = purchases)]
+pub struct NewPurchase {
+    pub id: String,
+    pub status: String,
+    pub email: String,
+    pub plan_id: String,
+    pub price_cents: i64,
+    pub cost_cents: i64,
+    pub reference: String,
+    pub idempotency_key: String,
+    pub access_token_hash: String,
+    pub payment_provider: String,
+    pub expires_at_ms: i64,
+    pub created_at_ms: i64,
+    pub updated_at_ms: i64,
+}
+
+/// Inserts a purchase with its first timeline event.
+pub fn insert(conn: &mut DbConn, new: &NewPurchase, note: &str) -> Result<(), DbError> {
+    diesel::insert_into(purchases::table)
+        .values(new)
+        .execute(conn)?;
+    add_event(conn, &new.id, None, &new.status, note, new.created_at_ms)?;
+    Ok(())
+}
+
+pub fn add_event(
+    conn: &mut DbConn,
+    purchase_id: &str,
+    from: Option<&str>,
+    to: &str,
+    note: &str,
+    at_ms: i64,
+) -> Result<(), DbError> {
+    diesel::insert_into(purchase_events::table)
+        .values((
+            purchase_events::purchase_id.eq(purchase_id),
+            purchase_events::at_ms.eq(at_ms),
+            purchase_events::from_status.eq(from),
+            purchase_events::to_status.eq(to),
+            purchase_events::note.eq(note),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+pub fn find(conn: &mut DbConn, id: &str) -> Result<Option<Purchase>, DbError> {
+    Ok(purchases::table
+        .find(id)
+        .select(Purchase::as_select())
+        .first(conn)
+        .optional()?)
+}
+
+pub fn find_by_session(conn: &mut DbConn, session_id: &str) -> Result<Option<Purchase>, DbError> {
+    Ok(purchases::table
+        .filter(purchases::payment_session_id.eq(session_id))
+        .select(Purchase::as_select())
+        .first(conn)
+        .optional()?)
+}
+
+/// Moves `id` to `to` if its current status allows it; records the event. Returns the status
+/// it moved from, or `None` when the purchase was not in a status that may move to `to`.
+pub fn transition(
+    conn: &mut DbConn,
+    id: &str,
+    to: PurchaseStatus,
+    note: &str,
+    now_ms: i64,
+) -> Result<Option<PurchaseStatus>, DbError> {
+    let Some(current) = find(conn, id)? else {
+        return Ok(None);
+    };
+    let from = current.status();
+    if !from.can_move_to(to) {
+        return Ok(None);
+    }
+    let changed = diesel::update(
+        purchases::table
+            .filter(purchases::id.eq(id))
+            .filter(purchases::status.eq(from.as_str())),
+    )
+    .set((
+        purchases::status.eq(to.as_str()),
+        purchases::updated_at_ms.eq(now_ms),
+    ))
+    .execute(conn)?;
+    if changed == 0 {
+        // Another transaction moved it first (PostgreSQL, read committed).
+        return Ok(None);
+    }
+    add_event(conn, id, Some(from.as_str()), to.as_str(), note, now_ms)?;
+    Ok(Some(from))
+}
+
+#[derive(Debug, Clone, PartialEq, Queryable)]
+pub struct PurchaseEvent {
+    pub id: i64,
+    pub purchase_id: String,
+    pub at_ms: i64,
+    pub from_status: Option<String>,
+    pub to_status: String,
+    pub note: String,
+}
+
+pub fn events(conn: &mut DbConn, purchase_id: &str) -> Result<Vec<PurchaseEvent>, DbError> {
+    Ok(purchase_events::table
+        .filter(purchase_events::purchase_id.eq(purchase_id))
+        .order(purchase_events::id)
+        .load(conn)?)
+}
