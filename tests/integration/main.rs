@@ -9,3 +9,4 @@ mod db;
 mod ops;
 mod sandbox;
 mod schema;
+mod upstream;
