@@ -408,6 +408,45 @@ async fn checkout_session_is_created_for_a_plan_at_its_price() {
     );
     assert_eq!(env.sandbox().stats().orders, 0, "a link places no order");
 
+    // Same key and body: the same link; another body under that key is refused.
+    let checkout_key = key("co-replay");
+    let first = env
+        .client
+        .create_checkout_session(&checkout_key, &request)
+        .await
+        .expect("session");
+    let again = env
+        .client
+        .create_checkout_session(&checkout_key, &request)
+        .await
+        .expect("replay");
+    assert_eq!(again, first);
+    let other_body = CheckoutRequest::new(
+        order_request(order.plan_id.as_str(), price, "co-3"),
+        email.clone(),
+    );
+    let err = env
+        .client
+        .create_checkout_session(&checkout_key, &other_body)
+        .await
+        .expect_err("reused key");
+    assert_rejected(&err, 409, &other("idempotency_key_reused"));
+
+    // Paying the hosted page places the order once; the client reads it like any other.
+    env.sandbox().complete_topup(&session.id).expect("paid");
+    env.sandbox()
+        .complete_topup(&session.id)
+        .expect("paid twice");
+    let orders = env
+        .client
+        .orders_pager(limit(25))
+        .collect_all()
+        .await
+        .expect("orders");
+    assert_eq!(orders.len(), 1);
+    assert_eq!(orders[0].reference, "co-1");
+    assert_eq!(orders[0].price_cents.cents(), Cents::new(price));
+
     let stale = CheckoutRequest::new(
         order_request(order.plan_id.as_str(), price + 1, "co-2"),
         email,
@@ -793,6 +832,23 @@ async fn refusals_are_definitive_with_their_status_and_code() {
         .order(&path_id("ord_missing"))
         .await
         .expect_err("unknown order");
+    assert_rejected(&err, 404, &other("not_found"));
+    // Ids are opaque and stay inside their path segment: no traversal to another endpoint.
+    for id in [
+        "p1-base/../../account",
+        "../balance",
+        "p1-base?x=1",
+        "p1-base#x",
+        "é ö",
+    ] {
+        let err = env.client.plan(&path_id(id)).await.expect_err(id);
+        assert_rejected(&err, 404, &other("not_found"));
+    }
+    let err = env
+        .client
+        .installation(&path_id("../../orders"))
+        .await
+        .expect_err("no traversal");
     assert_rejected(&err, 404, &other("not_found"));
 
     // Any retry would first sleep at least a second.
