@@ -11,3 +11,4 @@ mod ops;
 mod sandbox;
 mod schema;
 mod shop;
+mod upstream;
