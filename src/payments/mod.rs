@@ -1,0 +1,206 @@
+//! How consumers pay the partner: the [`PaymentProvider`] trait and its two providers, `demo`
+//! (test mode, built in) and `stripe` (Stripe Checkout).
+//!
+//! A purchase is marked paid only on a verified provider event (a signed webhook, which the
+//! demo delivers through the very same verification path), never on a browser redirect.
+
+pub mod demo;
+pub mod signature;
+
+use std::time::SystemTime;
+
+use url::Url;
+
+use crate::domain::{Cents, Email};
+
+/// What the provider's hosted page should charge.
+#[derive(Debug, Clone)]
+pub struct CheckoutRequest {
+    pub purchase_id: String,
+    pub amount: Cents,
+    pub email: Email,
+    /// One line shown on the payment page ("France · 5 GB for 30 days").
+    pub description: String,
+    /// Where the consumer lands after paying or cancelling (the private order page).
+    pub success_url: Url,
+    pub cancel_url: Url,
+    /// Makes a retried creation return the same session.
+    pub idempotency_key: String,
+}
+
+/// A created checkout session: where to send the consumer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckoutSession {
+    pub id: String,
+    pub redirect_url: Url,
+}
+
+/// A verified event from the provider.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaymentEvent {
+    /// The provider's event id: stored once, so a redelivery changes nothing.
+    pub id: String,
+    pub kind: EventKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EventKind {
+    /// Money was taken for this session.
+    Paid {
+        session_id: String,
+        purchase_id: Option<String>,
+        amount: Cents,
+        /// The provider's payment id, needed to refund.
+        payment_reference: Option<String>,
+    },
+    /// The payment was declined, failed later, or the session expired unpaid.
+    Failed {
+        session_id: String,
+        purchase_id: Option<String>,
+        reason: String,
+    },
+    /// The provider reports a refund of a payment.
+    Refunded {
+        payment_reference: String,
+        amount: Cents,
+    },
+    /// The consumer disputed a payment: the admin must look.
+    Disputed { payment_reference: String },
+    /// Verified, but nothing the shop acts on.
+    Other { kind: String },
+}
+
+/// The state of a session as the provider sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionState {
+    Open,
+    Paid,
+    Failed,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefundStatus {
+    Pending,
+    Succeeded,
+    Failed,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refund {
+    pub id: String,
+    pub status: RefundStatus,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PaymentError {
+    #[error("webhook signature rejected: {0}")]
+    Signature(#[from] signature::SignatureError),
+    #[error("webhook body is not a valid event: {0}")]
+    Malformed(String),
+    /// The provider refused the request; retrying the same request will not help.
+    #[error("the payment provider refused the request: {0}")]
+    Refused(String),
+    /// The provider could not be reached or failed; the request may be retried.
+    #[error("the payment provider is unavailable: {0}")]
+    Unavailable(String),
+}
+
+/// A payment provider: hosted checkout, signed events, session lookup and refunds.
+pub trait PaymentProvider: Send + Sync {
+    /// `demo` or `stripe`, as stored on purchases.
+    fn name(&self) -> &'static str;
+
+    /// The smallest amount the provider can charge; cheaper plans are shown but not sold.
+    fn minimum_charge(&self) -> Cents;
+
+    /// The request header that carries the webhook signature.
+    fn signature_header(&self) -> &'static str;
+
+    fn create_checkout(
+        &self,
+        request: &CheckoutRequest,
+    ) -> impl Future<Output = Result<CheckoutSession, PaymentError>> + Send;
+
+    /// Verifies a webhook over its raw body and turns it into a typed event.
+    fn verify_event(
+        &self,
+        signature: Option<&str>,
+        body: &[u8],
+        now: SystemTime,
+    ) -> Result<PaymentEvent, PaymentError>;
+
+    fn session_state(
+        &self,
+        session_id: &str,
+    ) -> impl Future<Output = Result<SessionState, PaymentError>> + Send;
+
+    /// Refunds `amount` of a payment in full; the same `idempotency_key` never refunds twice.
+    fn refund(
+        &self,
+        payment_reference: &str,
+        amount: Cents,
+        idempotency_key: &str,
+    ) -> impl Future<Output = Result<Refund, PaymentError>> + Send;
+}
+
+/// The configured provider.
+pub enum Provider {
+    Demo(demo::DemoProvider),
+}
+
+impl PaymentProvider for Provider {
+    fn name(&self) -> &'static str {
+        match self {
+            Self::Demo(p) => p.name(),
+        }
+    }
+
+    fn minimum_charge(&self) -> Cents {
+        match self {
+            Self::Demo(p) => p.minimum_charge(),
+        }
+    }
+
+    fn signature_header(&self) -> &'static str {
+        match self {
+            Self::Demo(p) => p.signature_header(),
+        }
+    }
+
+    async fn create_checkout(
+        &self,
+        request: &CheckoutRequest,
+    ) -> Result<CheckoutSession, PaymentError> {
+        match self {
+            Self::Demo(p) => p.create_checkout(request).await,
+        }
+    }
+
+    fn verify_event(
+        &self,
+        signature: Option<&str>,
+        body: &[u8],
+        now: SystemTime,
+    ) -> Result<PaymentEvent, PaymentError> {
+        match self {
+            Self::Demo(p) => p.verify_event(signature, body, now),
+        }
+    }
+
+    async fn session_state(&self, session_id: &str) -> Result<SessionState, PaymentError> {
+        match self {
+            Self::Demo(p) => p.session_state(session_id).await,
+        }
+    }
+
+    async fn refund(
+        &self,
+        payment_reference: &str,
+        amount: Cents,
+        idempotency_key: &str,
+    ) -> Result<Refund, PaymentError> {
+        match self {
+            Self::Demo(p) => p.refund(payment_reference, amount, idempotency_key).await,
+        }
+    }
+}
