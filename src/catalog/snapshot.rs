@@ -105,6 +105,7 @@ pub struct Snapshot {
     destinations: Vec<Destination>,
     regions: Vec<ShopRegion>,
     inversions: Vec<LadderInversion>,
+    book: Option<PriceBook>,
     pub last_sync: Option<SyncRow>,
     pub last_good_sync: Option<SyncRow>,
 }
@@ -275,11 +276,22 @@ impl Snapshot {
             .collect();
         snap.inversions = crate::domain::pricing::ladder_inversions(&ladder);
         snap.plans = plans;
+        snap.book = Some(book);
         snap
     }
 
     pub fn plan(&self, id: &str) -> Option<&ShopPlan> {
         self.by_id.get(id).map(|&i| &self.plans[i])
+    }
+
+    /// What `plan` would sell for if its cost were `cost` (a live re-read at checkout).
+    pub fn price_for(&self, plan: &ShopPlan, cost: Cents) -> Option<Cents> {
+        let key = PlanKey {
+            plan_id: &plan.id,
+            country_code: &plan.country_code,
+            region: plan.region.as_deref(),
+        };
+        self.book.as_ref()?.price(key, cost).ok()
     }
 
     pub fn plans(&self) -> &[ShopPlan] {

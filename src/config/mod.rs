@@ -314,6 +314,8 @@ pub struct Settings {
     pub default_markup_bps: u32,
     pub min_margin: Cents,
     pub auto_refund: bool,
+    /// Checkouts one client address may start per minute.
+    pub checkout_rate_limit: u32,
     pub log_format: LogFormat,
 }
 
@@ -347,6 +349,9 @@ impl Settings {
                 parse_int_in(raw, 0, i64::from(i32::MAX)).map(Cents::new)
             })?,
             auto_refund: src.parsed("AUTO_REFUND", false, parse_bool)?,
+            checkout_rate_limit: src.parsed("CHECKOUT_RATE_LIMIT", 10, |raw| {
+                parse_int_in(raw, 1, 1_000_000)
+            })?,
             log_format: log_format(src)?,
         })
     }

@@ -11,6 +11,7 @@
 pub mod lease;
 pub mod purchases;
 pub mod schema;
+pub mod wallet;
 
 use std::path::Path;
 use std::time::Duration;

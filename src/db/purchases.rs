@@ -152,3 +152,25 @@ pub fn events(conn: &mut DbConn, purchase_id: &str) -> Result<Vec<PurchaseEvent>
         .order(purchase_events::id)
         .load(conn)?)
 }
+
+/// Records the provider session created for an awaiting purchase.
+pub fn set_payment_session(conn: &mut DbConn, id: &str, session_id: &str) -> Result<(), DbError> {
+    diesel::update(purchases::table.find(id))
+        .set(purchases::payment_session_id.eq(session_id))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// The purchase whose private token hashes to `token_hash`, if `id` matches it.
+pub fn find_with_token(
+    conn: &mut DbConn,
+    id: &str,
+    token_hash: &str,
+) -> Result<Option<Purchase>, DbError> {
+    Ok(purchases::table
+        .filter(purchases::id.eq(id))
+        .filter(purchases::access_token_hash.eq(token_hash))
+        .select(Purchase::as_select())
+        .first(conn)
+        .optional()?)
+}

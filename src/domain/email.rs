@@ -62,12 +62,18 @@ impl From<Email> for String {
     }
 }
 
-/// `j***@example.com`: enough to tell addresses apart in a log, not enough to contact anyone.
-impl fmt::Debug for Email {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Email {
+    /// `j***@example.com`: enough to tell addresses apart, not enough to contact anyone.
+    pub fn masked(&self) -> String {
         let (local, domain) = self.0.split_once('@').unwrap_or(("", &self.0));
         let first = local.chars().next().unwrap_or('?');
-        write!(f, "Email({first}***@{domain})")
+        format!("{first}***@{domain}")
+    }
+}
+
+impl fmt::Debug for Email {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Email({})", self.masked())
     }
 }
 

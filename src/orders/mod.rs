@@ -1,4 +1,6 @@
 //! Everything after the consumer decides to buy: checkout, payment confirmation, the outbox
 //! that places each paid purchase upstream exactly once, tracking, delivery and refunds.
 
+pub mod checkout;
+pub mod confirm;
 pub mod outbox;

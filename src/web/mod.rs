@@ -4,12 +4,17 @@
 //! bound listener (port 0 in tests) so callers learn the real port before it runs.
 
 pub mod assets;
+mod checkout;
+pub mod csrf;
 pub mod error;
 mod middleware;
 mod ops;
+mod orders;
 pub mod pages;
+pub mod rate_limit;
 pub mod request_id;
 mod shop;
+mod webhooks;
 
 use std::net::TcpListener;
 use std::sync::Arc;
@@ -17,13 +22,16 @@ use std::time::Duration;
 
 use actix_web::dev::Server;
 use actix_web::{App, HttpResponse, HttpServer, web};
-use tokio::sync::watch;
+use tokio::sync::{Notify, watch};
 use tokio::task::JoinHandle;
 
 use crate::catalog::Catalog;
-use crate::config::Settings;
+use crate::config::{Payments, Settings};
 use crate::db::Db;
+use crate::payments::Provider;
+use crate::payments::demo::DemoProvider;
 use crate::upstream::{ClientBuildError, PartnerClient};
+use crate::web::rate_limit::RateLimiter;
 pub use error::AppError;
 
 /// What every handler can reach.
@@ -32,6 +40,12 @@ pub struct AppState {
     pub settings: Arc<Settings>,
     pub catalog: Arc<Catalog>,
     pub upstream: PartnerClient,
+    pub payments: Provider,
+    /// Cookies carry `Secure` (and the `__Host-` prefix) when the shop is served over HTTPS.
+    pub secure_cookies: bool,
+    pub checkout_limiter: RateLimiter,
+    /// Signalled when work is queued, so outbox workers in this process start at once.
+    pub outbox_wake: Arc<Notify>,
 }
 
 /// How long in-flight requests get to finish after SIGTERM before the server closes them.
@@ -48,6 +62,8 @@ pub enum StartError {
     },
     #[error("STOREFRONT_UPSTREAM_BASE_URL / STOREFRONT_UPSTREAM_API_KEY: {0}")]
     Upstream(#[from] ClientBuildError),
+    #[error("STOREFRONT_PAYMENTS: the {0} provider is not available in this build")]
+    Payments(String),
 }
 
 pub struct Application {
@@ -85,11 +101,24 @@ impl Application {
             stopped,
         ))];
 
+        let payments = match &settings.payments {
+            Payments::Demo => Provider::Demo(DemoProvider::new(
+                &settings.secret_key,
+                settings.public_url.clone(),
+            )),
+            Payments::Stripe(_) => return Err(StartError::Payments("stripe".into())),
+        };
+        let checkout_limiter =
+            RateLimiter::new(settings.checkout_rate_limit, Duration::from_secs(60));
         let state = web::Data::new(AppState {
             db,
+            secure_cookies: settings.public_url.scheme() == "https",
             settings: Arc::new(settings),
             catalog: Arc::clone(&catalog),
             upstream: client,
+            payments,
+            checkout_limiter,
+            outbox_wake: Arc::new(Notify::new()),
         });
         let server = HttpServer::new(move || {
             App::new()
@@ -150,6 +179,17 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/readyz", web::get().to(ops::readyz))
         .route("/static/{name}", web::get().to(assets::serve))
         .configure(shop::configure)
+        .route("/checkout", web::post().to(checkout::checkout))
+        .route(
+            "/demo-pay/{session}",
+            web::get().to(checkout::demo_pay_page),
+        )
+        .route(
+            "/demo-pay/{session}/{action}",
+            web::post().to(checkout::demo_pay_action),
+        )
+        .route("/orders/{id}", web::get().to(orders::order))
+        .route("/webhooks/stripe", web::post().to(webhooks::stripe))
         .default_service(web::to(not_found));
 }
 

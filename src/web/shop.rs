@@ -35,7 +35,7 @@ pub struct PlanCard {
 }
 
 impl PlanCard {
-    fn new(plan: &ShopPlan) -> Self {
+    pub(crate) fn new(plan: &ShopPlan) -> Self {
         Self {
             href: format!("/plans/{}", urlencode(&plan.id)),
             allowance: plan.allowance(),
@@ -48,7 +48,7 @@ impl PlanCard {
     }
 }
 
-fn kind_label(kind: PlanKind) -> &'static str {
+pub(crate) fn kind_label(kind: PlanKind) -> &'static str {
     match kind {
         PlanKind::Local => "Local",
         PlanKind::Regional => "Regional",
@@ -56,7 +56,7 @@ fn kind_label(kind: PlanKind) -> &'static str {
     }
 }
 
-fn plan_title(plan: &ShopPlan) -> String {
+pub(crate) fn plan_title(plan: &ShopPlan) -> String {
     format!("{} · {}", plan.country_name, plan.allowance())
 }
 
@@ -370,7 +370,7 @@ pub async fn region(
     Ok(catalog_page(&page))
 }
 
-fn coverage_names(snap: &Snapshot, codes: &[String]) -> Vec<String> {
+pub(crate) fn coverage_names(snap: &Snapshot, codes: &[String]) -> Vec<String> {
     let mut names: Vec<String> = codes
         .iter()
         .map(|code| {
@@ -380,56 +380,6 @@ fn coverage_names(snap: &Snapshot, codes: &[String]) -> Vec<String> {
         .collect();
     names.sort();
     names
-}
-
-#[derive(Template)]
-#[template(path = "shop/plan.html")]
-struct PlanPage {
-    title: String,
-    id: String,
-    country_code: String,
-    country_name: String,
-    kind: &'static str,
-    allowance: String,
-    validity: String,
-    price: String,
-    sellable: bool,
-    is_daily: bool,
-    activation: &'static str,
-    fair_use: String,
-    network_type: String,
-    networks: String,
-    coverage: Vec<String>,
-}
-
-pub async fn plan(
-    state: web::Data<AppState>,
-    id: web::Path<String>,
-) -> Result<HttpResponse, AppError> {
-    let snap = state.catalog.snapshot();
-    let plan = snap.plan(&id).ok_or(AppError::NotFound)?;
-    let page = PlanPage {
-        title: plan_title(plan),
-        id: plan.id.clone(),
-        country_code: plan.country_code.clone(),
-        country_name: plan.country_name.clone(),
-        kind: kind_label(plan.kind),
-        allowance: plan.allowance(),
-        validity: plan.validity_label(),
-        price: plan.price.map(|p| p.to_string()).unwrap_or_default(),
-        sellable: plan.is_sellable(),
-        is_daily: plan.is_daily,
-        activation: plan.activation.describe(),
-        fair_use: plan.fair_use().to_string(),
-        network_type: plan.network_type_label().to_string(),
-        networks: plan.networks_label(),
-        coverage: if plan.kind == PlanKind::Local {
-            Vec::new()
-        } else {
-            coverage_names(&snap, &plan.coverage)
-        },
-    };
-    Ok(catalog_page(&page))
 }
 
 #[derive(Template)]
@@ -460,6 +410,6 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/countries/{code}", web::get().to(country))
         .route("/regions", web::get().to(regions))
         .route("/regions/{slug}", web::get().to(region))
-        .route("/plans/{id}", web::get().to(plan))
+        .route("/plans/{id}", web::get().to(crate::web::checkout::plan))
         .route("/help/{topic}", web::get().to(help));
 }

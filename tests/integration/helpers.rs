@@ -270,6 +270,7 @@ pub fn settings_for(db: &TestDb, overrides: &[(&str, &str)]) -> Settings {
             "/tmp/storefront-test-mail".into(),
         ),
         ("STOREFRONT_MAIL_FROM".into(), "shop@example.com".into()),
+        ("STOREFRONT_CHECKOUT_RATE_LIMIT".into(), "1000".into()),
     ];
     for (key, value) in overrides {
         pairs.retain(|(k, _)| k != key);
@@ -283,6 +284,7 @@ pub struct TestApp {
     pub address: String,
     pub client: reqwest::Client,
     pub catalog: Arc<Catalog>,
+    pub db: Db,
     _test_db: TestDb,
 }
 
@@ -313,14 +315,29 @@ pub async fn spawn_app_on(test_db: TestDb, db: Db) -> TestApp {
 }
 
 async fn spawn_with(test_db: TestDb, db: Db, overrides: &[(&str, &str)]) -> TestApp {
-    let settings = settings_for(&test_db, overrides);
-    let app = Application::build(settings, db).await.expect("build app");
+    // Links the app builds (payment pages, order pages) must point at its real address.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("free port")
+        .port();
+    let bind = format!("127.0.0.1:{port}");
+    let public_url = format!("http://{bind}");
+    let mut all: Vec<(&str, &str)> = vec![
+        ("STOREFRONT_BIND", bind.as_str()),
+        ("STOREFRONT_PUBLIC_URL", public_url.as_str()),
+    ];
+    all.extend_from_slice(overrides);
+    let settings = settings_for(&test_db, &all);
+    let app = Application::build(settings, db.clone())
+        .await
+        .expect("build app");
     let address = format!("http://127.0.0.1:{}", app.port());
     let catalog = Arc::clone(app.catalog());
     tokio::spawn(app.run_until_stopped());
     TestApp {
         address,
         catalog,
+        db,
         client: reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()

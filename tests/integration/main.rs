@@ -5,6 +5,7 @@
 mod helpers;
 
 mod catalog;
+mod checkout;
 mod cli;
 mod db;
 mod ops;

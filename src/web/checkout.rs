@@ -1,0 +1,452 @@
+//! Buying: the plan page with its checkout form, `POST /checkout`, and the demo provider's
+//! hosted payment page. Handlers parse and render; the sale itself is `orders::checkout`.
+
+use std::time::SystemTime;
+
+use actix_web::cookie::{Cookie, SameSite};
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{HttpRequest, HttpResponse, web};
+use askama::Template;
+use serde::Deserialize;
+
+use crate::catalog::{PlanKind, ShopPlan};
+use crate::domain::{Cents, Email};
+use crate::orders::checkout::{Checkout, CheckoutError, CheckoutForm};
+use crate::orders::confirm;
+use crate::payments::{PaymentProvider, Provider};
+use crate::web::error::AppError;
+use crate::web::shop::{coverage_names, kind_label, plan_title};
+use crate::web::{AppState, csrf, pages};
+
+/// The checkout form as the plan page shows it.
+pub struct BuyForm {
+    pub csrf_token: String,
+    pub email: String,
+    pub error: Option<String>,
+    pub expected_price_cents: i64,
+}
+
+#[derive(Template)]
+#[template(path = "shop/plan.html")]
+struct PlanPage {
+    title: String,
+    id: String,
+    country_code: String,
+    country_name: String,
+    kind: &'static str,
+    allowance: String,
+    validity: String,
+    price: String,
+    sellable: bool,
+    online: bool,
+    is_daily: bool,
+    activation: &'static str,
+    fair_use: String,
+    network_type: String,
+    networks: String,
+    coverage: Vec<String>,
+    form: BuyForm,
+}
+
+/// Answers carry the CSRF cookie when the browser has none yet, and are private: the form
+/// holds a per-browser token.
+fn private_page<T: Template>(
+    status: StatusCode,
+    page: &T,
+    cookie: Option<Cookie<'static>>,
+) -> HttpResponse {
+    let mut response = pages::render(status, page);
+    response.headers_mut().insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("private, no-store"),
+    );
+    if let Some(cookie) = cookie {
+        let _ = response.add_cookie(&cookie);
+    }
+    response
+}
+
+fn render_plan(
+    state: &AppState,
+    req: &HttpRequest,
+    plan: &ShopPlan,
+    status: StatusCode,
+    email: String,
+    error: Option<String>,
+) -> HttpResponse {
+    let snap = state.catalog.snapshot();
+    let issued = csrf::issue(req, &state.settings.secret_key, state.secure_cookies);
+    let page = PlanPage {
+        title: plan_title(plan),
+        id: plan.id.clone(),
+        country_code: plan.country_code.clone(),
+        country_name: plan.country_name.clone(),
+        kind: kind_label(plan.kind),
+        allowance: plan.allowance(),
+        validity: plan.validity_label(),
+        price: plan.price.map(|p| p.to_string()).unwrap_or_default(),
+        sellable: plan.is_sellable(),
+        online: plan
+            .price
+            .is_some_and(|p| p >= state.payments.minimum_charge()),
+        is_daily: plan.is_daily,
+        activation: plan.activation.describe(),
+        fair_use: plan.fair_use().to_string(),
+        network_type: plan.network_type_label().to_string(),
+        networks: plan.networks_label(),
+        coverage: if plan.kind == PlanKind::Local {
+            Vec::new()
+        } else {
+            coverage_names(&snap, &plan.coverage)
+        },
+        form: BuyForm {
+            csrf_token: issued.token,
+            email,
+            error,
+            expected_price_cents: plan.price.map_or(0, Cents::get),
+        },
+    };
+    private_page(status, &page, issued.cookie)
+}
+
+pub async fn plan(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+) -> Result<HttpResponse, AppError> {
+    let snap = state.catalog.snapshot();
+    let plan = snap.plan(&id).ok_or(AppError::NotFound)?;
+    Ok(render_plan(
+        &state,
+        &req,
+        plan,
+        StatusCode::OK,
+        String::new(),
+        None,
+    ))
+}
+
+#[derive(Deserialize)]
+pub struct CheckoutFields {
+    plan_id: String,
+    #[serde(default)]
+    email: String,
+    #[serde(default)]
+    csrf_token: String,
+    /// "my device supports eSIM and is not carrier-locked"
+    confirm_device: Option<String>,
+    expected_price_cents: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "shop/checkout_problem.html")]
+struct ProblemPage {
+    title: &'static str,
+    message: String,
+    plan_href: String,
+    country_href: String,
+    country_name: String,
+    /// A form to confirm a changed price.
+    confirm: Option<ConfirmPrice>,
+    alternatives: Vec<crate::web::shop::PlanCard>,
+}
+
+struct ConfirmPrice {
+    csrf_token: String,
+    plan_id: String,
+    email: String,
+    new_price: String,
+    new_price_cents: i64,
+}
+
+pub async fn checkout(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    form: web::Form<CheckoutFields>,
+) -> Result<HttpResponse, AppError> {
+    let form = form.into_inner();
+    if !csrf::verify(
+        &req,
+        &state.settings.secret_key,
+        state.secure_cookies,
+        &form.csrf_token,
+    ) {
+        return Err(AppError::Forbidden(
+            "This form has expired. Go back, reload the page and try again.".into(),
+        ));
+    }
+    let client = req
+        .peer_addr()
+        .map(|a| a.ip())
+        .unwrap_or(std::net::IpAddr::from([0, 0, 0, 0]));
+    if !state.checkout_limiter.allow(client) {
+        return Err(AppError::TooManyRequests);
+    }
+    let snap = state.catalog.snapshot();
+    let plan = snap.plan(&form.plan_id).ok_or(AppError::NotFound)?;
+    let email = match Email::parse(form.email.trim()) {
+        Ok(email) => email,
+        Err(_) => {
+            return Ok(render_plan(
+                &state,
+                &req,
+                plan,
+                StatusCode::BAD_REQUEST,
+                form.email,
+                Some("Enter the email address where we should send your eSIM, like name@example.com.".into()),
+            ));
+        }
+    };
+    if form.confirm_device.is_none() {
+        return Ok(render_plan(
+            &state,
+            &req,
+            plan,
+            StatusCode::BAD_REQUEST,
+            form.email,
+            Some("Please confirm that your phone supports eSIM and is not carrier-locked.".into()),
+        ));
+    }
+    let expected_price = match form.expected_price_cents.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(raw) => Some(Cents::new(raw.parse::<i64>().map_err(|_| {
+            AppError::BadRequest("The price in the form is not a number.".into())
+        })?)),
+    };
+    let checkout = Checkout {
+        db: &state.db,
+        upstream: &state.upstream,
+        payments: &state.payments,
+        snapshot: &snap,
+        public_url: &state.settings.public_url,
+    };
+    let started = checkout
+        .start(CheckoutForm {
+            plan_id: plan.id.clone(),
+            email: email.clone(),
+            expected_price,
+        })
+        .await;
+    match started {
+        Ok(started) => {
+            let cookie = order_cookie(&started.purchase_id, &started.token, state.secure_cookies);
+            let mut response = HttpResponse::SeeOther()
+                .insert_header((header::LOCATION, started.redirect_url.as_str()))
+                .finish();
+            let _ = response.add_cookie(&cookie);
+            Ok(response)
+        }
+        Err(err) => problem(&state, &req, plan, email, err),
+    }
+}
+
+fn problem(
+    state: &AppState,
+    req: &HttpRequest,
+    plan: &ShopPlan,
+    email: Email,
+    err: CheckoutError,
+) -> Result<HttpResponse, AppError> {
+    let snap = state.catalog.snapshot();
+    let alternatives = || {
+        snap.local_plans(&plan.country_code)
+            .into_iter()
+            .filter(|p| p.id != plan.id)
+            .take(6)
+            .map(crate::web::shop::PlanCard::new)
+            .collect()
+    };
+    let (title, message, confirm, alternatives, cookie) = match err {
+        CheckoutError::UnknownPlan => return Err(AppError::NotFound),
+        CheckoutError::PlanGone => (
+            "This plan is no longer available",
+            "Our supplier has just stopped selling this plan. Nothing was charged. These plans cover the same destination:".to_string(),
+            None,
+            alternatives(),
+            None,
+        ),
+        CheckoutError::PriceChanged { new_price } => {
+            let issued = csrf::issue(req, &state.settings.secret_key, state.secure_cookies);
+            (
+                "The price has changed",
+                format!("The price of this plan is now {new_price}. Nothing was charged. Continue if you still want it."),
+                Some(ConfirmPrice {
+                    csrf_token: issued.token,
+                    plan_id: plan.id.clone(),
+                    email: email.as_str().to_string(),
+                    new_price: new_price.to_string(),
+                    new_price_cents: new_price.get(),
+                }),
+                Vec::new(),
+                issued.cookie,
+            )
+        }
+        CheckoutError::NotSellable => (
+            "This plan cannot be bought online",
+            "This plan cannot be paid for online right now. Nothing was charged.".to_string(),
+            None,
+            alternatives(),
+            None,
+        ),
+        CheckoutError::WalletShort => (
+            "Temporarily unavailable",
+            "We cannot sell this plan right now. Nothing was charged. Please try again later.".to_string(),
+            None,
+            Vec::new(),
+            None,
+        ),
+        CheckoutError::UpstreamUnavailable | CheckoutError::Payment(_) => {
+            return Err(AppError::Unavailable(err.to_string()));
+        }
+        CheckoutError::Db(db) => return Err(db.into()),
+    };
+    let page = ProblemPage {
+        title,
+        message,
+        plan_href: format!("/plans/{}", plan.id),
+        country_href: format!("/countries/{}", plan.country_code),
+        country_name: plan.country_name.clone(),
+        confirm,
+        alternatives,
+    };
+    Ok(private_page(StatusCode::CONFLICT, &page, cookie))
+}
+
+/// The cookie that lets this browser open its order page without the token in the address.
+pub fn order_cookie(purchase_id: &str, token: &str, secure: bool) -> Cookie<'static> {
+    Cookie::build(format!("order_{purchase_id}"), token.to_string())
+        .path(format!("/orders/{purchase_id}"))
+        .http_only(true)
+        .secure(secure)
+        .same_site(SameSite::Lax)
+        .max_age(actix_web::cookie::time::Duration::days(400))
+        .finish()
+}
+
+#[derive(Template)]
+#[template(path = "payments/demo_pay.html")]
+struct DemoPayPage {
+    session: String,
+    amount: String,
+    description: String,
+    email: String,
+    open: bool,
+    order_href: String,
+    csrf_token: String,
+}
+
+fn demo_provider(state: &AppState) -> Result<&crate::payments::demo::DemoProvider, AppError> {
+    match &state.payments {
+        Provider::Demo(demo) => Ok(demo),
+        #[allow(unreachable_patterns)]
+        _ => Err(AppError::NotFound),
+    }
+}
+
+pub async fn demo_pay_page(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    session: web::Path<String>,
+) -> Result<HttpResponse, AppError> {
+    demo_provider(&state)?;
+    let session = session.into_inner();
+    let lookup = session.clone();
+    let purchase = state
+        .db
+        .run(move |conn| crate::db::purchases::find_by_session(conn, &lookup))
+        .await?
+        .ok_or(AppError::NotFound)?;
+    let snap = state.catalog.snapshot();
+    let description = snap
+        .plan(&purchase.plan_id)
+        .map(plan_title)
+        .unwrap_or_else(|| purchase.plan_id.clone());
+    let issued = csrf::issue(&req, &state.settings.secret_key, state.secure_cookies);
+    let page = DemoPayPage {
+        amount: Cents::new(purchase.price_cents).to_string(),
+        description,
+        email: Email::parse(purchase.email.as_str())
+            .map(|e| e.masked())
+            .unwrap_or_default(),
+        open: purchase.status == "awaiting_payment",
+        order_href: format!("/orders/{}", purchase.id),
+        csrf_token: issued.token,
+        session,
+    };
+    Ok(private_page(StatusCode::OK, &page, issued.cookie))
+}
+
+#[derive(Deserialize)]
+pub struct CsrfOnly {
+    #[serde(default)]
+    csrf_token: String,
+}
+
+/// Pay or Decline on the demo page: a signed event goes through the same verification and
+/// handling as a provider webhook, then the consumer returns to the order page.
+pub async fn demo_pay_action(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+    form: web::Form<CsrfOnly>,
+) -> Result<HttpResponse, AppError> {
+    let demo = demo_provider(&state)?;
+    if !csrf::verify(
+        &req,
+        &state.settings.secret_key,
+        state.secure_cookies,
+        &form.csrf_token,
+    ) {
+        return Err(AppError::Forbidden(
+            "This form has expired. Go back, reload the page and try again.".into(),
+        ));
+    }
+    let (session, action) = path.into_inner();
+    let paid = match action.as_str() {
+        "pay" => true,
+        "decline" => false,
+        _ => return Err(AppError::NotFound),
+    };
+    let lookup = session.clone();
+    let purchase = state
+        .db
+        .run(move |conn| crate::db::purchases::find_by_session(conn, &lookup))
+        .await?
+        .ok_or(AppError::NotFound)?;
+    let now = SystemTime::now();
+    let (signature, body) = demo.signed_event(
+        paid,
+        &session,
+        &purchase.id,
+        Cents::new(purchase.price_cents),
+        now,
+    );
+    deliver_event(&state, Some(&signature), &body, now).await?;
+    Ok(HttpResponse::SeeOther()
+        .insert_header((header::LOCATION, format!("/orders/{}", purchase.id)))
+        .finish())
+}
+
+/// Verifies and applies one provider event: the webhook endpoint and the demo page share it.
+pub async fn deliver_event(
+    state: &AppState,
+    signature: Option<&str>,
+    body: &[u8],
+    now: SystemTime,
+) -> Result<confirm::Applied, AppError> {
+    let event = state
+        .payments
+        .verify_event(signature, body, now)
+        .map_err(|e| AppError::BadRequest(e.to_string()))?;
+    let provider = state.payments.name();
+    let applied = state
+        .db
+        .run(move |conn| confirm::apply(conn, provider, &event))
+        .await?;
+    if let confirm::Applied::Paid { purchase_id } = &applied {
+        tracing::info!(purchase.id = %purchase_id, "payment confirmed");
+        state.outbox_wake.notify_waiters();
+    }
+    Ok(applied)
+}

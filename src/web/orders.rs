@@ -1,0 +1,188 @@
+//! The consumer's private order page. Reachable only with the emailed token (exchanged at once
+//! for a cookie, so the token leaves the address bar) or that cookie; anything else is the same
+//! 404 as an unknown id, so the answer says nothing about which ids exist.
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderName, HeaderValue};
+use actix_web::{HttpRequest, HttpResponse, web};
+use askama::Template;
+use serde::Deserialize;
+
+use crate::db;
+use crate::domain::Cents;
+use crate::domain::purchase::PurchaseStatus;
+use crate::orders::checkout::hash_token;
+use crate::web::checkout::order_cookie;
+use crate::web::error::AppError;
+use crate::web::shop::plan_title;
+use crate::web::{AppState, pages};
+
+#[derive(Deserialize)]
+pub struct TokenQuery {
+    token: Option<String>,
+}
+
+pub struct TimelineEntry {
+    pub at: String,
+    pub text: String,
+}
+
+#[derive(Template)]
+#[template(path = "orders/order.html")]
+struct OrderPage {
+    status: &'static str,
+    headline: &'static str,
+    explanation: &'static str,
+    refresh: bool,
+    plan: String,
+    plan_href: String,
+    price: String,
+    email: String,
+    timeline: Vec<TimelineEntry>,
+}
+
+fn words(status: PurchaseStatus) -> (&'static str, &'static str) {
+    use PurchaseStatus::*;
+    match status {
+        AwaitingPayment => (
+            "Confirming your payment…",
+            "As soon as your payment provider confirms the payment, we order your eSIM. This page updates by itself.",
+        ),
+        Paid => (
+            "Payment received",
+            "We are ordering your eSIM now. This usually takes less than a minute; this page updates by itself and we email you when it is ready.",
+        ),
+        Ordered | Provisioning => (
+            "Your eSIM is being prepared",
+            "Our supplier is preparing your eSIM. This page updates by itself and we email you when it is ready.",
+        ),
+        Fulfilled => (
+            "Your eSIM is ready",
+            "Install it while you have Wi-Fi, ideally before you travel. Do not delete this eSIM from your phone: it cannot be reinstalled.",
+        ),
+        PaymentFailed => (
+            "Payment not completed",
+            "Your payment did not go through or the payment page expired. Nothing was charged. You can start again from the plan page.",
+        ),
+        NeedsAttention => (
+            "We are looking into your order",
+            "Something needs a closer look on our side. You do not need to do anything: we will email you as soon as it is resolved.",
+        ),
+        Failed => (
+            "We could not complete your order",
+            "Our supplier could not provide this eSIM. Your payment is being refunded in full.",
+        ),
+        Refunded => (
+            "Refunded",
+            "Your payment has been refunded in full to your original payment method.",
+        ),
+    }
+}
+
+fn format_ms(ms: i64) -> String {
+    time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
+        .ok()
+        .and_then(|t| {
+            t.format(&time::macros::format_description!(
+                "[year]-[month]-[day] [hour]:[minute] UTC"
+            ))
+            .ok()
+        })
+        .unwrap_or_default()
+}
+
+fn event_text(to: &str) -> &'static str {
+    PurchaseStatus::parse(to).map_or("Updated", |s| words(s).0)
+}
+
+pub async fn order(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+    query: web::Query<TokenQuery>,
+) -> Result<HttpResponse, AppError> {
+    let id = id.into_inner();
+    if id.len() > 64 {
+        return Err(AppError::NotFound);
+    }
+    // The token from the email: valid → keep it in a cookie and drop it from the address.
+    if let Some(token) = query.token.as_deref() {
+        let hash = hash_token(token);
+        let (lookup, h) = (id.clone(), hash.clone());
+        let found = state
+            .db
+            .run(move |conn| db::purchases::find_with_token(conn, &lookup, &h))
+            .await?;
+        if found.is_none() {
+            return Err(AppError::NotFound);
+        }
+        let mut response = HttpResponse::SeeOther()
+            .insert_header((header::LOCATION, format!("/orders/{id}")))
+            .insert_header((header::REFERRER_POLICY, "no-referrer"))
+            .finish();
+        let _ = response.add_cookie(&order_cookie(&id, token, state.secure_cookies));
+        return Ok(response);
+    }
+    let token = req
+        .cookie(&format!("order_{id}"))
+        .map(|c| c.value().to_string())
+        .ok_or(AppError::NotFound)?;
+    let hash = hash_token(&token);
+    let lookup = id.clone();
+    let (purchase, events) = state
+        .db
+        .run(move |conn| {
+            let Some(purchase) = db::purchases::find_with_token(conn, &lookup, &hash)? else {
+                return Ok::<_, db::DbError>(None);
+            };
+            let events = db::purchases::events(conn, &purchase.id)?;
+            Ok(Some((purchase, events)))
+        })
+        .await?
+        .ok_or(AppError::NotFound)?;
+    let status = purchase.status();
+    let (headline, explanation) = words(status);
+    let snap = state.catalog.snapshot();
+    let plan = snap
+        .plan(&purchase.plan_id)
+        .map(plan_title)
+        .unwrap_or_else(|| purchase.plan_id.clone());
+    let page = OrderPage {
+        status: status.as_str(),
+        headline,
+        explanation,
+        refresh: matches!(
+            status,
+            PurchaseStatus::AwaitingPayment
+                | PurchaseStatus::Paid
+                | PurchaseStatus::Ordered
+                | PurchaseStatus::Provisioning
+        ),
+        plan,
+        plan_href: format!("/plans/{}", purchase.plan_id),
+        price: Cents::new(purchase.price_cents).to_string(),
+        email: crate::domain::Email::parse(purchase.email.as_str())
+            .map(|e| e.masked())
+            .unwrap_or_default(),
+        timeline: events
+            .iter()
+            .rev()
+            .map(|e| TimelineEntry {
+                at: format_ms(e.at_ms),
+                text: event_text(&e.to_status).to_string(),
+            })
+            .collect(),
+    };
+    let mut response = pages::render(StatusCode::OK, &page);
+    let headers = response.headers_mut();
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    headers.insert(
+        HeaderName::from_static("x-robots-tag"),
+        HeaderValue::from_static("noindex"),
+    );
+    Ok(response)
+}

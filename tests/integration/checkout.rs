@@ -1,0 +1,552 @@
+//! Buying through the demo provider: CSRF, validation, the live re-read at checkout, the wallet
+//! guard under concurrency, exactly-once payment confirmation and the private order page.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+
+use diesel::prelude::*;
+use storefront::catalog::ShopPlan;
+use storefront::db::schema::{outbox_jobs, purchases};
+use storefront::db::{Db, DbError};
+use storefront::domain::Cents;
+use storefront::orders::confirm::{self, Applied};
+use storefront::payments::{EventKind, PaymentEvent};
+
+use crate::both_backends;
+use crate::helpers::{Backend, TestApp, spawn_shop};
+
+/// A browser's cookie jar, enough for one host.
+#[derive(Clone, Default)]
+struct Browser {
+    cookies: Arc<Mutex<HashMap<String, String>>>,
+}
+
+impl Browser {
+    fn cookie_header(&self) -> String {
+        let jar = self.cookies.lock().expect("jar");
+        jar.iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
+    fn remember(&self, res: &reqwest::Response) {
+        let mut jar = self.cookies.lock().expect("jar");
+        for value in res.headers().get_all("set-cookie") {
+            let text = value.to_str().expect("ascii");
+            if let Some((pair, _)) = text.split_once(';').or(Some((text, "")))
+                && let Some((name, value)) = pair.split_once('=')
+            {
+                jar.insert(name.trim().to_string(), value.trim().to_string());
+            }
+        }
+    }
+
+    async fn get(&self, app: &TestApp, path: &str) -> (u16, String, reqwest::header::HeaderMap) {
+        let url = if path.starts_with("http") {
+            path.to_string()
+        } else {
+            app.url(path)
+        };
+        let res = app
+            .client
+            .get(url)
+            .header("cookie", self.cookie_header())
+            .send()
+            .await
+            .expect("get");
+        self.remember(&res);
+        let (status, headers) = (res.status().as_u16(), res.headers().clone());
+        (status, res.text().await.expect("body"), headers)
+    }
+
+    async fn post(
+        &self,
+        app: &TestApp,
+        path: &str,
+        form: &[(&str, &str)],
+    ) -> (u16, String, reqwest::header::HeaderMap) {
+        let body: String = url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(form)
+            .finish();
+        let res = app
+            .client
+            .post(app.url(path))
+            .header("cookie", self.cookie_header())
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(body)
+            .send()
+            .await
+            .expect("post");
+        self.remember(&res);
+        let (status, headers) = (res.status().as_u16(), res.headers().clone());
+        (status, res.text().await.expect("body"), headers)
+    }
+}
+
+fn hidden(html: &str, name: &str) -> String {
+    let marker = format!("name=\"{name}\" value=\"");
+    html.split(&marker)
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap_or_else(|| panic!("no hidden {name} in {html}"))
+        .to_string()
+}
+
+fn location(headers: &reqwest::header::HeaderMap) -> String {
+    headers["location"].to_str().expect("ascii").to_string()
+}
+
+/// A local plan the demo provider can sell.
+fn sellable_plan(app: &TestApp) -> ShopPlan {
+    app.catalog
+        .snapshot()
+        .plans()
+        .iter()
+        .find(|p| {
+            p.is_sellable() && p.price.is_some_and(|c| c.get() >= 100) && p.cost.get() < 20_000
+        })
+        .expect("a sellable plan")
+        .clone()
+}
+
+async fn count(db: &Db, table: &'static str) -> i64 {
+    db.run(move |conn| {
+        let n = match table {
+            "purchases" => purchases::table.count().get_result::<i64>(conn)?,
+            _ => outbox_jobs::table.count().get_result::<i64>(conn)?,
+        };
+        Ok::<_, DbError>(n)
+    })
+    .await
+    .expect("count")
+}
+
+/// Opens the plan page and submits its form; returns the checkout answer.
+async fn buy(
+    app: &TestApp,
+    browser: &Browser,
+    plan: &ShopPlan,
+    email: &str,
+) -> (u16, String, reqwest::header::HeaderMap) {
+    let (status, page, _) = browser.get(app, &format!("/plans/{}", plan.id)).await;
+    assert_eq!(status, 200);
+    let token = hidden(&page, "csrf_token");
+    let price = hidden(&page, "expected_price_cents");
+    browser
+        .post(
+            app,
+            "/checkout",
+            &[
+                ("csrf_token", &token),
+                ("plan_id", &plan.id),
+                ("email", email),
+                ("confirm_device", "yes"),
+                ("expected_price_cents", &price),
+            ],
+        )
+        .await
+}
+
+both_backends!(
+    a_demo_purchase_is_paid_once_and_queued_once,
+    fifty_checkouts_never_oversell_the_wallet
+);
+
+async fn a_demo_purchase_is_paid_once_and_queued_once(backend: Backend) {
+    let Some((app, _upstream)) = spawn_shop(backend, 150).await else {
+        return;
+    };
+    let plan = sellable_plan(&app);
+    let browser = Browser::default();
+    let (status, _, headers) = buy(&app, &browser, &plan, "ana@example.com").await;
+    assert_eq!(status, 303);
+    let pay_page = location(&headers);
+    assert!(pay_page.contains("/demo-pay/demo_cs_"), "{pay_page}");
+    assert_eq!(count(&app.db, "purchases").await, 1);
+    assert_eq!(
+        count(&app.db, "jobs").await,
+        0,
+        "nothing is queued before payment"
+    );
+
+    let (status, page, _) = browser.get(&app, &pay_page).await;
+    assert_eq!(status, 200);
+    assert!(page.contains("TEST MODE"));
+    assert!(page.contains(&plan.price.expect("price").to_string()));
+    let session = pay_page.rsplit('/').next().expect("session").to_string();
+    let token = hidden(&page, "csrf_token");
+    let (status, _, headers) = browser
+        .post(
+            &app,
+            &format!("/demo-pay/{session}/pay"),
+            &[("csrf_token", &token)],
+        )
+        .await;
+    assert_eq!(status, 303);
+    let order_path = location(&headers);
+    assert!(order_path.starts_with("/orders/"));
+
+    let (status, order, headers) = browser.get(&app, &order_path).await;
+    assert_eq!(status, 200, "the checkout cookie opens the order page");
+    assert!(order.contains("data-status=\"paid\""), "{order}");
+    assert_eq!(headers["cache-control"], "no-store");
+    assert_eq!(headers["referrer-policy"], "no-referrer");
+    assert_eq!(headers["x-robots-tag"], "noindex");
+    assert_eq!(count(&app.db, "jobs").await, 1, "one place_order job");
+
+    // Paying again (a double click) changes nothing: the session is no longer open.
+    let (_, page, _) = browser.get(&app, &pay_page).await;
+    assert!(page.contains("no longer open"));
+    browser
+        .post(
+            &app,
+            &format!("/demo-pay/{session}/pay"),
+            &[("csrf_token", &token)],
+        )
+        .await;
+    assert_eq!(count(&app.db, "jobs").await, 1);
+
+    // A stranger without the cookie or token sees the same 404 as for an unknown order.
+    let stranger = Browser::default();
+    assert_eq!(stranger.get(&app, &order_path).await.0, 404);
+    assert_eq!(
+        stranger
+            .get(&app, &format!("{order_path}?token=wrong"))
+            .await
+            .0,
+        404
+    );
+    assert_eq!(stranger.get(&app, "/orders/nope").await.0, 404);
+}
+
+async fn fifty_checkouts_never_oversell_the_wallet(backend: Backend) {
+    let Some((app, upstream)) = spawn_shop(backend, 150).await else {
+        return;
+    };
+    let plan = sellable_plan(&app);
+    upstream
+        .sandbox
+        .set_balance(plan.cost.get() * 10 + plan.cost.get() / 2)
+        .expect("balance");
+    let app = Arc::new(app);
+    let mut tasks = Vec::new();
+    for i in 0..50 {
+        let (app, plan) = (Arc::clone(&app), plan.clone());
+        tasks.push(tokio::spawn(async move {
+            let browser = Browser::default();
+            buy(&app, &browser, &plan, &format!("buyer{i}@example.com"))
+                .await
+                .0
+        }));
+    }
+    let mut accepted = 0;
+    for task in tasks {
+        match task.await.expect("task") {
+            303 => accepted += 1,
+            409 => {}
+            other => panic!("unexpected answer {other}"),
+        }
+    }
+    assert_eq!(
+        accepted, 10,
+        "a wallet covering 10 purchases accepts exactly 10"
+    );
+    assert_eq!(count(&app.db, "purchases").await, accepted);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn checkout_refuses_forged_and_incomplete_forms_without_writing() {
+    let (app, _upstream) = spawn_shop(Backend::Sqlite, 120).await.expect("sqlite");
+    let plan = sellable_plan(&app);
+    let browser = Browser::default();
+    let (_, page, _) = browser.get(&app, &format!("/plans/{}", plan.id)).await;
+    let token = hidden(&page, "csrf_token");
+    // No token, a wrong token, a token without its cookie: 403 and nothing written.
+    let fields = |t: &'static str| {
+        vec![
+            ("csrf_token", t),
+            ("email", "a@example.com"),
+            ("confirm_device", "yes"),
+        ]
+    };
+    let mut missing = fields("");
+    missing.push(("plan_id", &plan.id));
+    assert_eq!(browser.post(&app, "/checkout", &missing).await.0, 403);
+    let mut wrong = fields("00ff");
+    wrong.push(("plan_id", &plan.id));
+    assert_eq!(browser.post(&app, "/checkout", &wrong).await.0, 403);
+    let cookieless = Browser::default();
+    let with_token = [
+        ("csrf_token", token.as_str()),
+        ("plan_id", plan.id.as_str()),
+        ("email", "a@example.com"),
+        ("confirm_device", "yes"),
+    ];
+    assert_eq!(cookieless.post(&app, "/checkout", &with_token).await.0, 403);
+    assert_eq!(count(&app.db, "purchases").await, 0);
+
+    let (status, page, _) = browser
+        .post(
+            &app,
+            "/checkout",
+            &[
+                ("csrf_token", &token),
+                ("plan_id", &plan.id),
+                ("email", "not-an-email"),
+                ("confirm_device", "yes"),
+            ],
+        )
+        .await;
+    assert_eq!(status, 400);
+    assert!(page.contains("Enter the email address"), "{page}");
+    assert!(
+        page.contains("value=\"not-an-email\""),
+        "the form keeps what was typed"
+    );
+    let (status, page, _) = browser
+        .post(
+            &app,
+            "/checkout",
+            &[
+                ("csrf_token", &token),
+                ("plan_id", &plan.id),
+                ("email", "a@example.com"),
+            ],
+        )
+        .await;
+    assert_eq!(status, 400);
+    assert!(
+        page.contains("supports eSIM and is not carrier-locked"),
+        "{page}"
+    );
+    assert_eq!(count(&app.db, "purchases").await, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn checkout_rereads_the_plan_and_refuses_gone_repriced_and_uncovered_sales() {
+    let (app, upstream) = spawn_shop(Backend::Sqlite, 150).await.expect("sqlite");
+    let plan = sellable_plan(&app);
+    let browser = Browser::default();
+
+    upstream
+        .sandbox
+        .set_plan_available(&plan.id, false)
+        .expect("hide");
+    let (status, page, _) = buy(&app, &browser, &plan, "a@example.com").await;
+    assert_eq!(status, 409);
+    assert!(page.contains("no longer available"), "{page}");
+    upstream
+        .sandbox
+        .set_plan_available(&plan.id, true)
+        .expect("show");
+
+    let new_cost = plan.cost.get() + 500;
+    upstream
+        .sandbox
+        .set_plan_price(&plan.id, new_cost)
+        .expect("price");
+    let (status, page, _) = buy(&app, &browser, &plan, "a@example.com").await;
+    assert_eq!(status, 409);
+    let new_price = app
+        .catalog
+        .snapshot()
+        .price_for(&plan, Cents::new(new_cost))
+        .expect("priced");
+    assert!(page.contains(&format!("now {new_price}")), "{page}");
+    assert_eq!(
+        count(&app.db, "purchases").await,
+        0,
+        "nothing sold at the old price"
+    );
+    let token = hidden(&page, "csrf_token");
+    let (status, _, _) = browser
+        .post(
+            &app,
+            "/checkout",
+            &[
+                ("csrf_token", &token),
+                ("plan_id", &plan.id),
+                ("email", "a@example.com"),
+                ("confirm_device", "yes"),
+                ("expected_price_cents", &new_price.get().to_string()),
+            ],
+        )
+        .await;
+    assert_eq!(status, 303, "confirming the new price proceeds");
+    let locked: (i64, i64) = app
+        .db
+        .run(|conn| {
+            purchases::table
+                .select((purchases::price_cents, purchases::cost_cents))
+                .first(conn)
+                .map_err(DbError::from)
+        })
+        .await
+        .expect("purchase");
+    assert_eq!(
+        locked,
+        (new_price.get(), new_cost),
+        "price and cost are locked"
+    );
+
+    let other = app
+        .catalog
+        .snapshot()
+        .plans()
+        .iter()
+        .find(|p| p.is_sellable() && p.id != plan.id && p.price.is_some_and(|c| c.get() >= 100))
+        .expect("another plan")
+        .clone();
+    upstream.sandbox.set_balance(0).expect("balance");
+    // The wallet is re-read at most once a minute: make the stored one stale.
+    app.db
+        .run(|conn| {
+            diesel::update(storefront::db::schema::wallet::table)
+                .set(storefront::db::schema::wallet::refreshed_at_ms.eq(0_i64))
+                .execute(conn)
+                .map_err(DbError::from)
+        })
+        .await
+        .expect("age wallet");
+    let (status, page, _) = buy(&app, &browser, &other, "b@example.com").await;
+    assert_eq!(status, 409);
+    assert!(page.contains("Temporarily unavailable"), "{page}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_declined_payment_queues_nothing_and_says_so() {
+    let (app, _upstream) = spawn_shop(Backend::Sqlite, 120).await.expect("sqlite");
+    let plan = sellable_plan(&app);
+    let browser = Browser::default();
+    let (_, _, headers) = buy(&app, &browser, &plan, "a@example.com").await;
+    let pay_page = location(&headers);
+    let (_, page, _) = browser.get(&app, &pay_page).await;
+    let session = pay_page.rsplit('/').next().expect("session").to_string();
+    let token = hidden(&page, "csrf_token");
+    let (_, _, headers) = browser
+        .post(
+            &app,
+            &format!("/demo-pay/{session}/decline"),
+            &[("csrf_token", &token)],
+        )
+        .await;
+    let (_, order, _) = browser.get(&app, &location(&headers)).await;
+    assert!(order.contains("data-status=\"payment_failed\""), "{order}");
+    assert!(order.contains("Nothing was charged"));
+    assert_eq!(count(&app.db, "jobs").await, 0);
+}
+
+both_backends!(the_same_event_five_times_at_once_pays_once);
+
+async fn the_same_event_five_times_at_once_pays_once(backend: Backend) {
+    let Some((app, _upstream)) = spawn_shop(backend, 120).await else {
+        return;
+    };
+    let plan = sellable_plan(&app);
+    let browser = Browser::default();
+    let (_, _, headers) = buy(&app, &browser, &plan, "a@example.com").await;
+    let session = location(&headers)
+        .rsplit('/')
+        .next()
+        .expect("session")
+        .to_string();
+    let price = plan.price.expect("price");
+    let event = PaymentEvent {
+        id: "evt_same".into(),
+        kind: EventKind::Paid {
+            session_id: session,
+            purchase_id: None,
+            amount: price,
+            payment_reference: Some("pi_1".into()),
+        },
+    };
+    let mut tasks = Vec::new();
+    for _ in 0..5 {
+        let (db, event) = (app.db.clone(), event.clone());
+        tasks.push(tokio::spawn(async move {
+            db.run(move |conn| confirm::apply(conn, "demo", &event))
+                .await
+        }));
+    }
+    let mut paid = 0;
+    for task in tasks {
+        match task.await.expect("task").expect("applied") {
+            Applied::Paid { .. } => paid += 1,
+            Applied::Duplicate => {}
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!(paid, 1);
+    assert_eq!(count(&app.db, "jobs").await, 1);
+    let _ = SystemTime::now();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_emailed_link_becomes_a_cookie_and_leaves_the_address_bar() {
+    let (app, _upstream) = spawn_shop(Backend::Sqlite, 120).await.expect("sqlite");
+    let plan = sellable_plan(&app);
+    let buyer = Browser::default();
+    let (_, _, headers) = buy(&app, &buyer, &plan, "a@example.com").await;
+    let pay_page = location(&headers);
+    // The provider is told to return to the private link (the demo keeps it in the purchase).
+    let order_id = {
+        let db = app.db.clone();
+        db.run(|conn| {
+            purchases::table
+                .select(purchases::id)
+                .first::<String>(conn)
+                .map_err(DbError::from)
+        })
+        .await
+        .expect("id")
+    };
+    assert!(pay_page.contains("demo-pay"));
+    // A second device has only the emailed link, which we rebuild from the stored cookie.
+    let token = buyer
+        .cookies
+        .lock()
+        .expect("jar")
+        .get(&format!("order_{order_id}"))
+        .cloned()
+        .expect("order cookie set at checkout");
+    let phone = Browser::default();
+    let res = app
+        .client
+        .get(app.url(&format!("/orders/{order_id}?token={token}")))
+        .send()
+        .await
+        .expect("get");
+    assert_eq!(res.status(), 303);
+    assert_eq!(location(res.headers()), format!("/orders/{order_id}"));
+    phone.remember(&res);
+    let set_cookie = res.headers()["set-cookie"]
+        .to_str()
+        .expect("ascii")
+        .to_string();
+    assert!(
+        set_cookie.contains("HttpOnly") && set_cookie.contains("SameSite=Lax"),
+        "{set_cookie}"
+    );
+    let (status, page, _) = phone.get(&app, &format!("/orders/{order_id}")).await;
+    assert_eq!(status, 200);
+    assert!(page.contains("data-status=\"awaiting_payment\""));
+    assert!(
+        !page.contains(&token),
+        "the token is not echoed into the page"
+    );
+}
+
+#[tokio::test]
+async fn the_stripe_webhook_is_off_with_demo_payments() {
+    let (app, _upstream) = spawn_shop(Backend::Sqlite, 120).await.expect("sqlite");
+    let res = app
+        .client
+        .post(app.url("/webhooks/stripe"))
+        .body("{}")
+        .send()
+        .await
+        .expect("post");
+    assert_eq!(res.status(), 404);
+}
