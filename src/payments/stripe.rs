@@ -190,8 +190,8 @@ impl StripeProvider {
         }
         let response = request.send().await.map_err(|e| self.transport_error(e))?;
         let status = response.status();
-        // Stripe says explicitly whether a retry can help; when it does, that wins over the
-        // status code (a 409 lock timeout is retryable, a 500 on a finished request is not).
+        // Stripe may say explicitly whether a retry can help (`Stripe-Should-Retry`); when it
+        // does, that wins over our reading of the status code.
         let should_retry = response
             .headers()
             .get("stripe-should-retry")

@@ -48,6 +48,8 @@ struct FakeState {
     sessions: HashMap<String, Value>,
     /// The next request is answered with this, whatever it asked.
     next_answer: Option<(u16, Value)>,
+    /// `Stripe-Should-Retry` on the next answer.
+    next_should_retry: Option<bool>,
     next_delay: Option<Duration>,
     refund_status: String,
     counter: u64,
@@ -136,16 +138,25 @@ async fn handle(
         form: url::form_urlencoded::parse(&body).into_owned().collect(),
         raw_body,
     };
-    let (delay, answer) = {
+    let (delay, should_retry, answer) = {
         let mut state = state.lock().expect("fake state");
         state.requests.push(recorded.clone());
-        (state.next_delay.take(), answer(&mut state, &recorded))
+        (
+            state.next_delay.take(),
+            state.next_should_retry.take(),
+            answer(&mut state, &recorded),
+        )
     };
     if let Some(delay) = delay {
         tokio::time::sleep(delay).await;
     }
     let (status, body) = answer;
-    HttpResponse::build(actix_web::http::StatusCode::from_u16(status).expect("status")).json(body)
+    let mut response =
+        HttpResponse::build(actix_web::http::StatusCode::from_u16(status).expect("status"));
+    if let Some(retry) = should_retry {
+        response.insert_header(("Stripe-Should-Retry", retry.to_string()));
+    }
+    response.json(body)
 }
 
 /// What Stripe would answer, enough of it for the provider.
@@ -463,6 +474,21 @@ async fn stripe_4xx_is_refused_with_its_message_and_5xx_is_unavailable() {
         .await
         .expect_err("409");
     assert!(matches!(error, PaymentError::Refused(_)), "{error:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stripe_should_retry_overrides_the_status_code() {
+    let fake = FakeStripe::start().await;
+    let stripe = fake.provider();
+    fake.answer_next(500, stripe_error("api_error", None, "Do not retry this."));
+    fake.state().next_should_retry = Some(false);
+    let error = stripe.session_state("cs_test_x").await.expect_err("500");
+    assert!(matches!(error, PaymentError::Refused(_)), "{error:?}");
+
+    fake.answer_next(400, stripe_error("invalid_request_error", None, "Busy."));
+    fake.state().next_should_retry = Some(true);
+    let error = stripe.session_state("cs_test_x").await.expect_err("400");
+    assert!(matches!(error, PaymentError::Unavailable(_)), "{error:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
