@@ -6,6 +6,7 @@
 
 pub mod demo;
 pub mod signature;
+pub mod stripe;
 
 use std::time::SystemTime;
 
@@ -146,24 +147,28 @@ pub trait PaymentProvider: Send + Sync {
 /// The configured provider.
 pub enum Provider {
     Demo(demo::DemoProvider),
+    Stripe(stripe::StripeProvider),
 }
 
 impl PaymentProvider for Provider {
     fn name(&self) -> &'static str {
         match self {
             Self::Demo(p) => p.name(),
+            Self::Stripe(p) => p.name(),
         }
     }
 
     fn minimum_charge(&self) -> Cents {
         match self {
             Self::Demo(p) => p.minimum_charge(),
+            Self::Stripe(p) => p.minimum_charge(),
         }
     }
 
     fn signature_header(&self) -> &'static str {
         match self {
             Self::Demo(p) => p.signature_header(),
+            Self::Stripe(p) => p.signature_header(),
         }
     }
 
@@ -173,6 +178,7 @@ impl PaymentProvider for Provider {
     ) -> Result<CheckoutSession, PaymentError> {
         match self {
             Self::Demo(p) => p.create_checkout(request).await,
+            Self::Stripe(p) => p.create_checkout(request).await,
         }
     }
 
@@ -184,12 +190,14 @@ impl PaymentProvider for Provider {
     ) -> Result<PaymentEvent, PaymentError> {
         match self {
             Self::Demo(p) => p.verify_event(signature, body, now),
+            Self::Stripe(p) => p.verify_event(signature, body, now),
         }
     }
 
     async fn session_state(&self, session_id: &str) -> Result<SessionState, PaymentError> {
         match self {
             Self::Demo(p) => p.session_state(session_id).await,
+            Self::Stripe(p) => p.session_state(session_id).await,
         }
     }
 
@@ -201,6 +209,7 @@ impl PaymentProvider for Provider {
     ) -> Result<Refund, PaymentError> {
         match self {
             Self::Demo(p) => p.refund(payment_reference, amount, idempotency_key).await,
+            Self::Stripe(p) => p.refund(payment_reference, amount, idempotency_key).await,
         }
     }
 }

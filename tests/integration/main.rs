@@ -12,4 +12,5 @@ mod ops;
 mod sandbox;
 mod schema;
 mod shop;
+mod stripe;
 mod upstream;
