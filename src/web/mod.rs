@@ -30,6 +30,7 @@ use crate::config::{Payments, Settings};
 use crate::db::Db;
 use crate::payments::Provider;
 use crate::payments::demo::DemoProvider;
+use crate::payments::stripe::StripeProvider;
 use crate::upstream::{ClientBuildError, PartnerClient};
 use crate::web::rate_limit::RateLimiter;
 pub use error::AppError;
@@ -62,7 +63,7 @@ pub enum StartError {
     },
     #[error("STOREFRONT_UPSTREAM_BASE_URL / STOREFRONT_UPSTREAM_API_KEY: {0}")]
     Upstream(#[from] ClientBuildError),
-    #[error("STOREFRONT_PAYMENTS: the {0} provider is not available in this build")]
+    #[error("STOREFRONT_STRIPE_SECRET_KEY / STOREFRONT_STRIPE_WEBHOOK_SECRET: {0}")]
     Payments(String),
 }
 
@@ -106,7 +107,9 @@ impl Application {
                 &settings.secret_key,
                 settings.public_url.clone(),
             )),
-            Payments::Stripe(_) => return Err(StartError::Payments("stripe".into())),
+            Payments::Stripe(stripe) => Provider::Stripe(
+                StripeProvider::new(stripe).map_err(|e| StartError::Payments(e.to_string()))?,
+            ),
         };
         let checkout_limiter =
             RateLimiter::new(settings.checkout_rate_limit, Duration::from_secs(60));
