@@ -44,7 +44,8 @@ pub enum MailError {
     /// Refused, reset, unreachable, DNS failure.
     #[error("could not reach the SMTP server: {0}")]
     Connection(String),
-    /// The TLS handshake failed (bad certificate, or STARTTLS required but not offered).
+    /// A TLS failure lettre reports as such. Handshake failures on connect (a bad certificate,
+    /// a server that does not speak TLS) come back from lettre as connection errors instead.
     #[error("TLS with the SMTP server failed: {0}")]
     Tls(String),
     #[error("the SMTP server did not answer in time")]

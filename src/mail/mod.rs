@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 use lettre::Message;
 use lettre::message::{Mailbox, MultiPart};
+use rand::RngCore;
 
 pub use error::{MailError, Retry};
 pub use message::{AlertKind, OutgoingEmail};
@@ -94,6 +95,14 @@ impl Mailer {
         Ok(())
     }
 
+    /// `<128 random bits@sender's domain>`. lettre would use the machine's host name, which says
+    /// nothing useful to recipients and leaks the container's name.
+    fn message_id(&self) -> String {
+        let mut random = [0u8; 16];
+        rand::rng().fill_bytes(&mut random);
+        format!("<{}@{}>", hex::encode(random), self.from.email.domain())
+    }
+
     /// The full MIME message: multipart/alternative, text first (clients show the last part
     /// they can render, so HTML wins where supported). lettre adds Date and Message-ID and picks
     /// a transfer encoding per part (quoted-printable or base64 for non-ASCII text).
@@ -104,6 +113,7 @@ impl Mailer {
             .parse()
             .map_err(|_| MailError::InvalidRecipient(message.to.clone()))?;
         Message::builder()
+            .message_id(Some(self.message_id()))
             .from(Mailbox::clone(&self.from))
             .to(Mailbox::new(None, to))
             .subject(message::single_line(&message.subject))
