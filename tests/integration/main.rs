@@ -7,6 +7,7 @@ mod helpers;
 mod catalog;
 mod cli;
 mod db;
+mod mail;
 mod ops;
 mod sandbox;
 mod schema;
