@@ -151,6 +151,24 @@ mod tests {
         .expect("render")
     }
 
+    /// The outbox keeps a `Mailer` in shared state and awaits `send` inside spawned tasks.
+    #[test]
+    fn mailer_errors_and_sends_cross_threads() {
+        fn shareable<T: Send + Sync + 'static>() {}
+        fn spawnable<F: std::future::Future + Send>(_: F) {}
+        shareable::<Mailer>();
+        shareable::<MailError>();
+        shareable::<OutgoingEmail>();
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mailer = Mailer::new(&MailSettings {
+            transport: MailTransport::Dir(dir.path().to_path_buf()),
+            from: "shop@example.com".into(),
+        })
+        .expect("mailer");
+        let message = message();
+        spawnable(mailer.send(&message));
+    }
+
     #[tokio::test]
     async fn debug_never_shows_the_smtp_password() {
         let mailer =
