@@ -7,6 +7,7 @@ pub mod cli;
 pub mod config;
 pub mod db;
 pub mod domain;
+pub mod mail;
 pub mod orders;
 pub mod payments;
 pub mod sandbox;

@@ -8,6 +8,7 @@ mod catalog;
 mod checkout;
 mod cli;
 mod db;
+mod mail;
 mod ops;
 mod sandbox;
 mod schema;

@@ -1,0 +1,508 @@
+//! The emails the shop sends: [`OutgoingEmail`] and one constructor per kind, rendered from the
+//! askama templates under `templates/mail/` (a shared layout, an HTML and a plain-text part each).
+//!
+//! Every value reaches the HTML through askama's escaping, including plan names from upstream,
+//! which may contain `<`, `&` or any script. The text part is not HTML and is not escaped.
+//! Consumer emails carry a link to the private order page and nothing else of the eSIM: no QR
+//! code, activation code or ICCID ever goes into a mailbox. The constructors cannot even
+//! receive those values.
+
+use std::fmt;
+
+use askama::Template;
+use url::Url;
+
+use super::MailError;
+use crate::domain::{Cents, Email};
+
+/// A rendered email, ready for [`super::Mailer::send`].
+///
+/// `Debug` shows the masked recipient and the subject only: the bodies hold the private order
+/// link, which is as good as a password for the order page.
+#[derive(Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct OutgoingEmail {
+    pub to: Email,
+    pub subject: String,
+    /// The `text/plain` alternative.
+    pub text: String,
+    /// The `text/html` alternative.
+    pub html: String,
+}
+
+impl fmt::Debug for OutgoingEmail {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OutgoingEmail")
+            .field("to", &self.to)
+            .field("subject", &self.subject)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why the admin is being alerted. Each kind has its own subject and advice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AlertKind {
+    /// The upstream wallet is running low; sales continue for now.
+    LowBalance,
+    /// An order was refused for lack of funds: it waits, and new sales are paused.
+    InsufficientBalance,
+    /// A purchase needs a decision (refund or absorb, unknown outcome, definitive error).
+    NeedsAttention,
+    /// Upstream holds an order for review; funds stay reserved, never reorder.
+    PendingReview,
+    /// Upstream reported a status this version does not know; the record is kept.
+    UnfamiliarStatus,
+}
+
+impl AlertKind {
+    /// A stable identifier, for logs and outbox job kinds.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::LowBalance => "low_balance",
+            Self::InsufficientBalance => "insufficient_balance",
+            Self::NeedsAttention => "needs_attention",
+            Self::PendingReview => "pending_review",
+            Self::UnfamiliarStatus => "unfamiliar_status",
+        }
+    }
+
+    /// The heading people see.
+    pub fn title(self) -> &'static str {
+        match self {
+            Self::LowBalance => "Low wallet balance",
+            Self::InsufficientBalance => "Insufficient wallet balance",
+            Self::NeedsAttention => "An order needs attention",
+            Self::PendingReview => "An order is pending review",
+            Self::UnfamiliarStatus => "Unfamiliar order status",
+        }
+    }
+
+    fn advice(self) -> &'static str {
+        match self {
+            Self::LowBalance => {
+                "Top up the partner wallet soon: when it cannot cover a sale, new sales are paused."
+            }
+            Self::InsufficientBalance => {
+                "An order was refused for lack of funds. It will be placed again after a top-up; \
+                 new sales are paused until then."
+            }
+            Self::NeedsAttention => {
+                "The shop cannot finish this order on its own. Open it to decide whether to \
+                 refund the customer or retry."
+            }
+            Self::PendingReview => {
+                "The provider is reviewing this order. Funds stay reserved; do not place it again. \
+                 The shop keeps checking its status."
+            }
+            Self::UnfamiliarStatus => {
+                "The provider reported a status this version of the shop does not know. The order \
+                 is kept as it is and will not be placed again; check it with provider support."
+            }
+        }
+    }
+}
+
+impl fmt::Display for AlertKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What the layout needs from every email. Fields are read by the templates.
+struct Frame<'a> {
+    /// The name at the top: the shop's, or "storefront" for admin alerts.
+    brand: &'a str,
+    /// The hidden preview line mail clients show next to the subject.
+    preheader: &'a str,
+    heading: &'a str,
+    action_label: &'a str,
+    action_url: &'a str,
+}
+
+// One struct per part. Askama picks the escaper from the file extension: `.html` escapes every
+// `{{ value }}`, `.txt` writes values as they are (plain text has nothing to inject into).
+
+#[derive(Template)]
+#[template(path = "mail/payment_received.html")]
+struct PaymentReceivedHtml<'a> {
+    frame: &'a Frame<'a>,
+    plan: &'a str,
+    amount: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "mail/payment_received.txt")]
+struct PaymentReceivedText<'a> {
+    frame: &'a Frame<'a>,
+    plan: &'a str,
+    amount: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "mail/esim_ready.html")]
+struct EsimReadyHtml<'a> {
+    frame: &'a Frame<'a>,
+    plan: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "mail/esim_ready.txt")]
+struct EsimReadyText<'a> {
+    frame: &'a Frame<'a>,
+    plan: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "mail/order_refunded.html")]
+struct OrderRefundedHtml<'a> {
+    frame: &'a Frame<'a>,
+    plan: &'a str,
+    amount: &'a str,
+    reason: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "mail/order_refunded.txt")]
+struct OrderRefundedText<'a> {
+    frame: &'a Frame<'a>,
+    plan: &'a str,
+    amount: &'a str,
+    reason: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "mail/alert.html")]
+struct AlertHtml<'a> {
+    frame: &'a Frame<'a>,
+    summary: &'a str,
+    advice: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "mail/alert.txt")]
+struct AlertText<'a> {
+    frame: &'a Frame<'a>,
+    summary: &'a str,
+    advice: &'a str,
+}
+
+/// Renders the text and the HTML part; `name` says which email failed, for the error.
+fn render_pair(
+    name: &'static str,
+    text: &impl Template,
+    html: &impl Template,
+) -> Result<(String, String), MailError> {
+    let render_error = |source| MailError::Render {
+        template: name,
+        source,
+    };
+    Ok((
+        text.render().map_err(render_error)?,
+        html.render().map_err(render_error)?,
+    ))
+}
+
+impl OutgoingEmail {
+    /// "We received your payment": sent when the provider confirms the payment.
+    pub fn payment_received(
+        to: Email,
+        shop_name: &str,
+        order_url: &Url,
+        plan_description: &str,
+        amount: Cents,
+    ) -> Result<Self, MailError> {
+        let frame = Frame {
+            brand: shop_name,
+            preheader: "We are getting your eSIM ready. You will get another email when it is.",
+            heading: "Thank you, your payment is confirmed",
+            action_label: "View your order",
+            action_url: order_url.as_str(),
+        };
+        let amount = amount.to_string();
+        let plan = plan_description;
+        let (text, html) = render_pair(
+            "payment_received",
+            &PaymentReceivedText {
+                frame: &frame,
+                plan,
+                amount: &amount,
+            },
+            &PaymentReceivedHtml {
+                frame: &frame,
+                plan,
+                amount: &amount,
+            },
+        )?;
+        Ok(Self::new(
+            to,
+            format!("Payment received – {shop_name}"),
+            text,
+            html,
+        ))
+    }
+
+    /// "Your eSIM is ready": the private link to the install page, nothing else of the eSIM.
+    pub fn esim_ready(
+        to: Email,
+        shop_name: &str,
+        order_url: &Url,
+        plan_description: &str,
+    ) -> Result<Self, MailError> {
+        let frame = Frame {
+            brand: shop_name,
+            preheader: "Open your private order page to install it.",
+            heading: "Your eSIM is ready to install",
+            action_label: "Install your eSIM",
+            action_url: order_url.as_str(),
+        };
+        let plan = plan_description;
+        let (text, html) = render_pair(
+            "esim_ready",
+            &EsimReadyText {
+                frame: &frame,
+                plan,
+            },
+            &EsimReadyHtml {
+                frame: &frame,
+                plan,
+            },
+        )?;
+        Ok(Self::new(
+            to,
+            format!("Your eSIM is ready to install – {shop_name}"),
+            text,
+            html,
+        ))
+    }
+
+    /// "Your order was refunded", with the reason shown to the consumer as given.
+    pub fn order_refunded(
+        to: Email,
+        shop_name: &str,
+        order_url: &Url,
+        plan_description: &str,
+        amount: Cents,
+        reason: &str,
+    ) -> Result<Self, MailError> {
+        let frame = Frame {
+            brand: shop_name,
+            preheader: "The money is on its way back to you.",
+            heading: "Your order has been refunded",
+            action_label: "View your order",
+            action_url: order_url.as_str(),
+        };
+        let amount = amount.to_string();
+        let plan = plan_description;
+        let amount = amount.as_str();
+        let (text, html) = render_pair(
+            "order_refunded",
+            &OrderRefundedText {
+                frame: &frame,
+                plan,
+                amount,
+                reason,
+            },
+            &OrderRefundedHtml {
+                frame: &frame,
+                plan,
+                amount,
+                reason,
+            },
+        )?;
+        Ok(Self::new(
+            to,
+            format!("Your order has been refunded – {shop_name}"),
+            text,
+            html,
+        ))
+    }
+
+    /// An alert for the shop's admin. `summary` is one or two sentences for the inbox; it must not
+    /// contain installation values (it is a normal email, forwarded and archived).
+    pub fn alert(
+        to: Email,
+        kind: AlertKind,
+        summary: &str,
+        details_url: &Url,
+    ) -> Result<Self, MailError> {
+        let frame = Frame {
+            brand: "storefront",
+            preheader: summary,
+            heading: kind.title(),
+            action_label: "Open in the admin console",
+            action_url: details_url.as_str(),
+        };
+        let advice = kind.advice();
+        let (text, html) = render_pair(
+            "alert",
+            &AlertText {
+                frame: &frame,
+                summary,
+                advice,
+            },
+            &AlertHtml {
+                frame: &frame,
+                summary,
+                advice,
+            },
+        )?;
+        Ok(Self::new(
+            to,
+            format!("[Alert] {}: {}", kind.title(), shorten(summary, 100)),
+            text,
+            html,
+        ))
+    }
+
+    fn new(to: Email, subject: String, text: String, html: String) -> Self {
+        Self {
+            to,
+            subject: single_line(&subject),
+            text,
+            html,
+        }
+    }
+}
+
+/// Subjects are one header line: any control character (a newline in an upstream plan name or a
+/// summary) becomes a space. lettre encodes the header safely anyway; this keeps it readable.
+pub(crate) fn single_line(value: &str) -> String {
+    let spaced: String = value
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    spaced.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// At most `max` characters, with `…` when cut (counting characters, not bytes: CJK is safe).
+fn shorten(value: &str, max: usize) -> String {
+    let line = single_line(value);
+    if line.chars().count() <= max {
+        return line;
+    }
+    let mut cut: String = line.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn to() -> Email {
+        Email::parse("jane@example.com").expect("valid")
+    }
+
+    fn order_url() -> Url {
+        Url::parse("https://shop.example.com/orders/42?token=tok_abcdef0123456789").expect("url")
+    }
+
+    #[test]
+    fn hostile_plan_names_are_escaped_in_html_and_kept_in_text() {
+        let plan = r#"<script>alert("x")</script> Japan & Korea 日本 10 GB"#;
+        let mail = OutgoingEmail::payment_received(
+            to(),
+            "Shop <b>&</b>",
+            &order_url(),
+            plan,
+            Cents::new(123_456),
+        )
+        .expect("render");
+        assert!(!mail.html.contains("<script>"), "{}", mail.html);
+        assert!(!mail.html.contains("<b>&</b>"), "{}", mail.html);
+        assert!(mail.html.contains("&#60;script&#62;") || mail.html.contains("&lt;script&gt;"));
+        assert!(mail.html.contains("Japan &#38; Korea") || mail.html.contains("Japan &amp; Korea"));
+        assert!(mail.html.contains("日本 10 GB"));
+        assert!(mail.html.contains("$1,234.56"));
+        assert!(mail.text.contains(plan), "{}", mail.text);
+        assert!(mail.text.contains("$1,234.56"));
+    }
+
+    #[test]
+    fn links_are_escaped_in_attributes() {
+        // `Url` already percent-encodes quotes and angle brackets; `&` stays and is escaped.
+        let url = Url::parse("https://shop.example.com/orders/1?token=abc&lang=ja").expect("url");
+        let mail = OutgoingEmail::esim_ready(to(), "Shop", &url, "Plan").expect("render");
+        assert!(
+            mail.html
+                .contains(r#"href="https://shop.example.com/orders/1?token=abc&#38;lang=ja""#),
+            "{}",
+            mail.html
+        );
+        assert!(mail.text.contains(url.as_str()));
+    }
+
+    #[test]
+    fn html_loads_nothing_and_runs_nothing() {
+        let url = order_url();
+        for mail in [
+            OutgoingEmail::payment_received(to(), "Shop", &url, "Plan", Cents::new(500)),
+            OutgoingEmail::esim_ready(to(), "Shop", &url, "Plan"),
+            OutgoingEmail::order_refunded(to(), "Shop", &url, "Plan", Cents::new(500), "Sold out"),
+            OutgoingEmail::alert(to(), AlertKind::LowBalance, "Wallet at $12.00", &url),
+        ] {
+            let mail = mail.expect("render");
+            let html = mail.html.to_ascii_lowercase();
+            for banned in [
+                "<script", "<img", "<link", "src=", "url(", "@import", "<iframe",
+            ] {
+                assert!(!html.contains(banned), "{banned} in {}", mail.html);
+            }
+            assert!(
+                mail.html.contains(&format!("href=\"{url}\"")),
+                "{}",
+                mail.html
+            );
+            assert!(mail.text.contains(url.as_str()));
+        }
+    }
+
+    #[test]
+    fn subjects_are_single_lines() {
+        let url = order_url();
+        let mail = OutgoingEmail::alert(
+            to(),
+            AlertKind::UnfamiliarStatus,
+            "Order ord_1 reported\r\nBcc: victim@example.com",
+            &url,
+        )
+        .expect("render");
+        assert!(!mail.subject.contains(['\r', '\n']), "{}", mail.subject);
+        assert!(
+            mail.subject
+                .starts_with("[Alert] Unfamiliar order status: Order ord_1")
+        );
+    }
+
+    #[test]
+    fn long_summaries_are_shortened_by_characters() {
+        let long = "日".repeat(300);
+        let short = shorten(&long, 100);
+        assert_eq!(short.chars().count(), 100);
+        assert!(short.ends_with('…'));
+    }
+
+    #[test]
+    fn debug_hides_bodies_and_the_full_address() {
+        let mail = OutgoingEmail::esim_ready(to(), "Shop", &order_url(), "Plan").expect("render");
+        let debug = format!("{mail:?}");
+        assert!(!debug.contains("tok_abcdef"), "{debug}");
+        assert!(!debug.contains("jane@"), "{debug}");
+    }
+
+    #[test]
+    fn every_alert_kind_renders_its_own_advice() {
+        let url = order_url();
+        for kind in [
+            AlertKind::LowBalance,
+            AlertKind::InsufficientBalance,
+            AlertKind::NeedsAttention,
+            AlertKind::PendingReview,
+            AlertKind::UnfamiliarStatus,
+        ] {
+            let mail = OutgoingEmail::alert(to(), kind, "Something happened", &url).expect("ok");
+            assert!(mail.text.contains(kind.title()), "{}", mail.text);
+            assert!(mail.text.contains(kind.advice()), "{}", mail.text);
+        }
+    }
+}

@@ -1,0 +1,225 @@
+//! Outgoing email: the [`Mailer`] that delivers through an SMTP relay or into a folder of `.eml`
+//! files, and the messages the shop sends ([`OutgoingEmail`]), rendered from
+//! `templates/mail/`.
+//!
+//! Callers (the outbox, mostly) build a message with one of the typed constructors and hand it
+//! to [`Mailer::send`]; on failure [`MailError::retry`] says whether to try again later.
+//! Nothing here logs or returns credentials, full addresses or message bodies.
+
+mod dir;
+mod error;
+mod message;
+mod smtp;
+
+use std::fmt;
+use std::sync::Arc;
+
+use lettre::Message;
+use lettre::message::{Mailbox, MultiPart};
+use rand::RngCore;
+
+pub use error::{MailError, Retry};
+pub use message::{AlertKind, OutgoingEmail};
+pub use smtp::{SmtpEndpoint, SmtpSecurity};
+
+use crate::config::{MailSettings, MailTransport};
+use dir::DirSender;
+use smtp::{SmtpSender, Timeouts};
+
+/// Sends [`OutgoingEmail`]s. Cheap to clone: clones share the transport.
+#[derive(Clone)]
+pub struct Mailer {
+    from: Arc<Mailbox>,
+    transport: Transport,
+}
+
+#[derive(Clone, Debug)]
+enum Transport {
+    Smtp(SmtpSender),
+    Dir(DirSender),
+}
+
+/// Where mail goes and from whom; never the SMTP password.
+impl fmt::Debug for Mailer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Mailer")
+            .field("from", &self.from.email.domain())
+            .field("transport", &self.transport)
+            .finish()
+    }
+}
+
+impl Mailer {
+    /// Checks the settings and prepares the transport; nothing is sent or connected yet.
+    ///
+    /// For SMTP this must run inside the Tokio runtime that will send the mail (lettre's pool
+    /// spawns a task there); outside a runtime it returns [`MailError::Settings`]. For a folder,
+    /// the folder is created if it is missing.
+    pub fn new(settings: &MailSettings) -> Result<Self, MailError> {
+        Self::with_timeouts(settings, Timeouts::default())
+    }
+
+    pub(crate) fn with_timeouts(
+        settings: &MailSettings,
+        timeouts: Timeouts,
+    ) -> Result<Self, MailError> {
+        let from: Mailbox = settings.from.parse().map_err(|_| {
+            MailError::Settings(
+                "STOREFRONT_MAIL_FROM must be an address like \"Shop <shop@example.com>\"".into(),
+            )
+        })?;
+        let transport = match &settings.transport {
+            MailTransport::Smtp(url) => Transport::Smtp(SmtpSender::new(
+                SmtpEndpoint::parse(url.expose())?,
+                timeouts,
+            )?),
+            MailTransport::Dir(path) => Transport::Dir(DirSender::new(path.clone())?),
+        };
+        Ok(Self {
+            from: Arc::new(from),
+            transport,
+        })
+    }
+
+    /// Delivers one message: accepted by the relay, or written whole into the folder.
+    pub async fn send(&self, message: &OutgoingEmail) -> Result<(), MailError> {
+        let email = self.assemble(message)?;
+        match &self.transport {
+            Transport::Smtp(smtp) => smtp.send(email).await?,
+            Transport::Dir(dir) => {
+                let path = dir.send(email.formatted()).await?;
+                tracing::debug!(mail.file = %path.display(), "mail written to folder");
+            }
+        }
+        tracing::debug!(mail.to = ?message.to, "mail sent");
+        Ok(())
+    }
+
+    /// `<128 random bits@sender's domain>`. lettre would use the machine's host name, which says
+    /// nothing useful to recipients and leaks the container's name.
+    fn message_id(&self) -> String {
+        let mut random = [0u8; 16];
+        rand::rng().fill_bytes(&mut random);
+        format!("<{}@{}>", hex::encode(random), self.from.email.domain())
+    }
+
+    /// The full MIME message: multipart/alternative, text first (clients show the last part
+    /// they can render, so HTML wins where supported). lettre adds Date and Message-ID and picks
+    /// a transfer encoding per part (quoted-printable or base64 for non-ASCII text).
+    fn assemble(&self, message: &OutgoingEmail) -> Result<Message, MailError> {
+        let to = message
+            .to
+            .as_str()
+            .parse()
+            .map_err(|_| MailError::InvalidRecipient(message.to.clone()))?;
+        Message::builder()
+            .message_id(Some(self.message_id()))
+            .from(Mailbox::clone(&self.from))
+            .to(Mailbox::new(None, to))
+            .subject(message::single_line(&message.subject))
+            .multipart(MultiPart::alternative_plain_html(
+                message.text.clone(),
+                message.html.clone(),
+            ))
+            .map_err(|e| MailError::Message(e.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::config::Secret;
+    use crate::domain::Email;
+
+    fn smtp_settings(url: &str) -> MailSettings {
+        MailSettings {
+            transport: MailTransport::Smtp(Secret::new(url.to_string())),
+            from: "Shop <shop@example.com>".into(),
+        }
+    }
+
+    fn message() -> OutgoingEmail {
+        let url = url::Url::parse("https://shop.example.com/orders/1?token=t").expect("url");
+        OutgoingEmail::esim_ready(
+            Email::parse("jane@example.com").expect("ok"),
+            "Shop",
+            &url,
+            "P",
+        )
+        .expect("render")
+    }
+
+    /// The outbox keeps a `Mailer` in shared state and awaits `send` inside spawned tasks.
+    #[test]
+    fn mailer_errors_and_sends_cross_threads() {
+        fn shareable<T: Send + Sync + 'static>() {}
+        fn spawnable<F: std::future::Future + Send>(_: F) {}
+        shareable::<Mailer>();
+        shareable::<MailError>();
+        shareable::<OutgoingEmail>();
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mailer = Mailer::new(&MailSettings {
+            transport: MailTransport::Dir(dir.path().to_path_buf()),
+            from: "shop@example.com".into(),
+        })
+        .expect("mailer");
+        let message = message();
+        spawnable(mailer.send(&message));
+    }
+
+    #[tokio::test]
+    async fn debug_never_shows_the_smtp_password() {
+        let mailer =
+            Mailer::new(&smtp_settings("smtps://mailer:hunter2-pw@smtp.example.com")).expect("ok");
+        let debug = format!("{mailer:?}");
+        assert!(!debug.contains("hunter2"), "{debug}");
+        assert!(debug.contains("smtp.example.com"), "{debug}");
+    }
+
+    #[test]
+    fn smtp_needs_a_runtime_and_says_so() {
+        let err = Mailer::new(&smtp_settings("smtp://127.0.0.1:25?tls=none")).unwrap_err();
+        assert!(matches!(err, MailError::Settings(_)), "{err}");
+    }
+
+    #[test]
+    fn a_bad_sender_is_a_settings_error() {
+        let settings = MailSettings {
+            transport: MailTransport::Dir(std::env::temp_dir()),
+            from: "not an address".into(),
+        };
+        assert!(matches!(
+            Mailer::new(&settings),
+            Err(MailError::Settings(_))
+        ));
+    }
+
+    /// A server that accepts the connection and never says hello: the whole-send deadline turns
+    /// it into a transient `Timeout` (lettre alone would wait forever for the greeting).
+    #[tokio::test]
+    async fn a_silent_server_times_out_as_transient() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        let _hold = tokio::spawn(async move {
+            let mut held = Vec::new();
+            while let Ok((socket, _)) = listener.accept().await {
+                held.push(socket);
+            }
+        });
+        let settings = smtp_settings(&format!("smtp://127.0.0.1:{port}?tls=none"));
+        let timeouts = Timeouts {
+            connect: Duration::from_secs(5),
+            total: Duration::from_millis(300),
+        };
+        let mailer = Mailer::with_timeouts(&settings, timeouts).expect("mailer");
+        let started = std::time::Instant::now();
+        let err = mailer.send(&message()).await.unwrap_err();
+        assert!(err.is_transient(), "{err:?}");
+        assert!(matches!(err, MailError::Timeout), "{err:?}");
+        assert!(started.elapsed() < Duration::from_secs(3));
+    }
+}
