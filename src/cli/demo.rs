@@ -64,20 +64,16 @@ pub async fn run(data_dir: PathBuf, mut bind: SocketAddr) -> Result<(), CliError
         .map_err(|e| CliError::Io(e.to_string()))?;
     wait_for_catalog(&app).await;
 
-    println!("storefront demo is running");
-    println!("  shop:      {public_url}");
-    println!(
-        "  upstream:  {} (built-in sandbox, synthetic eSIMs)",
-        upstream.base_url
-    );
-    println!("  database:  {database_url}");
-    println!(
-        "  mail:      {} (one .eml file per message)",
+    // Written with errors ignored: a closed stdout (piped into `head`, a supervisor that
+    // stopped reading) must not take the shop down, as `println!` would by panicking.
+    let banner = format!(
+        "storefront demo is running\n  shop:      {public_url}\n  upstream:  {} (built-in sandbox, synthetic eSIMs)\n  database:  {database_url}\n  mail:      {} (one .eml file per message)\n  payments:  demo (test mode, no money moves)\nPress Ctrl-C to stop.\n",
+        upstream.base_url,
         mail_dir.display()
     );
-    println!("  payments:  demo (test mode, no money moves)");
-    println!("Press Ctrl-C to stop.");
-    let _ = std::io::stdout().flush();
+    let mut stdout = std::io::stdout();
+    let _ = stdout.write_all(banner.as_bytes());
+    let _ = stdout.flush();
 
     app.run_until_stopped()
         .await

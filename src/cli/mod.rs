@@ -145,6 +145,13 @@ fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Serve => {
             let settings = Settings::from_source(&source)?;
+            if let config::MailTransport::Smtp(url) = &settings.mail.transport {
+                // The SMTP URL's finer rules (TLS mode, port) live with the mail module.
+                crate::mail::SmtpEndpoint::parse(url.expose()).map_err(|e| ConfigError {
+                    var: "STOREFRONT_SMTP_URL".into(),
+                    problem: e.to_string(),
+                })?;
+            }
             runtime.block_on(serve(settings))
         }
         Command::Sandbox(args) => {
