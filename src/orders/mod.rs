@@ -1,4 +1,8 @@
 //! Everything after the consumer decides to buy: checkout, payment confirmation, the outbox
 //! that places each paid purchase upstream exactly once, tracking, delivery and refunds.
 
+pub mod installation;
 pub mod outbox;
+pub mod placement;
+pub mod refund;
+pub mod tracking;
