@@ -8,6 +8,7 @@ mod catalog;
 mod cli;
 mod db;
 mod ops;
+mod outbox;
 mod sandbox;
 mod schema;
 mod shop;
