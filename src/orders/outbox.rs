@@ -339,6 +339,11 @@ impl Outbox {
         }
     }
 
+    /// [`wake_tracking`] with this process's workers woken at once.
+    pub async fn wake_tracking(&self, upstream_order_id: &str) -> Result<bool, DbError> {
+        wake_tracking(&self.inner.db, Some(&self.inner.waker), upstream_order_id).await
+    }
+
     /// The handle enqueue paths of this process use to wake the workers.
     pub fn waker(&self) -> OutboxWaker {
         self.inner.waker.clone()
@@ -418,6 +423,8 @@ impl Outbox {
             job.attempt = leased.job.attempts,
             purchase.id = %leased.job.purchase_id,
         );
+        // An error here (the database went away mid-job) leaves the job `running`: its lease
+        // expires and the next claim records the attempt as `lease_expired` and retries it.
         let verdict = self.execute(&leased).instrument(span).await?;
         let report = self.record(leased, started_at_ms, verdict).await?;
         tracing::info!(
