@@ -8,7 +8,9 @@
 //! one pooled connection. Times that are compared or leased on are `i64` unix milliseconds:
 //! SQLite and PostgreSQL disagree about timestamp text and precision, integers they agree on.
 
+pub mod fulfilment;
 pub mod lease;
+pub mod outbox;
 pub mod purchases;
 pub mod schema;
 pub mod wallet;

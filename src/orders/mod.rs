@@ -3,4 +3,8 @@
 
 pub mod checkout;
 pub mod confirm;
+pub mod installation;
 pub mod outbox;
+pub mod placement;
+pub mod refund;
+pub mod tracking;

@@ -10,6 +10,7 @@ mod cli;
 mod db;
 mod mail;
 mod ops;
+mod outbox;
 mod sandbox;
 mod schema;
 mod shop;

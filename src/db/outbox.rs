@@ -1,0 +1,382 @@
+//! Queries of the outbox: claiming a due job under a lease, settling it with an attempt row,
+//! waking jobs early, and the upstream `Retry-After` gate that every replica honours.
+//!
+//! A claim is one short write transaction. PostgreSQL picks the candidate with
+//! `FOR UPDATE SKIP LOCKED`, so concurrent workers on any replica take different rows without
+//! waiting on each other; SQLite has one writer at a time (`BEGIN IMMEDIATE`), so the same
+//! SELECT without the locking clause is already exclusive. Both then run the same conditional
+//! `UPDATE … RETURNING` by id and observed state. The select comes first (rather than a single
+//! `UPDATE … WHERE id = (SELECT …)`) because a reclaimed stale lease must leave a trace: the
+//! previous holder's attempt is written as `lease_expired`, which needs the row's OLD state.
+//!
+//! Settling is conditional on the lease token, so a worker that lost its lease (it ran past
+//! the lease and another worker reclaimed the job) cannot overwrite the newer outcome.
+
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Integer, Nullable, Text};
+
+use crate::db::schema::{leases, outbox_attempts, outbox_jobs, purchases};
+use crate::db::{DbConn, DbError};
+
+/// Job states (the `outbox_jobs.state` CHECK).
+pub const QUEUED: &str = "queued";
+pub const RUNNING: &str = "running";
+pub const DONE: &str = "done";
+pub const DEAD: &str = "dead";
+
+/// Name of the row in `leases` that holds the upstream `Retry-After` gate: its
+/// `expires_at_ms` is when requests may go upstream again, for every replica.
+pub const UPSTREAM_GATE: &str = "upstream.retry_after";
+
+/// Job kinds that never call the Partner API and so ignore its gate.
+const GATE_EXEMPT_KIND: &str = "refund";
+
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
+#[diesel(table_name = outbox_jobs)]
+pub struct Job {
+    pub id: i64,
+    pub kind: String,
+    pub purchase_id: String,
+    pub state: String,
+    pub attempts: i32,
+    pub run_at_ms: i64,
+    pub lease_owner: Option<String>,
+    pub lease_expires_at_ms: Option<i64>,
+    pub last_error: Option<String>,
+    pub outcome: Option<String>,
+    pub created_at_ms: i64,
+    pub updated_at_ms: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
+#[diesel(table_name = outbox_attempts)]
+pub struct Attempt {
+    pub id: i64,
+    pub job_id: i64,
+    pub attempt: i32,
+    pub started_at_ms: i64,
+    pub finished_at_ms: i64,
+    pub outcome: String,
+    pub detail: String,
+}
+
+/// A job this worker holds: `lease` is the token every later write must present.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LeasedJob {
+    pub job: Job,
+    pub lease: String,
+}
+
+#[derive(QueryableByName)]
+struct Candidate {
+    #[diesel(sql_type = BigInt)]
+    id: i64,
+    #[diesel(sql_type = Text)]
+    state: String,
+    #[diesel(sql_type = Integer)]
+    attempts: i32,
+    #[diesel(sql_type = Nullable<Text>)]
+    lease_owner: Option<String>,
+}
+
+const CLAIM_POSTGRES: &str = "SELECT id, state, attempts, lease_owner FROM outbox_jobs \
+     WHERE ((state = 'queued' AND run_at_ms <= $1) \
+         OR (state = 'running' AND lease_expires_at_ms <= $1)) \
+       AND (kind = $3 OR NOT EXISTS \
+         (SELECT 1 FROM leases WHERE name = $2 AND expires_at_ms > $1)) \
+     ORDER BY run_at_ms, id LIMIT 1 FOR UPDATE SKIP LOCKED";
+
+const CLAIM_SQLITE: &str = "SELECT id, state, attempts, lease_owner FROM outbox_jobs \
+     WHERE ((state = 'queued' AND run_at_ms <= ?1) \
+         OR (state = 'running' AND lease_expires_at_ms <= ?1)) \
+       AND (kind = ?3 OR NOT EXISTS \
+         (SELECT 1 FROM leases WHERE name = ?2 AND expires_at_ms > ?1)) \
+     ORDER BY run_at_ms, id LIMIT 1";
+
+/// Claims the most overdue job for `worker` until `now_ms + lease_ms`: a queued job that is
+/// due, or a running one whose lease expired (its worker crashed or stalled). While the
+/// upstream gate is closed only jobs that do not call upstream are claimed.
+pub fn claim(
+    conn: &mut DbConn,
+    worker: &str,
+    now_ms: i64,
+    lease_ms: i64,
+) -> Result<Option<LeasedJob>, DbError> {
+    conn.write_tx(|conn| {
+        let candidate: Option<Candidate> = match conn {
+            DbConn::Postgres(pg) => diesel::sql_query(CLAIM_POSTGRES)
+                .bind::<BigInt, _>(now_ms)
+                .bind::<Text, _>(UPSTREAM_GATE)
+                .bind::<Text, _>(GATE_EXEMPT_KIND)
+                .get_result(pg)
+                .optional()?,
+            DbConn::Sqlite(lite) => diesel::sql_query(CLAIM_SQLITE)
+                .bind::<BigInt, _>(now_ms)
+                .bind::<Text, _>(UPSTREAM_GATE)
+                .bind::<Text, _>(GATE_EXEMPT_KIND)
+                .get_result(lite)
+                .optional()?,
+        };
+        let Some(candidate) = candidate else {
+            return Ok(None);
+        };
+        let attempt = candidate.attempts.saturating_add(1);
+        let lease = format!("{worker}/{}/{attempt}", candidate.id);
+        let job: Option<Job> = diesel::update(
+            outbox_jobs::table
+                .filter(outbox_jobs::id.eq(candidate.id))
+                .filter(outbox_jobs::state.eq(&candidate.state)),
+        )
+        .set((
+            outbox_jobs::state.eq(RUNNING),
+            outbox_jobs::attempts.eq(attempt),
+            outbox_jobs::lease_owner.eq(&lease),
+            outbox_jobs::lease_expires_at_ms.eq(now_ms.saturating_add(lease_ms)),
+            outbox_jobs::updated_at_ms.eq(now_ms),
+        ))
+        .returning(outbox_jobs::all_columns)
+        .get_result(conn)
+        .optional()?;
+        let Some(job) = job else {
+            return Ok(None);
+        };
+        if candidate.state == RUNNING {
+            // The previous holder never recorded an outcome: whatever it sent may or may not
+            // have reached upstream, which is exactly an unknown outcome.
+            insert_attempt(
+                conn,
+                job.id,
+                candidate.attempts,
+                now_ms,
+                now_ms,
+                "lease_expired",
+                &format!(
+                    "lease {} expired before an outcome was recorded",
+                    candidate.lease_owner.as_deref().unwrap_or("?")
+                ),
+            )?;
+        }
+        Ok(Some(LeasedJob { job, lease }))
+    })
+}
+
+/// What happens to a job after an attempt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Next {
+    /// Finished with this outcome; never runs again.
+    Done { outcome: String },
+    /// Runs again at `run_at_ms`.
+    Retry { run_at_ms: i64, error: String },
+    /// Gave up (retries exhausted): kept with its outcome for the admin, never deleted.
+    Dead { outcome: String },
+}
+
+/// One attempt's record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttemptRecord {
+    pub started_at_ms: i64,
+    pub outcome: String,
+    pub detail: String,
+}
+
+/// Settles a leased job and writes its attempt row, in the caller's transaction. Returns
+/// `false` (and changes nothing but the attempt row) when the lease was lost; the caller must
+/// then roll back or skip its business effects, because another worker owns the job now.
+///
+/// Call it FIRST in the recording transaction: on PostgreSQL the conditional update locks the
+/// job row, so no other worker can reclaim it between this check and the caller's effects.
+pub fn settle(
+    conn: &mut DbConn,
+    leased: &LeasedJob,
+    next: &Next,
+    attempt: &AttemptRecord,
+    now_ms: i64,
+) -> Result<bool, DbError> {
+    let target = outbox_jobs::table
+        .filter(outbox_jobs::id.eq(leased.job.id))
+        .filter(outbox_jobs::state.eq(RUNNING))
+        .filter(outbox_jobs::lease_owner.eq(&leased.lease));
+    let no_lease = (
+        outbox_jobs::lease_owner.eq(None::<String>),
+        outbox_jobs::lease_expires_at_ms.eq(None::<i64>),
+        outbox_jobs::updated_at_ms.eq(now_ms),
+    );
+    let changed = match next {
+        Next::Done { outcome } => diesel::update(target)
+            .set((
+                outbox_jobs::state.eq(DONE),
+                outbox_jobs::outcome.eq(outcome),
+                no_lease,
+            ))
+            .execute(conn)?,
+        Next::Retry { run_at_ms, error } => diesel::update(target)
+            .set((
+                outbox_jobs::state.eq(QUEUED),
+                outbox_jobs::run_at_ms.eq(*run_at_ms),
+                outbox_jobs::last_error.eq(error),
+                no_lease,
+            ))
+            .execute(conn)?,
+        Next::Dead { outcome } => diesel::update(target)
+            .set((
+                outbox_jobs::state.eq(DEAD),
+                outbox_jobs::outcome.eq(outcome),
+                no_lease,
+            ))
+            .execute(conn)?,
+    };
+    let held = changed == 1;
+    let outcome = if held {
+        attempt.outcome.clone()
+    } else {
+        format!("lease_lost:{}", attempt.outcome)
+    };
+    insert_attempt(
+        conn,
+        leased.job.id,
+        leased.job.attempts,
+        attempt.started_at_ms,
+        now_ms,
+        &outcome,
+        &attempt.detail,
+    )?;
+    Ok(held)
+}
+
+fn insert_attempt(
+    conn: &mut DbConn,
+    job_id: i64,
+    attempt: i32,
+    started_at_ms: i64,
+    finished_at_ms: i64,
+    outcome: &str,
+    detail: &str,
+) -> Result<(), DbError> {
+    diesel::insert_into(outbox_attempts::table)
+        .values((
+            outbox_attempts::job_id.eq(job_id),
+            outbox_attempts::attempt.eq(attempt),
+            outbox_attempts::started_at_ms.eq(started_at_ms),
+            outbox_attempts::finished_at_ms.eq(finished_at_ms),
+            outbox_attempts::outcome.eq(outcome),
+            outbox_attempts::detail.eq(detail),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// How many recorded attempts of `job_id` ended in one of `outcomes`.
+pub fn count_attempts(conn: &mut DbConn, job_id: i64, outcomes: &[&str]) -> Result<i64, DbError> {
+    Ok(outbox_attempts::table
+        .filter(outbox_attempts::job_id.eq(job_id))
+        .filter(outbox_attempts::outcome.eq_any(outcomes))
+        .count()
+        .get_result(conn)?)
+}
+
+/// Every attempt of a job, oldest first.
+pub fn attempts(conn: &mut DbConn, job_id: i64) -> Result<Vec<Attempt>, DbError> {
+    Ok(outbox_attempts::table
+        .filter(outbox_attempts::job_id.eq(job_id))
+        .order(outbox_attempts::id)
+        .select(Attempt::as_select())
+        .load(conn)?)
+}
+
+/// Every job of a purchase, oldest first (the admin's order page).
+pub fn jobs_for_purchase(conn: &mut DbConn, purchase_id: &str) -> Result<Vec<Job>, DbError> {
+    Ok(outbox_jobs::table
+        .filter(outbox_jobs::purchase_id.eq(purchase_id))
+        .order(outbox_jobs::id)
+        .select(Job::as_select())
+        .load(conn)?)
+}
+
+/// Jobs that gave up, newest first: the admin's "needs a human" list.
+pub fn dead_jobs(conn: &mut DbConn, limit: i64) -> Result<Vec<Job>, DbError> {
+    Ok(outbox_jobs::table
+        .filter(outbox_jobs::state.eq(DEAD))
+        .order(outbox_jobs::updated_at_ms.desc())
+        .limit(limit)
+        .select(Job::as_select())
+        .load(conn)?)
+}
+
+/// The earliest time any job may become claimable: a queued job's `run_at_ms` or a running
+/// job's lease expiry. Idle workers sleep until then (bounded by their poll interval).
+pub fn next_due_at(conn: &mut DbConn) -> Result<Option<i64>, DbError> {
+    let queued: Option<i64> = outbox_jobs::table
+        .filter(outbox_jobs::state.eq(QUEUED))
+        .select(diesel::dsl::min(outbox_jobs::run_at_ms))
+        .first(conn)?;
+    let leased: Option<i64> = outbox_jobs::table
+        .filter(outbox_jobs::state.eq(RUNNING))
+        .select(diesel::dsl::min(outbox_jobs::lease_expires_at_ms))
+        .first(conn)?;
+    Ok(match (queued, leased) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    })
+}
+
+/// Makes the queued `kind` job of the purchase holding `upstream_order_id` due at `now_ms`.
+/// Returns how many jobs were woken (0 when none is queued or it is already due).
+pub fn wake_by_order(
+    conn: &mut DbConn,
+    upstream_order_id: &str,
+    kind: &str,
+    now_ms: i64,
+) -> Result<usize, DbError> {
+    let purchase_ids = purchases::table
+        .filter(purchases::upstream_order_id.eq(upstream_order_id))
+        .select(purchases::id);
+    Ok(diesel::update(
+        outbox_jobs::table
+            .filter(outbox_jobs::kind.eq(kind))
+            .filter(outbox_jobs::state.eq(QUEUED))
+            .filter(outbox_jobs::run_at_ms.gt(now_ms))
+            .filter(outbox_jobs::purchase_id.eq_any(purchase_ids)),
+    )
+    .set((
+        outbox_jobs::run_at_ms.eq(now_ms),
+        outbox_jobs::updated_at_ms.eq(now_ms),
+    ))
+    .execute(conn)?)
+}
+
+/// Closes the upstream gate until `until_ms` for every replica; never shortens it (two 429s
+/// recorded out of order must not reopen it early).
+pub fn close_upstream_gate(conn: &mut DbConn, until_ms: i64, holder: &str) -> Result<(), DbError> {
+    crate::with_inner!(&mut *conn, |c| {
+        diesel::insert_into(leases::table)
+            .values((
+                leases::name.eq(UPSTREAM_GATE),
+                leases::holder.eq(""),
+                leases::expires_at_ms.eq(0_i64),
+            ))
+            .on_conflict(leases::name)
+            .do_nothing()
+            .execute(c)
+    })?;
+    diesel::update(
+        leases::table
+            .filter(leases::name.eq(UPSTREAM_GATE))
+            .filter(leases::expires_at_ms.lt(until_ms)),
+    )
+    .set((
+        leases::holder.eq(holder),
+        leases::expires_at_ms.eq(until_ms),
+    ))
+    .execute(conn)?;
+    Ok(())
+}
+
+/// When the persisted upstream gate opens, if it is closed at `now_ms`.
+pub fn upstream_gate_opens_at(conn: &mut DbConn, now_ms: i64) -> Result<Option<i64>, DbError> {
+    Ok(leases::table
+        .filter(leases::name.eq(UPSTREAM_GATE))
+        .filter(leases::expires_at_ms.gt(now_ms))
+        .select(leases::expires_at_ms)
+        .first(conn)
+        .optional()?)
+}

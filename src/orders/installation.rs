@@ -1,0 +1,390 @@
+//! Installation details: the `fetch_installation` job (DESIGN step 6) and their storage,
+//! encrypted at rest.
+//!
+//! The values (ICCID, activation code, QR SVG, universal link) are the consumer's private
+//! credentials. They are fetched once, sealed with ChaCha20-Poly1305 under a key derived from
+//! `STOREFRONT_SECRET_KEY` (a random 96-bit nonce per record, the purchase id as associated
+//! data so a row copied onto another purchase does not decrypt), and the row names the key id
+//! so keys can be rotated ([`rotate`]). Only the last four digits of the ICCID are stored in
+//! clear, for support. Nothing here logs a value; [`InstallationDetails`]'s `Debug` redacts.
+
+use std::fmt;
+
+use chacha20poly1305::aead::{Aead, KeyInit, Payload};
+use chacha20poly1305::{ChaCha20Poly1305, Key, Nonce};
+use hmac::{Hmac, Mac};
+use rand::RngCore;
+use serde::{Deserialize, Serialize};
+use sha2::Sha256;
+
+use crate::config::{Secret, SecretKey};
+use crate::db::fulfilment::{self, InstallationRow};
+use crate::db::outbox::LeasedJob;
+use crate::db::{DbConn, DbError, purchases};
+use crate::domain::purchase::PurchaseStatus;
+use crate::orders::outbox::{Inner, OutboxError, Verdict, alert, needs_attention};
+use crate::upstream::{Class, Installation, PathId};
+
+const NONCE_LEN: usize = 12;
+
+#[derive(Debug, thiserror::Error)]
+pub enum InstallationError {
+    #[error(transparent)]
+    Db(#[from] DbError),
+    /// The row was sealed under another key (a rotation is half done, or the secret changed).
+    #[error(
+        "installation of purchase {purchase_id} is encrypted under key {row_key_id}, not {key_id}"
+    )]
+    WrongKey {
+        purchase_id: String,
+        row_key_id: String,
+        key_id: String,
+    },
+    /// The row does not decrypt or decode: tampered, truncated or moved to another purchase.
+    #[error("installation of purchase {0} cannot be decrypted")]
+    Corrupt(String),
+    #[error("installation could not be encrypted")]
+    Seal,
+}
+
+impl From<diesel::result::Error> for InstallationError {
+    fn from(e: diesel::result::Error) -> Self {
+        Self::Db(DbError::Query(e))
+    }
+}
+
+/// The encryption key for installations, derived from the shop's secret key (never the
+/// secret itself, which also signs cookies), with a public id stored on each row.
+#[derive(Clone)]
+pub struct InstallationKey {
+    id: String,
+    key: Secret<[u8; 32]>,
+}
+
+impl InstallationKey {
+    pub fn derive(secret: &SecretKey) -> Self {
+        let derive = |label: &[u8]| -> [u8; 32] {
+            // HMAC accepts keys of any length, so this cannot fail.
+            let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(secret.bytes())
+                .unwrap_or_else(|_| unreachable!("HMAC takes keys of any length"));
+            mac.update(label);
+            mac.finalize().into_bytes().into()
+        };
+        let key = derive(b"storefront installation encryption key v1");
+        let id = derive(b"storefront installation key id v1");
+        Self {
+            id: format!("v1:{}", hex::encode(&id[..8])),
+            key: Secret::new(key),
+        }
+    }
+
+    /// Stored with each row; identifies the key without revealing it.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    fn cipher(&self) -> ChaCha20Poly1305 {
+        ChaCha20Poly1305::new(Key::from_slice(self.key.expose()))
+    }
+}
+
+impl fmt::Debug for InstallationKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("InstallationKey")
+            .field("id", &self.id)
+            .field("key", &"[redacted]")
+            .finish()
+    }
+}
+
+/// Decrypted installation details, for the private order page only. `Debug` shows nothing
+/// secret.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstallationDetails {
+    pub esim_id: String,
+    pub iccid: Secret<String>,
+    pub activation_code: Secret<String>,
+    pub qr_code_svg: Secret<String>,
+    pub universal_link: Option<Secret<String>>,
+    pub iccid_last4: String,
+}
+
+/// The sealed plaintext.
+#[derive(Serialize, Deserialize)]
+struct Sealed {
+    iccid: String,
+    activation_code: String,
+    qr_code_svg: String,
+    universal_link: Option<String>,
+}
+
+fn seal(
+    key: &InstallationKey,
+    purchase_id: &str,
+    plain: &Sealed,
+) -> Result<(String, String), InstallationError> {
+    let json = serde_json::to_vec(plain).map_err(|_| InstallationError::Seal)?;
+    let mut nonce = [0u8; NONCE_LEN];
+    rand::rng().fill_bytes(&mut nonce);
+    let ciphertext = key
+        .cipher()
+        .encrypt(
+            Nonce::from_slice(&nonce),
+            Payload {
+                msg: &json,
+                aad: purchase_id.as_bytes(),
+            },
+        )
+        .map_err(|_| InstallationError::Seal)?;
+    Ok((hex::encode(nonce), hex::encode(ciphertext)))
+}
+
+fn open(key: &InstallationKey, row: &InstallationRow) -> Result<Sealed, InstallationError> {
+    if row.key_id != key.id {
+        return Err(InstallationError::WrongKey {
+            purchase_id: row.purchase_id.clone(),
+            row_key_id: row.key_id.clone(),
+            key_id: key.id.clone(),
+        });
+    }
+    let corrupt = || InstallationError::Corrupt(row.purchase_id.clone());
+    let nonce = hex::decode(&row.nonce).map_err(|_| corrupt())?;
+    if nonce.len() != NONCE_LEN {
+        return Err(corrupt());
+    }
+    let ciphertext = hex::decode(&row.ciphertext).map_err(|_| corrupt())?;
+    let json = key
+        .cipher()
+        .decrypt(
+            Nonce::from_slice(&nonce),
+            Payload {
+                msg: &ciphertext,
+                aad: row.purchase_id.as_bytes(),
+            },
+        )
+        .map_err(|_| corrupt())?;
+    serde_json::from_slice(&json).map_err(|_| corrupt())
+}
+
+fn last4(iccid: &str) -> String {
+    let chars: Vec<char> = iccid.chars().collect();
+    chars[chars.len().saturating_sub(4)..].iter().collect()
+}
+
+/// Seals `installation` into a row for `purchase_id`.
+pub fn encrypt(
+    key: &InstallationKey,
+    purchase_id: &str,
+    installation: &Installation,
+    now_ms: i64,
+) -> Result<InstallationRow, InstallationError> {
+    let plain = Sealed {
+        iccid: installation.iccid.expose().clone(),
+        activation_code: installation.activation_code.expose().clone(),
+        qr_code_svg: installation.qr_code_svg.expose().clone(),
+        universal_link: installation
+            .universal_link
+            .as_ref()
+            .map(|l| l.expose().clone()),
+    };
+    let (nonce, ciphertext) = seal(key, purchase_id, &plain)?;
+    Ok(InstallationRow {
+        purchase_id: purchase_id.to_string(),
+        esim_id: installation.esim_id.clone(),
+        key_id: key.id.clone(),
+        nonce,
+        ciphertext,
+        iccid_last4: last4(installation.iccid.expose()),
+        created_at_ms: now_ms,
+    })
+}
+
+/// The decrypted installation of a purchase, `None` when none is stored yet.
+pub fn load_installation(
+    conn: &mut DbConn,
+    key: &InstallationKey,
+    purchase_id: &str,
+) -> Result<Option<InstallationDetails>, InstallationError> {
+    let Some(row) = fulfilment::installation(conn, purchase_id)? else {
+        return Ok(None);
+    };
+    let plain = open(key, &row)?;
+    Ok(Some(InstallationDetails {
+        esim_id: row.esim_id,
+        iccid: Secret::new(plain.iccid),
+        activation_code: Secret::new(plain.activation_code),
+        qr_code_svg: Secret::new(plain.qr_code_svg),
+        universal_link: plain.universal_link.map(Secret::new),
+        iccid_last4: row.iccid_last4,
+    }))
+}
+
+/// Re-encrypts every row sealed under `old` with `new` (fresh nonces), a page per short
+/// transaction, and returns how many rows changed. Safe to re-run after an interruption:
+/// rows already under `new` are not touched.
+pub fn rotate(
+    conn: &mut DbConn,
+    old: &InstallationKey,
+    new: &InstallationKey,
+) -> Result<usize, InstallationError> {
+    const PAGE: i64 = 100;
+    if old.id == new.id {
+        return Ok(0);
+    }
+    let mut total = 0;
+    loop {
+        let changed = conn.write_tx(|conn| {
+            let rows = fulfilment::installations_under_key(conn, &old.id, PAGE)?;
+            let mut changed = 0;
+            for row in &rows {
+                let plain = open(old, row)?;
+                let (nonce, ciphertext) = seal(new, &row.purchase_id, &plain)?;
+                if fulfilment::reencrypt_installation(
+                    conn,
+                    &row.purchase_id,
+                    &old.id,
+                    &new.id,
+                    &nonce,
+                    &ciphertext,
+                )? {
+                    changed += 1;
+                }
+            }
+            Ok::<_, InstallationError>((rows.len(), changed))
+        })?;
+        total += changed.1;
+        if changed.0 < usize::try_from(PAGE).unwrap_or(usize::MAX) {
+            return Ok(total);
+        }
+    }
+}
+
+/// The `fetch_installation` job.
+pub(crate) async fn fetch_installation(
+    ob: &Inner,
+    leased: &LeasedJob,
+) -> Result<Verdict, OutboxError> {
+    let Some(purchase) = ob.purchase(&leased.job.purchase_id).await? else {
+        return Ok(Verdict::done(
+            "purchase_missing",
+            "the purchase row is gone",
+        ));
+    };
+    let purchase_id = purchase.id.clone();
+    let note = "installation details stored; ready to install".to_string();
+    let already = {
+        let id = purchase_id.clone();
+        ob.db
+            .run(move |c| fulfilment::installation(c, &id))
+            .await?
+            .is_some()
+    };
+    if already {
+        return Ok(
+            Verdict::done("already_stored", "installation already stored")
+                .with_effects(move |c, now| mark_fulfilled(c, &purchase_id, &note, now)),
+        );
+    }
+    let Some(esim_id) = purchase.esim_id.clone() else {
+        return Ok(Verdict::done("no_esim", "the purchase has no eSIM id"));
+    };
+    let exhausted =
+        leased.job.attempts >= i32::try_from(ob.config.max_attempts).unwrap_or(i32::MAX);
+    let fetched = match PathId::parse(esim_id.as_str()) {
+        Ok(path) => ob.upstream.installation(&path).await,
+        Err(e) => {
+            let message = format!("eSIM id {esim_id:?} cannot be fetched: {e}");
+            return Ok(
+                Verdict::done("invalid_esim_id", message.clone()).with_effects(move |c, now| {
+                    needs_attention(c, &purchase_id, alert::NEEDS_ATTENTION, &message, now)
+                }),
+            );
+        }
+    };
+    let installation = match fetched {
+        Ok(installation) => installation,
+        Err(error) => {
+            return Ok(match error.class() {
+                Class::RetryAfter(wait) => ob.rate_limited(&error, wait),
+                _ if exhausted => {
+                    let message = format!(
+                        "installation of eSIM {esim_id} could not be fetched after {} \
+                         attempts: {error}",
+                        leased.job.attempts
+                    );
+                    Verdict::dead("fetch_exhausted", message.clone()).with_effects(move |c, now| {
+                        needs_attention(c, &purchase_id, alert::NEEDS_ATTENTION, &message, now)
+                    })
+                }
+                _ => Verdict::retry(
+                    "fetch_failed",
+                    error.to_string(),
+                    ob.backoff_at(&ob.config.retry, leased.job.attempts),
+                ),
+            });
+        }
+    };
+    // Encrypted here, outside any transaction; only ciphertext crosses into the database.
+    let row = encrypt(&ob.key, &purchase_id, &installation, crate::db::now_ms())?;
+    drop(installation);
+    Ok(
+        Verdict::done("stored", format!("installation of eSIM {esim_id} stored")).with_effects(
+            move |c, now| {
+                fulfilment::insert_installation(c, &row)?;
+                mark_fulfilled(c, &purchase_id, &note, now)
+            },
+        ),
+    )
+}
+
+fn mark_fulfilled(
+    conn: &mut DbConn,
+    purchase_id: &str,
+    note: &str,
+    now: i64,
+) -> Result<(), DbError> {
+    purchases::transition(conn, purchase_id, PurchaseStatus::Fulfilled, note, now)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Installation {
+        Installation {
+            esim_id: "esim_1".into(),
+            iccid: Secret::new("8901234567890123456".into()),
+            activation_code: Secret::new("LPA:1$smdp.example$MATCH-ID-1".into()),
+            qr_code_svg: Secret::new("<svg/>".into()),
+            universal_link: None,
+        }
+    }
+
+    #[test]
+    fn sealed_rows_open_only_with_their_key_and_purchase() {
+        let key = InstallationKey::derive(&SecretKey::from_bytes([1; 32]));
+        let other = InstallationKey::derive(&SecretKey::from_bytes([2; 32]));
+        assert_ne!(key.id(), other.id());
+        let row = encrypt(&key, "pur_1", &sample(), 0).expect("seals");
+        assert_eq!(row.iccid_last4, "3456");
+        assert!(!row.ciphertext.contains("MATCH-ID"));
+        let plain = open(&key, &row).expect("opens");
+        assert_eq!(plain.activation_code, "LPA:1$smdp.example$MATCH-ID-1");
+        assert!(matches!(
+            open(&other, &row),
+            Err(InstallationError::WrongKey { .. })
+        ));
+        let moved = InstallationRow {
+            purchase_id: "pur_2".into(),
+            ..row.clone()
+        };
+        assert!(matches!(
+            open(&key, &moved),
+            Err(InstallationError::Corrupt(_))
+        ));
+        let again = encrypt(&key, "pur_1", &sample(), 0).expect("seals");
+        assert_ne!(again.nonce, row.nonce, "a fresh nonce per record");
+        assert!(!format!("{key:?}").contains(&hex::encode([1u8; 4])));
+    }
+}

@@ -1,0 +1,147 @@
+//! The `refund` job: gives the consumer's money back through the payment provider.
+//!
+//! The refund row (amount and idempotency key) is written in the same transaction that
+//! queues the job, before the provider is ever asked, so a retried refund reuses the key and
+//! cannot pay out twice. The purchase becomes `refunded` only when the provider says the
+//! refund succeeded. Automatic refunds happen only when upstream CONFIRMED that no eSIM was
+//! sold (`failed`), or on a definitive refusal with `AUTO_REFUND`; an unknown outcome is never
+//! refunded here (the order may exist).
+
+use crate::db::outbox::LeasedJob;
+use crate::db::{DbConn, DbError, fulfilment, purchases};
+use crate::domain::Cents;
+use crate::domain::purchase::PurchaseStatus;
+use crate::orders::outbox::{
+    Inner, JobKind, OutboxError, Verdict, alert, enqueue, needs_attention,
+};
+use crate::payments::{PaymentError, PaymentProvider, RefundStatus};
+
+/// Queues a full refund of a purchase, in the caller's transaction: what the admin's "refund"
+/// button calls once it has confirmed. Returns whether a job was queued (one is already open
+/// otherwise). Call `OutboxWaker::wake` after committing.
+pub fn request_refund(
+    conn: &mut DbConn,
+    purchase_id: &str,
+    reason: &str,
+    now_ms: i64,
+) -> Result<bool, DbError> {
+    let Some(purchase) = purchases::find(conn, purchase_id)? else {
+        return Ok(false);
+    };
+    fulfilment::ensure_refund(conn, purchase_id, purchase.price_cents, reason, now_ms)?;
+    enqueue(conn, purchase_id, JobKind::Refund, now_ms, now_ms)
+}
+
+pub(crate) async fn refund(ob: &Inner, leased: &LeasedJob) -> Result<Verdict, OutboxError> {
+    let Some(purchase) = ob.purchase(&leased.job.purchase_id).await? else {
+        return Ok(Verdict::done(
+            "purchase_missing",
+            "the purchase row is gone",
+        ));
+    };
+    let purchase_id = purchase.id.clone();
+    if purchase.status() == PurchaseStatus::Refunded {
+        return Ok(Verdict::done(
+            "already_refunded",
+            "purchase already refunded",
+        ));
+    }
+    let row = {
+        let id = purchase_id.clone();
+        let amount = purchase.price_cents;
+        ob.db
+            .run(move |c| {
+                c.write_tx(|c| {
+                    fulfilment::ensure_refund(
+                        c,
+                        &id,
+                        amount,
+                        "refund requested",
+                        crate::db::now_ms(),
+                    )
+                })
+            })
+            .await?
+    };
+    if row.status == "succeeded" {
+        return Ok(finish(purchase_id, row.id, row.provider_refund_id));
+    }
+    let Some(payment_reference) = purchase.payment_reference.clone() else {
+        let message = "cannot refund: the provider's payment reference is unknown".to_string();
+        return Ok(
+            Verdict::done("no_payment_reference", message.clone()).with_effects(move |c, now| {
+                needs_attention(c, &purchase_id, alert::NEEDS_ATTENTION, &message, now)
+            }),
+        );
+    };
+    let exhausted =
+        leased.job.attempts >= i32::try_from(ob.config.max_attempts).unwrap_or(i32::MAX);
+    let result = ob
+        .payments
+        .refund(
+            &payment_reference,
+            Cents::new(row.amount_cents),
+            &row.idempotency_key,
+        )
+        .await;
+    let refund_id = row.id.clone();
+    Ok(match result {
+        Ok(done) => match done.status {
+            RefundStatus::Succeeded => finish(purchase_id, refund_id, Some(done.id)),
+            RefundStatus::Pending if exhausted => gave_up(purchase_id, "the refund stayed pending"),
+            // Asked again later with the same key: the provider returns the same refund.
+            RefundStatus::Pending => Verdict::retry(
+                "refund_pending",
+                format!("refund {} pending at the provider", done.id),
+                ob.backoff_at(&ob.config.retry, leased.job.attempts),
+            ),
+            RefundStatus::Failed => failed(
+                purchase_id,
+                refund_id,
+                Some(done.id),
+                "the provider reports the refund failed".into(),
+            ),
+        },
+        Err(PaymentError::Unavailable(reason)) if exhausted => gave_up(purchase_id, &reason),
+        Err(PaymentError::Unavailable(reason)) => Verdict::retry(
+            "provider_unavailable",
+            reason,
+            ob.backoff_at(&ob.config.retry, leased.job.attempts),
+        ),
+        Err(other) => failed(purchase_id, refund_id, None, other.to_string()),
+    })
+}
+
+fn finish(purchase_id: String, refund_id: String, provider_id: Option<String>) -> Verdict {
+    Verdict::done("refunded", "the consumer was refunded").with_effects(move |c, now| {
+        fulfilment::set_refund_status(c, &refund_id, "succeeded", provider_id.as_deref(), now)?;
+        purchases::transition(
+            c,
+            &purchase_id,
+            PurchaseStatus::Refunded,
+            "the consumer was refunded in full",
+            now,
+        )?;
+        Ok(())
+    })
+}
+
+fn failed(
+    purchase_id: String,
+    refund_id: String,
+    provider_id: Option<String>,
+    reason: String,
+) -> Verdict {
+    let message = format!("refund failed: {reason}; refund the consumer by hand");
+    Verdict::done("refund_failed", message.clone()).with_effects(move |c, now| {
+        fulfilment::set_refund_status(c, &refund_id, "failed", provider_id.as_deref(), now)?;
+        needs_attention(c, &purchase_id, alert::NEEDS_ATTENTION, &message, now)
+    })
+}
+
+fn gave_up(purchase_id: String, reason: &str) -> Verdict {
+    let message = format!("refund could not be completed: {reason}; check with the provider");
+    Verdict::dead("refund_exhausted", message.clone()).with_effects(move |c, now| {
+        needs_attention(c, &purchase_id, alert::NEEDS_ATTENTION, &message, now)
+    })
+}
