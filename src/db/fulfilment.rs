@@ -4,7 +4,7 @@
 
 use diesel::prelude::*;
 
-use crate::db::schema::{alerts, installations, purchases, refunds, wallet};
+use crate::db::schema::{alerts, installations, purchases, refunds};
 use crate::db::{DbConn, DbError};
 
 // ---- purchases: what upstream told us -------------------------------------------------------
@@ -147,82 +147,6 @@ pub fn alerts_for_purchase(conn: &mut DbConn, purchase_id: &str) -> Result<Vec<A
         .order(alerts::id)
         .select(Alert::as_select())
         .load(conn)?)
-}
-
-// ---- wallet ---------------------------------------------------------------------------------
-
-#[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
-#[diesel(table_name = wallet)]
-pub struct Wallet {
-    pub id: i64,
-    pub available_cents: i64,
-    pub reserved_cents: i64,
-    pub low_balance: bool,
-    pub sales_paused: bool,
-    pub refreshed_at_ms: i64,
-}
-
-const WALLET_ID: i64 = 1;
-
-pub fn wallet(conn: &mut DbConn) -> Result<Option<Wallet>, DbError> {
-    Ok(wallet::table
-        .find(WALLET_ID)
-        .select(Wallet::as_select())
-        .first(conn)
-        .optional()?)
-}
-
-/// Stores a fresh `GET /balance`; `sales_paused` is left as it is (only a top-up decision or
-/// the admin lifts a pause).
-pub fn refresh_wallet(
-    conn: &mut DbConn,
-    available_cents: i64,
-    reserved_cents: i64,
-    low_balance: bool,
-    now_ms: i64,
-) -> Result<(), DbError> {
-    crate::with_inner!(&mut *conn, |c| {
-        diesel::insert_into(wallet::table)
-            .values((
-                wallet::id.eq(WALLET_ID),
-                wallet::available_cents.eq(available_cents),
-                wallet::reserved_cents.eq(reserved_cents),
-                wallet::low_balance.eq(low_balance),
-                wallet::sales_paused.eq(false),
-                wallet::refreshed_at_ms.eq(now_ms),
-            ))
-            .on_conflict(wallet::id)
-            .do_update()
-            .set((
-                wallet::available_cents.eq(available_cents),
-                wallet::reserved_cents.eq(reserved_cents),
-                wallet::low_balance.eq(low_balance),
-                wallet::refreshed_at_ms.eq(now_ms),
-            ))
-            .execute(c)
-    })?;
-    Ok(())
-}
-
-/// Pauses or resumes new sales. Without a wallet row yet, one is created with zero balances
-/// and `refreshed_at_ms = 0` (never refreshed).
-pub fn set_sales_paused(conn: &mut DbConn, paused: bool) -> Result<(), DbError> {
-    crate::with_inner!(&mut *conn, |c| {
-        diesel::insert_into(wallet::table)
-            .values((
-                wallet::id.eq(WALLET_ID),
-                wallet::available_cents.eq(0_i64),
-                wallet::reserved_cents.eq(0_i64),
-                wallet::low_balance.eq(true),
-                wallet::sales_paused.eq(paused),
-                wallet::refreshed_at_ms.eq(0_i64),
-            ))
-            .on_conflict(wallet::id)
-            .do_update()
-            .set(wallet::sales_paused.eq(paused))
-            .execute(c)
-    })?;
-    Ok(())
 }
 
 // ---- refunds --------------------------------------------------------------------------------

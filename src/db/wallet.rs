@@ -91,3 +91,24 @@ pub fn committed_cents(conn: &mut DbConn, now_ms: i64) -> Result<i64, DbError> {
     .load(conn)?;
     Ok(rows.first().map_or(0, |r| r.total))
 }
+
+/// Pauses or resumes new sales. Without a wallet row yet, one is created with zero balances
+/// and `refreshed_at_ms = 0` (never refreshed, so the next checkout re-reads it).
+pub fn set_sales_paused(conn: &mut DbConn, paused: bool) -> Result<(), DbError> {
+    crate::with_inner!(&mut *conn, |c| {
+        diesel::insert_into(wallet::table)
+            .values((
+                wallet::id.eq(1_i64),
+                wallet::available_cents.eq(0_i64),
+                wallet::reserved_cents.eq(0_i64),
+                wallet::low_balance.eq(true),
+                wallet::sales_paused.eq(paused),
+                wallet::refreshed_at_ms.eq(0_i64),
+            ))
+            .on_conflict(wallet::id)
+            .do_update()
+            .set(wallet::sales_paused.eq(paused))
+            .execute(c)
+    })?;
+    Ok(())
+}

@@ -2,6 +2,7 @@
 //! and plan display. Nothing here does I/O.
 
 mod email;
+pub mod esim;
 mod money;
 pub mod plan;
 pub mod pricing;

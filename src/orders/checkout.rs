@@ -5,14 +5,15 @@
 use std::time::Duration;
 
 use rand::RngCore;
-use sha2::{Digest, Sha256};
 use url::Url;
 
 use crate::catalog::{ShopPlan, Snapshot};
+use crate::config::SecretKey;
 use crate::db::purchases::NewPurchase;
 use crate::db::{self, Db, DbError};
 use crate::domain::purchase::PurchaseStatus;
 use crate::domain::{Cents, Email};
+use crate::orders::links::{hash_token, order_token, order_url};
 use crate::payments::{CheckoutRequest, PaymentError, PaymentProvider, Provider};
 use crate::upstream::{Class, IdempotencyKey, PartnerClient, PathId};
 
@@ -55,21 +56,9 @@ pub enum CheckoutError {
 #[derive(Debug)]
 pub struct Started {
     pub purchase_id: String,
-    /// The private order token (only its hash is stored).
+    /// The private order token (only its hash is stored; it can be derived again).
     pub token: String,
     pub redirect_url: Url,
-}
-
-/// Where a purchase's private order page lives, with its token.
-pub fn order_url(public_url: &Url, purchase_id: &str, token: &str) -> Url {
-    let mut url = public_url.clone();
-    url.set_path(&format!("/orders/{purchase_id}"));
-    url.query_pairs_mut().append_pair("token", token);
-    url
-}
-
-pub fn hash_token(token: &str) -> String {
-    hex::encode(Sha256::digest(token.as_bytes()))
 }
 
 fn random_hex(bytes: usize) -> String {
@@ -80,6 +69,7 @@ fn random_hex(bytes: usize) -> String {
 
 pub struct Checkout<'a> {
     pub db: &'a Db,
+    pub secret_key: &'a SecretKey,
     pub upstream: &'a PartnerClient,
     pub payments: &'a Provider,
     pub snapshot: &'a Snapshot,
@@ -109,7 +99,7 @@ impl Checkout<'_> {
 
         let now = db::now_ms();
         let id = random_hex(10);
-        let token = random_hex(32);
+        let token = order_token(self.secret_key, &id);
         let key = IdempotencyKey::generate();
         let new = NewPurchase {
             id: id.clone(),
@@ -235,27 +225,7 @@ impl Checkout<'_> {
                     < i64::try_from(WALLET_MAX_AGE.as_millis()).unwrap_or(i64::MAX)
             });
         if !fresh_enough {
-            refresh_wallet(self.db, self.upstream).await;
+            crate::orders::wallet::refresh(self.db, self.upstream).await;
         }
-    }
-}
-
-/// Reads `GET /balance` into the shared wallet row; failures are logged and leave it as is.
-pub async fn refresh_wallet(db: &Db, upstream: &PartnerClient) {
-    match upstream.balance().await {
-        Ok(balance) => {
-            let (available, reserved, low) = (
-                balance.available_cents.get(),
-                balance.reserved_cents.cents().get(),
-                balance.low_balance,
-            );
-            if let Err(err) = db
-                .run(move |conn| db::wallet::store(conn, available, reserved, low, db::now_ms()))
-                .await
-            {
-                tracing::warn!(error = %err, "could not store the wallet balance");
-            }
-        }
-        Err(err) => tracing::warn!(error = %err, "could not refresh the wallet balance"),
     }
 }

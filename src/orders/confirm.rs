@@ -5,7 +5,7 @@
 
 use diesel::prelude::*;
 
-use crate::db::schema::{alerts, payment_events, purchases};
+use crate::db::schema::{payment_events, purchases};
 use crate::db::{self, DbConn, DbError};
 use crate::domain::purchase::PurchaseStatus;
 use crate::orders::outbox::{self, JobKind};
@@ -112,6 +112,7 @@ pub fn apply(conn: &mut DbConn, provider: &str, event: &PaymentEvent) -> Result<
                     ))
                     .execute(conn)?;
                 outbox::enqueue(conn, &purchase.id, JobKind::PlaceOrder, now, now)?;
+                outbox::enqueue(conn, &purchase.id, JobKind::EmailPaymentReceived, now, now)?;
                 Ok(Applied::Paid {
                     purchase_id: purchase.id,
                 })
@@ -182,13 +183,6 @@ fn alert(
     message: &str,
     now: i64,
 ) -> Result<(), DbError> {
-    diesel::insert_into(alerts::table)
-        .values((
-            alerts::kind.eq(kind),
-            alerts::purchase_id.eq(purchase_id),
-            alerts::message.eq(message),
-            alerts::created_at_ms.eq(now),
-        ))
-        .execute(conn)?;
+    db::fulfilment::raise_alert(conn, kind, Some(purchase_id), message, now)?;
     Ok(())
 }

@@ -343,7 +343,15 @@ fn mark_fulfilled(
     note: &str,
     now: i64,
 ) -> Result<(), DbError> {
-    purchases::transition(conn, purchase_id, PurchaseStatus::Fulfilled, note, now)?;
+    if purchases::transition(conn, purchase_id, PurchaseStatus::Fulfilled, note, now)?.is_some() {
+        crate::orders::outbox::enqueue(
+            conn,
+            purchase_id,
+            crate::orders::outbox::JobKind::EmailEsimReady,
+            now,
+            now,
+        )?;
+    }
     Ok(())
 }
 

@@ -4,7 +4,10 @@
 pub mod checkout;
 pub mod confirm;
 pub mod installation;
+pub mod links;
+pub mod notify;
 pub mod outbox;
 pub mod placement;
 pub mod refund;
 pub mod tracking;
+pub mod wallet;

@@ -41,7 +41,7 @@ use crate::db::{Db, DbConn, DbError, fulfilment, now_ms, purchases};
 use crate::domain::Cents;
 use crate::domain::purchase::PurchaseStatus;
 use crate::orders::installation::{self, InstallationKey};
-use crate::orders::{placement, refund, tracking};
+use crate::orders::{notify, placement, refund, tracking};
 use crate::payments::Provider;
 use crate::upstream::{Backoff, PartnerClient, UpstreamError};
 
@@ -56,14 +56,23 @@ pub enum JobKind {
     FetchInstallation,
     /// Refund the consumer through the payment provider (stored idempotency key).
     Refund,
+    /// Tell the consumer the payment arrived (with the private link).
+    EmailPaymentReceived,
+    /// Tell the consumer the eSIM is ready (the private link only, never the eSIM itself).
+    EmailEsimReady,
+    /// Tell the consumer the order could not be completed and was refunded.
+    EmailRefunded,
 }
 
 impl JobKind {
-    pub const ALL: [Self; 4] = [
+    pub const ALL: [Self; 7] = [
         Self::PlaceOrder,
         Self::TrackOrder,
         Self::FetchInstallation,
         Self::Refund,
+        Self::EmailPaymentReceived,
+        Self::EmailEsimReady,
+        Self::EmailRefunded,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -72,6 +81,9 @@ impl JobKind {
             Self::TrackOrder => "track_order",
             Self::FetchInstallation => "fetch_installation",
             Self::Refund => "refund",
+            Self::EmailPaymentReceived => "email_payment_received",
+            Self::EmailEsimReady => "email_esim_ready",
+            Self::EmailRefunded => "email_refunded",
         }
     }
 
@@ -298,6 +310,8 @@ pub(crate) struct Inner {
     pub payments: Arc<Provider>,
     pub key: InstallationKey,
     pub config: OutboxConfig,
+    /// Sends consumer emails; without one, email jobs wait (and say why).
+    pub notifier: Option<notify::Notifier>,
     waker: OutboxWaker,
     /// Distinguishes this process's workers in lease tokens.
     replica: String,
@@ -332,10 +346,29 @@ impl Outbox {
                 upstream,
                 payments,
                 key,
+                notifier: None,
                 config,
                 waker: OutboxWaker::default(),
                 replica,
             }),
+        }
+    }
+
+    /// Sends consumer emails through `notifier`. Call before [`Outbox::spawn`].
+    pub fn with_notifier(self, notifier: notify::Notifier) -> Self {
+        let mut inner = Arc::try_unwrap(self.inner).unwrap_or_else(|shared| Inner {
+            db: shared.db.clone(),
+            upstream: shared.upstream.clone(),
+            payments: Arc::clone(&shared.payments),
+            key: shared.key.clone(),
+            config: shared.config.clone(),
+            notifier: shared.notifier.clone(),
+            waker: shared.waker.clone(),
+            replica: shared.replica.clone(),
+        });
+        inner.notifier = Some(notifier);
+        Self {
+            inner: Arc::new(inner),
         }
     }
 
@@ -446,6 +479,11 @@ impl Outbox {
                 installation::fetch_installation(&self.inner, leased).await?
             }
             Some(JobKind::Refund) => refund::refund(&self.inner, leased).await?,
+            Some(
+                kind @ (JobKind::EmailPaymentReceived
+                | JobKind::EmailEsimReady
+                | JobKind::EmailRefunded),
+            ) => notify::send(&self.inner, leased, kind).await?,
             // A kind from a newer version of the shop (a rolling deploy): leave it for a
             // replica that knows it.
             None => Verdict::retry(
@@ -568,25 +606,7 @@ impl Inner {
 
     /// Best effort: a failed balance read only leaves the wallet row older.
     pub(crate) async fn refresh_wallet(&self) {
-        match self.upstream.balance().await {
-            Ok(balance) => {
-                let available = balance.available_cents.get();
-                let reserved = i64::from(balance.reserved_cents);
-                let low = balance.low_balance;
-                let stored = self
-                    .db
-                    .run(move |conn| {
-                        conn.write_tx(|conn| {
-                            fulfilment::refresh_wallet(conn, available, reserved, low, now_ms())
-                        })
-                    })
-                    .await;
-                if let Err(error) = stored {
-                    tracing::warn!(error = %error, "could not store the refreshed wallet");
-                }
-            }
-            Err(error) => tracing::warn!(error = %error, "could not refresh the wallet balance"),
-        }
+        crate::orders::wallet::refresh(&self.db, &self.upstream).await;
     }
 
     pub(crate) async fn purchase(

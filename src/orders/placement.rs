@@ -216,7 +216,7 @@ fn insufficient_balance(ob: &Inner, error: &UpstreamError) -> Verdict {
     let at = crate::db::now_ms().saturating_add(wait);
     Verdict::retry("insufficient_balance", error.to_string(), at)
         .with_effects(|c, now| {
-            fulfilment::set_sales_paused(c, true)?;
+            crate::db::wallet::set_sales_paused(c, true)?;
             fulfilment::raise_alert(
                 c,
                 alert::INSUFFICIENT_BALANCE,

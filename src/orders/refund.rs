@@ -115,13 +115,23 @@ pub(crate) async fn refund(ob: &Inner, leased: &LeasedJob) -> Result<Verdict, Ou
 fn finish(purchase_id: String, refund_id: String, provider_id: Option<String>) -> Verdict {
     Verdict::done("refunded", "the consumer was refunded").with_effects(move |c, now| {
         fulfilment::set_refund_status(c, &refund_id, "succeeded", provider_id.as_deref(), now)?;
-        purchases::transition(
+        if purchases::transition(
             c,
             &purchase_id,
             PurchaseStatus::Refunded,
             "the consumer was refunded in full",
             now,
-        )?;
+        )?
+        .is_some()
+        {
+            crate::orders::outbox::enqueue(
+                c,
+                &purchase_id,
+                crate::orders::outbox::JobKind::EmailRefunded,
+                now,
+                now,
+            )?;
+        }
         Ok(())
     })
 }

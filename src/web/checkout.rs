@@ -216,8 +216,9 @@ pub async fn checkout(
     };
     let checkout = Checkout {
         db: &state.db,
+        secret_key: &state.settings.secret_key,
         upstream: &state.upstream,
-        payments: &state.payments,
+        payments: state.payments.as_ref(),
         snapshot: &snap,
         public_url: &state.settings.public_url,
     };
@@ -337,7 +338,7 @@ struct DemoPayPage {
 }
 
 fn demo_provider(state: &AppState) -> Result<&crate::payments::demo::DemoProvider, AppError> {
-    match &state.payments {
+    match state.payments.as_ref() {
         Provider::Demo(demo) => Ok(demo),
         Provider::Stripe(_) => Err(AppError::NotFound),
     }
@@ -451,7 +452,7 @@ pub async fn deliver_event(
         .await?;
     if let confirm::Applied::Paid { purchase_id } = &applied {
         tracing::info!(purchase.id = %purchase_id, "payment confirmed");
-        state.outbox_wake.notify_waiters();
+        state.outbox.waker().wake();
     }
     Ok(applied)
 }

@@ -22,12 +22,16 @@ use std::time::Duration;
 
 use actix_web::dev::Server;
 use actix_web::{App, HttpResponse, HttpServer, web};
-use tokio::sync::{Notify, watch};
+use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::catalog::Catalog;
 use crate::config::{Payments, Settings};
 use crate::db::Db;
+use crate::mail::Mailer;
+use crate::orders::installation::InstallationKey;
+use crate::orders::notify::Notifier;
+use crate::orders::outbox::{Outbox, OutboxConfig};
 use crate::payments::Provider;
 use crate::payments::demo::DemoProvider;
 use crate::payments::stripe::StripeProvider;
@@ -41,16 +45,19 @@ pub struct AppState {
     pub settings: Arc<Settings>,
     pub catalog: Arc<Catalog>,
     pub upstream: PartnerClient,
-    pub payments: Provider,
+    pub payments: Arc<Provider>,
     /// Cookies carry `Secure` (and the `__Host-` prefix) when the shop is served over HTTPS.
     pub secure_cookies: bool,
     pub checkout_limiter: RateLimiter,
-    /// Signalled when work is queued, so outbox workers in this process start at once.
-    pub outbox_wake: Arc<Notify>,
+    /// The outbox: its waker starts this process's workers at once after a commit that
+    /// queued work.
+    pub outbox: Outbox,
 }
 
 /// How long in-flight requests get to finish after SIGTERM before the server closes them.
 const SHUTDOWN_GRACE_SECS: u64 = 25;
+/// How the shop names itself in emails.
+const SHOP_NAME: &str = "eSIM shop";
 /// How long background work (catalog sync) gets to stop after the server has stopped.
 const BACKGROUND_GRACE: Duration = Duration::from_secs(4);
 
@@ -65,6 +72,8 @@ pub enum StartError {
     Upstream(#[from] ClientBuildError),
     #[error("STOREFRONT_STRIPE_SECRET_KEY / STOREFRONT_STRIPE_WEBHOOK_SECRET: {0}")]
     Payments(String),
+    #[error("STOREFRONT_SMTP_URL / STOREFRONT_MAIL_DIR: {0}")]
+    Mail(String),
 }
 
 pub struct Application {
@@ -93,16 +102,7 @@ impl Application {
             .map_err(|source| StartError::Bind { addr, source })?
             .port();
 
-        let (stop_background, stopped) = watch::channel(false);
-        let holder = format!("{}:{port}:{}", hostname(), std::process::id());
-        let background = vec![tokio::spawn(Arc::clone(&catalog).run_periodic(
-            client.clone(),
-            Duration::from_secs(settings.catalog_refresh_secs),
-            holder,
-            stopped,
-        ))];
-
-        let payments = match &settings.payments {
+        let payments = Arc::new(match &settings.payments {
             Payments::Demo => Provider::Demo(DemoProvider::new(
                 &settings.secret_key,
                 settings.public_url.clone(),
@@ -110,7 +110,32 @@ impl Application {
             Payments::Stripe(stripe) => Provider::Stripe(
                 StripeProvider::new(stripe).map_err(|e| StartError::Payments(e.to_string()))?,
             ),
-        };
+        });
+        let mailer = Mailer::new(&settings.mail).map_err(|e| StartError::Mail(e.to_string()))?;
+        let outbox = Outbox::new(
+            db.clone(),
+            client.clone(),
+            Arc::clone(&payments),
+            InstallationKey::derive(&settings.secret_key),
+            OutboxConfig::new(settings.min_margin, settings.auto_refund),
+        )
+        .with_notifier(Notifier {
+            mailer,
+            public_url: settings.public_url.clone(),
+            secret_key: settings.secret_key.clone(),
+            shop_name: SHOP_NAME.to_string(),
+        });
+
+        let (stop_background, stopped) = watch::channel(false);
+        let holder = format!("{}:{port}:{}", hostname(), std::process::id());
+        let mut background = vec![tokio::spawn(Arc::clone(&catalog).run_periodic(
+            client.clone(),
+            Duration::from_secs(settings.catalog_refresh_secs),
+            holder,
+            stopped.clone(),
+        ))];
+        background.extend(outbox.spawn(settings.workers, stopped));
+
         let checkout_limiter =
             RateLimiter::new(settings.checkout_rate_limit, Duration::from_secs(60));
         let state = web::Data::new(AppState {
@@ -121,7 +146,7 @@ impl Application {
             upstream: client,
             payments,
             checkout_limiter,
-            outbox_wake: Arc::new(Notify::new()),
+            outbox,
         });
         let server = HttpServer::new(move || {
             App::new()
@@ -193,6 +218,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         )
         .route("/orders/{id}", web::get().to(orders::order))
         .route("/webhooks/stripe", web::post().to(webhooks::stripe))
+        .route(
+            "/webhooks/upstream/{token}",
+            web::post().to(webhooks::upstream),
+        )
         .default_service(web::to(not_found));
 }
 

@@ -10,8 +10,10 @@ use serde::Deserialize;
 
 use crate::db;
 use crate::domain::Cents;
+use crate::domain::esim::{parse_activation_code, safe_install_link};
 use crate::domain::purchase::PurchaseStatus;
-use crate::orders::checkout::hash_token;
+use crate::orders::installation::{InstallationDetails, InstallationKey, load_installation};
+use crate::orders::links::hash_token;
 use crate::web::checkout::order_cookie;
 use crate::web::error::AppError;
 use crate::web::shop::plan_title;
@@ -27,9 +29,21 @@ pub struct TimelineEntry {
     pub text: String,
 }
 
+/// What the buyer needs to install the eSIM. Shown only on this page.
+pub struct InstallView {
+    /// Rendered by us from the activation code; never upstream markup.
+    pub qr_svg: String,
+    pub activation_code: String,
+    pub smdp_address: String,
+    pub matching_id: String,
+    pub install_link: Option<String>,
+    pub activation: &'static str,
+}
+
 #[derive(Template)]
 #[template(path = "orders/order.html")]
 struct OrderPage {
+    install: Option<InstallView>,
     status: &'static str,
     headline: &'static str,
     explanation: &'static str,
@@ -77,6 +91,39 @@ fn words(status: PurchaseStatus) -> (&'static str, &'static str) {
             "Your payment has been refunded in full to your original payment method.",
         ),
     }
+}
+
+fn install_view(
+    details: &InstallationDetails,
+    activation: &'static str,
+) -> Result<InstallView, AppError> {
+    let code = details.activation_code.expose().trim().to_string();
+    let qr = qrcode::QrCode::new(code.as_bytes()).map_err(AppError::internal)?;
+    let svg = qr
+        .render::<qrcode::render::svg::Color<'_>>()
+        .min_dimensions(240, 240)
+        .quiet_zone(true)
+        .build();
+    // The document's XML declaration has no place inside HTML.
+    let qr_svg = match svg.find("<svg") {
+        Some(start) => svg[start..].to_string(),
+        None => svg,
+    };
+    let parts = parse_activation_code(&code);
+    Ok(InstallView {
+        qr_svg,
+        smdp_address: parts
+            .as_ref()
+            .map(|p| p.smdp_address.clone())
+            .unwrap_or_default(),
+        matching_id: parts.map(|p| p.matching_id).unwrap_or_default(),
+        install_link: details
+            .universal_link
+            .as_ref()
+            .and_then(|l| safe_install_link(l.expose()).map(str::to_string)),
+        activation_code: code,
+        activation,
+    })
 }
 
 fn format_ms(ms: i64) -> String {
@@ -143,11 +190,27 @@ pub async fn order(
     let status = purchase.status();
     let (headline, explanation) = words(status);
     let snap = state.catalog.snapshot();
+    let install = if status == PurchaseStatus::Fulfilled {
+        let key = InstallationKey::derive(&state.settings.secret_key);
+        let purchase_id = purchase.id.clone();
+        let details = state
+            .db
+            .run(move |conn| load_installation(conn, &key, &purchase_id))
+            .await
+            .map_err(AppError::internal)?;
+        let activation = snap
+            .plan(&purchase.plan_id)
+            .map_or("", |p| p.activation.describe());
+        details.map(|d| install_view(&d, activation)).transpose()?
+    } else {
+        None
+    };
     let plan = snap
         .plan(&purchase.plan_id)
         .map(plan_title)
         .unwrap_or_else(|| purchase.plan_id.clone());
     let page = OrderPage {
+        install,
         status: status.as_str(),
         headline,
         explanation,

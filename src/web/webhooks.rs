@@ -36,3 +36,83 @@ pub async fn stripe(
         Err(other) => Err(other),
     }
 }
+
+/// `POST /webhooks/upstream/{token}`: the Partner API's order notifications. Their shape is not
+/// specified, so the body is only searched for an order id, and that order's tracking job is
+/// made due now. The status in the payload is never trusted: the poller asks the API.
+pub async fn upstream(
+    state: web::Data<AppState>,
+    token: web::Path<String>,
+    body: web::Bytes,
+) -> Result<HttpResponse, AppError> {
+    let Some(expected) = state.settings.upstream.webhook_token.as_ref() else {
+        return Err(AppError::NotFound);
+    };
+    if !constant_time_eq(token.as_bytes(), expected.expose().as_bytes()) {
+        return Err(AppError::NotFound);
+    }
+    let json: serde_json::Value = serde_json::from_slice(&body)
+        .map_err(|_| AppError::BadRequest("the body is not JSON".into()))?;
+    let Some(order_id) = find_order_id(&json) else {
+        tracing::info!("upstream webhook without an order id; ignored");
+        return Ok(HttpResponse::Accepted().finish());
+    };
+    let woken = state.outbox.wake_tracking(&order_id).await?;
+    tracing::info!(upstream.order_id = %order_id, woken, "upstream webhook woke tracking");
+    Ok(HttpResponse::Accepted().finish())
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// An order id anywhere plausible: `orderId`/`order_id` at any depth, or the `id` of an object
+/// under an `order` key. Bounded in length like the API's own path ids.
+fn find_order_id(value: &serde_json::Value) -> Option<String> {
+    fn walk(value: &serde_json::Value, depth: usize) -> Option<String> {
+        if depth > 6 {
+            return None;
+        }
+        let object = value.as_object()?;
+        for key in ["orderId", "order_id"] {
+            if let Some(id) = object.get(key).and_then(|v| v.as_str()) {
+                return Some(id.to_string());
+            }
+        }
+        if let Some(id) = object
+            .get("order")
+            .and_then(|o| o.get("id"))
+            .and_then(|v| v.as_str())
+        {
+            return Some(id.to_string());
+        }
+        object.values().find_map(|v| walk(v, depth + 1))
+    }
+    walk(value, 0).filter(|id| !id.is_empty() && id.len() <= 100)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn order_ids_are_found_in_any_plausible_shape() {
+        let cases = [
+            (
+                r#"{"type":"order.status_changed","orderId":"o1","status":"fulfilled"}"#,
+                Some("o1"),
+            ),
+            (r#"{"data":{"object":{"order_id":"o2"}}}"#, Some("o2")),
+            (r#"{"order":{"id":"o3","status":"failed"}}"#, Some("o3")),
+            (r#"{"id":"evt_1","status":"fulfilled"}"#, None),
+            (r#"[1,2,3]"#, None),
+        ];
+        for (json, expected) in cases {
+            let value: serde_json::Value = serde_json::from_str(json).expect("json");
+            assert_eq!(find_order_id(&value).as_deref(), expected, "{json}");
+        }
+        assert!(constant_time_eq(b"abc", b"abc"));
+        assert!(!constant_time_eq(b"abc", b"abd"));
+        assert!(!constant_time_eq(b"abc", b"ab"));
+    }
+}

@@ -3,7 +3,6 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::SystemTime;
 
 use diesel::prelude::*;
 use storefront::catalog::ShopPlan;
@@ -115,7 +114,10 @@ async fn count(db: &Db, table: &'static str) -> i64 {
     db.run(move |conn| {
         let n = match table {
             "purchases" => purchases::table.count().get_result::<i64>(conn)?,
-            _ => outbox_jobs::table.count().get_result::<i64>(conn)?,
+            _ => outbox_jobs::table
+                .filter(outbox_jobs::kind.eq("place_order"))
+                .count()
+                .get_result::<i64>(conn)?,
         };
         Ok::<_, DbError>(n)
     })
@@ -155,7 +157,7 @@ both_backends!(
 );
 
 async fn a_demo_purchase_is_paid_once_and_queued_once(backend: Backend) {
-    let Some((app, _upstream)) = spawn_shop(backend, 150).await else {
+    let Some((app, upstream)) = spawn_shop(backend, 150).await else {
         return;
     };
     let plan = sellable_plan(&app);
@@ -190,11 +192,67 @@ async fn a_demo_purchase_is_paid_once_and_queued_once(backend: Backend) {
 
     let (status, order, headers) = browser.get(&app, &order_path).await;
     assert_eq!(status, 200, "the checkout cookie opens the order page");
-    assert!(order.contains("data-status=\"paid\""), "{order}");
+    assert!(
+        !order.contains("data-status=\"awaiting_payment\""),
+        "{order}"
+    );
     assert_eq!(headers["cache-control"], "no-store");
     assert_eq!(headers["referrer-policy"], "no-referrer");
     assert_eq!(headers["x-robots-tag"], "noindex");
     assert_eq!(count(&app.db, "jobs").await, 1, "one place_order job");
+
+    // The outbox places the order, tracks it and stores the installation.
+    let started = std::time::Instant::now();
+    let order = loop {
+        let (_, order, _) = browser.get(&app, &order_path).await;
+        if order.contains("data-status=\"fulfilled\"") {
+            break order;
+        }
+        assert!(
+            started.elapsed().as_secs() < 30,
+            "not fulfilled in time: {order}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    assert!(order.contains("<svg"), "the QR code is on the page");
+    assert!(order.contains("Do not delete this eSIM"));
+    let code = order
+        .split("id=\"activation-code\" class=\"copy\" type=\"text\" readonly value=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("activation code field")
+        .to_string();
+    assert!(code.starts_with("LPA:1$"), "{code}");
+    let stats = upstream.sandbox.stats();
+    assert!(stats.duplicate_purchases.is_empty(), "{stats:?}");
+    let purchase_id = order_path.trim_start_matches("/orders/").to_string();
+    assert_eq!(
+        stats
+            .orders_by_reference
+            .get(&format!("sf-{purchase_id}"))
+            .copied(),
+        Some(1),
+        "exactly one upstream order"
+    );
+    // Two emails: payment received, then eSIM ready; both carry the private link, neither
+    // the activation code.
+    let started = std::time::Instant::now();
+    while app.emails().len() < 2 && started.elapsed().as_secs() < 10 {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let emails = app.emails();
+    assert_eq!(emails.len(), 2, "{emails:?}");
+    for email in &emails {
+        assert!(
+            email.contains(&format!("/orders/{purchase_id}?token=")),
+            "{email}"
+        );
+        let matching = code.rsplit('$').next().unwrap_or_default();
+        assert!(
+            !email.contains(matching),
+            "an email carries the activation code"
+        );
+    }
 
     // Paying again (a double click) changes nothing: the session is no longer open.
     let (_, page, _) = browser.get(&app, &pay_page).await;
@@ -480,7 +538,6 @@ async fn the_same_event_five_times_at_once_pays_once(backend: Backend) {
     }
     assert_eq!(paid, 1);
     assert_eq!(count(&app.db, "jobs").await, 1);
-    let _ = SystemTime::now();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -285,6 +285,8 @@ pub struct TestApp {
     pub client: reqwest::Client,
     pub catalog: Arc<Catalog>,
     pub db: Db,
+    /// Where this app writes its email (one `.eml` per message).
+    pub mail_dir: tempfile::TempDir,
     _test_db: TestDb,
 }
 
@@ -322,9 +324,12 @@ async fn spawn_with(test_db: TestDb, db: Db, overrides: &[(&str, &str)]) -> Test
         .port();
     let bind = format!("127.0.0.1:{port}");
     let public_url = format!("http://{bind}");
+    let mail_dir = tempfile::tempdir().expect("mail dir");
+    let mail_path = mail_dir.path().display().to_string();
     let mut all: Vec<(&str, &str)> = vec![
         ("STOREFRONT_BIND", bind.as_str()),
         ("STOREFRONT_PUBLIC_URL", public_url.as_str()),
+        ("STOREFRONT_MAIL_DIR", mail_path.as_str()),
     ];
     all.extend_from_slice(overrides);
     let settings = settings_for(&test_db, &all);
@@ -338,6 +343,7 @@ async fn spawn_with(test_db: TestDb, db: Db, overrides: &[(&str, &str)]) -> Test
         address,
         catalog,
         db,
+        mail_dir,
         client: reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()
@@ -380,4 +386,18 @@ pub async fn spawn_shop(backend: Backend, plans: usize) -> Option<(TestApp, Sand
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     Some((app, upstream))
+}
+
+impl TestApp {
+    /// The emails written so far, as raw `.eml` texts.
+    pub fn emails(&self) -> Vec<String> {
+        let mut files: Vec<_> = std::fs::read_dir(self.mail_dir.path())
+            .map(|dir| dir.filter_map(Result::ok).map(|e| e.path()).collect())
+            .unwrap_or_default();
+        files.sort();
+        files
+            .into_iter()
+            .filter_map(|p| std::fs::read_to_string(p).ok())
+            .collect()
+    }
 }

@@ -355,7 +355,10 @@ async fn paid_purchase_is_fulfilled_with_installation_encrypted(backend: Backend
     assert!(matches!(with_old, Err(InstallationError::WrongKey { .. })));
 
     // The wallet row was refreshed after the accepted order.
-    let wallet = env.q(fulfilment::wallet).await.expect("wallet refreshed");
+    let wallet = env
+        .q(storefront::db::wallet::get)
+        .await
+        .expect("wallet refreshed");
     assert!(!wallet.sales_paused);
     assert!(wallet.refreshed_at_ms > 0);
     assert!(order_id.len() > 1);
@@ -557,7 +560,10 @@ async fn insufficient_balance_waits_pauses_sales_and_alerts_once(backend: Backen
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     assert_eq!(env.purchase(&id).await.status(), PurchaseStatus::Paid);
-    let wallet = env.q(fulfilment::wallet).await.expect("wallet row");
+    let wallet = env
+        .q(storefront::db::wallet::get)
+        .await
+        .expect("wallet row");
     assert!(wallet.sales_paused, "new sales are paused");
     let balance_alerts = env
         .alerts()

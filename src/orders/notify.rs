@@ -1,0 +1,127 @@
+//! Consumer emails as outbox jobs: one job per purchase and kind, so a duplicate event queues
+//! nothing new and a failed send is retried. Only a crash between the SMTP server's answer and
+//! the job's commit can send one email twice. Emails carry the private link, never the eSIM.
+
+use diesel::prelude::*;
+use url::Url;
+
+use crate::config::SecretKey;
+use crate::db::outbox::LeasedJob;
+use crate::db::schema::catalog_plans;
+use crate::db::{DbError, fulfilment, now_ms};
+use crate::domain::plan::describe_allowance;
+use crate::domain::{Cents, Email};
+use crate::mail::{Mailer, OutgoingEmail};
+use crate::orders::links::{order_token, order_url};
+use crate::orders::outbox::{Inner, JobKind, OutboxError, Verdict};
+
+/// What the outbox needs to write to consumers.
+#[derive(Clone)]
+pub struct Notifier {
+    pub mailer: Mailer,
+    pub public_url: Url,
+    pub secret_key: SecretKey,
+    pub shop_name: String,
+}
+
+/// "France · 5 GB for 30 days", from the stored catalog (the plan may have left the live one).
+fn plan_description(conn: &mut crate::db::DbConn, plan_id: &str) -> Result<String, DbError> {
+    let row: Option<(String, i64, i64, bool)> = catalog_plans::table
+        .find(plan_id)
+        .select((
+            catalog_plans::country_name,
+            catalog_plans::data_mb,
+            catalog_plans::validity_days,
+            catalog_plans::is_daily,
+        ))
+        .first(conn)
+        .optional()?;
+    Ok(match row {
+        Some((country, mb, days, daily)) => {
+            format!("{country} · {}", describe_allowance(mb, days, daily))
+        }
+        None => format!("eSIM plan {plan_id}"),
+    })
+}
+
+pub(crate) async fn send(
+    ob: &Inner,
+    leased: &LeasedJob,
+    kind: JobKind,
+) -> Result<Verdict, OutboxError> {
+    let Some(notifier) = ob.notifier.as_ref() else {
+        return Ok(Verdict::retry(
+            "no_mailer",
+            "this process has no mail transport configured",
+            now_ms().saturating_add(60_000),
+        ));
+    };
+    let Some(purchase) = ob.purchase(&leased.job.purchase_id).await? else {
+        return Ok(Verdict::done(
+            "purchase_missing",
+            "the purchase row is gone",
+        ));
+    };
+    let plan_id = purchase.plan_id.clone();
+    let description = ob.db.run(move |c| plan_description(c, &plan_id)).await?;
+    let to = match Email::parse(purchase.email.as_str()) {
+        Ok(to) => to,
+        Err(_) => {
+            return Ok(Verdict::dead(
+                "bad_address",
+                "the stored email address is not valid",
+            ));
+        }
+    };
+    let link = order_url(
+        &notifier.public_url,
+        &purchase.id,
+        &order_token(&notifier.secret_key, &purchase.id),
+    );
+    let amount = Cents::new(purchase.price_cents);
+    let shop = notifier.shop_name.as_str();
+    let message = match kind {
+        JobKind::EmailPaymentReceived => {
+            OutgoingEmail::payment_received(to, shop, &link, &description, amount)
+        }
+        JobKind::EmailEsimReady => OutgoingEmail::esim_ready(to, shop, &link, &description),
+        _ => OutgoingEmail::order_refunded(
+            to,
+            shop,
+            &link,
+            &description,
+            amount,
+            "our supplier could not provide this eSIM",
+        ),
+    };
+    let message = match message {
+        Ok(message) => message,
+        Err(err) => return Ok(Verdict::dead("render_failed", err.to_string())),
+    };
+    match notifier.mailer.send(&message).await {
+        Ok(()) => Ok(Verdict::done("sent", format!("{} sent", kind.as_str()))),
+        Err(err) if err.is_transient() => {
+            let exhausted =
+                leased.job.attempts >= i32::try_from(ob.config.max_attempts).unwrap_or(i32::MAX);
+            if exhausted {
+                Ok(dead_with_alert(&purchase.id, kind, err.to_string()))
+            } else {
+                Ok(Verdict::retry(
+                    "mail_deferred",
+                    err.to_string(),
+                    ob.backoff_at(&ob.config.retry, leased.job.attempts),
+                ))
+            }
+        }
+        Err(err) => Ok(dead_with_alert(&purchase.id, kind, err.to_string())),
+    }
+}
+
+fn dead_with_alert(purchase_id: &str, kind: JobKind, reason: String) -> Verdict {
+    let purchase_id = purchase_id.to_string();
+    let message = format!("{} could not be sent: {reason}", kind.as_str());
+    Verdict::dead("mail_failed", message.clone()).with_effects(move |c, now| {
+        fulfilment::raise_alert(c, "email_failed", Some(&purchase_id), &message, now)?;
+        Ok(())
+    })
+}
