@@ -149,6 +149,12 @@ impl Checkout<'_> {
             success_url: order_page.clone(),
             cancel_url: order_page,
             idempotency_key: format!("checkout-{id}"),
+            // Stripe's shortest allowed expiry is 30 minutes after creation: a payment in the
+            // last minute after our own expiry still lands and is honoured (payment_failed →
+            // paid is an allowed move).
+            expires_at_unix: Some(
+                now / 1000 + i64::try_from(CHECKOUT_TTL.as_secs()).unwrap_or(0) + 60,
+            ),
         };
         let session = match self.payments.create_checkout(&request).await {
             Ok(session) => session,
@@ -228,4 +234,31 @@ impl Checkout<'_> {
             crate::orders::wallet::refresh(self.db, self.upstream).await;
         }
     }
+}
+
+/// Marks purchases whose payment page expired unpaid as `payment_failed`; returns how many.
+pub fn expire_unpaid(conn: &mut crate::db::DbConn, now_ms: i64) -> Result<usize, DbError> {
+    use diesel::prelude::*;
+
+    use crate::db::schema::purchases;
+    let expired: Vec<String> = purchases::table
+        .filter(purchases::status.eq(PurchaseStatus::AwaitingPayment.as_str()))
+        .filter(purchases::expires_at_ms.le(now_ms))
+        .select(purchases::id)
+        .limit(500)
+        .load(conn)?;
+    let mut moved = 0;
+    for id in expired {
+        let changed = conn.write_tx(|conn| {
+            db::purchases::transition(
+                conn,
+                &id,
+                PurchaseStatus::PaymentFailed,
+                "the payment page expired unpaid",
+                now_ms,
+            )
+        })?;
+        moved += usize::from(changed.is_some());
+    }
+    Ok(moved)
 }

@@ -202,6 +202,7 @@ mod tests {
                 success_url: Url::parse("http://x/orders/pu1").expect("url"),
                 cancel_url: Url::parse("http://x/orders/pu1").expect("url"),
                 idempotency_key: "k".into(),
+                expires_at_unix: None,
             })
             .await
             .expect("session");

@@ -27,6 +27,9 @@ pub struct CheckoutRequest {
     pub cancel_url: Url,
     /// Makes a retried creation return the same session.
     pub idempotency_key: String,
+    /// When the hosted page stops taking payment (unix seconds), so a consumer cannot pay long
+    /// after the sale stopped holding wallet credit. Providers without expiry ignore it.
+    pub expires_at_unix: Option<i64>,
 }
 
 /// A created checkout session: where to send the consumer.

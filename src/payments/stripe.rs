@@ -279,7 +279,7 @@ pub fn success_url_with_session(success_url: &Url) -> String {
 
 /// The form body of `POST /v1/checkout/sessions`, in a fixed order.
 pub fn checkout_form(request: &CheckoutRequest) -> Vec<(&'static str, String)> {
-    vec![
+    let mut form = vec![
         ("mode", "payment".to_string()),
         ("line_items[0][price_data][currency]", CURRENCY.to_string()),
         (
@@ -303,7 +303,11 @@ pub fn checkout_form(request: &CheckoutRequest) -> Vec<(&'static str, String)> {
             success_url_with_session(&request.success_url),
         ),
         ("cancel_url", request.cancel_url.to_string()),
-    ]
+    ];
+    if let Some(expires_at) = request.expires_at_unix {
+        form.push(("expires_at", expires_at.to_string()));
+    }
+    form
 }
 
 fn encode_form<'a>(pairs: impl IntoIterator<Item = (&'a str, String)>) -> String {

@@ -134,7 +134,8 @@ impl Application {
             holder,
             stopped.clone(),
         ))];
-        background.extend(outbox.spawn(settings.workers, stopped));
+        background.extend(outbox.spawn(settings.workers, stopped.clone()));
+        background.push(tokio::spawn(expire_unpaid_loop(db.clone(), stopped)));
 
         let checkout_limiter =
             RateLimiter::new(settings.checkout_rate_limit, Duration::from_secs(60));
@@ -188,6 +189,24 @@ impl Application {
             }
         }
         served
+    }
+}
+
+/// Every minute, purchases whose payment page expired unpaid become `payment_failed`.
+async fn expire_unpaid_loop(db: Db, mut shutdown: watch::Receiver<bool>) {
+    loop {
+        match db
+            .run(|conn| crate::orders::checkout::expire_unpaid(conn, crate::db::now_ms()))
+            .await
+        {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(purchases = n, "unpaid checkouts expired"),
+            Err(err) => tracing::warn!(error = %err, "could not expire unpaid checkouts"),
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(Duration::from_secs(60)) => {}
+            _ = shutdown.changed() => return,
+        }
     }
 }
 

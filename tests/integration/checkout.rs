@@ -607,3 +607,55 @@ async fn the_stripe_webhook_is_off_with_demo_payments() {
         .expect("post");
     assert_eq!(res.status(), 404);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_expired_checkout_fails_and_a_late_payment_is_still_honoured() {
+    let (app, _upstream) = spawn_shop(Backend::Sqlite, 120).await.expect("sqlite");
+    let plan = sellable_plan(&app);
+    let browser = Browser::default();
+    let (_, _, headers) = buy(&app, &browser, &plan, "late@example.com").await;
+    let session = location(&headers)
+        .rsplit('/')
+        .next()
+        .expect("session")
+        .to_string();
+    let expired = app
+        .db
+        .run(|conn| {
+            diesel::update(purchases::table)
+                .set(purchases::expires_at_ms.eq(0_i64))
+                .execute(conn)?;
+            storefront::orders::checkout::expire_unpaid(conn, storefront::db::now_ms())
+        })
+        .await
+        .expect("sweep");
+    assert_eq!(expired, 1);
+    let status: String = app
+        .db
+        .run(|conn| {
+            purchases::table
+                .select(purchases::status)
+                .first(conn)
+                .map_err(DbError::from)
+        })
+        .await
+        .expect("status");
+    assert_eq!(status, "payment_failed");
+    // Money that still arrives is not lost: the purchase becomes paid and is ordered.
+    let event = PaymentEvent {
+        id: "evt_late".into(),
+        kind: EventKind::Paid {
+            session_id: session,
+            purchase_id: None,
+            amount: plan.price.expect("price"),
+            payment_reference: Some("pi_late".into()),
+        },
+    };
+    let applied = app
+        .db
+        .run(move |conn| confirm::apply(conn, "demo", &event))
+        .await
+        .expect("apply");
+    assert!(matches!(applied, Applied::Paid { .. }), "{applied:?}");
+    assert_eq!(count(&app.db, "jobs").await, 1);
+}

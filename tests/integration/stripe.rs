@@ -273,6 +273,7 @@ fn checkout_request(purchase_id: &str, key: &str) -> CheckoutRequest {
             .expect("url"),
         cancel_url: Url::parse(&format!("https://shop.example/orders/{purchase_id}")).expect("url"),
         idempotency_key: key.to_string(),
+        expires_at_unix: None,
     }
 }
 
