@@ -185,6 +185,20 @@ pub struct AttemptRecord {
 ///
 /// Call it FIRST in the recording transaction: on PostgreSQL the conditional update locks the
 /// job row, so no other worker can reclaim it between this check and the caller's effects.
+/// Extends a running job's lease while its worker still holds it; false when the lease was
+/// lost (taken over, or the job was settled).
+pub fn renew(conn: &mut DbConn, job_id: i64, lease: &str, until_ms: i64) -> Result<bool, DbError> {
+    let changed = diesel::update(
+        outbox_jobs::table
+            .filter(outbox_jobs::id.eq(job_id))
+            .filter(outbox_jobs::state.eq(RUNNING))
+            .filter(outbox_jobs::lease_owner.eq(lease)),
+    )
+    .set(outbox_jobs::lease_expires_at_ms.eq(until_ms))
+    .execute(conn)?;
+    Ok(changed == 1)
+}
+
 pub fn settle(
     conn: &mut DbConn,
     leased: &LeasedJob,

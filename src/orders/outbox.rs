@@ -135,11 +135,12 @@ pub mod alert {
 /// Timing and policy of the outbox. [`OutboxConfig::new`] gives production values.
 #[derive(Debug, Clone)]
 pub struct OutboxConfig {
-    /// How long a claimed job belongs to its worker. Must outlive the longest execution: the
-    /// upstream client's `request_timeout × max_get_attempts` plus its `max_gate_wait` (a GET
-    /// may retry inside one execution) plus a payment provider call. A lease that expires
-    /// while the worker still runs lets a second worker start the same job; that is safe (same
-    /// key, the first worker's late outcome is refused), but wasteful.
+    /// How long a claimed job belongs to its worker without a sign of life. The worker renews
+    /// it every third of this while the job runs (however long the HTTP calls take), so this
+    /// bounds how long a crashed worker's job waits before another worker takes it over. A
+    /// lease that lapses while its worker still runs (a stalled database) lets a second worker
+    /// start the same job: safe (same key and body; the first worker's late outcome is
+    /// refused), only wasteful.
     pub lease: Duration,
     /// Longest idle sleep: the bound for noticing jobs enqueued by other replicas.
     pub poll_interval: Duration,
@@ -167,7 +168,7 @@ pub struct OutboxConfig {
 impl OutboxConfig {
     pub fn new(min_margin: Cents, auto_refund: bool) -> Self {
         Self {
-            lease: Duration::from_secs(5 * 60),
+            lease: Duration::from_secs(30),
             poll_interval: Duration::from_secs(2),
             retry: Backoff {
                 base: Duration::from_secs(2),
@@ -458,7 +459,10 @@ impl Outbox {
         );
         // An error here (the database went away mid-job) leaves the job `running`: its lease
         // expires and the next claim records the attempt as `lease_expired` and retries it.
-        let verdict = self.execute(&leased).instrument(span).await?;
+        let heartbeat = self.renew_while_running(&leased);
+        let verdict = self.execute(&leased).instrument(span).await;
+        heartbeat.abort();
+        let verdict = verdict?;
         let report = self.record(leased, started_at_ms, verdict).await?;
         tracing::info!(
             job.id = report.job_id,
@@ -469,6 +473,34 @@ impl Outbox {
             "outbox job ran"
         );
         Ok(Some(report))
+    }
+
+    /// Keeps `leased` alive while it runs: renews the lease every third of its length.
+    fn renew_while_running(&self, leased: &LeasedJob) -> JoinHandle<()> {
+        let db = self.inner.db.clone();
+        let (id, lease) = (leased.job.id, leased.lease.clone());
+        let lease_ms = duration_ms(self.inner.config.lease);
+        let every = self.inner.config.lease / 3;
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(every).await;
+                let lease = lease.clone();
+                let renewed = db
+                    .run(move |conn| {
+                        conn.write_tx(|conn| {
+                            jobs::renew(conn, id, &lease, now_ms().saturating_add(lease_ms))
+                        })
+                    })
+                    .await;
+                match renewed {
+                    Ok(true) => {}
+                    Ok(false) => return,
+                    Err(err) => {
+                        tracing::warn!(job.id = id, error = %err, "could not renew a job lease")
+                    }
+                }
+            }
+        })
     }
 
     async fn execute(&self, leased: &LeasedJob) -> Result<Verdict, OutboxError> {

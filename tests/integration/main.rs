@@ -7,6 +7,7 @@ mod helpers;
 mod catalog;
 mod checkout;
 mod cli;
+mod crash;
 mod db;
 mod mail;
 mod ops;

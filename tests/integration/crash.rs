@@ -1,0 +1,395 @@
+//! The real binaries, killed at random moments: `storefront sandbox` as the upstream in its own
+//! process, `storefront serve` SIGKILLed five times while 30 purchases are bought and paid,
+//! then restarted. Afterwards every paid purchase has exactly one upstream order and is
+//! fulfilled, and no log line or email of the whole run carries an activation code, an ICCID or
+//! the API key.
+
+use std::fs::File;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rand::{Rng, SeedableRng};
+use tokio::sync::Mutex;
+
+use crate::helpers::random_suffix;
+
+const PURCHASES: usize = 30;
+const KILLS: usize = 5;
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("free port")
+        .port()
+}
+
+fn binary() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_storefront"));
+    for (key, _) in std::env::vars() {
+        if key.starts_with("STOREFRONT_") {
+            cmd.env_remove(key);
+        }
+    }
+    cmd
+}
+
+struct Shop {
+    dir: tempfile::TempDir,
+    port: u16,
+    upstream: String,
+    key: String,
+    runs: usize,
+}
+
+impl Shop {
+    fn start(&mut self) -> Child {
+        self.runs += 1;
+        let log =
+            File::create(self.dir.path().join(format!("serve-{}.log", self.runs))).expect("log");
+        binary()
+            .arg("serve")
+            .env(
+                "STOREFRONT_DATABASE_URL",
+                format!("sqlite://{}/shop.db", self.dir.path().display()),
+            )
+            .env("STOREFRONT_BIND", format!("127.0.0.1:{}", self.port))
+            .env(
+                "STOREFRONT_PUBLIC_URL",
+                format!("http://127.0.0.1:{}", self.port),
+            )
+            .env("STOREFRONT_UPSTREAM_BASE_URL", &self.upstream)
+            .env("STOREFRONT_UPSTREAM_API_KEY", &self.key)
+            .env("STOREFRONT_SECRET_KEY", "ef".repeat(32))
+            .env("STOREFRONT_PAYMENTS", "demo")
+            .env("STOREFRONT_MAIL_DIR", self.dir.path().join("mail"))
+            .env("STOREFRONT_MAIL_FROM", "shop@example.com")
+            .env("STOREFRONT_CHECKOUT_RATE_LIMIT", "10000")
+            .env("STOREFRONT_LOG_FORMAT", "json")
+            .env("RUST_LOG", "debug")
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("start serve")
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+}
+
+fn kill9(child: &mut Child) {
+    let _ = Command::new("kill")
+        .args(["-KILL", &child.id().to_string()])
+        .status();
+    let _ = child.wait();
+}
+
+/// One consumer: plan page, checkout, demo payment. Retries each step while the shop is down
+/// (a consumer pressing reload), bounded in time. Returns the purchase id and its cookie.
+async fn buy_and_pay(
+    client: &reqwest::Client,
+    shop: &str,
+    plan: &str,
+    n: usize,
+) -> (String, String) {
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        assert!(Instant::now() < deadline, "purchase {n} never completed");
+        match try_buy_and_pay(client, shop, plan, n).await {
+            Some(done) => return done,
+            None => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
+}
+
+async fn try_buy_and_pay(
+    client: &reqwest::Client,
+    shop: &str,
+    plan: &str,
+    n: usize,
+) -> Option<(String, String)> {
+    let page = client
+        .get(format!("{shop}/plans/{plan}"))
+        .send()
+        .await
+        .ok()?;
+    let csrf_cookie = cookie(&page, "csrf")?;
+    let html = page.text().await.ok()?;
+    let token = hidden(&html, "csrf_token")?;
+    let price = hidden(&html, "expected_price_cents")?;
+    let form = [
+        ("csrf_token", token.as_str()),
+        ("plan_id", plan),
+        ("email", &format!("buyer{n}@example.com")),
+        ("confirm_device", "yes"),
+        ("expected_price_cents", price.as_str()),
+    ];
+    let res = client
+        .post(format!("{shop}/checkout"))
+        .header("cookie", format!("csrf={csrf_cookie}"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(encode(&form))
+        .send()
+        .await
+        .ok()?;
+    if res.status() != 303 {
+        return None;
+    }
+    let order_cookie = res
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|v| v.starts_with("order_"))?
+        .split(';')
+        .next()?
+        .to_string();
+    let pay_page = res.headers().get("location")?.to_str().ok()?.to_string();
+    let session = pay_page.rsplit('/').next()?.to_string();
+    // Pay, retrying through restarts; a repeated Pay after a lost answer changes nothing.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if Instant::now() > deadline {
+            return None;
+        }
+        let paid = client
+            .post(format!("{shop}/demo-pay/{session}/pay"))
+            .header("cookie", format!("csrf={csrf_cookie}"))
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(encode(&[("csrf_token", token.as_str())]))
+            .send()
+            .await;
+        if let Ok(res) = paid
+            && res.status() == 303
+        {
+            let id = order_cookie
+                .split('=')
+                .next()?
+                .trim_start_matches("order_")
+                .to_string();
+            return Some((id, order_cookie));
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+fn encode(form: &[(&str, &str)]) -> String {
+    url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(form)
+        .finish()
+}
+
+fn cookie(res: &reqwest::Response, name: &str) -> Option<String> {
+    res.headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find_map(|v| v.strip_prefix(&format!("{name}=")))
+        .and_then(|v| v.split(';').next())
+        .map(str::to_string)
+}
+
+fn hidden(html: &str, name: &str) -> Option<String> {
+    let marker = format!("name=\"{name}\" value=\"");
+    html.split(&marker)
+        .nth(1)?
+        .split('"')
+        .next()
+        .map(str::to_string)
+}
+
+fn read_dir_text(dir: &Path) -> String {
+    let mut all = String::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.filter_map(Result::ok) {
+            if let Ok(text) = std::fs::read_to_string(entry.path()) {
+                all.push_str(&text);
+            }
+        }
+    }
+    all
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn random_kills_never_buy_twice_or_lose_a_paid_purchase_and_nothing_secret_is_logged() {
+    crate::helpers::init_logs();
+    let dir = tempfile::tempdir().expect("dir");
+    let key = format!("sk_crash_{}", random_suffix());
+    let upstream_port = free_port();
+    let mut sandbox = binary()
+        .args([
+            "sandbox",
+            "--bind",
+            &format!("127.0.0.1:{upstream_port}"),
+            "--key",
+            &key,
+            "--plans",
+            "150",
+        ])
+        .stdout(Stdio::null())
+        .stderr(File::create(dir.path().join("sandbox.log")).expect("log"))
+        .spawn()
+        .expect("start sandbox");
+    let upstream = format!("http://127.0.0.1:{upstream_port}/api/v1");
+    let mut shop = Shop {
+        dir,
+        port: free_port(),
+        upstream: upstream.clone(),
+        key: key.clone(),
+        runs: 0,
+    };
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(Duration::from_secs(10))
+        .build()
+        .expect("client");
+    let serve = Arc::new(Mutex::new(shop.start()));
+
+    // Wait for the shop and its first catalog sync, then pick a plan it sells.
+    let started = Instant::now();
+    let plan = loop {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the shop never stocked its catalog"
+        );
+        if let Ok(res) = client.get(shop.url("/countries/US")).send().await
+            && let Ok(html) = res.text().await
+            && let Some(href) = html.split("href=\"/plans/").nth(1)
+        {
+            break href.split('"').next().expect("plan id").to_string();
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+
+    // Buyers and a killer run at once.
+    let shop_url = shop.url("");
+    let mut buyers = Vec::new();
+    for n in 0..PURCHASES {
+        let (client, shop_url, plan) = (client.clone(), shop_url.clone(), plan.clone());
+        buyers.push(tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(u64::try_from(n).unwrap_or(0) * 60)).await;
+            buy_and_pay(&client, &shop_url, &plan, n).await
+        }));
+    }
+    let mut rng = rand::rngs::StdRng::seed_from_u64(0x5eed);
+    for _ in 0..KILLS {
+        tokio::time::sleep(Duration::from_millis(rng.random_range(150..700))).await;
+        let mut child = serve.lock().await;
+        kill9(&mut child);
+        tokio::time::sleep(Duration::from_millis(rng.random_range(50..300))).await;
+        *child = shop.start();
+    }
+    let mut purchases = Vec::new();
+    for buyer in buyers {
+        purchases.push(buyer.await.expect("buyer"));
+    }
+
+    // Quiescence: every paid purchase fulfilled.
+    let started = Instant::now();
+    let mut codes = Vec::new();
+    for (id, order_cookie) in &purchases {
+        let code = loop {
+            if started.elapsed() > Duration::from_secs(120) {
+                let db = shop.dir.path().join("shop.db");
+                let state = Command::new("sqlite3")
+                    .arg(&db)
+                    .arg("SELECT p.id, p.status, j.kind, j.state, j.attempts, j.last_error, j.run_at_ms FROM purchases p LEFT JOIN outbox_jobs j ON j.purchase_id = p.id WHERE p.status <> 'fulfilled'")
+                    .output()
+                    .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+                    .unwrap_or_default();
+                panic!("purchase {id} not fulfilled:\n{state}");
+            }
+            let page = client
+                .get(shop.url(&format!("/orders/{id}")))
+                .header("cookie", order_cookie)
+                .send()
+                .await;
+            if let Ok(res) = page
+                && let Ok(html) = res.text().await
+                && html.contains("data-status=\"fulfilled\"")
+            {
+                break hidden(
+                    &html.replace("readonly value=", "name=\"code\" value="),
+                    "code",
+                )
+                .expect("activation code on the page");
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        };
+        codes.push(code);
+    }
+
+    let stats: serde_json::Value = client
+        .get(format!("http://127.0.0.1:{upstream_port}/_sandbox/stats"))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .expect("stats")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(
+        stats["duplicatePurchases"],
+        serde_json::json!([]),
+        "{stats}"
+    );
+    assert_eq!(stats["orders"], serde_json::json!(PURCHASES), "{stats}");
+    for (id, _) in &purchases {
+        assert_eq!(stats["ordersByReference"][format!("sf-{id}")], 1, "{stats}");
+    }
+    assert_eq!(stats["ledgerInvariantHolds"], true);
+
+    // ICCIDs, from the upstream itself.
+    let mut iccids = Vec::new();
+    let orders: serde_json::Value = client
+        .get(format!("{upstream}/orders?limit=100"))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .expect("orders")
+        .json()
+        .await
+        .expect("json");
+    for order in orders["data"].as_array().expect("orders") {
+        let esim = order["esimId"]
+            .as_str()
+            .expect("fulfilled orders have an eSIM");
+        let install: serde_json::Value = client
+            .get(format!("{upstream}/esims/{esim}/installation"))
+            .bearer_auth(&key)
+            .send()
+            .await
+            .expect("installation")
+            .json()
+            .await
+            .expect("json");
+        iccids.push(install["iccid"].as_str().expect("iccid").to_string());
+    }
+    assert_eq!(iccids.len(), PURCHASES);
+
+    let mut child = serve.lock().await;
+    kill9(&mut child);
+    kill9(&mut sandbox);
+    let logs = read_dir_text(shop.dir.path());
+    let mail = read_dir_text(&shop.dir.path().join("mail"));
+    assert!(logs.contains("outbox job ran"), "the logs were captured");
+    assert!(mail.contains("/orders/"), "emails were written");
+    let shop_logs: String = logs
+        .lines()
+        .filter(|l| !l.contains("sandbox"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(!shop_logs.contains(&key), "the API key reached a log");
+    for secret in codes.iter().chain(&iccids) {
+        assert!(
+            !logs.contains(secret.as_str()),
+            "an installation value reached a log"
+        );
+        assert!(
+            !mail.contains(secret.as_str()),
+            "an installation value reached an email"
+        );
+    }
+}
