@@ -11,8 +11,11 @@ use tracing::Instrument;
 
 use crate::web::request_id::{self, RequestId};
 
+/// `form-action` also names Stripe Checkout: browsers apply it to the redirect that follows a
+/// form POST, and the checkout form's answer redirects there.
 const CSP: &str = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; \
-                   object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
+                   object-src 'none'; base-uri 'none'; frame-ancestors 'none'; \
+                   form-action 'self' https://checkout.stripe.com";
 
 /// Headers set on every answer unless the handler set them already.
 const DEFAULTS: [(HeaderName, &str); 6] = [
@@ -51,6 +54,7 @@ pub async fn around_request(
     let mut res = outcome?;
 
     let status = res.status().as_u16();
+    crate::web::metrics::record_response(status);
     let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
     span.in_scope(|| {
         if quiet && status < 500 {

@@ -7,6 +7,7 @@ pub mod assets;
 mod checkout;
 pub mod csrf;
 pub mod error;
+mod metrics;
 mod middleware;
 mod ops;
 mod orders;
@@ -224,6 +225,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .app_data(web::JsonConfig::default().error_handler(|err, _| error::bad_input(err)))
         .route("/healthz", web::get().to(ops::healthz))
         .route("/readyz", web::get().to(ops::readyz))
+        .route("/metrics", web::get().to(metrics::metrics))
         .route("/static/{name}", web::get().to(assets::serve))
         .configure(shop::configure)
         .route("/checkout", web::post().to(checkout::checkout))

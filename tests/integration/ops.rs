@@ -115,3 +115,34 @@ async fn the_stylesheet_is_served_from_the_binary() {
     assert_eq!(app.get("/static/../Cargo.toml").await.status(), 404);
     assert_eq!(app.get("/static/nope.js").await.status(), 404);
 }
+
+both_backends!(metrics_report_requests_and_shop_wide_gauges);
+
+async fn metrics_report_requests_and_shop_wide_gauges(backend: Backend) {
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    app.get("/healthz").await;
+    app.get("/definitely-missing").await;
+    let res = app.get("/metrics").await;
+    assert_eq!(res.status(), 200);
+    assert!(
+        res.headers()["content-type"]
+            .to_str()
+            .expect("ascii")
+            .starts_with("text/plain")
+    );
+    let body = res.text().await.expect("body");
+    let value = |line_start: &str| -> f64 {
+        body.lines()
+            .find(|l| l.starts_with(line_start))
+            .and_then(|l| l.rsplit(' ').next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no {line_start} in {body}"))
+    };
+    assert!(value("storefront_http_responses_total{class=\"2xx\"}") >= 1.0);
+    assert!(value("storefront_http_responses_total{class=\"4xx\"}") >= 1.0);
+    assert_eq!(value("storefront_alerts_open"), 0.0);
+    assert_eq!(value("storefront_catalog_plans"), 0.0);
+    assert!(body.contains("# TYPE storefront_outbox_overdue_seconds gauge"));
+}

@@ -1,0 +1,145 @@
+//! `GET /metrics`: Prometheus text for the operator. Request counters live in this process;
+//! business gauges (purchases by status, outbox depth, wallet, alerts) are read from the
+//! database, so every replica reports the same shop-wide numbers.
+
+use std::fmt::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use actix_web::{HttpResponse, web};
+use diesel::dsl::{count_star, min};
+use diesel::prelude::*;
+
+use crate::db::schema::{alerts, outbox_jobs, purchases};
+use crate::db::{self, DbError};
+use crate::web::AppState;
+use crate::web::error::AppError;
+
+/// Responses served by this process, by status class (1xx … 5xx).
+static RESPONSES: [AtomicU64; 5] = [const { AtomicU64::new(0) }; 5];
+
+/// Counts one response; called by the request middleware.
+pub fn record_response(status: u16) {
+    if let Some(counter) = usize::from(status / 100)
+        .checked_sub(1)
+        .and_then(|i| RESPONSES.get(i))
+    {
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+struct Gauges {
+    purchases: Vec<(String, i64)>,
+    jobs: Vec<(String, i64)>,
+    oldest_due_ms: Option<i64>,
+    open_alerts: i64,
+    wallet: Option<db::wallet::WalletRow>,
+}
+
+fn read_gauges(conn: &mut db::DbConn) -> Result<Gauges, DbError> {
+    let purchases = purchases::table
+        .group_by(purchases::status)
+        .select((purchases::status, count_star()))
+        .load(conn)?;
+    let jobs = outbox_jobs::table
+        .group_by(outbox_jobs::state)
+        .select((outbox_jobs::state, count_star()))
+        .load(conn)?;
+    let oldest_due_ms = outbox_jobs::table
+        .filter(outbox_jobs::state.eq("queued"))
+        .select(min(outbox_jobs::run_at_ms))
+        .first::<Option<i64>>(conn)?;
+    let open_alerts = alerts::table
+        .filter(alerts::resolved_at_ms.is_null())
+        .count()
+        .get_result(conn)?;
+    Ok(Gauges {
+        purchases,
+        jobs,
+        oldest_due_ms,
+        open_alerts,
+        wallet: db::wallet::get(conn)?,
+    })
+}
+
+pub async fn metrics(state: web::Data<AppState>) -> Result<HttpResponse, AppError> {
+    let gauges = state.db.run(read_gauges).await?;
+    let snap = state.catalog.snapshot();
+    let now = db::now_ms();
+    let mut out = String::with_capacity(2048);
+    let _ = writeln!(
+        out,
+        "# HELP storefront_http_responses_total Responses served by this process."
+    );
+    let _ = writeln!(out, "# TYPE storefront_http_responses_total counter");
+    for (i, counter) in RESPONSES.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "storefront_http_responses_total{{class=\"{}xx\"}} {}",
+            i + 1,
+            counter.load(Ordering::Relaxed)
+        );
+    }
+    let _ = writeln!(out, "# HELP storefront_purchases Purchases by status.");
+    let _ = writeln!(out, "# TYPE storefront_purchases gauge");
+    for (status, n) in &gauges.purchases {
+        let _ = writeln!(out, "storefront_purchases{{status=\"{status}\"}} {n}");
+    }
+    let _ = writeln!(out, "# HELP storefront_outbox_jobs Outbox jobs by state.");
+    let _ = writeln!(out, "# TYPE storefront_outbox_jobs gauge");
+    for (job_state, n) in &gauges.jobs {
+        let _ = writeln!(out, "storefront_outbox_jobs{{state=\"{job_state}\"}} {n}");
+    }
+    let overdue = gauges.oldest_due_ms.map_or(0, |due| (now - due).max(0));
+    let _ = writeln!(
+        out,
+        "# HELP storefront_outbox_overdue_seconds How long the most overdue queued job has waited past its due time."
+    );
+    let _ = writeln!(out, "# TYPE storefront_outbox_overdue_seconds gauge");
+    let _ = writeln!(out, "storefront_outbox_overdue_seconds {}", overdue / 1000);
+    let _ = writeln!(
+        out,
+        "# HELP storefront_alerts_open Alerts waiting for an admin."
+    );
+    let _ = writeln!(out, "# TYPE storefront_alerts_open gauge");
+    let _ = writeln!(out, "storefront_alerts_open {}", gauges.open_alerts);
+    if let Some(wallet) = &gauges.wallet {
+        let _ = writeln!(
+            out,
+            "# HELP storefront_wallet_available_cents Last known upstream wallet credit."
+        );
+        let _ = writeln!(out, "# TYPE storefront_wallet_available_cents gauge");
+        let _ = writeln!(
+            out,
+            "storefront_wallet_available_cents {}",
+            wallet.available_cents
+        );
+        let _ = writeln!(out, "# TYPE storefront_sales_paused gauge");
+        let _ = writeln!(
+            out,
+            "storefront_sales_paused {}",
+            u8::from(wallet.sales_paused)
+        );
+    }
+    let sellable = snap.plans().iter().filter(|p| p.is_sellable()).count();
+    let _ = writeln!(
+        out,
+        "# HELP storefront_catalog_plans Plans on sale in this replica's catalog."
+    );
+    let _ = writeln!(out, "# TYPE storefront_catalog_plans gauge");
+    let _ = writeln!(out, "storefront_catalog_plans {sellable}");
+    if let Some(sync) = &snap.last_good_sync {
+        let _ = writeln!(
+            out,
+            "# HELP storefront_catalog_last_sync_seconds Unix time of the last good catalog sync."
+        );
+        let _ = writeln!(out, "# TYPE storefront_catalog_last_sync_seconds gauge");
+        let _ = writeln!(
+            out,
+            "storefront_catalog_last_sync_seconds {}",
+            sync.finished_at_ms / 1000
+        );
+    }
+    Ok(HttpResponse::Ok()
+        .content_type("text/plain; version=0.0.4; charset=utf-8")
+        .body(out))
+}
