@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""Purchase driver for scripts/bench (standard library only, loopback only).
+
+Drives purchases the way a browser does with the demo provider:
+plan page -> CSRF cookie/token -> POST /checkout -> POST /demo-pay/{session}/pay.
+
+  pick-plan BASE                 print a sellable plan id (US page, price 1.00..200.00)
+  create BASE PLAN N PREFIX OUT  create N unpaid purchases (emails PREFIX-i@bench.invalid),
+                                 write one JSON line per purchase to OUT
+  pay FILE THREADS               pay every purchase in FILE at once (a barrier releases all
+                                 THREADS together); prints the count of 303 answers
+  stats                          read "paid_ms|started_ms|finished_ms" rows on stdin, print
+                                 "n accepted p50_ms p99_ms rate_per_s span_ms"
+  wrk FILE                       parse wrk --latency output: "rps p50_ms p99_ms"
+
+Every request has a timeout; every loop is bounded by N.
+"""
+
+import concurrent.futures
+import http.client
+import json
+import re
+import sys
+import threading
+import urllib.parse
+
+TIMEOUT = 30.0
+
+
+def split_base(base):
+    u = urllib.parse.urlsplit(base)
+    if u.hostname not in ("127.0.0.1", "localhost", "::1"):
+        raise SystemExit(f"refusing non-loopback target {base}")
+    return u.hostname, u.port or 80
+
+
+class Browser:
+    def __init__(self, base):
+        self.host, self.port = split_base(base)
+        self.cookies = {}
+
+    def request(self, method, path, body=None):
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=TIMEOUT)
+        headers = {}
+        if self.cookies:
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        if body is not None:
+            body = urllib.parse.urlencode(body)
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+        try:
+            conn.request(method, path, body=body, headers=headers)
+            res = conn.getresponse()
+            data = res.read().decode("utf-8", "replace")
+            for value in res.headers.get_all("Set-Cookie") or []:
+                pair = value.split(";", 1)[0]
+                if "=" in pair:
+                    k, v = pair.split("=", 1)
+                    self.cookies[k.strip()] = v.strip()
+            return res.status, data, res.headers
+        finally:
+            conn.close()
+
+
+def hidden(html, name):
+    m = re.search(r'name="%s" value="([^"]*)"' % re.escape(name), html)
+    return m.group(1) if m else None
+
+
+def pick_plan(base):
+    b = Browser(base)
+    status, page, _ = b.request("GET", "/countries/US")
+    if status != 200:
+        raise SystemExit(f"GET /countries/US answered {status}")
+    ids = list(dict.fromkeys(re.findall(r'href="/plans/([^"?#]+)"', page)))
+    for plan in ids[:60]:
+        status, html, _ = b.request("GET", f"/plans/{plan}")
+        price = hidden(html, "expected_price_cents") if status == 200 else None
+        if price and hidden(html, "csrf_token") and 100 <= int(price) <= 20000:
+            print(plan)
+            return
+    raise SystemExit("no sellable plan found on /countries/US")
+
+
+def create_one(base, plan, email):
+    b = Browser(base)
+    status, html, _ = b.request("GET", f"/plans/{plan}")
+    if status != 200:
+        raise RuntimeError(f"plan page answered {status}")
+    token = hidden(html, "csrf_token")
+    price = hidden(html, "expected_price_cents")
+    status, body, headers = b.request(
+        "POST",
+        "/checkout",
+        {
+            "csrf_token": token,
+            "plan_id": plan,
+            "email": email,
+            "confirm_device": "yes",
+            "expected_price_cents": price,
+        },
+    )
+    if status != 303:
+        raise RuntimeError(f"checkout answered {status}: {body[:300]}")
+    location = headers["Location"]
+    session = location.rstrip("/").rsplit("/", 1)[-1]
+    order = [k for k in b.cookies if k.startswith("order_")]
+    return {
+        "session": session,
+        "purchase_id": order[0][len("order_"):] if order else None,
+        "csrf_token": token,
+        "cookies": b.cookies,
+        "base": base,
+    }
+
+
+def create(base, plan, n, prefix, out):
+    n = int(n)
+    rows = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=min(8, n)) as pool:
+        futures = [
+            pool.submit(create_one, base, plan, f"{prefix}-{i}@bench.invalid") for i in range(n)
+        ]
+        for f in futures:
+            rows.append(f.result())
+    with open(out, "w") as fh:
+        for row in rows:
+            fh.write(json.dumps(row) + "\n")
+    print(len(rows))
+
+
+def pay(path, threads):
+    rows = [json.loads(line) for line in open(path) if line.strip()]
+    threads = max(1, min(int(threads), len(rows)))
+    barrier = threading.Barrier(threads, timeout=TIMEOUT)
+    chunks = [rows[i::threads] for i in range(threads)]
+    results = []
+    lock = threading.Lock()
+
+    def run(chunk):
+        # Connect first, then wait for everyone, so the POSTs leave together.
+        conns = []
+        for row in chunk:
+            host, port = split_base(row["base"])
+            c = http.client.HTTPConnection(host, port, timeout=TIMEOUT)
+            c.connect()
+            conns.append((c, row))
+        barrier.wait()
+        for c, row in conns:
+            body = urllib.parse.urlencode({"csrf_token": row["csrf_token"]})
+            cookie = "; ".join(f"{k}={v}" for k, v in row["cookies"].items())
+            try:
+                c.request(
+                    "POST",
+                    f"/demo-pay/{row['session']}/pay",
+                    body=body,
+                    headers={
+                        "Content-Type": "application/x-www-form-urlencoded",
+                        "Cookie": cookie,
+                    },
+                )
+                status = c.getresponse().status
+            except Exception as e:  # noqa: BLE001 - reported as a failed payment
+                status = f"error {e}"
+            finally:
+                c.close()
+            with lock:
+                results.append(status)
+
+    ts = [threading.Thread(target=run, args=(chunk,)) for chunk in chunks]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(TIMEOUT * 4)
+    ok = sum(1 for s in results if s == 303)
+    if ok != len(rows):
+        bad = [s for s in results if s != 303][:5]
+        print(f"paid {ok}/{len(rows)}; failures: {bad}", file=sys.stderr)
+    print(ok)
+
+
+def percentile(sorted_values, p):
+    if not sorted_values:
+        return float("nan")
+    k = max(0, min(len(sorted_values) - 1, int(round(p / 100.0 * len(sorted_values) + 0.5)) - 1))
+    return sorted_values[k]
+
+
+def stats():
+    lat, paid, fin = [], [], []
+    n = 0
+    for line in sys.stdin:
+        parts = line.strip().split("|")
+        if len(parts) < 3:
+            continue
+        n += 1
+        if not parts[0] or not parts[2]:
+            continue
+        p, f = int(parts[0]), int(parts[2])
+        paid.append(p)
+        fin.append(f)
+        lat.append(f - p)
+    lat.sort()
+    span = (max(fin) - min(paid)) if fin else 0
+    rate = (len(fin) * 1000.0 / span) if span > 0 else float("nan")
+    print(
+        f"{n} {len(lat)} {percentile(lat, 50):.0f} {percentile(lat, 99):.0f} {rate:.1f} {span}"
+    )
+
+
+def to_ms(value):
+    m = re.match(r"([\d.]+)(us|ms|s|m)$", value)
+    if not m:
+        return float("nan")
+    v, unit = float(m.group(1)), m.group(2)
+    return {"us": v / 1000.0, "ms": v, "s": v * 1000.0, "m": v * 60000.0}[unit]
+
+
+def wrk(path):
+    text = open(path).read()
+    rps = re.search(r"Requests/sec:\s+([\d.]+)", text)
+    p50 = re.search(r"^\s+50%\s+(\S+)", text, re.M)
+    p99 = re.search(r"^\s+99%\s+(\S+)", text, re.M)
+    non2xx = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", text)
+    errors = re.search(r"Socket errors:(.*)", text)
+    print(
+        f"{float(rps.group(1)) if rps else float('nan'):.0f} "
+        f"{to_ms(p50.group(1)) if p50 else float('nan'):.3f} "
+        f"{to_ms(p99.group(1)) if p99 else float('nan'):.3f} "
+        f"{non2xx.group(1) if non2xx else 0} "
+        f"{'errors' if errors else 'ok'}"
+    )
+
+
+def main(argv):
+    if len(argv) < 2:
+        raise SystemExit(__doc__)
+    cmd, args = argv[1], argv[2:]
+    {
+        "pick-plan": pick_plan,
+        "create": create,
+        "pay": pay,
+        "stats": stats,
+        "wrk": wrk,
+    }[cmd](*args)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
