@@ -41,9 +41,37 @@ pub struct ShopPlan {
     pub activation: Activation,
     pub fup_policy: String,
     pub available: bool,
+    /// Texts every list shows, written once per snapshot rather than once per page view.
+    pub labels: PlanLabels,
+}
+
+/// The ready-made texts of a plan card.
+#[derive(Debug, Clone, Default)]
+pub struct PlanLabels {
+    /// `/plans/{id}` with the id percent-encoded.
+    pub href: String,
+    pub allowance: String,
+    pub data: String,
+    pub validity: String,
+    /// `$12.99`, or empty when the plan is not priced.
+    pub price: String,
 }
 
 impl ShopPlan {
+    fn with_labels(mut self) -> Self {
+        self.labels = PlanLabels {
+            href: format!(
+                "/plans/{}",
+                url::form_urlencoded::byte_serialize(self.id.as_bytes()).collect::<String>()
+            ),
+            allowance: self.allowance(),
+            data: self.data_label(),
+            validity: self.validity_label(),
+            price: self.price.map(|p| p.to_string()).unwrap_or_default(),
+        };
+        self
+    }
+
     pub fn allowance(&self) -> String {
         plan::describe_allowance(self.data_mb, self.validity_days, self.is_daily)
     }
@@ -178,7 +206,9 @@ fn shop_plan(row: &PlanRow, book: &PriceBook) -> ShopPlan {
         activation: Activation::parse(&row.activation_type),
         fup_policy: row.fup_policy.clone(),
         available: row.available,
+        labels: PlanLabels::default(),
     }
+    .with_labels()
 }
 
 impl Snapshot {

@@ -84,18 +84,20 @@ const CLAIM_POSTGRES: &str = "SELECT id, state, attempts, lease_owner FROM outbo
          OR (state = 'running' AND lease_expires_at_ms <= $1)) \
        AND (kind = $3 OR NOT EXISTS \
          (SELECT 1 FROM leases WHERE name = $2 AND expires_at_ms > $1)) \
-     ORDER BY run_at_ms, id LIMIT 1 FOR UPDATE SKIP LOCKED";
+     ORDER BY CASE kind WHEN 'place_order' THEN 0 ELSE 1 END, run_at_ms, id \
+     LIMIT 1 FOR UPDATE SKIP LOCKED";
 
 const CLAIM_SQLITE: &str = "SELECT id, state, attempts, lease_owner FROM outbox_jobs \
      WHERE ((state = 'queued' AND run_at_ms <= ?1) \
          OR (state = 'running' AND lease_expires_at_ms <= ?1)) \
        AND (kind = ?3 OR NOT EXISTS \
          (SELECT 1 FROM leases WHERE name = ?2 AND expires_at_ms > ?1)) \
-     ORDER BY run_at_ms, id LIMIT 1";
+     ORDER BY CASE kind WHEN 'place_order' THEN 0 ELSE 1 END, run_at_ms, id LIMIT 1";
 
-/// Claims the most overdue job for `worker` until `now_ms + lease_ms`: a queued job that is
-/// due, or a running one whose lease expired (its worker crashed or stalled). While the
-/// upstream gate is closed only jobs that do not call upstream are claimed.
+/// Claims a due job for `worker` until `now_ms + lease_ms`: a queued job that is due, or a
+/// running one whose lease expired (its worker crashed or stalled). Orders to place come first
+/// (a paid consumer waits on them; emails and polls can wait a moment), then the most overdue.
+/// While the upstream gate is closed only jobs that do not call upstream are claimed.
 pub fn claim(
     conn: &mut DbConn,
     worker: &str,

@@ -166,6 +166,20 @@ fn open(key: &InstallationKey, row: &InstallationRow) -> Result<Sealed, Installa
     serde_json::from_slice(&json).map_err(|_| corrupt())
 }
 
+/// An inline SVG QR code of `activation_code` (no XML declaration: it goes inside HTML).
+pub fn render_qr(activation_code: &str) -> Result<String, InstallationError> {
+    let svg = qrcode::QrCode::new(activation_code.trim().as_bytes())
+        .map_err(|_| InstallationError::Seal)?
+        .render::<qrcode::render::svg::Color<'_>>()
+        .min_dimensions(240, 240)
+        .quiet_zone(true)
+        .build();
+    Ok(match svg.find("<svg") {
+        Some(start) => svg[start..].to_string(),
+        None => svg,
+    })
+}
+
 fn last4(iccid: &str) -> String {
     let chars: Vec<char> = iccid.chars().collect();
     chars[chars.len().saturating_sub(4)..].iter().collect()
@@ -181,7 +195,9 @@ pub fn encrypt(
     let plain = Sealed {
         iccid: installation.iccid.expose().clone(),
         activation_code: installation.activation_code.expose().clone(),
-        qr_code_svg: installation.qr_code_svg.expose().clone(),
+        // Upstream's SVG is never shown: the stored QR is ours, drawn once here from the
+        // activation code, so the order page does not redraw it on every view.
+        qr_code_svg: render_qr(installation.activation_code.expose())?,
         universal_link: installation
             .universal_link
             .as_ref()

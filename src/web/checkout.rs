@@ -141,7 +141,7 @@ pub struct CheckoutFields {
 
 #[derive(Template)]
 #[template(path = "shop/checkout_problem.html")]
-struct ProblemPage {
+struct ProblemPage<'a> {
     title: &'static str,
     message: String,
     plan_href: String,
@@ -149,7 +149,7 @@ struct ProblemPage {
     country_name: String,
     /// A form to confirm a changed price.
     confirm: Option<ConfirmPrice>,
-    alternatives: Vec<crate::web::shop::PlanCard>,
+    alternatives: Vec<crate::web::shop::PlanCard<'a>>,
 }
 
 struct ConfirmPrice {

@@ -93,24 +93,12 @@ fn words(status: PurchaseStatus) -> (&'static str, &'static str) {
     }
 }
 
-fn install_view(
-    details: &InstallationDetails,
-    activation: &'static str,
-) -> Result<InstallView, AppError> {
+fn install_view(details: &InstallationDetails, activation: &'static str) -> InstallView {
     let code = details.activation_code.expose().trim().to_string();
-    let qr = qrcode::QrCode::new(code.as_bytes()).map_err(AppError::internal)?;
-    let svg = qr
-        .render::<qrcode::render::svg::Color<'_>>()
-        .min_dimensions(240, 240)
-        .quiet_zone(true)
-        .build();
-    // The document's XML declaration has no place inside HTML.
-    let qr_svg = match svg.find("<svg") {
-        Some(start) => svg[start..].to_string(),
-        None => svg,
-    };
+    // Drawn by us from the activation code when the installation was stored.
+    let qr_svg = details.qr_code_svg.expose().clone();
     let parts = parse_activation_code(&code);
-    Ok(InstallView {
+    InstallView {
         qr_svg,
         smdp_address: parts
             .as_ref()
@@ -123,7 +111,7 @@ fn install_view(
             .and_then(|l| safe_install_link(l.expose()).map(str::to_string)),
         activation_code: code,
         activation,
-    })
+    }
 }
 
 fn format_ms(ms: i64) -> String {
@@ -201,7 +189,7 @@ pub async fn order(
         let activation = snap
             .plan(&purchase.plan_id)
             .map_or("", |p| p.activation.describe());
-        details.map(|d| install_view(&d, activation)).transpose()?
+        details.map(|d| install_view(&d, activation))
     } else {
         None
     };

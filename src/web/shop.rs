@@ -23,25 +23,25 @@ fn catalog_page<T: Template>(page: &T) -> HttpResponse {
     response
 }
 
-/// A plan as a card in a list.
-pub struct PlanCard {
-    pub href: String,
-    pub allowance: String,
-    pub data: String,
-    pub validity: String,
-    pub price: String,
+/// A plan as a card in a list: borrowed from the snapshot, nothing formatted per view.
+pub struct PlanCard<'a> {
+    pub href: &'a str,
+    pub allowance: &'a str,
+    pub data: &'a str,
+    pub validity: &'a str,
+    pub price: &'a str,
     pub kind: &'static str,
     pub coverage: usize,
 }
 
-impl PlanCard {
-    pub(crate) fn new(plan: &ShopPlan) -> Self {
+impl<'a> PlanCard<'a> {
+    pub(crate) fn new(plan: &'a ShopPlan) -> Self {
         Self {
-            href: format!("/plans/{}", urlencode(&plan.id)),
-            allowance: plan.allowance(),
-            data: plan.data_label(),
-            validity: plan.validity_label(),
-            price: plan.price.map(|p| p.to_string()).unwrap_or_default(),
+            href: &plan.labels.href,
+            allowance: &plan.labels.allowance,
+            data: &plan.labels.data,
+            validity: &plan.labels.validity,
+            price: &plan.labels.price,
             kind: kind_label(plan.kind),
             coverage: plan.coverage.len(),
         }
@@ -293,11 +293,11 @@ fn days_options(plans: &[&ShopPlan], current: Option<i64>) -> Vec<DaysOption> {
 
 #[derive(Template)]
 #[template(path = "shop/country.html")]
-struct CountryPage {
+struct CountryPage<'a> {
     name: String,
     code: String,
-    local: Vec<PlanCard>,
-    covering: Vec<PlanCard>,
+    local: Vec<PlanCard<'a>>,
+    covering: Vec<PlanCard<'a>>,
     sorts: Vec<SortOption>,
     days: Vec<DaysOption>,
     filtered: bool,
@@ -341,10 +341,10 @@ pub async fn country(
 
 #[derive(Template)]
 #[template(path = "shop/region.html")]
-struct RegionPage {
+struct RegionPage<'a> {
     name: String,
     coverage: Vec<String>,
-    plans: Vec<PlanCard>,
+    plans: Vec<PlanCard<'a>>,
     sorts: Vec<SortOption>,
     days: Vec<DaysOption>,
     slug: String,
