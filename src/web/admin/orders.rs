@@ -477,6 +477,15 @@ pub async fn action(
                                 "This order cannot be refunded: it was never paid, or it is already refunded.",
                             ));
                         }
+                        // The refund row is written with the first request, so a second
+                        // click finds it even when the first refund job has just finished.
+                        if fulfilment::refund_for(conn, &purchase_id)?
+                            .is_some_and(|r| r.status != "failed")
+                        {
+                            return Err(ActionError::Conflict(
+                                "This order already has a refund under way or done.",
+                            ));
+                        }
                         if !request_refund(conn, &purchase_id, &reason, now)? {
                             return Err(ActionError::Conflict(
                                 "A refund for this order is already under way.",
