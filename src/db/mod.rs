@@ -13,6 +13,7 @@ pub mod admin;
 pub mod fulfilment;
 pub mod lease;
 pub mod outbox;
+pub mod pricing;
 pub mod purchases;
 pub mod schema;
 pub mod wallet;

@@ -212,6 +212,7 @@ both_backends!(
     orders_are_searched_and_paged,
     a_real_order_is_shown_without_installation_values_and_actions_are_audited,
     create_user_through_the_binary,
+    a_markup_rule_is_previewed_saved_shown_on_the_shop_and_audited,
 );
 
 async fn anonymous_admin_requests_go_to_the_login_page(backend: Backend) {
@@ -792,6 +793,137 @@ async fn a_real_order_is_shown_without_installation_values_and_actions_are_audit
         rows.iter()
             .any(|r| r.1 == "order_refund" && r.3.contains("customer cancelled the trip"))
     );
+}
+
+async fn a_markup_rule_is_previewed_saved_shown_on_the_shop_and_audited(backend: Backend) {
+    let Some((app, _upstream)) = spawn_shop(backend, 120).await else {
+        return;
+    };
+    create(&app.db, OWNER, Role::Owner).await;
+    create(&app.db, SUPPORT, Role::Support).await;
+    let plan = app
+        .catalog
+        .snapshot()
+        .plans()
+        .iter()
+        .find(|p| p.is_sellable() && p.cost.get() >= 100)
+        .expect("a plan")
+        .clone();
+    let doubled = storefront::domain::Cents::new(plan.cost.get() * 2).to_string();
+    let form = |token: &str| -> Vec<(String, String)> {
+        vec![
+            ("csrf_token".into(), token.to_string()),
+            ("scope_kind".into(), "plan".into()),
+            ("scope_value".into(), plan.id.clone()),
+            ("markup_percent".into(), "100".into()),
+            ("fixed".into(), "".into()),
+            ("min_margin".into(), "".into()),
+            ("ending".into(), "".into()),
+        ]
+    };
+    let as_pairs = |v: &[(String, String)]| -> Vec<(String, String)> { v.to_vec() };
+
+    // Support may not see or change pricing; the nav does not offer it.
+    let support = Browser::default();
+    assert_eq!(support.login(&app, SUPPORT, PASSWORD).await.0, 303);
+    let (_, dashboard, _) = support.get(&app, "/admin").await;
+    assert!(!dashboard.contains("href=\"/admin/pricing\""));
+    assert_eq!(support.get(&app, "/admin/pricing").await.0, 403);
+    let token = support.csrf(&app).await;
+    let fields = as_pairs(&form(&token));
+    let pairs: Vec<(&str, &str)> = fields
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    assert_eq!(
+        support.post(&app, "/admin/pricing/save", &pairs).await.0,
+        403
+    );
+
+    let owner = Browser::default();
+    assert_eq!(owner.login(&app, OWNER, PASSWORD).await.0, 303);
+    // Without a valid token nothing is saved.
+    let fields = as_pairs(&form("bad"));
+    let pairs: Vec<(&str, &str)> = fields
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    assert_eq!(owner.post(&app, "/admin/pricing/save", &pairs).await.0, 403);
+
+    let (status, page, _) = owner.get(&app, "/admin/pricing").await;
+    assert_eq!(status, 200);
+    assert!(page.contains("Price-ladder inversions"));
+    let token = hidden(&page, "csrf_token");
+    let fields = as_pairs(&form(&token));
+    let pairs: Vec<(&str, &str)> = fields
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    let (status, preview, _) = owner.post(&app, "/admin/pricing/preview", &pairs).await;
+    assert_eq!(status, 200);
+    assert!(
+        preview.contains("1 plan would be priced by this rule"),
+        "{preview}"
+    );
+    assert!(
+        preview.contains(&plan.cost.to_string()),
+        "the cost is shown"
+    );
+    assert!(preview.contains(&doubled), "the new price is shown");
+    let (_, shop_page, _) = owner.get(&app, &format!("/plans/{}", plan.id)).await;
+    assert!(!shop_page.contains(&doubled), "a preview changes nothing");
+
+    let (status, _, headers) = owner.post(&app, "/admin/pricing/save", &pairs).await;
+    assert_eq!(status, 303);
+    assert_eq!(location(&headers), "/admin/pricing?saved=1");
+    let (_, shop_page, _) = Browser::default()
+        .get(&app, &format!("/plans/{}", plan.id))
+        .await;
+    assert!(shop_page.contains(&doubled), "the shop shows the new price");
+
+    // A scope that does not exist is refused with a reason.
+    let mut bad = as_pairs(&form(&token));
+    bad[2].1 = "no-such-plan".into();
+    let pairs: Vec<(&str, &str)> = bad.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let (status, page, _) = owner.post(&app, "/admin/pricing/preview", &pairs).await;
+    assert_eq!(status, 400);
+    assert!(page.contains("There is no plan"));
+
+    // Removing the rule restores the old price.
+    let (status, _, _) = owner
+        .post(
+            &app,
+            "/admin/pricing/delete",
+            &[
+                ("csrf_token", &token),
+                ("scope_kind", "plan"),
+                ("scope_value", &plan.id),
+            ],
+        )
+        .await;
+    assert_eq!(status, 303);
+    let (_, shop_page, _) = Browser::default()
+        .get(&app, &format!("/plans/{}", plan.id))
+        .await;
+    assert!(!shop_page.contains(&doubled));
+    assert!(shop_page.contains(&plan.price.expect("price").to_string()));
+
+    let rows = audit_rows(&app.db).await;
+    let pricing: Vec<_> = rows
+        .iter()
+        .filter(|r| r.1.starts_with("pricing_"))
+        .collect();
+    assert_eq!(pricing.len(), 2);
+    assert_eq!(pricing[0].1, "pricing_rule_saved");
+    assert!(
+        pricing[0].3.starts_with("before: none; after: plan "),
+        "{:?}",
+        pricing[0]
+    );
+    assert!(pricing[0].3.contains("100.00%"));
+    assert_eq!(pricing[1].1, "pricing_rule_deleted");
+    let (_, audit, _) = owner.get(&app, "/admin/audit").await;
+    assert!(audit.contains("pricing_rule_saved"));
 }
 
 /// Buys a plan through the demo provider and waits until the order is fulfilled.

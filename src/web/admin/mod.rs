@@ -9,6 +9,7 @@ mod audit;
 mod dashboard;
 mod login;
 mod orders;
+mod pricing;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -35,7 +36,14 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             "/admin/orders/{id}/{action}",
             web::post().to(orders::action),
         )
-        .route("/admin/audit", web::get().to(audit::audit));
+        .route("/admin/audit", web::get().to(audit::audit))
+        .route("/admin/pricing", web::get().to(pricing::page))
+        .route(
+            "/admin/pricing/preview",
+            web::post().to(pricing::preview_rule),
+        )
+        .route("/admin/pricing/save", web::post().to(pricing::save))
+        .route("/admin/pricing/delete", web::post().to(pricing::delete));
 }
 
 /// The signed-in admin. Extracting it with no live session answers 303 to the login page.
