@@ -74,6 +74,12 @@ mod tests {
     }
 
     #[test]
+    fn the_cookie_is_host_prefixed_on_https_only() {
+        assert_eq!(cookie_name(true), "__Host-admin");
+        assert_eq!(cookie_name(false), "admin");
+    }
+
+    #[test]
     fn idle_and_absolute_timeouts() {
         let t0 = 1_000_000_000;
         assert!(is_alive(t0, t0, t0 + IDLE_MS - 1));
