@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use rand::RngCore;
 
+use crate::accounts;
 use crate::config::{self, Settings, Source};
 use crate::db::Db;
 use crate::sandbox::{self, SandboxConfig};
@@ -59,6 +60,7 @@ pub async fn run(data_dir: PathBuf, mut bind: SocketAddr) -> Result<(), CliError
 
     let db = Db::open(&settings.database_url, 8)?;
     db.migrate().await?;
+    let admin_line = ensure_demo_owner(&db).await?;
     let app = Application::build(settings, db)
         .await
         .map_err(|e| CliError::Io(e.to_string()))?;
@@ -67,7 +69,7 @@ pub async fn run(data_dir: PathBuf, mut bind: SocketAddr) -> Result<(), CliError
     // Written with errors ignored: a closed stdout (piped into `head`, a supervisor that
     // stopped reading) must not take the shop down, as `println!` would by panicking.
     let banner = format!(
-        "storefront demo is running\n  shop:      {public_url}\n  upstream:  {} (built-in sandbox, synthetic eSIMs)\n  database:  {database_url}\n  mail:      {} (one .eml file per message)\n  payments:  demo (test mode, no money moves)\nPress Ctrl-C to stop.\n",
+        "storefront demo is running\n  shop:      {public_url}\n  console:   {public_url}/admin\n  upstream:  {} (built-in sandbox, synthetic eSIMs)\n  database:  {database_url}\n  mail:      {} (one .eml file per message)\n  payments:  demo (test mode, no money moves)\n{admin_line}\nPress Ctrl-C to stop.\n",
         upstream.base_url,
         mail_dir.display()
     );
@@ -78,6 +80,31 @@ pub async fn run(data_dir: PathBuf, mut bind: SocketAddr) -> Result<(), CliError
     app.run_until_stopped()
         .await
         .map_err(|e| CliError::Io(format!("server stopped with an error: {e}")))
+}
+
+/// The demo's owner account.
+const DEMO_OWNER: &str = "owner@demo.invalid";
+
+/// Creates the demo's owner account on first start with a random password, and says how to
+/// log in: the password only the time it is created (it is stored only as a hash).
+async fn ensure_demo_owner(db: &Db) -> Result<String, CliError> {
+    let email = accounts::admin_email(DEMO_OWNER)
+        .map_err(|e| CliError::Io(format!("demo owner email: {e}")))?;
+    if accounts::user_exists(db, &email).await? {
+        return Ok(format!(
+            "admin: {} (password printed on first start)",
+            email.as_str()
+        ));
+    }
+    let mut bytes = [0u8; 12];
+    rand::rng().fill_bytes(&mut bytes);
+    let password = hex::encode(bytes);
+    let new = accounts::NewPassword::parse(&password)
+        .map_err(|e| CliError::Io(format!("demo owner password: {e}")))?;
+    accounts::create_user(db, &email, accounts::Role::Owner, new, "demo")
+        .await
+        .map_err(|e| CliError::Io(format!("cannot create the demo owner: {e}")))?;
+    Ok(format!("admin: {} password: {password}", email.as_str()))
 }
 
 /// The address the demo listens on: `STOREFRONT_BIND` if set, else 127.0.0.1:8080.

@@ -15,6 +15,7 @@ use crate::telemetry;
 use crate::upstream::PartnerClient;
 use crate::web::Application;
 
+mod admin;
 mod demo;
 
 #[derive(Debug, Parser)]
@@ -71,6 +72,24 @@ enum Command {
         moves. Runs until SIGTERM or Ctrl-C. Needs no STOREFRONT_* settings."
     )]
     Sandbox(SandboxArgs),
+    /// Admin console accounts.
+    #[command(subcommand)]
+    Admin(AdminCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum AdminCommand {
+    /// Create an admin account in STOREFRONT_DATABASE_URL (pending migrations are applied
+    /// first). The password is read as one line from standard input, or asked for twice when
+    /// standard input is a terminal: at least 12 characters and not a commonly used password.
+    CreateUser {
+        /// The account's email address (its login).
+        #[arg(long, value_name = "EMAIL")]
+        email: String,
+        /// `owner` (everything) or `support` (orders and notes only).
+        #[arg(long, value_name = "ROLE", value_parser = ["owner", "support"])]
+        role: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -113,12 +132,15 @@ enum CliError {
     Db(#[from] DbError),
     #[error("{0}")]
     Io(String),
+    /// The command's input was refused (a weak password, a malformed email).
+    #[error("{0}")]
+    Input(String),
 }
 
 impl CliError {
     fn exit_code(&self) -> u8 {
         match self {
-            Self::Config(_) => 2,
+            Self::Config(_) | Self::Input(_) => 2,
             Self::Db(_) | Self::Io(_) => 1,
         }
     }
@@ -182,6 +204,10 @@ fn run(cli: Cli) -> Result<(), CliError> {
             let upstream = config::upstream_settings(&source)?;
             let bps = config::default_markup_bps(&source)?;
             runtime.block_on(catalog_sync(url, upstream, bps))
+        }
+        Command::Admin(AdminCommand::CreateUser { email, role }) => {
+            let url = config::database_url(&source)?;
+            runtime.block_on(admin::create_user(url, &email, &role))
         }
         Command::Migrate => {
             let url = config::database_url(&source)?;

@@ -8,9 +8,12 @@
 //! one pooled connection. Times that are compared or leased on are `i64` unix milliseconds:
 //! SQLite and PostgreSQL disagree about timestamp text and precision, integers they agree on.
 
+pub mod accounts;
+pub mod admin;
 pub mod fulfilment;
 pub mod lease;
 pub mod outbox;
+pub mod pricing;
 pub mod purchases;
 pub mod schema;
 pub mod wallet;

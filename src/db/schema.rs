@@ -217,6 +217,9 @@ diesel::allow_tables_to_appear_in_same_query!(
     catalog_syncs,
     markup_rules,
     leases,
+    admin_users,
+    admin_sessions,
+    admin_audit,
 );
 
 diesel::table! {
@@ -226,3 +229,39 @@ diesel::table! {
         expires_at_ms -> BigInt,
     }
 }
+
+diesel::table! {
+    admin_users (id) {
+        id -> BigInt,
+        email -> Text,
+        role -> Text,
+        password_hash -> Text,
+        created_at_ms -> BigInt,
+        updated_at_ms -> BigInt,
+    }
+}
+
+diesel::table! {
+    admin_sessions (id_hash) {
+        id_hash -> Text,
+        user_id -> BigInt,
+        created_at_ms -> BigInt,
+        last_seen_ms -> BigInt,
+        client_addr -> Text,
+    }
+}
+
+diesel::table! {
+    admin_audit (id) {
+        id -> BigInt,
+        at_ms -> BigInt,
+        user_id -> Nullable<BigInt>,
+        actor -> Text,
+        action -> Text,
+        target -> Nullable<Text>,
+        client_addr -> Text,
+        details -> Text,
+    }
+}
+
+diesel::joinable!(admin_sessions -> admin_users (user_id));

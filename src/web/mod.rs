@@ -3,6 +3,7 @@
 //! Handlers stay thin: parse, call a capability, render. [`Application`] builds the server on a
 //! bound listener (port 0 in tests) so callers learn the real port before it runs.
 
+mod admin;
 pub mod assets;
 mod checkout;
 pub mod csrf;
@@ -228,6 +229,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/metrics", web::get().to(metrics::metrics))
         .route("/static/{name}", web::get().to(assets::serve))
         .configure(shop::configure)
+        .configure(admin::configure)
         .route("/checkout", web::post().to(checkout::checkout))
         .route(
             "/demo-pay/{session}",

@@ -4,6 +4,7 @@
 
 mod helpers;
 
+mod admin;
 mod catalog;
 mod checkout;
 mod cli;

@@ -1,0 +1,342 @@
+//! Admin accounts: users and roles, argon2id passwords, database-backed sessions, login
+//! throttling and the audit log.
+//!
+//! Everything a replica needs is in the database (sessions, the failures that throttle
+//! logins), so any replica can serve any admin request. Throttling counts failed logins in
+//! the audit log over the last minute, per account and per client address: it slows guessing
+//! down and never locks an account for good.
+
+pub mod password;
+pub mod session;
+
+use std::fmt;
+
+use crate::db::accounts::{self as q, NewAudit, SessionRow};
+use crate::db::{Db, DbConn, DbError};
+use crate::domain::{Email, EmailError};
+pub use password::{NewPassword, PasswordError};
+pub use session::SessionToken;
+
+/// Failed logins for one account within [`THROTTLE_WINDOW_MS`] before the next is refused.
+pub const MAX_FAILURES_PER_ACCOUNT: i64 = 5;
+/// Failed logins from one client address (an office behind one NAT counts once).
+pub const MAX_FAILURES_PER_CLIENT: i64 = 20;
+pub const THROTTLE_WINDOW_MS: i64 = 60 * 1000;
+
+/// Audit actions.
+pub mod action {
+    pub const LOGIN: &str = "login";
+    pub const LOGIN_FAILED: &str = "login_failed";
+    pub const LOGIN_THROTTLED: &str = "login_throttled";
+    pub const LOGOUT: &str = "logout";
+    pub const USER_CREATED: &str = "user_created";
+    pub const ORDER_NOTE: &str = "order_note";
+    pub const ORDER_RETRY: &str = "order_retry";
+    pub const ORDER_REFUND: &str = "order_refund";
+    pub const ORDER_RESOLVE: &str = "order_resolve";
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Everything.
+    Owner,
+    /// Reads orders and adds notes; no pricing, wallet, refunds or user management.
+    Support,
+}
+
+impl Role {
+    pub fn parse(raw: &str) -> Option<Self> {
+        match raw {
+            "owner" => Some(Self::Owner),
+            "support" => Some(Self::Support),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Owner => "owner",
+            Self::Support => "support",
+        }
+    }
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An admin's email: parsed, trimmed and lowercased, so one person has one account and one
+/// throttle counter however they type it.
+pub fn admin_email(raw: &str) -> Result<Email, EmailError> {
+    Email::parse(raw.trim().to_lowercase())
+}
+
+/// A signed-in admin, as a request sees them.
+#[derive(Clone)]
+pub struct Admin {
+    pub user_id: i64,
+    pub email: String,
+    pub role: Role,
+    /// Identifies the session in the database (the hash, not the cookie value).
+    pub session_hash: String,
+}
+
+impl fmt::Debug for Admin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Admin")
+            .field("user_id", &self.user_id)
+            .field("role", &self.role)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Admin {
+    pub fn is_owner(&self) -> bool {
+        self.role == Role::Owner
+    }
+
+    /// Appends an audit entry for an action this admin took, in the caller's transaction.
+    pub fn audit(
+        &self,
+        conn: &mut DbConn,
+        action: &str,
+        target: Option<&str>,
+        client_addr: &str,
+        details: &str,
+        now_ms: i64,
+    ) -> Result<(), DbError> {
+        q::append_audit(
+            conn,
+            &NewAudit {
+                at_ms: now_ms,
+                user_id: Some(self.user_id),
+                actor: &self.email,
+                action,
+                target,
+                client_addr,
+                details,
+            },
+        )
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AccountsError {
+    #[error("an account with this email already exists")]
+    EmailTaken,
+    #[error(transparent)]
+    Hash(#[from] password::HashError),
+    #[error(transparent)]
+    Db(#[from] DbError),
+}
+
+/// Creates an account; the audit log records it with `actor` (e.g. "cli").
+pub async fn create_user(
+    db: &Db,
+    email: &Email,
+    role: Role,
+    password: NewPassword,
+    actor: &str,
+) -> Result<i64, AccountsError> {
+    let hash = password::hash_blocking(password).await?;
+    let email = email.as_str().to_string();
+    let actor = actor.to_string();
+    db.run(move |conn| {
+        let now = crate::db::now_ms();
+        conn.write_tx(|conn| {
+            let Some(id) = q::insert_user(conn, &email, role.as_str(), &hash, now)? else {
+                return Ok(None);
+            };
+            q::append_audit(
+                conn,
+                &NewAudit {
+                    at_ms: now,
+                    user_id: None,
+                    actor: &actor,
+                    action: action::USER_CREATED,
+                    target: Some(&email),
+                    client_addr: "local",
+                    details: &format!("role {role}"),
+                },
+            )?;
+            Ok::<_, DbError>(Some(id))
+        })
+    })
+    .await?
+    .ok_or(AccountsError::EmailTaken)
+}
+
+/// Whether an account with this email exists.
+pub async fn user_exists(db: &Db, email: &Email) -> Result<bool, DbError> {
+    let email = email.as_str().to_string();
+    db.run(move |conn| Ok(q::find_user_by_email(conn, &email)?.is_some()))
+        .await
+}
+
+/// The result of a login attempt. Failures are deliberately not told apart.
+#[derive(Debug)]
+pub enum LoginOutcome {
+    /// Signed in: the browser gets `token`; any session it presented is gone.
+    Success {
+        admin: Admin,
+        token: SessionToken,
+    },
+    Failed,
+    Throttled,
+}
+
+/// Checks a login. `previous` is the session cookie the browser sent, ended on success so a
+/// planted session id cannot survive login.
+pub async fn login(
+    db: &Db,
+    email_raw: &str,
+    password: String,
+    client_addr: &str,
+    previous: Option<SessionToken>,
+) -> Result<LoginOutcome, AccountsError> {
+    // The throttle counts by what was typed when it is not an email at all.
+    let actor: String = match admin_email(email_raw) {
+        Ok(email) => email.as_str().to_string(),
+        Err(_) => email_raw.trim().to_lowercase().chars().take(254).collect(),
+    };
+    let client = client_addr.to_string();
+    let lookup_actor = actor.clone();
+    let (throttled, user) = db
+        .run(move |conn| {
+            let now = crate::db::now_ms();
+            let (by_actor, by_client) = q::count_recent(
+                conn,
+                action::LOGIN_FAILED,
+                &lookup_actor,
+                &client,
+                now - THROTTLE_WINDOW_MS,
+            )?;
+            if by_actor >= MAX_FAILURES_PER_ACCOUNT || by_client >= MAX_FAILURES_PER_CLIENT {
+                q::append_audit(
+                    conn,
+                    &NewAudit {
+                        at_ms: now,
+                        user_id: None,
+                        actor: &lookup_actor,
+                        action: action::LOGIN_THROTTLED,
+                        target: None,
+                        client_addr: &client,
+                        details: "too many failed logins in the last minute",
+                    },
+                )?;
+                return Ok::<_, DbError>((true, None));
+            }
+            Ok((false, q::find_user_by_email(conn, &lookup_actor)?))
+        })
+        .await?;
+    if throttled {
+        return Ok(LoginOutcome::Throttled);
+    }
+    let stored = user.as_ref().map(|u| u.password_hash.clone());
+    let verified = password::verify_blocking(password, stored).await?;
+    let client = client_addr.to_string();
+    let (verified, user) = match (verified, user) {
+        (verified, Some(user)) if verified != password::Verified::No => (verified, user),
+        _ => {
+            db.run(move |conn| {
+                q::append_audit(
+                    conn,
+                    &NewAudit {
+                        at_ms: crate::db::now_ms(),
+                        user_id: None,
+                        actor: &actor,
+                        action: action::LOGIN_FAILED,
+                        target: None,
+                        client_addr: &client,
+                        details: "wrong email or password",
+                    },
+                )
+            })
+            .await?;
+            return Ok(LoginOutcome::Failed);
+        }
+    };
+    let Some(role) = Role::parse(&user.role) else {
+        tracing::error!(admin.id = user.id, "admin account has an unknown role");
+        return Ok(LoginOutcome::Failed);
+    };
+    let token = SessionToken::generate();
+    let admin = Admin {
+        user_id: user.id,
+        email: user.email.clone(),
+        role,
+        session_hash: token.hash(),
+    };
+    let row_admin = admin.clone();
+    db.run(move |conn| {
+        let now = crate::db::now_ms();
+        conn.write_tx(|conn| {
+            q::delete_expired_sessions(conn, now - session::IDLE_MS, now - session::ABSOLUTE_MS)?;
+            if let Some(previous) = &previous {
+                q::delete_session(conn, &previous.hash())?;
+            }
+            q::insert_session(
+                conn,
+                &SessionRow {
+                    id_hash: row_admin.session_hash.clone(),
+                    user_id: row_admin.user_id,
+                    created_at_ms: now,
+                    last_seen_ms: now,
+                    client_addr: client.clone(),
+                },
+            )?;
+            let details = if let password::Verified::YesRehashed(new_hash) = &verified {
+                q::set_password_hash(conn, row_admin.user_id, new_hash, now)?;
+                "signed in; password rehashed with current parameters"
+            } else {
+                "signed in"
+            };
+            row_admin.audit(conn, action::LOGIN, None, &client, details, now)
+        })
+    })
+    .await?;
+    Ok(LoginOutcome::Success { admin, token })
+}
+
+/// The admin behind a session cookie, if the session is alive. A dead session is deleted.
+pub async fn authenticate(db: &Db, token: SessionToken) -> Result<Option<Admin>, DbError> {
+    let id_hash = token.hash();
+    db.run(move |conn| {
+        let now = crate::db::now_ms();
+        let Some((session, user)) = q::find_session(conn, &id_hash)? else {
+            return Ok(None);
+        };
+        if !session::is_alive(session.created_at_ms, session.last_seen_ms, now) {
+            q::delete_session(conn, &id_hash)?;
+            return Ok(None);
+        }
+        let Some(role) = Role::parse(&user.role) else {
+            return Ok(None);
+        };
+        if now - session.last_seen_ms >= session::TOUCH_EVERY_MS {
+            q::touch_session(conn, &id_hash, now)?;
+        }
+        Ok(Some(Admin {
+            user_id: user.id,
+            email: user.email,
+            role,
+            session_hash: id_hash,
+        }))
+    })
+    .await
+}
+
+/// Ends the session server-side and records the logout.
+pub async fn logout(db: &Db, admin: Admin, client_addr: &str) -> Result<(), DbError> {
+    let client = client_addr.to_string();
+    db.run(move |conn| {
+        let now = crate::db::now_ms();
+        conn.write_tx(|conn| {
+            q::delete_session(conn, &admin.session_hash)?;
+            admin.audit(conn, action::LOGOUT, None, &client, "signed out", now)
+        })
+    })
+    .await
+}

@@ -1,0 +1,282 @@
+//! Admin passwords: the policy (length, not a well-known password) and argon2id hashing.
+//!
+//! Hashing and verifying take tens of milliseconds of CPU by design: callers run them on a
+//! blocking thread ([`hash_blocking`], [`verify_blocking`]), never on an async worker.
+
+use std::fmt;
+
+use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use argon2::{Algorithm, Argon2, Params, Version};
+use rand::RngCore;
+
+/// OWASP's argon2id floor: 19 MiB, two passes, one lane.
+pub const MEMORY_KIB: u32 = 19_456;
+pub const ITERATIONS: u32 = 2;
+pub const PARALLELISM: u32 = 1;
+
+pub const MIN_CHARS: usize = 12;
+/// Long enough for any passphrase, short enough that hashing cannot be abused.
+pub const MAX_CHARS: usize = 256;
+
+/// A few of the most used passwords of 12 characters or more (breach corpora); anything on it
+/// is refused whatever its length.
+const COMMON: &[&str] = &[
+    "123456789012",
+    "1234567890123",
+    "12345678901234",
+    "123456789123",
+    "1q2w3e4r5t6y",
+    "1qaz2wsx3edc",
+    "qwertyuiop12",
+    "qwertyuiop123",
+    "qwertyuiopasdfghjkl",
+    "qwerty123456",
+    "qwertyqwerty",
+    "asdfghjkl123",
+    "zxcvbnm12345",
+    "password1234",
+    "password12345",
+    "password123456",
+    "passwordpassword",
+    "password123!",
+    "p@ssw0rd1234",
+    "administrator",
+    "administrator1",
+    "admin1234567",
+    "adminadmin123",
+    "letmein12345",
+    "iloveyou1234",
+    "welcome12345",
+    "welcome123456",
+    "changeme1234",
+    "changemenow!",
+    "trustno1trustno1",
+    "football1234",
+    "baseball1234",
+    "sunshine1234",
+    "princess1234",
+    "superman1234",
+    "monkey123456",
+    "dragon123456",
+    "abcdefghijkl",
+    "abc123abc123",
+    "aaaaaaaaaaaa",
+    "111111111111",
+    "000000000000",
+    "987654321098",
+    "correcthorsebatterystaple",
+    "starwars1234",
+    "liverpool123",
+    "chelsea12345",
+    "michael12345",
+    "computer1234",
+    "internet1234",
+];
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PasswordError {
+    #[error("the password must be at least {MIN_CHARS} characters long")]
+    TooShort,
+    #[error("the password must be at most {MAX_CHARS} characters long")]
+    TooLong,
+    #[error("this password is on the list of commonly used passwords; choose another")]
+    Common,
+}
+
+/// A password that meets the policy. `Debug` never shows it.
+#[derive(Clone)]
+pub struct NewPassword(String);
+
+impl NewPassword {
+    pub fn parse(raw: &str) -> Result<Self, PasswordError> {
+        let chars = raw.chars().count();
+        if chars < MIN_CHARS {
+            return Err(PasswordError::TooShort);
+        }
+        if chars > MAX_CHARS {
+            return Err(PasswordError::TooLong);
+        }
+        let lowered = raw.to_lowercase();
+        if COMMON.contains(&lowered.as_str()) || is_one_repeated_char(&lowered) {
+            return Err(PasswordError::Common);
+        }
+        Ok(Self(raw.to_string()))
+    }
+
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+fn is_one_repeated_char(value: &str) -> bool {
+    let mut chars = value.chars();
+    chars.next().is_some_and(|first| chars.all(|c| c == first))
+}
+
+impl fmt::Debug for NewPassword {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("NewPassword(<redacted>)")
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum HashError {
+    #[error("password hashing failed: {0}")]
+    Hash(String),
+    #[error("the hashing task did not finish: {0}")]
+    Task(String),
+}
+
+fn hasher() -> Argon2<'static> {
+    let params = Params::new(MEMORY_KIB, ITERATIONS, PARALLELISM, None)
+        .expect("the argon2 parameters are constants within range");
+    Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
+}
+
+/// A PHC string (`$argon2id$v=19$m=19456,t=2,p=1$…`) with a fresh random salt.
+pub fn hash(password: &str) -> Result<String, HashError> {
+    let mut salt = [0u8; 16];
+    rand::rng().fill_bytes(&mut salt);
+    let salt = SaltString::encode_b64(&salt).map_err(|e| HashError::Hash(e.to_string()))?;
+    hasher()
+        .hash_password(password.as_bytes(), &salt)
+        .map(|h| h.to_string())
+        .map_err(|e| HashError::Hash(e.to_string()))
+}
+
+/// What a login check found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verified {
+    No,
+    Yes,
+    /// Correct, and stored with weaker parameters than today's: here is the new hash.
+    YesRehashed(String),
+}
+
+/// Checks `password` against a stored PHC string. A stored value that does not parse is a
+/// failed check (logged), not an error the user could tell apart.
+pub fn verify(password: &str, stored: &str) -> Verified {
+    let Ok(parsed) = PasswordHash::new(stored) else {
+        tracing::error!("an admin password hash does not parse; that account cannot log in");
+        return Verified::No;
+    };
+    if Argon2::default()
+        .verify_password(password.as_bytes(), &parsed)
+        .is_err()
+    {
+        return Verified::No;
+    }
+    if !is_weaker_than_current(&parsed) {
+        return Verified::Yes;
+    }
+    match hash(password) {
+        Ok(new) => Verified::YesRehashed(new),
+        Err(err) => {
+            tracing::warn!(error = %err, "rehashing a password failed; keeping the old hash");
+            Verified::Yes
+        }
+    }
+}
+
+fn is_weaker_than_current(parsed: &PasswordHash<'_>) -> bool {
+    if parsed.algorithm.as_str() != "argon2id" {
+        return true;
+    }
+    match Params::try_from(parsed) {
+        Ok(p) => p.m_cost() < MEMORY_KIB || p.t_cost() < ITERATIONS || p.p_cost() < PARALLELISM,
+        Err(_) => true,
+    }
+}
+
+/// A hash of a random password, verified against when the email is unknown so that a login
+/// takes as long for an unknown account as for a wrong password.
+pub fn decoy_hash() -> &'static str {
+    static DECOY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    DECOY.get_or_init(|| {
+        let mut bytes = [0u8; 24];
+        rand::rng().fill_bytes(&mut bytes);
+        hash(&hex::encode(bytes)).unwrap_or_default()
+    })
+}
+
+pub async fn hash_blocking(password: NewPassword) -> Result<String, HashError> {
+    tokio::task::spawn_blocking(move || hash(password.expose()))
+        .await
+        .map_err(|e| HashError::Task(e.to_string()))?
+}
+
+/// `stored` is `None` for an unknown account: the decoy is checked and the answer is `No`.
+pub async fn verify_blocking(
+    password: String,
+    stored: Option<String>,
+) -> Result<Verified, HashError> {
+    tokio::task::spawn_blocking(move || match stored {
+        Some(stored) => verify(&password, &stored),
+        None => {
+            let _ = verify(&password, decoy_hash());
+            Verified::No
+        }
+    })
+    .await
+    .map_err(|e| HashError::Task(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn policy_is_length_and_the_common_list_only() {
+        assert_eq!(
+            NewPassword::parse("short pass").unwrap_err(),
+            PasswordError::TooShort
+        );
+        assert_eq!(
+            NewPassword::parse("Password1234").unwrap_err(),
+            PasswordError::Common
+        );
+        assert_eq!(
+            NewPassword::parse("zzzzzzzzzzzzzz").unwrap_err(),
+            PasswordError::Common
+        );
+        assert!(NewPassword::parse("plain lowercase words").is_ok());
+        assert!(NewPassword::parse("ééééééééééé").is_err(), "11 characters");
+        assert_eq!(
+            format!("{:?}", NewPassword::parse("secret words here").unwrap()),
+            "NewPassword(<redacted>)"
+        );
+    }
+
+    #[test]
+    fn hashes_are_argon2id_phc_and_verify() {
+        let stored = hash("correct horse battery").expect("hash");
+        assert!(
+            stored.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"),
+            "{stored}"
+        );
+        assert_eq!(verify("correct horse battery", &stored), Verified::Yes);
+        assert_eq!(verify("wrong horse battery", &stored), Verified::No);
+        assert_eq!(verify("anything", "not a hash"), Verified::No);
+    }
+
+    #[test]
+    fn weaker_stored_parameters_are_rehashed_on_login() {
+        let weak = Argon2::new(
+            Algorithm::Argon2id,
+            Version::V0x13,
+            Params::new(8_192, 1, 1, None).expect("params"),
+        );
+        let salt = SaltString::encode_b64(&[7u8; 16]).expect("salt");
+        let stored = weak
+            .hash_password(b"correct horse battery", &salt)
+            .expect("hash")
+            .to_string();
+        match verify("correct horse battery", &stored) {
+            Verified::YesRehashed(new) => {
+                assert!(new.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"));
+                assert_eq!(verify("correct horse battery", &new), Verified::Yes);
+            }
+            other => panic!("expected a rehash, got {other:?}"),
+        }
+    }
+}

@@ -1,0 +1,86 @@
+//! `storefront admin create-user`: the way the first owner (and every later account) comes to
+//! exist. The password never appears on the command line (it would show in `ps` and shell
+//! history): it is read from standard input, without echo on a terminal.
+
+use std::io::{BufRead, IsTerminal, Write};
+
+use crate::accounts::{self, AccountsError, NewPassword, Role};
+use crate::config::DatabaseUrl;
+use crate::db::Db;
+
+use super::CliError;
+
+pub async fn create_user(url: DatabaseUrl, email: &str, role: &str) -> Result<(), CliError> {
+    let email =
+        accounts::admin_email(email).map_err(|e| CliError::Input(format!("--email: {e}")))?;
+    let role = Role::parse(role)
+        .ok_or_else(|| CliError::Input("--role must be owner or support".into()))?;
+    let password = read_password()?;
+    let password = NewPassword::parse(&password)
+        .map_err(|e| CliError::Input(format!("password refused: {e}")))?;
+    let db = Db::open(&url, 2)?;
+    db.migrate().await?;
+    match accounts::create_user(&db, &email, role, password, "cli").await {
+        Ok(_) => {
+            println!("created {role} account {}", email.as_str());
+            Ok(())
+        }
+        Err(AccountsError::EmailTaken) => Err(CliError::Input(format!(
+            "an account with the email {} already exists",
+            email.as_str()
+        ))),
+        Err(AccountsError::Db(e)) => Err(CliError::Db(e)),
+        Err(other) => Err(CliError::Io(other.to_string())),
+    }
+}
+
+/// One line from standard input; on a terminal, asked twice without echo.
+fn read_password() -> Result<String, CliError> {
+    let stdin = std::io::stdin();
+    if !stdin.is_terminal() {
+        let mut line = String::new();
+        stdin
+            .lock()
+            .read_line(&mut line)
+            .map_err(|e| CliError::Io(format!("cannot read the password from stdin: {e}")))?;
+        return Ok(trim_newline(line));
+    }
+    let first = prompt("Password (at least 12 characters): ")?;
+    let second = prompt("Repeat the password: ")?;
+    if first != second {
+        return Err(CliError::Input("the two passwords differ".into()));
+    }
+    Ok(first)
+}
+
+fn trim_newline(mut line: String) -> String {
+    while line.ends_with('\n') || line.ends_with('\r') {
+        line.pop();
+    }
+    line
+}
+
+fn prompt(label: &str) -> Result<String, CliError> {
+    let mut stderr = std::io::stderr();
+    let _ = stderr.write_all(label.as_bytes());
+    let _ = stderr.flush();
+    let echo_off = set_echo(false);
+    let mut line = String::new();
+    let read = std::io::stdin().lock().read_line(&mut line);
+    if echo_off {
+        set_echo(true);
+    }
+    let _ = stderr.write_all(b"\n");
+    read.map_err(|e| CliError::Io(format!("cannot read the password: {e}")))?;
+    Ok(trim_newline(line))
+}
+
+/// Turns terminal echo on or off with `stty` (on the terminal that is our stdin); false when
+/// that is not possible, in which case the password is typed visibly.
+fn set_echo(on: bool) -> bool {
+    std::process::Command::new("stty")
+        .arg(if on { "echo" } else { "-echo" })
+        .stdin(std::process::Stdio::inherit())
+        .status()
+        .is_ok_and(|s| s.success())
+}

@@ -1,0 +1,229 @@
+//! Admin accounts, their sessions and the audit log. Sessions are keyed by the SHA-256 of the
+//! cookie value; the audit log is only ever inserted into (there is no update or delete here).
+
+use diesel::prelude::*;
+
+use crate::db::schema::{admin_audit, admin_sessions, admin_users};
+use crate::db::{DbConn, DbError};
+
+#[derive(Clone, PartialEq, Queryable, Selectable)]
+#[diesel(table_name = admin_users)]
+pub struct UserRow {
+    pub id: i64,
+    pub email: String,
+    pub role: String,
+    pub password_hash: String,
+    pub created_at_ms: i64,
+    pub updated_at_ms: i64,
+}
+
+impl std::fmt::Debug for UserRow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UserRow")
+            .field("id", &self.id)
+            .field("role", &self.role)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Inserts an account, in the caller's write transaction; `None` when the email is taken.
+pub fn insert_user(
+    conn: &mut DbConn,
+    email: &str,
+    role: &str,
+    password_hash: &str,
+    now_ms: i64,
+) -> Result<Option<i64>, DbError> {
+    if find_user_by_email(conn, email)?.is_some() {
+        return Ok(None);
+    }
+    let id: i64 = diesel::insert_into(admin_users::table)
+        .values((
+            admin_users::email.eq(email),
+            admin_users::role.eq(role),
+            admin_users::password_hash.eq(password_hash),
+            admin_users::created_at_ms.eq(now_ms),
+            admin_users::updated_at_ms.eq(now_ms),
+        ))
+        .returning(admin_users::id)
+        .get_result(conn)?;
+    Ok(Some(id))
+}
+
+pub fn find_user_by_email(conn: &mut DbConn, email: &str) -> Result<Option<UserRow>, DbError> {
+    Ok(admin_users::table
+        .filter(admin_users::email.eq(email))
+        .select(UserRow::as_select())
+        .first(conn)
+        .optional()?)
+}
+
+pub fn set_password_hash(
+    conn: &mut DbConn,
+    user_id: i64,
+    password_hash: &str,
+    now_ms: i64,
+) -> Result<(), DbError> {
+    diesel::update(admin_users::table.find(user_id))
+        .set((
+            admin_users::password_hash.eq(password_hash),
+            admin_users::updated_at_ms.eq(now_ms),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
+#[diesel(table_name = admin_sessions)]
+pub struct SessionRow {
+    /// The SHA-256 of the cookie value, not a secret by itself.
+    pub id_hash: String,
+    pub user_id: i64,
+    pub created_at_ms: i64,
+    pub last_seen_ms: i64,
+    pub client_addr: String,
+}
+
+pub fn insert_session(conn: &mut DbConn, row: &SessionRow) -> Result<(), DbError> {
+    diesel::insert_into(admin_sessions::table)
+        .values((
+            admin_sessions::id_hash.eq(&row.id_hash),
+            admin_sessions::user_id.eq(row.user_id),
+            admin_sessions::created_at_ms.eq(row.created_at_ms),
+            admin_sessions::last_seen_ms.eq(row.last_seen_ms),
+            admin_sessions::client_addr.eq(&row.client_addr),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// The session and its account.
+pub fn find_session(
+    conn: &mut DbConn,
+    id_hash: &str,
+) -> Result<Option<(SessionRow, UserRow)>, DbError> {
+    Ok(admin_sessions::table
+        .inner_join(admin_users::table)
+        .filter(admin_sessions::id_hash.eq(id_hash))
+        .select((SessionRow::as_select(), UserRow::as_select()))
+        .first(conn)
+        .optional()?)
+}
+
+pub fn touch_session(conn: &mut DbConn, id_hash: &str, now_ms: i64) -> Result<(), DbError> {
+    diesel::update(admin_sessions::table.find(id_hash))
+        .set(admin_sessions::last_seen_ms.eq(now_ms))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Deletes one session; returns whether it existed.
+pub fn delete_session(conn: &mut DbConn, id_hash: &str) -> Result<bool, DbError> {
+    Ok(diesel::delete(admin_sessions::table.find(id_hash)).execute(conn)? > 0)
+}
+
+/// Deletes every session idle since `idle_before_ms` or created before `created_before_ms`.
+pub fn delete_expired_sessions(
+    conn: &mut DbConn,
+    idle_before_ms: i64,
+    created_before_ms: i64,
+) -> Result<usize, DbError> {
+    Ok(diesel::delete(
+        admin_sessions::table.filter(
+            admin_sessions::last_seen_ms
+                .lt(idle_before_ms)
+                .or(admin_sessions::created_at_ms.lt(created_before_ms)),
+        ),
+    )
+    .execute(conn)?)
+}
+
+// ---- audit ----------------------------------------------------------------------------------
+
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
+#[diesel(table_name = admin_audit)]
+pub struct AuditRow {
+    pub id: i64,
+    pub at_ms: i64,
+    pub user_id: Option<i64>,
+    pub actor: String,
+    pub action: String,
+    pub target: Option<String>,
+    pub client_addr: String,
+    pub details: String,
+}
+
+/// One audit entry to append.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewAudit<'a> {
+    pub at_ms: i64,
+    pub user_id: Option<i64>,
+    pub actor: &'a str,
+    pub action: &'a str,
+    pub target: Option<&'a str>,
+    pub client_addr: &'a str,
+    pub details: &'a str,
+}
+
+pub fn append_audit(conn: &mut DbConn, entry: &NewAudit<'_>) -> Result<(), DbError> {
+    diesel::insert_into(admin_audit::table)
+        .values((
+            admin_audit::at_ms.eq(entry.at_ms),
+            admin_audit::user_id.eq(entry.user_id),
+            admin_audit::actor.eq(entry.actor),
+            admin_audit::action.eq(entry.action),
+            admin_audit::target.eq(entry.target),
+            admin_audit::client_addr.eq(entry.client_addr),
+            admin_audit::details.eq(entry.details),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Entries of `action` since `since_ms` by `actor` and from `client_addr`.
+pub fn count_recent(
+    conn: &mut DbConn,
+    action: &str,
+    actor: &str,
+    client_addr: &str,
+    since_ms: i64,
+) -> Result<(i64, i64), DbError> {
+    let by_actor = admin_audit::table
+        .filter(admin_audit::action.eq(action))
+        .filter(admin_audit::actor.eq(actor))
+        .filter(admin_audit::at_ms.ge(since_ms))
+        .count()
+        .get_result(conn)?;
+    let by_client = admin_audit::table
+        .filter(admin_audit::action.eq(action))
+        .filter(admin_audit::client_addr.eq(client_addr))
+        .filter(admin_audit::at_ms.ge(since_ms))
+        .count()
+        .get_result(conn)?;
+    Ok((by_actor, by_client))
+}
+
+/// A page of the audit log, newest first: up to `limit` rows older than `before_id`.
+pub fn audit_page(
+    conn: &mut DbConn,
+    before_id: Option<i64>,
+    limit: i64,
+) -> Result<Vec<AuditRow>, DbError> {
+    let mut query = admin_audit::table
+        .select(AuditRow::as_select())
+        .order(admin_audit::id.desc())
+        .limit(limit)
+        .into_boxed();
+    if let Some(before) = before_id {
+        query = query.filter(admin_audit::id.lt(before));
+    }
+    Ok(query.load(conn)?)
+}
+
+pub fn audit_for_target(conn: &mut DbConn, target: &str) -> Result<Vec<AuditRow>, DbError> {
+    Ok(admin_audit::table
+        .filter(admin_audit::target.eq(target))
+        .select(AuditRow::as_select())
+        .order(admin_audit::id)
+        .load(conn)?)
+}

@@ -1,0 +1,204 @@
+//! Read models and small writes for the admin console: the dashboard's figures, order search,
+//! and the admin's order actions (make a job due now, resolve alerts). Nothing here reads an
+//! installation's encrypted values: the console only ever sees `iccid_last4`.
+
+use diesel::dsl::{exists, not};
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Nullable};
+
+use crate::db::purchases::Purchase;
+use crate::db::schema::{alerts, catalog_syncs, installations, outbox_jobs, purchases};
+use crate::db::{DbConn, DbError, outbox};
+
+/// Statuses that count as a sale: paid and not given back.
+const SOLD: &[&str] = &[
+    "paid",
+    "ordered",
+    "provisioning",
+    "fulfilled",
+    "needs_attention",
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Sales {
+    pub count: i64,
+    pub revenue_cents: i64,
+    pub cost_cents: i64,
+}
+
+/// Sales paid at or after `since_ms`.
+pub fn sales_since(conn: &mut DbConn, since_ms: i64) -> Result<Sales, DbError> {
+    let rows: Vec<(i64, Option<i64>, Option<i64>)> = purchases::table
+        .filter(purchases::paid_at_ms.ge(since_ms))
+        .filter(purchases::status.eq_any(SOLD))
+        .select((
+            diesel::dsl::count_star(),
+            diesel::dsl::sql::<Nullable<BigInt>>("CAST(SUM(price_cents) AS BIGINT)"),
+            diesel::dsl::sql::<Nullable<BigInt>>("CAST(SUM(cost_cents) AS BIGINT)"),
+        ))
+        .load(conn)?;
+    Ok(rows
+        .first()
+        .map(|(count, revenue, cost)| Sales {
+            count: *count,
+            revenue_cents: revenue.unwrap_or(0),
+            cost_cents: cost.unwrap_or(0),
+        })
+        .unwrap_or_default())
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct OutboxHealth {
+    /// Queued or running jobs.
+    pub pending: i64,
+    /// When the most overdue queued job became due, if one is due.
+    pub oldest_due_ms: Option<i64>,
+    pub dead: i64,
+}
+
+pub fn outbox_health(conn: &mut DbConn, now_ms: i64) -> Result<OutboxHealth, DbError> {
+    let pending = outbox_jobs::table
+        .filter(outbox_jobs::state.eq_any([outbox::QUEUED, outbox::RUNNING]))
+        .count()
+        .get_result(conn)?;
+    let oldest_due_ms = outbox_jobs::table
+        .filter(outbox_jobs::state.eq(outbox::QUEUED))
+        .filter(outbox_jobs::run_at_ms.le(now_ms))
+        .select(diesel::dsl::min(outbox_jobs::run_at_ms))
+        .first::<Option<i64>>(conn)?;
+    let dead = outbox_jobs::table
+        .filter(outbox_jobs::state.eq(outbox::DEAD))
+        .count()
+        .get_result(conn)?;
+    Ok(OutboxHealth {
+        pending,
+        oldest_due_ms,
+        dead,
+    })
+}
+
+/// Purchases a person must look at: those with an open alert, and those in `needs_attention`
+/// unless an admin resolved their alerts after the purchase last changed. Newest first.
+pub fn needing_attention(conn: &mut DbConn, limit: i64) -> Result<Vec<Purchase>, DbError> {
+    let open_alert = alerts::table
+        .filter(alerts::purchase_id.eq(purchases::id.nullable()))
+        .filter(alerts::resolved_at_ms.is_null());
+    let resolved_since_change = alerts::table
+        .filter(alerts::purchase_id.eq(purchases::id.nullable()))
+        .filter(alerts::resolved_at_ms.ge(purchases::updated_at_ms.nullable()));
+    Ok(purchases::table
+        .filter(
+            exists(open_alert).or(purchases::status
+                .eq("needs_attention")
+                .and(not(exists(resolved_since_change)))),
+        )
+        .order((purchases::updated_at_ms.desc(), purchases::id.desc()))
+        .limit(limit)
+        .select(Purchase::as_select())
+        .load(conn)?)
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Queryable)]
+pub struct SyncRow {
+    pub id: i64,
+    pub started_at_ms: i64,
+    pub finished_at_ms: i64,
+    pub ok: bool,
+    pub plan_count: i64,
+    pub country_count: i64,
+    pub region_count: i64,
+    pub error: Option<String>,
+}
+
+pub fn last_sync(conn: &mut DbConn) -> Result<Option<SyncRow>, DbError> {
+    Ok(catalog_syncs::table
+        .order(catalog_syncs::id.desc())
+        .first(conn)
+        .optional()?)
+}
+
+/// What the orders list filters on. `query` matches part of the email, or exactly a purchase
+/// id, reference or upstream order id.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct OrderFilter {
+    pub query: Option<String>,
+    pub status: Option<String>,
+}
+
+diesel::define_sql_function!(fn lower(x: diesel::sql_types::Text) -> diesel::sql_types::Text);
+
+/// One page of purchases, newest first; `limit + 1` rows are asked for so the caller knows
+/// whether another page follows.
+pub fn search_orders(
+    conn: &mut DbConn,
+    filter: &OrderFilter,
+    offset: i64,
+    limit: i64,
+) -> Result<Vec<Purchase>, DbError> {
+    let mut query = purchases::table
+        .select(Purchase::as_select())
+        .order((purchases::created_at_ms.desc(), purchases::id.desc()))
+        .offset(offset)
+        .limit(limit)
+        .into_boxed();
+    if let Some(text) = &filter.query {
+        let pattern = format!("%{}%", escape_like(&text.to_lowercase()));
+        query = query.filter(
+            lower(purchases::email)
+                .like(pattern)
+                .escape('\\')
+                .or(purchases::id.eq(text.clone()))
+                .or(purchases::reference.eq(text.clone()))
+                .or(purchases::upstream_order_id.eq(text.clone())),
+        );
+    }
+    if let Some(status) = &filter.status {
+        query = query.filter(purchases::status.eq(status.clone()));
+    }
+    Ok(query.load(conn)?)
+}
+
+fn escape_like(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The last four digits of the purchase's ICCID, once installed.
+pub fn iccid_last4(conn: &mut DbConn, purchase_id: &str) -> Result<Option<String>, DbError> {
+    Ok(installations::table
+        .find(purchase_id)
+        .select(installations::iccid_last4)
+        .first(conn)
+        .optional()?)
+}
+
+/// Makes the purchase's queued jobs due now; returns how many.
+pub fn make_due_now(conn: &mut DbConn, purchase_id: &str, now_ms: i64) -> Result<usize, DbError> {
+    Ok(diesel::update(
+        outbox_jobs::table
+            .filter(outbox_jobs::purchase_id.eq(purchase_id))
+            .filter(outbox_jobs::state.eq(outbox::QUEUED)),
+    )
+    .set((
+        outbox_jobs::run_at_ms.eq(now_ms),
+        outbox_jobs::updated_at_ms.eq(now_ms),
+    ))
+    .execute(conn)?)
+}
+
+/// Resolves the purchase's open alerts; returns how many.
+pub fn resolve_alerts(conn: &mut DbConn, purchase_id: &str, now_ms: i64) -> Result<usize, DbError> {
+    Ok(diesel::update(
+        alerts::table
+            .filter(alerts::purchase_id.eq(purchase_id))
+            .filter(alerts::resolved_at_ms.is_null()),
+    )
+    .set(alerts::resolved_at_ms.eq(now_ms))
+    .execute(conn)?)
+}

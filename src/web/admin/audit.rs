@@ -1,0 +1,81 @@
+//! `/admin/audit` (owners): the audit log, newest first, paged by id so new entries never shift
+//! a page under the reader.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use askama::Template;
+use serde::Deserialize;
+
+use super::{Chrome, CurrentAdmin, admin_page, format_ms, require_owner};
+use crate::db::accounts as q;
+use crate::web::AppState;
+use crate::web::error::AppError;
+
+const PAGE_SIZE: i64 = 50;
+
+#[derive(Deserialize)]
+pub struct AuditQuery {
+    before: Option<i64>,
+}
+
+struct Row {
+    at: String,
+    actor: String,
+    action: String,
+    target: String,
+    target_href: Option<String>,
+    client_addr: String,
+    details: String,
+}
+
+#[derive(Template)]
+#[template(path = "admin/audit.html")]
+struct AuditPage {
+    chrome: Chrome,
+    rows: Vec<Row>,
+    older_href: Option<String>,
+    paged: bool,
+}
+
+pub async fn audit(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    query: web::Query<AuditQuery>,
+) -> Result<HttpResponse, AppError> {
+    require_owner(&admin)?;
+    let before = query.before;
+    let mut rows = state
+        .db
+        .run(move |conn| q::audit_page(conn, before, PAGE_SIZE + 1))
+        .await?;
+    let more = rows.len() > usize::try_from(PAGE_SIZE).unwrap_or(usize::MAX);
+    rows.truncate(usize::try_from(PAGE_SIZE).unwrap_or(usize::MAX));
+    let older_href = more
+        .then(|| rows.last().map(|r| format!("/admin/audit?before={}", r.id)))
+        .flatten();
+    let (chrome, cookie) = Chrome::new(&state, &req, &admin, "audit");
+    let page = AuditPage {
+        chrome,
+        rows: rows
+            .into_iter()
+            .map(|r| {
+                let target = r.target.unwrap_or_default();
+                Row {
+                    at: format_ms(r.at_ms),
+                    actor: r.actor,
+                    action: r.action,
+                    target_href: target
+                        .strip_prefix("purchase:")
+                        .map(|id| format!("/admin/orders/{id}")),
+                    target,
+                    client_addr: r.client_addr,
+                    details: r.details,
+                }
+            })
+            .collect(),
+        older_href,
+        paged: before.is_some(),
+    };
+    Ok(admin_page(StatusCode::OK, &page, cookie))
+}

@@ -1,0 +1,159 @@
+//! `/admin`: the state of the business on one page — wallet, sales, orders that need a person,
+//! outbox health, open alerts and the last catalog sync.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use askama::Template;
+
+use super::{Chrome, CurrentAdmin, admin_page, format_age, format_ms};
+use crate::db::{self, DbError, admin as q, fulfilment, wallet};
+use crate::domain::Cents;
+use crate::web::AppState;
+use crate::web::error::AppError;
+
+const DAY_MS: i64 = 86_400_000;
+const ATTENTION_LIMIT: i64 = 20;
+
+struct WalletView {
+    available: String,
+    reserved: String,
+    low_balance: bool,
+    sales_paused: bool,
+    refreshed: String,
+}
+
+struct SalesRow {
+    label: &'static str,
+    count: i64,
+    revenue: String,
+    cost: String,
+    margin: String,
+}
+
+struct AttentionRow {
+    href: String,
+    id: String,
+    status: String,
+    email: String,
+    price: String,
+    updated: String,
+}
+
+struct AlertRow {
+    kind: String,
+    message: String,
+    href: Option<String>,
+    age: String,
+}
+
+struct SyncView {
+    ok: bool,
+    finished: String,
+    summary: String,
+}
+
+#[derive(Template)]
+#[template(path = "admin/dashboard.html")]
+struct DashboardPage {
+    chrome: Chrome,
+    wallet: Option<WalletView>,
+    sales: Vec<SalesRow>,
+    attention: Vec<AttentionRow>,
+    pending_jobs: i64,
+    oldest_due: Option<String>,
+    dead_jobs: i64,
+    alerts: Vec<AlertRow>,
+    sync: Option<SyncView>,
+}
+
+fn money(cents: i64) -> String {
+    Cents::new(cents).to_string()
+}
+
+pub async fn dashboard(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+) -> Result<HttpResponse, AppError> {
+    let now = db::now_ms();
+    let (wallet_row, sales, health, attention, alerts, sync) = state
+        .db
+        .run(move |conn| {
+            let today = now - now.rem_euclid(DAY_MS);
+            let sales = [
+                ("Today (UTC)", q::sales_since(conn, today)?),
+                ("Last 7 days", q::sales_since(conn, now - 7 * DAY_MS)?),
+                ("Last 30 days", q::sales_since(conn, now - 30 * DAY_MS)?),
+            ];
+            Ok::<_, DbError>((
+                wallet::get(conn)?,
+                sales,
+                q::outbox_health(conn, now)?,
+                q::needing_attention(conn, ATTENTION_LIMIT)?,
+                fulfilment::open_alerts(conn)?,
+                q::last_sync(conn)?,
+            ))
+        })
+        .await?;
+    let (chrome, cookie) = Chrome::new(&state, &req, &admin, "dashboard");
+    let page = DashboardPage {
+        chrome,
+        wallet: wallet_row.map(|w| WalletView {
+            available: money(w.available_cents),
+            reserved: money(w.reserved_cents),
+            low_balance: w.low_balance,
+            sales_paused: w.sales_paused,
+            refreshed: if w.refreshed_at_ms > 0 {
+                format_ms(w.refreshed_at_ms)
+            } else {
+                "never".to_string()
+            },
+        }),
+        sales: sales
+            .into_iter()
+            .map(|(label, s)| SalesRow {
+                label,
+                count: s.count,
+                revenue: money(s.revenue_cents),
+                cost: money(s.cost_cents),
+                margin: money(s.revenue_cents.saturating_sub(s.cost_cents)),
+            })
+            .collect(),
+        attention: attention
+            .into_iter()
+            .map(|p| AttentionRow {
+                href: format!("/admin/orders/{}", p.id),
+                status: p.status.clone(),
+                email: p.email.clone(),
+                price: money(p.price_cents),
+                updated: format_ms(p.updated_at_ms),
+                id: p.id,
+            })
+            .collect(),
+        pending_jobs: health.pending,
+        oldest_due: health.oldest_due_ms.map(|due| format_age(now - due)),
+        dead_jobs: health.dead,
+        alerts: alerts
+            .into_iter()
+            .map(|a| AlertRow {
+                kind: a.kind,
+                message: a.message,
+                href: a.purchase_id.map(|id| format!("/admin/orders/{id}")),
+                age: format_age(now - a.created_at_ms),
+            })
+            .collect(),
+        sync: sync.map(|s| SyncView {
+            ok: s.ok,
+            finished: format_ms(s.finished_at_ms),
+            summary: if s.ok {
+                format!(
+                    "{} plans, {} countries, {} regions",
+                    s.plan_count, s.country_count, s.region_count
+                )
+            } else {
+                s.error.unwrap_or_else(|| "failed".to_string())
+            },
+        }),
+    };
+    Ok(admin_page(StatusCode::OK, &page, cookie))
+}

@@ -1,0 +1,164 @@
+//! `/admin/login` and `POST /admin/logout`. A failed login never says whether the email or
+//! the password was wrong; too many failures in a minute answer 429 for a while.
+
+use actix_web::cookie::{Cookie, SameSite};
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{HttpRequest, HttpResponse, web};
+use askama::Template;
+use serde::Deserialize;
+
+use super::{CurrentAdmin, admin_page, check_csrf, client_addr, see_other, session_token};
+use crate::accounts::{self, LoginOutcome, session};
+use crate::web::error::AppError;
+use crate::web::{AppState, csrf};
+
+#[derive(Template)]
+#[template(path = "admin/login.html")]
+struct LoginPage {
+    csrf_token: String,
+    email: String,
+    error: Option<&'static str>,
+}
+
+const FAILED: &str = "Wrong email or password.";
+const THROTTLED: &str = "Too many failed attempts. Wait a minute, then try again.";
+
+fn render(
+    state: &AppState,
+    req: &HttpRequest,
+    status: StatusCode,
+    email: String,
+    error: Option<&'static str>,
+) -> HttpResponse {
+    let issued = csrf::issue(req, &state.settings.secret_key, state.secure_cookies);
+    let page = LoginPage {
+        csrf_token: issued.token,
+        email,
+        error,
+    };
+    admin_page(status, &page, issued.cookie)
+}
+
+pub async fn login_page(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+) -> Result<HttpResponse, AppError> {
+    if let Some(token) = session_token(&req, state.secure_cookies)
+        && accounts::authenticate(&state.db, token).await?.is_some()
+    {
+        return Ok(see_other("/admin"));
+    }
+    Ok(render(&state, &req, StatusCode::OK, String::new(), None))
+}
+
+#[derive(Deserialize)]
+pub struct LoginForm {
+    #[serde(default)]
+    email: String,
+    #[serde(default)]
+    password: String,
+    #[serde(default)]
+    csrf_token: String,
+}
+
+pub async fn login(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    form: web::Form<LoginForm>,
+) -> Result<HttpResponse, AppError> {
+    let form = form.into_inner();
+    check_csrf(&state, &req, &form.csrf_token)?;
+    let email: String = form.email.trim().chars().take(254).collect();
+    if email.is_empty() || form.password.is_empty() {
+        return Ok(render(
+            &state,
+            &req,
+            StatusCode::BAD_REQUEST,
+            email,
+            Some("Enter your email and password."),
+        ));
+    }
+    if form.password.chars().count() > accounts::password::MAX_CHARS {
+        return Ok(render(
+            &state,
+            &req,
+            StatusCode::UNAUTHORIZED,
+            email,
+            Some(FAILED),
+        ));
+    }
+    let previous = session_token(&req, state.secure_cookies);
+    let client = client_addr(&req);
+    let outcome = accounts::login(&state.db, &email, form.password, &client, previous)
+        .await
+        .map_err(|e| match e {
+            accounts::AccountsError::Db(db) => AppError::from(db),
+            other => AppError::internal(other),
+        })?;
+    match outcome {
+        LoginOutcome::Success { admin, token } => {
+            tracing::info!(admin.id = admin.user_id, "admin signed in");
+            let cookie = Cookie::build(
+                session::cookie_name(state.secure_cookies),
+                token.expose().to_string(),
+            )
+            .path("/")
+            .http_only(true)
+            .secure(state.secure_cookies)
+            .same_site(SameSite::Lax)
+            .finish();
+            let mut response = see_other("/admin");
+            let _ = response.add_cookie(&cookie);
+            Ok(response)
+        }
+        LoginOutcome::Failed => Ok(render(
+            &state,
+            &req,
+            StatusCode::UNAUTHORIZED,
+            email,
+            Some(FAILED),
+        )),
+        LoginOutcome::Throttled => {
+            let mut response = render(
+                &state,
+                &req,
+                StatusCode::TOO_MANY_REQUESTS,
+                email,
+                Some(THROTTLED),
+            );
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("60"));
+            Ok(response)
+        }
+    }
+}
+
+#[derive(Deserialize)]
+pub struct CsrfForm {
+    #[serde(default)]
+    csrf_token: String,
+}
+
+pub async fn logout(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    form: web::Form<CsrfForm>,
+) -> Result<HttpResponse, AppError> {
+    check_csrf(&state, &req, &form.csrf_token)?;
+    let user_id = admin.user_id;
+    accounts::logout(&state.db, admin, &client_addr(&req)).await?;
+    tracing::info!(admin.id = user_id, "admin signed out");
+    let mut gone = Cookie::build(session::cookie_name(state.secure_cookies), "")
+        .path("/")
+        .http_only(true)
+        .secure(state.secure_cookies)
+        .same_site(SameSite::Lax)
+        .finish();
+    gone.make_removal();
+    let mut response = see_other("/admin/login");
+    let _ = response.add_cookie(&gone);
+    Ok(response)
+}

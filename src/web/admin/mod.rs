@@ -1,0 +1,224 @@
+//! The admin console under `/admin`: login and logout, the dashboard, orders and the audit log.
+//!
+//! Every page but the login form needs a live session ([`CurrentAdmin`]); without one the
+//! answer is a 303 to `/admin/login`. Every POST checks the CSRF token before anything else and
+//! every action is written to the audit log in the same transaction as its effect. Owner-only
+//! actions answer 403 to support accounts.
+
+mod audit;
+mod dashboard;
+mod login;
+mod orders;
+mod pricing;
+
+use std::future::Future;
+use std::pin::Pin;
+
+use actix_web::cookie::Cookie;
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderName, HeaderValue};
+use actix_web::{FromRequest, HttpRequest, HttpResponse, ResponseError, web};
+use askama::Template;
+
+use crate::accounts::{self, Admin, SessionToken, session};
+use crate::web::error::AppError;
+use crate::web::{AppState, csrf, pages};
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.route("/admin", web::get().to(dashboard::dashboard))
+        .route("/admin/", web::get().to(dashboard::dashboard))
+        .route("/admin/login", web::get().to(login::login_page))
+        .route("/admin/login", web::post().to(login::login))
+        .route("/admin/logout", web::post().to(login::logout))
+        .route("/admin/orders", web::get().to(orders::list))
+        .route("/admin/orders/{id}", web::get().to(orders::detail))
+        .route(
+            "/admin/orders/{id}/{action}",
+            web::post().to(orders::action),
+        )
+        .route("/admin/audit", web::get().to(audit::audit))
+        .route("/admin/pricing", web::get().to(pricing::page))
+        .route(
+            "/admin/pricing/preview",
+            web::post().to(pricing::preview_rule),
+        )
+        .route("/admin/pricing/save", web::post().to(pricing::save))
+        .route("/admin/pricing/delete", web::post().to(pricing::delete));
+}
+
+/// The signed-in admin. Extracting it with no live session answers 303 to the login page.
+pub struct CurrentAdmin(pub Admin);
+
+/// No live session: go and log in.
+#[derive(Debug, thiserror::Error)]
+#[error("login required")]
+pub struct LoginRequired;
+
+impl ResponseError for LoginRequired {
+    fn status_code(&self) -> StatusCode {
+        StatusCode::SEE_OTHER
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        HttpResponse::SeeOther()
+            .insert_header((header::LOCATION, "/admin/login"))
+            .insert_header((header::CACHE_CONTROL, "no-store"))
+            .finish()
+    }
+}
+
+fn state_of(req: &HttpRequest) -> Result<web::Data<AppState>, AppError> {
+    req.app_data::<web::Data<AppState>>()
+        .cloned()
+        .ok_or_else(|| AppError::internal("application state is missing"))
+}
+
+/// The session token the browser presented, if it has the right shape.
+fn session_token(req: &HttpRequest, secure: bool) -> Option<SessionToken> {
+    req.cookie(session::cookie_name(secure))
+        .and_then(|c| SessionToken::from_cookie(c.value()))
+}
+
+impl FromRequest for CurrentAdmin {
+    type Error = actix_web::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
+
+    fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
+        let req = req.clone();
+        Box::pin(async move {
+            let state = state_of(&req)?;
+            let Some(token) = session_token(&req, state.secure_cookies) else {
+                return Err(LoginRequired.into());
+            };
+            match accounts::authenticate(&state.db, token).await {
+                Ok(Some(admin)) => Ok(Self(admin)),
+                Ok(None) => Err(LoginRequired.into()),
+                Err(err) => Err(AppError::from(err).into()),
+            }
+        })
+    }
+}
+
+/// 403 unless the admin is an owner.
+fn require_owner(admin: &Admin) -> Result<(), AppError> {
+    if admin.is_owner() {
+        Ok(())
+    } else {
+        Err(AppError::Forbidden(
+            "This needs an owner account. Ask an owner to do it.".into(),
+        ))
+    }
+}
+
+/// 403 unless the form's CSRF token matches this browser's cookie.
+fn check_csrf(state: &AppState, req: &HttpRequest, token: &str) -> Result<(), AppError> {
+    if csrf::verify(req, &state.settings.secret_key, state.secure_cookies, token) {
+        Ok(())
+    } else {
+        Err(AppError::Forbidden(
+            "This form has expired. Go back, reload the page and try again.".into(),
+        ))
+    }
+}
+
+/// The client's address as the audit log and the login throttle see it: the TCP peer. A
+/// reverse proxy in front makes this the proxy's address; forwarded headers are not trusted
+/// because any client can set them.
+fn client_addr(req: &HttpRequest) -> String {
+    req.peer_addr()
+        .map_or_else(|| "unknown".to_string(), |a| a.ip().to_string())
+}
+
+/// What every signed-in page shows around its content.
+pub struct Chrome {
+    pub email: String,
+    pub is_owner: bool,
+    /// For the logout form.
+    pub csrf_token: String,
+    /// Which nav entry is current.
+    pub section: &'static str,
+}
+
+impl Chrome {
+    fn new(
+        state: &AppState,
+        req: &HttpRequest,
+        admin: &Admin,
+        section: &'static str,
+    ) -> (Self, Option<Cookie<'static>>) {
+        let issued = csrf::issue(req, &state.settings.secret_key, state.secure_cookies);
+        (
+            Self {
+                email: admin.email.clone(),
+                is_owner: admin.is_owner(),
+                csrf_token: issued.token,
+                section,
+            },
+            issued.cookie,
+        )
+    }
+}
+
+/// An admin page: never cached, never indexed, with the CSRF cookie when the browser has none.
+fn admin_page<T: Template>(
+    status: StatusCode,
+    page: &T,
+    cookie: Option<Cookie<'static>>,
+) -> HttpResponse {
+    let mut response = pages::render(status, page);
+    let headers = response.headers_mut();
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(
+        HeaderName::from_static("x-robots-tag"),
+        HeaderValue::from_static("noindex"),
+    );
+    if let Some(cookie) = cookie {
+        let _ = response.add_cookie(&cookie);
+    }
+    response
+}
+
+fn see_other(location: &str) -> HttpResponse {
+    HttpResponse::SeeOther()
+        .insert_header((header::LOCATION, location))
+        .finish()
+}
+
+/// `2026-11-22 14:03 UTC`.
+fn format_ms(ms: i64) -> String {
+    time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
+        .ok()
+        .and_then(|t| {
+            t.format(&time::macros::format_description!(
+                "[year]-[month]-[day] [hour]:[minute] UTC"
+            ))
+            .ok()
+        })
+        .unwrap_or_else(|| ms.to_string())
+}
+
+/// `45 s`, `12 min`, `3 h 5 min`, `2 d 4 h`.
+fn format_age(ms: i64) -> String {
+    let secs = ms.max(0) / 1000;
+    match secs {
+        0..60 => format!("{secs} s"),
+        60..3600 => format!("{} min", secs / 60),
+        3600..86_400 => format!("{} h {} min", secs / 3600, secs % 3600 / 60),
+        _ => format!("{} d {} h", secs / 86_400, secs % 86_400 / 3600),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ages_and_times_read_well() {
+        assert_eq!(format_age(-5), "0 s");
+        assert_eq!(format_age(59_000), "59 s");
+        assert_eq!(format_age(12 * 60_000), "12 min");
+        assert_eq!(format_age(3 * 3_600_000 + 5 * 60_000), "3 h 5 min");
+        assert_eq!(format_age(2 * 86_400_000 + 4 * 3_600_000), "2 d 4 h");
+        assert_eq!(format_ms(0), "1970-01-01 00:00 UTC");
+    }
+}

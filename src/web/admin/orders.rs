@@ -1,0 +1,529 @@
+//! `/admin/orders`: search and page through purchases; `/admin/orders/{id}`: one purchase's
+//! timeline, upstream state, outbox jobs and attempts, payment and refund; and the actions on
+//! it, each with a reason and written to the audit log with its effect.
+//!
+//! The console never shows installation values: no activation code, no QR, and of the ICCID
+//! only the last four digits kept in `installations.iccid_last4`.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use askama::Template;
+use serde::Deserialize;
+
+use super::{
+    Chrome, CurrentAdmin, admin_page, check_csrf, client_addr, format_ms, require_owner, see_other,
+};
+use crate::accounts::action;
+use crate::db::{self, DbError, admin as q, fulfilment, outbox, purchases};
+use crate::domain::Cents;
+use crate::domain::purchase::PurchaseStatus;
+use crate::orders::refund::request_refund;
+use crate::web::AppState;
+use crate::web::error::AppError;
+
+const PAGE_SIZE: i64 = 25;
+const MAX_PAGE: u32 = 10_000;
+const MAX_REASON_CHARS: usize = 1000;
+
+#[derive(Deserialize)]
+pub struct ListQuery {
+    q: Option<String>,
+    status: Option<String>,
+    page: Option<u32>,
+}
+
+struct OrderRow {
+    href: String,
+    id: String,
+    created: String,
+    email: String,
+    status: String,
+    price: String,
+    upstream_order_id: String,
+}
+
+struct StatusOption {
+    value: &'static str,
+    selected: bool,
+}
+
+#[derive(Template)]
+#[template(path = "admin/orders.html")]
+struct OrdersPage {
+    chrome: Chrome,
+    query: String,
+    statuses: Vec<StatusOption>,
+    rows: Vec<OrderRow>,
+    page: u32,
+    newer_href: Option<String>,
+    older_href: Option<String>,
+}
+
+fn non_empty(value: Option<String>) -> Option<String> {
+    value
+        .map(|v| v.trim().to_string())
+        .filter(|v| !v.is_empty())
+}
+
+fn list_href(query: Option<&str>, status: Option<&str>, page: u32) -> String {
+    let mut params = url::form_urlencoded::Serializer::new(String::new());
+    if let Some(q) = query {
+        params.append_pair("q", q);
+    }
+    if let Some(s) = status {
+        params.append_pair("status", s);
+    }
+    if page > 0 {
+        params.append_pair("page", &page.to_string());
+    }
+    let params = params.finish();
+    if params.is_empty() {
+        "/admin/orders".to_string()
+    } else {
+        format!("/admin/orders?{params}")
+    }
+}
+
+pub async fn list(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    query: web::Query<ListQuery>,
+) -> Result<HttpResponse, AppError> {
+    let query = query.into_inner();
+    let text = non_empty(query.q).map(|t| t.chars().take(254).collect::<String>());
+    let status = non_empty(query.status);
+    if let Some(s) = &status
+        && PurchaseStatus::parse(s).is_none()
+    {
+        return Err(AppError::BadRequest(format!(
+            "There is no order status {s:?}."
+        )));
+    }
+    let page = query.page.unwrap_or(0).min(MAX_PAGE);
+    let filter = q::OrderFilter {
+        query: text.clone(),
+        status: status.clone(),
+    };
+    let offset = i64::from(page) * PAGE_SIZE;
+    let mut found = state
+        .db
+        .run(move |conn| q::search_orders(conn, &filter, offset, PAGE_SIZE + 1))
+        .await?;
+    let has_more = found.len() > usize::try_from(PAGE_SIZE).unwrap_or(usize::MAX);
+    found.truncate(usize::try_from(PAGE_SIZE).unwrap_or(usize::MAX));
+    let (chrome, cookie) = Chrome::new(&state, &req, &admin, "orders");
+    let page_view = OrdersPage {
+        chrome,
+        query: text.clone().unwrap_or_default(),
+        statuses: PurchaseStatus::ALL
+            .iter()
+            .map(|s| StatusOption {
+                value: s.as_str(),
+                selected: status.as_deref() == Some(s.as_str()),
+            })
+            .collect(),
+        rows: found
+            .into_iter()
+            .map(|p| OrderRow {
+                href: format!("/admin/orders/{}", p.id),
+                created: format_ms(p.created_at_ms),
+                email: p.email.clone(),
+                status: p.status.clone(),
+                price: Cents::new(p.price_cents).to_string(),
+                upstream_order_id: p.upstream_order_id.clone().unwrap_or_default(),
+                id: p.id,
+            })
+            .collect(),
+        page,
+        newer_href: (page > 0).then(|| list_href(text.as_deref(), status.as_deref(), page - 1)),
+        older_href: has_more.then(|| list_href(text.as_deref(), status.as_deref(), page + 1)),
+    };
+    Ok(admin_page(StatusCode::OK, &page_view, cookie))
+}
+
+struct EventView {
+    at: String,
+    change: String,
+    note: String,
+}
+
+struct AttemptView {
+    attempt: i32,
+    finished: String,
+    outcome: String,
+    detail: String,
+}
+
+struct JobView {
+    id: i64,
+    kind: String,
+    state: String,
+    attempts: i32,
+    run_at: String,
+    last_error: String,
+    outcome: String,
+    attempt_rows: Vec<AttemptView>,
+}
+
+struct RefundView {
+    amount: String,
+    status: String,
+    reason: String,
+    provider_refund_id: String,
+    updated: String,
+}
+
+struct AlertView {
+    kind: String,
+    message: String,
+    created: String,
+    resolved: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "admin/order.html")]
+struct OrderPage {
+    chrome: Chrome,
+    id: String,
+    status: String,
+    email: String,
+    plan: String,
+    price: String,
+    cost: String,
+    margin: String,
+    reference: String,
+    upstream_order_id: String,
+    upstream_status: String,
+    esim_id: String,
+    iccid_last4: String,
+    payment_provider: String,
+    payment_reference: String,
+    paid: String,
+    created: String,
+    events: Vec<EventView>,
+    jobs: Vec<JobView>,
+    refund: Option<RefundView>,
+    alerts: Vec<AlertView>,
+    open_alerts: usize,
+    has_queued_job: bool,
+    refundable: bool,
+    flash: Option<String>,
+}
+
+#[derive(Deserialize)]
+pub struct DetailQuery {
+    done: Option<String>,
+}
+
+fn flash_text(done: Option<&str>) -> Option<String> {
+    Some(
+        match done? {
+            "note" => "Note added.",
+            "retry" => "The open job is due now; a worker will pick it up.",
+            "refund" => "Refund requested; the payment provider is being asked.",
+            "resolve" => "Alerts resolved.",
+            _ => return None,
+        }
+        .to_string(),
+    )
+}
+
+/// Whether the consumer's money can be given back from this status.
+fn refundable(status: PurchaseStatus) -> bool {
+    !matches!(
+        status,
+        PurchaseStatus::AwaitingPayment | PurchaseStatus::PaymentFailed | PurchaseStatus::Refunded
+    )
+}
+
+pub async fn detail(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    id: web::Path<String>,
+    query: web::Query<DetailQuery>,
+) -> Result<HttpResponse, AppError> {
+    let id = id.into_inner();
+    let loaded = state
+        .db
+        .run(move |conn| {
+            let Some(purchase) = purchases::find(conn, &id)? else {
+                return Ok::<_, DbError>(None);
+            };
+            let events = purchases::events(conn, &id)?;
+            let mut jobs = Vec::new();
+            for job in outbox::jobs_for_purchase(conn, &id)? {
+                let attempts = outbox::attempts(conn, job.id)?;
+                jobs.push((job, attempts));
+            }
+            let refund = fulfilment::refund_for(conn, &id)?;
+            let alerts = fulfilment::alerts_for_purchase(conn, &id)?;
+            let last4 = q::iccid_last4(conn, &id)?;
+            Ok(Some((purchase, events, jobs, refund, alerts, last4)))
+        })
+        .await?;
+    let Some((purchase, events, jobs, refund, alerts, last4)) = loaded else {
+        return Err(AppError::NotFound);
+    };
+    let snap = state.catalog.snapshot();
+    let plan = snap
+        .plan(&purchase.plan_id)
+        .map(|p| format!("{} ({})", crate::web::shop::plan_title(p), p.id))
+        .unwrap_or_else(|| purchase.plan_id.clone());
+    let status = purchase.status();
+    let (chrome, cookie) = Chrome::new(&state, &req, &admin, "orders");
+    let page = OrderPage {
+        chrome,
+        status: purchase.status.clone(),
+        email: purchase.email.clone(),
+        plan,
+        price: Cents::new(purchase.price_cents).to_string(),
+        cost: Cents::new(purchase.cost_cents).to_string(),
+        margin: Cents::new(purchase.price_cents.saturating_sub(purchase.cost_cents)).to_string(),
+        reference: purchase.reference.clone(),
+        upstream_order_id: purchase.upstream_order_id.clone().unwrap_or_default(),
+        upstream_status: purchase.upstream_status.clone().unwrap_or_default(),
+        esim_id: purchase.esim_id.clone().unwrap_or_default(),
+        iccid_last4: last4.map(|l| format!("…{l}")).unwrap_or_default(),
+        payment_provider: purchase.payment_provider.clone(),
+        payment_reference: purchase.payment_reference.clone().unwrap_or_default(),
+        paid: purchase.paid_at_ms.map(format_ms).unwrap_or_default(),
+        created: format_ms(purchase.created_at_ms),
+        events: events
+            .into_iter()
+            .rev()
+            .map(|e| EventView {
+                at: format_ms(e.at_ms),
+                change: match &e.from_status {
+                    Some(from) if *from != e.to_status => format!("{from} → {}", e.to_status),
+                    Some(_) => "note".to_string(),
+                    None => e.to_status.clone(),
+                },
+                note: e.note,
+            })
+            .collect(),
+        has_queued_job: jobs.iter().any(|(j, _)| j.state == outbox::QUEUED),
+        jobs: jobs
+            .into_iter()
+            .map(|(job, attempts)| JobView {
+                id: job.id,
+                kind: job.kind,
+                state: job.state,
+                attempts: job.attempts,
+                run_at: format_ms(job.run_at_ms),
+                last_error: job.last_error.unwrap_or_default(),
+                outcome: job.outcome.unwrap_or_default(),
+                attempt_rows: attempts
+                    .into_iter()
+                    .map(|a| AttemptView {
+                        attempt: a.attempt,
+                        finished: format_ms(a.finished_at_ms),
+                        outcome: a.outcome,
+                        detail: a.detail,
+                    })
+                    .collect(),
+            })
+            .collect(),
+        refund: refund.map(|r| RefundView {
+            amount: Cents::new(r.amount_cents).to_string(),
+            status: r.status,
+            reason: r.reason,
+            provider_refund_id: r.provider_refund_id.unwrap_or_default(),
+            updated: format_ms(r.updated_at_ms),
+        }),
+        open_alerts: alerts.iter().filter(|a| a.resolved_at_ms.is_none()).count(),
+        alerts: alerts
+            .into_iter()
+            .map(|a| AlertView {
+                kind: a.kind,
+                message: a.message,
+                created: format_ms(a.created_at_ms),
+                resolved: a.resolved_at_ms.map(format_ms),
+            })
+            .collect(),
+        refundable: refundable(status),
+        flash: flash_text(query.done.as_deref()),
+        id: purchase.id,
+    };
+    Ok(admin_page(StatusCode::OK, &page, cookie))
+}
+
+#[derive(Deserialize)]
+pub struct ActionForm {
+    #[serde(default)]
+    csrf_token: String,
+    #[serde(default)]
+    reason: String,
+}
+
+/// The order actions: what they are called in the URL, and who may take them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OrderAction {
+    Note,
+    Retry,
+    Refund,
+    Resolve,
+}
+
+impl OrderAction {
+    fn parse(raw: &str) -> Option<Self> {
+        match raw {
+            "note" => Some(Self::Note),
+            "retry" => Some(Self::Retry),
+            "refund" => Some(Self::Refund),
+            "resolve" => Some(Self::Resolve),
+            _ => None,
+        }
+    }
+
+    fn slug(self) -> &'static str {
+        match self {
+            Self::Note => "note",
+            Self::Retry => "retry",
+            Self::Refund => "refund",
+            Self::Resolve => "resolve",
+        }
+    }
+
+    fn audit_action(self) -> &'static str {
+        match self {
+            Self::Note => action::ORDER_NOTE,
+            Self::Retry => action::ORDER_RETRY,
+            Self::Refund => action::ORDER_REFUND,
+            Self::Resolve => action::ORDER_RESOLVE,
+        }
+    }
+
+    fn owner_only(self) -> bool {
+        self != Self::Note
+    }
+}
+
+/// Why an action could not be taken, decided inside its transaction.
+#[derive(Debug, thiserror::Error)]
+enum ActionError {
+    #[error("not found")]
+    NotFound,
+    #[error("{0}")]
+    Conflict(&'static str),
+    #[error(transparent)]
+    Db(#[from] DbError),
+}
+
+impl From<diesel::result::Error> for ActionError {
+    fn from(err: diesel::result::Error) -> Self {
+        Self::Db(err.into())
+    }
+}
+
+pub async fn action(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    path: web::Path<(String, String)>,
+    form: web::Form<ActionForm>,
+) -> Result<HttpResponse, AppError> {
+    check_csrf(&state, &req, &form.csrf_token)?;
+    let (id, slug) = path.into_inner();
+    let act = OrderAction::parse(&slug).ok_or(AppError::NotFound)?;
+    if act.owner_only() {
+        require_owner(&admin)?;
+    }
+    let reason = form.reason.trim().to_string();
+    if reason.is_empty() {
+        return Err(AppError::BadRequest(
+            "Give a reason: it goes into the audit log.".into(),
+        ));
+    }
+    if reason.chars().count() > MAX_REASON_CHARS {
+        return Err(AppError::BadRequest(format!(
+            "Keep the reason under {MAX_REASON_CHARS} characters."
+        )));
+    }
+    let client = client_addr(&req);
+    let purchase_id = id.clone();
+    let outcome = state
+        .db
+        .run(move |conn| {
+            let now = db::now_ms();
+            conn.write_tx(|conn| {
+                let purchase = purchases::find(conn, &purchase_id)?.ok_or(ActionError::NotFound)?;
+                let details = match act {
+                    OrderAction::Note => {
+                        let note = format!("Note by {}: {reason}", admin.email);
+                        purchases::add_event(
+                            conn,
+                            &purchase_id,
+                            Some(&purchase.status),
+                            &purchase.status,
+                            &note,
+                            now,
+                        )?;
+                        reason.clone()
+                    }
+                    OrderAction::Retry => {
+                        let n = q::make_due_now(conn, &purchase_id, now)?;
+                        if n == 0 {
+                            return Err(ActionError::Conflict(
+                                "This order has no queued job to retry. A dead job stays dead: refund the consumer or ask upstream support.",
+                            ));
+                        }
+                        format!("{reason} ({n} job(s) made due now)")
+                    }
+                    OrderAction::Refund => {
+                        if !refundable(purchase.status()) {
+                            return Err(ActionError::Conflict(
+                                "This order cannot be refunded: it was never paid, or it is already refunded.",
+                            ));
+                        }
+                        // The refund row is written with the first request, so a second
+                        // click finds it even when the first refund job has just finished.
+                        if fulfilment::refund_for(conn, &purchase_id)?
+                            .is_some_and(|r| r.status != "failed")
+                        {
+                            return Err(ActionError::Conflict(
+                                "This order already has a refund under way or done.",
+                            ));
+                        }
+                        if !request_refund(conn, &purchase_id, &reason, now)? {
+                            return Err(ActionError::Conflict(
+                                "A refund for this order is already under way.",
+                            ));
+                        }
+                        format!(
+                            "{reason} (full refund of {})",
+                            Cents::new(purchase.price_cents)
+                        )
+                    }
+                    OrderAction::Resolve => {
+                        let n = q::resolve_alerts(conn, &purchase_id, now)?;
+                        format!("{reason} ({n} alert(s) resolved)")
+                    }
+                };
+                admin.audit(
+                    conn,
+                    act.audit_action(),
+                    Some(&format!("purchase:{purchase_id}")),
+                    &client,
+                    &details,
+                    now,
+                )?;
+                Ok::<_, ActionError>(())
+            })
+        })
+        .await;
+    match outcome {
+        Ok(()) => {}
+        Err(ActionError::NotFound) => return Err(AppError::NotFound),
+        Err(ActionError::Conflict(message)) => return Err(AppError::Conflict(message.into())),
+        Err(ActionError::Db(err)) => return Err(err.into()),
+    }
+    if matches!(act, OrderAction::Retry | OrderAction::Refund) {
+        state.outbox.waker().wake();
+    }
+    Ok(see_other(&format!(
+        "/admin/orders/{id}?done={}",
+        act.slug()
+    )))
+}

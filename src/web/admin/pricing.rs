@@ -1,0 +1,514 @@
+//! `/admin/pricing` (owners): markup rules by scope (default, region, country, plan). A rule is
+//! previewed first — cost, current price, new price and margin of every plan it would price —
+//! then saved; saving reloads the catalog so the shop shows the new prices at once. Every
+//! change is in the audit log with the rule before and after. Price-ladder inversions (a bigger
+//! plan cheaper than a smaller one) are listed for the owner to judge.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use askama::Template;
+use serde::Deserialize;
+
+use super::{
+    Chrome, CurrentAdmin, admin_page, check_csrf, client_addr, format_ms, require_owner, see_other,
+};
+use crate::accounts::Admin;
+use crate::catalog::snapshot::Snapshot;
+use crate::catalog::store::RuleRow;
+use crate::db::pricing::{self as q, RuleValues};
+use crate::db::{self, DbError};
+use crate::domain::Cents;
+use crate::domain::pricing::{MarkupRule, PlanKey, PriceBook, RuleScope};
+use crate::web::AppState;
+use crate::web::error::AppError;
+
+/// Rows shown in a preview; the count covers all of them.
+const PREVIEW_ROWS: usize = 200;
+
+pub mod action {
+    pub const RULE_SAVED: &str = "pricing_rule_saved";
+    pub const RULE_DELETED: &str = "pricing_rule_deleted";
+}
+
+#[derive(Deserialize, Default, Clone)]
+pub struct RuleForm {
+    #[serde(default)]
+    csrf_token: String,
+    #[serde(default)]
+    scope_kind: String,
+    #[serde(default)]
+    scope_value: String,
+    #[serde(default)]
+    markup_percent: String,
+    #[serde(default)]
+    fixed: String,
+    #[serde(default)]
+    ending: String,
+    #[serde(default)]
+    min_margin: String,
+}
+
+/// Parses `12`, `12.5` or `12.50` (an optional `$` and `,` separators) into hundredths.
+fn hundredths(raw: &str) -> Option<i64> {
+    let text: String = raw
+        .trim()
+        .trim_start_matches('$')
+        .chars()
+        .filter(|c| *c != ',')
+        .collect();
+    if text.is_empty() {
+        return Some(0);
+    }
+    let (whole, frac) = text.split_once('.').unwrap_or((&text, ""));
+    if whole.is_empty() && frac.is_empty()
+        || frac.len() > 2
+        || !whole
+            .bytes()
+            .chain(frac.bytes())
+            .all(|b| b.is_ascii_digit())
+        || whole.len() > 12
+    {
+        return None;
+    }
+    let whole: i64 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse().ok()?
+    };
+    let frac: i64 = if frac.is_empty() {
+        0
+    } else {
+        format!("{frac:0<2}").parse().ok()?
+    };
+    whole.checked_mul(100)?.checked_add(frac)
+}
+
+/// The rule a form describes, checked against the catalog (the scope must exist).
+fn parse_rule(form: &RuleForm, snap: &Snapshot) -> Result<MarkupRule, String> {
+    let value = form.scope_value.trim();
+    let scope = match form.scope_kind.as_str() {
+        "default" => RuleScope::Default,
+        "region" if snap.region(value).is_some() => RuleScope::Region(value.to_string()),
+        "country" if snap.plans().iter().any(|p| p.country_code == value) => {
+            RuleScope::Country(value.to_string())
+        }
+        "plan" if snap.plan(value).is_some() => RuleScope::Plan(value.to_string()),
+        "region" | "country" | "plan" => {
+            return Err(format!(
+                "There is no {} {value:?} in the catalog.",
+                form.scope_kind
+            ));
+        }
+        _ => return Err("Choose what the rule applies to.".into()),
+    };
+    let bps = hundredths(&form.markup_percent).ok_or("Markup is a percentage like 25 or 12.5.")?;
+    let fixed = hundredths(&form.fixed).ok_or("The fixed amount is dollars like 0.50.")?;
+    let margin = hundredths(&form.min_margin).ok_or("The minimum margin is dollars like 1.00.")?;
+    let ending = match form.ending.trim() {
+        "" => None,
+        raw => Some(
+            raw.parse::<i64>()
+                .map_err(|_| "The price ending is cents, 0 to 99, like 99.")?,
+        ),
+    };
+    MarkupRule::new(scope, bps, Cents::new(fixed), ending, Cents::new(margin))
+        .map_err(|e| format!("{e}."))
+}
+
+fn describe(rule: &MarkupRule) -> String {
+    let bps = rule.markup_bps();
+    let mut text = format!("{}: {}.{:02}%", rule.scope(), bps / 100, bps % 100);
+    if rule.fixed() != Cents::ZERO {
+        text.push_str(&format!(" + {}", rule.fixed()));
+    }
+    if let Some(e) = rule.ending() {
+        text.push_str(&format!(", prices end in .{e:02}"));
+    }
+    if rule.min_margin() != Cents::ZERO {
+        text.push_str(&format!(", margin at least {}", rule.min_margin()));
+    }
+    text
+}
+
+fn rule_from_row(row: &RuleRow) -> Option<MarkupRule> {
+    MarkupRule::new(
+        RuleScope::from_parts(&row.scope_kind, &row.scope_value).ok()?,
+        row.markup_bps,
+        Cents::new(row.fixed_cents),
+        row.price_ending,
+        Cents::new(row.min_margin_cents),
+    )
+    .ok()
+}
+
+fn book(state: &AppState, rows: &[RuleRow], replacing: Option<&MarkupRule>) -> PriceBook {
+    let fallback = MarkupRule::default_markup(state.settings.default_markup_bps)
+        .unwrap_or_else(|_| MarkupRule::default_markup(0).expect("0 bps is valid"));
+    let mut rules: Vec<MarkupRule> = rows
+        .iter()
+        .filter_map(rule_from_row)
+        .filter(|r| replacing.is_none_or(|new| r.scope() != new.scope()))
+        .collect();
+    rules.extend(replacing.cloned());
+    PriceBook::new(fallback, rules)
+}
+
+struct RuleView {
+    kind: String,
+    value: String,
+    text: String,
+    updated: String,
+}
+
+struct PreviewRow {
+    plan: String,
+    href: String,
+    cost: String,
+    current: String,
+    new_price: String,
+    margin: String,
+    below_cost: bool,
+}
+
+struct Preview {
+    rule: String,
+    affected: usize,
+    rows: Vec<PreviewRow>,
+    below_cost: bool,
+}
+
+struct InversionView {
+    destination: String,
+    bigger: String,
+    bigger_price: String,
+    smaller: String,
+    smaller_price: String,
+}
+
+#[derive(Template)]
+#[template(path = "admin/pricing.html")]
+struct PricingPage {
+    chrome: Chrome,
+    default_percent: String,
+    rules: Vec<RuleView>,
+    form: RuleForm,
+    error: Option<String>,
+    preview: Option<Preview>,
+    saved: bool,
+    inversions: Vec<InversionView>,
+}
+
+#[derive(Deserialize)]
+pub struct PricingQuery {
+    saved: Option<String>,
+}
+
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one page, rendered from four handlers with different parts filled in"
+)]
+async fn render(
+    state: &AppState,
+    req: &HttpRequest,
+    admin: &Admin,
+    status: StatusCode,
+    form: RuleForm,
+    error: Option<String>,
+    preview: Option<Preview>,
+    saved: bool,
+) -> Result<HttpResponse, AppError> {
+    let rows = state.db.run(q::rules).await?;
+    let snap = state.catalog.snapshot();
+    let (chrome, cookie) = Chrome::new(state, req, admin, "pricing");
+    let bps = state.settings.default_markup_bps;
+    let page = PricingPage {
+        chrome,
+        default_percent: format!("{}.{:02}%", bps / 100, bps % 100),
+        rules: rows
+            .iter()
+            .map(|row| RuleView {
+                kind: row.scope_kind.clone(),
+                value: row.scope_value.clone(),
+                text: rule_from_row(row).map_or_else(
+                    || format!("{} {} (invalid)", row.scope_kind, row.scope_value),
+                    |r| describe(&r),
+                ),
+                updated: format_ms(row.updated_at_ms),
+            })
+            .collect(),
+        form,
+        error,
+        preview,
+        saved,
+        inversions: snap
+            .inversions()
+            .iter()
+            .map(|i| InversionView {
+                destination: snap
+                    .country_name(&i.destination)
+                    .unwrap_or(&i.destination)
+                    .to_string(),
+                bigger: i.bigger_plan.clone(),
+                bigger_price: i.bigger_price.to_string(),
+                smaller: i.smaller_plan.clone(),
+                smaller_price: i.smaller_price.to_string(),
+            })
+            .collect(),
+    };
+    Ok(admin_page(status, &page, cookie))
+}
+
+pub async fn page(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    query: web::Query<PricingQuery>,
+) -> Result<HttpResponse, AppError> {
+    require_owner(&admin)?;
+    let form = RuleForm {
+        scope_kind: "default".into(),
+        ..RuleForm::default()
+    };
+    render(
+        &state,
+        &req,
+        &admin,
+        StatusCode::OK,
+        form,
+        None,
+        None,
+        query.saved.is_some(),
+    )
+    .await
+}
+
+/// The preview of `rule`: every plan it would price, with its cost, current and new price.
+fn preview(state: &AppState, snap: &Snapshot, rows: &[RuleRow], rule: &MarkupRule) -> Preview {
+    let book = book(state, rows, Some(rule));
+    let mut affected = 0;
+    let mut below_cost = false;
+    let mut out = Vec::new();
+    for plan in snap.plans() {
+        let key = PlanKey {
+            plan_id: &plan.id,
+            country_code: &plan.country_code,
+            region: plan.region.as_deref(),
+        };
+        if book.rule_for(key).scope() != rule.scope() {
+            continue;
+        }
+        affected += 1;
+        let new_price = rule.price(plan.cost).ok();
+        let below = new_price.is_none_or(|p| p < plan.cost);
+        below_cost |= below;
+        if out.len() < PREVIEW_ROWS {
+            out.push(PreviewRow {
+                plan: crate::web::shop::plan_title(plan),
+                href: format!("/plans/{}", plan.id),
+                cost: plan.cost.to_string(),
+                current: plan.price.map(|p| p.to_string()).unwrap_or_default(),
+                new_price: new_price.map(|p| p.to_string()).unwrap_or_default(),
+                margin: new_price
+                    .map(|p| Cents::new(p.get() - plan.cost.get()).to_string())
+                    .unwrap_or_default(),
+                below_cost: below,
+            });
+        }
+    }
+    Preview {
+        rule: describe(rule),
+        affected,
+        rows: out,
+        below_cost,
+    }
+}
+
+pub async fn preview_rule(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    form: web::Form<RuleForm>,
+) -> Result<HttpResponse, AppError> {
+    require_owner(&admin)?;
+    check_csrf(&state, &req, &form.csrf_token)?;
+    let form = form.into_inner();
+    let snap = state.catalog.snapshot();
+    let rule = match parse_rule(&form, &snap) {
+        Ok(rule) => rule,
+        Err(message) => {
+            return render(
+                &state,
+                &req,
+                &admin,
+                StatusCode::BAD_REQUEST,
+                form,
+                Some(message),
+                None,
+                false,
+            )
+            .await;
+        }
+    };
+    let rows = state.db.run(q::rules).await?;
+    let preview = preview(&state, &snap, &rows, &rule);
+    render(
+        &state,
+        &req,
+        &admin,
+        StatusCode::OK,
+        form,
+        None,
+        Some(preview),
+        false,
+    )
+    .await
+}
+
+pub async fn save(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    form: web::Form<RuleForm>,
+) -> Result<HttpResponse, AppError> {
+    require_owner(&admin)?;
+    check_csrf(&state, &req, &form.csrf_token)?;
+    let form = form.into_inner();
+    let snap = state.catalog.snapshot();
+    let rule = match parse_rule(&form, &snap) {
+        Ok(rule) => rule,
+        Err(message) => {
+            return render(
+                &state,
+                &req,
+                &admin,
+                StatusCode::BAD_REQUEST,
+                form,
+                Some(message),
+                None,
+                false,
+            )
+            .await;
+        }
+    };
+    let rows = state.db.run(q::rules).await?;
+    let check = preview(&state, &snap, &rows, &rule);
+    if check.below_cost {
+        return render(
+            &state,
+            &req,
+            &admin,
+            StatusCode::CONFLICT,
+            form,
+            Some("This rule would sell plans below cost; it was not saved.".into()),
+            Some(check),
+            false,
+        )
+        .await;
+    }
+    let client = client_addr(&req);
+    let after = describe(&rule);
+    state
+        .db
+        .run(move |conn| {
+            let now = db::now_ms();
+            conn.write_tx(|conn| {
+                let scope = rule.scope();
+                let before = q::find(conn, scope.kind(), scope.value())?
+                    .and_then(|row| rule_from_row(&row))
+                    .map_or_else(|| "none".to_string(), |r| describe(&r));
+                q::save(
+                    conn,
+                    RuleValues {
+                        scope_kind: scope.kind(),
+                        scope_value: scope.value(),
+                        markup_bps: rule.markup_bps(),
+                        fixed_cents: rule.fixed().get(),
+                        price_ending: rule.ending(),
+                        min_margin_cents: rule.min_margin().get(),
+                    },
+                    now,
+                )?;
+                admin.audit(
+                    conn,
+                    action::RULE_SAVED,
+                    Some(&format!("pricing:{scope}")),
+                    &client,
+                    &format!("before: {before}; after: {after}"),
+                    now,
+                )
+            })
+        })
+        .await?;
+    state.catalog.reload().await?;
+    Ok(see_other("/admin/pricing?saved=1"))
+}
+
+#[derive(Deserialize)]
+pub struct DeleteForm {
+    #[serde(default)]
+    csrf_token: String,
+    #[serde(default)]
+    scope_kind: String,
+    #[serde(default)]
+    scope_value: String,
+}
+
+pub async fn delete(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    form: web::Form<DeleteForm>,
+) -> Result<HttpResponse, AppError> {
+    require_owner(&admin)?;
+    check_csrf(&state, &req, &form.csrf_token)?;
+    let form = form.into_inner();
+    let client = client_addr(&req);
+    let deleted = state
+        .db
+        .run(move |conn| {
+            let now = db::now_ms();
+            conn.write_tx(|conn| {
+                let Some(row) = q::find(conn, &form.scope_kind, &form.scope_value)? else {
+                    return Ok::<_, DbError>(false);
+                };
+                let before = rule_from_row(&row).map_or_else(
+                    || format!("{} {}", row.scope_kind, row.scope_value),
+                    |r| describe(&r),
+                );
+                q::delete(conn, &form.scope_kind, &form.scope_value)?;
+                admin.audit(
+                    conn,
+                    action::RULE_DELETED,
+                    Some(&format!("pricing:{} {}", row.scope_kind, row.scope_value)),
+                    &client,
+                    &format!("before: {before}; after: none"),
+                    now,
+                )?;
+                Ok(true)
+            })
+        })
+        .await?;
+    if !deleted {
+        return Err(AppError::NotFound);
+    }
+    state.catalog.reload().await?;
+    Ok(see_other("/admin/pricing?saved=1"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::hundredths;
+
+    #[test]
+    fn amounts_parse_to_hundredths() {
+        assert_eq!(hundredths(""), Some(0));
+        assert_eq!(hundredths("25"), Some(2500));
+        assert_eq!(hundredths("12.5"), Some(1250));
+        assert_eq!(hundredths("$1,234.56"), Some(123_456));
+        assert_eq!(hundredths(".5"), Some(50));
+        assert_eq!(hundredths("1.234"), None);
+        assert_eq!(hundredths("-1"), None);
+        assert_eq!(hundredths("."), None);
+        assert_eq!(hundredths("abc"), None);
+    }
+}
