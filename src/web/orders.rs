@@ -218,6 +218,8 @@ pub async fn order(
         timeline: events
             .iter()
             .rev()
+            // Staff notes and other same-status events are for the admin's timeline only.
+            .filter(|e| e.from_status.as_deref() != Some(e.to_status.as_str()))
             .map(|e| TimelineEntry {
                 at: format_ms(e.at_ms),
                 text: event_text(&e.to_status).to_string(),
