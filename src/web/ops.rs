@@ -17,6 +17,11 @@ pub async fn healthz() -> HttpResponse {
 struct Readiness {
     ready: bool,
     database: &'static str,
+    /// From the last catalog sync attempt, not a live call: a probe every few seconds must not
+    /// spend the API key's rate limit. Reported, but not part of `ready`: with the upstream
+    /// down the shop still serves its catalog and keeps paid work in the outbox, so taking
+    /// every replica out of the load balancer would only make things worse.
+    upstream: &'static str,
 }
 
 /// Ready: the database answers and every migration this binary embeds is applied.
@@ -29,7 +34,16 @@ pub async fn readyz(state: web::Data<AppState>) -> HttpResponse {
         }
     };
     let ready = database == "ok";
-    let body = Readiness { ready, database };
+    let upstream = match state.catalog.snapshot().last_sync.as_ref() {
+        None => "not yet contacted",
+        Some(sync) if sync.ok => "ok",
+        Some(_) => "last catalog sync failed",
+    };
+    let body = Readiness {
+        ready,
+        database,
+        upstream,
+    };
     if ready {
         HttpResponse::Ok().json(body)
     } else {

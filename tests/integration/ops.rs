@@ -21,6 +21,7 @@ async fn healthz_and_readyz_report_a_migrated_database(backend: Backend) {
     let body: serde_json::Value = ready.json().await.expect("json");
     assert_eq!(body["ready"], true);
     assert_eq!(body["database"], "ok");
+    assert!(body["upstream"].is_string(), "{body}");
 }
 
 async fn readyz_is_503_until_migrations_are_applied(backend: Backend) {

@@ -245,6 +245,8 @@ async fn search_ignores_case_and_accents_and_matches_codes() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unknown_plans_countries_and_regions_are_404_pages() {
     let (app, _upstream) = spawn_shop(Backend::Sqlite, 120).await.expect("sqlite");
+    let ready: serde_json::Value = app.get("/readyz").await.json().await.expect("json");
+    assert_eq!(ready["upstream"], "ok", "the catalog synced: {ready}");
     for path in [
         "/plans/p999999-base",
         "/plans/%3Cx%3E",
