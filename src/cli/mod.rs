@@ -167,6 +167,13 @@ fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Serve => {
             let settings = Settings::from_source(&source)?;
+            let armed = crate::failpoints::configure_from_env().map_err(|problem| ConfigError {
+                var: crate::failpoints::VAR.into(),
+                problem,
+            })?;
+            if !armed.is_empty() {
+                tracing::warn!(failpoints = ?armed, "fail points armed: this is a crash test");
+            }
             if let config::MailTransport::Smtp(url) = &settings.mail.transport {
                 // The SMTP URL's finer rules (TLS mode, port) live with the mail module.
                 crate::mail::SmtpEndpoint::parse(url.expose()).map_err(|e| ConfigError {

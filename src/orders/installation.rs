@@ -340,6 +340,7 @@ pub(crate) async fn fetch_installation(
             });
         }
     };
+    crate::failpoints::failpoint!(crate::failpoints::AFTER_INSTALLATION_FETCH);
     // Encrypted here, outside any transaction; only ciphertext crosses into the database.
     let row = encrypt(&ob.key, &purchase_id, &installation, crate::db::now_ms())?;
     drop(installation);

@@ -449,6 +449,7 @@ impl Outbox {
         let Some(leased) = claimed else {
             return Ok(None);
         };
+        crate::failpoints::failpoint!(crate::failpoints::AFTER_CLAIM);
         let started_at_ms = now_ms();
         let span = tracing::info_span!(
             "outbox_job",
@@ -463,7 +464,9 @@ impl Outbox {
         let verdict = self.execute(&leased).instrument(span).await;
         heartbeat.abort();
         let verdict = verdict?;
+        crate::failpoints::failpoint!(crate::failpoints::AFTER_SEND_BEFORE_COMMIT);
         let report = self.record(leased, started_at_ms, verdict).await?;
+        crate::failpoints::failpoint!(crate::failpoints::AFTER_RESULT_COMMIT);
         tracing::info!(
             job.id = report.job_id,
             job.kind = %report.kind,

@@ -54,6 +54,7 @@ pub(crate) async fn place_order(ob: &Inner, leased: &LeasedJob) -> Result<Verdic
         }
     };
 
+    crate::failpoints::failpoint!(crate::failpoints::BEFORE_SEND);
     let error = match ob.upstream.create_order(&key, &request).await {
         Ok(accepted) => {
             let order_id = accepted.order_id;

@@ -451,6 +451,7 @@ pub async fn deliver_event(
         .run(move |conn| confirm::apply(conn, provider, &event))
         .await?;
     if let confirm::Applied::Paid { purchase_id } = &applied {
+        crate::failpoints::failpoint!(crate::failpoints::AFTER_PAYMENT_COMMIT);
         tracing::info!(purchase.id = %purchase_id, "payment confirmed");
         state.outbox.waker().wake();
     }

@@ -10,6 +10,7 @@ mod checkout;
 mod cli;
 mod crash;
 mod db;
+mod failpoints;
 mod mail;
 mod ops;
 mod outbox;
