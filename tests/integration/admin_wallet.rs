@@ -1,0 +1,353 @@
+//! The admin wallet over HTTP against the sandbox upstream: live balance and transactions,
+//! top-ups that cannot pay twice, refused amounts, the owner-only rule, and the low-balance
+//! alert raised once per crossing.
+
+use diesel::prelude::*;
+use storefront::accounts::Role;
+use storefront::db::schema::{alerts, topups};
+use storefront::db::{Db, DbError};
+
+use crate::admin::{Browser, OWNER, PASSWORD, SUPPORT, audit_rows, create, hidden, location};
+use crate::both_backends;
+use crate::helpers::{Backend, TestApp, spawn_shop};
+
+both_backends!(
+    a_top_up_submitted_twice_creates_one_payment_credited_only_when_paid,
+    refused_amounts_send_nothing_and_support_is_kept_out,
+    the_low_balance_alert_is_raised_once_per_crossing,
+);
+
+async fn topup_count(db: &Db) -> i64 {
+    db.run(|conn| Ok::<_, DbError>(topups::table.count().get_result(conn)?))
+        .await
+        .expect("count")
+}
+
+async fn owner_on_wallet(app: &TestApp) -> Browser {
+    create(&app.db, OWNER, Role::Owner).await;
+    let owner = Browser::default();
+    assert_eq!(owner.login(app, OWNER, PASSWORD).await.0, 303);
+    owner
+}
+
+async fn a_top_up_submitted_twice_creates_one_payment_credited_only_when_paid(backend: Backend) {
+    let Some((app, upstream)) = spawn_shop(backend, 40).await else {
+        return;
+    };
+    let sandbox = &upstream.sandbox;
+    sandbox.set_balance(45_678).expect("set balance");
+    let owner = owner_on_wallet(&app).await;
+
+    let (status, page, headers) = owner.get(&app, "/admin/wallet").await;
+    assert_eq!(status, 200, "{page}");
+    assert_eq!(headers["cache-control"], "no-store");
+    assert!(page.contains("$456.78"), "the live balance: {page}");
+    assert!(page.contains("adjustment"), "the transactions: {page}");
+    assert!(page.contains("href=\"/admin/wallet\""), "in the nav");
+    assert!(page.contains("credit appears after the payment is verified"));
+    let transactions_before = sandbox.stats().transactions;
+
+    // Sales were paused for lack of funds; only more credit lifts that.
+    app.db
+        .run(|conn| storefront::db::wallet::set_sales_paused(conn, true))
+        .await
+        .expect("pause");
+    let (_, page, _) = owner.get(&app, "/admin/wallet").await;
+    assert!(page.contains("New sales are paused"));
+
+    // The same form, sent twice (a double click): one row, one key, one checkout session.
+    let token = hidden(&page, "csrf_token");
+    let nonce = hidden(&page, "nonce");
+    let form = [
+        ("csrf_token", token.as_str()),
+        ("nonce", nonce.as_str()),
+        ("amount", "25.50"),
+    ];
+    let (first, second) = tokio::join!(
+        owner.post(&app, "/admin/wallet/topup", &form),
+        owner.post(&app, "/admin/wallet/topup", &form),
+    );
+    let (third_status, _, third) = owner.post(&app, "/admin/wallet/topup", &form).await;
+    assert_eq!((first.0, second.0, third_status), (303, 303, 303));
+    let checkout = location(&first.2);
+    assert_eq!(location(&second.2), checkout, "the same session");
+    assert_eq!(location(&third), checkout, "a retry gets the same session");
+    assert!(
+        checkout.starts_with(&format!("{}/_sandbox/checkout/cs_", upstream.origin)),
+        "{checkout}"
+    );
+    assert_eq!(topup_count(&app.db).await, 1);
+
+    // Nothing is credited until the hosted page is paid.
+    assert_eq!(sandbox.balance().available_cents, 45_678);
+    assert_eq!(sandbox.stats().transactions, transactions_before);
+    let (_, page, _) = owner.get(&app, "/admin/wallet").await;
+    assert!(
+        page.contains("$456.78") && page.contains("$25.50"),
+        "{page}"
+    );
+
+    let paid = app
+        .client
+        .post(format!("{checkout}/pay"))
+        .send()
+        .await
+        .expect("pay");
+    assert_eq!(paid.status().as_u16(), 303);
+    // Paying the same session again credits nothing more.
+    let again = app
+        .client
+        .post(format!("{checkout}/pay"))
+        .send()
+        .await
+        .expect("pay again");
+    assert!(again.status().as_u16() < 500);
+    assert_eq!(sandbox.balance().available_cents, 45_678 + 2_550);
+    assert_eq!(sandbox.stats().transactions, transactions_before + 1);
+    assert!(sandbox.stats().ledger_invariant_holds);
+
+    let (_, page, _) = owner.get(&app, "/admin/wallet").await;
+    assert!(page.contains("$482.28"), "the credit shows: {page}");
+    assert!(page.contains("credit"));
+    assert!(
+        !page.contains("New sales are paused"),
+        "more credit resumes sales"
+    );
+    let paused = app
+        .db
+        .run(storefront::db::wallet::get)
+        .await
+        .expect("wallet")
+        .expect("row")
+        .sales_paused;
+    assert!(!paused);
+
+    let rows = audit_rows(&app.db).await;
+    let topup_actions: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.1.starts_with("wallet_topup"))
+        .map(|r| r.1.as_str())
+        .collect();
+    assert_eq!(topup_actions.len(), 3, "{topup_actions:?}");
+    assert_eq!(
+        topup_actions
+            .iter()
+            .filter(|a| **a == "wallet_topup_created")
+            .count(),
+        1
+    );
+    assert!(
+        rows.iter()
+            .all(|r| !r.1.starts_with("wallet_topup") || r.3.contains("$25.50"))
+    );
+    let (_, audit, _) = owner.get(&app, "/admin/audit").await;
+    assert!(audit.contains("wallet_topup_created"));
+}
+
+async fn refused_amounts_send_nothing_and_support_is_kept_out(backend: Backend) {
+    let Some((app, upstream)) = spawn_shop(backend, 40).await else {
+        return;
+    };
+    let owner = owner_on_wallet(&app).await;
+    create(&app.db, SUPPORT, Role::Support).await;
+    let transactions = upstream.sandbox.stats().transactions;
+
+    let (_, page, _) = owner.get(&app, "/admin/wallet").await;
+    let token = hidden(&page, "csrf_token");
+    let nonce = hidden(&page, "nonce");
+    for (amount, message) in [
+        ("9.99", "between $10.00 and $1,000.00"),
+        ("1000.01", "between $10.00 and $1,000.00"),
+        ("0", "between $10.00 and $1,000.00"),
+        ("-25", "like 25 or 25.50"),
+        ("25.555", "like 25 or 25.50"),
+        ("25,5", "like 25 or 25.50"),
+        ("ten", "like 25 or 25.50"),
+        ("", "like 25 or 25.50"),
+        ("1e3", "like 25 or 25.50"),
+    ] {
+        let (status, page, _) = owner
+            .post(
+                &app,
+                "/admin/wallet/topup",
+                &[
+                    ("csrf_token", &token),
+                    ("nonce", &nonce),
+                    ("amount", amount),
+                ],
+            )
+            .await;
+        assert_eq!(status, 400, "{amount:?}");
+        assert!(page.contains(message), "{amount:?}: {page}");
+        assert_eq!(hidden(&page, "nonce"), nonce, "the same form comes back");
+    }
+    // Without a valid nonce or CSRF token nothing happens either.
+    let (status, _, _) = owner
+        .post(
+            &app,
+            "/admin/wallet/topup",
+            &[("csrf_token", &token), ("nonce", "x"), ("amount", "25")],
+        )
+        .await;
+    assert_eq!(status, 400);
+    let (status, _, _) = owner
+        .post(
+            &app,
+            "/admin/wallet/topup",
+            &[
+                ("csrf_token", "forged"),
+                ("nonce", &nonce),
+                ("amount", "25"),
+            ],
+        )
+        .await;
+    assert_eq!(status, 403);
+    assert_eq!(topup_count(&app.db).await, 0);
+    assert_eq!(upstream.sandbox.stats().transactions, transactions);
+    assert!(
+        audit_rows(&app.db)
+            .await
+            .iter()
+            .all(|r| !r.1.starts_with("wallet_")),
+        "nothing was done"
+    );
+
+    // The form, once used for $25, is not reused for another amount.
+    let used = |amount: &'static str| {
+        [
+            ("csrf_token", token.clone()),
+            ("nonce", nonce.clone()),
+            ("amount", amount.to_string()),
+        ]
+    };
+    let first = used("25");
+    let first: Vec<(&str, &str)> = first.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    assert_eq!(owner.post(&app, "/admin/wallet/topup", &first).await.0, 303);
+    let second = used("30");
+    let second: Vec<(&str, &str)> = second.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let (status, page, _) = owner.post(&app, "/admin/wallet/topup", &second).await;
+    assert_eq!(status, 409);
+    assert!(page.contains("already sent for $25.00"), "{page}");
+    assert_ne!(hidden(&page, "nonce"), nonce, "a fresh form");
+    assert_eq!(topup_count(&app.db).await, 1);
+
+    // Support: no wallet, no top-up, no threshold.
+    let support = Browser::default();
+    assert_eq!(support.login(&app, SUPPORT, PASSWORD).await.0, 303);
+    assert_eq!(support.get(&app, "/admin/wallet").await.0, 403);
+    let (_, dashboard, _) = support.get(&app, "/admin").await;
+    assert!(!dashboard.contains("href=\"/admin/wallet\""));
+    let token = support.csrf(&app).await;
+    let (status, _, _) = support
+        .post(
+            &app,
+            "/admin/wallet/topup",
+            &[
+                ("csrf_token", &token),
+                ("nonce", &"ab".repeat(16)),
+                ("amount", "25"),
+            ],
+        )
+        .await;
+    assert_eq!(status, 403);
+    let (status, _, _) = support
+        .post(
+            &app,
+            "/admin/wallet/threshold",
+            &[("csrf_token", &token), ("threshold", "1")],
+        )
+        .await;
+    assert_eq!(status, 403);
+    assert_eq!(topup_count(&app.db).await, 1);
+}
+
+/// `(open, total)` low-balance alerts.
+async fn low_balance_alerts(db: &Db) -> (i64, i64) {
+    db.run(|conn| {
+        let open = alerts::table
+            .filter(alerts::kind.eq("low_balance"))
+            .filter(alerts::resolved_at_ms.is_null())
+            .count()
+            .get_result(conn)?;
+        let total = alerts::table
+            .filter(alerts::kind.eq("low_balance"))
+            .count()
+            .get_result(conn)?;
+        Ok::<_, DbError>((open, total))
+    })
+    .await
+    .expect("alerts")
+}
+
+fn alert_emails(app: &TestApp) -> usize {
+    app.emails()
+        .iter()
+        .filter(|m| m.contains("Low wallet balance"))
+        .count()
+}
+
+async fn the_low_balance_alert_is_raised_once_per_crossing(backend: Backend) {
+    let Some((app, upstream)) = spawn_shop(backend, 40).await else {
+        return;
+    };
+    let sandbox = &upstream.sandbox;
+    let owner = owner_on_wallet(&app).await;
+
+    // The threshold is the shop's own, audited before/after.
+    let token = owner.csrf(&app).await;
+    for bad in ["-1", "lots", "2000000"] {
+        let (status, _, _) = owner
+            .post(
+                &app,
+                "/admin/wallet/threshold",
+                &[("csrf_token", &token), ("threshold", bad)],
+            )
+            .await;
+        assert_eq!(status, 400, "{bad}");
+    }
+    let (status, _, headers) = owner
+        .post(
+            &app,
+            "/admin/wallet/threshold",
+            &[("csrf_token", &token), ("threshold", "150")],
+        )
+        .await;
+    assert_eq!(status, 303);
+    assert_eq!(location(&headers), "/admin/wallet?done=threshold");
+    let rows = audit_rows(&app.db).await;
+    assert!(
+        rows.iter()
+            .any(|r| r.1 == "wallet_threshold_set" && r.3 == "before: $100.00; after: $150.00")
+    );
+
+    // $500 is above: no alert.
+    let (_, page, _) = owner.get(&app, "/admin/wallet?done=threshold").await;
+    assert!(page.contains("Threshold saved."));
+    assert!(page.contains("value=\"150.00\""));
+    assert_eq!(low_balance_alerts(&app.db).await, (0, 0));
+
+    // Below: one alert and one email, however often the page is viewed.
+    sandbox.set_balance(12_000).expect("balance");
+    for _ in 0..3 {
+        let (status, page, _) = owner.get(&app, "/admin/wallet").await;
+        assert_eq!(status, 200);
+        assert!(page.contains("below your low-balance threshold of $150.00"));
+    }
+    assert_eq!(low_balance_alerts(&app.db).await, (1, 1));
+    assert_eq!(alert_emails(&app), 1);
+    let (_, dashboard, _) = owner.get(&app, "/admin").await;
+    assert!(dashboard.contains("low_balance"), "{dashboard}");
+
+    // Back above: resolved, no email.
+    sandbox.set_balance(20_000).expect("balance");
+    let (_, page, _) = owner.get(&app, "/admin/wallet").await;
+    assert!(!page.contains("below your low-balance threshold"));
+    assert_eq!(low_balance_alerts(&app.db).await, (0, 1));
+
+    // A second crossing alerts again, once.
+    sandbox.set_balance(1_000).expect("balance");
+    owner.get(&app, "/admin/wallet").await;
+    owner.get(&app, "/admin/wallet").await;
+    assert_eq!(low_balance_alerts(&app.db).await, (1, 2));
+    assert_eq!(alert_emails(&app), 2);
+}
