@@ -1,6 +1,6 @@
-//! The admin wallet over HTTP against the sandbox upstream: live balance and transactions,
-//! top-ups that cannot pay twice, refused amounts, the owner-only rule, and the low-balance
-//! alert raised once per crossing.
+//! The admin wallet and catalog over HTTP against the sandbox upstream: live balance and
+//! transactions, top-ups that cannot pay twice, refused amounts, the owner-only rule, the
+//! low-balance alert raised once per crossing, and the catalog page with its "sync now".
 
 use diesel::prelude::*;
 use storefront::accounts::Role;
@@ -15,6 +15,7 @@ both_backends!(
     a_top_up_submitted_twice_creates_one_payment_credited_only_when_paid,
     refused_amounts_send_nothing_and_support_is_kept_out,
     the_low_balance_alert_is_raised_once_per_crossing,
+    the_catalog_lists_plans_with_margins_and_owners_sync_it,
 );
 
 async fn topup_count(db: &Db) -> i64 {
@@ -350,4 +351,104 @@ async fn the_low_balance_alert_is_raised_once_per_crossing(backend: Backend) {
     owner.get(&app, "/admin/wallet").await;
     assert_eq!(low_balance_alerts(&app.db).await, (1, 2));
     assert_eq!(alert_emails(&app), 2);
+}
+
+async fn sync_count(db: &Db) -> i64 {
+    db.run(|conn| {
+        Ok::<_, DbError>(
+            storefront::db::schema::catalog_syncs::table
+                .count()
+                .get_result(conn)?,
+        )
+    })
+    .await
+    .expect("count")
+}
+
+async fn the_catalog_lists_plans_with_margins_and_owners_sync_it(backend: Backend) {
+    let Some((app, _upstream)) = spawn_shop(backend, 120).await else {
+        return;
+    };
+    let owner = owner_on_wallet(&app).await;
+    create(&app.db, SUPPORT, Role::Support).await;
+    let snap = app.catalog.snapshot();
+    let plan = snap
+        .plans()
+        .iter()
+        .find(|p| p.price.is_some() && p.country_code == "US")
+        .expect("a priced US plan")
+        .clone();
+    let price = plan.price.expect("price");
+    let margin = storefront::domain::Cents::new(price.get() - plan.cost.get()).to_string();
+
+    let (status, page, _) = owner.get(&app, "/admin/catalog?country=US").await;
+    assert_eq!(status, 200);
+    assert!(page.contains("href=\"/admin/catalog\""), "in the nav");
+    let row = page
+        .split(&format!("<tr data-plan=\"{}\">", plan.id))
+        .nth(1)
+        .and_then(|rest| rest.split("</tr>").next())
+        .unwrap_or_else(|| panic!("no row for {} in {page}", plan.id));
+    assert!(row.contains(&plan.cost.to_string()), "{row}");
+    assert!(row.contains(&price.to_string()), "{row}");
+    assert!(row.contains(&margin), "{row}");
+    let other = snap
+        .plans()
+        .iter()
+        .find(|p| p.country_code != "US")
+        .expect("a plan elsewhere");
+    assert!(
+        !page.contains(&format!("data-plan=\"{}\"", other.id)),
+        "filtered"
+    );
+    assert!(page.contains("Next →"), "more than a page of US plans");
+    let (_, second, _) = owner.get(&app, "/admin/catalog?country=US&page=1").await;
+    assert!(second.contains("← Previous"));
+    if let Some(region) = snap.regions().first() {
+        let (status, page, _) = owner
+            .get(&app, &format!("/admin/catalog?region={}", region.slug))
+            .await;
+        assert_eq!(status, 200);
+        assert!(!page.contains(&format!("data-plan=\"{}\"", plan.id)));
+    }
+    assert_eq!(owner.get(&app, "/admin/catalog?country=ZZ").await.0, 400);
+
+    // Sync now: a new history row, reported and audited.
+    let before = sync_count(&app.db).await;
+    let (_, page, _) = owner.get(&app, "/admin/catalog").await;
+    assert!(page.contains("Sync now"));
+    let token = hidden(&page, "csrf_token");
+    let (status, _, headers) = owner
+        .post(&app, "/admin/catalog/sync", &[("csrf_token", &token)])
+        .await;
+    assert_eq!(status, 303);
+    assert_eq!(location(&headers), "/admin/catalog?sync=synced");
+    assert_eq!(sync_count(&app.db).await, before + 1);
+    let (_, page, _) = owner.get(&app, "/admin/catalog?sync=synced").await;
+    assert!(page.contains("Catalog synced."));
+    assert!(
+        page.contains("120 plans") || page.contains(" plans, "),
+        "{page}"
+    );
+    let rows = audit_rows(&app.db).await;
+    assert!(
+        rows.iter()
+            .any(|r| r.1 == "catalog_sync" && r.0 == OWNER && r.3.starts_with("synced: "))
+    );
+
+    // Support reads, but cannot sync.
+    let support = Browser::default();
+    assert_eq!(support.login(&app, SUPPORT, PASSWORD).await.0, 303);
+    let (status, page, _) = support.get(&app, "/admin/catalog").await;
+    assert_eq!(status, 200);
+    assert!(!page.contains("Sync now"));
+    let token = support.csrf(&app).await;
+    assert_eq!(
+        support
+            .post(&app, "/admin/catalog/sync", &[("csrf_token", &token)])
+            .await
+            .0,
+        403
+    );
+    assert_eq!(sync_count(&app.db).await, before + 1);
 }

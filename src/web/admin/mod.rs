@@ -7,6 +7,7 @@
 //! actions answer 403 to support accounts.
 
 mod audit;
+mod catalog;
 mod dashboard;
 mod login;
 mod orders;
@@ -46,6 +47,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         )
         .route("/admin/pricing/save", web::post().to(pricing::save))
         .route("/admin/pricing/delete", web::post().to(pricing::delete))
+        .route("/admin/catalog", web::get().to(catalog::page))
+        .route("/admin/catalog/sync", web::post().to(catalog::sync_now))
         .route("/admin/wallet", web::get().to(wallet::page))
         .route("/admin/wallet/topup", web::post().to(wallet::topup))
         .route("/admin/wallet/threshold", web::post().to(wallet::threshold));
