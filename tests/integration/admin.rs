@@ -188,7 +188,7 @@ async fn session_count(db: &Db) -> i64 {
 }
 
 /// A purchase row as checkout would write it, without going through payment.
-async fn insert_purchase(db: &Db, id: &str, email: &str, status: &str, created_ms: i64) {
+pub(crate) async fn insert_purchase(db: &Db, id: &str, email: &str, status: &str, created_ms: i64) {
     let new = purchases::NewPurchase {
         id: id.to_string(),
         status: status.to_string(),

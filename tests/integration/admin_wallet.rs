@@ -1,13 +1,17 @@
 //! The admin wallet and catalog over HTTP against the sandbox upstream: live balance and
 //! transactions, top-ups that cannot pay twice, refused amounts, the owner-only rule, the
-//! low-balance alert raised once per crossing, and the catalog page with its "sync now".
+//! low-balance alert raised once per crossing, the catalog page with its "sync now", and
+//! resending an order's delivery email.
 
 use diesel::prelude::*;
 use storefront::accounts::Role;
 use storefront::db::schema::{alerts, topups};
 use storefront::db::{Db, DbError};
 
-use crate::admin::{Browser, OWNER, PASSWORD, SUPPORT, audit_rows, create, hidden, location};
+use crate::admin::{
+    Browser, OWNER, PASSWORD, SUPPORT, audit_rows, buy_and_wait_fulfilled, create, hidden,
+    insert_purchase, location,
+};
 use crate::both_backends;
 use crate::helpers::{Backend, TestApp, spawn_shop};
 
@@ -16,6 +20,7 @@ both_backends!(
     refused_amounts_send_nothing_and_support_is_kept_out,
     the_low_balance_alert_is_raised_once_per_crossing,
     the_catalog_lists_plans_with_margins_and_owners_sync_it,
+    support_resends_the_delivery_email_once_while_one_is_open,
 );
 
 async fn topup_count(db: &Db) -> i64 {
@@ -451,4 +456,152 @@ async fn the_catalog_lists_plans_with_margins_and_owners_sync_it(backend: Backen
         403
     );
     assert_eq!(sync_count(&app.db).await, before + 1);
+}
+
+/// `(all, open)` email jobs of `kind` for the purchase.
+async fn email_jobs(db: &Db, purchase_id: &str, kind: &str) -> (i64, i64) {
+    let (id, kind) = (purchase_id.to_string(), kind.to_string());
+    db.run(move |conn| {
+        use storefront::db::schema::outbox_jobs as j;
+        let all = j::table
+            .filter(j::purchase_id.eq(&id))
+            .filter(j::kind.eq(&kind))
+            .count()
+            .get_result(conn)?;
+        let open = j::table
+            .filter(j::purchase_id.eq(&id))
+            .filter(j::kind.like("email_%"))
+            .filter(j::state.eq_any(["queued", "running"]))
+            .count()
+            .get_result(conn)?;
+        Ok::<_, DbError>((all, open))
+    })
+    .await
+    .expect("jobs")
+}
+
+async fn wait_for_mail(app: &TestApp, purchase_id: &str, count: usize) {
+    let started = std::time::Instant::now();
+    loop {
+        let open = email_jobs(&app.db, purchase_id, "email_esim_ready").await.1;
+        if open == 0 && app.emails().len() >= count {
+            return;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "emails not sent: {} of {count}, {open} open",
+            app.emails().len()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+async fn support_resends_the_delivery_email_once_while_one_is_open(backend: Backend) {
+    let Some((app, _upstream)) = spawn_shop(backend, 150).await else {
+        return;
+    };
+    create(&app.db, SUPPORT, Role::Support).await;
+    let purchase_id = buy_and_wait_fulfilled(&app).await;
+    wait_for_mail(&app, &purchase_id, 1).await;
+    let sent = app.emails().len();
+    assert_eq!(
+        email_jobs(&app.db, &purchase_id, "email_esim_ready")
+            .await
+            .0,
+        1
+    );
+
+    let support = Browser::default();
+    assert_eq!(support.login(&app, SUPPORT, PASSWORD).await.0, 303);
+    let (_, page, _) = support
+        .get(&app, &format!("/admin/orders/{purchase_id}"))
+        .await;
+    assert!(page.contains("Resend delivery email"), "{page}");
+    assert_eq!(
+        support.act(&app, &purchase_id, "resend", " ").await.0,
+        400,
+        "a reason is required"
+    );
+    let (status, _, headers) = support
+        .act(&app, &purchase_id, "resend", "customer lost the email")
+        .await;
+    assert_eq!(status, 303);
+    assert_eq!(
+        location(&headers),
+        format!("/admin/orders/{purchase_id}?done=resend")
+    );
+    wait_for_mail(&app, &purchase_id, sent + 1).await;
+    assert_eq!(app.emails().len(), sent + 1, "one more email, not two");
+    assert_eq!(
+        email_jobs(&app.db, &purchase_id, "email_esim_ready")
+            .await
+            .0,
+        2
+    );
+
+    // While a delivery email is still open (here: one backing off after a failed send), a
+    // click queues nothing more, and says so.
+    let id = purchase_id.clone();
+    app.db
+        .run(move |conn| {
+            let now = storefront::db::now_ms();
+            storefront::orders::outbox::enqueue(
+                conn,
+                &id,
+                storefront::orders::outbox::JobKind::EmailEsimReady,
+                now + 3_600_000,
+                now,
+            )
+        })
+        .await
+        .expect("queue");
+    let (status, _, headers) = support
+        .act(&app, &purchase_id, "resend", "customer asked again")
+        .await;
+    assert_eq!(status, 303);
+    let flash = location(&headers);
+    assert_eq!(
+        flash,
+        format!("/admin/orders/{purchase_id}?done=resend_open")
+    );
+    let (_, page, _) = support.get(&app, &flash).await;
+    assert!(page.contains("already queued: nothing more was added"));
+    assert_eq!(
+        email_jobs(&app.db, &purchase_id, "email_esim_ready").await,
+        (3, 1)
+    );
+
+    // Only a fulfilled order has a delivery email.
+    insert_purchase(
+        &app.db,
+        "unpaid",
+        "ana@example.com",
+        "awaiting_payment",
+        storefront::db::now_ms(),
+    )
+    .await;
+    let (_, page, _) = support.get(&app, "/admin/orders/unpaid").await;
+    assert!(!page.contains("Resend delivery email"));
+    assert_eq!(
+        support.act(&app, "unpaid", "resend", "why not").await.0,
+        409
+    );
+
+    let rows = audit_rows(&app.db).await;
+    let resends: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.1 == "order_resend_email")
+        .map(|r| r.3.as_str())
+        .collect();
+    assert_eq!(
+        resends,
+        [
+            "customer lost the email (delivery email queued)",
+            "customer asked again (a delivery email was already queued; nothing added)",
+        ]
+    );
+    assert!(
+        rows.iter()
+            .all(|r| r.1 != "order_resend_email" || r.0 == SUPPORT)
+    );
 }
