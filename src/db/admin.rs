@@ -1,13 +1,19 @@
 //! Read models and small writes for the admin console: the dashboard's figures, order search,
 //! and the admin's order actions (make a job due now, resolve alerts). Nothing here reads an
 //! installation's encrypted values: the console only ever sees `iccid_last4`.
+//!
+//! Also the wallet's own rows: top-ups asked for from the console (keyed by the form's nonce, so
+//! a resubmitted form finds the same Idempotency-Key) and the shop's numeric settings.
 
 use diesel::dsl::{exists, not};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Nullable};
 
 use crate::db::purchases::Purchase;
-use crate::db::schema::{alerts, catalog_syncs, installations, outbox_jobs, purchases};
+use crate::db::schema::{
+    admin_users, alerts, catalog_syncs, installations, outbox_jobs, purchases, shop_settings,
+    topups,
+};
 use crate::db::{DbConn, DbError, outbox};
 
 /// Statuses that count as a sale: paid and not given back.
@@ -197,6 +203,164 @@ pub fn resolve_alerts(conn: &mut DbConn, purchase_id: &str, now_ms: i64) -> Resu
     Ok(diesel::update(
         alerts::table
             .filter(alerts::purchase_id.eq(purchase_id))
+            .filter(alerts::resolved_at_ms.is_null()),
+    )
+    .set(alerts::resolved_at_ms.eq(now_ms))
+    .execute(conn)?)
+}
+
+/// The most recent catalog syncs, newest first.
+pub fn sync_history(conn: &mut DbConn, limit: i64) -> Result<Vec<SyncRow>, DbError> {
+    Ok(catalog_syncs::table
+        .order(catalog_syncs::id.desc())
+        .limit(limit)
+        .load(conn)?)
+}
+
+// ---- wallet ---------------------------------------------------------------------------------
+
+/// Upstream cost of purchases placed upstream (they have an order id) and paid at or after
+/// `since_ms`: what the wallet paid out, for the runway estimate.
+pub fn placed_cost_since(conn: &mut DbConn, since_ms: i64) -> Result<i64, DbError> {
+    let total: Option<i64> = purchases::table
+        .filter(purchases::paid_at_ms.ge(since_ms))
+        .filter(purchases::upstream_order_id.is_not_null())
+        .select(diesel::dsl::sql::<Nullable<BigInt>>(
+            "CAST(SUM(cost_cents) AS BIGINT)",
+        ))
+        .first(conn)?;
+    Ok(total.unwrap_or(0))
+}
+
+/// A numeric setting, if it was ever set.
+pub fn setting(conn: &mut DbConn, name: &str) -> Result<Option<i64>, DbError> {
+    Ok(shop_settings::table
+        .find(name)
+        .select(shop_settings::value)
+        .first(conn)
+        .optional()?)
+}
+
+pub fn set_setting(conn: &mut DbConn, name: &str, value: i64, now_ms: i64) -> Result<(), DbError> {
+    crate::with_inner!(&mut *conn, |c| {
+        diesel::insert_into(shop_settings::table)
+            .values((
+                shop_settings::name.eq(name),
+                shop_settings::value.eq(value),
+                shop_settings::updated_at_ms.eq(now_ms),
+            ))
+            .on_conflict(shop_settings::name)
+            .do_update()
+            .set((
+                shop_settings::value.eq(value),
+                shop_settings::updated_at_ms.eq(now_ms),
+            ))
+            .execute(c)
+    })?;
+    Ok(())
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable)]
+#[diesel(table_name = topups)]
+pub struct TopupRow {
+    pub id: i64,
+    pub nonce: String,
+    pub idempotency_key: String,
+    pub amount_cents: i64,
+    pub created_by: i64,
+    pub session_id: Option<String>,
+    pub checkout_url: Option<String>,
+    pub last_error: Option<String>,
+    pub created_at_ms: i64,
+    pub updated_at_ms: i64,
+}
+
+pub struct NewTopup<'a> {
+    pub nonce: &'a str,
+    pub idempotency_key: &'a str,
+    pub amount_cents: i64,
+    pub created_by: i64,
+}
+
+/// The top-up of this form nonce: inserted with `new`'s key the first time, the stored row
+/// (and its original key) every time after. Returns the row and whether it was inserted now.
+pub fn topup_for_nonce(
+    conn: &mut DbConn,
+    new: &NewTopup<'_>,
+    now_ms: i64,
+) -> Result<(TopupRow, bool), DbError> {
+    let inserted = crate::with_inner!(&mut *conn, |c| {
+        diesel::insert_into(topups::table)
+            .values((
+                topups::nonce.eq(new.nonce),
+                topups::idempotency_key.eq(new.idempotency_key),
+                topups::amount_cents.eq(new.amount_cents),
+                topups::created_by.eq(new.created_by),
+                topups::created_at_ms.eq(now_ms),
+                topups::updated_at_ms.eq(now_ms),
+            ))
+            .on_conflict(topups::nonce)
+            .do_nothing()
+            .execute(c)
+    })?;
+    let row = topups::table
+        .filter(topups::nonce.eq(new.nonce))
+        .select(TopupRow::as_select())
+        .first(conn)?;
+    Ok((row, inserted == 1))
+}
+
+/// Records upstream's answer: the checkout session, or why there is none yet.
+pub fn record_topup_outcome(
+    conn: &mut DbConn,
+    id: i64,
+    outcome: Result<(&str, &str), &str>,
+    now_ms: i64,
+) -> Result<(), DbError> {
+    let target = topups::table.find(id);
+    match outcome {
+        Ok((session_id, checkout_url)) => diesel::update(target)
+            .set((
+                topups::session_id.eq(session_id),
+                topups::checkout_url.eq(checkout_url),
+                topups::last_error.eq(None::<String>),
+                topups::updated_at_ms.eq(now_ms),
+            ))
+            .execute(conn)?,
+        Err(error) => diesel::update(target)
+            .set((
+                topups::last_error.eq(error),
+                topups::updated_at_ms.eq(now_ms),
+            ))
+            .execute(conn)?,
+    };
+    Ok(())
+}
+
+/// The most recent top-ups, newest first.
+pub fn recent_topups(conn: &mut DbConn, limit: i64) -> Result<Vec<TopupRow>, DbError> {
+    Ok(topups::table
+        .order(topups::id.desc())
+        .limit(limit)
+        .select(TopupRow::as_select())
+        .load(conn)?)
+}
+
+/// Emails of the owner accounts (who get the wallet alerts).
+pub fn owner_emails(conn: &mut DbConn) -> Result<Vec<String>, DbError> {
+    Ok(admin_users::table
+        .filter(admin_users::role.eq("owner"))
+        .order(admin_users::id)
+        .select(admin_users::email)
+        .load(conn)?)
+}
+
+/// Resolves the open alerts of `kind` that belong to no purchase; returns how many.
+pub fn resolve_shop_alerts(conn: &mut DbConn, kind: &str, now_ms: i64) -> Result<usize, DbError> {
+    Ok(diesel::update(
+        alerts::table
+            .filter(alerts::kind.eq(kind))
+            .filter(alerts::purchase_id.is_null())
             .filter(alerts::resolved_at_ms.is_null()),
     )
     .set(alerts::resolved_at_ms.eq(now_ms))

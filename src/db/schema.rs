@@ -220,6 +220,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     admin_users,
     admin_sessions,
     admin_audit,
+    topups,
+    shop_settings,
 );
 
 diesel::table! {
@@ -265,3 +267,28 @@ diesel::table! {
 }
 
 diesel::joinable!(admin_sessions -> admin_users (user_id));
+
+diesel::table! {
+    topups (id) {
+        id -> BigInt,
+        nonce -> Text,
+        idempotency_key -> Text,
+        amount_cents -> BigInt,
+        created_by -> BigInt,
+        session_id -> Nullable<Text>,
+        checkout_url -> Nullable<Text>,
+        last_error -> Nullable<Text>,
+        created_at_ms -> BigInt,
+        updated_at_ms -> BigInt,
+    }
+}
+
+diesel::table! {
+    shop_settings (name) {
+        name -> Text,
+        value -> BigInt,
+        updated_at_ms -> BigInt,
+    }
+}
+
+diesel::joinable!(topups -> admin_users (created_by));

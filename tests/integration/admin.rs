@@ -16,13 +16,13 @@ use storefront::db::{Db, DbError, now_ms, purchases};
 use crate::both_backends;
 use crate::helpers::{Backend, TestApp, TestDb, spawn_app, spawn_app_on, spawn_shop};
 
-const OWNER: &str = "owner@example.com";
-const SUPPORT: &str = "support@example.com";
-const PASSWORD: &str = "a long admin passphrase";
+pub(crate) const OWNER: &str = "owner@example.com";
+pub(crate) const SUPPORT: &str = "support@example.com";
+pub(crate) const PASSWORD: &str = "a long admin passphrase";
 
 /// A browser's cookie jar, enough for one host.
 #[derive(Clone, Default)]
-struct Browser {
+pub(crate) struct Browser {
     cookies: Arc<Mutex<HashMap<String, String>>>,
 }
 
@@ -63,7 +63,7 @@ impl Browser {
         }
     }
 
-    async fn get(&self, app: &TestApp, path: &str) -> Answer {
+    pub(crate) async fn get(&self, app: &TestApp, path: &str) -> Answer {
         let res = app
             .client
             .get(app.url(path))
@@ -76,7 +76,7 @@ impl Browser {
         (status, res.text().await.expect("body"), headers)
     }
 
-    async fn post(&self, app: &TestApp, path: &str, form: &[(&str, &str)]) -> Answer {
+    pub(crate) async fn post(&self, app: &TestApp, path: &str, form: &[(&str, &str)]) -> Answer {
         let body: String = url::form_urlencoded::Serializer::new(String::new())
             .extend_pairs(form)
             .finish();
@@ -96,7 +96,7 @@ impl Browser {
 
     /// A CSRF token for this browser, from the login page (or, once signed in, the
     /// dashboard's logout form).
-    async fn csrf(&self, app: &TestApp) -> String {
+    pub(crate) async fn csrf(&self, app: &TestApp) -> String {
         let (status, page, _) = self.get(app, "/admin/login").await;
         if status == 303 {
             let (_, page, _) = self.get(app, "/admin").await;
@@ -105,7 +105,7 @@ impl Browser {
         hidden(&page, "csrf_token")
     }
 
-    async fn login(&self, app: &TestApp, email: &str, password: &str) -> Answer {
+    pub(crate) async fn login(&self, app: &TestApp, email: &str, password: &str) -> Answer {
         let token = self.csrf(app).await;
         self.post(
             app,
@@ -120,7 +120,13 @@ impl Browser {
     }
 
     /// Posts an order action with this browser's CSRF token and a reason.
-    async fn act(&self, app: &TestApp, purchase_id: &str, action: &str, reason: &str) -> Answer {
+    pub(crate) async fn act(
+        &self,
+        app: &TestApp,
+        purchase_id: &str,
+        action: &str,
+        reason: &str,
+    ) -> Answer {
         let token = self.csrf(app).await;
         self.post(
             app,
@@ -131,7 +137,7 @@ impl Browser {
     }
 }
 
-fn hidden(html: &str, name: &str) -> String {
+pub(crate) fn hidden(html: &str, name: &str) -> String {
     let marker = format!("name=\"{name}\" value=\"");
     html.split(&marker)
         .nth(1)
@@ -140,11 +146,11 @@ fn hidden(html: &str, name: &str) -> String {
         .to_string()
 }
 
-fn location(headers: &reqwest::header::HeaderMap) -> String {
+pub(crate) fn location(headers: &reqwest::header::HeaderMap) -> String {
     headers["location"].to_str().expect("ascii").to_string()
 }
 
-async fn create(db: &Db, email: &str, role: Role) {
+pub(crate) async fn create(db: &Db, email: &str, role: Role) {
     let email = accounts::admin_email(email).expect("email");
     let password = NewPassword::parse(PASSWORD).expect("password");
     accounts::create_user(db, &email, role, password, "test")
@@ -153,7 +159,7 @@ async fn create(db: &Db, email: &str, role: Role) {
 }
 
 /// `(actor, action, target, details)` of every audit row, oldest first.
-async fn audit_rows(db: &Db) -> Vec<(String, String, Option<String>, String)> {
+pub(crate) async fn audit_rows(db: &Db) -> Vec<(String, String, Option<String>, String)> {
     db.run(|conn| {
         Ok::<_, DbError>(
             admin_audit::table
@@ -182,7 +188,7 @@ async fn session_count(db: &Db) -> i64 {
 }
 
 /// A purchase row as checkout would write it, without going through payment.
-async fn insert_purchase(db: &Db, id: &str, email: &str, status: &str, created_ms: i64) {
+pub(crate) async fn insert_purchase(db: &Db, id: &str, email: &str, status: &str, created_ms: i64) {
     let new = purchases::NewPurchase {
         id: id.to_string(),
         status: status.to_string(),
@@ -927,7 +933,7 @@ async fn a_markup_rule_is_previewed_saved_shown_on_the_shop_and_audited(backend:
 }
 
 /// Buys a plan through the demo provider and waits until the order is fulfilled.
-async fn buy_and_wait_fulfilled(app: &TestApp) -> String {
+pub(crate) async fn buy_and_wait_fulfilled(app: &TestApp) -> String {
     let plan = app
         .catalog
         .snapshot()

@@ -1,4 +1,5 @@
-//! The admin console under `/admin`: login and logout, the dashboard, orders and the audit log.
+//! The admin console under `/admin`: login and logout, the dashboard, orders, pricing, the
+//! wallet, the catalog and the audit log.
 //!
 //! Every page but the login form needs a live session ([`CurrentAdmin`]); without one the
 //! answer is a 303 to `/admin/login`. Every POST checks the CSRF token before anything else and
@@ -6,10 +7,12 @@
 //! actions answer 403 to support accounts.
 
 mod audit;
+mod catalog;
 mod dashboard;
 mod login;
 mod orders;
 mod pricing;
+mod wallet;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -43,7 +46,12 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             web::post().to(pricing::preview_rule),
         )
         .route("/admin/pricing/save", web::post().to(pricing::save))
-        .route("/admin/pricing/delete", web::post().to(pricing::delete));
+        .route("/admin/pricing/delete", web::post().to(pricing::delete))
+        .route("/admin/catalog", web::get().to(catalog::page))
+        .route("/admin/catalog/sync", web::post().to(catalog::sync_now))
+        .route("/admin/wallet", web::get().to(wallet::page))
+        .route("/admin/wallet/topup", web::post().to(wallet::topup))
+        .route("/admin/wallet/threshold", web::post().to(wallet::threshold));
 }
 
 /// The signed-in admin. Extracting it with no live session answers 303 to the login page.

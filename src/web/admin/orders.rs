@@ -17,6 +17,7 @@ use crate::accounts::action;
 use crate::db::{self, DbError, admin as q, fulfilment, outbox, purchases};
 use crate::domain::Cents;
 use crate::domain::purchase::PurchaseStatus;
+use crate::orders::outbox::{JobKind, enqueue as enqueue_job};
 use crate::orders::refund::request_refund;
 use crate::web::AppState;
 use crate::web::error::AppError;
@@ -24,6 +25,8 @@ use crate::web::error::AppError;
 const PAGE_SIZE: i64 = 25;
 const MAX_PAGE: u32 = 10_000;
 const MAX_REASON_CHARS: usize = 1000;
+/// Audit action of "resend the delivery email".
+const ORDER_RESEND_EMAIL: &str = "order_resend_email";
 
 #[derive(Deserialize)]
 pub struct ListQuery {
@@ -208,6 +211,8 @@ struct OrderPage {
     open_alerts: usize,
     has_queued_job: bool,
     refundable: bool,
+    /// Fulfilled: the delivery email can be sent again.
+    resendable: bool,
     flash: Option<String>,
 }
 
@@ -223,6 +228,10 @@ fn flash_text(done: Option<&str>) -> Option<String> {
             "retry" => "The open job is due now; a worker will pick it up.",
             "refund" => "Refund requested; the payment provider is being asked.",
             "resolve" => "Alerts resolved.",
+            "resend" => "The delivery email is queued; it goes out in a moment.",
+            "resend_open" => {
+                "A delivery email for this order is already queued: nothing more was added."
+            }
             _ => return None,
         }
         .to_string(),
@@ -343,6 +352,7 @@ pub async fn detail(
             })
             .collect(),
         refundable: refundable(status),
+        resendable: status == PurchaseStatus::Fulfilled,
         flash: flash_text(query.done.as_deref()),
         id: purchase.id,
     };
@@ -364,6 +374,7 @@ enum OrderAction {
     Retry,
     Refund,
     Resolve,
+    ResendEmail,
 }
 
 impl OrderAction {
@@ -373,6 +384,7 @@ impl OrderAction {
             "retry" => Some(Self::Retry),
             "refund" => Some(Self::Refund),
             "resolve" => Some(Self::Resolve),
+            "resend" => Some(Self::ResendEmail),
             _ => None,
         }
     }
@@ -383,6 +395,7 @@ impl OrderAction {
             Self::Retry => "retry",
             Self::Refund => "refund",
             Self::Resolve => "resolve",
+            Self::ResendEmail => "resend",
         }
     }
 
@@ -392,11 +405,12 @@ impl OrderAction {
             Self::Retry => action::ORDER_RETRY,
             Self::Refund => action::ORDER_REFUND,
             Self::Resolve => action::ORDER_RESOLVE,
+            Self::ResendEmail => ORDER_RESEND_EMAIL,
         }
     }
 
     fn owner_only(self) -> bool {
-        self != Self::Note
+        !matches!(self, Self::Note | Self::ResendEmail)
     }
 }
 
@@ -449,6 +463,7 @@ pub async fn action(
             let now = db::now_ms();
             conn.write_tx(|conn| {
                 let purchase = purchases::find(conn, &purchase_id)?.ok_or(ActionError::NotFound)?;
+                let mut done = act.slug();
                 let details = match act {
                     OrderAction::Note => {
                         let note = format!("Note by {}: {reason}", admin.email);
@@ -500,6 +515,20 @@ pub async fn action(
                         let n = q::resolve_alerts(conn, &purchase_id, now)?;
                         format!("{reason} ({n} alert(s) resolved)")
                     }
+                    OrderAction::ResendEmail => {
+                        if purchase.status() != PurchaseStatus::Fulfilled {
+                            return Err(ActionError::Conflict(
+                                "Only a fulfilled order has a delivery email to resend.",
+                            ));
+                        }
+                        // A no-op while an email job of this kind is open: one email, not two.
+                        if enqueue_job(conn, &purchase_id, JobKind::EmailEsimReady, now, now)? {
+                            format!("{reason} (delivery email queued)")
+                        } else {
+                            done = "resend_open";
+                            format!("{reason} (a delivery email was already queued; nothing added)")
+                        }
+                    }
                 };
                 admin.audit(
                     conn,
@@ -509,21 +538,21 @@ pub async fn action(
                     &details,
                     now,
                 )?;
-                Ok::<_, ActionError>(())
+                Ok::<_, ActionError>(done)
             })
         })
         .await;
-    match outcome {
-        Ok(()) => {}
+    let done = match outcome {
+        Ok(done) => done,
         Err(ActionError::NotFound) => return Err(AppError::NotFound),
         Err(ActionError::Conflict(message)) => return Err(AppError::Conflict(message.into())),
         Err(ActionError::Db(err)) => return Err(err.into()),
-    }
-    if matches!(act, OrderAction::Retry | OrderAction::Refund) {
+    };
+    if matches!(
+        act,
+        OrderAction::Retry | OrderAction::Refund | OrderAction::ResendEmail
+    ) {
         state.outbox.waker().wake();
     }
-    Ok(see_other(&format!(
-        "/admin/orders/{id}?done={}",
-        act.slug()
-    )))
+    Ok(see_other(&format!("/admin/orders/{id}?done={done}")))
 }

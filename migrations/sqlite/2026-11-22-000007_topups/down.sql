@@ -1,0 +1,2 @@
+DROP TABLE shop_settings;
+DROP TABLE topups;

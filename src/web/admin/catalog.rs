@@ -1,0 +1,253 @@
+//! `/admin/catalog`: the state of the catalog sync and its history, and the plans with their
+//! cost, price and margin, filtered by country or region and paged. Everyone signed in may
+//! read it; "sync now" is for owners and is audited with its outcome.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use askama::Template;
+use serde::Deserialize;
+
+use super::{
+    Chrome, CurrentAdmin, admin_page, check_csrf, client_addr, format_ms, require_owner, see_other,
+};
+use crate::catalog::SyncOutcome;
+use crate::db::{self, admin as q};
+use crate::domain::Cents;
+use crate::web::AppState;
+use crate::web::error::AppError;
+
+const PAGE_SIZE: usize = 50;
+const MAX_PAGE: usize = 10_000;
+const HISTORY: i64 = 10;
+
+pub mod action {
+    pub const CATALOG_SYNC: &str = "catalog_sync";
+}
+
+#[derive(Deserialize)]
+pub struct CatalogQuery {
+    country: Option<String>,
+    region: Option<String>,
+    page: Option<usize>,
+    sync: Option<String>,
+}
+
+struct Choice {
+    value: String,
+    label: String,
+    selected: bool,
+}
+
+struct PlanRow {
+    id: String,
+    href: String,
+    title: String,
+    destination: String,
+    cost: String,
+    price: String,
+    margin: String,
+    sellable: bool,
+}
+
+struct SyncView {
+    ok: bool,
+    started: String,
+    took: String,
+    summary: String,
+}
+
+#[derive(Template)]
+#[template(path = "admin/catalog.html")]
+struct CatalogPage {
+    chrome: Chrome,
+    notice: Option<&'static str>,
+    failed: bool,
+    history: Vec<SyncView>,
+    countries: Vec<Choice>,
+    regions: Vec<Choice>,
+    rows: Vec<PlanRow>,
+    matching: usize,
+    page: usize,
+    newer_href: Option<String>,
+    older_href: Option<String>,
+}
+
+fn non_empty(value: Option<String>) -> Option<String> {
+    value
+        .map(|v| v.trim().to_string())
+        .filter(|v| !v.is_empty())
+}
+
+fn list_href(country: Option<&str>, region: Option<&str>, page: usize) -> String {
+    let mut params = url::form_urlencoded::Serializer::new(String::new());
+    if let Some(c) = country {
+        params.append_pair("country", c);
+    }
+    if let Some(r) = region {
+        params.append_pair("region", r);
+    }
+    if page > 0 {
+        params.append_pair("page", &page.to_string());
+    }
+    let params = params.finish();
+    if params.is_empty() {
+        "/admin/catalog".to_string()
+    } else {
+        format!("/admin/catalog?{params}")
+    }
+}
+
+pub async fn page(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    query: web::Query<CatalogQuery>,
+) -> Result<HttpResponse, AppError> {
+    let query = query.into_inner();
+    let country = non_empty(query.country);
+    let region = non_empty(query.region);
+    let page = query.page.unwrap_or(0).min(MAX_PAGE);
+    let snap = state.catalog.snapshot();
+    if let Some(c) = &country
+        && snap.country_name(c).is_none()
+        && !snap.plans().iter().any(|p| &p.country_code == c)
+    {
+        return Err(AppError::BadRequest(format!(
+            "There is no country {c:?} in the catalog."
+        )));
+    }
+    if let Some(r) = &region
+        && snap.region(r).is_none()
+    {
+        return Err(AppError::BadRequest(format!(
+            "There is no region {r:?} in the catalog."
+        )));
+    }
+    let history = state.db.run(|conn| q::sync_history(conn, HISTORY)).await?;
+    let matching: Vec<_> = snap
+        .plans()
+        .iter()
+        .filter(|p| country.as_ref().is_none_or(|c| &p.country_code == c))
+        .filter(|p| region.as_ref().is_none_or(|r| p.region.as_ref() == Some(r)))
+        .collect();
+    let rows = matching
+        .iter()
+        .skip(page.saturating_mul(PAGE_SIZE))
+        .take(PAGE_SIZE)
+        .map(|p| PlanRow {
+            id: p.id.clone(),
+            href: format!("/plans/{}", p.id),
+            title: crate::web::shop::plan_title(p),
+            destination: p.country_name.clone(),
+            cost: p.cost.to_string(),
+            price: p.price.map(|c| c.to_string()).unwrap_or_default(),
+            margin: p
+                .price
+                .map(|c| Cents::new(c.get().saturating_sub(p.cost.get())).to_string())
+                .unwrap_or_else(|| "not sold".into()),
+            sellable: p.is_sellable(),
+        })
+        .collect();
+    let shown_to = page.saturating_add(1).saturating_mul(PAGE_SIZE);
+    let (chrome, cookie) = Chrome::new(&state, &req, &admin, "catalog");
+    let view = CatalogPage {
+        chrome,
+        notice: match query.sync.as_deref() {
+            Some("synced") => Some("Catalog synced."),
+            Some("skipped") => Some("Skipped: another replica is syncing the catalog right now."),
+            Some("failed") => Some("The sync failed; the previous catalog stays. See the history."),
+            _ => None,
+        },
+        failed: query.sync.as_deref() == Some("failed"),
+        history: history
+            .into_iter()
+            .map(|s| SyncView {
+                ok: s.ok,
+                started: format_ms(s.started_at_ms),
+                took: {
+                    let ms = s.finished_at_ms.saturating_sub(s.started_at_ms).max(0);
+                    format!("{}.{} s", ms / 1000, ms % 1000 / 100)
+                },
+                summary: if s.ok {
+                    format!(
+                        "{} plans, {} countries, {} regions",
+                        s.plan_count, s.country_count, s.region_count
+                    )
+                } else {
+                    s.error.unwrap_or_else(|| "failed".into())
+                },
+            })
+            .collect(),
+        countries: snap
+            .destinations()
+            .iter()
+            .map(|d| Choice {
+                selected: country.as_deref() == Some(d.code.as_str()),
+                value: d.code.clone(),
+                label: format!("{} ({})", d.name, d.code),
+            })
+            .collect(),
+        regions: snap
+            .regions()
+            .iter()
+            .map(|r| Choice {
+                selected: region.as_deref() == Some(r.slug.as_str()),
+                value: r.slug.clone(),
+                label: r.name.clone(),
+            })
+            .collect(),
+        rows,
+        matching: matching.len(),
+        page,
+        newer_href: (page > 0).then(|| list_href(country.as_deref(), region.as_deref(), page - 1)),
+        older_href: (matching.len() > shown_to)
+            .then(|| list_href(country.as_deref(), region.as_deref(), page + 1)),
+    };
+    Ok(admin_page(StatusCode::OK, &view, cookie))
+}
+
+#[derive(Deserialize)]
+pub struct SyncForm {
+    #[serde(default)]
+    csrf_token: String,
+}
+
+pub async fn sync_now(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    form: web::Form<SyncForm>,
+) -> Result<HttpResponse, AppError> {
+    require_owner(&admin)?;
+    check_csrf(&state, &req, &form.csrf_token)?;
+    let holder = format!("admin:{}:{}", admin.user_id, std::process::id());
+    let (slug, details) = match state.catalog.sync(&state.upstream, &holder).await {
+        Ok(SyncOutcome::Synced(report)) => (
+            "synced",
+            format!(
+                "synced: {} plans, {} countries, {} regions ({} skipped)",
+                report.plans, report.countries, report.regions, report.skipped_plans
+            ),
+        ),
+        Ok(SyncOutcome::Skipped) => ("skipped", "skipped: another sync holds the lease".into()),
+        Err(err) => ("failed", format!("failed: {err}")),
+    };
+    let client = client_addr(&req);
+    state
+        .db
+        .run(move |conn| {
+            let now = db::now_ms();
+            conn.write_tx(|conn| {
+                admin.audit(
+                    conn,
+                    action::CATALOG_SYNC,
+                    Some("catalog"),
+                    &client,
+                    &details,
+                    now,
+                )
+            })
+        })
+        .await?;
+    Ok(see_other(&format!("/admin/catalog?sync={slug}")))
+}

@@ -1,0 +1,714 @@
+//! `/admin/wallet` (owners): the live upstream balance and its transactions, top-ups, the
+//! runway estimate and the shop's own low-balance threshold.
+//!
+//! A top-up must never pay twice. The page hands out a random form nonce; the first submission
+//! stores a `topups` row under that nonce with a fresh Idempotency-Key, and every submission of
+//! the same form (a double click, a retry after a timeout) finds that row and asks upstream with
+//! the same key, so upstream answers with the same checkout session. Nothing is credited here:
+//! the credit shows up in the balance once upstream has verified the payment.
+//!
+//! The low-balance alert fires once per crossing: an open `low_balance` alert (which
+//! `raise_alert` never duplicates) stands for "we are below"; it is resolved when the balance is
+//! back at or above the threshold, so the next drop raises (and emails) again.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use askama::Template;
+use rand::RngCore;
+use serde::Deserialize;
+
+use super::{
+    Chrome, CurrentAdmin, admin_page, check_csrf, client_addr, format_ms, require_owner, see_other,
+};
+use crate::accounts::{self, Admin};
+use crate::db::{self, DbError, admin as q, fulfilment, wallet};
+use crate::domain::Cents;
+use crate::mail::{AlertKind, OutgoingEmail};
+use crate::upstream::types::{Cursor, IdempotencyKey, PageLimit, TopUpAmount};
+use crate::upstream::{Balance, BalanceTransaction, Class, Page, UpstreamError};
+use crate::web::AppState;
+use crate::web::error::AppError;
+
+const DAY_MS: i64 = 86_400_000;
+const TRANSACTIONS_PER_PAGE: u32 = 25;
+const RECENT_TOPUPS: i64 = 10;
+/// `shop_settings` name of the low-balance threshold, in cents.
+pub const THRESHOLD_SETTING: &str = "low_balance_threshold_cents";
+/// Until the owner sets one.
+pub const DEFAULT_THRESHOLD_CENTS: i64 = 10_000;
+/// The highest threshold the form takes ($1,000,000).
+const MAX_THRESHOLD_CENTS: i64 = 100_000_000;
+/// `alerts.kind` of the shop's own low-balance alert.
+pub const LOW_BALANCE_ALERT: &str = "low_balance";
+
+pub mod action {
+    pub const TOPUP_CREATED: &str = "wallet_topup_created";
+    pub const TOPUP_RESUBMITTED: &str = "wallet_topup_resubmitted";
+    pub const TOPUP_FAILED: &str = "wallet_topup_failed";
+    pub const THRESHOLD_SET: &str = "wallet_threshold_set";
+}
+
+/// Parses dollars as typed — `25`, `25.5`, `25.50`, `$1,000` — into cents, without floats.
+/// `None` for anything else (empty, negative, more than two decimals, letters, absurd sizes).
+pub fn parse_dollars(raw: &str) -> Option<i64> {
+    let text = raw.trim();
+    let text = text.strip_prefix('$').unwrap_or(text).trim_start();
+    let (whole, frac) = match text.split_once('.') {
+        Some((whole, frac)) if (1..=2).contains(&frac.len()) => (whole, frac),
+        Some(_) => return None,
+        None => (text, ""),
+    };
+    // Thousands separators only where they belong: `1,000`, not `1,00` or `,100`.
+    let groups: Vec<&str> = whole.split(',').collect();
+    let grouped_ok = groups.len() == 1
+        || (!groups[0].is_empty()
+            && groups[0].len() <= 3
+            && groups[1..].iter().all(|g| g.len() == 3));
+    let digits: String = groups.concat();
+    if !grouped_ok
+        || digits.is_empty()
+        || digits.len() > 12
+        || !digits
+            .bytes()
+            .chain(frac.bytes())
+            .all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    let whole: i64 = digits.parse().ok()?;
+    let frac: i64 = match frac.len() {
+        0 => 0,
+        1 => frac.parse::<i64>().ok()? * 10,
+        _ => frac.parse().ok()?,
+    };
+    whole.checked_mul(100)?.checked_add(frac)
+}
+
+/// `25.50` for a form field (no `$`, no separators).
+fn plain_dollars(cents: i64) -> String {
+    format!("{}.{:02}", cents / 100, cents % 100)
+}
+
+fn money(cents: i64) -> String {
+    Cents::new(cents).to_string()
+}
+
+/// A form nonce: 128 random bits as 32 hex characters.
+fn new_nonce() -> String {
+    let mut bytes = [0u8; 16];
+    rand::rng().fill_bytes(&mut bytes);
+    hex::encode(bytes)
+}
+
+fn valid_nonce(nonce: &str) -> bool {
+    nonce.len() == 32 && nonce.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Days of sales `available_cents` covers at the rate of `spent_7d_cents` per 7 days.
+pub fn runway(available_cents: i64, spent_7d_cents: i64) -> String {
+    if spent_7d_cents <= 0 {
+        return "No purchases were placed upstream in the last 7 days: no rate to estimate from."
+            .into();
+    }
+    if available_cents <= 0 {
+        return "0 days: the balance covers no sales.".into();
+    }
+    // Tenths of a day, in integers: available / (spent / 7) * 10.
+    let tenths = i128::from(available_cents) * 70 / i128::from(spent_7d_cents);
+    format!(
+        "About {}.{} days of sales at the last 7 days' rate ({} a day).",
+        tenths / 10,
+        tenths % 10,
+        money(spent_7d_cents / 7)
+    )
+}
+
+struct TxView {
+    id: i64,
+    kind: String,
+    available: String,
+    reserved: String,
+    reference: String,
+    created: String,
+}
+
+struct TopupView {
+    id: i64,
+    amount: String,
+    created: String,
+    session: String,
+    checkout_url: Option<String>,
+    error: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "admin/wallet.html")]
+struct WalletPage {
+    chrome: Chrome,
+    balance: Option<BalanceView>,
+    balance_error: Option<String>,
+    sales_paused: bool,
+    runway: String,
+    threshold: String,
+    threshold_field: String,
+    below_threshold: bool,
+    transactions: Vec<TxView>,
+    transactions_error: Option<String>,
+    paged: bool,
+    older_href: Option<String>,
+    topups: Vec<TopupView>,
+    nonce: String,
+    amount: String,
+    error: Option<String>,
+    notice: Option<&'static str>,
+}
+
+struct BalanceView {
+    available: String,
+    reserved: String,
+    upstream_low: bool,
+    /// "live", or when the last known figure was read.
+    source: String,
+}
+
+#[derive(Deserialize)]
+pub struct WalletQuery {
+    cursor: Option<String>,
+    done: Option<String>,
+}
+
+/// What the top-up form shows again after a refusal.
+struct FormState {
+    nonce: String,
+    amount: String,
+    error: Option<String>,
+}
+
+/// The live balance, stored into the shared wallet row (which lifts a sales pause once more
+/// credit shows up) and checked against the threshold.
+async fn live_balance(state: &AppState) -> Result<Balance, UpstreamError> {
+    let balance = state.upstream.balance().await?;
+    let available = balance.available_cents.get();
+    let reserved = balance.reserved_cents.cents().get();
+    let low = balance.low_balance;
+    if let Err(err) = state
+        .db
+        .run(move |conn| wallet::store(conn, available, reserved, low, db::now_ms()))
+        .await
+    {
+        tracing::warn!(error = %err, "could not store the wallet balance");
+    }
+    Ok(balance)
+}
+
+/// Raises the low-balance alert (and emails the owners) when the balance is below the
+/// threshold and no such alert is open; resolves it when the balance is back up. Returns
+/// whether the balance is below.
+pub async fn check_low_balance(state: &AppState, available_cents: i64) -> Result<bool, AppError> {
+    let (below, raised, owners, threshold) = state
+        .db
+        .run(move |conn| {
+            let now = db::now_ms();
+            conn.write_tx(|conn| {
+                let threshold =
+                    q::setting(conn, THRESHOLD_SETTING)?.unwrap_or(DEFAULT_THRESHOLD_CENTS);
+                if available_cents < threshold {
+                    let message = format!(
+                        "The wallet balance {} is below the shop's threshold of {}.",
+                        money(available_cents),
+                        money(threshold)
+                    );
+                    let raised =
+                        fulfilment::raise_alert(conn, LOW_BALANCE_ALERT, None, &message, now)?;
+                    let owners = if raised {
+                        q::owner_emails(conn)?
+                    } else {
+                        Vec::new()
+                    };
+                    Ok::<_, DbError>((true, raised, owners, threshold))
+                } else {
+                    q::resolve_shop_alerts(conn, LOW_BALANCE_ALERT, now)?;
+                    Ok((false, false, Vec::new(), threshold))
+                }
+            })
+        })
+        .await?;
+    if raised {
+        tracing::warn!(
+            wallet.available_cents = available_cents,
+            wallet.threshold_cents = threshold,
+            "wallet balance fell below the low-balance threshold"
+        );
+        email_owners(state, &owners, available_cents, threshold).await;
+    }
+    Ok(below)
+}
+
+/// Best effort: the alert row on the dashboard is the record; a failed email is logged.
+async fn email_owners(state: &AppState, owners: &[String], available: i64, threshold: i64) {
+    let Some(notifier) = state.outbox.inner.notifier.as_ref() else {
+        tracing::warn!("no mail transport: the low-balance alert is not emailed");
+        return;
+    };
+    let Ok(url) = notifier.public_url.join("/admin/wallet") else {
+        return;
+    };
+    let summary = format!(
+        "The wallet balance {} is below your threshold of {}.",
+        money(available),
+        money(threshold)
+    );
+    for owner in owners {
+        let Ok(to) = accounts::admin_email(owner) else {
+            continue;
+        };
+        let sent = match OutgoingEmail::alert(to, AlertKind::LowBalance, &summary, &url) {
+            Ok(message) => notifier.mailer.send(&message).await,
+            Err(err) => Err(err),
+        };
+        if let Err(err) = sent {
+            tracing::warn!(error = %err, "could not email the low-balance alert");
+        }
+    }
+}
+
+fn tx_view(t: BalanceTransaction) -> TxView {
+    TxView {
+        id: t.id,
+        kind: t.kind,
+        available: money(t.available_delta_cents.get()),
+        reserved: money(t.reserved_delta_cents.get()),
+        reference: t.reference,
+        created: t.created_at,
+    }
+}
+
+fn upstream_message(err: &UpstreamError) -> String {
+    match err.class() {
+        Class::Definitive => format!("The provider refused the request ({err})."),
+        Class::Unknown | Class::RetryAfter(_) => {
+            format!("The provider did not answer in time ({err}).")
+        }
+    }
+}
+
+async fn render(
+    state: &AppState,
+    req: &HttpRequest,
+    admin: &Admin,
+    status: StatusCode,
+    cursor: Option<Cursor>,
+    form: FormState,
+    notice: Option<&'static str>,
+) -> Result<HttpResponse, AppError> {
+    let live = live_balance(state).await;
+    let limit = PageLimit::new(TRANSACTIONS_PER_PAGE).unwrap_or_default();
+    let transactions: Result<Page<BalanceTransaction>, UpstreamError> = state
+        .upstream
+        .balance_transactions(cursor.as_ref(), limit)
+        .await;
+    let now = db::now_ms();
+    let (row, spent_7d, threshold, topups) = state
+        .db
+        .run(move |conn| {
+            Ok::<_, DbError>((
+                wallet::get(conn)?,
+                q::placed_cost_since(conn, now - 7 * DAY_MS)?,
+                q::setting(conn, THRESHOLD_SETTING)?.unwrap_or(DEFAULT_THRESHOLD_CENTS),
+                q::recent_topups(conn, RECENT_TOPUPS)?,
+            ))
+        })
+        .await?;
+    let (balance, balance_error, available) = match &live {
+        Ok(b) => (
+            Some(BalanceView {
+                available: money(b.available_cents.get()),
+                reserved: money(b.reserved_cents.cents().get()),
+                upstream_low: b.low_balance,
+                source: "live".into(),
+            }),
+            None,
+            Some(b.available_cents.get()),
+        ),
+        Err(err) => (
+            row.as_ref()
+                .filter(|w| w.refreshed_at_ms > 0)
+                .map(|w| BalanceView {
+                    available: money(w.available_cents),
+                    reserved: money(w.reserved_cents),
+                    upstream_low: w.low_balance,
+                    source: format!("last known, read {}", format_ms(w.refreshed_at_ms)),
+                }),
+            Some(format!(
+                "Could not read the live balance. {}",
+                upstream_message(err)
+            )),
+            None,
+        ),
+    };
+    let below_threshold = match available {
+        Some(cents) => check_low_balance(state, cents).await?,
+        None => row
+            .as_ref()
+            .is_some_and(|w| w.refreshed_at_ms > 0 && w.available_cents < threshold),
+    };
+    let runway_text = match available.or(row.as_ref().map(|w| w.available_cents)) {
+        Some(cents) => runway(cents, spent_7d),
+        None => "Unknown until the balance has been read.".into(),
+    };
+    let (transactions, transactions_error, older_href) = match transactions {
+        Ok(page) => (
+            page.data.into_iter().map(tx_view).collect(),
+            None,
+            page.next_cursor.map(|c| {
+                let query = url::form_urlencoded::Serializer::new(String::new())
+                    .append_pair("cursor", c.as_str())
+                    .finish();
+                format!("/admin/wallet?{query}")
+            }),
+        ),
+        Err(err) => (
+            Vec::new(),
+            Some(format!(
+                "Could not read the transactions. {}",
+                upstream_message(&err)
+            )),
+            None,
+        ),
+    };
+    let (chrome, cookie) = Chrome::new(state, req, admin, "wallet");
+    let page = WalletPage {
+        chrome,
+        balance,
+        balance_error,
+        sales_paused: row.as_ref().is_some_and(|w| w.sales_paused),
+        runway: runway_text,
+        threshold: money(threshold),
+        threshold_field: plain_dollars(threshold),
+        below_threshold,
+        transactions,
+        transactions_error,
+        paged: cursor.is_some(),
+        older_href,
+        topups: topups
+            .into_iter()
+            .map(|t| TopupView {
+                id: t.id,
+                amount: money(t.amount_cents),
+                created: format_ms(t.created_at_ms),
+                session: t.session_id.unwrap_or_default(),
+                checkout_url: t.checkout_url,
+                error: t.last_error,
+            })
+            .collect(),
+        nonce: form.nonce,
+        amount: form.amount,
+        error: form.error,
+        notice,
+    };
+    Ok(admin_page(status, &page, cookie))
+}
+
+pub async fn page(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    query: web::Query<WalletQuery>,
+) -> Result<HttpResponse, AppError> {
+    require_owner(&admin)?;
+    let query = query.into_inner();
+    let cursor = match query.cursor.as_deref().filter(|c| !c.is_empty()) {
+        Some(raw) => Some(
+            Cursor::parse(raw)
+                .map_err(|_| AppError::BadRequest("That page link is not valid.".into()))?,
+        ),
+        None => None,
+    };
+    let notice = match query.done.as_deref() {
+        Some("threshold") => Some("Threshold saved."),
+        _ => None,
+    };
+    let form = FormState {
+        nonce: new_nonce(),
+        amount: String::new(),
+        error: None,
+    };
+    render(&state, &req, &admin, StatusCode::OK, cursor, form, notice).await
+}
+
+#[derive(Deserialize)]
+pub struct TopupForm {
+    #[serde(default)]
+    csrf_token: String,
+    #[serde(default)]
+    nonce: String,
+    #[serde(default)]
+    amount: String,
+}
+
+/// Why a top-up form was not sent upstream.
+fn parse_topup(raw: &str) -> Result<TopUpAmount, String> {
+    let cents = parse_dollars(raw).ok_or_else(|| {
+        "Enter the amount in dollars, like 25 or 25.50 (at most two decimals).".to_string()
+    })?;
+    TopUpAmount::new(Cents::new(cents)).map_err(|_| {
+        format!(
+            "A top-up is between {} and {}; {} is not.",
+            money(TopUpAmount::MIN),
+            money(TopUpAmount::MAX),
+            money(cents)
+        )
+    })
+}
+
+pub async fn topup(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    form: web::Form<TopupForm>,
+) -> Result<HttpResponse, AppError> {
+    require_owner(&admin)?;
+    check_csrf(&state, &req, &form.csrf_token)?;
+    let form = form.into_inner();
+    if !valid_nonce(&form.nonce) {
+        return Err(AppError::BadRequest(
+            "This form is incomplete. Reload the wallet page and try again.".into(),
+        ));
+    }
+    let amount = match parse_topup(&form.amount) {
+        Ok(amount) => amount,
+        Err(message) => {
+            let again = FormState {
+                nonce: form.nonce,
+                amount: form.amount.chars().take(40).collect(),
+                error: Some(message),
+            };
+            return render(
+                &state,
+                &req,
+                &admin,
+                StatusCode::BAD_REQUEST,
+                None,
+                again,
+                None,
+            )
+            .await;
+        }
+    };
+    let nonce = form.nonce.clone();
+    let user_id = admin.user_id;
+    let (row, inserted) = state
+        .db
+        .run(move |conn| {
+            let key = IdempotencyKey::generate();
+            conn.write_tx(|conn| {
+                q::topup_for_nonce(
+                    conn,
+                    &q::NewTopup {
+                        nonce: &nonce,
+                        idempotency_key: key.as_str(),
+                        amount_cents: amount.cents().get(),
+                        created_by: user_id,
+                    },
+                    db::now_ms(),
+                )
+            })
+        })
+        .await?;
+    if row.amount_cents != amount.cents().get() {
+        let again = FormState {
+            nonce: new_nonce(),
+            amount: plain_dollars(amount.cents().get()),
+            error: Some(format!(
+                "This form was already sent for {}. To top up {} instead, submit this fresh form.",
+                money(row.amount_cents),
+                money(amount.cents().get())
+            )),
+        };
+        return render(
+            &state,
+            &req,
+            &admin,
+            StatusCode::CONFLICT,
+            None,
+            again,
+            None,
+        )
+        .await;
+    }
+    let key = IdempotencyKey::parse(row.idempotency_key.clone())
+        .map_err(|e| AppError::internal(format!("stored top-up key: {e}")))?;
+    let answer = state.upstream.create_topup(&key, amount).await;
+    let client = client_addr(&req);
+    let target = format!("topup:{}", row.id);
+    let amount_text = money(row.amount_cents);
+    let (id, audit_admin) = (row.id, admin.clone());
+    let recorded = match &answer {
+        Ok(session) => (
+            Ok((session.id.clone(), session.checkout_url.to_string())),
+            if inserted {
+                action::TOPUP_CREATED
+            } else {
+                action::TOPUP_RESUBMITTED
+            },
+        ),
+        Err(err) => (Err(err.to_string()), action::TOPUP_FAILED),
+    };
+    state
+        .db
+        .run(move |conn| {
+            let now = db::now_ms();
+            let (outcome, act) = recorded;
+            conn.write_tx(|conn| {
+                let details = match &outcome {
+                    Ok((session, url)) => {
+                        q::record_topup_outcome(conn, id, Ok((session, url)), now)?;
+                        format!("{amount_text}, checkout session {session}")
+                    }
+                    Err(error) => {
+                        q::record_topup_outcome(conn, id, Err(error), now)?;
+                        format!("{amount_text}, not created: {error}")
+                    }
+                };
+                audit_admin.audit(conn, act, Some(&target), &client, &details, now)
+            })
+        })
+        .await?;
+    match answer {
+        Ok(session) => Ok(see_other(session.checkout_url.as_str())),
+        Err(err) => {
+            tracing::warn!(topup.id = row.id, error = %err, "upstream top-up not created");
+            let again = FormState {
+                nonce: form.nonce,
+                amount: plain_dollars(row.amount_cents),
+                error: Some(format!(
+                    "{} Submit the same form again: it reuses the same key, so it cannot pay twice.",
+                    upstream_message(&err)
+                )),
+            };
+            render(
+                &state,
+                &req,
+                &admin,
+                StatusCode::SERVICE_UNAVAILABLE,
+                None,
+                again,
+                None,
+            )
+            .await
+        }
+    }
+}
+
+#[derive(Deserialize)]
+pub struct ThresholdForm {
+    #[serde(default)]
+    csrf_token: String,
+    #[serde(default)]
+    threshold: String,
+}
+
+pub async fn threshold(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    form: web::Form<ThresholdForm>,
+) -> Result<HttpResponse, AppError> {
+    require_owner(&admin)?;
+    check_csrf(&state, &req, &form.csrf_token)?;
+    let cents = parse_dollars(&form.threshold)
+        .filter(|c| *c <= MAX_THRESHOLD_CENTS)
+        .ok_or_else(|| {
+            AppError::BadRequest(format!(
+                "The threshold is dollars like 100 or 250.50, at most {}.",
+                money(MAX_THRESHOLD_CENTS)
+            ))
+        })?;
+    let client = client_addr(&req);
+    state
+        .db
+        .run(move |conn| {
+            let now = db::now_ms();
+            conn.write_tx(|conn| {
+                let before =
+                    q::setting(conn, THRESHOLD_SETTING)?.unwrap_or(DEFAULT_THRESHOLD_CENTS);
+                q::set_setting(conn, THRESHOLD_SETTING, cents, now)?;
+                admin.audit(
+                    conn,
+                    action::THRESHOLD_SET,
+                    Some("setting:low_balance_threshold"),
+                    &client,
+                    &format!("before: {}; after: {}", money(before), money(cents)),
+                    now,
+                )
+            })
+        })
+        .await?;
+    Ok(see_other("/admin/wallet?done=threshold"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn dollars_parse_to_cents() {
+        assert_eq!(parse_dollars("25"), Some(2_500));
+        assert_eq!(parse_dollars(" 25.50 "), Some(2_550));
+        assert_eq!(parse_dollars("25.5"), Some(2_550));
+        assert_eq!(parse_dollars("$1,000"), Some(100_000));
+        assert_eq!(parse_dollars("1000.00"), Some(100_000));
+        assert_eq!(parse_dollars("0.01"), Some(1));
+        for bad in [
+            "",
+            "$",
+            ".",
+            "25.",
+            ".5",
+            "-10",
+            "+10",
+            "1.234",
+            "1e3",
+            "ten",
+            "1,00",
+            ",100",
+            "12 5",
+            "1.2.3",
+            "9999999999999",
+        ] {
+            assert_eq!(parse_dollars(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn top_ups_are_ten_to_a_thousand_dollars() {
+        assert!(parse_topup("10").is_ok());
+        assert!(parse_topup("1,000.00").is_ok());
+        assert!(
+            parse_topup("9.99")
+                .unwrap_err()
+                .contains("between $10.00 and $1,000.00")
+        );
+        assert!(parse_topup("1000.01").is_err());
+        assert!(parse_topup("abc").unwrap_err().contains("like 25 or 25.50"));
+    }
+
+    #[test]
+    fn runway_uses_integer_days() {
+        assert!(runway(50_000, 0).contains("no rate"));
+        assert!(runway(-5, 700).starts_with("0 days"));
+        // $70 over 7 days is $10 a day: $500 lasts 50 days.
+        assert!(runway(50_000, 7_000).starts_with("About 50.0 days"));
+        assert!(runway(1_500, 7_000).starts_with("About 1.5 days"));
+        assert!(runway(i64::MAX, 1).starts_with("About "));
+    }
+
+    proptest! {
+        #[test]
+        fn formatted_amounts_parse_back(cents in 0i64..1_000_000_000) {
+            prop_assert_eq!(parse_dollars(&plain_dollars(cents)), Some(cents));
+            prop_assert_eq!(parse_dollars(&Cents::new(cents).to_string()), Some(cents));
+        }
+    }
+}

@@ -1,0 +1,607 @@
+//! The admin wallet and catalog over HTTP against the sandbox upstream: live balance and
+//! transactions, top-ups that cannot pay twice, refused amounts, the owner-only rule, the
+//! low-balance alert raised once per crossing, the catalog page with its "sync now", and
+//! resending an order's delivery email.
+
+use diesel::prelude::*;
+use storefront::accounts::Role;
+use storefront::db::schema::{alerts, topups};
+use storefront::db::{Db, DbError};
+
+use crate::admin::{
+    Browser, OWNER, PASSWORD, SUPPORT, audit_rows, buy_and_wait_fulfilled, create, hidden,
+    insert_purchase, location,
+};
+use crate::both_backends;
+use crate::helpers::{Backend, TestApp, spawn_shop};
+
+both_backends!(
+    a_top_up_submitted_twice_creates_one_payment_credited_only_when_paid,
+    refused_amounts_send_nothing_and_support_is_kept_out,
+    the_low_balance_alert_is_raised_once_per_crossing,
+    the_catalog_lists_plans_with_margins_and_owners_sync_it,
+    support_resends_the_delivery_email_once_while_one_is_open,
+);
+
+async fn topup_count(db: &Db) -> i64 {
+    db.run(|conn| Ok::<_, DbError>(topups::table.count().get_result(conn)?))
+        .await
+        .expect("count")
+}
+
+async fn owner_on_wallet(app: &TestApp) -> Browser {
+    create(&app.db, OWNER, Role::Owner).await;
+    let owner = Browser::default();
+    assert_eq!(owner.login(app, OWNER, PASSWORD).await.0, 303);
+    owner
+}
+
+async fn a_top_up_submitted_twice_creates_one_payment_credited_only_when_paid(backend: Backend) {
+    let Some((app, upstream)) = spawn_shop(backend, 40).await else {
+        return;
+    };
+    let sandbox = &upstream.sandbox;
+    sandbox.set_balance(45_678).expect("set balance");
+    let owner = owner_on_wallet(&app).await;
+
+    let (status, page, headers) = owner.get(&app, "/admin/wallet").await;
+    assert_eq!(status, 200, "{page}");
+    assert_eq!(headers["cache-control"], "no-store");
+    assert!(page.contains("$456.78"), "the live balance: {page}");
+    assert!(page.contains("adjustment"), "the transactions: {page}");
+    assert!(page.contains("href=\"/admin/wallet\""), "in the nav");
+    assert!(page.contains("credit appears after the payment is verified"));
+    let transactions_before = sandbox.stats().transactions;
+
+    // Sales were paused for lack of funds; only more credit lifts that.
+    app.db
+        .run(|conn| storefront::db::wallet::set_sales_paused(conn, true))
+        .await
+        .expect("pause");
+    let (_, page, _) = owner.get(&app, "/admin/wallet").await;
+    assert!(page.contains("New sales are paused"));
+
+    // The same form, sent twice (a double click): one row, one key, one checkout session.
+    let token = hidden(&page, "csrf_token");
+    let nonce = hidden(&page, "nonce");
+    let form = [
+        ("csrf_token", token.as_str()),
+        ("nonce", nonce.as_str()),
+        ("amount", "25.50"),
+    ];
+    let (first, second) = tokio::join!(
+        owner.post(&app, "/admin/wallet/topup", &form),
+        owner.post(&app, "/admin/wallet/topup", &form),
+    );
+    let (third_status, _, third) = owner.post(&app, "/admin/wallet/topup", &form).await;
+    assert_eq!((first.0, second.0, third_status), (303, 303, 303));
+    let checkout = location(&first.2);
+    assert_eq!(location(&second.2), checkout, "the same session");
+    assert_eq!(location(&third), checkout, "a retry gets the same session");
+    assert!(
+        checkout.starts_with(&format!("{}/_sandbox/checkout/cs_", upstream.origin)),
+        "{checkout}"
+    );
+    assert_eq!(topup_count(&app.db).await, 1);
+
+    // Nothing is credited until the hosted page is paid.
+    assert_eq!(sandbox.balance().available_cents, 45_678);
+    assert_eq!(sandbox.stats().transactions, transactions_before);
+    let (_, page, _) = owner.get(&app, "/admin/wallet").await;
+    assert!(
+        page.contains("$456.78") && page.contains("$25.50"),
+        "{page}"
+    );
+
+    let paid = app
+        .client
+        .post(format!("{checkout}/pay"))
+        .send()
+        .await
+        .expect("pay");
+    assert_eq!(paid.status().as_u16(), 303);
+    // Paying the same session again credits nothing more.
+    let again = app
+        .client
+        .post(format!("{checkout}/pay"))
+        .send()
+        .await
+        .expect("pay again");
+    assert!(again.status().as_u16() < 500);
+    assert_eq!(sandbox.balance().available_cents, 45_678 + 2_550);
+    assert_eq!(sandbox.stats().transactions, transactions_before + 1);
+    assert!(sandbox.stats().ledger_invariant_holds);
+
+    let (_, page, _) = owner.get(&app, "/admin/wallet").await;
+    assert!(page.contains("$482.28"), "the credit shows: {page}");
+    assert!(page.contains("credit"));
+    assert!(
+        !page.contains("New sales are paused"),
+        "more credit resumes sales"
+    );
+    let paused = app
+        .db
+        .run(storefront::db::wallet::get)
+        .await
+        .expect("wallet")
+        .expect("row")
+        .sales_paused;
+    assert!(!paused);
+
+    let rows = audit_rows(&app.db).await;
+    let topup_actions: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.1.starts_with("wallet_topup"))
+        .map(|r| r.1.as_str())
+        .collect();
+    assert_eq!(topup_actions.len(), 3, "{topup_actions:?}");
+    assert_eq!(
+        topup_actions
+            .iter()
+            .filter(|a| **a == "wallet_topup_created")
+            .count(),
+        1
+    );
+    assert!(
+        rows.iter()
+            .all(|r| !r.1.starts_with("wallet_topup") || r.3.contains("$25.50"))
+    );
+    let (_, audit, _) = owner.get(&app, "/admin/audit").await;
+    assert!(audit.contains("wallet_topup_created"));
+}
+
+async fn refused_amounts_send_nothing_and_support_is_kept_out(backend: Backend) {
+    let Some((app, upstream)) = spawn_shop(backend, 40).await else {
+        return;
+    };
+    let owner = owner_on_wallet(&app).await;
+    create(&app.db, SUPPORT, Role::Support).await;
+    let transactions = upstream.sandbox.stats().transactions;
+
+    let (_, page, _) = owner.get(&app, "/admin/wallet").await;
+    let token = hidden(&page, "csrf_token");
+    let nonce = hidden(&page, "nonce");
+    for (amount, message) in [
+        ("9.99", "between $10.00 and $1,000.00"),
+        ("1000.01", "between $10.00 and $1,000.00"),
+        ("0", "between $10.00 and $1,000.00"),
+        ("-25", "like 25 or 25.50"),
+        ("25.555", "like 25 or 25.50"),
+        ("25,5", "like 25 or 25.50"),
+        ("ten", "like 25 or 25.50"),
+        ("", "like 25 or 25.50"),
+        ("1e3", "like 25 or 25.50"),
+    ] {
+        let (status, page, _) = owner
+            .post(
+                &app,
+                "/admin/wallet/topup",
+                &[
+                    ("csrf_token", &token),
+                    ("nonce", &nonce),
+                    ("amount", amount),
+                ],
+            )
+            .await;
+        assert_eq!(status, 400, "{amount:?}");
+        assert!(page.contains(message), "{amount:?}: {page}");
+        assert_eq!(hidden(&page, "nonce"), nonce, "the same form comes back");
+    }
+    // Without a valid nonce or CSRF token nothing happens either.
+    let (status, _, _) = owner
+        .post(
+            &app,
+            "/admin/wallet/topup",
+            &[("csrf_token", &token), ("nonce", "x"), ("amount", "25")],
+        )
+        .await;
+    assert_eq!(status, 400);
+    let (status, _, _) = owner
+        .post(
+            &app,
+            "/admin/wallet/topup",
+            &[
+                ("csrf_token", "forged"),
+                ("nonce", &nonce),
+                ("amount", "25"),
+            ],
+        )
+        .await;
+    assert_eq!(status, 403);
+    assert_eq!(topup_count(&app.db).await, 0);
+    assert_eq!(upstream.sandbox.stats().transactions, transactions);
+    assert!(
+        audit_rows(&app.db)
+            .await
+            .iter()
+            .all(|r| !r.1.starts_with("wallet_")),
+        "nothing was done"
+    );
+
+    // The form, once used for $25, is not reused for another amount.
+    let used = |amount: &'static str| {
+        [
+            ("csrf_token", token.clone()),
+            ("nonce", nonce.clone()),
+            ("amount", amount.to_string()),
+        ]
+    };
+    let first = used("25");
+    let first: Vec<(&str, &str)> = first.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    assert_eq!(owner.post(&app, "/admin/wallet/topup", &first).await.0, 303);
+    let second = used("30");
+    let second: Vec<(&str, &str)> = second.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let (status, page, _) = owner.post(&app, "/admin/wallet/topup", &second).await;
+    assert_eq!(status, 409);
+    assert!(page.contains("already sent for $25.00"), "{page}");
+    assert_ne!(hidden(&page, "nonce"), nonce, "a fresh form");
+    assert_eq!(topup_count(&app.db).await, 1);
+
+    // Support: no wallet, no top-up, no threshold.
+    let support = Browser::default();
+    assert_eq!(support.login(&app, SUPPORT, PASSWORD).await.0, 303);
+    assert_eq!(support.get(&app, "/admin/wallet").await.0, 403);
+    let (_, dashboard, _) = support.get(&app, "/admin").await;
+    assert!(!dashboard.contains("href=\"/admin/wallet\""));
+    let token = support.csrf(&app).await;
+    let (status, _, _) = support
+        .post(
+            &app,
+            "/admin/wallet/topup",
+            &[
+                ("csrf_token", &token),
+                ("nonce", &"ab".repeat(16)),
+                ("amount", "25"),
+            ],
+        )
+        .await;
+    assert_eq!(status, 403);
+    let (status, _, _) = support
+        .post(
+            &app,
+            "/admin/wallet/threshold",
+            &[("csrf_token", &token), ("threshold", "1")],
+        )
+        .await;
+    assert_eq!(status, 403);
+    assert_eq!(topup_count(&app.db).await, 1);
+}
+
+/// `(open, total)` low-balance alerts.
+async fn low_balance_alerts(db: &Db) -> (i64, i64) {
+    db.run(|conn| {
+        let open = alerts::table
+            .filter(alerts::kind.eq("low_balance"))
+            .filter(alerts::resolved_at_ms.is_null())
+            .count()
+            .get_result(conn)?;
+        let total = alerts::table
+            .filter(alerts::kind.eq("low_balance"))
+            .count()
+            .get_result(conn)?;
+        Ok::<_, DbError>((open, total))
+    })
+    .await
+    .expect("alerts")
+}
+
+fn alert_emails(app: &TestApp) -> usize {
+    app.emails()
+        .iter()
+        .filter(|m| m.contains("Low wallet balance"))
+        .count()
+}
+
+async fn the_low_balance_alert_is_raised_once_per_crossing(backend: Backend) {
+    let Some((app, upstream)) = spawn_shop(backend, 40).await else {
+        return;
+    };
+    let sandbox = &upstream.sandbox;
+    let owner = owner_on_wallet(&app).await;
+
+    // The threshold is the shop's own, audited before/after.
+    let token = owner.csrf(&app).await;
+    for bad in ["-1", "lots", "2000000"] {
+        let (status, _, _) = owner
+            .post(
+                &app,
+                "/admin/wallet/threshold",
+                &[("csrf_token", &token), ("threshold", bad)],
+            )
+            .await;
+        assert_eq!(status, 400, "{bad}");
+    }
+    let (status, _, headers) = owner
+        .post(
+            &app,
+            "/admin/wallet/threshold",
+            &[("csrf_token", &token), ("threshold", "150")],
+        )
+        .await;
+    assert_eq!(status, 303);
+    assert_eq!(location(&headers), "/admin/wallet?done=threshold");
+    let rows = audit_rows(&app.db).await;
+    assert!(
+        rows.iter()
+            .any(|r| r.1 == "wallet_threshold_set" && r.3 == "before: $100.00; after: $150.00")
+    );
+
+    // $500 is above: no alert.
+    let (_, page, _) = owner.get(&app, "/admin/wallet?done=threshold").await;
+    assert!(page.contains("Threshold saved."));
+    assert!(page.contains("value=\"150.00\""));
+    assert_eq!(low_balance_alerts(&app.db).await, (0, 0));
+
+    // Below: one alert and one email, however often the page is viewed.
+    sandbox.set_balance(12_000).expect("balance");
+    for _ in 0..3 {
+        let (status, page, _) = owner.get(&app, "/admin/wallet").await;
+        assert_eq!(status, 200);
+        assert!(page.contains("below your low-balance threshold of $150.00"));
+    }
+    assert_eq!(low_balance_alerts(&app.db).await, (1, 1));
+    assert_eq!(alert_emails(&app), 1);
+    let (_, dashboard, _) = owner.get(&app, "/admin").await;
+    assert!(dashboard.contains("low_balance"), "{dashboard}");
+
+    // Back above: resolved, no email.
+    sandbox.set_balance(20_000).expect("balance");
+    let (_, page, _) = owner.get(&app, "/admin/wallet").await;
+    assert!(!page.contains("below your low-balance threshold"));
+    assert_eq!(low_balance_alerts(&app.db).await, (0, 1));
+
+    // A second crossing alerts again, once.
+    sandbox.set_balance(1_000).expect("balance");
+    owner.get(&app, "/admin/wallet").await;
+    owner.get(&app, "/admin/wallet").await;
+    assert_eq!(low_balance_alerts(&app.db).await, (1, 2));
+    assert_eq!(alert_emails(&app), 2);
+}
+
+async fn sync_count(db: &Db) -> i64 {
+    db.run(|conn| {
+        Ok::<_, DbError>(
+            storefront::db::schema::catalog_syncs::table
+                .count()
+                .get_result(conn)?,
+        )
+    })
+    .await
+    .expect("count")
+}
+
+async fn the_catalog_lists_plans_with_margins_and_owners_sync_it(backend: Backend) {
+    let Some((app, _upstream)) = spawn_shop(backend, 120).await else {
+        return;
+    };
+    let owner = owner_on_wallet(&app).await;
+    create(&app.db, SUPPORT, Role::Support).await;
+    let snap = app.catalog.snapshot();
+    let plan = snap
+        .plans()
+        .iter()
+        .find(|p| p.price.is_some() && p.country_code == "US")
+        .expect("a priced US plan")
+        .clone();
+    let price = plan.price.expect("price");
+    let margin = storefront::domain::Cents::new(price.get() - plan.cost.get()).to_string();
+
+    let (status, page, _) = owner.get(&app, "/admin/catalog?country=US").await;
+    assert_eq!(status, 200);
+    assert!(page.contains("href=\"/admin/catalog\""), "in the nav");
+    let row = page
+        .split(&format!("<tr data-plan=\"{}\">", plan.id))
+        .nth(1)
+        .and_then(|rest| rest.split("</tr>").next())
+        .unwrap_or_else(|| panic!("no row for {} in {page}", plan.id));
+    assert!(row.contains(&plan.cost.to_string()), "{row}");
+    assert!(row.contains(&price.to_string()), "{row}");
+    assert!(row.contains(&margin), "{row}");
+    let other = snap
+        .plans()
+        .iter()
+        .find(|p| p.country_code != "US")
+        .expect("a plan elsewhere");
+    assert!(
+        !page.contains(&format!("data-plan=\"{}\"", other.id)),
+        "filtered"
+    );
+    assert!(page.contains("Next →"), "more than a page of US plans");
+    let (_, second, _) = owner.get(&app, "/admin/catalog?country=US&page=1").await;
+    assert!(second.contains("← Previous"));
+    if let Some(region) = snap.regions().first() {
+        let (status, page, _) = owner
+            .get(&app, &format!("/admin/catalog?region={}", region.slug))
+            .await;
+        assert_eq!(status, 200);
+        assert!(!page.contains(&format!("data-plan=\"{}\"", plan.id)));
+    }
+    assert_eq!(owner.get(&app, "/admin/catalog?country=ZZ").await.0, 400);
+
+    // Sync now: a new history row, reported and audited.
+    let before = sync_count(&app.db).await;
+    let (_, page, _) = owner.get(&app, "/admin/catalog").await;
+    assert!(page.contains("Sync now"));
+    let token = hidden(&page, "csrf_token");
+    let (status, _, headers) = owner
+        .post(&app, "/admin/catalog/sync", &[("csrf_token", &token)])
+        .await;
+    assert_eq!(status, 303);
+    assert_eq!(location(&headers), "/admin/catalog?sync=synced");
+    assert_eq!(sync_count(&app.db).await, before + 1);
+    let (_, page, _) = owner.get(&app, "/admin/catalog?sync=synced").await;
+    assert!(page.contains("Catalog synced."));
+    assert!(
+        page.contains("120 plans") || page.contains(" plans, "),
+        "{page}"
+    );
+    let rows = audit_rows(&app.db).await;
+    assert!(
+        rows.iter()
+            .any(|r| r.1 == "catalog_sync" && r.0 == OWNER && r.3.starts_with("synced: "))
+    );
+
+    // Support reads, but cannot sync.
+    let support = Browser::default();
+    assert_eq!(support.login(&app, SUPPORT, PASSWORD).await.0, 303);
+    let (status, page, _) = support.get(&app, "/admin/catalog").await;
+    assert_eq!(status, 200);
+    assert!(!page.contains("Sync now"));
+    let token = support.csrf(&app).await;
+    assert_eq!(
+        support
+            .post(&app, "/admin/catalog/sync", &[("csrf_token", &token)])
+            .await
+            .0,
+        403
+    );
+    assert_eq!(sync_count(&app.db).await, before + 1);
+}
+
+/// `(all, open)` email jobs of `kind` for the purchase.
+async fn email_jobs(db: &Db, purchase_id: &str, kind: &str) -> (i64, i64) {
+    let (id, kind) = (purchase_id.to_string(), kind.to_string());
+    db.run(move |conn| {
+        use storefront::db::schema::outbox_jobs as j;
+        let all = j::table
+            .filter(j::purchase_id.eq(&id))
+            .filter(j::kind.eq(&kind))
+            .count()
+            .get_result(conn)?;
+        let open = j::table
+            .filter(j::purchase_id.eq(&id))
+            .filter(j::kind.like("email_%"))
+            .filter(j::state.eq_any(["queued", "running"]))
+            .count()
+            .get_result(conn)?;
+        Ok::<_, DbError>((all, open))
+    })
+    .await
+    .expect("jobs")
+}
+
+async fn wait_for_mail(app: &TestApp, purchase_id: &str, count: usize) {
+    let started = std::time::Instant::now();
+    loop {
+        let open = email_jobs(&app.db, purchase_id, "email_esim_ready").await.1;
+        if open == 0 && app.emails().len() >= count {
+            return;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "emails not sent: {} of {count}, {open} open",
+            app.emails().len()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+async fn support_resends_the_delivery_email_once_while_one_is_open(backend: Backend) {
+    let Some((app, _upstream)) = spawn_shop(backend, 150).await else {
+        return;
+    };
+    create(&app.db, SUPPORT, Role::Support).await;
+    let purchase_id = buy_and_wait_fulfilled(&app).await;
+    wait_for_mail(&app, &purchase_id, 1).await;
+    let sent = app.emails().len();
+    assert_eq!(
+        email_jobs(&app.db, &purchase_id, "email_esim_ready")
+            .await
+            .0,
+        1
+    );
+
+    let support = Browser::default();
+    assert_eq!(support.login(&app, SUPPORT, PASSWORD).await.0, 303);
+    let (_, page, _) = support
+        .get(&app, &format!("/admin/orders/{purchase_id}"))
+        .await;
+    assert!(page.contains("Resend delivery email"), "{page}");
+    assert_eq!(
+        support.act(&app, &purchase_id, "resend", " ").await.0,
+        400,
+        "a reason is required"
+    );
+    let (status, _, headers) = support
+        .act(&app, &purchase_id, "resend", "customer lost the email")
+        .await;
+    assert_eq!(status, 303);
+    assert_eq!(
+        location(&headers),
+        format!("/admin/orders/{purchase_id}?done=resend")
+    );
+    wait_for_mail(&app, &purchase_id, sent + 1).await;
+    assert_eq!(app.emails().len(), sent + 1, "one more email, not two");
+    assert_eq!(
+        email_jobs(&app.db, &purchase_id, "email_esim_ready")
+            .await
+            .0,
+        2
+    );
+
+    // While a delivery email is still open (here: one backing off after a failed send), a
+    // click queues nothing more, and says so.
+    let id = purchase_id.clone();
+    app.db
+        .run(move |conn| {
+            let now = storefront::db::now_ms();
+            storefront::orders::outbox::enqueue(
+                conn,
+                &id,
+                storefront::orders::outbox::JobKind::EmailEsimReady,
+                now + 3_600_000,
+                now,
+            )
+        })
+        .await
+        .expect("queue");
+    let (status, _, headers) = support
+        .act(&app, &purchase_id, "resend", "customer asked again")
+        .await;
+    assert_eq!(status, 303);
+    let flash = location(&headers);
+    assert_eq!(
+        flash,
+        format!("/admin/orders/{purchase_id}?done=resend_open")
+    );
+    let (_, page, _) = support.get(&app, &flash).await;
+    assert!(page.contains("already queued: nothing more was added"));
+    assert_eq!(
+        email_jobs(&app.db, &purchase_id, "email_esim_ready").await,
+        (3, 1)
+    );
+
+    // Only a fulfilled order has a delivery email.
+    insert_purchase(
+        &app.db,
+        "unpaid",
+        "ana@example.com",
+        "awaiting_payment",
+        storefront::db::now_ms(),
+    )
+    .await;
+    let (_, page, _) = support.get(&app, "/admin/orders/unpaid").await;
+    assert!(!page.contains("Resend delivery email"));
+    assert_eq!(
+        support.act(&app, "unpaid", "resend", "why not").await.0,
+        409
+    );
+
+    let rows = audit_rows(&app.db).await;
+    let resends: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.1 == "order_resend_email")
+        .map(|r| r.3.as_str())
+        .collect();
+    assert_eq!(
+        resends,
+        [
+            "customer lost the email (delivery email queued)",
+            "customer asked again (a delivery email was already queued; nothing added)",
+        ]
+    );
+    assert!(
+        rows.iter()
+            .all(|r| r.1 != "order_resend_email" || r.0 == SUPPORT)
+    );
+}
