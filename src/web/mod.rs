@@ -137,7 +137,10 @@ impl Application {
             stopped.clone(),
         ))];
         background.extend(outbox.spawn(settings.workers, stopped.clone()));
-        background.push(tokio::spawn(expire_unpaid_loop(db.clone(), stopped)));
+        background.push(tokio::spawn(expire_unpaid_loop(
+            db.clone(),
+            stopped.clone(),
+        )));
 
         let checkout_limiter =
             RateLimiter::new(settings.checkout_rate_limit, Duration::from_secs(60));
@@ -151,6 +154,7 @@ impl Application {
             checkout_limiter,
             outbox,
         });
+        background.push(tokio::spawn(watch_wallet(state.clone(), stopped)));
         let server = HttpServer::new(move || {
             App::new()
                 .app_data(state.clone())
@@ -191,6 +195,23 @@ impl Application {
             }
         }
         served
+    }
+}
+
+/// Every minute: the wallet is re-read from upstream (so checkouts on any replica decide on a
+/// fresh balance) and the shop's low-balance alert is raised or resolved.
+async fn watch_wallet(state: web::Data<AppState>, mut shutdown: watch::Receiver<bool>) {
+    loop {
+        crate::orders::wallet::refresh(&state.db, &state.upstream).await;
+        if let Ok(Some(wallet)) = state.db.run(crate::db::wallet::get).await
+            && let Err(err) = admin::wallet::check_low_balance(&state, wallet.available_cents).await
+        {
+            tracing::warn!(error = %err, "low-balance check failed");
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(Duration::from_secs(60)) => {}
+            _ = shutdown.changed() => return,
+        }
     }
 }
 

@@ -125,6 +125,18 @@ async fn count(db: &Db, table: &'static str) -> i64 {
     .expect("count")
 }
 
+/// Makes the shop's copy of the wallet a minute old, so the next checkout re-reads it.
+async fn age_wallet(db: &Db) {
+    db.run(|conn| {
+        diesel::update(storefront::db::schema::wallet::table)
+            .set(storefront::db::schema::wallet::refreshed_at_ms.eq(0_i64))
+            .execute(conn)
+            .map_err(DbError::from)
+    })
+    .await
+    .expect("age wallet");
+}
+
 /// Opens the plan page and submits its form; returns the checkout answer.
 async fn buy(
     app: &TestApp,
@@ -288,6 +300,8 @@ async fn fifty_checkouts_never_oversell_the_wallet(backend: Backend) {
         .sandbox
         .set_balance(plan.cost.get() * 10 + plan.cost.get() / 2)
         .expect("balance");
+    // The shop re-reads the wallet when its copy is a minute old: make it so now.
+    age_wallet(&app.db).await;
     let app = Arc::new(app);
     let mut tasks = Vec::new();
     for i in 0..50 {
@@ -459,15 +473,7 @@ async fn checkout_rereads_the_plan_and_refuses_gone_repriced_and_uncovered_sales
         .clone();
     upstream.sandbox.set_balance(0).expect("balance");
     // The wallet is re-read at most once a minute: make the stored one stale.
-    app.db
-        .run(|conn| {
-            diesel::update(storefront::db::schema::wallet::table)
-                .set(storefront::db::schema::wallet::refreshed_at_ms.eq(0_i64))
-                .execute(conn)
-                .map_err(DbError::from)
-        })
-        .await
-        .expect("age wallet");
+    age_wallet(&app.db).await;
     let (status, page, _) = buy(&app, &browser, &other, "b@example.com").await;
     assert_eq!(status, 409);
     assert!(page.contains("Temporarily unavailable"), "{page}");

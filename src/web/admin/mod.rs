@@ -12,7 +12,7 @@ mod dashboard;
 mod login;
 mod orders;
 mod pricing;
-mod wallet;
+pub(crate) mod wallet;
 
 use std::future::Future;
 use std::pin::Pin;
