@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::consumer::buy_and_pay;
 use crate::helpers::random_suffix;
 
 const PURCHASES: usize = 3;
@@ -300,119 +301,4 @@ async fn killed_at_each_fail_point_the_shop_orders_each_paid_purchase_once_and_f
         }
     }
     assert!(failed.is_empty(), "failed at: {}", failed.join(", "));
-}
-
-/// One consumer: plan page, checkout, demo payment. Retries each step while the shop is down
-/// (a consumer pressing reload), bounded in time. Returns the purchase id and its cookie.
-async fn buy_and_pay(
-    client: &reqwest::Client,
-    shop: &str,
-    plan: &str,
-    n: usize,
-) -> (String, String) {
-    let deadline = Instant::now() + Duration::from_secs(90);
-    loop {
-        assert!(Instant::now() < deadline, "purchase {n} never completed");
-        match try_buy_and_pay(client, shop, plan, n).await {
-            Some(done) => return done,
-            None => tokio::time::sleep(Duration::from_millis(100)).await,
-        }
-    }
-}
-
-async fn try_buy_and_pay(
-    client: &reqwest::Client,
-    shop: &str,
-    plan: &str,
-    n: usize,
-) -> Option<(String, String)> {
-    let page = client
-        .get(format!("{shop}/plans/{plan}"))
-        .send()
-        .await
-        .ok()?;
-    let csrf_cookie = cookie(&page, "csrf")?;
-    let html = page.text().await.ok()?;
-    let token = hidden(&html, "csrf_token")?;
-    let price = hidden(&html, "expected_price_cents")?;
-    let email = format!("buyer{n}@example.com");
-    let form = [
-        ("csrf_token", token.as_str()),
-        ("plan_id", plan),
-        ("email", email.as_str()),
-        ("confirm_device", "yes"),
-        ("expected_price_cents", price.as_str()),
-    ];
-    let res = client
-        .post(format!("{shop}/checkout"))
-        .header("cookie", format!("csrf={csrf_cookie}"))
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body(encode(&form))
-        .send()
-        .await
-        .ok()?;
-    if res.status() != 303 {
-        return None;
-    }
-    let order_cookie = res
-        .headers()
-        .get_all("set-cookie")
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .find(|v| v.starts_with("order_"))?
-        .split(';')
-        .next()?
-        .to_string();
-    let pay_page = res.headers().get("location")?.to_str().ok()?.to_string();
-    let session = pay_page.rsplit('/').next()?.to_string();
-    // Pay, retrying through the crash and restart; a repeated Pay changes nothing.
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        if Instant::now() > deadline {
-            return None;
-        }
-        let paid = client
-            .post(format!("{shop}/demo-pay/{session}/pay"))
-            .header("cookie", format!("csrf={csrf_cookie}"))
-            .header("content-type", "application/x-www-form-urlencoded")
-            .body(encode(&[("csrf_token", token.as_str())]))
-            .send()
-            .await;
-        if let Ok(res) = paid
-            && res.status() == 303
-        {
-            let id = order_cookie
-                .split('=')
-                .next()?
-                .trim_start_matches("order_")
-                .to_string();
-            return Some((id, order_cookie));
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
-fn encode(form: &[(&str, &str)]) -> String {
-    url::form_urlencoded::Serializer::new(String::new())
-        .extend_pairs(form)
-        .finish()
-}
-
-fn cookie(res: &reqwest::Response, name: &str) -> Option<String> {
-    res.headers()
-        .get_all("set-cookie")
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .find_map(|v| v.strip_prefix(&format!("{name}=")))
-        .and_then(|v| v.split(';').next())
-        .map(str::to_string)
-}
-
-fn hidden(html: &str, name: &str) -> Option<String> {
-    let marker = format!("name=\"{name}\" value=\"");
-    html.split(&marker)
-        .nth(1)?
-        .split('"')
-        .next()
-        .map(str::to_string)
 }

@@ -9,6 +9,7 @@ mod admin_wallet;
 mod catalog;
 mod checkout;
 mod cli;
+mod consumer;
 mod crash;
 mod db;
 mod failpoints;
