@@ -2,10 +2,9 @@
 //! and their timeouts, CSRF, roles, the orders pages and their audited actions, and the demo's
 //! owner account.
 
-use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
-use std::sync::{Arc, Mutex};
+
 use std::time::{Duration, Instant};
 
 use diesel::prelude::*;
@@ -14,86 +13,14 @@ use storefront::db::schema::{admin_audit, admin_sessions, alerts, outbox_jobs, p
 use storefront::db::{Db, DbError, now_ms, purchases};
 
 use crate::both_backends;
-use crate::helpers::{Backend, TestApp, TestDb, spawn_app, spawn_app_on, spawn_shop};
+use crate::helpers::{Answer, Backend, TestApp, TestDb, spawn_app, spawn_app_on, spawn_shop};
+pub(crate) use crate::helpers::{Browser, hidden, location};
 
 pub(crate) const OWNER: &str = "owner@example.com";
 pub(crate) const SUPPORT: &str = "support@example.com";
 pub(crate) const PASSWORD: &str = "a long admin passphrase";
 
-/// A browser's cookie jar, enough for one host.
-#[derive(Clone, Default)]
-pub(crate) struct Browser {
-    cookies: Arc<Mutex<HashMap<String, String>>>,
-}
-
-type Answer = (u16, String, reqwest::header::HeaderMap);
-
 impl Browser {
-    fn cookie_header(&self) -> String {
-        let jar = self.cookies.lock().expect("jar");
-        jar.iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect::<Vec<_>>()
-            .join("; ")
-    }
-
-    fn cookie(&self, name: &str) -> Option<String> {
-        self.cookies.lock().expect("jar").get(name).cloned()
-    }
-
-    fn set_cookie(&self, name: &str, value: &str) {
-        self.cookies
-            .lock()
-            .expect("jar")
-            .insert(name.to_string(), value.to_string());
-    }
-
-    fn remember(&self, res: &reqwest::Response) {
-        let mut jar = self.cookies.lock().expect("jar");
-        for value in res.headers().get_all("set-cookie") {
-            let text = value.to_str().expect("ascii");
-            let pair = text.split(';').next().unwrap_or(text);
-            if let Some((name, value)) = pair.split_once('=') {
-                if value.is_empty() {
-                    jar.remove(name.trim());
-                } else {
-                    jar.insert(name.trim().to_string(), value.trim().to_string());
-                }
-            }
-        }
-    }
-
-    pub(crate) async fn get(&self, app: &TestApp, path: &str) -> Answer {
-        let res = app
-            .client
-            .get(app.url(path))
-            .header("cookie", self.cookie_header())
-            .send()
-            .await
-            .expect("get");
-        self.remember(&res);
-        let (status, headers) = (res.status().as_u16(), res.headers().clone());
-        (status, res.text().await.expect("body"), headers)
-    }
-
-    pub(crate) async fn post(&self, app: &TestApp, path: &str, form: &[(&str, &str)]) -> Answer {
-        let body: String = url::form_urlencoded::Serializer::new(String::new())
-            .extend_pairs(form)
-            .finish();
-        let res = app
-            .client
-            .post(app.url(path))
-            .header("cookie", self.cookie_header())
-            .header("content-type", "application/x-www-form-urlencoded")
-            .body(body)
-            .send()
-            .await
-            .expect("post");
-        self.remember(&res);
-        let (status, headers) = (res.status().as_u16(), res.headers().clone());
-        (status, res.text().await.expect("body"), headers)
-    }
-
     /// A CSRF token for this browser, from the login page (or, once signed in, the
     /// dashboard's logout form).
     pub(crate) async fn csrf(&self, app: &TestApp) -> String {
@@ -135,19 +62,6 @@ impl Browser {
         )
         .await
     }
-}
-
-pub(crate) fn hidden(html: &str, name: &str) -> String {
-    let marker = format!("name=\"{name}\" value=\"");
-    html.split(&marker)
-        .nth(1)
-        .and_then(|rest| rest.split('"').next())
-        .unwrap_or_else(|| panic!("no hidden {name} in {html}"))
-        .to_string()
-}
-
-pub(crate) fn location(headers: &reqwest::header::HeaderMap) -> String {
-    headers["location"].to_str().expect("ascii").to_string()
 }
 
 pub(crate) async fn create(db: &Db, email: &str, role: Role) {

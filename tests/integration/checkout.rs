@@ -1,8 +1,7 @@
 //! Buying through the demo provider: CSRF, validation, the live re-read at checkout, the wallet
 //! guard under concurrency, exactly-once payment confirmation and the private order page.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use diesel::prelude::*;
 use storefront::catalog::ShopPlan;
@@ -13,89 +12,7 @@ use storefront::orders::confirm::{self, Applied};
 use storefront::payments::{EventKind, PaymentEvent};
 
 use crate::both_backends;
-use crate::helpers::{Backend, TestApp, spawn_shop};
-
-/// A browser's cookie jar, enough for one host.
-#[derive(Clone, Default)]
-struct Browser {
-    cookies: Arc<Mutex<HashMap<String, String>>>,
-}
-
-impl Browser {
-    fn cookie_header(&self) -> String {
-        let jar = self.cookies.lock().expect("jar");
-        jar.iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect::<Vec<_>>()
-            .join("; ")
-    }
-
-    fn remember(&self, res: &reqwest::Response) {
-        let mut jar = self.cookies.lock().expect("jar");
-        for value in res.headers().get_all("set-cookie") {
-            let text = value.to_str().expect("ascii");
-            if let Some((pair, _)) = text.split_once(';').or(Some((text, "")))
-                && let Some((name, value)) = pair.split_once('=')
-            {
-                jar.insert(name.trim().to_string(), value.trim().to_string());
-            }
-        }
-    }
-
-    async fn get(&self, app: &TestApp, path: &str) -> (u16, String, reqwest::header::HeaderMap) {
-        let url = if path.starts_with("http") {
-            path.to_string()
-        } else {
-            app.url(path)
-        };
-        let res = app
-            .client
-            .get(url)
-            .header("cookie", self.cookie_header())
-            .send()
-            .await
-            .expect("get");
-        self.remember(&res);
-        let (status, headers) = (res.status().as_u16(), res.headers().clone());
-        (status, res.text().await.expect("body"), headers)
-    }
-
-    async fn post(
-        &self,
-        app: &TestApp,
-        path: &str,
-        form: &[(&str, &str)],
-    ) -> (u16, String, reqwest::header::HeaderMap) {
-        let body: String = url::form_urlencoded::Serializer::new(String::new())
-            .extend_pairs(form)
-            .finish();
-        let res = app
-            .client
-            .post(app.url(path))
-            .header("cookie", self.cookie_header())
-            .header("content-type", "application/x-www-form-urlencoded")
-            .body(body)
-            .send()
-            .await
-            .expect("post");
-        self.remember(&res);
-        let (status, headers) = (res.status().as_u16(), res.headers().clone());
-        (status, res.text().await.expect("body"), headers)
-    }
-}
-
-fn hidden(html: &str, name: &str) -> String {
-    let marker = format!("name=\"{name}\" value=\"");
-    html.split(&marker)
-        .nth(1)
-        .and_then(|rest| rest.split('"').next())
-        .unwrap_or_else(|| panic!("no hidden {name} in {html}"))
-        .to_string()
-}
-
-fn location(headers: &reqwest::header::HeaderMap) -> String {
-    headers["location"].to_str().expect("ascii").to_string()
-}
+use crate::helpers::{Backend, Browser, TestApp, hidden, location, spawn_shop};
 
 /// A local plan the demo provider can sell.
 fn sellable_plan(app: &TestApp) -> ShopPlan {
@@ -568,11 +485,7 @@ async fn the_emailed_link_becomes_a_cookie_and_leaves_the_address_bar() {
     assert!(pay_page.contains("demo-pay"));
     // A second device has only the emailed link, which we rebuild from the stored cookie.
     let token = buyer
-        .cookies
-        .lock()
-        .expect("jar")
-        .get(&format!("order_{order_id}"))
-        .cloned()
+        .cookie(&format!("order_{order_id}"))
         .expect("order cookie set at checkout");
     let phone = Browser::default();
     let res = app

@@ -6,6 +6,7 @@
 //! `/usr/lib/postgresql/*/bin` and stopped when the test process exits. Without either, the
 //! PostgreSQL variants say so loudly and pass only outside CI; with `CI=true` they fail.
 
+use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -400,4 +401,98 @@ impl TestApp {
             .filter_map(|p| std::fs::read_to_string(p).ok())
             .collect()
     }
+}
+
+/// A browser's cookie jar, enough for one host.
+#[derive(Clone, Default)]
+pub struct Browser {
+    cookies: Arc<Mutex<HashMap<String, String>>>,
+}
+
+pub type Answer = (u16, String, reqwest::header::HeaderMap);
+
+impl Browser {
+    pub fn cookie_header(&self) -> String {
+        let jar = self.cookies.lock().expect("jar");
+        jar.iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
+    pub fn cookie(&self, name: &str) -> Option<String> {
+        self.cookies.lock().expect("jar").get(name).cloned()
+    }
+
+    pub fn set_cookie(&self, name: &str, value: &str) {
+        self.cookies
+            .lock()
+            .expect("jar")
+            .insert(name.to_string(), value.to_string());
+    }
+
+    pub fn remember(&self, res: &reqwest::Response) {
+        let mut jar = self.cookies.lock().expect("jar");
+        for value in res.headers().get_all("set-cookie") {
+            let text = value.to_str().expect("ascii");
+            let pair = text.split(';').next().unwrap_or(text);
+            if let Some((name, value)) = pair.split_once('=') {
+                if value.is_empty() {
+                    jar.remove(name.trim());
+                } else {
+                    jar.insert(name.trim().to_string(), value.trim().to_string());
+                }
+            }
+        }
+    }
+
+    pub async fn get(&self, app: &TestApp, path: &str) -> Answer {
+        let res = app
+            .client
+            .get(if path.starts_with("http") {
+                path.to_string()
+            } else {
+                app.url(path)
+            })
+            .header("cookie", self.cookie_header())
+            .send()
+            .await
+            .expect("get");
+        self.remember(&res);
+        let (status, headers) = (res.status().as_u16(), res.headers().clone());
+        (status, res.text().await.expect("body"), headers)
+    }
+
+    pub async fn post(&self, app: &TestApp, path: &str, form: &[(&str, &str)]) -> Answer {
+        let body: String = url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(form)
+            .finish();
+        let res = app
+            .client
+            .post(app.url(path))
+            .header("cookie", self.cookie_header())
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(body)
+            .send()
+            .await
+            .expect("post");
+        self.remember(&res);
+        let (status, headers) = (res.status().as_u16(), res.headers().clone());
+        (status, res.text().await.expect("body"), headers)
+    }
+}
+
+/// The value of the hidden form field `name` in `html`.
+pub fn hidden(html: &str, name: &str) -> String {
+    let marker = format!("name=\"{name}\" value=\"");
+    html.split(&marker)
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap_or_else(|| panic!("no hidden {name} in {html}"))
+        .to_string()
+}
+
+/// The `Location` of a redirect.
+pub fn location(headers: &reqwest::header::HeaderMap) -> String {
+    headers["location"].to_str().expect("ascii").to_string()
 }
