@@ -8,7 +8,8 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    Chrome, CurrentAdmin, admin_page, check_csrf, client_addr, format_ms, require_owner, see_other,
+    Chrome, CurrentAdmin, admin_page, check_csrf, client_addr, format_ms, list_href, non_empty,
+    require_owner, see_other,
 };
 use crate::catalog::SyncOutcome;
 use crate::db::{self, admin as q};
@@ -70,31 +71,6 @@ struct CatalogPage {
     page: usize,
     newer_href: Option<String>,
     older_href: Option<String>,
-}
-
-fn non_empty(value: Option<String>) -> Option<String> {
-    value
-        .map(|v| v.trim().to_string())
-        .filter(|v| !v.is_empty())
-}
-
-fn list_href(country: Option<&str>, region: Option<&str>, page: usize) -> String {
-    let mut params = url::form_urlencoded::Serializer::new(String::new());
-    if let Some(c) = country {
-        params.append_pair("country", c);
-    }
-    if let Some(r) = region {
-        params.append_pair("region", r);
-    }
-    if page > 0 {
-        params.append_pair("page", &page.to_string());
-    }
-    let params = params.finish();
-    if params.is_empty() {
-        "/admin/catalog".to_string()
-    } else {
-        format!("/admin/catalog?{params}")
-    }
 }
 
 pub async fn page(
@@ -199,9 +175,26 @@ pub async fn page(
         rows,
         matching: matching.len(),
         page,
-        newer_href: (page > 0).then(|| list_href(country.as_deref(), region.as_deref(), page - 1)),
-        older_href: (matching.len() > shown_to)
-            .then(|| list_href(country.as_deref(), region.as_deref(), page + 1)),
+        newer_href: (page > 0).then(|| {
+            list_href(
+                "/admin/catalog",
+                &[
+                    ("country", country.as_deref()),
+                    ("region", region.as_deref()),
+                ],
+                (page - 1) as u64,
+            )
+        }),
+        older_href: (matching.len() > shown_to).then(|| {
+            list_href(
+                "/admin/catalog",
+                &[
+                    ("country", country.as_deref()),
+                    ("region", region.as_deref()),
+                ],
+                (page + 1) as u64,
+            )
+        }),
     };
     Ok(admin_page(StatusCode::OK, &view, cookie))
 }

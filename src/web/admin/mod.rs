@@ -216,6 +216,32 @@ fn format_age(ms: i64) -> String {
     }
 }
 
+/// A form or query value with surrounding space removed; empty means absent.
+fn non_empty(value: Option<String>) -> Option<String> {
+    value
+        .map(|v| v.trim().to_string())
+        .filter(|v| !v.is_empty())
+}
+
+/// A list page's address with its filters (the absent ones left out) and page number.
+fn list_href(path: &str, filters: &[(&str, Option<&str>)], page: u64) -> String {
+    let mut params = url::form_urlencoded::Serializer::new(String::new());
+    for (name, value) in filters {
+        if let Some(value) = value {
+            params.append_pair(name, value);
+        }
+    }
+    if page > 0 {
+        params.append_pair("page", &page.to_string());
+    }
+    let params = params.finish();
+    if params.is_empty() {
+        path.to_string()
+    } else {
+        format!("{path}?{params}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,7 +11,8 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    Chrome, CurrentAdmin, admin_page, check_csrf, client_addr, format_ms, require_owner, see_other,
+    Chrome, CurrentAdmin, admin_page, check_csrf, client_addr, format_ms, list_href, non_empty,
+    require_owner, see_other,
 };
 use crate::accounts::action;
 use crate::db::{self, DbError, admin as q, fulfilment, outbox, purchases};
@@ -60,31 +61,6 @@ struct OrdersPage {
     page: u32,
     newer_href: Option<String>,
     older_href: Option<String>,
-}
-
-fn non_empty(value: Option<String>) -> Option<String> {
-    value
-        .map(|v| v.trim().to_string())
-        .filter(|v| !v.is_empty())
-}
-
-fn list_href(query: Option<&str>, status: Option<&str>, page: u32) -> String {
-    let mut params = url::form_urlencoded::Serializer::new(String::new());
-    if let Some(q) = query {
-        params.append_pair("q", q);
-    }
-    if let Some(s) = status {
-        params.append_pair("status", s);
-    }
-    if page > 0 {
-        params.append_pair("page", &page.to_string());
-    }
-    let params = params.finish();
-    if params.is_empty() {
-        "/admin/orders".to_string()
-    } else {
-        format!("/admin/orders?{params}")
-    }
 }
 
 pub async fn list(
@@ -139,8 +115,20 @@ pub async fn list(
             })
             .collect(),
         page,
-        newer_href: (page > 0).then(|| list_href(text.as_deref(), status.as_deref(), page - 1)),
-        older_href: has_more.then(|| list_href(text.as_deref(), status.as_deref(), page + 1)),
+        newer_href: (page > 0).then(|| {
+            list_href(
+                "/admin/orders",
+                &[("q", text.as_deref()), ("status", status.as_deref())],
+                u64::from(page - 1),
+            )
+        }),
+        older_href: has_more.then(|| {
+            list_href(
+                "/admin/orders",
+                &[("q", text.as_deref()), ("status", status.as_deref())],
+                u64::from(page + 1),
+            )
+        }),
     };
     Ok(admin_page(StatusCode::OK, &page_view, cookie))
 }
