@@ -115,6 +115,7 @@ impl Catalog {
         let clock = Instant::now();
         match sync::fetch(client, started_ms).await {
             Ok((fetched, skipped_plans)) => {
+                let fetch = clock.elapsed();
                 let (plans, countries, regions) = (
                     fetched.plans.len(),
                     fetched.countries.len(),
@@ -123,20 +124,28 @@ impl Catalog {
                 self.db
                     .run(move |conn| store::replace_catalog(conn, &fetched, started_ms, now_ms()))
                     .await?;
+                let store = clock.elapsed() - fetch;
                 self.reload().await?;
+                let elapsed = clock.elapsed();
                 let report = SyncReport {
                     plans,
                     countries,
                     regions,
                     skipped_plans,
-                    elapsed: clock.elapsed(),
+                    elapsed,
+                    fetch,
+                    store,
+                    reload: elapsed - fetch - store,
                 };
                 tracing::info!(
                     catalog.plans = plans,
                     catalog.countries = countries,
                     catalog.regions = regions,
                     catalog.skipped = skipped_plans,
-                    elapsed_ms = u64::try_from(report.elapsed.as_millis()).unwrap_or(u64::MAX),
+                    elapsed_ms = millis(report.elapsed),
+                    fetch_ms = millis(report.fetch),
+                    store_ms = millis(report.store),
+                    reload_ms = millis(report.reload),
                     "catalog synced"
                 );
                 Ok(report)
@@ -219,4 +228,8 @@ impl Catalog {
         }
         Ok(())
     }
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }

@@ -27,6 +27,10 @@ pub struct SyncReport {
     /// Plans left out because they cannot be ordered (an id the order endpoint would refuse).
     pub skipped_plans: usize,
     pub elapsed: Duration,
+    /// Of `elapsed`: fetching every page, writing the catalog, rebuilding the snapshot.
+    pub fetch: Duration,
+    pub store: Duration,
+    pub reload: Duration,
 }
 
 /// Fetches the whole catalog. Any failure fails the whole fetch.

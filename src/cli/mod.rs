@@ -250,11 +250,15 @@ async fn catalog_sync(
     match catalog.sync(&client, &holder).await {
         Ok(SyncOutcome::Synced(report)) => {
             println!(
-                "synced {} plans, {} countries, {} regions in {} ms{}",
+                "synced {} plans, {} countries, {} regions in {} ms \
+                 (fetch {} ms, store {} ms, snapshot {} ms){}",
                 report.plans,
                 report.countries,
                 report.regions,
                 report.elapsed.as_millis(),
+                report.fetch.as_millis(),
+                report.store.as_millis(),
+                report.reload.as_millis(),
                 if report.skipped_plans > 0 {
                     format!(
                         " ({} plans skipped: ids the order endpoint would refuse)",

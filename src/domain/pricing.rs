@@ -263,32 +263,44 @@ pub struct LadderInversion {
     pub smaller_price: Cents,
 }
 
-/// Every inversion among `plans`, by destination.
+/// The inversions among `plans`: each plan outclassed by a cheaper one of the same destination
+/// and kind is reported once, with the cheapest plan that outclasses it, so the list is never
+/// longer than the catalog (all pairs would grow with its square). By destination, then plan.
 pub fn ladder_inversions(plans: &[LadderEntry<'_>]) -> Vec<LadderInversion> {
     let mut sorted: Vec<&LadderEntry<'_>> = plans.iter().collect();
-    sorted.sort_by(|a, b| (a.destination, a.is_daily).cmp(&(b.destination, b.is_daily)));
+    sorted.sort_by(|a, b| {
+        (a.destination, a.is_daily, a.plan_id).cmp(&(b.destination, b.is_daily, b.plan_id))
+    });
     let mut found = Vec::new();
     for group in sorted.chunk_by(|a, b| a.destination == b.destination && a.is_daily == b.is_daily)
     {
-        for bigger in group {
-            for smaller in group {
-                let dominates = bigger.data_mb >= smaller.data_mb
-                    && bigger.validity_days >= smaller.validity_days
-                    && (bigger.data_mb > smaller.data_mb
-                        || bigger.validity_days > smaller.validity_days);
-                if dominates && bigger.price < smaller.price {
-                    found.push(LadderInversion {
-                        destination: bigger.destination.to_string(),
-                        bigger_plan: bigger.plan_id.to_string(),
-                        bigger_price: bigger.price,
-                        smaller_plan: smaller.plan_id.to_string(),
-                        smaller_price: smaller.price,
-                    });
-                }
+        // Cheapest first: the first outclassing plan met is the cheapest one.
+        let mut by_price = group.to_vec();
+        by_price.sort_by(|a, b| (a.price, a.plan_id).cmp(&(b.price, b.plan_id)));
+        for smaller in group {
+            let cheapest = by_price
+                .iter()
+                .take_while(|bigger| bigger.price < smaller.price)
+                .find(|bigger| outclasses(bigger, smaller));
+            if let Some(bigger) = cheapest {
+                found.push(LadderInversion {
+                    destination: smaller.destination.to_string(),
+                    bigger_plan: bigger.plan_id.to_string(),
+                    bigger_price: bigger.price,
+                    smaller_plan: smaller.plan_id.to_string(),
+                    smaller_price: smaller.price,
+                });
             }
         }
     }
     found
+}
+
+/// At least as much data for at least as long, and strictly more of one.
+fn outclasses(bigger: &LadderEntry<'_>, smaller: &LadderEntry<'_>) -> bool {
+    bigger.data_mb >= smaller.data_mb
+        && bigger.validity_days >= smaller.validity_days
+        && (bigger.data_mb > smaller.data_mb || bigger.validity_days > smaller.validity_days)
 }
 
 #[cfg(test)]
@@ -495,7 +507,7 @@ mod tests {
         }
 
         #[test]
-        fn inversions_are_exactly_the_dominating_cheaper_pairs(
+        fn each_outclassed_plan_is_reported_once_with_its_cheapest_rival(
             plans in proptest::collection::vec((0i64..4, 1i64..4, 1i64..4, 0i64..5), 0..12)
         ) {
             let ids: Vec<String> = (0..plans.len()).map(|i| format!("p{i}")).collect();
@@ -509,16 +521,25 @@ mod tests {
             }).collect();
             let found = ladder_inversions(&entries);
             let mut expected = 0;
-            for a in &entries {
-                for b in &entries {
-                    let same_group = a.destination == b.destination && a.is_daily == b.is_daily;
-                    let dominates = a.data_mb >= b.data_mb && a.validity_days >= b.validity_days
-                        && (a.data_mb > b.data_mb || a.validity_days > b.validity_days);
-                    if same_group && dominates && a.price < b.price {
-                        expected += 1;
-                        prop_assert!(found.iter().any(|i| i.bigger_plan == a.plan_id && i.smaller_plan == b.plan_id));
-                    }
+            for smaller in &entries {
+                let rivals: Vec<&LadderEntry<'_>> = entries.iter().filter(|a| {
+                    a.destination == smaller.destination && a.is_daily == smaller.is_daily
+                        && a.data_mb >= smaller.data_mb && a.validity_days >= smaller.validity_days
+                        && (a.data_mb > smaller.data_mb || a.validity_days > smaller.validity_days)
+                        && a.price < smaller.price
+                }).collect();
+                let reported: Vec<&LadderInversion> =
+                    found.iter().filter(|i| i.smaller_plan == smaller.plan_id).collect();
+                if rivals.is_empty() {
+                    prop_assert!(reported.is_empty());
+                    continue;
                 }
+                expected += 1;
+                prop_assert_eq!(reported.len(), 1);
+                let cheapest = rivals.iter().map(|r| r.price).min().expect("a rival");
+                prop_assert_eq!(reported[0].bigger_price, cheapest);
+                prop_assert_eq!(reported[0].smaller_price, smaller.price);
+                prop_assert!(rivals.iter().any(|r| r.plan_id == reported[0].bigger_plan && r.price == cheapest));
             }
             prop_assert_eq!(found.len(), expected);
         }

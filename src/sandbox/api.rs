@@ -246,8 +246,8 @@ async fn plans(sb: web::Data<Sandbox>, req: HttpRequest) -> Result<HttpResponse,
                     .as_deref()
                     .is_none_or(|r| p.plan.region.as_deref() == Some(r))
             })
-            .map(|p| (u64::try_from(p.index).unwrap_or(u64::MAX), p.plan.clone()));
-        paginate(items, &query, "plans", fp, false)
+            .map(|p| (u64::try_from(p.index).unwrap_or(u64::MAX), &p.plan));
+        paginate(items, &query, "plans", fp, false).map(|page| page.map(Clone::clone))
     })?;
     Ok(ok_json(&page))
 }
@@ -281,8 +281,8 @@ async fn transactions(sb: web::Data<Sandbox>, req: HttpRequest) -> Result<HttpRe
             .transactions()
             .iter()
             .rev()
-            .map(|t| (u64::try_from(t.id).unwrap_or(0), t.clone()));
-        paginate(items, &query, "transactions", 0, true)
+            .map(|t| (u64::try_from(t.id).unwrap_or(0), t));
+        paginate(items, &query, "transactions", 0, true).map(|page| page.map(Clone::clone))
     })?;
     Ok(ok_json(&page))
 }
@@ -372,8 +372,8 @@ async fn orders(sb: web::Data<Sandbox>, req: HttpRequest) -> Result<HttpResponse
     gate(&sb, &req, Scope::OrdersRead).await?;
     let query = validate::list_query(&req, false)?;
     let page = sb.with(|s| {
-        let items = s.orders().iter().rev().map(|o| (o.seq, o.to_wire()));
-        paginate(items, &query, "orders", 0, true)
+        let items = s.orders().iter().rev().map(|o| (o.seq, o));
+        paginate(items, &query, "orders", 0, true).map(|page| page.map(|o| o.to_wire()))
     })?;
     Ok(ok_json(&page))
 }

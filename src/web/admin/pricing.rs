@@ -196,7 +196,12 @@ struct PricingPage {
     preview: Option<Preview>,
     saved: bool,
     inversions: Vec<InversionView>,
+    /// Inversions beyond the ones listed.
+    more_inversions: usize,
 }
+
+/// Inversions listed on the page; the rest are counted.
+const INVERSIONS_LISTED: usize = 100;
 
 #[derive(Deserialize)]
 pub struct PricingQuery {
@@ -240,9 +245,11 @@ async fn render(
         error,
         preview,
         saved,
+        more_inversions: snap.inversions().len().saturating_sub(INVERSIONS_LISTED),
         inversions: snap
             .inversions()
             .iter()
+            .take(INVERSIONS_LISTED)
             .map(|i| InversionView {
                 destination: snap
                     .country_name(&i.destination)
