@@ -3,7 +3,8 @@
 //! No page view calls upstream. A sync fetches the whole catalog first and replaces the stored
 //! one in a single transaction, so a failed or partial sync never replaces a good catalog. The
 //! snapshot is rebuilt from the database (not from the fetch), so every replica serves the same
-//! catalog whichever one ran the sync; replicas notice another's sync by its row and reload.
+//! catalog whichever one ran the sync; replicas notice another's sync by its row, and another's
+//! markup change by the pricing version, and reload.
 
 pub mod snapshot;
 pub mod store;
@@ -193,25 +194,7 @@ impl Catalog {
         refresh_ms: i64,
         holder: &str,
     ) -> Result<(), SyncError> {
-        let latest: Option<(i64, bool, i64)> = self
-            .db
-            .run(|conn| {
-                catalog_syncs::table
-                    .order(catalog_syncs::id.desc())
-                    .select((
-                        catalog_syncs::id,
-                        catalog_syncs::ok,
-                        catalog_syncs::finished_at_ms,
-                    ))
-                    .first(conn)
-                    .optional()
-                    .map_err(DbError::from)
-            })
-            .await?;
-        let seen = self.snapshot().last_sync.as_ref().map(|s| s.id);
-        if latest.map(|(id, _, _)| id) != seen {
-            self.reload().await?;
-        }
+        let latest = self.reload_if_changed().await?;
         let due = match latest {
             None => true,
             Some((_, true, finished)) => now_ms() - finished >= refresh_ms,
@@ -227,6 +210,33 @@ impl Catalog {
             }
         }
         Ok(())
+    }
+
+    /// Reloads the snapshot when the database holds another catalog than the one served:
+    /// another replica synced, or changed a markup rule. Returns the latest sync's id, whether
+    /// it succeeded, and when it finished.
+    pub async fn reload_if_changed(&self) -> Result<Option<(i64, bool, i64)>, DbError> {
+        let (latest, pricing) = self
+            .db
+            .run(|conn| {
+                let latest: Option<(i64, bool, i64)> = catalog_syncs::table
+                    .order(catalog_syncs::id.desc())
+                    .select((
+                        catalog_syncs::id,
+                        catalog_syncs::ok,
+                        catalog_syncs::finished_at_ms,
+                    ))
+                    .first(conn)
+                    .optional()?;
+                Ok::<_, DbError>((latest, crate::db::pricing::version(conn)?))
+            })
+            .await?;
+        let snapshot = self.snapshot();
+        let seen = snapshot.last_sync.as_ref().map(|s| s.id);
+        if latest.map(|(id, _, _)| id) != seen || pricing != snapshot.pricing_version {
+            self.reload().await?;
+        }
+        Ok(latest)
     }
 }
 

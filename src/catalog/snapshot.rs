@@ -136,7 +136,15 @@ pub struct Snapshot {
     book: Option<PriceBook>,
     pub last_sync: Option<SyncRow>,
     pub last_good_sync: Option<SyncRow>,
+    /// The pricing version the prices were computed under.
+    pub pricing_version: i64,
+    /// Unique per built snapshot (0: the empty one before the first load), so what is derived
+    /// from one snapshot (rendered pages) is never served from another.
+    generation: u64,
 }
+
+/// The generation of the next snapshot built.
+static NEXT_GENERATION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 fn json_list(raw: &str) -> Vec<String> {
     serde_json::from_str(raw).unwrap_or_default()
@@ -223,7 +231,9 @@ impl Snapshot {
             .collect();
 
         let mut snap = Snapshot {
+            generation: NEXT_GENERATION.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             last_sync: stored.last_sync.clone(),
+            pricing_version: stored.pricing_version,
             last_good_sync: stored.last_good_sync.clone(),
             ..Snapshot::default()
         };
@@ -308,6 +318,11 @@ impl Snapshot {
         snap.plans = plans;
         snap.book = Some(book);
         snap
+    }
+
+    /// Which snapshot this is: equal generations are the same snapshot.
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     pub fn plan(&self, id: &str) -> Option<&ShopPlan> {

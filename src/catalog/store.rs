@@ -96,6 +96,8 @@ pub struct StoredCatalog {
     pub regions: Vec<RegionRow>,
     pub plans: Vec<PlanRow>,
     pub rules: Vec<RuleRow>,
+    /// The pricing version `rules` belong to (`db::pricing::version`).
+    pub pricing_version: i64,
     pub last_sync: Option<SyncRow>,
     pub last_good_sync: Option<SyncRow>,
 }
@@ -261,6 +263,7 @@ pub fn load_catalog(conn: &mut DbConn) -> Result<StoredCatalog, DbError> {
                 .order(catalog_plans::id)
                 .load(conn)?,
             rules: markup_rules::table.order(markup_rules::id).load(conn)?,
+            pricing_version: crate::db::pricing::version(conn)?,
             last_sync: catalog_syncs::table
                 .order(catalog_syncs::id.desc())
                 .first(conn)

@@ -4,8 +4,42 @@
 use diesel::prelude::*;
 
 use crate::catalog::store::RuleRow;
-use crate::db::schema::markup_rules;
+use crate::db::schema::{markup_rules, shop_settings};
 use crate::db::{DbConn, DbError};
+
+/// `shop_settings` name of the pricing version: raised by every rule change, so each replica
+/// notices a change made on another and rebuilds its snapshot.
+pub const VERSION: &str = "pricing_version";
+
+/// The current pricing version (0 before the first change).
+pub fn version(conn: &mut DbConn) -> Result<i64, DbError> {
+    Ok(shop_settings::table
+        .find(VERSION)
+        .select(shop_settings::value)
+        .first(conn)
+        .optional()?
+        .unwrap_or(0))
+}
+
+/// Raises the pricing version, in the caller's transaction.
+fn bump_version(conn: &mut DbConn, now_ms: i64) -> Result<(), DbError> {
+    crate::with_inner!(&mut *conn, |c| {
+        diesel::insert_into(shop_settings::table)
+            .values((
+                shop_settings::name.eq(VERSION),
+                shop_settings::value.eq(1_i64),
+                shop_settings::updated_at_ms.eq(now_ms),
+            ))
+            .on_conflict(shop_settings::name)
+            .do_update()
+            .set((
+                shop_settings::value.eq(shop_settings::value + 1_i64),
+                shop_settings::updated_at_ms.eq(now_ms),
+            ))
+            .execute(c)
+    })?;
+    Ok(())
+}
 
 pub fn rules(conn: &mut DbConn) -> Result<Vec<RuleRow>, DbError> {
     Ok(markup_rules::table
@@ -61,16 +95,21 @@ pub fn save(conn: &mut DbConn, rule: RuleValues<'_>, now_ms: i64) -> Result<(), 
             ))
             .execute(conn)?;
     }
-    Ok(())
+    bump_version(conn, now_ms)
 }
 
-/// Deletes the rule for a scope; returns whether one existed.
-pub fn delete(conn: &mut DbConn, kind: &str, value: &str) -> Result<bool, DbError> {
-    Ok(diesel::delete(
+/// Deletes the rule for a scope, in the caller's write transaction; returns whether one
+/// existed.
+pub fn delete(conn: &mut DbConn, kind: &str, value: &str, now_ms: i64) -> Result<bool, DbError> {
+    let deleted = diesel::delete(
         markup_rules::table
             .filter(markup_rules::scope_kind.eq(kind))
             .filter(markup_rules::scope_value.eq(value)),
     )
     .execute(conn)?
-        > 0)
+        > 0;
+    if deleted {
+        bump_version(conn, now_ms)?;
+    }
+    Ok(deleted)
 }

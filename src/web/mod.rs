@@ -12,6 +12,7 @@ mod metrics;
 mod middleware;
 mod ops;
 mod orders;
+pub mod page_cache;
 pub mod pages;
 pub mod rate_limit;
 pub mod request_id;
@@ -54,6 +55,8 @@ pub struct AppState {
     /// The outbox: its waker starts this process's workers at once after a commit that
     /// queued work.
     pub outbox: Outbox,
+    /// Rendered catalog pages of the current snapshot.
+    pub pages: page_cache::PageCache,
 }
 
 /// How long in-flight requests get to finish after SIGTERM before the server closes them.
@@ -153,6 +156,7 @@ impl Application {
             payments,
             checkout_limiter,
             outbox,
+            pages: page_cache::PageCache::default(),
         });
         background.push(tokio::spawn(watch_wallet(state.clone(), stopped)));
         let server = HttpServer::new(move || {

@@ -3,7 +3,7 @@
 
 use actix_web::http::StatusCode;
 use actix_web::http::header::{CACHE_CONTROL, HeaderValue};
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 use serde::Deserialize;
 
@@ -12,6 +12,22 @@ use crate::domain::Cents;
 use crate::web::AppState;
 use crate::web::error::AppError;
 use crate::web::pages;
+
+/// A catalog page of the current snapshot, rendered once and then answered from
+/// [`crate::web::page_cache`] until the snapshot changes. `key` names the page and every
+/// option that changes it.
+fn cached_page<T: Template>(
+    state: &AppState,
+    req: &HttpRequest,
+    snap: &Snapshot,
+    key: &str,
+    build: impl FnOnce() -> T,
+) -> Result<HttpResponse, AppError> {
+    let page = state.pages.get_or_render(snap.generation(), key, || {
+        build().render().map_err(AppError::internal)
+    })?;
+    Ok(page.respond(req))
+}
 
 /// Catalog pages hold nothing private: shared caches may keep them briefly.
 fn catalog_page<T: Template>(page: &T) -> HttpResponse {
@@ -117,9 +133,9 @@ struct HomePage {
     empty: bool,
 }
 
-pub async fn home(state: web::Data<AppState>) -> HttpResponse {
+pub async fn home(state: web::Data<AppState>, req: HttpRequest) -> Result<HttpResponse, AppError> {
     let snap = state.catalog.snapshot();
-    catalog_page(&HomePage {
+    cached_page(&state, &req, &snap, "home", || HomePage {
         popular: snap
             .popular(8)
             .into_iter()
@@ -162,9 +178,12 @@ struct CountriesPage {
     countries: Vec<DestinationLink>,
 }
 
-pub async fn countries(state: web::Data<AppState>) -> HttpResponse {
+pub async fn countries(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+) -> Result<HttpResponse, AppError> {
     let snap = state.catalog.snapshot();
-    catalog_page(&CountriesPage {
+    cached_page(&state, &req, &snap, "countries", || CountriesPage {
         countries: snap
             .destinations()
             .iter()
@@ -179,9 +198,12 @@ struct RegionsPage {
     regions: Vec<RegionLink>,
 }
 
-pub async fn regions(state: web::Data<AppState>) -> HttpResponse {
+pub async fn regions(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+) -> Result<HttpResponse, AppError> {
     let snap = state.catalog.snapshot();
-    catalog_page(&RegionsPage {
+    cached_page(&state, &req, &snap, "regions", || RegionsPage {
         regions: snap.regions().iter().map(RegionLink::new).collect(),
     })
 }
@@ -218,6 +240,19 @@ impl ListOptions {
             .and_then(|d| d.parse::<i64>().ok())
             .filter(|d| *d > 0);
         Self { sort, days }
+    }
+
+    /// Names these options in a page cache key.
+    fn key(&self) -> String {
+        let sort = match self.sort {
+            Sort::Price => "price",
+            Sort::Data => "data",
+            Sort::Validity => "validity",
+        };
+        match self.days {
+            Some(days) => format!("sort={sort}&days={days}"),
+            None => format!("sort={sort}"),
+        }
     }
 
     fn apply<'a>(&self, mut plans: Vec<&'a ShopPlan>) -> Vec<&'a ShopPlan> {
@@ -305,6 +340,7 @@ struct CountryPage<'a> {
 
 pub async fn country(
     state: web::Data<AppState>,
+    req: HttpRequest,
     code: web::Path<String>,
     query: web::Query<ListQuery>,
 ) -> Result<HttpResponse, AppError> {
@@ -315,28 +351,30 @@ pub async fn country(
         .ok_or(AppError::NotFound)?
         .to_string();
     let options = ListOptions::parse(&query);
-    let local_all = snap.local_plans(&code);
-    let covering_all = snap.covering_plans(&code);
-    let mut both: Vec<&ShopPlan> = local_all.clone();
-    both.extend(covering_all.iter().copied());
-    let page = CountryPage {
-        days: days_options(&both, options.days),
-        sorts: sort_options(options.sort),
-        local: options
-            .apply(local_all)
-            .into_iter()
-            .map(PlanCard::new)
-            .collect(),
-        covering: options
-            .apply(covering_all)
-            .into_iter()
-            .map(PlanCard::new)
-            .collect(),
-        filtered: options.days.is_some(),
-        name,
-        code,
-    };
-    Ok(catalog_page(&page))
+    let key = format!("country/{code}?{}", options.key());
+    cached_page(&state, &req, &snap, &key, || {
+        let local_all = snap.local_plans(&code);
+        let covering_all = snap.covering_plans(&code);
+        let mut both: Vec<&ShopPlan> = local_all.clone();
+        both.extend(covering_all.iter().copied());
+        CountryPage {
+            days: days_options(&both, options.days),
+            sorts: sort_options(options.sort),
+            local: options
+                .apply(local_all)
+                .into_iter()
+                .map(PlanCard::new)
+                .collect(),
+            covering: options
+                .apply(covering_all)
+                .into_iter()
+                .map(PlanCard::new)
+                .collect(),
+            filtered: options.days.is_some(),
+            name,
+            code: code.clone(),
+        }
+    })
 }
 
 #[derive(Template)]
@@ -352,22 +390,25 @@ struct RegionPage<'a> {
 
 pub async fn region(
     state: web::Data<AppState>,
+    req: HttpRequest,
     slug: web::Path<String>,
     query: web::Query<ListQuery>,
 ) -> Result<HttpResponse, AppError> {
     let snap = state.catalog.snapshot();
     let region = snap.region(&slug).ok_or(AppError::NotFound)?;
     let options = ListOptions::parse(&query);
-    let all = snap.region_plans(&region.slug);
-    let page = RegionPage {
-        name: region.name.clone(),
-        coverage: coverage_names(&snap, &region.coverage),
-        days: days_options(&all, options.days),
-        sorts: sort_options(options.sort),
-        plans: options.apply(all).into_iter().map(PlanCard::new).collect(),
-        slug: region.slug.clone(),
-    };
-    Ok(catalog_page(&page))
+    let key = format!("region/{}?{}", region.slug, options.key());
+    cached_page(&state, &req, &snap, &key, || {
+        let all = snap.region_plans(&region.slug);
+        RegionPage {
+            name: region.name.clone(),
+            coverage: coverage_names(&snap, &region.coverage),
+            days: days_options(&all, options.days),
+            sorts: sort_options(options.sort),
+            plans: options.apply(all).into_iter().map(PlanCard::new).collect(),
+            slug: region.slug.clone(),
+        }
+    })
 }
 
 pub(crate) fn coverage_names(snap: &Snapshot, codes: &[String]) -> Vec<String> {

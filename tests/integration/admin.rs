@@ -792,6 +792,24 @@ async fn a_markup_rule_is_previewed_saved_shown_on_the_shop_and_audited(backend:
     assert!(preview.contains(&doubled), "the new price is shown");
     let (_, shop_page, _) = owner.get(&app, &format!("/plans/{}", plan.id)).await;
     assert!(!shop_page.contains(&doubled), "a preview changes nothing");
+    // The list page showing the plan is rendered once per catalog snapshot and kept.
+    let list_path = match plan.kind {
+        storefront::catalog::PlanKind::Local => format!("/countries/{}", plan.country_code),
+        _ => format!("/regions/{}", plan.region.clone().expect("a region")),
+    };
+    let card_price = |html: &str, price: &str| {
+        html.split(&format!("href=\"/plans/{}\"", plan.id))
+            .nth(1)
+            .and_then(|card| card.split("</li>").next())
+            .is_some_and(|card| card.contains(price))
+    };
+    let (status, list_before, _) = Browser::default().get(&app, &list_path).await;
+    assert_eq!(status, 200);
+    let old_price = plan.price.expect("price").to_string();
+    assert!(
+        card_price(&list_before, &old_price),
+        "{list_path}: {list_before}"
+    );
 
     let (status, _, headers) = owner.post(&app, "/admin/pricing/save", &pairs).await;
     assert_eq!(status, 303);
@@ -800,6 +818,11 @@ async fn a_markup_rule_is_previewed_saved_shown_on_the_shop_and_audited(backend:
         .get(&app, &format!("/plans/{}", plan.id))
         .await;
     assert!(shop_page.contains(&doubled), "the shop shows the new price");
+    let (_, list_after, _) = Browser::default().get(&app, &list_path).await;
+    assert!(
+        card_price(&list_after, &doubled),
+        "{list_path} shows the new price at once"
+    );
 
     // A scope that does not exist is refused with a reason.
     let mut bad = as_pairs(&form(&token));
@@ -827,6 +850,9 @@ async fn a_markup_rule_is_previewed_saved_shown_on_the_shop_and_audited(backend:
         .await;
     assert!(!shop_page.contains(&doubled));
     assert!(shop_page.contains(&plan.price.expect("price").to_string()));
+    let (_, list_restored, _) = Browser::default().get(&app, &list_path).await;
+    assert!(card_price(&list_restored, &old_price), "{list_path}");
+    assert!(!card_price(&list_restored, &doubled), "{list_path}");
 
     let rows = audit_rows(&app.db).await;
     let pricing: Vec<_> = rows

@@ -88,9 +88,47 @@ async fn a_sync_stores_every_plan_country_and_region(backend: Backend) {
     assert!(last.finished_at_ms >= last.started_at_ms);
 
     // A second replica reading the same database serves the same catalog.
-    let replica = Catalog::new(db, 2500);
+    let replica = Catalog::new(db.clone(), 2500);
     let replica_snap = replica.reload().await.expect("reload");
     assert_eq!(replica_snap.plans().len(), expected.len());
+
+    // A markup rule saved through the first replica reaches the second at its next check,
+    // and nothing is reloaded while nothing changed.
+    let plan = replica_snap
+        .plans()
+        .iter()
+        .find(|p| p.is_sellable())
+        .expect("a plan")
+        .clone();
+    let unchanged = replica.snapshot().generation();
+    replica.reload_if_changed().await.expect("check");
+    assert_eq!(replica.snapshot().generation(), unchanged);
+    let id = plan.id.clone();
+    db.run(move |conn| {
+        conn.write_tx(|conn| {
+            storefront::db::pricing::save(
+                conn,
+                storefront::db::pricing::RuleValues {
+                    scope_kind: "plan",
+                    scope_value: &id,
+                    markup_bps: 10_000,
+                    fixed_cents: 0,
+                    price_ending: None,
+                    min_margin_cents: 0,
+                },
+                storefront::db::now_ms(),
+            )
+        })
+    })
+    .await
+    .expect("save");
+    replica.reload_if_changed().await.expect("check");
+    let repriced = replica.snapshot();
+    assert_eq!(
+        repriced.plan(&plan.id).and_then(|p| p.price),
+        Some(storefront::domain::Cents::new(plan.cost.get() * 2)),
+        "the other replica sells at the new price"
+    );
 }
 
 async fn a_failed_sync_keeps_the_previous_catalog(backend: Backend) {

@@ -33,6 +33,61 @@ fn assert_no_raw_upstream_markup(path: &str, html: &str) {
     }
 }
 
+/// Catalog pages are rendered once per snapshot: gzipped for clients that take gzip, plain
+/// for the others, the same page either way, and `304` for a browser that has it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn catalog_pages_are_served_gzipped_plain_or_not_modified() {
+    use std::io::Read;
+
+    let (app, _upstream) = spawn_shop(Backend::Sqlite, 120).await.expect("sqlite");
+    let code = app.catalog.snapshot().destinations()[0].code.clone();
+    for path in [
+        "/".to_string(),
+        "/countries".to_string(),
+        format!("/countries/{code}?sort=data"),
+    ] {
+        let plain = app.get(&path).await;
+        assert_eq!(plain.status().as_u16(), 200, "{path}");
+        assert!(plain.headers().get("content-encoding").is_none(), "{path}");
+        let etag = plain.headers()["etag"].to_str().expect("etag").to_string();
+        assert_eq!(plain.headers()["cache-control"], "public, max-age=60");
+        assert!(plain.headers().get("x-request-id").is_some(), "{path}");
+        let html = plain.text().await.expect("body");
+        assert!(html.contains("</html>"), "{path}");
+
+        let zipped = app
+            .client
+            .get(app.url(&path))
+            .header("accept-encoding", "gzip")
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(zipped.headers()["content-encoding"], "gzip", "{path}");
+        assert_eq!(zipped.headers()["etag"].to_str().expect("etag"), etag);
+        let bytes = zipped.bytes().await.expect("body");
+        assert!(bytes.len() < html.len() / 2, "{path}: compressed");
+        let mut unzipped = String::new();
+        flate2::read::GzDecoder::new(&bytes[..])
+            .read_to_string(&mut unzipped)
+            .expect("gzip");
+        assert_eq!(unzipped, html, "{path}");
+
+        let again = app
+            .client
+            .get(app.url(&path))
+            .header("if-none-match", &etag)
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(again.status().as_u16(), 304, "{path}");
+        assert!(again.bytes().await.expect("body").is_empty());
+    }
+    // Another ordering is another page.
+    let by_price = app.get(&format!("/countries/{code}")).await;
+    let by_data = app.get(&format!("/countries/{code}?sort=data")).await;
+    assert_ne!(by_price.headers()["etag"], by_data.headers()["etag"]);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_plan_and_country_of_a_600_plan_catalog_has_an_honest_page() {
     let (app, upstream) = spawn_shop(Backend::Sqlite, 600).await.expect("sqlite");

@@ -482,7 +482,7 @@ pub async fn delete(
                     || format!("{} {}", row.scope_kind, row.scope_value),
                     |r| describe(&r),
                 );
-                q::delete(conn, &form.scope_kind, &form.scope_value)?;
+                q::delete(conn, &form.scope_kind, &form.scope_value, now)?;
                 admin.audit(
                     conn,
                     action::RULE_DELETED,

@@ -1,0 +1,336 @@
+//! Rendered catalog pages, kept per catalog snapshot.
+//!
+//! A catalog page (home, destinations, regions, a country, a region) depends only on the
+//! snapshot and a few parsed list options, and is the same for every visitor. Rendering one
+//! and compressing it costs far more than answering from memory, so the first request renders
+//! it once, gzips it once, and later requests get the stored bytes until the snapshot changes
+//! (a sync or a pricing change swaps the snapshot and empties the cache). Each page carries a
+//! strong `ETag` (a hash of its bytes), so a browser revisiting gets `304 Not Modified`.
+//!
+//! The cache is bounded: past [`MAX_PAGES`] entries for one snapshot, pages are rendered per
+//! request instead (a query parameter with endless values cannot grow memory without bound).
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{
+    ACCEPT_ENCODING, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_TYPE, ETAG, HeaderValue,
+    IF_NONE_MATCH, VARY,
+};
+use actix_web::web::Bytes;
+use actix_web::{HttpRequest, HttpResponse};
+use sha2::{Digest, Sha256};
+
+/// Pages kept for one snapshot at most.
+pub const MAX_PAGES: usize = 1024;
+
+/// Catalog pages hold nothing private: shared caches may keep them briefly.
+const CACHE_CONTROL_VALUE: &str = "public, max-age=60";
+
+/// One rendered page: its HTML, the same gzipped, and its entity tag.
+#[derive(Debug)]
+pub struct CachedPage {
+    html: Bytes,
+    gzip: Option<Bytes>,
+    etag: HeaderValue,
+}
+
+impl CachedPage {
+    /// Renders the stored form of `html`: gzip (when it compresses at all) and the tag.
+    pub fn new(html: String) -> Self {
+        let digest = Sha256::digest(html.as_bytes());
+        let etag = HeaderValue::from_str(&format!("\"{}\"", hex::encode(&digest[..12])))
+            .unwrap_or_else(|_| HeaderValue::from_static("\"0\""));
+        let gzip = gzip(html.as_bytes()).filter(|z| z.len() < html.len());
+        Self {
+            html: Bytes::from(html),
+            gzip: gzip.map(Bytes::from),
+            etag,
+        }
+    }
+
+    /// The answer to `req`: 304 when its `If-None-Match` names this page, else the page,
+    /// gzipped when the client accepts gzip.
+    pub fn respond(&self, req: &HttpRequest) -> HttpResponse {
+        let common = |status: StatusCode| {
+            let mut builder = HttpResponse::build(status);
+            builder
+                .insert_header((ETAG, self.etag.clone()))
+                .insert_header((CACHE_CONTROL, HeaderValue::from_static(CACHE_CONTROL_VALUE)))
+                .insert_header((VARY, HeaderValue::from_static("Accept-Encoding")));
+            builder
+        };
+        if if_none_match(req, &self.etag) {
+            return common(StatusCode::NOT_MODIFIED).finish();
+        }
+        let mut builder = common(StatusCode::OK);
+        builder.insert_header((
+            CONTENT_TYPE,
+            HeaderValue::from_static("text/html; charset=utf-8"),
+        ));
+        match &self.gzip {
+            Some(gzip) if accepts_gzip(req) => builder
+                // Set here, so the compression middleware leaves the body alone.
+                .insert_header((CONTENT_ENCODING, HeaderValue::from_static("gzip")))
+                .body(gzip.clone()),
+            _ => builder.body(self.html.clone()),
+        }
+    }
+}
+
+fn gzip(bytes: &[u8]) -> Option<Vec<u8>> {
+    let mut encoder = flate2::write::GzEncoder::new(
+        Vec::with_capacity(bytes.len() / 4),
+        // Stored once and sent many times: worth the best compression.
+        flate2::Compression::best(),
+    );
+    encoder.write_all(bytes).ok()?;
+    encoder.finish().ok()
+}
+
+/// Whether `If-None-Match` lists `etag` (or is `*`). Weak tags compare weakly, as RFC 9110
+/// asks for this header.
+fn if_none_match(req: &HttpRequest, etag: &HeaderValue) -> bool {
+    let Ok(ours) = etag.to_str() else {
+        return false;
+    };
+    req.headers()
+        .get_all(IF_NONE_MATCH)
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .any(|tag| tag == "*" || tag.strip_prefix("W/").unwrap_or(tag) == ours)
+}
+
+/// Whether the request's `Accept-Encoding` allows gzip: listed (or `*`) with a non-zero
+/// quality, and not refused by name.
+pub fn accepts_gzip(req: &HttpRequest) -> bool {
+    let mut gzip = None;
+    let mut any = None;
+    for item in req
+        .headers()
+        .get_all(ACCEPT_ENCODING)
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+    {
+        let mut parts = item.split(';');
+        let name = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+        let allowed = parts
+            .filter_map(|p| p.trim().strip_prefix("q=").or(p.trim().strip_prefix("Q=")))
+            .all(|q| positive_quality(q.trim()));
+        match name.as_str() {
+            "gzip" | "x-gzip" => gzip = Some(allowed),
+            "*" => any = Some(allowed),
+            _ => {}
+        }
+    }
+    gzip.or(any).unwrap_or(false)
+}
+
+/// Whether a `q=` value (`0`, `0.5`, `1.000`…) is above zero; anything malformed is not.
+fn positive_quality(q: &str) -> bool {
+    !q.is_empty()
+        && q.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+        && q.bytes().any(|b| (b'1'..=b'9').contains(&b))
+}
+
+/// The pages of the current snapshot, by key.
+#[derive(Debug, Default)]
+pub struct PageCache {
+    pages: Mutex<Pages>,
+}
+
+#[derive(Debug, Default)]
+struct Pages {
+    generation: u64,
+    by_key: HashMap<String, Arc<CachedPage>>,
+}
+
+impl PageCache {
+    /// The page `key` of snapshot `generation`: from the cache, or rendered by `render` (and
+    /// kept, while there is room).
+    pub fn get_or_render<E>(
+        &self,
+        generation: u64,
+        key: &str,
+        render: impl FnOnce() -> Result<String, E>,
+    ) -> Result<Arc<CachedPage>, E> {
+        if let Some(page) = self.lookup(generation, key) {
+            return Ok(page);
+        }
+        // Rendered outside the lock: two first requests may both render; one copy is kept.
+        let page = Arc::new(CachedPage::new(render()?));
+        let mut pages = self.lock();
+        if pages.generation == generation && pages.by_key.len() < MAX_PAGES {
+            pages
+                .by_key
+                .entry(key.to_string())
+                .or_insert_with(|| Arc::clone(&page));
+        }
+        Ok(page)
+    }
+
+    fn lookup(&self, generation: u64, key: &str) -> Option<Arc<CachedPage>> {
+        let mut pages = self.lock();
+        if pages.generation != generation {
+            // Another snapshot: its pages are stale (a later generation is never replaced
+            // by an earlier one still finishing a request).
+            if pages.generation > generation {
+                return None;
+            }
+            pages.generation = generation;
+            pages.by_key.clear();
+        }
+        pages.by_key.get(key).cloned()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Pages> {
+        // A panic while holding the lock leaves a map that is still whole.
+        self.pages.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// How many pages are kept now (for tests and metrics).
+    pub fn len(&self) -> usize {
+        self.lock().by_key.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Read;
+
+    use actix_web::test::TestRequest;
+
+    use super::*;
+
+    fn req(headers: &[(&str, &str)]) -> HttpRequest {
+        let mut r = TestRequest::default();
+        for (name, value) in headers {
+            r = r.insert_header((*name, *value));
+        }
+        r.to_http_request()
+    }
+
+    #[test]
+    fn gzip_is_chosen_by_accept_encoding_and_its_quality() {
+        for (header, expected) in [
+            ("gzip", true),
+            ("GZIP", true),
+            ("deflate, gzip;q=0.5", true),
+            ("br;q=1.0, gzip;q=0.8, *;q=0.1", true),
+            ("*", true),
+            ("gzip;q=0", false),
+            ("gzip;q=0.000", false),
+            ("*, gzip;q=0", false),
+            ("br", false),
+            ("identity", false),
+            ("gzip;q=zero", false),
+        ] {
+            assert_eq!(
+                accepts_gzip(&req(&[("accept-encoding", header)])),
+                expected,
+                "{header}"
+            );
+        }
+        assert!(!accepts_gzip(&req(&[])));
+    }
+
+    #[actix_web::test]
+    async fn the_page_is_served_gzipped_plain_or_not_modified() {
+        let html = "<!doctype html><p>".to_string() + &"Plan 1 GB · 7 days ".repeat(200);
+        let page = CachedPage::new(html.clone());
+
+        let zipped = page.respond(&req(&[("accept-encoding", "gzip")]));
+        assert_eq!(zipped.status(), StatusCode::OK);
+        assert_eq!(
+            zipped.headers().get(CONTENT_ENCODING).map(|v| v.as_bytes()),
+            Some(&b"gzip"[..])
+        );
+        let body = actix_web::body::to_bytes(zipped.into_body())
+            .await
+            .expect("body");
+        let mut unzipped = String::new();
+        flate2::read::GzDecoder::new(&body[..])
+            .read_to_string(&mut unzipped)
+            .expect("gzip");
+        assert_eq!(unzipped, html);
+
+        let plain = page.respond(&req(&[]));
+        let etag = plain.headers().get(ETAG).cloned().expect("etag");
+        let body = actix_web::body::to_bytes(plain.into_body())
+            .await
+            .expect("body");
+        assert_eq!(body, html.as_bytes());
+
+        let etag = etag.to_str().expect("ascii");
+        for header in [
+            etag.to_string(),
+            format!("W/{etag}"),
+            format!("\"x\", {etag}"),
+            "*".to_string(),
+        ] {
+            let again = page.respond(&req(&[("if-none-match", header.as_str())]));
+            assert_eq!(again.status(), StatusCode::NOT_MODIFIED, "{header}");
+            assert_eq!(
+                again.headers().get(ETAG).and_then(|v| v.to_str().ok()),
+                Some(etag)
+            );
+        }
+        let other = page.respond(&req(&[("if-none-match", "\"other\"")]));
+        assert_eq!(other.status(), StatusCode::OK);
+    }
+
+    #[test]
+    fn a_page_is_rendered_once_per_generation() {
+        let cache = PageCache::default();
+        let mut renders = 0;
+        let mut get = |generation: u64, key: &str| {
+            cache
+                .get_or_render(generation, key, || {
+                    renders += 1;
+                    Ok::<_, ()>(format!("{generation}:{key}"))
+                })
+                .expect("rendered")
+        };
+        let first = get(1, "country/US");
+        let again = get(1, "country/US");
+        assert!(Arc::ptr_eq(&first, &again));
+        get(1, "country/FR");
+        // A new snapshot: rendered again, and the old pages are gone.
+        let newer = get(2, "country/US");
+        assert!(!Arc::ptr_eq(&first, &newer));
+        // A request still holding the older snapshot does not evict the newer pages.
+        get(1, "country/US");
+        get(2, "country/US");
+        assert_eq!(renders, 4);
+        assert_eq!(cache.len(), 1);
+    }
+
+    #[test]
+    fn the_cache_stops_growing_at_its_bound() {
+        let cache = PageCache::default();
+        for i in 0..MAX_PAGES + 10 {
+            let page = cache
+                .get_or_render(1, &format!("country/US?days={i}"), || {
+                    Ok::<_, ()>(format!("page {i}"))
+                })
+                .expect("rendered");
+            assert_eq!(page.html, format!("page {i}").as_bytes());
+        }
+        assert_eq!(cache.len(), MAX_PAGES);
+    }
+
+    #[test]
+    fn a_render_error_is_returned_and_nothing_is_kept() {
+        let cache = PageCache::default();
+        let err = cache.get_or_render(1, "k", || Err::<String, _>("boom"));
+        assert_eq!(err.map(|_| ()), Err("boom"));
+        assert!(cache.is_empty());
+    }
+}
