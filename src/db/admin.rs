@@ -124,11 +124,14 @@ pub fn last_sync(conn: &mut DbConn) -> Result<Option<SyncRow>, DbError> {
 }
 
 /// What the orders list filters on. `query` matches part of the email, or exactly a purchase
-/// id, reference or upstream order id.
+/// id, reference or upstream order id; the creation time is at or after `created_from_ms` and
+/// before `created_before_ms`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct OrderFilter {
     pub query: Option<String>,
     pub status: Option<String>,
+    pub created_from_ms: Option<i64>,
+    pub created_before_ms: Option<i64>,
 }
 
 diesel::define_sql_function!(fn lower(x: diesel::sql_types::Text) -> diesel::sql_types::Text);
@@ -160,6 +163,12 @@ pub fn search_orders(
     }
     if let Some(status) = &filter.status {
         query = query.filter(purchases::status.eq(status.clone()));
+    }
+    if let Some(from) = filter.created_from_ms {
+        query = query.filter(purchases::created_at_ms.ge(from));
+    }
+    if let Some(before) = filter.created_before_ms {
+        query = query.filter(purchases::created_at_ms.lt(before));
     }
     Ok(query.load(conn)?)
 }
