@@ -355,10 +355,11 @@ pub fn recent_topups(conn: &mut DbConn, limit: i64) -> Result<Vec<TopupRow>, DbE
         .load(conn)?)
 }
 
-/// Emails of the owner accounts (who get the wallet alerts).
+/// Emails of the active owner accounts (who get the wallet alerts).
 pub fn owner_emails(conn: &mut DbConn) -> Result<Vec<String>, DbError> {
     Ok(admin_users::table
         .filter(admin_users::role.eq("owner"))
+        .filter(admin_users::disabled_at_ms.is_null())
         .order(admin_users::id)
         .select(admin_users::email)
         .load(conn)?)
