@@ -353,7 +353,9 @@ async fn an_owner_adds_a_user_who_can_log_in(backend: Backend) {
     assert_eq!(ana_row.4, "ana@example.com, role support");
     let (_, audit_page, _) = owner.get(&app, "/admin/audit").await;
     assert!(
-        audit_page.contains(&format!("<a href=\"/admin/users/{ana_id}\">user:{ana_id}</a>")),
+        audit_page.contains(&format!(
+            "<a href=\"/admin/users/{ana_id}\">user:{ana_id}</a>"
+        )),
         "the audit log links the account: {audit_page}"
     );
     audit_holds_no_password(&app, &owner, &[NEW_PASSWORD, OTHER_PASSWORD, "short pass"]).await;
