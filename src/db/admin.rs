@@ -365,6 +365,18 @@ pub fn owner_emails(conn: &mut DbConn) -> Result<Vec<String>, DbError> {
         .load(conn)?)
 }
 
+/// The open alert of `kind` that belongs to no purchase, if there is one.
+pub fn open_shop_alert(conn: &mut DbConn, kind: &str) -> Result<Option<i64>, DbError> {
+    Ok(alerts::table
+        .filter(alerts::kind.eq(kind))
+        .filter(alerts::purchase_id.is_null())
+        .filter(alerts::resolved_at_ms.is_null())
+        .order(alerts::id.desc())
+        .select(alerts::id)
+        .first(conn)
+        .optional()?)
+}
+
 /// Resolves the open alerts of `kind` that belong to no purchase; returns how many.
 pub fn resolve_shop_alerts(conn: &mut DbConn, kind: &str, now_ms: i64) -> Result<usize, DbError> {
     Ok(diesel::update(

@@ -14,7 +14,7 @@ mod login;
 mod orders;
 mod pricing;
 mod users;
-pub(crate) mod wallet;
+mod wallet;
 
 use std::future::Future;
 use std::pin::Pin;
