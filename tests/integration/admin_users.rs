@@ -670,18 +670,30 @@ async fn anyone_changes_their_own_password_with_the_current_one(backend: Backend
 
     // Guessing the current password is throttled like a login.
     let mut statuses = Vec::new();
+    let mut retry_after = None;
     for _ in 0..6 {
-        let (status, _, _) = post(
-            &laptop,
-            &app,
-            "/admin/account/password",
-            &change("a wrong guess here", OTHER_PASSWORD, OTHER_PASSWORD),
-        )
-        .await;
+        let token = laptop.csrf(&app).await;
+        let (status, _, headers) = laptop
+            .post(
+                &app,
+                "/admin/account/password",
+                &[
+                    ("csrf_token", token.as_str()),
+                    ("current_password", "a wrong guess here"),
+                    ("password", OTHER_PASSWORD),
+                    ("password_again", OTHER_PASSWORD),
+                ],
+            )
+            .await;
         statuses.push(status);
+        retry_after = headers.get("retry-after").cloned();
     }
     // One failure was recorded earlier in this minute.
     assert_eq!(statuses, [400, 400, 400, 400, 429, 429]);
+    assert_eq!(
+        retry_after.as_ref().and_then(|v| v.to_str().ok()),
+        Some("60")
+    );
 
     let rows = audit(&app.db).await;
     let own: Vec<&str> = rows

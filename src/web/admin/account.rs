@@ -3,6 +3,7 @@
 //! session at once, so a session id that leaked before the change is worth nothing after it.
 
 use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 use serde::Deserialize;
@@ -122,7 +123,13 @@ pub async fn change_password(
         }
         Err(err) => {
             let (status, message) = refusal(err)?;
-            Ok(render(&state, &req, &admin, status, None, Some(message)))
+            let mut response = render(&state, &req, &admin, status, None, Some(message));
+            if status == StatusCode::TOO_MANY_REQUESTS {
+                response
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from_static("60"));
+            }
+            Ok(response)
         }
     }
 }
