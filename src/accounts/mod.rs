@@ -1,5 +1,8 @@
 //! Admin accounts: users and roles, argon2id passwords, database-backed sessions, login
-//! throttling and the audit log.
+//! throttling and the audit log; managing the accounts from the console is in [`users`].
+//!
+//! A disabled account cannot log in (the answer is the same as for a wrong password) and its
+//! sessions stop working at once.
 //!
 //! Everything a replica needs is in the database (sessions, the failures that throttle
 //! logins), so any replica can serve any admin request. Throttling counts failed logins in
@@ -8,6 +11,7 @@
 
 pub mod password;
 pub mod session;
+pub mod users;
 
 use std::fmt;
 
@@ -30,6 +34,12 @@ pub mod action {
     pub const LOGIN_THROTTLED: &str = "login_throttled";
     pub const LOGOUT: &str = "logout";
     pub const USER_CREATED: &str = "user_created";
+    pub const USER_ROLE_CHANGED: &str = "user_role_changed";
+    pub const USER_DISABLED: &str = "user_disabled";
+    pub const USER_ENABLED: &str = "user_enabled";
+    pub const USER_PASSWORD_RESET: &str = "user_password_reset";
+    pub const PASSWORD_CHANGED: &str = "password_changed";
+    pub const PASSWORD_CHANGE_FAILED: &str = "password_change_failed";
     pub const ORDER_NOTE: &str = "order_note";
     pub const ORDER_RETRY: &str = "order_retry";
     pub const ORDER_REFUND: &str = "order_refund";
@@ -238,8 +248,16 @@ pub async fn login(
     let verified = password::verify_blocking(password, stored).await?;
     let client = client_addr.to_string();
     let (verified, user) = match (verified, user) {
-        (verified, Some(user)) if verified != password::Verified::No => (verified, user),
-        _ => {
+        (verified, Some(user)) if verified != password::Verified::No && user.is_active() => {
+            (verified, user)
+        }
+        (verified, found) => {
+            // Only the audit log tells the two apart; the person typing sees the same answer.
+            let details = if verified != password::Verified::No && found.is_some() {
+                "right password, but the account is disabled"
+            } else {
+                "wrong email or password"
+            };
             db.run(move |conn| {
                 q::append_audit(
                     conn,
@@ -250,7 +268,7 @@ pub async fn login(
                         action: action::LOGIN_FAILED,
                         target: None,
                         client_addr: &client,
-                        details: "wrong email or password",
+                        details,
                     },
                 )
             })
@@ -287,6 +305,7 @@ pub async fn login(
                     client_addr: client.clone(),
                 },
             )?;
+            q::set_last_login(conn, row_admin.user_id, now)?;
             let details = if let password::Verified::YesRehashed(new_hash) = &verified {
                 q::set_password_hash(conn, row_admin.user_id, new_hash, now)?;
                 "signed in; password rehashed with current parameters"
@@ -308,7 +327,8 @@ pub async fn authenticate(db: &Db, token: SessionToken) -> Result<Option<Admin>,
         let Some((session, user)) = q::find_session(conn, &id_hash)? else {
             return Ok(None);
         };
-        if !session::is_alive(session.created_at_ms, session.last_seen_ms, now) {
+        if !session::is_alive(session.created_at_ms, session.last_seen_ms, now) || !user.is_active()
+        {
             q::delete_session(conn, &id_hash)?;
             return Ok(None);
         }

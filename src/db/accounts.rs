@@ -15,6 +15,15 @@ pub struct UserRow {
     pub password_hash: String,
     pub created_at_ms: i64,
     pub updated_at_ms: i64,
+    /// Set while the account is disabled.
+    pub disabled_at_ms: Option<i64>,
+    pub last_login_ms: Option<i64>,
+}
+
+impl UserRow {
+    pub fn is_active(&self) -> bool {
+        self.disabled_at_ms.is_none()
+    }
 }
 
 impl std::fmt::Debug for UserRow {
@@ -56,6 +65,100 @@ pub fn find_user_by_email(conn: &mut DbConn, email: &str) -> Result<Option<UserR
         .select(UserRow::as_select())
         .first(conn)
         .optional()?)
+}
+
+/// An account as the console lists it: everything but the password hash.
+#[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable)]
+#[diesel(table_name = admin_users)]
+pub struct UserSummary {
+    pub id: i64,
+    pub email: String,
+    pub role: String,
+    pub created_at_ms: i64,
+    pub disabled_at_ms: Option<i64>,
+    pub last_login_ms: Option<i64>,
+}
+
+pub fn find_user(conn: &mut DbConn, id: i64) -> Result<Option<UserRow>, DbError> {
+    Ok(admin_users::table
+        .find(id)
+        .select(UserRow::as_select())
+        .first(conn)
+        .optional()?)
+}
+
+pub fn find_summary(conn: &mut DbConn, id: i64) -> Result<Option<UserSummary>, DbError> {
+    Ok(admin_users::table
+        .find(id)
+        .select(UserSummary::as_select())
+        .first(conn)
+        .optional()?)
+}
+
+/// A page of accounts by email; `limit + 1` rows tell the caller whether another page follows.
+pub fn list_users(conn: &mut DbConn, offset: i64, limit: i64) -> Result<Vec<UserSummary>, DbError> {
+    Ok(admin_users::table
+        .order((admin_users::email, admin_users::id))
+        .offset(offset)
+        .limit(limit)
+        .select(UserSummary::as_select())
+        .load(conn)?)
+}
+
+pub fn set_role(conn: &mut DbConn, user_id: i64, role: &str, now_ms: i64) -> Result<(), DbError> {
+    diesel::update(admin_users::table.find(user_id))
+        .set((
+            admin_users::role.eq(role),
+            admin_users::updated_at_ms.eq(now_ms),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Disables the account (`Some(now)`) or enables it again (`None`).
+pub fn set_disabled(
+    conn: &mut DbConn,
+    user_id: i64,
+    disabled_at_ms: Option<i64>,
+    now_ms: i64,
+) -> Result<(), DbError> {
+    diesel::update(admin_users::table.find(user_id))
+        .set((
+            admin_users::disabled_at_ms.eq(disabled_at_ms),
+            admin_users::updated_at_ms.eq(now_ms),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+pub fn set_last_login(conn: &mut DbConn, user_id: i64, now_ms: i64) -> Result<(), DbError> {
+    diesel::update(admin_users::table.find(user_id))
+        .set(admin_users::last_login_ms.eq(now_ms))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Locks the active owners' rows for the rest of the transaction, so two owners demoting or
+/// disabling each other at once cannot both pass the last-owner check. SQLite's write
+/// transaction already serialises them.
+pub fn lock_active_owners(conn: &mut DbConn) -> Result<(), DbError> {
+    if let DbConn::Postgres(pg) = conn {
+        diesel::sql_query(
+            "SELECT id FROM admin_users WHERE role = 'owner' AND disabled_at_ms IS NULL FOR UPDATE",
+        )
+        .execute(pg)?;
+    }
+    Ok(())
+}
+
+/// Active owners other than `user_id`.
+pub fn count_other_active_owners(conn: &mut DbConn, user_id: i64) -> Result<i64, DbError> {
+    Ok(admin_users::table
+        .filter(admin_users::role.eq("owner"))
+        .filter(admin_users::disabled_at_ms.is_null())
+        .filter(admin_users::id.ne(user_id))
+        .count()
+        .get_result(conn)?)
 }
 
 pub fn set_password_hash(
@@ -120,6 +223,14 @@ pub fn touch_session(conn: &mut DbConn, id_hash: &str, now_ms: i64) -> Result<()
 /// Deletes one session; returns whether it existed.
 pub fn delete_session(conn: &mut DbConn, id_hash: &str) -> Result<bool, DbError> {
     Ok(diesel::delete(admin_sessions::table.find(id_hash)).execute(conn)? > 0)
+}
+
+/// Deletes every session of the account; returns how many there were.
+pub fn delete_user_sessions(conn: &mut DbConn, user_id: i64) -> Result<usize, DbError> {
+    Ok(
+        diesel::delete(admin_sessions::table.filter(admin_sessions::user_id.eq(user_id)))
+            .execute(conn)?,
+    )
 }
 
 /// Deletes every session idle since `idle_before_ms` or created before `created_before_ms`.

@@ -124,11 +124,14 @@ pub fn last_sync(conn: &mut DbConn) -> Result<Option<SyncRow>, DbError> {
 }
 
 /// What the orders list filters on. `query` matches part of the email, or exactly a purchase
-/// id, reference or upstream order id.
+/// id, reference or upstream order id; the creation time is at or after `created_from_ms` and
+/// before `created_before_ms`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct OrderFilter {
     pub query: Option<String>,
     pub status: Option<String>,
+    pub created_from_ms: Option<i64>,
+    pub created_before_ms: Option<i64>,
 }
 
 diesel::define_sql_function!(fn lower(x: diesel::sql_types::Text) -> diesel::sql_types::Text);
@@ -160,6 +163,12 @@ pub fn search_orders(
     }
     if let Some(status) = &filter.status {
         query = query.filter(purchases::status.eq(status.clone()));
+    }
+    if let Some(from) = filter.created_from_ms {
+        query = query.filter(purchases::created_at_ms.ge(from));
+    }
+    if let Some(before) = filter.created_before_ms {
+        query = query.filter(purchases::created_at_ms.lt(before));
     }
     Ok(query.load(conn)?)
 }
@@ -346,13 +355,26 @@ pub fn recent_topups(conn: &mut DbConn, limit: i64) -> Result<Vec<TopupRow>, DbE
         .load(conn)?)
 }
 
-/// Emails of the owner accounts (who get the wallet alerts).
+/// Emails of the active owner accounts (who get the wallet alerts).
 pub fn owner_emails(conn: &mut DbConn) -> Result<Vec<String>, DbError> {
     Ok(admin_users::table
         .filter(admin_users::role.eq("owner"))
+        .filter(admin_users::disabled_at_ms.is_null())
         .order(admin_users::id)
         .select(admin_users::email)
         .load(conn)?)
+}
+
+/// The open alert of `kind` that belongs to no purchase, if there is one.
+pub fn open_shop_alert(conn: &mut DbConn, kind: &str) -> Result<Option<i64>, DbError> {
+    Ok(alerts::table
+        .filter(alerts::kind.eq(kind))
+        .filter(alerts::purchase_id.is_null())
+        .filter(alerts::resolved_at_ms.is_null())
+        .order(alerts::id.desc())
+        .select(alerts::id)
+        .first(conn)
+        .optional()?)
 }
 
 /// Resolves the open alerts of `kind` that belong to no purchase; returns how many.

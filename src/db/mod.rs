@@ -10,6 +10,7 @@
 
 pub mod accounts;
 pub mod admin;
+pub mod alert_mail;
 pub mod fulfilment;
 pub mod lease;
 pub mod outbox;

@@ -222,6 +222,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     admin_audit,
     topups,
     shop_settings,
+    alert_emails,
 );
 
 diesel::table! {
@@ -240,6 +241,8 @@ diesel::table! {
         password_hash -> Text,
         created_at_ms -> BigInt,
         updated_at_ms -> BigInt,
+        disabled_at_ms -> Nullable<BigInt>,
+        last_login_ms -> Nullable<BigInt>,
     }
 }
 
@@ -292,3 +295,20 @@ diesel::table! {
 }
 
 diesel::joinable!(topups -> admin_users (created_by));
+
+diesel::table! {
+    alert_emails (id) {
+        id -> BigInt,
+        alert_id -> BigInt,
+        recipient -> Text,
+        state -> Text,
+        attempts -> Integer,
+        next_attempt_ms -> BigInt,
+        last_error -> Nullable<Text>,
+        sent_at_ms -> Nullable<BigInt>,
+        created_at_ms -> BigInt,
+        updated_at_ms -> BigInt,
+    }
+}
+
+diesel::joinable!(alert_emails -> alerts (alert_id));

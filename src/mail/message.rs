@@ -55,6 +55,19 @@ pub enum AlertKind {
 }
 
 impl AlertKind {
+    pub const ALL: [Self; 5] = [
+        Self::LowBalance,
+        Self::InsufficientBalance,
+        Self::NeedsAttention,
+        Self::PendingReview,
+        Self::UnfamiliarStatus,
+    ];
+
+    /// The kind named by [`AlertKind::as_str`].
+    pub fn parse(raw: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str() == raw)
+    }
+
     /// A stable identifier, for logs and outbox job kinds.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -1,6 +1,8 @@
 //! Everything after the consumer decides to buy: checkout, payment confirmation, the outbox
-//! that places each paid purchase upstream exactly once, tracking, delivery and refunds.
+//! that places each paid purchase upstream exactly once, tracking, delivery and refunds; and
+//! watching the wallet, with the owners' alert emails.
 
+pub mod alert_mail;
 pub mod checkout;
 pub mod confirm;
 pub mod installation;

@@ -7,6 +7,7 @@
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
 
+use crate::accounts::users::UsersError;
 use crate::db::DbError;
 use crate::web::pages::{self, ErrorPage};
 use crate::web::request_id;
@@ -34,6 +35,11 @@ pub enum AppError {
 impl AppError {
     pub fn internal(cause: impl std::fmt::Display) -> Self {
         Self::Internal(cause.to_string())
+    }
+
+    /// What the person sees about this failure: precise for 4xx, opaque for 5xx.
+    pub fn public_message(&self) -> String {
+        self.title_and_message().1
     }
 
     fn title_and_message(&self) -> (&'static str, String) {
@@ -73,6 +79,34 @@ impl From<DbError> for AppError {
                 _,
             )) => Self::Unavailable(err.to_string()),
             other => Self::Internal(other.to_string()),
+        }
+    }
+}
+
+impl From<UsersError> for AppError {
+    fn from(err: UsersError) -> Self {
+        match err {
+            UsersError::NotOwner => {
+                Self::Forbidden("This needs an owner account. Ask an owner to do it.".into())
+            }
+            UsersError::NotFound => Self::NotFound,
+            UsersError::EmailTaken => {
+                Self::Conflict("An account with this email already exists.".into())
+            }
+            UsersError::LastOwner => Self::Conflict(
+                "This is the last active owner, and the console must keep one. Make another account an owner first."
+                    .into(),
+            ),
+            UsersError::OwnPassword => Self::BadRequest(
+                "Change your own password under “Your account”: it asks for your current one."
+                    .into(),
+            ),
+            UsersError::WrongPassword => Self::BadRequest(
+                "Your current password is not right. Nothing was changed.".into(),
+            ),
+            UsersError::Throttled => Self::TooManyRequests,
+            UsersError::Hash(cause) => Self::internal(cause),
+            UsersError::Db(cause) => cause.into(),
         }
     }
 }

@@ -203,12 +203,18 @@ impl Application {
 }
 
 /// Every minute: the wallet is re-read from upstream (so checkouts on any replica decide on a
-/// fresh balance) and the shop's low-balance alert is raised or resolved.
+/// fresh balance), the shop's low-balance alert is raised or resolved, and alert emails that
+/// failed before are retried.
 async fn watch_wallet(state: web::Data<AppState>, mut shutdown: watch::Receiver<bool>) {
     loop {
         crate::orders::wallet::refresh(&state.db, &state.upstream).await;
         if let Ok(Some(wallet)) = state.db.run(crate::db::wallet::get).await
-            && let Err(err) = admin::wallet::check_low_balance(&state, wallet.available_cents).await
+            && let Err(err) = crate::orders::wallet::check_low_balance(
+                &state.db,
+                state.outbox.inner.notifier.as_ref(),
+                wallet.available_cents,
+            )
+            .await
         {
             tracing::warn!(error = %err, "low-balance check failed");
         }

@@ -130,6 +130,7 @@ both_backends!(
     idle_and_absolute_timeouts_end_sessions,
     support_gets_403_on_owner_actions_and_forms_need_csrf,
     orders_are_searched_and_paged,
+    orders_are_found_by_utc_date_range_and_pages_keep_the_filters,
     a_real_order_is_shown_without_installation_values_and_actions_are_audited,
     create_user_through_the_binary,
     a_markup_rule_is_previewed_saved_shown_on_the_shop_and_audited,
@@ -582,6 +583,146 @@ async fn orders_are_searched_and_paged(backend: Backend) {
     assert!(
         dashboard.contains("href=\"/admin/orders/p05\""),
         "{dashboard}"
+    );
+}
+
+/// The order links on an orders page, in order.
+fn listed_orders(page: &str) -> Vec<String> {
+    page.split("href=\"/admin/orders/")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The `href` of the pager link labelled `label`, unescaped.
+fn pager_href(page: &str, label: &str) -> Option<String> {
+    let before = page.split(&format!("\">{label}</a>")).next()?;
+    (before.len() < page.len()).then(|| {
+        before
+            .rsplit("href=\"")
+            .next()
+            .unwrap_or_default()
+            .replace("&#38;", "&")
+            .replace("&amp;", "&")
+    })
+}
+
+async fn orders_are_found_by_utc_date_range_and_pages_keep_the_filters(backend: Backend) {
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    create(&app.db, SUPPORT, Role::Support).await;
+    // 2026-03-10T00:00:00Z, and the edges of that UTC day.
+    let march_10 = 1_773_100_800_000_i64;
+    let day = 86_400_000_i64;
+    for (id, at) in [
+        ("d-before", march_10 - 1),
+        ("d-first", march_10),
+        ("d-last", march_10 + day - 1),
+        ("d-after", march_10 + day),
+    ] {
+        insert_purchase(&app.db, id, &format!("{id}@example.com"), "paid", at).await;
+    }
+    // A busy day: more than a page of orders on 2026-03-05.
+    for i in 0..27 {
+        insert_purchase(
+            &app.db,
+            &format!("busy{i:02}"),
+            "busy@example.com",
+            if i % 2 == 0 { "paid" } else { "fulfilled" },
+            march_10 - 5 * day + i * 60_000,
+        )
+        .await;
+    }
+    let browser = Browser::default();
+    assert_eq!(browser.login(&app, SUPPORT, PASSWORD).await.0, 303);
+    let (status, page, _) = browser.get(&app, "/admin/orders").await;
+    assert_eq!(status, 200);
+    assert!(page.contains("type=\"date\""), "date pickers: {page}");
+    assert!(page.contains("UTC"), "the page says which days");
+
+    let find = |query: &'static str| {
+        let browser = browser.clone();
+        let app = &app;
+        async move {
+            let (status, page, _) = browser.get(app, &format!("/admin/orders?{query}")).await;
+            assert_eq!(status, 200, "{query}: {page}");
+            let mut ids = listed_orders(&page);
+            ids.retain(|id| id.starts_with("d-"));
+            ids
+        }
+    };
+    assert_eq!(
+        find("from=2026-03-10&to=2026-03-10").await,
+        ["d-last", "d-first"],
+        "the whole UTC day, its last millisecond included"
+    );
+    assert_eq!(
+        find("from=2026-03-10").await,
+        ["d-after", "d-last", "d-first"]
+    );
+    assert_eq!(
+        find("to=2026-03-10").await,
+        ["d-last", "d-first", "d-before"]
+    );
+    assert_eq!(find("from=2026-03-11&to=2026-03-11").await, ["d-after"]);
+    assert_eq!(
+        find("q=d-first&from=2026-03-10&to=2026-03-10").await,
+        ["d-first"],
+        "combined with the text search"
+    );
+    assert_eq!(find("from=2026-03-09&to=2026-03-09").await, ["d-before"]);
+    assert!(find("from=2026-03-12").await.is_empty());
+
+    // Bad dates and a reversed range: the orders page with a message, the filters kept.
+    for (query, message, kept) in [
+        ("from=2026-02-30", "“2026-02-30” is not a date", ""),
+        (
+            "to=31%2F12%2F2026&q=busy",
+            "“31/12/2026” is not a date",
+            "value=\"busy\"",
+        ),
+        (
+            "from=2026-03-11&to=2026-03-10",
+            "is after the “to” date",
+            "value=\"2026-03-11\"",
+        ),
+    ] {
+        let (status, page, _) = browser.get(&app, &format!("/admin/orders?{query}")).await;
+        assert_eq!(status, 400, "{query}");
+        assert!(page.contains("<h1>Orders</h1>"), "the orders page: {page}");
+        assert!(page.contains("role=\"alert\""), "{page}");
+        assert!(page.contains(message), "{query}: {page}");
+        assert!(page.contains("aria-invalid=\"true\""), "{page}");
+        assert!(page.contains(kept), "{query}: {page}");
+        assert!(listed_orders(&page).is_empty(), "nothing listed: {page}");
+    }
+
+    // Paging through the busy day keeps every filter in the links.
+    let (_, first, _) = browser
+        .get(
+            &app,
+            "/admin/orders?q=busy&status=paid&from=2026-03-05&to=2026-03-05",
+        )
+        .await;
+    assert_eq!(listed_orders(&first).len(), 14, "the paid half: {first}");
+    assert!(pager_href(&first, "Older →").is_none(), "one page");
+    let (_, first, _) = browser
+        .get(&app, "/admin/orders?from=2026-03-05&to=2026-03-05")
+        .await;
+    assert_eq!(listed_orders(&first).len(), 25);
+    let older = pager_href(&first, "Older →").expect("an older page");
+    assert_eq!(older, "/admin/orders?from=2026-03-05&to=2026-03-05&page=1");
+    let (_, second, _) = browser.get(&app, &older).await;
+    assert_eq!(listed_orders(&second), ["busy01", "busy00"]);
+    assert!(
+        second.contains("value=\"2026-03-05\""),
+        "the form keeps the dates"
+    );
+    assert_eq!(
+        pager_href(&second, "← Newer").as_deref(),
+        Some("/admin/orders?from=2026-03-05&to=2026-03-05")
     );
 }
 

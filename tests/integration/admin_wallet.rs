@@ -1,11 +1,11 @@
 //! The admin wallet and catalog over HTTP against the sandbox upstream: live balance and
 //! transactions, top-ups that cannot pay twice, refused amounts, the owner-only rule, the
-//! low-balance alert raised once per crossing, the catalog page with its "sync now", and
-//! resending an order's delivery email.
+//! low-balance alert raised once per crossing and its email retried until a real SMTP server
+//! takes it, the catalog page with its "sync now", and resending an order's delivery email.
 
 use diesel::prelude::*;
 use storefront::accounts::Role;
-use storefront::db::schema::{alerts, topups};
+use storefront::db::schema::{alert_emails, alerts, topups};
 use storefront::db::{Db, DbError};
 
 use crate::admin::{
@@ -13,12 +13,14 @@ use crate::admin::{
     insert_purchase, location,
 };
 use crate::both_backends;
-use crate::helpers::{Backend, TestApp, spawn_shop};
+use crate::helpers::{Backend, TestApp, spawn_shop, spawn_shop_with};
+use crate::mail::{SmtpServer, parse_eml, part};
 
 both_backends!(
     a_top_up_submitted_twice_creates_one_payment_credited_only_when_paid,
     refused_amounts_send_nothing_and_support_is_kept_out,
     the_low_balance_alert_is_raised_once_per_crossing,
+    the_low_balance_email_is_retried_until_the_mail_server_takes_it,
     the_catalog_lists_plans_with_margins_and_owners_sync_it,
     support_resends_the_delivery_email_once_while_one_is_open,
 );
@@ -356,6 +358,149 @@ async fn the_low_balance_alert_is_raised_once_per_crossing(backend: Backend) {
     owner.get(&app, "/admin/wallet").await;
     assert_eq!(low_balance_alerts(&app.db).await, (1, 2));
     assert_eq!(alert_emails(&app), 2);
+}
+
+/// `(state, attempts, last error)` of every alert email, oldest first.
+async fn alert_email_rows(db: &Db) -> Vec<(String, i32, Option<String>)> {
+    db.run(|conn| {
+        Ok::<_, DbError>(
+            alert_emails::table
+                .order(alert_emails::id)
+                .select((
+                    alert_emails::state,
+                    alert_emails::attempts,
+                    alert_emails::last_error,
+                ))
+                .load(conn)?,
+        )
+    })
+    .await
+    .expect("alert emails")
+}
+
+async fn the_low_balance_email_is_retried_until_the_mail_server_takes_it(backend: Backend) {
+    if !SmtpServer::available() {
+        return;
+    }
+    // The shop mails through SMTP on a port where nothing listens yet: the server is down.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("free port")
+        .port();
+    let smtp_url = format!("smtp://127.0.0.1:{port}?tls=none");
+    let Some((app, upstream)) = spawn_shop_with(
+        backend,
+        40,
+        &[
+            ("STOREFRONT_SMTP_URL", smtp_url.as_str()),
+            ("STOREFRONT_MAIL_DIR", ""),
+        ],
+    )
+    .await
+    else {
+        return;
+    };
+    let owner = owner_on_wallet(&app).await;
+
+    // The crossing is recorded; the email fails and waits for its retry.
+    upstream.sandbox.set_balance(1_000).expect("balance");
+    let (status, page, _) = owner.get(&app, "/admin/wallet").await;
+    assert_eq!(status, 200);
+    assert!(page.contains("below your low-balance threshold"), "{page}");
+    assert_eq!(low_balance_alerts(&app.db).await, (1, 1));
+    let rows = alert_email_rows(&app.db).await;
+    assert_eq!(rows.len(), 1, "one email, to the one owner: {rows:?}");
+    assert_eq!((rows[0].0.as_str(), rows[0].1), ("pending", 1));
+    let error = rows[0].2.clone().unwrap_or_default();
+    assert!(error.contains("could not reach the SMTP server"), "{error}");
+    // Looking again before the retry is due neither raises nor sends anything.
+    owner.get(&app, "/admin/wallet").await;
+    assert_eq!(low_balance_alerts(&app.db).await, (1, 1));
+    assert_eq!(
+        alert_email_rows(&app.db).await[0].1,
+        1,
+        "no new attempt yet"
+    );
+
+    // The mail server comes back; a minute later the retry is due, and one email arrives.
+    let Some(server) = SmtpServer::start_on(port) else {
+        return;
+    };
+    assert!(server.received().is_empty());
+    app.db
+        .run(|conn| {
+            diesel::update(alert_emails::table)
+                .set(alert_emails::next_attempt_ms.eq(alert_emails::next_attempt_ms - 61_000))
+                .execute(conn)?;
+            Ok::<_, DbError>(())
+        })
+        .await
+        .expect("a minute later");
+    owner.get(&app, "/admin/wallet").await;
+    let received = server.received();
+    assert_eq!(received.len(), 1, "{received:?}");
+    let mail = parse_eml(&received[0]);
+    assert_eq!(mail["envelope_to"], OWNER);
+    let subject = mail["subject"].as_str().unwrap_or_default();
+    assert!(
+        subject.starts_with("[Alert] Low wallet balance"),
+        "{subject}"
+    );
+    let text = part(&mail, "text/plain");
+    assert!(text.contains("$10.00"), "the balance it fell to: {text}");
+    assert!(
+        text.contains("/admin/wallet"),
+        "a link to the wallet: {text}"
+    );
+    let rows = alert_email_rows(&app.db).await;
+    assert_eq!((rows[0].0.as_str(), rows[0].1), ("sent", 2));
+
+    // Later checks without a new crossing send nothing more, due or not.
+    app.db
+        .run(|conn| {
+            diesel::update(alert_emails::table)
+                .set(alert_emails::next_attempt_ms.eq(0_i64))
+                .execute(conn)?;
+            Ok::<_, DbError>(())
+        })
+        .await
+        .expect("all due");
+    owner.get(&app, "/admin/wallet").await;
+    owner.get(&app, "/admin/wallet").await;
+    assert_eq!(server.received().len(), 1);
+    assert_eq!(low_balance_alerts(&app.db).await, (1, 1));
+    assert_eq!(alert_email_rows(&app.db).await.len(), 1);
+
+    // A crossing whose email is still failing when the balance recovers: the stale email is
+    // dropped, not sent once the server is back.
+    drop(server);
+    upstream.sandbox.set_balance(50_000).expect("balance");
+    owner.get(&app, "/admin/wallet").await;
+    upstream.sandbox.set_balance(2_000).expect("balance");
+    owner.get(&app, "/admin/wallet").await;
+    assert_eq!(low_balance_alerts(&app.db).await, (1, 2));
+    upstream.sandbox.set_balance(50_000).expect("balance");
+    let Some(server) = SmtpServer::start_on(port) else {
+        return;
+    };
+    app.db
+        .run(|conn| {
+            diesel::update(alert_emails::table)
+                .set(alert_emails::next_attempt_ms.eq(0_i64))
+                .execute(conn)?;
+            Ok::<_, DbError>(())
+        })
+        .await
+        .expect("all due");
+    owner.get(&app, "/admin/wallet").await;
+    assert_eq!(low_balance_alerts(&app.db).await, (0, 2));
+    let states: Vec<String> = alert_email_rows(&app.db)
+        .await
+        .into_iter()
+        .map(|r| r.0)
+        .collect();
+    assert_eq!(states, ["sent", "dropped"]);
+    assert!(server.received().is_empty());
 }
 
 async fn sync_count(db: &Db) -> i64 {

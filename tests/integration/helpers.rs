@@ -366,18 +366,24 @@ pub async fn spawn_sandbox(plans: usize) -> (SandboxHandle, String) {
 /// The app on a fresh migrated database, its upstream a fresh sandbox, after its first
 /// catalog sync.
 pub async fn spawn_shop(backend: Backend, plans: usize) -> Option<(TestApp, SandboxHandle)> {
+    spawn_shop_with(backend, plans, &[]).await
+}
+
+/// [`spawn_shop`] with settings of its own (an empty value unsets a default).
+pub async fn spawn_shop_with(
+    backend: Backend,
+    plans: usize,
+    overrides: &[(&str, &str)],
+) -> Option<(TestApp, SandboxHandle)> {
     let test_db = TestDb::new(backend)?;
     let db = test_db.migrated().await;
     let (upstream, key) = spawn_sandbox(plans).await;
-    let app = spawn_with(
-        test_db,
-        db,
-        &[
-            ("STOREFRONT_UPSTREAM_BASE_URL", upstream.base_url.as_str()),
-            ("STOREFRONT_UPSTREAM_API_KEY", key.as_str()),
-        ],
-    )
-    .await;
+    let mut settings = vec![
+        ("STOREFRONT_UPSTREAM_BASE_URL", upstream.base_url.as_str()),
+        ("STOREFRONT_UPSTREAM_API_KEY", key.as_str()),
+    ];
+    settings.extend_from_slice(overrides);
+    let app = spawn_with(test_db, db, &settings).await;
     let started = Instant::now();
     while app.catalog.snapshot().plans().is_empty() {
         assert!(

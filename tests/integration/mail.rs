@@ -20,7 +20,7 @@ use url::Url;
 
 const FROM: &str = "Tokyo eSIM 東京 <shop@example.com>";
 
-/// Accepts mail on an ephemeral port, prints the port, and stores each message (with the
+/// Accepts mail on argv[2] (an ephemeral port without it), prints the port, and stores each message (with the
 /// envelope recipients prepended as `X-Envelope-To`) as a file in argv[1].
 const SMTP_SERVER: &str = r#"
 import asyncore, os, smtpd, sys, uuid
@@ -35,7 +35,8 @@ class Server(smtpd.SMTPServer):
         with open(name + ".tmp", "wb") as f:
             f.write(b"X-Envelope-To: " + ",".join(rcpttos).encode() + b"\r\n" + data)
         os.rename(name + ".tmp", name + ".eml")
-server = Server(("127.0.0.1", 0), None, decode_data=False)
+port = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+server = Server(("127.0.0.1", port), None, decode_data=False)
 print(server.socket.getsockname()[1], flush=True)
 asyncore.loop()
 "#;
@@ -54,15 +55,15 @@ print(json.dumps({
 }))
 "#;
 
-struct SmtpServer {
+pub(crate) struct SmtpServer {
     child: Child,
     port: u16,
     inbox: tempfile::TempDir,
 }
 
 impl SmtpServer {
-    /// `None` when this machine's Python has no `smtpd` (after a loud message; fails in CI).
-    fn start() -> Option<Self> {
+    /// Whether this machine's Python has `smtpd`; if not, says so loudly (and fails in CI).
+    pub(crate) fn available() -> bool {
         let has_smtpd = Command::new("python3")
             .args(["-W", "ignore", "-c", "import asyncore, smtpd"])
             .stderr(Stdio::null())
@@ -72,12 +73,25 @@ impl SmtpServer {
             let message = "SMTP tests need python3 with the stdlib smtpd module (Python <= 3.11)";
             assert!(std::env::var("CI").as_deref() != Ok("true"), "{message}");
             eprintln!("SKIPPED: {message}");
+        }
+        has_smtpd
+    }
+
+    /// `None` when this machine's Python has no `smtpd` (after a loud message; fails in CI).
+    fn start() -> Option<Self> {
+        Self::start_on(0)
+    }
+
+    /// A server on `port` (0: any free one), or `None` as for [`SmtpServer::available`].
+    pub(crate) fn start_on(port: u16) -> Option<Self> {
+        if !Self::available() {
             return None;
         }
         let inbox = tempfile::tempdir().expect("inbox dir");
         let mut child = Command::new("python3")
             .args(["-W", "ignore", "-c", SMTP_SERVER])
             .arg(inbox.path())
+            .arg(port.to_string())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -98,7 +112,7 @@ impl SmtpServer {
         format!("smtp://127.0.0.1:{}{query}", self.port)
     }
 
-    fn received(&self) -> Vec<PathBuf> {
+    pub(crate) fn received(&self) -> Vec<PathBuf> {
         eml_files(self.inbox.path())
     }
 }
@@ -123,7 +137,7 @@ fn eml_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-fn parse_eml(path: &Path) -> Value {
+pub(crate) fn parse_eml(path: &Path) -> Value {
     let output = Command::new("python3")
         .args(["-c", PARSE_EML])
         .arg(path)
@@ -139,7 +153,7 @@ fn parse_eml(path: &Path) -> Value {
     parsed
 }
 
-fn part<'a>(parsed: &'a Value, content_type: &str) -> &'a str {
+pub(crate) fn part<'a>(parsed: &'a Value, content_type: &str) -> &'a str {
     parsed["parts"]
         .as_array()
         .and_then(|parts| parts.iter().find(|p| p["type"] == content_type))

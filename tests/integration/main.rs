@@ -5,6 +5,7 @@
 mod helpers;
 
 mod admin;
+mod admin_users;
 mod admin_wallet;
 mod catalog;
 mod checkout;

@@ -1,5 +1,5 @@
 //! `/admin/audit` (owners): the audit log, newest first, paged by id so new entries never shift
-//! a page under the reader.
+//! a page under the reader. Targets link to the order or account they name.
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -37,6 +37,17 @@ struct AuditPage {
     paged: bool,
 }
 
+/// Where an audit target can be looked at: a purchase's or an account's page.
+fn target_href(target: &str) -> Option<String> {
+    if let Some(id) = target.strip_prefix("purchase:") {
+        return Some(format!("/admin/orders/{id}"));
+    }
+    target
+        .strip_prefix("user:")
+        .and_then(|id| id.parse::<i64>().ok())
+        .map(|id| format!("/admin/users/{id}"))
+}
+
 pub async fn audit(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -65,9 +76,7 @@ pub async fn audit(
                     at: format_ms(r.at_ms),
                     actor: r.actor,
                     action: r.action,
-                    target_href: target
-                        .strip_prefix("purchase:")
-                        .map(|id| format!("/admin/orders/{id}")),
+                    target_href: target_href(&target),
                     target,
                     client_addr: r.client_addr,
                     details: r.details,

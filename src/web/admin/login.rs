@@ -8,7 +8,9 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 use serde::Deserialize;
 
-use super::{CurrentAdmin, admin_page, check_csrf, client_addr, see_other, session_token};
+use super::{
+    CurrentAdmin, admin_page, check_csrf, client_addr, see_other, session_cookie, session_token,
+};
 use crate::accounts::{self, LoginOutcome, session};
 use crate::web::error::AppError;
 use crate::web::{AppState, csrf};
@@ -99,15 +101,7 @@ pub async fn login(
     match outcome {
         LoginOutcome::Success { admin, token } => {
             tracing::info!(admin.id = admin.user_id, "admin signed in");
-            let cookie = Cookie::build(
-                session::cookie_name(state.secure_cookies),
-                token.expose().to_string(),
-            )
-            .path("/")
-            .http_only(true)
-            .secure(state.secure_cookies)
-            .same_site(SameSite::Lax)
-            .finish();
+            let cookie = session_cookie(&state, &token);
             let mut response = see_other("/admin");
             let _ = response.add_cookie(&cookie);
             Ok(response)

@@ -1,23 +1,25 @@
 //! The admin console under `/admin`: login and logout, the dashboard, orders, pricing, the
-//! wallet, the catalog and the audit log.
+//! wallet, the catalog, the audit log, user management and each admin's own account page.
 //!
 //! Every page but the login form needs a live session ([`CurrentAdmin`]); without one the
 //! answer is a 303 to `/admin/login`. Every POST checks the CSRF token before anything else and
 //! every action is written to the audit log in the same transaction as its effect. Owner-only
 //! actions answer 403 to support accounts.
 
+mod account;
 mod audit;
 mod catalog;
 mod dashboard;
 mod login;
 mod orders;
 mod pricing;
-pub(crate) mod wallet;
+mod users;
+mod wallet;
 
 use std::future::Future;
 use std::pin::Pin;
 
-use actix_web::cookie::Cookie;
+use actix_web::cookie::{Cookie, SameSite};
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderName, HeaderValue};
 use actix_web::{FromRequest, HttpRequest, HttpResponse, ResponseError, web};
@@ -51,7 +53,16 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/admin/catalog/sync", web::post().to(catalog::sync_now))
         .route("/admin/wallet", web::get().to(wallet::page))
         .route("/admin/wallet/topup", web::post().to(wallet::topup))
-        .route("/admin/wallet/threshold", web::post().to(wallet::threshold));
+        .route("/admin/wallet/threshold", web::post().to(wallet::threshold))
+        .route("/admin/users", web::get().to(users::list))
+        .route("/admin/users", web::post().to(users::create))
+        .route("/admin/users/{id}", web::get().to(users::detail))
+        .route("/admin/users/{id}/{action}", web::post().to(users::action))
+        .route("/admin/account", web::get().to(account::page))
+        .route(
+            "/admin/account/password",
+            web::post().to(account::change_password),
+        );
 }
 
 /// The signed-in admin. Extracting it with no live session answers 303 to the login page.
@@ -127,6 +138,31 @@ fn check_csrf(state: &AppState, req: &HttpRequest, token: &str) -> Result<(), Ap
             "This form has expired. Go back, reload the page and try again.".into(),
         ))
     }
+}
+
+/// A refusal a page shows beside its form (a 4xx with a message for the person); anything
+/// else stays an error for the error page.
+fn refusal(err: impl Into<AppError>) -> Result<(StatusCode, String), AppError> {
+    let err = err.into();
+    match err {
+        AppError::BadRequest(_) | AppError::Conflict(_) | AppError::TooManyRequests => {
+            Ok((err.status_code(), err.public_message()))
+        }
+        other => Err(other),
+    }
+}
+
+/// The session cookie for `token`: HttpOnly, SameSite=Lax, Secure on HTTPS.
+fn session_cookie(state: &AppState, token: &SessionToken) -> Cookie<'static> {
+    Cookie::build(
+        session::cookie_name(state.secure_cookies),
+        token.expose().to_string(),
+    )
+    .path("/")
+    .http_only(true)
+    .secure(state.secure_cookies)
+    .same_site(SameSite::Lax)
+    .finish()
 }
 
 /// The client's address as the audit log and the login throttle see it: the TCP peer. A

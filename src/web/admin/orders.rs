@@ -33,6 +33,10 @@ const ORDER_RESEND_EMAIL: &str = "order_resend_email";
 pub struct ListQuery {
     q: Option<String>,
     status: Option<String>,
+    /// First day, `YYYY-MM-DD` (UTC).
+    from: Option<String>,
+    /// Last day, `YYYY-MM-DD` (UTC), included whole.
+    to: Option<String>,
     page: Option<u32>,
 }
 
@@ -51,12 +55,84 @@ struct StatusOption {
     selected: bool,
 }
 
+/// Which date field a refused range is about, so the page marks that field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DateField {
+    From,
+    To,
+    Both,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct DateRefusal {
+    field: DateField,
+    message: String,
+}
+
+/// A day as `<input type="date">` sends it: `YYYY-MM-DD`.
+fn parse_day(raw: &str) -> Option<time::Date> {
+    time::Date::parse(
+        raw,
+        &time::macros::format_description!("[year]-[month]-[day]"),
+    )
+    .ok()
+}
+
+/// Unix milliseconds at 00:00 UTC of `day`.
+fn day_start_ms(day: time::Date) -> i64 {
+    day.midnight().assume_utc().unix_timestamp() * 1000
+}
+
+fn not_a_day(field: DateField, label: &str, raw: &str) -> DateRefusal {
+    let shown: String = raw.chars().take(20).collect();
+    DateRefusal {
+        field,
+        message: format!(
+            "The {label} date “{shown}” is not a date. Pick one with the date picker, or type it as YYYY-MM-DD, like 2026-11-22."
+        ),
+    }
+}
+
+/// The creation times a `from`/`to` pair of UTC days covers, in unix milliseconds: from the
+/// start of `from` up to, not including, the start of the day after `to`, so that `to`
+/// includes its whole day. Either end may be open.
+fn created_range(
+    from: Option<&str>,
+    to: Option<&str>,
+) -> Result<(Option<i64>, Option<i64>), DateRefusal> {
+    let from_day = from
+        .map(|raw| parse_day(raw).ok_or_else(|| not_a_day(DateField::From, "“from”", raw)))
+        .transpose()?;
+    let to_day = to
+        .map(|raw| parse_day(raw).ok_or_else(|| not_a_day(DateField::To, "“to”", raw)))
+        .transpose()?;
+    if let (Some(first), Some(last)) = (from_day, to_day)
+        && first > last
+    {
+        return Err(DateRefusal {
+            field: DateField::Both,
+            message: format!(
+                "The “from” date ({first}) is after the “to” date ({last}), so no order can match. Swap them, or change one."
+            ),
+        });
+    }
+    // The last representable day has no next day: nothing is created after it anyway.
+    let before = to_day.and_then(|d| d.next_day()).map(day_start_ms);
+    Ok((from_day.map(day_start_ms), before))
+}
+
 #[derive(Template)]
 #[template(path = "admin/orders.html")]
 struct OrdersPage {
     chrome: Chrome,
     query: String,
     statuses: Vec<StatusOption>,
+    from: String,
+    to: String,
+    /// Why the dates were refused; nothing is listed then.
+    date_error: Option<String>,
+    from_invalid: bool,
+    to_invalid: bool,
     rows: Vec<OrderRow>,
     page: u32,
     newer_href: Option<String>,
@@ -79,20 +155,11 @@ pub async fn list(
             "There is no order status {s:?}."
         )));
     }
+    let from = non_empty(query.from).map(|t| t.chars().take(40).collect::<String>());
+    let to = non_empty(query.to).map(|t| t.chars().take(40).collect::<String>());
     let page = query.page.unwrap_or(0).min(MAX_PAGE);
-    let filter = q::OrderFilter {
-        query: text.clone(),
-        status: status.clone(),
-    };
-    let offset = i64::from(page) * PAGE_SIZE;
-    let mut found = state
-        .db
-        .run(move |conn| q::search_orders(conn, &filter, offset, PAGE_SIZE + 1))
-        .await?;
-    let has_more = found.len() > usize::try_from(PAGE_SIZE).unwrap_or(usize::MAX);
-    found.truncate(usize::try_from(PAGE_SIZE).unwrap_or(usize::MAX));
     let (chrome, cookie) = Chrome::new(&state, &req, &admin, "orders");
-    let page_view = OrdersPage {
+    let mut page_view = OrdersPage {
         chrome,
         query: text.clone().unwrap_or_default(),
         statuses: PurchaseStatus::ALL
@@ -102,34 +169,60 @@ pub async fn list(
                 selected: status.as_deref() == Some(s.as_str()),
             })
             .collect(),
-        rows: found
-            .into_iter()
-            .map(|p| OrderRow {
-                href: format!("/admin/orders/{}", p.id),
-                created: format_ms(p.created_at_ms),
-                email: p.email.clone(),
-                status: p.status.clone(),
-                price: Cents::new(p.price_cents).to_string(),
-                upstream_order_id: p.upstream_order_id.clone().unwrap_or_default(),
-                id: p.id,
-            })
-            .collect(),
+        from: from.clone().unwrap_or_default(),
+        to: to.clone().unwrap_or_default(),
+        date_error: None,
+        from_invalid: false,
+        to_invalid: false,
+        rows: Vec::new(),
         page,
-        newer_href: (page > 0).then(|| {
-            list_href(
-                "/admin/orders",
-                &[("q", text.as_deref()), ("status", status.as_deref())],
-                u64::from(page - 1),
-            )
-        }),
-        older_href: has_more.then(|| {
-            list_href(
-                "/admin/orders",
-                &[("q", text.as_deref()), ("status", status.as_deref())],
-                u64::from(page + 1),
-            )
-        }),
+        newer_href: None,
+        older_href: None,
     };
+    let (created_from_ms, created_before_ms) = match created_range(from.as_deref(), to.as_deref()) {
+        Ok(range) => range,
+        Err(refusal) => {
+            page_view.from_invalid = matches!(refusal.field, DateField::From | DateField::Both);
+            page_view.to_invalid = matches!(refusal.field, DateField::To | DateField::Both);
+            page_view.date_error = Some(refusal.message);
+            return Ok(admin_page(StatusCode::BAD_REQUEST, &page_view, cookie));
+        }
+    };
+    let filter = q::OrderFilter {
+        query: text.clone(),
+        status: status.clone(),
+        created_from_ms,
+        created_before_ms,
+    };
+    let offset = i64::from(page) * PAGE_SIZE;
+    let mut found = state
+        .db
+        .run(move |conn| q::search_orders(conn, &filter, offset, PAGE_SIZE + 1))
+        .await?;
+    let has_more = found.len() > usize::try_from(PAGE_SIZE).unwrap_or(usize::MAX);
+    found.truncate(usize::try_from(PAGE_SIZE).unwrap_or(usize::MAX));
+    let filters = [
+        ("q", text.as_deref()),
+        ("status", status.as_deref()),
+        ("from", from.as_deref()),
+        ("to", to.as_deref()),
+    ];
+    page_view.rows = found
+        .into_iter()
+        .map(|p| OrderRow {
+            href: format!("/admin/orders/{}", p.id),
+            created: format_ms(p.created_at_ms),
+            email: p.email.clone(),
+            status: p.status.clone(),
+            price: Cents::new(p.price_cents).to_string(),
+            upstream_order_id: p.upstream_order_id.clone().unwrap_or_default(),
+            id: p.id,
+        })
+        .collect();
+    page_view.newer_href =
+        (page > 0).then(|| list_href("/admin/orders", &filters, u64::from(page - 1)));
+    page_view.older_href =
+        has_more.then(|| list_href("/admin/orders", &filters, u64::from(page + 1)));
     Ok(admin_page(StatusCode::OK, &page_view, cookie))
 }
 
@@ -543,4 +636,62 @@ pub async fn action(
         state.outbox.waker().wake();
     }
     Ok(see_other(&format!("/admin/orders/{id}?done={done}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 2026-03-10T00:00:00Z.
+    const MARCH_10: i64 = 1_773_100_800_000;
+    const DAY: i64 = 86_400_000;
+
+    #[test]
+    fn a_date_range_covers_whole_utc_days() {
+        assert_eq!(created_range(None, None), Ok((None, None)));
+        assert_eq!(
+            created_range(Some("2026-03-10"), Some("2026-03-10")),
+            Ok((Some(MARCH_10), Some(MARCH_10 + DAY)))
+        );
+        assert_eq!(
+            created_range(Some("2026-03-10"), None),
+            Ok((Some(MARCH_10), None))
+        );
+        assert_eq!(
+            created_range(None, Some("2026-03-10")),
+            Ok((None, Some(MARCH_10 + DAY)))
+        );
+        // The last day of a month and of a leap February roll over.
+        assert_eq!(
+            created_range(None, Some("2028-02-29")).map(|r| r.1),
+            created_range(Some("2028-03-01"), None).map(|r| r.0)
+        );
+    }
+
+    #[test]
+    fn bad_dates_and_reversed_ranges_are_refused_with_the_field() {
+        for bad in [
+            "2026-02-30",
+            "2026-13-01",
+            "10/03/2026",
+            "yesterday",
+            "2026-3-1",
+        ] {
+            let refusal = created_range(Some(bad), None).unwrap_err();
+            assert_eq!(refusal.field, DateField::From, "{bad}");
+            assert!(refusal.message.contains(bad), "{}", refusal.message);
+            assert!(refusal.message.contains("YYYY-MM-DD"));
+            assert_eq!(
+                created_range(None, Some(bad)).unwrap_err().field,
+                DateField::To
+            );
+        }
+        let reversed = created_range(Some("2026-03-11"), Some("2026-03-10")).unwrap_err();
+        assert_eq!(reversed.field, DateField::Both);
+        assert!(
+            reversed.message.contains("is after"),
+            "{}",
+            reversed.message
+        );
+    }
 }

@@ -7,9 +7,9 @@
 //! the same key, so upstream answers with the same checkout session. Nothing is credited here:
 //! the credit shows up in the balance once upstream has verified the payment.
 //!
-//! The low-balance alert fires once per crossing: an open `low_balance` alert (which
-//! `raise_alert` never duplicates) stands for "we are below"; it is resolved when the balance is
-//! back at or above the threshold, so the next drop raises (and emails) again.
+//! Each live balance read here is checked against the threshold the same way the wallet watcher
+//! checks it ([`crate::orders::wallet::check_low_balance`]): once per crossing, emails retried
+//! until sent.
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -20,10 +20,10 @@ use serde::Deserialize;
 use super::{
     Chrome, CurrentAdmin, admin_page, check_csrf, client_addr, format_ms, require_owner, see_other,
 };
-use crate::accounts::{self, Admin};
-use crate::db::{self, DbError, admin as q, fulfilment, wallet};
+use crate::accounts::Admin;
+use crate::db::{self, DbError, admin as q, wallet};
 use crate::domain::Cents;
-use crate::mail::{AlertKind, OutgoingEmail};
+use crate::orders::wallet::{DEFAULT_THRESHOLD_CENTS, THRESHOLD_SETTING, check_low_balance};
 use crate::upstream::types::{Cursor, IdempotencyKey, PageLimit, TopUpAmount};
 use crate::upstream::{Balance, BalanceTransaction, Class, Page, UpstreamError};
 use crate::web::AppState;
@@ -32,14 +32,8 @@ use crate::web::error::AppError;
 const DAY_MS: i64 = 86_400_000;
 const TRANSACTIONS_PER_PAGE: u32 = 25;
 const RECENT_TOPUPS: i64 = 10;
-/// `shop_settings` name of the low-balance threshold, in cents.
-pub const THRESHOLD_SETTING: &str = "low_balance_threshold_cents";
-/// Until the owner sets one.
-pub const DEFAULT_THRESHOLD_CENTS: i64 = 10_000;
 /// The highest threshold the form takes ($1,000,000).
 const MAX_THRESHOLD_CENTS: i64 = 100_000_000;
-/// `alerts.kind` of the shop's own low-balance alert.
-pub const LOW_BALANCE_ALERT: &str = "low_balance";
 
 pub mod action {
     pub const TOPUP_CREATED: &str = "wallet_topup_created";
@@ -201,77 +195,6 @@ async fn live_balance(state: &AppState) -> Result<Balance, UpstreamError> {
     Ok(balance)
 }
 
-/// Raises the low-balance alert (and emails the owners) when the balance is below the
-/// threshold and no such alert is open; resolves it when the balance is back up. Returns
-/// whether the balance is below.
-pub async fn check_low_balance(state: &AppState, available_cents: i64) -> Result<bool, AppError> {
-    let (below, raised, owners, threshold) = state
-        .db
-        .run(move |conn| {
-            let now = db::now_ms();
-            conn.write_tx(|conn| {
-                let threshold =
-                    q::setting(conn, THRESHOLD_SETTING)?.unwrap_or(DEFAULT_THRESHOLD_CENTS);
-                if available_cents < threshold {
-                    let message = format!(
-                        "The wallet balance {} is below the shop's threshold of {}.",
-                        money(available_cents),
-                        money(threshold)
-                    );
-                    let raised =
-                        fulfilment::raise_alert(conn, LOW_BALANCE_ALERT, None, &message, now)?;
-                    let owners = if raised {
-                        q::owner_emails(conn)?
-                    } else {
-                        Vec::new()
-                    };
-                    Ok::<_, DbError>((true, raised, owners, threshold))
-                } else {
-                    q::resolve_shop_alerts(conn, LOW_BALANCE_ALERT, now)?;
-                    Ok((false, false, Vec::new(), threshold))
-                }
-            })
-        })
-        .await?;
-    if raised {
-        tracing::warn!(
-            wallet.available_cents = available_cents,
-            wallet.threshold_cents = threshold,
-            "wallet balance fell below the low-balance threshold"
-        );
-        email_owners(state, &owners, available_cents, threshold).await;
-    }
-    Ok(below)
-}
-
-/// Best effort: the alert row on the dashboard is the record; a failed email is logged.
-async fn email_owners(state: &AppState, owners: &[String], available: i64, threshold: i64) {
-    let Some(notifier) = state.outbox.inner.notifier.as_ref() else {
-        tracing::warn!("no mail transport: the low-balance alert is not emailed");
-        return;
-    };
-    let Ok(url) = notifier.public_url.join("/admin/wallet") else {
-        return;
-    };
-    let summary = format!(
-        "The wallet balance {} is below your threshold of {}.",
-        money(available),
-        money(threshold)
-    );
-    for owner in owners {
-        let Ok(to) = accounts::admin_email(owner) else {
-            continue;
-        };
-        let sent = match OutgoingEmail::alert(to, AlertKind::LowBalance, &summary, &url) {
-            Ok(message) => notifier.mailer.send(&message).await,
-            Err(err) => Err(err),
-        };
-        if let Err(err) = sent {
-            tracing::warn!(error = %err, "could not email the low-balance alert");
-        }
-    }
-}
-
 fn tx_view(t: BalanceTransaction) -> TxView {
     TxView {
         id: t.id,
@@ -347,7 +270,9 @@ async fn render(
         ),
     };
     let below_threshold = match available {
-        Some(cents) => check_low_balance(state, cents).await?,
+        Some(cents) => {
+            check_low_balance(&state.db, state.outbox.inner.notifier.as_ref(), cents).await?
+        }
         None => row
             .as_ref()
             .is_some_and(|w| w.refreshed_at_ms > 0 && w.available_cents < threshold),

@@ -1,0 +1,328 @@
+//! Managing console accounts: owners create accounts, change roles, disable and re-enable
+//! them and reset passwords; every signed-in admin changes their own password.
+//!
+//! Each change is written in one transaction with its audit entry (who, what, when, from
+//! where; never a password). Disabling an account or resetting its password deletes its
+//! sessions in that same transaction, so the next request from any of its browsers, on any
+//! replica, finds no session. The console always keeps an active owner: the last one can be
+//! neither disabled nor demoted.
+
+use diesel::result::{DatabaseErrorKind, Error as DieselError};
+
+use super::{
+    Admin, MAX_FAILURES_PER_ACCOUNT, NewPassword, Role, SessionToken, THROTTLE_WINDOW_MS, action,
+    password,
+};
+use crate::db::accounts::{self as q, SessionRow, UserRow};
+use crate::db::{Db, DbConn, DbError, now_ms};
+use crate::domain::Email;
+
+/// Why an account change was refused or failed.
+#[derive(Debug, thiserror::Error)]
+pub enum UsersError {
+    #[error("only an owner can manage accounts")]
+    NotOwner,
+    #[error("there is no such account")]
+    NotFound,
+    #[error("an account with this email already exists")]
+    EmailTaken,
+    #[error("at least one active owner must remain")]
+    LastOwner,
+    /// Resetting one's own password from the users page would skip the current-password check.
+    #[error("an admin changes their own password with their current one")]
+    OwnPassword,
+    #[error("the current password is wrong")]
+    WrongPassword,
+    #[error("too many wrong current passwords in the last minute")]
+    Throttled,
+    #[error(transparent)]
+    Hash(#[from] password::HashError),
+    #[error(transparent)]
+    Db(#[from] DbError),
+}
+
+impl From<DieselError> for UsersError {
+    fn from(err: DieselError) -> Self {
+        Self::Db(err.into())
+    }
+}
+
+/// Whether an action changed anything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    Done {
+        /// Sessions of the account that were ended.
+        sessions_ended: usize,
+    },
+    /// The account already was that way; nothing was written.
+    Unchanged,
+}
+
+/// How an account appears as an audit target.
+pub fn audit_target(user_id: i64) -> String {
+    format!("user:{user_id}")
+}
+
+fn ensure_owner(by: &Admin) -> Result<(), UsersError> {
+    if by.is_owner() {
+        Ok(())
+    } else {
+        Err(UsersError::NotOwner)
+    }
+}
+
+/// Whether `user` may stop being an active owner: always unless it is the last one. Call after
+/// [`q::lock_active_owners`] in the same transaction.
+fn may_leave_owners(conn: &mut DbConn, user: &UserRow) -> Result<bool, UsersError> {
+    if user.role != Role::Owner.as_str() || !user.is_active() {
+        return Ok(true);
+    }
+    Ok(q::count_other_active_owners(conn, user.id)? > 0)
+}
+
+/// Creates an account on an owner's behalf; returns its id.
+pub async fn create(
+    db: &Db,
+    by: &Admin,
+    client_addr: &str,
+    email: &Email,
+    role: Role,
+    password: NewPassword,
+) -> Result<i64, UsersError> {
+    ensure_owner(by)?;
+    let hash = password::hash_blocking(password).await?;
+    let (by, client, email) = (
+        by.clone(),
+        client_addr.to_string(),
+        email.as_str().to_string(),
+    );
+    db.run(move |conn| {
+        let now = now_ms();
+        conn.write_tx(|conn| {
+            let id = q::insert_user(conn, &email, role.as_str(), &hash, now)?
+                .ok_or(UsersError::EmailTaken)?;
+            by.audit(
+                conn,
+                action::USER_CREATED,
+                Some(&audit_target(id)),
+                &client,
+                &format!("{email}, role {role}"),
+                now,
+            )?;
+            Ok(id)
+        })
+    })
+    .await
+    .map_err(|err| match err {
+        // Two owners adding the same email at once: the unique index decides.
+        UsersError::Db(DbError::Query(DieselError::DatabaseError(
+            DatabaseErrorKind::UniqueViolation,
+            _,
+        ))) => UsersError::EmailTaken,
+        other => other,
+    })
+}
+
+/// Gives the account `role`. Takes effect on its next request: sessions read the role from
+/// the account.
+pub async fn change_role(
+    db: &Db,
+    by: &Admin,
+    client_addr: &str,
+    user_id: i64,
+    role: Role,
+) -> Result<Change, UsersError> {
+    ensure_owner(by)?;
+    let (by, client) = (by.clone(), client_addr.to_string());
+    db.run(move |conn| {
+        let now = now_ms();
+        conn.write_tx(|conn| {
+            q::lock_active_owners(conn)?;
+            let user = q::find_user(conn, user_id)?.ok_or(UsersError::NotFound)?;
+            if user.role == role.as_str() {
+                return Ok(Change::Unchanged);
+            }
+            if role != Role::Owner && !may_leave_owners(conn, &user)? {
+                return Err(UsersError::LastOwner);
+            }
+            q::set_role(conn, user_id, role.as_str(), now)?;
+            by.audit(
+                conn,
+                action::USER_ROLE_CHANGED,
+                Some(&audit_target(user_id)),
+                &client,
+                &format!("{}: before {}; after {role}", user.email, user.role),
+                now,
+            )?;
+            Ok(Change::Done { sessions_ended: 0 })
+        })
+    })
+    .await
+}
+
+/// Disables the account and ends its sessions (`disabled`), or lets it log in again.
+pub async fn set_disabled(
+    db: &Db,
+    by: &Admin,
+    client_addr: &str,
+    user_id: i64,
+    disabled: bool,
+) -> Result<Change, UsersError> {
+    ensure_owner(by)?;
+    let (by, client) = (by.clone(), client_addr.to_string());
+    db.run(move |conn| {
+        let now = now_ms();
+        conn.write_tx(|conn| {
+            q::lock_active_owners(conn)?;
+            let user = q::find_user(conn, user_id)?.ok_or(UsersError::NotFound)?;
+            if user.is_active() != disabled {
+                return Ok(Change::Unchanged);
+            }
+            if disabled && !may_leave_owners(conn, &user)? {
+                return Err(UsersError::LastOwner);
+            }
+            q::set_disabled(conn, user_id, disabled.then_some(now), now)?;
+            let (act, sessions_ended) = if disabled {
+                (
+                    action::USER_DISABLED,
+                    q::delete_user_sessions(conn, user_id)?,
+                )
+            } else {
+                (action::USER_ENABLED, 0)
+            };
+            let details = if disabled {
+                format!(
+                    "{}: disabled; {sessions_ended} session(s) ended",
+                    user.email
+                )
+            } else {
+                format!("{}: enabled", user.email)
+            };
+            by.audit(
+                conn,
+                act,
+                Some(&audit_target(user_id)),
+                &client,
+                &details,
+                now,
+            )?;
+            Ok(Change::Done { sessions_ended })
+        })
+    })
+    .await
+}
+
+/// Sets another account's password and ends its sessions.
+pub async fn reset_password(
+    db: &Db,
+    by: &Admin,
+    client_addr: &str,
+    user_id: i64,
+    password: NewPassword,
+) -> Result<Change, UsersError> {
+    ensure_owner(by)?;
+    if user_id == by.user_id {
+        return Err(UsersError::OwnPassword);
+    }
+    let hash = password::hash_blocking(password).await?;
+    let (by, client) = (by.clone(), client_addr.to_string());
+    db.run(move |conn| {
+        let now = now_ms();
+        conn.write_tx(|conn| {
+            let user = q::find_user(conn, user_id)?.ok_or(UsersError::NotFound)?;
+            q::set_password_hash(conn, user_id, &hash, now)?;
+            let sessions_ended = q::delete_user_sessions(conn, user_id)?;
+            by.audit(
+                conn,
+                action::USER_PASSWORD_RESET,
+                Some(&audit_target(user_id)),
+                &client,
+                &format!(
+                    "{}: password reset; {sessions_ended} session(s) ended",
+                    user.email
+                ),
+                now,
+            )?;
+            Ok(Change::Done { sessions_ended })
+        })
+    })
+    .await
+}
+
+/// Changes the signed-in admin's own password after checking the current one. Every session
+/// of the account ends, this one included; the returned token is this browser's new session.
+/// Wrong current passwords are throttled like logins.
+pub async fn change_own_password(
+    db: &Db,
+    me: &Admin,
+    client_addr: &str,
+    current: String,
+    new: NewPassword,
+) -> Result<SessionToken, UsersError> {
+    let (user_id, email, client) = (me.user_id, me.email.clone(), client_addr.to_string());
+    let stored = db
+        .run(move |conn| {
+            let (failures, _) = q::count_recent(
+                conn,
+                action::PASSWORD_CHANGE_FAILED,
+                &email,
+                &client,
+                now_ms() - THROTTLE_WINDOW_MS,
+            )?;
+            if failures >= MAX_FAILURES_PER_ACCOUNT {
+                return Err(UsersError::Throttled);
+            }
+            match q::find_user(conn, user_id)? {
+                Some(user) if user.is_active() => Ok(user.password_hash),
+                _ => Err(UsersError::NotFound),
+            }
+        })
+        .await?;
+    let verified = password::verify_blocking(current, Some(stored)).await?;
+    if verified == password::Verified::No {
+        let (failed_by, client) = (me.clone(), client_addr.to_string());
+        db.run(move |conn| {
+            failed_by.audit(
+                conn,
+                action::PASSWORD_CHANGE_FAILED,
+                Some(&audit_target(user_id)),
+                &client,
+                "wrong current password",
+                now_ms(),
+            )
+        })
+        .await?;
+        return Err(UsersError::WrongPassword);
+    }
+    let hash = password::hash_blocking(new).await?;
+    let token = SessionToken::generate();
+    let (me, client, session_hash) = (me.clone(), client_addr.to_string(), token.hash());
+    db.run(move |conn| {
+        let now = now_ms();
+        conn.write_tx(|conn| {
+            q::set_password_hash(conn, user_id, &hash, now)?;
+            let ended = q::delete_user_sessions(conn, user_id)?;
+            q::insert_session(
+                conn,
+                &SessionRow {
+                    id_hash: session_hash.clone(),
+                    user_id,
+                    created_at_ms: now,
+                    last_seen_ms: now,
+                    client_addr: client.clone(),
+                },
+            )?;
+            me.audit(
+                conn,
+                action::PASSWORD_CHANGED,
+                Some(&audit_target(user_id)),
+                &client,
+                &format!("{ended} session(s) ended; this browser signed in again"),
+                now,
+            )?;
+            Ok::<_, UsersError>(())
+        })
+    })
+    .await?;
+    Ok(token)
+}

@@ -1,0 +1,135 @@
+//! `/admin/account`: the signed-in admin's own account, and changing its password with the
+//! current one. A changed password ends every session of the account; this browser gets a new
+//! session at once, so a session id that leaked before the change is worth nothing after it.
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{HttpRequest, HttpResponse, web};
+use askama::Template;
+use serde::Deserialize;
+
+use super::users::parse_new_password;
+use super::{
+    Chrome, CurrentAdmin, admin_page, check_csrf, client_addr, refusal, see_other, session_cookie,
+};
+use crate::accounts::{self, Admin, users};
+use crate::web::AppState;
+use crate::web::error::AppError;
+
+#[derive(Template)]
+#[template(path = "admin/account.html")]
+struct AccountPage {
+    chrome: Chrome,
+    email: String,
+    role: &'static str,
+    flash: Option<&'static str>,
+    error: Option<String>,
+    min_chars: usize,
+}
+
+fn render(
+    state: &AppState,
+    req: &HttpRequest,
+    admin: &Admin,
+    status: StatusCode,
+    flash: Option<&'static str>,
+    error: Option<String>,
+) -> HttpResponse {
+    let (chrome, cookie) = Chrome::new(state, req, admin, "account");
+    let page = AccountPage {
+        chrome,
+        email: admin.email.clone(),
+        role: admin.role.as_str(),
+        flash,
+        error,
+        min_chars: accounts::password::MIN_CHARS,
+    };
+    admin_page(status, &page, cookie)
+}
+
+#[derive(Deserialize)]
+pub struct AccountQuery {
+    done: Option<String>,
+}
+
+pub async fn page(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    query: web::Query<AccountQuery>,
+) -> HttpResponse {
+    let flash = match query.done.as_deref() {
+        Some("password") => {
+            Some("Password changed. Your other sessions were ended; this browser stays signed in.")
+        }
+        _ => None,
+    };
+    render(&state, &req, &admin, StatusCode::OK, flash, None)
+}
+
+/// The password form. Passwords are never logged, echoed or audited.
+#[derive(Deserialize)]
+pub struct PasswordForm {
+    #[serde(default)]
+    csrf_token: String,
+    #[serde(default)]
+    current_password: String,
+    #[serde(default)]
+    password: String,
+    #[serde(default)]
+    password_again: String,
+}
+
+pub async fn change_password(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    form: web::Form<PasswordForm>,
+) -> Result<HttpResponse, AppError> {
+    check_csrf(&state, &req, &form.csrf_token)?;
+    let form = form.into_inner();
+    if form.current_password.is_empty()
+        || form.current_password.chars().count() > accounts::password::MAX_CHARS
+    {
+        return Ok(render(
+            &state,
+            &req,
+            &admin,
+            StatusCode::BAD_REQUEST,
+            None,
+            Some("Enter your current password.".into()),
+        ));
+    }
+    let new = match parse_new_password(&form.password, &form.password_again) {
+        Ok(new) => new,
+        Err(message) => {
+            return Ok(render(
+                &state,
+                &req,
+                &admin,
+                StatusCode::BAD_REQUEST,
+                None,
+                Some(message),
+            ));
+        }
+    };
+    let client = client_addr(&req);
+    match users::change_own_password(&state.db, &admin, &client, form.current_password, new).await {
+        Ok(token) => {
+            tracing::info!(admin.id = admin.user_id, "admin changed their password");
+            let mut response = see_other("/admin/account?done=password");
+            let _ = response.add_cookie(&session_cookie(&state, &token));
+            Ok(response)
+        }
+        Err(err) => {
+            let (status, message) = refusal(err)?;
+            let mut response = render(&state, &req, &admin, status, None, Some(message));
+            if status == StatusCode::TOO_MANY_REQUESTS {
+                response
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from_static("60"));
+            }
+            Ok(response)
+        }
+    }
+}

@@ -1,0 +1,407 @@
+//! `/admin/users` (owners): the console's accounts, paged, and a form to add one;
+//! `/admin/users/{id}`: one account, with its role, disable/enable and password reset.
+//!
+//! The rules (who may do what, the last active owner, ending sessions, the audit entry) live
+//! in [`crate::accounts::users`]; this module parses the forms and shows the outcome. A form
+//! that is refused comes back with its message and, when adding an account, the email and
+//! role as typed (never the password).
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use askama::Template;
+use serde::Deserialize;
+
+use super::{
+    Chrome, CurrentAdmin, admin_page, check_csrf, client_addr, format_ms, list_href, refusal,
+    require_owner, see_other,
+};
+use crate::accounts::users::{self, Change};
+use crate::accounts::{self, Admin, NewPassword, Role};
+use crate::db::accounts::{self as q, UserSummary};
+use crate::web::AppState;
+use crate::web::error::AppError;
+
+const PAGE_SIZE: i64 = 50;
+const MAX_PAGE: u32 = 10_000;
+
+struct UserView {
+    href: String,
+    email: String,
+    role: &'static str,
+    active: bool,
+    status: String,
+    created: String,
+    last_login: String,
+    is_you: bool,
+}
+
+fn view(user: UserSummary, me: &Admin) -> UserView {
+    let role = Role::parse(&user.role).map_or("unknown", Role::as_str);
+    UserView {
+        href: format!("/admin/users/{}", user.id),
+        role,
+        active: user.disabled_at_ms.is_none(),
+        status: match user.disabled_at_ms {
+            Some(at) => format!("disabled since {}", format_ms(at)),
+            None => "active".into(),
+        },
+        created: format_ms(user.created_at_ms),
+        last_login: user.last_login_ms.map_or_else(|| "never".into(), format_ms),
+        is_you: user.id == me.user_id,
+        email: user.email,
+    }
+}
+
+/// The add-an-account form as it is shown again after a refusal.
+#[derive(Default)]
+struct NewUserForm {
+    email: String,
+    owner: bool,
+    error: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "admin/users.html")]
+struct UsersPage {
+    chrome: Chrome,
+    users: Vec<UserView>,
+    page: u32,
+    newer_href: Option<String>,
+    older_href: Option<String>,
+    form: NewUserForm,
+    min_chars: usize,
+}
+
+#[derive(Deserialize)]
+pub struct ListQuery {
+    page: Option<u32>,
+}
+
+async fn render_list(
+    state: &AppState,
+    req: &HttpRequest,
+    admin: &Admin,
+    status: StatusCode,
+    page: u32,
+    form: NewUserForm,
+) -> Result<HttpResponse, AppError> {
+    let offset = i64::from(page) * PAGE_SIZE;
+    let mut found = state
+        .db
+        .run(move |conn| q::list_users(conn, offset, PAGE_SIZE + 1))
+        .await?;
+    let has_more = found.len() > usize::try_from(PAGE_SIZE).unwrap_or(usize::MAX);
+    found.truncate(usize::try_from(PAGE_SIZE).unwrap_or(usize::MAX));
+    let (chrome, cookie) = Chrome::new(state, req, admin, "users");
+    let view = UsersPage {
+        chrome,
+        users: found.into_iter().map(|u| view(u, admin)).collect(),
+        page,
+        newer_href: (page > 0).then(|| list_href("/admin/users", &[], u64::from(page - 1))),
+        older_href: has_more.then(|| list_href("/admin/users", &[], u64::from(page + 1))),
+        form,
+        min_chars: accounts::password::MIN_CHARS,
+    };
+    Ok(admin_page(status, &view, cookie))
+}
+
+pub async fn list(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    query: web::Query<ListQuery>,
+) -> Result<HttpResponse, AppError> {
+    require_owner(&admin)?;
+    let page = query.page.unwrap_or(0).min(MAX_PAGE);
+    render_list(
+        &state,
+        &req,
+        &admin,
+        StatusCode::OK,
+        page,
+        NewUserForm::default(),
+    )
+    .await
+}
+
+/// The fields of every form on these pages. Passwords are never logged, echoed or audited.
+#[derive(Deserialize)]
+pub struct UserForm {
+    #[serde(default)]
+    csrf_token: String,
+    #[serde(default)]
+    email: String,
+    #[serde(default)]
+    role: String,
+    #[serde(default)]
+    password: String,
+    #[serde(default)]
+    password_again: String,
+}
+
+fn parse_role(raw: &str) -> Result<Role, String> {
+    Role::parse(raw).ok_or_else(|| "Choose a role: owner or support.".to_string())
+}
+
+/// The new password of a form, typed twice.
+pub(super) fn parse_new_password(password: &str, again: &str) -> Result<NewPassword, String> {
+    if password != again {
+        return Err("The two new passwords differ. Type the same password twice.".into());
+    }
+    NewPassword::parse(password).map_err(|e| format!("That password cannot be used: {e}."))
+}
+
+pub async fn create(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    form: web::Form<UserForm>,
+) -> Result<HttpResponse, AppError> {
+    check_csrf(&state, &req, &form.csrf_token)?;
+    require_owner(&admin)?;
+    let form = form.into_inner();
+    let typed = |error: String| NewUserForm {
+        email: form.email.trim().chars().take(254).collect(),
+        owner: form.role == Role::Owner.as_str(),
+        error: Some(error),
+    };
+    let parsed = accounts::admin_email(&form.email)
+        .map_err(|e| format!("That email cannot be used: {e}."))
+        .and_then(|email| Ok((email, parse_role(&form.role)?)))
+        .and_then(|(email, role)| {
+            Ok((
+                email,
+                role,
+                parse_new_password(&form.password, &form.password_again)?,
+            ))
+        });
+    let (email, role, password) = match parsed {
+        Ok(parsed) => parsed,
+        Err(message) => {
+            return render_list(
+                &state,
+                &req,
+                &admin,
+                StatusCode::BAD_REQUEST,
+                0,
+                typed(message),
+            )
+            .await;
+        }
+    };
+    match users::create(
+        &state.db,
+        &admin,
+        &client_addr(&req),
+        &email,
+        role,
+        password,
+    )
+    .await
+    {
+        Ok(id) => {
+            tracing::info!(
+                admin.id = admin.user_id,
+                user.id = id,
+                "admin account created"
+            );
+            Ok(see_other(&format!("/admin/users/{id}?done=created")))
+        }
+        Err(err) => {
+            let (status, message) = refusal(err)?;
+            render_list(&state, &req, &admin, status, 0, typed(message)).await
+        }
+    }
+}
+
+#[derive(Template)]
+#[template(path = "admin/user.html")]
+struct UserPage {
+    chrome: Chrome,
+    id: i64,
+    user: UserView,
+    flash: Option<&'static str>,
+    error: Option<String>,
+    min_chars: usize,
+}
+
+#[derive(Deserialize)]
+pub struct DetailQuery {
+    done: Option<String>,
+}
+
+fn flash_text(done: Option<&str>) -> Option<&'static str> {
+    Some(match done? {
+        "created" => {
+            "Account created. Give the person their password over a safe channel; they can change it under “Your account”."
+        }
+        "role" => "Role changed. It applies from the account's next page view.",
+        "disable" => "Account disabled: its sessions were ended and it cannot log in.",
+        "enable" => "Account enabled: it can log in again.",
+        "password" => "Password reset: the account's sessions were ended.",
+        "unchanged" => "Nothing to change: the account already was that way.",
+        _ => return None,
+    })
+}
+
+/// The id in `/admin/users/{id}`; anything else is no such page.
+fn parse_id(raw: &str) -> Result<i64, AppError> {
+    raw.parse().map_err(|_| AppError::NotFound)
+}
+
+async fn render_detail(
+    state: &AppState,
+    req: &HttpRequest,
+    admin: &Admin,
+    status: StatusCode,
+    id: i64,
+    flash: Option<&'static str>,
+    error: Option<String>,
+) -> Result<HttpResponse, AppError> {
+    let user = state
+        .db
+        .run(move |conn| q::find_summary(conn, id))
+        .await?
+        .ok_or(AppError::NotFound)?;
+    let (chrome, cookie) = Chrome::new(state, req, admin, "users");
+    let page = UserPage {
+        chrome,
+        id,
+        user: view(user, admin),
+        flash,
+        error,
+        min_chars: accounts::password::MIN_CHARS,
+    };
+    Ok(admin_page(status, &page, cookie))
+}
+
+pub async fn detail(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    id: web::Path<String>,
+    query: web::Query<DetailQuery>,
+) -> Result<HttpResponse, AppError> {
+    require_owner(&admin)?;
+    let id = parse_id(&id)?;
+    let flash = flash_text(query.done.as_deref());
+    render_detail(&state, &req, &admin, StatusCode::OK, id, flash, None).await
+}
+
+/// The actions on one account, as named in the URL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum UserAction {
+    Role,
+    Disable,
+    Enable,
+    Password,
+}
+
+impl UserAction {
+    fn parse(raw: &str) -> Option<Self> {
+        match raw {
+            "role" => Some(Self::Role),
+            "disable" => Some(Self::Disable),
+            "enable" => Some(Self::Enable),
+            "password" => Some(Self::Password),
+            _ => None,
+        }
+    }
+
+    fn slug(self) -> &'static str {
+        match self {
+            Self::Role => "role",
+            Self::Disable => "disable",
+            Self::Enable => "enable",
+            Self::Password => "password",
+        }
+    }
+}
+
+pub async fn action(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    path: web::Path<(String, String)>,
+    form: web::Form<UserForm>,
+) -> Result<HttpResponse, AppError> {
+    check_csrf(&state, &req, &form.csrf_token)?;
+    require_owner(&admin)?;
+    let (id, slug) = path.into_inner();
+    let id = parse_id(&id)?;
+    let act = UserAction::parse(&slug).ok_or(AppError::NotFound)?;
+    let client = client_addr(&req);
+    let db = &state.db;
+    let outcome = match act {
+        UserAction::Role => match parse_role(&form.role) {
+            Ok(role) => users::change_role(db, &admin, &client, id, role).await,
+            Err(message) => {
+                return render_detail(
+                    &state,
+                    &req,
+                    &admin,
+                    StatusCode::BAD_REQUEST,
+                    id,
+                    None,
+                    Some(message),
+                )
+                .await;
+            }
+        },
+        UserAction::Disable => users::set_disabled(db, &admin, &client, id, true).await,
+        UserAction::Enable => users::set_disabled(db, &admin, &client, id, false).await,
+        UserAction::Password => match parse_new_password(&form.password, &form.password_again) {
+            Ok(password) => users::reset_password(db, &admin, &client, id, password).await,
+            Err(message) => {
+                return render_detail(
+                    &state,
+                    &req,
+                    &admin,
+                    StatusCode::BAD_REQUEST,
+                    id,
+                    None,
+                    Some(message),
+                )
+                .await;
+            }
+        },
+    };
+    match outcome {
+        Ok(Change::Done { sessions_ended }) => {
+            tracing::info!(
+                admin.id = admin.user_id,
+                user.id = id,
+                user.action = act.slug(),
+                sessions.ended = sessions_ended,
+                "admin account changed"
+            );
+            // Demoting or disabling oneself leaves this page out of reach.
+            if id == admin.user_id && matches!(act, UserAction::Role | UserAction::Disable) {
+                return Ok(see_other("/admin"));
+            }
+            Ok(see_other(&format!("/admin/users/{id}?done={}", act.slug())))
+        }
+        Ok(Change::Unchanged) => Ok(see_other(&format!("/admin/users/{id}?done=unchanged"))),
+        Err(err) => {
+            let (status, message) = refusal(err)?;
+            render_detail(&state, &req, &admin, status, id, None, Some(message)).await
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn new_passwords_are_typed_twice_and_meet_the_policy() {
+        assert!(parse_new_password("a fine long passphrase", "a fine long passphrase").is_ok());
+        let differ = parse_new_password("a fine long passphrase", "a fine long passphrasf");
+        assert!(differ.unwrap_err().contains("differ"));
+        let short = parse_new_password("short", "short").unwrap_err();
+        assert!(short.contains("at least 12 characters"), "{short}");
+        assert!(!short.contains("short"), "the password is not echoed");
+        let common = parse_new_password("password1234", "password1234").unwrap_err();
+        assert!(common.contains("commonly used"), "{common}");
+    }
+}
