@@ -12,6 +12,7 @@ pub mod accounts;
 pub mod admin;
 pub mod fulfilment;
 pub mod lease;
+pub mod listen;
 pub mod outbox;
 pub mod pricing;
 pub mod purchases;

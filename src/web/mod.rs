@@ -137,6 +137,8 @@ impl Application {
             stopped.clone(),
         ))];
         background.extend(outbox.spawn(settings.workers, stopped.clone()));
+        background
+            .extend(outbox.listen_for_other_replicas(&settings.database_url, stopped.clone()));
         background.push(tokio::spawn(expire_unpaid_loop(
             db.clone(),
             stopped.clone(),
