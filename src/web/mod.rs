@@ -31,7 +31,7 @@ use crate::catalog::Catalog;
 use crate::config::{Payments, Settings};
 use crate::db::Db;
 use crate::mail::Mailer;
-use crate::orders::installation::InstallationKey;
+use crate::orders::installation::{InstallationKey, InstallationKeys};
 use crate::orders::notify::Notifier;
 use crate::orders::outbox::{Outbox, OutboxConfig};
 use crate::payments::Provider;
@@ -54,6 +54,8 @@ pub struct AppState {
     /// The outbox: its waker starts this process's workers at once after a commit that
     /// queued work.
     pub outbox: Outbox,
+    /// Opens stored installations, under the current secret key or a previous one.
+    pub installation_keys: InstallationKeys,
 }
 
 /// How long in-flight requests get to finish after SIGTERM before the server closes them.
@@ -146,6 +148,8 @@ impl Application {
 
         let checkout_limiter =
             RateLimiter::new(settings.checkout_rate_limit, Duration::from_secs(60));
+        let installation_keys =
+            InstallationKeys::derive(&settings.secret_key, &settings.previous_secret_keys);
         let state = web::Data::new(AppState {
             db,
             secure_cookies: settings.public_url.scheme() == "https",
@@ -155,6 +159,7 @@ impl Application {
             payments,
             checkout_limiter,
             outbox,
+            installation_keys,
         });
         background.push(tokio::spawn(watch_wallet(state.clone(), stopped)));
         let server = HttpServer::new(move || {
