@@ -13,6 +13,7 @@ mod consumer;
 mod crash;
 mod db;
 mod failpoints;
+mod keys;
 mod listen;
 mod mail;
 mod ops;
