@@ -10,8 +10,10 @@
 //! STOREFRONT_FAILPOINTS="before-send=sleep(2000);after-result-commit=50%return"
 //! ```
 //!
-//! `return` kills the process on the spot (`abort`: no destructor, flush, shutdown or commit
-//! runs, which is what the database and the upstream see of a SIGKILL); `sleep(ms)`, `panic`,
+//! `return` kills the process on the spot with SIGKILL, sent by the thread that reached the
+//! point to its own process: no destructor, flush, shutdown or commit runs, and no other
+//! thread gets to move the purchase on between the point and the death (see [`crash`]);
+//! `sleep(ms)`, `panic`,
 //! `print(msg)`, `pause`, `yield`, `delay(ms)`, `off` and the `N*` / `P%` / `->` modifiers
 //! behave as the `fail` crate documents. A panic inside a request or a job is caught by the
 //! runtime, so it does not crash the shop: use `return` for that.
@@ -59,10 +61,22 @@ macro_rules! failpoint {
 
 pub(crate) use failpoint;
 
-/// The `return` action: one line on stderr naming the point, then the process dies at once.
+/// The `return` action: one line on stderr naming the point, then SIGKILL to this process.
+///
+/// The signal is sent from the thread standing at the point, so that thread never runs
+/// another instruction of the job, and the kernel interrupts every other thread of the
+/// process at once (microseconds, not the milliseconds a watching test would take to react),
+/// so no worker, request or lease renewal gets anything done in between. (Blocking
+/// the thread and leaving the kill to the test would not do: until the test reacts, an idle
+/// worker's poll could claim and send the very order whose crash is being simulated.) SIGKILL
+/// rather than `abort` because it is what an OOM kill, `docker kill` or a lost machine does:
+/// no signal handler, no core file. `abort` remains as a fallback should the signal fail.
 #[cfg(feature = "failpoints")]
 pub fn crash(name: &str) {
-    eprintln!("failpoint {name}: killing the process");
+    use rustix::process::{Signal, getpid, kill_process};
+    // Standard error is unbuffered: the line is written before the signal.
+    eprintln!("failpoint {name}: reached, killing the process (SIGKILL)");
+    let _ = kill_process(getpid(), Signal::KILL);
     std::process::abort()
 }
 

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use rand::RngCore;
 
 use crate::accounts;
-use crate::config::{self, Settings, Source};
+use crate::config::{self, SecretKey, Settings, Source};
 use crate::db::Db;
 use crate::sandbox::{self, SandboxConfig};
 use crate::web::Application;
@@ -128,9 +128,7 @@ fn load_or_create_secret_key(path: &Path) -> Result<String, CliError> {
     match std::fs::read_to_string(path) {
         Ok(text) => Ok(text.trim().to_string()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            let mut bytes = [0u8; 32];
-            rand::rng().fill_bytes(&mut bytes);
-            let key = hex::encode(bytes);
+            let key = SecretKey::generate().to_hex().expose().clone();
             let mut options = std::fs::OpenOptions::new();
             options.write(true).create_new(true);
             #[cfg(unix)]

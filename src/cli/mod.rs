@@ -17,6 +17,7 @@ use crate::web::Application;
 
 mod admin;
 mod demo;
+mod keys;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -75,6 +76,22 @@ enum Command {
     /// Admin console accounts.
     #[command(subcommand)]
     Admin(AdminCommand),
+    /// The secret key: generate a new one, rotate stored data to it.
+    #[command(subcommand)]
+    Keys(KeysCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum KeysCommand {
+    /// Print a new random secret key (64 hex characters) for STOREFRONT_SECRET_KEY.
+    Generate,
+    /// Re-encrypt every stored installation sealed under a key listed in
+    /// STOREFRONT_PREVIOUS_SECRET_KEYS with STOREFRONT_SECRET_KEY, and print how many rows
+    /// changed per key. Needs STOREFRONT_DATABASE_URL too (pending migrations are applied
+    /// first). Safe to interrupt and to run again; exits 1 while any installation is still
+    /// under another key. Run it once every replica has the new key: see "Rotating the
+    /// secret key" in docs/architecture.md.
+    Rotate,
 }
 
 #[derive(Debug, Subcommand)]
@@ -135,13 +152,16 @@ enum CliError {
     /// The command's input was refused (a weak password, a malformed email).
     #[error("{0}")]
     Input(String),
+    /// The command did what it could, and says what is left.
+    #[error("{0}")]
+    Incomplete(String),
 }
 
 impl CliError {
     fn exit_code(&self) -> u8 {
         match self {
             Self::Config(_) | Self::Input(_) => 2,
-            Self::Db(_) | Self::Io(_) => 1,
+            Self::Db(_) | Self::Io(_) | Self::Incomplete(_) => 1,
         }
     }
 }
@@ -215,6 +235,15 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Admin(AdminCommand::CreateUser { email, role }) => {
             let url = config::database_url(&source)?;
             runtime.block_on(admin::create_user(url, &email, &role))
+        }
+        Command::Keys(KeysCommand::Generate) => {
+            keys::generate();
+            Ok(())
+        }
+        Command::Keys(KeysCommand::Rotate) => {
+            let url = config::database_url(&source)?;
+            let (current, previous) = config::secret_keys(&source)?;
+            runtime.block_on(keys::rotate(url, current, previous))
         }
         Command::Migrate => {
             let url = config::database_url(&source)?;

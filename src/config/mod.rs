@@ -233,8 +233,21 @@ impl SecretKey {
         Self(Secret::new(bytes))
     }
 
+    /// A fresh key from the operating system's random source (through `rand`'s thread RNG,
+    /// a CSPRNG seeded from it).
+    pub fn generate() -> Self {
+        let mut bytes = [0u8; 32];
+        rand::RngCore::fill_bytes(&mut rand::rng(), &mut bytes);
+        Self::from_bytes(bytes)
+    }
+
     pub fn bytes(&self) -> &[u8; 32] {
         self.0.expose()
+    }
+
+    /// The key in the format [`SecretKey::parse`] reads: 64 lower-case hex characters.
+    pub fn to_hex(&self) -> Secret<String> {
+        Secret::new(hex::encode(self.bytes()))
     }
 }
 
@@ -307,6 +320,11 @@ pub struct Settings {
     pub public_url: Url,
     pub upstream: UpstreamSettings,
     pub secret_key: SecretKey,
+    /// Keys the shop still accepts but no longer signs or seals with
+    /// (`STOREFRONT_PREVIOUS_SECRET_KEYS`): installations sealed under them still open, and
+    /// forms signed with them still verify, until `storefront keys rotate` has moved every
+    /// installation to `secret_key`. See "Rotating the secret key" in docs/architecture.md.
+    pub previous_secret_keys: Vec<SecretKey>,
     pub payments: Payments,
     pub mail: MailSettings,
     pub catalog_refresh_secs: u64,
@@ -328,8 +346,7 @@ impl Settings {
         let bind = bind(src)?;
         let public_url = parse_http_url("PUBLIC_URL", src.required("PUBLIC_URL")?)?;
         let upstream = upstream_settings(src)?;
-        let secret_key = SecretKey::parse(src.required("SECRET_KEY")?)
-            .map_err(|p| ConfigError::new("SECRET_KEY", p))?;
+        let (secret_key, previous_secret_keys) = secret_keys(src)?;
         let payments = payments(src)?;
         let mail = mail(src)?;
         Ok(Self {
@@ -338,6 +355,7 @@ impl Settings {
             public_url,
             upstream,
             secret_key,
+            previous_secret_keys,
             payments,
             mail,
             catalog_refresh_secs: src.parsed("CATALOG_REFRESH_SECS", 900, |raw| {
@@ -355,6 +373,50 @@ impl Settings {
             log_format: log_format(src)?,
         })
     }
+
+    /// Every key a signature or a sealed row may have been made with: the current one first.
+    pub fn accepted_secret_keys(&self) -> impl Iterator<Item = &SecretKey> {
+        std::iter::once(&self.secret_key).chain(&self.previous_secret_keys)
+    }
+}
+
+/// The secret key and the previous ones alone (`keys rotate`).
+pub fn secret_keys(src: &Source) -> Result<(SecretKey, Vec<SecretKey>), ConfigError> {
+    let current = SecretKey::parse(src.required("SECRET_KEY")?)
+        .map_err(|p| ConfigError::new("SECRET_KEY", p))?;
+    let previous = src.parsed(PREVIOUS_SECRET_KEYS, Vec::new(), |raw| {
+        parse_previous_keys(raw, &current)
+    })?;
+    Ok((current, previous))
+}
+
+/// The variable (without prefix) listing the keys a rotation moves away from.
+pub const PREVIOUS_SECRET_KEYS: &str = "PREVIOUS_SECRET_KEYS";
+
+/// Comma-separated keys in [`SecretKey`]'s format; never echoes a value back.
+fn parse_previous_keys(raw: &str, current: &SecretKey) -> Result<Vec<SecretKey>, String> {
+    let items: Vec<&str> = raw
+        .split(',')
+        .map(str::trim)
+        .filter(|item| !item.is_empty())
+        .collect();
+    let mut keys: Vec<SecretKey> = Vec::with_capacity(items.len());
+    for (n, item) in items.iter().enumerate() {
+        let key =
+            SecretKey::parse(item).map_err(|p| format!("key {} of {}: {p}", n + 1, items.len()))?;
+        if key.bytes() == current.bytes() {
+            return Err(format!(
+                "key {} of {} is STOREFRONT_SECRET_KEY itself; list only the keys it replaces",
+                n + 1,
+                items.len()
+            ));
+        }
+        if keys.iter().any(|k| k.bytes() == key.bytes()) {
+            return Err(format!("key {} of {} is listed twice", n + 1, items.len()));
+        }
+        keys.push(key);
+    }
+    Ok(keys)
 }
 
 /// The database setting alone, for commands that need nothing else (`migrate`).
@@ -586,6 +648,61 @@ mod tests {
         )])
         .unwrap_err();
         assert!(err.problem.contains("hexadecimal"), "{err}");
+    }
+
+    #[test]
+    fn previous_secret_keys_are_optional_and_comma_separated() {
+        let s = with(&[]).expect("valid");
+        assert!(s.previous_secret_keys.is_empty());
+        assert_eq!(s.accepted_secret_keys().count(), 1);
+        let both = " a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf , c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf,";
+        let s = with(&[("STOREFRONT_PREVIOUS_SECRET_KEYS", both)]).expect("valid");
+        assert_eq!(s.previous_secret_keys.len(), 2);
+        assert_eq!(
+            s.previous_secret_keys[1].bytes(),
+            SecretKey::parse("c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf")
+                .expect("key")
+                .bytes()
+        );
+        let accepted: Vec<_> = s.accepted_secret_keys().map(|k| k.bytes()[0]).collect();
+        assert_eq!(accepted, vec![0x00, 0xa0, 0xc0], "current first");
+        let debug = format!("{s:?}");
+        assert!(
+            !debug.contains("a0a1a2") && !debug.contains("c0c1c2"),
+            "{debug}"
+        );
+    }
+
+    #[test]
+    fn a_bad_previous_key_is_named_without_echoing_it() {
+        let bad = "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf,not-a-key-zz";
+        let err = with(&[("STOREFRONT_PREVIOUS_SECRET_KEYS", bad)]).unwrap_err();
+        assert_eq!(err.var, "STOREFRONT_PREVIOUS_SECRET_KEYS");
+        assert!(err.problem.starts_with("key 2 of 2: must be 64"), "{err}");
+        assert!(!err.to_string().contains("not-a-key") && !err.to_string().contains("a0a1"));
+        let current = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+        let err = with(&[("STOREFRONT_PREVIOUS_SECRET_KEYS", current)]).unwrap_err();
+        assert!(
+            err.problem.contains("STOREFRONT_SECRET_KEY itself"),
+            "{err}"
+        );
+        let twice = "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf,a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf";
+        let err = with(&[("STOREFRONT_PREVIOUS_SECRET_KEYS", twice)]).unwrap_err();
+        assert!(err.problem.contains("listed twice"), "{err}");
+    }
+
+    #[test]
+    fn generated_keys_are_random_and_read_back() {
+        let a = SecretKey::generate();
+        let b = SecretKey::generate();
+        assert_ne!(a.bytes(), b.bytes());
+        let hex = a.to_hex();
+        assert_eq!(hex.expose().len(), 64);
+        assert_eq!(
+            SecretKey::parse(hex.expose()).expect("parses").bytes(),
+            a.bytes()
+        );
+        assert_eq!(format!("{hex:?}"), "[redacted]");
     }
 
     #[test]

@@ -195,7 +195,7 @@ pub fn iccid_last4(conn: &mut DbConn, purchase_id: &str) -> Result<Option<String
 
 /// Makes the purchase's queued jobs due now; returns how many.
 pub fn make_due_now(conn: &mut DbConn, purchase_id: &str, now_ms: i64) -> Result<usize, DbError> {
-    Ok(diesel::update(
+    let due = diesel::update(
         outbox_jobs::table
             .filter(outbox_jobs::purchase_id.eq(purchase_id))
             .filter(outbox_jobs::state.eq(outbox::QUEUED)),
@@ -204,7 +204,12 @@ pub fn make_due_now(conn: &mut DbConn, purchase_id: &str, now_ms: i64) -> Result
         outbox_jobs::run_at_ms.eq(now_ms),
         outbox_jobs::updated_at_ms.eq(now_ms),
     ))
-    .execute(conn)?)
+    .execute(conn)?;
+    if due > 0 {
+        // Every replica's workers, not only this one's (delivered at commit).
+        crate::db::outbox::announce(conn)?;
+    }
+    Ok(due)
 }
 
 /// Resolves the purchase's open alerts; returns how many.

@@ -256,17 +256,29 @@ pub fn installation(
         .optional()?)
 }
 
-/// Rows encrypted under `key_id`, a page at a time (for key rotation).
+/// Rows encrypted under `key_id`, a page at a time in purchase id order, after the purchase
+/// id `after` (for key rotation).
 pub fn installations_under_key(
     conn: &mut DbConn,
     key_id: &str,
+    after: &str,
     limit: i64,
 ) -> Result<Vec<InstallationRow>, DbError> {
     Ok(installations::table
         .filter(installations::key_id.eq(key_id))
+        .filter(installations::purchase_id.gt(after))
         .order(installations::purchase_id)
         .limit(limit)
         .select(InstallationRow::as_select())
+        .load(conn)?)
+}
+
+/// How many installations each key id seals, by key id.
+pub fn installations_per_key(conn: &mut DbConn) -> Result<Vec<(String, i64)>, DbError> {
+    Ok(installations::table
+        .group_by(installations::key_id)
+        .select((installations::key_id, diesel::dsl::count_star()))
+        .order(installations::key_id)
         .load(conn)?)
 }
 

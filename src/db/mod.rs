@@ -13,6 +13,7 @@ pub mod admin;
 pub mod alert_mail;
 pub mod fulfilment;
 pub mod lease;
+pub mod listen;
 pub mod outbox;
 pub mod pricing;
 pub mod purchases;

@@ -11,6 +11,11 @@
 //!
 //! Settling is conditional on the lease token, so a worker that lost its lease (it ran past
 //! the lease and another worker reclaimed the job) cannot overwrite the newer outcome.
+//!
+//! On PostgreSQL every write that makes a job due ([`insert_job`], [`wake_by_order`]) also
+//! sends `NOTIFY` on [`WAKE_CHANNEL`] in the caller's transaction. PostgreSQL delivers it at
+//! commit and drops it on rollback, so a listening replica never wakes for work it cannot see
+//! yet; identical notifications of one transaction reach listeners once.
 
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Integer, Nullable, Text};
@@ -30,6 +35,11 @@ pub const UPSTREAM_GATE: &str = "upstream.retry_after";
 
 /// Job kinds that never call the Partner API and so ignore its gate.
 const GATE_EXEMPT_KIND: &str = "refund";
+
+/// The PostgreSQL channel on which committed due work is announced to every replica's
+/// listener (`orders::outbox` wakes its workers on it). Channels are per database, so shops
+/// sharing a server do not wake each other.
+pub const WAKE_CHANNEL: &str = "storefront_outbox";
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
 #[diesel(table_name = outbox_jobs)]
@@ -93,6 +103,49 @@ const CLAIM_SQLITE: &str = "SELECT id, state, attempts, lease_owner FROM outbox_
        AND (kind = ?3 OR NOT EXISTS \
          (SELECT 1 FROM leases WHERE name = ?2 AND expires_at_ms > ?1)) \
      ORDER BY CASE kind WHEN 'place_order' THEN 0 ELSE 1 END, run_at_ms, id LIMIT 1";
+
+/// Inserts a queued `kind` job for `purchase_id`, due at `run_at_ms`, unless a job of that
+/// kind is already open (queued or running) for the purchase; returns whether one was
+/// inserted. A new job is announced to other replicas ([`announce`]) when the caller's
+/// transaction commits.
+pub fn insert_job(
+    conn: &mut DbConn,
+    kind: &str,
+    purchase_id: &str,
+    run_at_ms: i64,
+    now_ms: i64,
+) -> Result<bool, DbError> {
+    let inserted = crate::with_inner!(&mut *conn, |c| {
+        diesel::insert_into(outbox_jobs::table)
+            .values((
+                outbox_jobs::kind.eq(kind),
+                outbox_jobs::purchase_id.eq(purchase_id),
+                outbox_jobs::state.eq(QUEUED),
+                outbox_jobs::run_at_ms.eq(run_at_ms),
+                outbox_jobs::created_at_ms.eq(now_ms),
+                outbox_jobs::updated_at_ms.eq(now_ms),
+            ))
+            .on_conflict_do_nothing()
+            .execute(c)
+    })?;
+    if inserted == 1 {
+        announce(conn)?;
+    }
+    Ok(inserted == 1)
+}
+
+/// Tells the outbox workers of every replica that work became due: on PostgreSQL a
+/// `NOTIFY` on [`WAKE_CHANNEL`], delivered when the caller's transaction commits (at once
+/// outside one). On SQLite there is one host and nothing to send: the enqueuing process
+/// wakes its own workers, and other processes on the file poll.
+pub fn announce(conn: &mut DbConn) -> Result<(), DbError> {
+    if let DbConn::Postgres(pg) = conn {
+        diesel::sql_query("SELECT pg_notify($1, '')")
+            .bind::<Text, _>(WAKE_CHANNEL)
+            .execute(pg)?;
+    }
+    Ok(())
+}
 
 /// Claims a due job for `worker` until `now_ms + lease_ms`: a queued job that is due, or a
 /// running one whose lease expired (its worker crashed or stalled). Orders to place come first
@@ -346,7 +399,7 @@ pub fn wake_by_order(
     let purchase_ids = purchases::table
         .filter(purchases::upstream_order_id.eq(upstream_order_id))
         .select(purchases::id);
-    Ok(diesel::update(
+    let woken = diesel::update(
         outbox_jobs::table
             .filter(outbox_jobs::kind.eq(kind))
             .filter(outbox_jobs::state.eq(QUEUED))
@@ -357,7 +410,11 @@ pub fn wake_by_order(
         outbox_jobs::run_at_ms.eq(now_ms),
         outbox_jobs::updated_at_ms.eq(now_ms),
     ))
-    .execute(conn)?)
+    .execute(conn)?;
+    if woken > 0 {
+        announce(conn)?;
+    }
+    Ok(woken)
 }
 
 /// Closes the upstream gate until `until_ms` for every replica; never shortens it (two 429s

@@ -201,8 +201,19 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    order_link_tokens (purchase_id, token_hash) {
+        purchase_id -> Text,
+        token_hash -> Text,
+        created_at_ms -> BigInt,
+    }
+}
+
+diesel::joinable!(order_link_tokens -> purchases (purchase_id));
+
 diesel::allow_tables_to_appear_in_same_query!(
     purchases,
+    order_link_tokens,
     purchase_events,
     payment_events,
     refunds,

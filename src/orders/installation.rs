@@ -5,8 +5,10 @@
 //! credentials. They are fetched once, sealed with ChaCha20-Poly1305 under a key derived from
 //! `STOREFRONT_SECRET_KEY` (a random 96-bit nonce per record, the purchase id as associated
 //! data so a row copied onto another purchase does not decrypt), and the row names the key id
-//! so keys can be rotated ([`rotate`]). Only the last four digits of the ICCID are stored in
-//! clear, for support. Nothing here logs a value; [`InstallationDetails`]'s `Debug` redacts.
+//! so keys can be rotated: [`InstallationKeys`] opens rows under the current key or any
+//! previous one, and [`rotate`] re-seals a previous key's rows under the current key. Only
+//! the last four digits of the ICCID are stored in clear, for support. Nothing here logs a
+//! value; [`InstallationDetails`]'s `Debug` redacts.
 
 use std::fmt;
 
@@ -31,7 +33,8 @@ const NONCE_LEN: usize = 12;
 pub enum InstallationError {
     #[error(transparent)]
     Db(#[from] DbError),
-    /// The row was sealed under another key (a rotation is half done, or the secret changed).
+    /// The row was sealed under a key not held here (the secret key changed and the old one
+    /// is not among the previous keys).
     #[error(
         "installation of purchase {purchase_id} is encrypted under key {row_key_id}, not {key_id}"
     )]
@@ -94,6 +97,40 @@ impl fmt::Debug for InstallationKey {
             .field("id", &self.id)
             .field("key", &"[redacted]")
             .finish()
+    }
+}
+
+/// The installation keys of a running shop: the current key seals every new row; previous
+/// keys (from `STOREFRONT_PREVIOUS_SECRET_KEYS`) only open rows a rotation has not re-sealed
+/// yet. A row names its key by id, so opening never tries keys in turn.
+#[derive(Debug, Clone)]
+pub struct InstallationKeys {
+    current: InstallationKey,
+    previous: Vec<InstallationKey>,
+}
+
+impl InstallationKeys {
+    pub fn derive(current: &SecretKey, previous: &[SecretKey]) -> Self {
+        Self {
+            current: InstallationKey::derive(current),
+            previous: previous.iter().map(InstallationKey::derive).collect(),
+        }
+    }
+
+    /// The key new rows are sealed under.
+    pub fn current(&self) -> &InstallationKey {
+        &self.current
+    }
+
+    /// The keys rows may still be sealed under until they are rotated, in the order given.
+    pub fn previous(&self) -> &[InstallationKey] {
+        &self.previous
+    }
+
+    fn by_id(&self, key_id: &str) -> Option<&InstallationKey> {
+        std::iter::once(&self.current)
+            .chain(&self.previous)
+            .find(|k| k.id == key_id)
     }
 }
 
@@ -215,7 +252,8 @@ pub fn encrypt(
     })
 }
 
-/// The decrypted installation of a purchase, `None` when none is stored yet.
+/// The decrypted installation of a purchase, `None` when none is stored yet; only a row
+/// sealed under `key` opens.
 pub fn load_installation(
     conn: &mut DbConn,
     key: &InstallationKey,
@@ -225,35 +263,73 @@ pub fn load_installation(
         return Ok(None);
     };
     let plain = open(key, &row)?;
-    Ok(Some(InstallationDetails {
+    Ok(Some(details(row, plain)))
+}
+
+/// The decrypted installation of a purchase, `None` when none is stored yet, sealed under
+/// any of `keys` (the current key or one not rotated away yet).
+pub fn load_installation_with(
+    conn: &mut DbConn,
+    keys: &InstallationKeys,
+    purchase_id: &str,
+) -> Result<Option<InstallationDetails>, InstallationError> {
+    let Some(row) = fulfilment::installation(conn, purchase_id)? else {
+        return Ok(None);
+    };
+    let key = keys.by_id(&row.key_id).unwrap_or(&keys.current);
+    let plain = open(key, &row)?;
+    Ok(Some(details(row, plain)))
+}
+
+fn details(row: InstallationRow, plain: Sealed) -> InstallationDetails {
+    InstallationDetails {
         esim_id: row.esim_id,
         iccid: Secret::new(plain.iccid),
         activation_code: Secret::new(plain.activation_code),
         qr_code_svg: Secret::new(plain.qr_code_svg),
         universal_link: plain.universal_link.map(Secret::new),
         iccid_last4: row.iccid_last4,
-    }))
+    }
+}
+
+/// What [`rotate`] did with one old key's rows.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Rotation {
+    /// Rows re-sealed under the new key.
+    pub reencrypted: usize,
+    /// Purchases whose row names the old key but does not decrypt with it (tampered or
+    /// damaged): left as they are, for someone to look at.
+    pub unreadable: Vec<String>,
 }
 
 /// Re-encrypts every row sealed under `old` with `new` (fresh nonces), a page per short
-/// transaction, and returns how many rows changed. Safe to re-run after an interruption:
-/// rows already under `new` are not touched.
+/// transaction. Safe to interrupt and run again: each row changes in one commit, only if it
+/// is still under `old`, so a second run finds only what the first did not reach (or what a
+/// process still sealing under `old` wrote since). A row that does not decrypt is reported
+/// and skipped, so one bad row cannot hold up the others.
 pub fn rotate(
     conn: &mut DbConn,
     old: &InstallationKey,
     new: &InstallationKey,
-) -> Result<usize, InstallationError> {
+) -> Result<Rotation, InstallationError> {
     const PAGE: i64 = 100;
+    let mut rotation = Rotation::default();
     if old.id == new.id {
-        return Ok(0);
+        return Ok(rotation);
     }
-    let mut total = 0;
+    let mut after = String::new();
     loop {
-        let changed = conn.write_tx(|conn| {
-            let rows = fulfilment::installations_under_key(conn, &old.id, PAGE)?;
-            let mut changed = 0;
+        let (seen, last) = conn.write_tx(|conn| {
+            let rows = fulfilment::installations_under_key(conn, &old.id, &after, PAGE)?;
             for row in &rows {
-                let plain = open(old, row)?;
+                let plain = match open(old, row) {
+                    Ok(plain) => plain,
+                    Err(InstallationError::Corrupt(purchase_id)) => {
+                        rotation.unreadable.push(purchase_id);
+                        continue;
+                    }
+                    Err(other) => return Err(other),
+                };
                 let (nonce, ciphertext) = seal(new, &row.purchase_id, &plain)?;
                 if fulfilment::reencrypt_installation(
                     conn,
@@ -263,16 +339,21 @@ pub fn rotate(
                     &nonce,
                     &ciphertext,
                 )? {
-                    changed += 1;
+                    rotation.reencrypted += 1;
                 }
             }
-            Ok::<_, InstallationError>((rows.len(), changed))
+            Ok::<_, InstallationError>((rows.len(), rows.last().map(|r| r.purchase_id.clone())))
         })?;
-        total += changed.1;
-        if changed.0 < usize::try_from(PAGE).unwrap_or(usize::MAX) {
-            return Ok(total);
+        match last {
+            Some(last) if seen >= usize::try_from(PAGE).unwrap_or(usize::MAX) => after = last,
+            _ => return Ok(rotation),
         }
     }
+}
+
+/// How many installations each key id seals: what a rotation has left to do.
+pub fn rows_per_key(conn: &mut DbConn) -> Result<Vec<(String, i64)>, InstallationError> {
+    Ok(fulfilment::installations_per_key(conn)?)
 }
 
 /// The `fetch_installation` job.
@@ -411,5 +492,29 @@ mod tests {
         let again = encrypt(&key, "pur_1", &sample(), 0).expect("seals");
         assert_ne!(again.nonce, row.nonce, "a fresh nonce per record");
         assert!(!format!("{key:?}").contains(&hex::encode([1u8; 4])));
+    }
+
+    #[test]
+    fn a_keyring_finds_the_key_a_row_names() {
+        let (a, b, c) = (
+            SecretKey::from_bytes([1; 32]),
+            SecretKey::from_bytes([2; 32]),
+            SecretKey::from_bytes([3; 32]),
+        );
+        let keys = InstallationKeys::derive(&b, &[a.clone(), c]);
+        assert_eq!(keys.current().id(), InstallationKey::derive(&b).id());
+        let under_a = InstallationKey::derive(&a);
+        assert_eq!(
+            keys.by_id(under_a.id()).map(InstallationKey::id),
+            Some(under_a.id())
+        );
+        let unknown = InstallationKey::derive(&SecretKey::from_bytes([4; 32]));
+        assert!(keys.by_id(unknown.id()).is_none());
+        let row = encrypt(&under_a, "pur_1", &sample(), 0).expect("seals");
+        let key = keys.by_id(&row.key_id).expect("previous key found");
+        assert_eq!(
+            open(key, &row).expect("opens").activation_code,
+            "LPA:1$smdp.example$MATCH-ID-1"
+        );
     }
 }

@@ -1,12 +1,21 @@
 //! The private link to a purchase's order page. Its token is an HMAC of the purchase id under a
 //! key derived from the shop's secret key: unguessable without that key, never stored (only its
 //! hash is, for lookup), and recomputable whenever an email must carry the link again.
+//!
+//! A purchase may have several valid tokens: the one made at checkout (its hash is
+//! `purchases.access_token_hash`) and one per secret key the shop has used since. After the
+//! secret key is rotated, an email about an older purchase carries the new key's token;
+//! [`token_for_email`] registers its hash (`order_link_tokens`) before the email can leave,
+//! while links already sent keep working through the hash stored at checkout. No key has to
+//! be kept for old links, and no step of the rotation has to touch them.
 
 use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256};
 use url::Url;
 
 use crate::config::SecretKey;
+use crate::db::purchases::{self, Purchase};
+use crate::db::{DbConn, DbError};
 
 /// The token of `purchase_id`'s private link (256 bits, hex).
 pub fn order_token(secret: &SecretKey, purchase_id: &str) -> String {
@@ -20,6 +29,23 @@ pub fn order_token(secret: &SecretKey, purchase_id: &str) -> String {
 /// What is stored to find a purchase by its token.
 pub fn hash_token(token: &str) -> String {
     hex::encode(Sha256::digest(token.as_bytes()))
+}
+
+/// The token an email about `purchase` carries, made under the current `secret`. When the
+/// purchase was created under another key its hash is registered first (once; idempotent),
+/// so the link works on every replica as soon as the email is sent.
+pub fn token_for_email(
+    conn: &mut DbConn,
+    secret: &SecretKey,
+    purchase: &Purchase,
+    now_ms: i64,
+) -> Result<String, DbError> {
+    let token = order_token(secret, &purchase.id);
+    let hash = hash_token(&token);
+    if hash != purchase.access_token_hash {
+        conn.write_tx(|conn| purchases::add_link_token(conn, &purchase.id, &hash, now_ms))?;
+    }
+    Ok(token)
 }
 
 /// `{public_url}/orders/{id}?token=…`: the link emails carry.

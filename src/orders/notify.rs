@@ -12,7 +12,7 @@ use crate::db::{DbError, fulfilment, now_ms};
 use crate::domain::plan::describe_allowance;
 use crate::domain::{Cents, Email};
 use crate::mail::{Mailer, OutgoingEmail};
-use crate::orders::links::{order_token, order_url};
+use crate::orders::links::{order_url, token_for_email};
 use crate::orders::outbox::{Inner, JobKind, OutboxError, Verdict};
 
 /// What the outbox needs to write to consumers.
@@ -73,11 +73,13 @@ pub(crate) async fn send(
             ));
         }
     };
-    let link = order_url(
-        &notifier.public_url,
-        &purchase.id,
-        &order_token(&notifier.secret_key, &purchase.id),
-    );
+    let token = {
+        let (secret, purchase) = (notifier.secret_key.clone(), purchase.clone());
+        ob.db
+            .run(move |c| token_for_email(c, &secret, &purchase, now_ms()))
+            .await?
+    };
+    let link = order_url(&notifier.public_url, &purchase.id, &token);
     let amount = Cents::new(purchase.price_cents);
     let shop = notifier.shop_name.as_str();
     let message = match kind {

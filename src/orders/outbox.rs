@@ -20,23 +20,27 @@
 //! `POST /orders` reuses the stored key and body, so upstream answers with the same order.
 //!
 //! Workers wake at once on [`OutboxWaker::wake`] (called by enqueue paths of this process after
-//! they commit) and otherwise sleep until the next job is due, at most `poll_interval`. Other
-//! replicas' enqueues are noticed within `poll_interval`: that is the cross-replica bound (no
-//! PostgreSQL LISTEN/NOTIFY: diesel's `notifications_iter` does not block, so it would need its
-//! own polling loop on a dedicated connection for a gain of at most one poll interval).
+//! they commit) and otherwise sleep until the next job is due, at most `poll_interval`. On
+//! PostgreSQL other replicas' work wakes them too: every write that makes a job due also
+//! sends `NOTIFY` on `db::outbox::WAKE_CHANNEL`, which PostgreSQL delivers at commit, and each
+//! `serve` process keeps one connection of its own that `LISTEN`s there
+//! ([`Outbox::listen_for_other_replicas`], `db::listen`) and wakes a worker per notification.
+//! The enqueuing process hears its own notifications too (an extra claim query, harmless).
+//! The listener is only an accelerator: while its connection is down, and on SQLite (one
+//! host, nothing to listen to), other processes' jobs are found by the poll within
+//! `poll_interval`.
 
 use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use diesel::prelude::*;
 use rand::Rng;
 use tokio::sync::{Notify, watch};
 use tokio::task::JoinHandle;
 use tracing::Instrument;
 
+use crate::config::DatabaseUrl;
 use crate::db::outbox::{self as jobs, AttemptRecord, LeasedJob, Next};
-use crate::db::schema::outbox_jobs;
 use crate::db::{Db, DbConn, DbError, fulfilment, now_ms, purchases};
 use crate::domain::Cents;
 use crate::domain::purchase::PurchaseStatus;
@@ -100,7 +104,8 @@ impl fmt::Display for JobKind {
 
 /// Queues `kind` for `purchase_id`, due at `run_at_ms`. A job of that kind already open for the
 /// purchase makes this a no-op (a duplicate event queues nothing new); returns whether a job
-/// was inserted. Call [`OutboxWaker::wake`] after the transaction commits.
+/// was inserted. Other replicas on PostgreSQL are told when the transaction commits; call
+/// [`OutboxWaker::wake`] after the commit to start this process's workers.
 pub fn enqueue(
     conn: &mut DbConn,
     purchase_id: &str,
@@ -108,20 +113,7 @@ pub fn enqueue(
     run_at_ms: i64,
     now_ms: i64,
 ) -> Result<bool, DbError> {
-    let inserted = crate::with_inner!(&mut *conn, |c| {
-        diesel::insert_into(outbox_jobs::table)
-            .values((
-                outbox_jobs::kind.eq(kind.as_str()),
-                outbox_jobs::purchase_id.eq(purchase_id),
-                outbox_jobs::state.eq(jobs::QUEUED),
-                outbox_jobs::run_at_ms.eq(run_at_ms),
-                outbox_jobs::created_at_ms.eq(now_ms),
-                outbox_jobs::updated_at_ms.eq(now_ms),
-            ))
-            .on_conflict_do_nothing()
-            .execute(c)
-    })?;
-    Ok(inserted == 1)
+    jobs::insert_job(conn, kind.as_str(), purchase_id, run_at_ms, now_ms)
 }
 
 /// Alert kinds written to `alerts.kind`.
@@ -381,6 +373,26 @@ impl Outbox {
     /// The handle enqueue paths of this process use to wake the workers.
     pub fn waker(&self) -> OutboxWaker {
         self.inner.waker.clone()
+    }
+
+    /// On PostgreSQL, starts the listener that wakes this process's workers when any replica
+    /// commits due work (see the module notes); it stops when `shutdown` turns true. `None` on
+    /// SQLite, where there is nothing to listen to.
+    pub fn listen_for_other_replicas(
+        &self,
+        url: &DatabaseUrl,
+        shutdown: watch::Receiver<bool>,
+    ) -> Option<JoinHandle<()>> {
+        let DatabaseUrl::Postgres(url) = url else {
+            return None;
+        };
+        let waker = self.waker();
+        Some(crate::db::listen::spawn(
+            url.clone(),
+            jobs::WAKE_CHANNEL,
+            move || waker.wake(),
+            shutdown,
+        ))
     }
 
     /// Starts `workers` workers. Each claims and runs due jobs one at a time, sleeps when none

@@ -166,9 +166,9 @@ pub async fn checkout(
     form: web::Form<CheckoutFields>,
 ) -> Result<HttpResponse, AppError> {
     let form = form.into_inner();
-    if !csrf::verify(
+    if !csrf::verify_any(
         &req,
-        &state.settings.secret_key,
+        state.settings.accepted_secret_keys(),
         state.secure_cookies,
         &form.csrf_token,
     ) {
@@ -392,9 +392,9 @@ pub async fn demo_pay_action(
     form: web::Form<CsrfOnly>,
 ) -> Result<HttpResponse, AppError> {
     let demo = demo_provider(&state)?;
-    if !csrf::verify(
+    if !csrf::verify_any(
         &req,
-        &state.settings.secret_key,
+        state.settings.accepted_secret_keys(),
         state.secure_cookies,
         &form.csrf_token,
     ) {

@@ -57,8 +57,20 @@ fn is_well_formed(value: &str) -> bool {
     value.len() == 64 && value.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
-/// Whether `form_token` matches this browser's cookie (constant-time).
+/// Whether `form_token` matches this browser's cookie under `key` (constant-time).
 pub fn verify(req: &HttpRequest, key: &SecretKey, secure: bool, form_token: &str) -> bool {
+    verify_any(req, [key], secure, form_token)
+}
+
+/// Whether `form_token` matches this browser's cookie under any of `keys`: the current key
+/// and the previous ones, so a form rendered by a replica still on the old key (or the new
+/// one, mid-deploy) is accepted by any replica while a key change rolls out.
+pub fn verify_any<'k>(
+    req: &HttpRequest,
+    keys: impl IntoIterator<Item = &'k SecretKey>,
+    secure: bool,
+    form_token: &str,
+) -> bool {
     let Some(cookie) = req.cookie(cookie_name(secure)) else {
         return false;
     };
@@ -68,9 +80,11 @@ pub fn verify(req: &HttpRequest, key: &SecretKey, secure: bool, form_token: &str
     let Ok(given) = hex::decode(form_token) else {
         return false;
     };
-    let mut mac =
-        Hmac::<Sha256>::new_from_slice(key.bytes()).expect("HMAC takes keys of any length");
-    mac.update(b"storefront csrf v1:");
-    mac.update(cookie.value().as_bytes());
-    mac.verify_slice(&given).is_ok()
+    keys.into_iter().any(|key| {
+        let mut mac =
+            Hmac::<Sha256>::new_from_slice(key.bytes()).expect("HMAC takes keys of any length");
+        mac.update(b"storefront csrf v1:");
+        mac.update(cookie.value().as_bytes());
+        mac.verify_slice(&given).is_ok()
+    })
 }

@@ -32,7 +32,7 @@ use crate::catalog::Catalog;
 use crate::config::{Payments, Settings};
 use crate::db::Db;
 use crate::mail::Mailer;
-use crate::orders::installation::InstallationKey;
+use crate::orders::installation::{InstallationKey, InstallationKeys};
 use crate::orders::notify::Notifier;
 use crate::orders::outbox::{Outbox, OutboxConfig};
 use crate::payments::Provider;
@@ -57,6 +57,8 @@ pub struct AppState {
     pub outbox: Outbox,
     /// Rendered catalog pages of the current snapshot.
     pub pages: page_cache::PageCache,
+    /// Opens stored installations, under the current secret key or a previous one.
+    pub installation_keys: InstallationKeys,
 }
 
 /// How long in-flight requests get to finish after SIGTERM before the server closes them.
@@ -140,6 +142,8 @@ impl Application {
             stopped.clone(),
         ))];
         background.extend(outbox.spawn(settings.workers, stopped.clone()));
+        background
+            .extend(outbox.listen_for_other_replicas(&settings.database_url, stopped.clone()));
         background.push(tokio::spawn(expire_unpaid_loop(
             db.clone(),
             stopped.clone(),
@@ -147,6 +151,8 @@ impl Application {
 
         let checkout_limiter =
             RateLimiter::new(settings.checkout_rate_limit, Duration::from_secs(60));
+        let installation_keys =
+            InstallationKeys::derive(&settings.secret_key, &settings.previous_secret_keys);
         let state = web::Data::new(AppState {
             db,
             secure_cookies: settings.public_url.scheme() == "https",
@@ -157,6 +163,7 @@ impl Application {
             checkout_limiter,
             outbox,
             pages: page_cache::PageCache::default(),
+            installation_keys,
         });
         background.push(tokio::spawn(watch_wallet(state.clone(), stopped)));
         let server = HttpServer::new(move || {

@@ -12,7 +12,7 @@ use crate::db;
 use crate::domain::Cents;
 use crate::domain::esim::{parse_activation_code, safe_install_link};
 use crate::domain::purchase::PurchaseStatus;
-use crate::orders::installation::{InstallationDetails, InstallationKey, load_installation};
+use crate::orders::installation::{InstallationDetails, load_installation_with};
 use crate::orders::links::hash_token;
 use crate::web::checkout::order_cookie;
 use crate::web::error::AppError;
@@ -179,11 +179,11 @@ pub async fn order(
     let (headline, explanation) = words(status);
     let snap = state.catalog.snapshot();
     let install = if status == PurchaseStatus::Fulfilled {
-        let key = InstallationKey::derive(&state.settings.secret_key);
+        let keys = state.installation_keys.clone();
         let purchase_id = purchase.id.clone();
         let details = state
             .db
-            .run(move |conn| load_installation(conn, &key, &purchase_id))
+            .run(move |conn| load_installation_with(conn, &keys, &purchase_id))
             .await
             .map_err(AppError::internal)?;
         let activation = snap

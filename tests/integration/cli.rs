@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use crate::both_backends;
 use crate::helpers::{Backend, TestDb};
 
-fn storefront() -> Command {
+pub(crate) fn storefront() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_storefront"));
     for (key, _) in std::env::vars() {
         if key.starts_with("STOREFRONT_") {
@@ -31,7 +31,7 @@ fn valid_env(cmd: &mut Command, database_url: &str) {
         .env("STOREFRONT_MAIL_FROM", "shop@example.com");
 }
 
-fn stderr_lines(out: &Output) -> Vec<String> {
+pub(crate) fn stderr_lines(out: &Output) -> Vec<String> {
     String::from_utf8_lossy(&out.stderr)
         .lines()
         .map(str::to_string)

@@ -1,5 +1,5 @@
 //! The real binaries killed at each named fail point (docs/failpoints.md): for every point,
-//! `storefront serve` starts with that point armed to abort the process the first time it is
+//! `storefront serve` starts with that point armed to SIGKILL the process the first time it is
 //! hit, three purchases are bought and paid, the process dies there, restarts without fail
 //! points, and once quiet the sandbox (its own process) has exactly one order per paid purchase
 //! and every purchase is fulfilled. The six cases run at once, each with its own sandbox, port
@@ -52,7 +52,6 @@ fn binary(dir: &Path) -> Command {
             cmd.env_remove(key);
         }
     }
-    // An aborted process may leave a core file in its working directory.
     cmd.current_dir(dir);
     cmd
 }
@@ -96,7 +95,7 @@ impl Case {
         )
     }
 
-    /// Starts `serve`; `armed` arms this case's fail point to abort at its first hit, with one
+    /// Starts `serve`; `armed` arms this case's fail point to kill at its first hit, with one
     /// worker so the first job claimed is the first purchase's `place_order`.
     fn start_shop(&mut self, armed: bool) -> Proc {
         self.runs += 1;
@@ -202,7 +201,7 @@ async fn crash_at(name: &'static str) {
         }));
     }
 
-    // The armed shop dies at its fail point, by the abort, and says where.
+    // The armed shop dies at its fail point, by SIGKILL, and says where.
     let started = Instant::now();
     let status = loop {
         if let Some(status) = serve.0.try_wait().expect("wait for serve") {
@@ -217,11 +216,11 @@ async fn crash_at(name: &'static str) {
     let log = std::fs::read_to_string(case.log(1)).unwrap_or_default();
     assert_eq!(
         status.signal(),
-        Some(6),
-        "{name}: the shop should die by SIGABRT, not {status}:\n{log}"
+        Some(9),
+        "{name}: the shop should die by SIGKILL, not {status}:\n{log}"
     );
     assert!(
-        log.contains(&format!("failpoint {name}: killing the process")),
+        log.contains(&format!("failpoint {name}: reached, killing the process")),
         "{name}: died elsewhere:\n{log}"
     );
     let at_death = case.stats(&client).await;

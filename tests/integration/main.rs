@@ -14,6 +14,8 @@ mod consumer;
 mod crash;
 mod db;
 mod failpoints;
+mod keys;
+mod listen;
 mod mail;
 mod ops;
 mod outbox;

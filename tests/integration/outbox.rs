@@ -339,7 +339,8 @@ async fn paid_purchase_is_fulfilled_with_installation_encrypted(backend: Backend
         .run(move |c| installation::rotate(c, &old, &new))
         .await
         .expect("rotates");
-    assert_eq!(rotated, 1);
+    assert_eq!(rotated.reencrypted, 1);
+    assert!(rotated.unreadable.is_empty());
     let (old, new, pid) = (env.key.clone(), new_key.clone(), id.clone());
     let (with_new, with_old) = env
         .db

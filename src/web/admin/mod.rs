@@ -131,7 +131,9 @@ fn require_owner(admin: &Admin) -> Result<(), AppError> {
 
 /// 403 unless the form's CSRF token matches this browser's cookie.
 fn check_csrf(state: &AppState, req: &HttpRequest, token: &str) -> Result<(), AppError> {
-    if csrf::verify(req, &state.settings.secret_key, state.secure_cookies, token) {
+    // Previous keys too: a form rendered by a replica on the other key verifies mid-rotation.
+    let keys = state.settings.accepted_secret_keys();
+    if csrf::verify_any(req, keys, state.secure_cookies, token) {
         Ok(())
     } else {
         Err(AppError::Forbidden(

@@ -1,0 +1,2 @@
+DROP INDEX installations_key;
+DROP TABLE order_link_tokens;
