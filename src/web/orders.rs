@@ -164,35 +164,33 @@ pub async fn order(
         .ok_or(AppError::NotFound)?;
     let hash = hash_token(&token);
     let lookup = id.clone();
-    let (purchase, events) = state
+    let keys = state.installation_keys.clone();
+    // One trip to the pool: the purchase, its timeline and, once fulfilled, its installation.
+    let (purchase, events, details) = state
         .db
         .run(move |conn| {
             let Some(purchase) = db::purchases::find_with_token(conn, &lookup, &hash)? else {
-                return Ok::<_, db::DbError>(None);
+                return Ok::<_, AppError>(None);
             };
             let events = db::purchases::events(conn, &purchase.id)?;
-            Ok(Some((purchase, events)))
+            let details = if purchase.status() == PurchaseStatus::Fulfilled {
+                load_installation_with(conn, &keys, &purchase.id).map_err(AppError::internal)?
+            } else {
+                None
+            };
+            Ok(Some((purchase, events, details)))
         })
         .await?
         .ok_or(AppError::NotFound)?;
     let status = purchase.status();
     let (headline, explanation) = words(status);
     let snap = state.catalog.snapshot();
-    let install = if status == PurchaseStatus::Fulfilled {
-        let keys = state.installation_keys.clone();
-        let purchase_id = purchase.id.clone();
-        let details = state
-            .db
-            .run(move |conn| load_installation_with(conn, &keys, &purchase_id))
-            .await
-            .map_err(AppError::internal)?;
+    let install = details.map(|d| {
         let activation = snap
             .plan(&purchase.plan_id)
             .map_or("", |p| p.activation.describe());
-        details.map(|d| install_view(&d, activation))
-    } else {
-        None
-    };
+        install_view(&d, activation)
+    });
     let plan = snap
         .plan(&purchase.plan_id)
         .map(plan_title)
