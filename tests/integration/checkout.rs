@@ -186,13 +186,15 @@ async fn a_demo_purchase_is_paid_once_and_queued_once(backend: Backend) {
     // Paying again (a double click) changes nothing: the session is no longer open.
     let (_, page, _) = browser.get(&app, &pay_page).await;
     assert!(page.contains("no longer open"));
-    browser
+    let (status, page, _) = browser
         .post(
             &app,
             &format!("/demo-pay/{session}/pay"),
             &[("csrf_token", &token)],
         )
         .await;
+    assert_eq!(status, 409);
+    assert!(page.contains("already made"), "{page}");
     assert_eq!(count(&app.db, "jobs").await, 1);
 
     // A stranger without the cookie or token sees the same 404 as for an unknown order.
@@ -417,6 +419,78 @@ async fn a_declined_payment_queues_nothing_and_says_so() {
     assert!(order.contains("data-status=\"payment_failed\""), "{order}");
     assert!(order.contains("Nothing was charged"));
     assert_eq!(count(&app.db, "jobs").await, 0);
+}
+
+/// The reviewer's path: Decline, then the old form's Pay. The decline is final: 409, no
+/// payment event, the purchase stays `payment_failed` and no eSIM is bought.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_declined_demo_payment_cannot_be_paid_afterwards() {
+    let (app, upstream) = spawn_shop(Backend::Sqlite, 120).await.expect("sqlite");
+    let plan = sellable_plan(&app);
+    let browser = Browser::default();
+    let (_, _, headers) = buy(&app, &browser, &plan, "a@example.com").await;
+    let pay_page = location(&headers);
+    let (_, page, _) = browser.get(&app, &pay_page).await;
+    let session = pay_page.rsplit('/').next().expect("session").to_string();
+    let token = hidden(&page, "csrf_token");
+    let (status, _, headers) = browser
+        .post(
+            &app,
+            &format!("/demo-pay/{session}/decline"),
+            &[("csrf_token", &token)],
+        )
+        .await;
+    assert_eq!(status, 303);
+    let order_path = location(&headers);
+    let events_after_decline = count_payment_events(&app.db).await;
+
+    for answer in ["pay", "decline"] {
+        let (status, page, _) = browser
+            .post(
+                &app,
+                &format!("/demo-pay/{session}/{answer}"),
+                &[("csrf_token", &token)],
+            )
+            .await;
+        assert_eq!(status, 409, "{answer}: {page}");
+        assert!(page.contains("was declined"), "{page}");
+        assert!(page.contains("Nothing was charged"), "{page}");
+    }
+    assert_eq!(
+        count_payment_events(&app.db).await,
+        events_after_decline,
+        "a refused answer records no payment event"
+    );
+    let (_, page, _) = browser.get(&app, &pay_page).await;
+    assert!(page.contains("no longer open"), "{page}");
+    assert!(!page.contains("/pay\""), "no Pay form is offered: {page}");
+
+    // Give a wrongly queued order every chance to reach the sandbox before looking.
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let (_, order, _) = browser.get(&app, &order_path).await;
+    assert!(order.contains("data-status=\"payment_failed\""), "{order}");
+    assert_eq!(count(&app.db, "jobs").await, 0);
+    let purchase_id = order_path.trim_start_matches("/orders/").to_string();
+    assert_eq!(
+        upstream
+            .sandbox
+            .stats()
+            .orders_by_reference
+            .get(&format!("sf-{purchase_id}")),
+        None,
+        "no eSIM was bought"
+    );
+}
+
+async fn count_payment_events(db: &Db) -> i64 {
+    db.run(|conn| {
+        storefront::db::schema::payment_events::table
+            .count()
+            .get_result::<i64>(conn)
+            .map_err(DbError::from)
+    })
+    .await
+    .expect("count")
 }
 
 both_backends!(the_same_event_five_times_at_once_pays_once);
