@@ -1,6 +1,8 @@
 //! `/admin/orders`: search and page through purchases; `/admin/orders/{id}`: one purchase's
 //! timeline, upstream state, outbox jobs and attempts, payment and refund; and the actions on
-//! it, each with a reason and written to the audit log with its effect.
+//! it, each with a reason and written to the audit log with its effect. A refused action (no
+//! reason, or one the order's state does not allow) answers with the order page again: the
+//! message beside the form, the typed reason kept.
 //!
 //! The console never shows installation values: no activation code, no QR, and of the ICCID
 //! only the last four digits kept in `installations.iccid_last4`.
@@ -14,7 +16,7 @@ use super::{
     Chrome, CurrentAdmin, admin_page, check_csrf, client_addr, format_ms, list_href, non_empty,
     require_owner, see_other,
 };
-use crate::accounts::action;
+use crate::accounts::{Admin, action};
 use crate::db::{self, DbError, admin as q, fulfilment, outbox, purchases};
 use crate::domain::Cents;
 use crate::domain::purchase::PurchaseStatus;
@@ -295,6 +297,38 @@ struct OrderPage {
     /// Fulfilled: the delivery email can be sent again.
     resendable: bool,
     flash: Option<String>,
+    /// The action just refused, shown on the page it was sent from.
+    refusal: Option<Refusal>,
+}
+
+/// An order action the console refused, with what the admin typed, so the page can say why
+/// beside the form and keep the text.
+struct Refusal {
+    /// The action's URL slug: which form it came from.
+    slug: &'static str,
+    message: String,
+    /// The reason as typed.
+    reason: String,
+    /// The reason itself was wrong (400), so the field is marked; otherwise the order's state
+    /// refused the action (409).
+    field: bool,
+}
+
+impl OrderPage {
+    /// The refusal of the form for `slug`, if that form's action was just refused.
+    fn refused(&self, slug: &str) -> Option<&Refusal> {
+        self.refusal.as_ref().filter(|r| r.slug == slug)
+    }
+
+    /// The text to put back into the form for `slug`.
+    fn typed(&self, slug: &str) -> &str {
+        self.refused(slug).map_or("", |r| r.reason.as_str())
+    }
+
+    /// Whether the form for `slug` must be marked invalid.
+    fn invalid(&self, slug: &str) -> bool {
+        self.refused(slug).is_some_and(|r| r.field)
+    }
 }
 
 #[derive(Deserialize)]
@@ -334,7 +368,29 @@ pub async fn detail(
     id: web::Path<String>,
     query: web::Query<DetailQuery>,
 ) -> Result<HttpResponse, AppError> {
-    let id = id.into_inner();
+    let flash = flash_text(query.done.as_deref());
+    render_detail(
+        &state,
+        &req,
+        &admin,
+        id.into_inner(),
+        StatusCode::OK,
+        flash,
+        None,
+    )
+    .await
+}
+
+/// The order page, as shown after a GET or after a refused action.
+async fn render_detail(
+    state: &AppState,
+    req: &HttpRequest,
+    admin: &Admin,
+    id: String,
+    status_code: StatusCode,
+    flash: Option<String>,
+    refusal: Option<Refusal>,
+) -> Result<HttpResponse, AppError> {
     let loaded = state
         .db
         .run(move |conn| {
@@ -362,7 +418,7 @@ pub async fn detail(
         .map(|p| format!("{} ({})", crate::web::shop::plan_title(p), p.id))
         .unwrap_or_else(|| purchase.plan_id.clone());
     let status = purchase.status();
-    let (chrome, cookie) = Chrome::new(&state, &req, &admin, "orders");
+    let (chrome, cookie) = Chrome::new(state, req, admin, "orders");
     let page = OrderPage {
         chrome,
         status: purchase.status.clone(),
@@ -434,10 +490,11 @@ pub async fn detail(
             .collect(),
         refundable: refundable(status),
         resendable: status == PurchaseStatus::Fulfilled,
-        flash: flash_text(query.done.as_deref()),
+        flash,
+        refusal,
         id: purchase.id,
     };
-    Ok(admin_page(StatusCode::OK, &page, cookie))
+    Ok(admin_page(status_code, &page, cookie))
 }
 
 #[derive(Deserialize)]
@@ -525,17 +582,36 @@ pub async fn action(
     if act.owner_only() {
         require_owner(&admin)?;
     }
-    let reason = form.reason.trim().to_string();
-    if reason.is_empty() {
-        return Err(AppError::BadRequest(
-            "Give a reason: it goes into the audit log.".into(),
-        ));
+    let typed = form.into_inner().reason;
+    let reason = typed.trim().to_string();
+    let problem = if reason.is_empty() {
+        Some("Give a reason: it goes into the audit log.".to_string())
+    } else if reason.chars().count() > MAX_REASON_CHARS {
+        Some(format!(
+            "Keep the reason to {MAX_REASON_CHARS} characters or fewer."
+        ))
+    } else {
+        None
+    };
+    if let Some(message) = problem {
+        let refusal = Refusal {
+            slug: act.slug(),
+            message,
+            reason: typed,
+            field: true,
+        };
+        return render_detail(
+            &state,
+            &req,
+            &admin,
+            id,
+            StatusCode::BAD_REQUEST,
+            None,
+            Some(refusal),
+        )
+        .await;
     }
-    if reason.chars().count() > MAX_REASON_CHARS {
-        return Err(AppError::BadRequest(format!(
-            "Keep the reason under {MAX_REASON_CHARS} characters."
-        )));
-    }
+    let viewer = admin.clone();
     let client = client_addr(&req);
     let purchase_id = id.clone();
     let outcome = state
@@ -626,7 +702,24 @@ pub async fn action(
     let done = match outcome {
         Ok(done) => done,
         Err(ActionError::NotFound) => return Err(AppError::NotFound),
-        Err(ActionError::Conflict(message)) => return Err(AppError::Conflict(message.into())),
+        Err(ActionError::Conflict(message)) => {
+            let refusal = Refusal {
+                slug: act.slug(),
+                message: message.to_string(),
+                reason: typed,
+                field: false,
+            };
+            return render_detail(
+                &state,
+                &req,
+                &viewer,
+                id,
+                StatusCode::CONFLICT,
+                None,
+                Some(refusal),
+            )
+            .await;
+        }
         Err(ActionError::Db(err)) => return Err(err.into()),
     };
     if matches!(
