@@ -1205,6 +1205,14 @@ async fn demo_admin_line(data: &std::path::Path) -> String {
         .expect("healthz")
         .status();
     assert_eq!(status, 200);
+    // The demo gives customers an address to write to, on every shop page.
+    let home = reqwest::get(format!("{shop}/"))
+        .await
+        .expect("home")
+        .text()
+        .await
+        .expect("body");
+    assert!(home.contains("mailto:support@demo.invalid"), "{home}");
     Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
