@@ -13,8 +13,8 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    Chrome, CurrentAdmin, admin_page, check_csrf, client_addr, format_ms, list_href, non_empty,
-    require_owner, see_other,
+    Chrome, CurrentAdmin, Pager, admin_page, check_csrf, client_addr, datetime_ms, format_ms,
+    non_empty, require_owner, see_other,
 };
 use crate::accounts::{Admin, action};
 use crate::db::{self, DbError, admin as q, fulfilment, outbox, purchases};
@@ -25,8 +25,7 @@ use crate::orders::refund::request_refund;
 use crate::web::AppState;
 use crate::web::error::AppError;
 
-const PAGE_SIZE: i64 = 25;
-const MAX_PAGE: u32 = 10_000;
+const PAGE_SIZE: u32 = 25;
 const MAX_REASON_CHARS: usize = 1000;
 /// Audit action of "resend the delivery email".
 const ORDER_RESEND_EMAIL: &str = "order_resend_email";
@@ -136,6 +135,7 @@ struct OrdersPage {
     from_invalid: bool,
     to_invalid: bool,
     rows: Vec<OrderRow>,
+    /// The page number, from 1.
     page: u32,
     newer_href: Option<String>,
     older_href: Option<String>,
@@ -159,7 +159,7 @@ pub async fn list(
     }
     let from = non_empty(query.from).map(|t| t.chars().take(40).collect::<String>());
     let to = non_empty(query.to).map(|t| t.chars().take(40).collect::<String>());
-    let page = query.page.unwrap_or(0).min(MAX_PAGE);
+    let pager = Pager::from_query(query.page);
     let (chrome, cookie) = Chrome::new(&state, &req, &admin, "orders");
     let mut page_view = OrdersPage {
         chrome,
@@ -177,7 +177,7 @@ pub async fn list(
         from_invalid: false,
         to_invalid: false,
         rows: Vec::new(),
-        page,
+        page: pager.number,
         newer_href: None,
         older_href: None,
     };
@@ -196,13 +196,13 @@ pub async fn list(
         created_from_ms,
         created_before_ms,
     };
-    let offset = i64::from(page) * PAGE_SIZE;
+    let offset = i64::try_from(pager.offset(PAGE_SIZE)).unwrap_or(i64::MAX);
     let mut found = state
         .db
-        .run(move |conn| q::search_orders(conn, &filter, offset, PAGE_SIZE + 1))
+        .run(move |conn| q::search_orders(conn, &filter, offset, i64::from(PAGE_SIZE) + 1))
         .await?;
-    let has_more = found.len() > usize::try_from(PAGE_SIZE).unwrap_or(usize::MAX);
-    found.truncate(usize::try_from(PAGE_SIZE).unwrap_or(usize::MAX));
+    let has_more = found.len() > PAGE_SIZE as usize;
+    found.truncate(PAGE_SIZE as usize);
     let filters = [
         ("q", text.as_deref()),
         ("status", status.as_deref()),
@@ -221,15 +221,15 @@ pub async fn list(
             id: p.id,
         })
         .collect();
-    page_view.newer_href =
-        (page > 0).then(|| list_href("/admin/orders", &filters, u64::from(page - 1)));
-    page_view.older_href =
-        has_more.then(|| list_href("/admin/orders", &filters, u64::from(page + 1)));
+    page_view.newer_href = pager.previous_href("/admin/orders", &filters);
+    page_view.older_href = pager.next_href("/admin/orders", &filters, has_more);
     Ok(admin_page(StatusCode::OK, &page_view, cookie))
 }
 
 struct EventView {
     at: String,
+    /// `at` for `<time datetime>`.
+    datetime: String,
     change: String,
     note: String,
 }
@@ -441,6 +441,7 @@ async fn render_detail(
             .rev()
             .map(|e| EventView {
                 at: format_ms(e.at_ms),
+                datetime: datetime_ms(e.at_ms),
                 change: match &e.from_status {
                     Some(from) if *from != e.to_status => format!("{from} → {}", e.to_status),
                     Some(_) => "note".to_string(),
