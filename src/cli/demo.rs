@@ -51,9 +51,11 @@ pub async fn run(data_dir: PathBuf, mut bind: SocketAddr) -> Result<(), CliError
         ("STOREFRONT_SECRET_KEY", secret_key),
         ("STOREFRONT_PAYMENTS", "demo".to_string()),
         ("STOREFRONT_MAIL_DIR", mail_dir.display().to_string()),
+        // A bare address: the sender is named after the shop, as everywhere else.
+        ("STOREFRONT_MAIL_FROM", "shop@demo.invalid".to_string()),
         (
-            "STOREFRONT_MAIL_FROM",
-            "Demo eSIM Shop <shop@demo.invalid>".to_string(),
+            "STOREFRONT_SUPPORT_EMAIL",
+            "support@demo.invalid".to_string(),
         ),
     ]);
     let settings = Settings::from_source(&source)?;

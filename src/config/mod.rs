@@ -15,10 +15,14 @@ use std::path::{Path, PathBuf};
 pub use secret::Secret;
 use url::Url;
 
-use crate::domain::Cents;
+use crate::domain::{Cents, Email};
 
 /// The prefix every environment variable of the shop carries.
 pub const PREFIX: &str = "STOREFRONT_";
+
+/// The shop's name as customers see it: the site's header and titles, the emails' heading
+/// and subjects, and the sender's name when `STOREFRONT_MAIL_FROM` gives only an address.
+pub const SHOP_NAME: &str = "eSIM shop";
 
 /// A setting that is missing or malformed, named by its full environment variable.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -301,6 +305,9 @@ pub enum MailTransport {
 pub struct MailSettings {
     pub transport: MailTransport,
     pub from: String,
+    /// `STOREFRONT_SUPPORT_EMAIL`: where customers write to the shop. Shown on the shop's pages
+    /// and set as Reply-To on customers' emails; without it the shop offers no contact.
+    pub support_email: Option<Email>,
 }
 
 #[derive(Debug, Clone)]
@@ -577,7 +584,29 @@ fn mail(src: &Source) -> Result<MailSettings, ConfigError> {
     Ok(MailSettings {
         transport,
         from: from.to_string(),
+        support_email: src.parsed("SUPPORT_EMAIL", None, |raw| {
+            parse_support_email(raw).map(Some)
+        })?,
     })
+}
+
+/// An address customers can write to, and that fits a `mailto:` link and a Reply-To header
+/// as it is: letters, digits and `.`, `_`, `+`, `-` before the `@`, a dotted host name after it.
+fn parse_support_email(raw: &str) -> Result<Email, String> {
+    let refused = || format!("must be an email address like support@example.com, got {raw:?}");
+    let email = Email::parse(raw).map_err(|_| refused())?;
+    let (local, domain) = email.as_str().split_once('@').ok_or_else(refused)?;
+    let local_ok = local
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '+' | '-'));
+    let domain_ok = domain
+        .split('.')
+        .all(|label| label.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'));
+    if local_ok && domain_ok {
+        Ok(email)
+    } else {
+        Err(refused())
+    }
 }
 
 #[cfg(test)]
@@ -744,6 +773,28 @@ mod tests {
         assert_eq!(err.var, "STOREFRONT_DEFAULT_MARKUP_BPS");
         let err = with(&[("STOREFRONT_AUTO_REFUND", "maybe")]).unwrap_err();
         assert_eq!(err.var, "STOREFRONT_AUTO_REFUND");
+    }
+
+    #[test]
+    fn the_support_address_is_optional_and_must_be_an_address() {
+        let s = with(&[]).expect("valid");
+        assert_eq!(s.mail.support_email, None);
+        let s = with(&[("STOREFRONT_SUPPORT_EMAIL", " help+shop@example.co.uk ")]).expect("valid");
+        assert_eq!(
+            s.mail.support_email.as_ref().map(Email::as_str),
+            Some("help+shop@example.co.uk")
+        );
+        for bad in [
+            "support",
+            "support@localhost",
+            "Support <support@example.com>",
+            "a?subject=x@example.com",
+            "a@exa_mple.com",
+        ] {
+            let err = with(&[("STOREFRONT_SUPPORT_EMAIL", bad)]).unwrap_err();
+            assert_eq!(err.var, "STOREFRONT_SUPPORT_EMAIL", "{bad}");
+            assert!(err.problem.contains("support@example.com"), "{err}");
+        }
     }
 
     #[test]

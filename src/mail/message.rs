@@ -22,6 +22,9 @@ use crate::domain::{Cents, Email};
 #[derive(Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct OutgoingEmail {
     pub to: Email,
+    /// Who reads it, which decides where a reply goes.
+    #[serde(default)]
+    pub audience: Audience,
     pub subject: String,
     /// The `text/plain` alternative.
     pub text: String,
@@ -36,6 +39,17 @@ impl fmt::Debug for OutgoingEmail {
             .field("subject", &self.subject)
             .finish_non_exhaustive()
     }
+}
+
+/// Who an email is for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Audience {
+    /// A customer: a reply goes to the shop's support address, when it has one.
+    Customer,
+    /// The shop's own people (alerts): replies are not routed anywhere special.
+    #[default]
+    Staff,
 }
 
 /// Why the admin is being alerted. Each kind has its own subject and advice.
@@ -247,6 +261,7 @@ impl OutgoingEmail {
             },
         )?;
         Ok(Self::new(
+            Audience::Customer,
             to,
             format!("Payment received – {shop_name}"),
             text,
@@ -281,6 +296,7 @@ impl OutgoingEmail {
             },
         )?;
         Ok(Self::new(
+            Audience::Customer,
             to,
             format!("Your eSIM is ready to install – {shop_name}"),
             text,
@@ -323,6 +339,7 @@ impl OutgoingEmail {
             },
         )?;
         Ok(Self::new(
+            Audience::Customer,
             to,
             format!("Your order has been refunded – {shop_name}"),
             text,
@@ -360,6 +377,7 @@ impl OutgoingEmail {
             },
         )?;
         Ok(Self::new(
+            Audience::Staff,
             to,
             format!("[Alert] {}: {}", kind.title(), shorten(summary, 100)),
             text,
@@ -367,9 +385,10 @@ impl OutgoingEmail {
         ))
     }
 
-    fn new(to: Email, subject: String, text: String, html: String) -> Self {
+    fn new(audience: Audience, to: Email, subject: String, text: String, html: String) -> Self {
         Self {
             to,
+            audience,
             subject: single_line(&subject),
             text,
             html,

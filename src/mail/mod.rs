@@ -19,10 +19,10 @@ use lettre::message::{Mailbox, MultiPart};
 use rand::RngCore;
 
 pub use error::{MailError, Retry};
-pub use message::{AlertKind, OutgoingEmail};
+pub use message::{AlertKind, Audience, OutgoingEmail};
 pub use smtp::{SmtpEndpoint, SmtpSecurity};
 
-use crate::config::{MailSettings, MailTransport};
+use crate::config::{MailSettings, MailTransport, SHOP_NAME};
 use dir::DirSender;
 use smtp::{SmtpSender, Timeouts};
 
@@ -30,6 +30,9 @@ use smtp::{SmtpSender, Timeouts};
 #[derive(Clone)]
 pub struct Mailer {
     from: Arc<Mailbox>,
+    /// The shop's support address: the Reply-To of customers' emails, so that a reply reaches
+    /// a person. `None` when the shop has none.
+    reply_to: Option<Arc<Mailbox>>,
     transport: Transport,
 }
 
@@ -52,6 +55,9 @@ impl fmt::Debug for Mailer {
 impl Mailer {
     /// Checks the settings and prepares the transport; nothing is sent or connected yet.
     ///
+    /// A sender given as a bare address is named [`SHOP_NAME`], the name customers see on the
+    /// site and in the emails themselves.
+    ///
     /// For SMTP this must run inside the Tokio runtime that will send the mail (lettre's pool
     /// spawns a task there); outside a runtime it returns [`MailError::Settings`]. For a folder,
     /// the folder is created if it is missing.
@@ -68,6 +74,25 @@ impl Mailer {
                 "STOREFRONT_MAIL_FROM must be an address like \"Shop <shop@example.com>\"".into(),
             )
         })?;
+        let from = match from.name {
+            Some(_) => from,
+            None => Mailbox::new(Some(SHOP_NAME.to_string()), from.email),
+        };
+        let reply_to = settings
+            .support_email
+            .as_ref()
+            .map(|support| {
+                support
+                    .as_str()
+                    .parse()
+                    .map(|address| Arc::new(Mailbox::new(Some(SHOP_NAME.to_string()), address)))
+                    .map_err(|_| {
+                        MailError::Settings(
+                            "STOREFRONT_SUPPORT_EMAIL is not an address the mailer can use".into(),
+                        )
+                    })
+            })
+            .transpose()?;
         let transport = match &settings.transport {
             MailTransport::Smtp(url) => Transport::Smtp(SmtpSender::new(
                 SmtpEndpoint::parse(url.expose())?,
@@ -77,6 +102,7 @@ impl Mailer {
         };
         Ok(Self {
             from: Arc::new(from),
+            reply_to,
             transport,
         })
     }
@@ -112,9 +138,13 @@ impl Mailer {
             .as_str()
             .parse()
             .map_err(|_| MailError::InvalidRecipient(message.to.clone()))?;
-        Message::builder()
+        let mut builder = Message::builder()
             .message_id(Some(self.message_id()))
-            .from(Mailbox::clone(&self.from))
+            .from(Mailbox::clone(&self.from));
+        if let (Audience::Customer, Some(support)) = (message.audience, &self.reply_to) {
+            builder = builder.reply_to(Mailbox::clone(support));
+        }
+        builder
             .to(Mailbox::new(None, to))
             .subject(message::single_line(&message.subject))
             .multipart(MultiPart::alternative_plain_html(
@@ -137,6 +167,7 @@ mod tests {
         MailSettings {
             transport: MailTransport::Smtp(Secret::new(url.to_string())),
             from: "Shop <shop@example.com>".into(),
+            support_email: None,
         }
     }
 
@@ -163,6 +194,7 @@ mod tests {
         let mailer = Mailer::new(&MailSettings {
             transport: MailTransport::Dir(dir.path().to_path_buf()),
             from: "shop@example.com".into(),
+            support_email: None,
         })
         .expect("mailer");
         let message = message();
@@ -189,6 +221,7 @@ mod tests {
         let settings = MailSettings {
             transport: MailTransport::Dir(std::env::temp_dir()),
             from: "not an address".into(),
+            support_email: None,
         };
         assert!(matches!(
             Mailer::new(&settings),

@@ -1,11 +1,22 @@
 //! The built-in test-mode provider. Its hosted page (`/demo-pay/{session}`) is served by the
 //! shop itself; Pay and Decline produce events signed exactly like Stripe's and delivered
 //! through the same verification and handling path, so the demo exercises production code.
-//! No money moves. Session states live in this process (the demo runs as one process).
+//! No money moves.
+//!
+//! A demo session takes one answer. Pay or Decline settles it for good: a second press (a
+//! stale tab, a replayed form) is refused with [`SessionClosed`] and no event is made, so a
+//! declined demo payment can never turn into a paid order later. This is the demo's own rule,
+//! stricter than Stripe's (where a declined card may be retried until the session expires):
+//! here Decline already told the shop the payment failed. Late *provider* events are another
+//! matter and are still honoured by [`crate::orders::confirm`].
+//!
+//! Session states live in this process (the demo runs as one process). After a restart the
+//! process knows no session, and the purchase's own status stands in for it
+//! ([`recorded_state`]).
 
 use std::collections::HashMap;
-use std::sync::Mutex;
-use std::time::SystemTime;
+use std::sync::{Mutex, MutexGuard};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use hmac::{Hmac, Mac};
 use rand::RngCore;
@@ -20,13 +31,67 @@ use super::{
 };
 use crate::config::SecretKey;
 use crate::domain::Cents;
+use crate::domain::purchase::PurchaseStatus;
 
 pub const SIGNATURE_HEADER: &str = "demo-signature";
 
 pub struct DemoProvider {
     signing_key: [u8; 32],
     public_url: Url,
-    sessions: Mutex<HashMap<String, SessionState>>,
+    sessions: Mutex<HashMap<String, DemoSession>>,
+}
+
+/// One session as this process knows it.
+#[derive(Debug, Clone, Copy)]
+struct DemoSession {
+    state: SessionState,
+    /// When the hosted page stops taking an answer (unix seconds), as the checkout asked.
+    expires_at_unix: Option<i64>,
+}
+
+/// The consumer's answer on the hosted page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DemoAnswer {
+    Pay,
+    Decline,
+}
+
+impl DemoAnswer {
+    /// `pay` or `decline`, as in `/demo-pay/{session}/{answer}`.
+    pub fn parse(raw: &str) -> Option<Self> {
+        match raw {
+            "pay" => Some(Self::Pay),
+            "decline" => Some(Self::Decline),
+            _ => None,
+        }
+    }
+}
+
+/// Why the hosted page takes no answer: the session's outcome is already final. Each message
+/// is what the consumer reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum SessionClosed {
+    #[error("This payment is already made. Nothing more was charged.")]
+    Paid,
+    #[error(
+        "This payment was declined, and a declined test payment stays declined. Nothing was charged. To buy, start again from the plan page."
+    )]
+    Declined,
+    #[error(
+        "This payment page has expired. Nothing was charged. To buy, start again from the plan page."
+    )]
+    Expired,
+}
+
+/// The session state the shop's record implies, for a session this process does not know
+/// (it was started before a restart): still awaiting payment → open; payment failed →
+/// failed; anything later → paid.
+pub fn recorded_state(status: PurchaseStatus) -> SessionState {
+    match status {
+        PurchaseStatus::AwaitingPayment => SessionState::Open,
+        PurchaseStatus::PaymentFailed => SessionState::Failed,
+        _ => SessionState::Paid,
+    }
 }
 
 /// The body of a demo event, shaped like a provider's.
@@ -47,6 +112,11 @@ fn random_id(prefix: &str) -> String {
     format!("{prefix}_{}", hex::encode(bytes))
 }
 
+fn unix_seconds(now: SystemTime) -> i64 {
+    now.duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+}
+
 impl DemoProvider {
     /// The signing key is derived from the shop's secret key, never the key itself.
     pub fn new(secret_key: &SecretKey, public_url: Url) -> Self {
@@ -60,11 +130,84 @@ impl DemoProvider {
         }
     }
 
-    /// The signed event the hosted page delivers when the consumer pays or declines:
-    /// `(header value, body)`.
-    pub fn signed_event(
+    /// The session table. A panic while it was held leaves nothing half-written (every
+    /// change is one insert), so a poisoned lock is taken over rather than failing the page.
+    fn sessions(&self) -> MutexGuard<'_, HashMap<String, DemoSession>> {
+        self.sessions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Whether the session still takes an answer, or why not. `recorded` stands in for a
+    /// session this process does not know (see [`recorded_state`]).
+    fn check_open(
+        session: Option<&DemoSession>,
+        recorded: SessionState,
+        now: SystemTime,
+    ) -> Result<(), SessionClosed> {
+        let (state, expires_at_unix) =
+            session.map_or((recorded, None), |s| (s.state, s.expires_at_unix));
+        match state {
+            SessionState::Paid => Err(SessionClosed::Paid),
+            SessionState::Failed => Err(SessionClosed::Declined),
+            SessionState::Open if expires_at_unix.is_some_and(|at| unix_seconds(now) >= at) => {
+                Err(SessionClosed::Expired)
+            }
+            SessionState::Open => Ok(()),
+        }
+    }
+
+    /// Whether the hosted page should offer Pay and Decline.
+    pub fn is_open(&self, session_id: &str, recorded: SessionState, now: SystemTime) -> bool {
+        Self::check_open(self.sessions().get(session_id), recorded, now).is_ok()
+    }
+
+    /// Takes the consumer's one answer: the session becomes paid or failed at once (two
+    /// presses at the same moment cannot both pass), and the signed event to deliver is
+    /// returned as `(header value, body)`. A session already settled or expired is refused
+    /// and no event is made.
+    ///
+    /// If the event then cannot be delivered, [`DemoProvider::reopen`] gives the consumer
+    /// their answer back.
+    pub fn settle(
         &self,
-        paid: bool,
+        session_id: &str,
+        answer: DemoAnswer,
+        purchase_id: &str,
+        amount: Cents,
+        recorded: SessionState,
+        now: SystemTime,
+    ) -> Result<(String, Vec<u8>), SessionClosed> {
+        {
+            let mut sessions = self.sessions();
+            let known = sessions.get(session_id).copied();
+            Self::check_open(known.as_ref(), recorded, now)?;
+            sessions.insert(
+                session_id.to_string(),
+                DemoSession {
+                    state: match answer {
+                        DemoAnswer::Pay => SessionState::Paid,
+                        DemoAnswer::Decline => SessionState::Failed,
+                    },
+                    expires_at_unix: known.and_then(|s| s.expires_at_unix),
+                },
+            );
+        }
+        Ok(self.signed_event(answer, session_id, purchase_id, amount, now))
+    }
+
+    /// Opens a settled session again, after its event was not recorded (the database refused
+    /// it): nothing happened, so the consumer may answer again.
+    pub fn reopen(&self, session_id: &str) {
+        if let Some(session) = self.sessions().get_mut(session_id) {
+            session.state = SessionState::Open;
+        }
+    }
+
+    /// The signed event for `answer`: `(header value, body)`.
+    fn signed_event(
+        &self,
+        answer: DemoAnswer,
         session_id: &str,
         purchase_id: &str,
         amount: Cents,
@@ -72,10 +215,9 @@ impl DemoProvider {
     ) -> (String, Vec<u8>) {
         let event = DemoEvent {
             id: random_id("evt_demo"),
-            kind: if paid {
-                "payment.succeeded"
-            } else {
-                "payment.declined"
+            kind: match answer {
+                DemoAnswer::Pay => "payment.succeeded",
+                DemoAnswer::Decline => "payment.declined",
             }
             .to_string(),
             session: session_id.to_string(),
@@ -84,12 +226,6 @@ impl DemoProvider {
         };
         let body = serde_json::to_vec(&event).unwrap_or_default();
         (signature::sign(&self.signing_key, &body, now), body)
-    }
-
-    fn set_state(&self, session_id: &str, state: SessionState) {
-        if let Ok(mut sessions) = self.sessions.lock() {
-            sessions.insert(session_id.to_string(), state);
-        }
     }
 }
 
@@ -108,17 +244,25 @@ impl PaymentProvider for DemoProvider {
 
     async fn create_checkout(
         &self,
-        _request: &CheckoutRequest,
+        request: &CheckoutRequest,
     ) -> Result<CheckoutSession, PaymentError> {
         let id = random_id("demo_cs");
         let redirect_url = self
             .public_url
             .join(&format!("/demo-pay/{id}"))
             .map_err(|e| PaymentError::Refused(e.to_string()))?;
-        self.set_state(&id, SessionState::Open);
+        self.sessions().insert(
+            id.clone(),
+            DemoSession {
+                state: SessionState::Open,
+                expires_at_unix: request.expires_at_unix,
+            },
+        );
         Ok(CheckoutSession { id, redirect_url })
     }
 
+    /// Session states are changed by [`DemoProvider::settle`], before the event exists;
+    /// verifying only reads the event.
     fn verify_event(
         &self,
         signature_value: Option<&str>,
@@ -129,23 +273,17 @@ impl PaymentProvider for DemoProvider {
         let event: DemoEvent =
             serde_json::from_slice(body).map_err(|e| PaymentError::Malformed(e.to_string()))?;
         let kind = match event.kind.as_str() {
-            "payment.succeeded" => {
-                self.set_state(&event.session, SessionState::Paid);
-                EventKind::Paid {
-                    payment_reference: Some(format!("demo_pay_{}", event.session)),
-                    session_id: event.session,
-                    purchase_id: Some(event.purchase),
-                    amount: Cents::new(event.amount_cents),
-                }
-            }
-            "payment.declined" => {
-                self.set_state(&event.session, SessionState::Failed);
-                EventKind::Failed {
-                    session_id: event.session,
-                    purchase_id: Some(event.purchase),
-                    reason: "the test card was declined".to_string(),
-                }
-            }
+            "payment.succeeded" => EventKind::Paid {
+                payment_reference: Some(format!("demo_pay_{}", event.session)),
+                session_id: event.session,
+                purchase_id: Some(event.purchase),
+                amount: Cents::new(event.amount_cents),
+            },
+            "payment.declined" => EventKind::Failed {
+                session_id: event.session,
+                purchase_id: Some(event.purchase),
+                reason: "the test card was declined".to_string(),
+            },
             other => EventKind::Other {
                 kind: other.to_string(),
             },
@@ -154,10 +292,9 @@ impl PaymentProvider for DemoProvider {
     }
 
     async fn session_state(&self, session_id: &str) -> Result<SessionState, PaymentError> {
-        self.sessions
-            .lock()
-            .ok()
-            .and_then(|s| s.get(session_id).copied())
+        self.sessions()
+            .get(session_id)
+            .map(|s| s.state)
             .ok_or_else(|| PaymentError::Refused("unknown demo session".to_string()))
     }
 
@@ -181,6 +318,8 @@ impl PaymentProvider for DemoProvider {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
 
     fn provider() -> DemoProvider {
@@ -190,35 +329,50 @@ mod tests {
         )
     }
 
+    async fn open_session(demo: &DemoProvider, expires_at_unix: Option<i64>) -> String {
+        demo.create_checkout(&CheckoutRequest {
+            purchase_id: "pu1".into(),
+            amount: Cents::new(1299),
+            email: crate::domain::Email::parse("a@example.com").expect("email"),
+            description: "test".into(),
+            success_url: Url::parse("http://x/orders/pu1").expect("url"),
+            cancel_url: Url::parse("http://x/orders/pu1").expect("url"),
+            idempotency_key: "k".into(),
+            expires_at_unix,
+        })
+        .await
+        .expect("session")
+        .id
+    }
+
+    fn settle(
+        demo: &DemoProvider,
+        session: &str,
+        answer: DemoAnswer,
+        now: SystemTime,
+    ) -> Result<(String, Vec<u8>), SessionClosed> {
+        demo.settle(
+            session,
+            answer,
+            "pu1",
+            Cents::new(1299),
+            SessionState::Open,
+            now,
+        )
+    }
+
     #[tokio::test]
     async fn pay_and_decline_events_verify_into_typed_events() {
         let demo = provider();
-        let session = demo
-            .create_checkout(&CheckoutRequest {
-                purchase_id: "pu1".into(),
-                amount: Cents::new(1299),
-                email: crate::domain::Email::parse("a@example.com").expect("email"),
-                description: "test".into(),
-                success_url: Url::parse("http://x/orders/pu1").expect("url"),
-                cancel_url: Url::parse("http://x/orders/pu1").expect("url"),
-                idempotency_key: "k".into(),
-                expires_at_unix: None,
-            })
-            .await
-            .expect("session");
-        assert!(
-            session
-                .redirect_url
-                .as_str()
-                .starts_with("http://127.0.0.1:8080/demo-pay/demo_cs_")
-        );
+        let session = open_session(&demo, None).await;
+        assert!(session.starts_with("demo_cs_"));
         assert_eq!(
-            demo.session_state(&session.id).await.expect("state"),
+            demo.session_state(&session).await.expect("state"),
             SessionState::Open
         );
 
         let now = SystemTime::now();
-        let (header, body) = demo.signed_event(true, &session.id, "pu1", Cents::new(1299), now);
+        let (header, body) = settle(&demo, &session, DemoAnswer::Pay, now).expect("open");
         let event = demo
             .verify_event(Some(&header), &body, now)
             .expect("verifies");
@@ -227,22 +381,93 @@ mod tests {
             EventKind::Paid { ref purchase_id, amount, .. } if purchase_id.as_deref() == Some("pu1") && amount == Cents::new(1299)
         ));
         assert_eq!(
-            demo.session_state(&session.id).await.expect("state"),
+            demo.session_state(&session).await.expect("state"),
             SessionState::Paid
         );
 
-        let (header, body) = demo.signed_event(false, &session.id, "pu1", Cents::new(1299), now);
+        let declined = open_session(&demo, None).await;
+        let (header, body) = settle(&demo, &declined, DemoAnswer::Decline, now).expect("open");
         let event = demo
             .verify_event(Some(&header), &body, now)
             .expect("verifies");
         assert!(matches!(event.kind, EventKind::Failed { .. }));
+        assert_eq!(
+            demo.session_state(&declined).await.expect("state"),
+            SessionState::Failed
+        );
+    }
+
+    #[tokio::test]
+    async fn a_settled_session_takes_no_second_answer() {
+        let demo = provider();
+        let now = SystemTime::now();
+        let declined = open_session(&demo, None).await;
+        settle(&demo, &declined, DemoAnswer::Decline, now).expect("open");
+        assert!(!demo.is_open(&declined, SessionState::Open, now));
+        for answer in [DemoAnswer::Pay, DemoAnswer::Decline] {
+            assert_eq!(
+                settle(&demo, &declined, answer, now),
+                Err(SessionClosed::Declined)
+            );
+        }
+        let paid = open_session(&demo, None).await;
+        settle(&demo, &paid, DemoAnswer::Pay, now).expect("open");
+        assert_eq!(
+            settle(&demo, &paid, DemoAnswer::Pay, now),
+            Err(SessionClosed::Paid)
+        );
+        // An answer whose event was not recorded can be given again.
+        demo.reopen(&paid);
+        assert!(settle(&demo, &paid, DemoAnswer::Pay, now).is_ok());
+    }
+
+    #[tokio::test]
+    async fn an_expired_session_takes_no_answer() {
+        let demo = provider();
+        let now = SystemTime::now();
+        let session = open_session(&demo, Some(unix_seconds(now) + 60)).await;
+        assert!(demo.is_open(&session, SessionState::Open, now));
+        let later = now + Duration::from_secs(61);
+        assert!(!demo.is_open(&session, SessionState::Open, later));
+        assert_eq!(
+            settle(&demo, &session, DemoAnswer::Pay, later),
+            Err(SessionClosed::Expired)
+        );
+    }
+
+    #[test]
+    fn after_a_restart_the_purchase_status_stands_in_for_the_session() {
+        let demo = provider();
+        let now = SystemTime::now();
+        let answer = |status| {
+            demo.settle(
+                "demo_cs_before_restart",
+                DemoAnswer::Pay,
+                "pu1",
+                Cents::new(1),
+                recorded_state(status),
+                now,
+            )
+            .map(|_| ())
+        };
+        assert_eq!(
+            answer(PurchaseStatus::PaymentFailed),
+            Err(SessionClosed::Declined)
+        );
+        assert_eq!(answer(PurchaseStatus::Fulfilled), Err(SessionClosed::Paid));
+        assert_eq!(answer(PurchaseStatus::AwaitingPayment), Ok(()));
+        // Once answered, the process knows the session and the record no longer matters.
+        assert_eq!(
+            answer(PurchaseStatus::AwaitingPayment),
+            Err(SessionClosed::Paid)
+        );
     }
 
     #[test]
     fn forged_or_replayed_events_are_refused() {
         let demo = provider();
         let now = SystemTime::now();
-        let (header, body) = demo.signed_event(true, "s", "pu1", Cents::new(100), now);
+        let (header, body) = demo.signed_event(DemoAnswer::Pay, "s", "pu1", Cents::new(100), now);
         let mut forged = body.clone();
         forged.extend_from_slice(b" ");
         assert!(demo.verify_event(Some(&header), &forged, now).is_err());
@@ -251,7 +476,7 @@ mod tests {
             Url::parse("http://x").expect("url"),
         );
         assert!(other.verify_event(Some(&header), &body, now).is_err());
-        let later = now + std::time::Duration::from_secs(301);
+        let later = now + Duration::from_secs(301);
         assert!(demo.verify_event(Some(&header), &body, later).is_err());
     }
 }

@@ -349,7 +349,7 @@ pub async fn demo_pay_page(
     req: HttpRequest,
     session: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
-    demo_provider(&state)?;
+    let demo = demo_provider(&state)?;
     let session = session.into_inner();
     let lookup = session.clone();
     let purchase = state
@@ -369,7 +369,11 @@ pub async fn demo_pay_page(
         email: Email::parse(purchase.email.as_str())
             .map(|e| e.masked())
             .unwrap_or_default(),
-        open: purchase.status == "awaiting_payment",
+        open: demo.is_open(
+            &session,
+            crate::payments::demo::recorded_state(purchase.status()),
+            SystemTime::now(),
+        ),
         order_href: format!("/orders/{}", purchase.id),
         csrf_token: issued.token,
         session,
@@ -403,11 +407,7 @@ pub async fn demo_pay_action(
         ));
     }
     let (session, action) = path.into_inner();
-    let paid = match action.as_str() {
-        "pay" => true,
-        "decline" => false,
-        _ => return Err(AppError::NotFound),
-    };
+    let answer = crate::payments::demo::DemoAnswer::parse(&action).ok_or(AppError::NotFound)?;
     let lookup = session.clone();
     let purchase = state
         .db
@@ -415,14 +415,19 @@ pub async fn demo_pay_action(
         .await?
         .ok_or(AppError::NotFound)?;
     let now = SystemTime::now();
-    let (signature, body) = demo.signed_event(
-        paid,
+    // A settled session answers 409 here, before any event exists.
+    let (signature, body) = demo.settle(
         &session,
+        answer,
         &purchase.id,
         Cents::new(purchase.price_cents),
+        crate::payments::demo::recorded_state(purchase.status()),
         now,
-    );
-    deliver_event(&state, Some(&signature), &body, now).await?;
+    )?;
+    if let Err(err) = deliver_event(&state, Some(&signature), &body, now).await {
+        demo.reopen(&session);
+        return Err(err);
+    }
     Ok(HttpResponse::SeeOther()
         .insert_header((header::LOCATION, format!("/orders/{}", purchase.id)))
         .finish())

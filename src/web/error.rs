@@ -9,6 +9,7 @@ use actix_web::{HttpResponse, ResponseError};
 
 use crate::accounts::users::UsersError;
 use crate::db::DbError;
+use crate::payments::demo::SessionClosed;
 use crate::web::pages::{self, ErrorPage};
 use crate::web::request_id;
 
@@ -108,6 +109,13 @@ impl From<UsersError> for AppError {
             UsersError::Hash(cause) => Self::internal(cause),
             UsersError::Db(cause) => cause.into(),
         }
+    }
+}
+
+impl From<SessionClosed> for AppError {
+    /// Pay or Decline on a demo payment that is already settled or expired: 409, nothing done.
+    fn from(err: SessionClosed) -> Self {
+        Self::Conflict(err.to_string())
     }
 }
 

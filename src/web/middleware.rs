@@ -1,5 +1,6 @@
 //! What every response passes through: a request id, one log line, and the security headers and
-//! cache policy that apply unless a handler chose its own.
+//! cache policy that apply unless a handler chose its own. Its pages see the shop's support
+//! address ([`pages::support_email`]).
 
 use std::time::Instant;
 
@@ -7,9 +8,11 @@ use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{self, HeaderName, HeaderValue};
 use actix_web::middleware::Next;
+use actix_web::web;
 use tracing::Instrument;
 
 use crate::web::request_id::{self, RequestId};
+use crate::web::{AppState, pages};
 
 /// `form-action` also names Stripe Checkout: browsers apply it to the redirect that follows a
 /// form POST, and the checkout form's answer redirects there.
@@ -47,10 +50,16 @@ pub async fn around_request(
     );
     let span = tracing::info_span!("request", request.id = %id, http.method = %method, http.route = %route);
     let started = Instant::now();
+    let support = req
+        .app_data::<web::Data<AppState>>()
+        .and_then(|state| state.settings.mail.support_email.clone());
 
-    let outcome = request_id::scope(id.clone(), next.call(req))
-        .instrument(span.clone())
-        .await;
+    let outcome = request_id::scope(
+        id.clone(),
+        pages::with_support_email(support, next.call(req)),
+    )
+    .instrument(span.clone())
+    .await;
     let mut res = outcome?;
 
     let status = res.status().as_u16();

@@ -64,7 +64,7 @@ pub struct AppState {
 /// How long in-flight requests get to finish after SIGTERM before the server closes them.
 const SHUTDOWN_GRACE_SECS: u64 = 25;
 /// How the shop names itself in emails.
-const SHOP_NAME: &str = "eSIM shop";
+const SHOP_NAME: &str = crate::config::SHOP_NAME;
 /// How long background work (catalog sync) gets to stop after the server has stopped.
 const BACKGROUND_GRACE: Duration = Duration::from_secs(4);
 

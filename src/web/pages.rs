@@ -1,9 +1,36 @@
-//! Rendering askama pages into responses, and the page structs shared by every area.
+//! Rendering askama pages into responses, the page structs shared by every area, and what the
+//! shared frame (`base.html`) shows from the settings.
+//!
+//! The frame is rendered inside every shop page, whatever its struct, so the settings it shows
+//! are not fields: they are scoped to the request by the middleware
+//! ([`with_support_email`]) and read by the template ([`support_email`]), the way the request
+//! id reaches error pages.
 
 use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
 use actix_web::http::header::{CONTENT_TYPE, HeaderValue};
 use askama::Template;
+
+use crate::domain::Email;
+
+tokio::task_local! {
+    static SUPPORT_EMAIL: Option<Email>;
+}
+
+/// Runs `fut` (one request) with the shop's support address, if it has one, visible to the
+/// pages it renders.
+pub async fn with_support_email<F: Future>(support: Option<Email>, fut: F) -> F::Output {
+    SUPPORT_EMAIL.scope(support, fut).await
+}
+
+/// The address customers can write to (`STOREFRONT_SUPPORT_EMAIL`), for the footer and the
+/// help pages; `None` when the shop has none, or outside a request.
+pub fn support_email() -> Option<String> {
+    SUPPORT_EMAIL
+        .try_with(|support| support.as_ref().map(|e| e.as_str().to_string()))
+        .ok()
+        .flatten()
+}
 
 /// Renders `page` with `status`. A template that fails to render is a bug: the answer is a
 /// bare 500 rather than a half-written page.

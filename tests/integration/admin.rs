@@ -483,9 +483,34 @@ async fn support_gets_403_on_owner_actions_and_forms_need_csrf(backend: Backend)
     assert_eq!((events, open_alerts), (2, 1), "created + the support note");
     assert_eq!(owner.get(&app, "/admin").await.0, 200, "still logged in");
 
-    // With the token, the owner resolves; a reason is required.
-    let (status, _, _) = owner.act(&app, "p1", "resolve", "  ").await;
+    // With the token, the owner resolves; a reason is required. Without one, the order page
+    // comes back with the problem beside the reason field, not the shop's error page.
+    let (status, page, _) = owner.act(&app, "p1", "resolve", "  ").await;
     assert_eq!(status, 400);
+    assert!(page.contains("<h1>Order <code>p1</code></h1>"), "{page}");
+    assert!(!page.contains("Go to the home page"), "{page}");
+    let field = page
+        .split("<input id=\"resolve-reason\"")
+        .nth(1)
+        .and_then(|rest| rest.split('>').next())
+        .expect("the reason field is on the page");
+    assert!(
+        field.contains("aria-invalid=\"true\"")
+            && field.contains("aria-describedby=\"resolve-error\""),
+        "{field}"
+    );
+    assert!(
+        page.contains(
+            "<p id=\"resolve-error\" class=\"error\">Give a reason: it goes into the audit log.</p>"
+        ),
+        "{page}"
+    );
+    // A reason that is too long is kept as typed, to be shortened rather than retyped.
+    let long = format!("called back {}", "x".repeat(1000));
+    let (status, page, _) = owner.act(&app, "p1", "resolve", &long).await;
+    assert_eq!(status, 400);
+    assert!(page.contains(&format!("value=\"{long}\"")), "{page}");
+    assert!(page.contains("1000 characters or fewer"), "{page}");
     let (status, _, _) = owner.act(&app, "p1", "resolve", "handled by phone").await;
     assert_eq!(status, 303);
     let (_, page, _) = owner.get(&app, "/admin/orders/p1?done=resolve").await;
@@ -494,8 +519,11 @@ async fn support_gets_403_on_owner_actions_and_forms_need_csrf(backend: Backend)
         page.contains("customer called"),
         "the note is on the timeline"
     );
-    // Nothing to refund or retry on an unpaid order.
-    assert_eq!(owner.act(&app, "p1", "refund", "why not").await.0, 409);
+    // Nothing to refund or retry on an unpaid order: the order page says why.
+    let (status, page, _) = owner.act(&app, "p1", "refund", "why not").await;
+    assert_eq!(status, 409);
+    assert!(page.contains("<h1>Order <code>p1</code></h1>"), "{page}");
+    assert!(page.contains("cannot be refunded"), "{page}");
     assert_eq!(owner.act(&app, "p1", "retry", "why not").await.0, 409);
     assert_eq!(owner.act(&app, "nope", "note", "x").await.0, 404);
 
@@ -547,8 +575,11 @@ async fn orders_are_searched_and_paged(backend: Backend) {
     assert!(first.contains("/admin/orders/p26\""), "newest first");
     assert!(!first.contains("/admin/orders/p01\""));
     assert!(first.contains("$1,234.56"), "money is formatted");
-    assert!(first.contains("href=\"/admin/orders?page=1\""));
-    let (_, second, _) = browser.get(&app, "/admin/orders?page=1").await;
+    assert!(first.contains("Page 1"));
+    assert!(first.contains("href=\"/admin/orders?page=2\""));
+    let (_, second, _) = browser.get(&app, "/admin/orders?page=2").await;
+    assert!(second.contains("Page 2"), "the address and the page agree");
+    assert!(second.contains("href=\"/admin/orders\">← Newer"));
     assert_eq!(second.matches("href=\"/admin/orders/p").count(), 2);
     assert!(second.contains("/admin/orders/p00\""));
 
@@ -713,7 +744,7 @@ async fn orders_are_found_by_utc_date_range_and_pages_keep_the_filters(backend: 
         .await;
     assert_eq!(listed_orders(&first).len(), 25);
     let older = pager_href(&first, "Older →").expect("an older page");
-    assert_eq!(older, "/admin/orders?from=2026-03-05&to=2026-03-05&page=1");
+    assert_eq!(older, "/admin/orders?from=2026-03-05&to=2026-03-05&page=2");
     let (_, second, _) = browser.get(&app, &older).await;
     assert_eq!(listed_orders(&second), ["busy01", "busy00"]);
     assert!(
@@ -1177,6 +1208,14 @@ async fn demo_admin_line(data: &std::path::Path) -> String {
         .expect("healthz")
         .status();
     assert_eq!(status, 200);
+    // The demo gives customers an address to write to, on every shop page.
+    let home = reqwest::get(format!("{shop}/"))
+        .await
+        .expect("home")
+        .text()
+        .await
+        .expect("body");
+    assert!(home.contains("mailto:support@demo.invalid"), "{home}");
     Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()

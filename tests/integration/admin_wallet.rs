@@ -117,6 +117,18 @@ async fn a_top_up_submitted_twice_creates_one_payment_credited_only_when_paid(ba
     let (_, page, _) = owner.get(&app, "/admin/wallet").await;
     assert!(page.contains("$482.28"), "the credit shows: {page}");
     assert!(page.contains("credit"));
+    // Transaction times read like every other time in the console.
+    let when = page
+        .split("<td class=\"when\">")
+        .last()
+        .and_then(|rest| rest.split('<').next())
+        .expect("a transaction time");
+    assert!(
+        when.len() == "2026-11-22 06:00 UTC".len()
+            && when.ends_with(" UTC")
+            && when.as_bytes()[10] == b' ',
+        "{when}"
+    );
     assert!(
         !page.contains("New sales are paused"),
         "more credit resumes sales"
@@ -552,8 +564,23 @@ async fn the_catalog_lists_plans_with_margins_and_owners_sync_it(backend: Backen
         "filtered"
     );
     assert!(page.contains("Next →"), "more than a page of US plans");
-    let (_, second, _) = owner.get(&app, "/admin/catalog?country=US&page=1").await;
-    assert!(second.contains("← Previous"));
+    // Page numbers are the same in the address and on the page.
+    assert!(page.contains("Page 1"), "{page}");
+    assert!(
+        page.contains("href=\"/admin/catalog?country=US&#38;page=2\">Next →")
+            || page.contains("href=\"/admin/catalog?country=US&amp;page=2\">Next →"),
+        "{page}"
+    );
+    let (_, second, _) = owner.get(&app, "/admin/catalog?country=US&page=2").await;
+    assert!(second.contains("Page 2"), "{second}");
+    assert!(
+        second.contains("href=\"/admin/catalog?country=US\">← Previous"),
+        "{second}"
+    );
+    assert!(
+        !second.contains(&format!("data-plan=\"{}\"", plan.id)),
+        "a new page of plans"
+    );
     if let Some(region) = snap.regions().first() {
         let (status, page, _) = owner
             .get(&app, &format!("/admin/catalog?region={}", region.slug))

@@ -186,13 +186,15 @@ async fn a_demo_purchase_is_paid_once_and_queued_once(backend: Backend) {
     // Paying again (a double click) changes nothing: the session is no longer open.
     let (_, page, _) = browser.get(&app, &pay_page).await;
     assert!(page.contains("no longer open"));
-    browser
+    let (status, page, _) = browser
         .post(
             &app,
             &format!("/demo-pay/{session}/pay"),
             &[("csrf_token", &token)],
         )
         .await;
+    assert_eq!(status, 409);
+    assert!(page.contains("already made"), "{page}");
     assert_eq!(count(&app.db, "jobs").await, 1);
 
     // A stranger without the cookie or token sees the same 404 as for an unknown order.
@@ -417,6 +419,177 @@ async fn a_declined_payment_queues_nothing_and_says_so() {
     assert!(order.contains("data-status=\"payment_failed\""), "{order}");
     assert!(order.contains("Nothing was charged"));
     assert_eq!(count(&app.db, "jobs").await, 0);
+}
+
+/// The reviewer's path: Decline, then the old form's Pay. The decline is final: 409, no
+/// payment event, the purchase stays `payment_failed` and no eSIM is bought.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_declined_demo_payment_cannot_be_paid_afterwards() {
+    let (app, upstream) = spawn_shop(Backend::Sqlite, 120).await.expect("sqlite");
+    let plan = sellable_plan(&app);
+    let browser = Browser::default();
+    let (_, _, headers) = buy(&app, &browser, &plan, "a@example.com").await;
+    let pay_page = location(&headers);
+    let (_, page, _) = browser.get(&app, &pay_page).await;
+    let session = pay_page.rsplit('/').next().expect("session").to_string();
+    let token = hidden(&page, "csrf_token");
+    let (status, _, headers) = browser
+        .post(
+            &app,
+            &format!("/demo-pay/{session}/decline"),
+            &[("csrf_token", &token)],
+        )
+        .await;
+    assert_eq!(status, 303);
+    let order_path = location(&headers);
+    let events_after_decline = count_payment_events(&app.db).await;
+
+    for answer in ["pay", "decline"] {
+        let (status, page, _) = browser
+            .post(
+                &app,
+                &format!("/demo-pay/{session}/{answer}"),
+                &[("csrf_token", &token)],
+            )
+            .await;
+        assert_eq!(status, 409, "{answer}: {page}");
+        assert!(page.contains("was declined"), "{page}");
+        assert!(page.contains("Nothing was charged"), "{page}");
+    }
+    assert_eq!(
+        count_payment_events(&app.db).await,
+        events_after_decline,
+        "a refused answer records no payment event"
+    );
+    let (_, page, _) = browser.get(&app, &pay_page).await;
+    assert!(page.contains("no longer open"), "{page}");
+    assert!(!page.contains("/pay\""), "no Pay form is offered: {page}");
+
+    // Give a wrongly queued order every chance to reach the sandbox before looking.
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let (_, order, _) = browser.get(&app, &order_path).await;
+    assert!(order.contains("data-status=\"payment_failed\""), "{order}");
+    assert_eq!(count(&app.db, "jobs").await, 0);
+    let purchase_id = order_path.trim_start_matches("/orders/").to_string();
+    assert_eq!(
+        upstream
+            .sandbox
+            .stats()
+            .orders_by_reference
+            .get(&format!("sf-{purchase_id}")),
+        None,
+        "no eSIM was bought"
+    );
+}
+
+/// Buys `plan`, pays on the demo page and returns the order page once it is fulfilled.
+async fn fulfilled_order_page(app: &TestApp, plan: &ShopPlan, email: &str) -> String {
+    let browser = Browser::default();
+    let (_, _, headers) = buy(app, &browser, plan, email).await;
+    let pay_page = location(&headers);
+    let (_, page, _) = browser.get(app, &pay_page).await;
+    let session = pay_page.rsplit('/').next().expect("session").to_string();
+    let token = hidden(&page, "csrf_token");
+    let (_, _, headers) = browser
+        .post(
+            app,
+            &format!("/demo-pay/{session}/pay"),
+            &[("csrf_token", &token)],
+        )
+        .await;
+    let order_path = location(&headers);
+    let started = std::time::Instant::now();
+    loop {
+        let (_, order, _) = browser.get(app, &order_path).await;
+        if order.contains("data-status=\"fulfilled\"") {
+            return order;
+        }
+        assert!(
+            started.elapsed().as_secs() < 30,
+            "not fulfilled in time: {order}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}
+
+/// The install page on a phone: the QR code is one named image, each installation value is
+/// a whole read-only field under its label, times are machine-readable, the timeline (newest
+/// first) is not numbered, and the install button shows exactly when the eSIM has a link
+/// (the sandbox gives one to every other eSIM).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_install_page_names_its_parts_and_offers_the_button_only_with_a_link() {
+    let (app, _upstream) = spawn_shop(Backend::Sqlite, 120).await.expect("sqlite");
+    let plan = sellable_plan(&app);
+    let first = fulfilled_order_page(&app, &plan, "first@example.com").await;
+    let second = fulfilled_order_page(&app, &plan, "second@example.com").await;
+
+    for page in [&first, &second] {
+        assert!(
+            page.contains("<div role=\"img\" aria-label=\"QR code of your eSIM\"><svg"),
+            "{page}"
+        );
+        let code = page
+            .split("id=\"activation-code\" class=\"copy\" type=\"text\" readonly value=\"")
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .expect("activation code field");
+        let (smdp, matching_id) = code
+            .strip_prefix("LPA:1$")
+            .and_then(|rest| rest.split_once('$'))
+            .expect("an LPA code");
+        assert!(
+            page.contains("<label for=\"smdp-address\">SM-DP+ address</label>")
+                && page.contains(&format!(
+                    "<input id=\"smdp-address\" class=\"copy\" type=\"text\" readonly value=\"{smdp}\">"
+                )),
+            "{page}"
+        );
+        assert!(
+            page.contains(&format!(
+                "<input id=\"matching-id\" class=\"copy\" type=\"text\" readonly value=\"{matching_id}\">"
+            )),
+            "{page}"
+        );
+        assert!(page.contains("<ul class=\"timeline\">"), "{page}");
+        assert!(!page.contains("<ol class=\"timeline\">"), "{page}");
+        let times: Vec<&str> = page
+            .split("<time datetime=\"")
+            .skip(1)
+            .filter_map(|rest| rest.split('"').next())
+            .collect();
+        assert!(times.len() >= 3, "{page}");
+        for time in times {
+            // `2026-11-22 06:00Z`: a valid global date and time string.
+            let bytes = time.as_bytes();
+            assert!(
+                time.len() == 17 && bytes[4] == b'-' && bytes[10] == b' ' && time.ends_with('Z'),
+                "{time}"
+            );
+        }
+        assert!(!page.contains("<time>"), "every time has its datetime");
+    }
+    let with_button: Vec<_> = [&first, &second]
+        .into_iter()
+        .filter(|page| page.contains(">Install on iPhone</a>"))
+        .collect();
+    assert_eq!(with_button.len(), 1, "one eSIM of two has a link");
+    assert!(
+        with_button[0].contains("href=\"https://esimsetup.apple.com/"),
+        "{}",
+        with_button[0]
+    );
+    assert!(with_button[0].contains("Tap it on the iPhone you are installing the eSIM on"));
+}
+
+async fn count_payment_events(db: &Db) -> i64 {
+    db.run(|conn| {
+        storefront::db::schema::payment_events::table
+            .count()
+            .get_result::<i64>(conn)
+            .map_err(DbError::from)
+    })
+    .await
+    .expect("count")
 }
 
 both_backends!(the_same_event_five_times_at_once_pays_once);

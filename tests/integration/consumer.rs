@@ -66,7 +66,8 @@ async fn try_buy_and_pay(
         .to_string();
     let pay_page = res.headers().get("location")?.to_str().ok()?.to_string();
     let session = pay_page.rsplit('/').next()?.to_string();
-    // Pay, retrying through restarts; a repeated Pay after a lost answer changes nothing.
+    // Pay, retrying through restarts. A repeated Pay after a lost answer changes nothing: the
+    // payment is already made, which the page says with a 409, and the consumer moves on.
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         if Instant::now() > deadline {
@@ -80,7 +81,7 @@ async fn try_buy_and_pay(
             .send()
             .await;
         if let Ok(res) = paid
-            && res.status() == 303
+            && (res.status() == 303 || res.status() == 409)
         {
             let id = order_cookie
                 .split('=')

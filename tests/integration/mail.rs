@@ -50,6 +50,7 @@ parts = [{"type": p.get_content_type(), "body": p.get_content()} for p in msg.it
 print(json.dumps({
     "from": str(msg["From"]), "to": str(msg["To"]), "subject": str(msg["Subject"]),
     "envelope_to": msg["X-Envelope-To"], "message_id": msg["Message-ID"], "date": msg["Date"],
+    "reply_to": str(msg["Reply-To"]) if msg["Reply-To"] else None,
     "type": msg.get_content_type(), "parts": parts,
     "defects": [str(d) for d in msg.defects] + [str(d) for p in msg.iter_parts() for d in p.defects],
 }))
@@ -165,6 +166,7 @@ fn settings(transport: MailTransport) -> MailSettings {
     MailSettings {
         transport,
         from: FROM.into(),
+        support_email: None,
     }
 }
 
@@ -232,6 +234,50 @@ async fn the_folder_receives_one_parseable_multipart_message() {
     assert_eq!(files.len(), 2);
     assert_ne!(files[0], files[1]);
     assert_eq!(std::fs::read_dir(&dir).expect("list").count(), 2);
+}
+
+/// With a support address, a customer who presses Reply writes to it; alerts to the shop's own
+/// people keep the sender. A sender given as a bare address carries the shop's name, the name
+/// the email itself and the site use.
+#[tokio::test]
+async fn customers_replies_go_to_the_support_address_under_the_shop_s_name() {
+    let root = tempfile::tempdir().expect("tempdir");
+    let mailer = Mailer::new(&MailSettings {
+        transport: MailTransport::Dir(root.path().to_path_buf()),
+        from: "shop@example.com".into(),
+        support_email: Some(Email::parse("help@example.com").expect("valid")),
+    })
+    .expect("mailer");
+    let shop = storefront::config::SHOP_NAME;
+    let ready = OutgoingEmail::esim_ready(consumer(), shop, &order_url(), PLAN).expect("render");
+    mailer.send(&ready).await.expect("written");
+    let details = Url::parse("https://shop.example.com/admin/wallet").expect("url");
+    let ops = Email::parse("ops@example.com").expect("valid");
+    let alert = OutgoingEmail::alert(ops, AlertKind::LowBalance, "Wallet at $12.00", &details)
+        .expect("render");
+    mailer.send(&alert).await.expect("written");
+
+    let mut parsed: Vec<_> = eml_files(root.path())
+        .iter()
+        .map(|p| parse_eml(p))
+        .collect();
+    parsed.sort_by_key(|m| m["to"].as_str().map(str::to_owned));
+    let (customer, staff) = (&parsed[0], &parsed[1]);
+    assert_eq!(customer["to"], "jane.doe@example.com");
+    assert_eq!(customer["from"], format!("{shop} <shop@example.com>"));
+    assert_eq!(customer["reply_to"], format!("{shop} <help@example.com>"));
+    assert!(
+        part(customer, "text/plain").starts_with(shop),
+        "the same name in the body"
+    );
+    assert_eq!(staff["reply_to"], Value::Null, "{staff:#}");
+
+    // Without a support address, no Reply-To; a sender with its own name keeps it.
+    let plain = dir_mailer(&root.path().join("plain"));
+    plain.send(&ready).await.expect("written");
+    let parsed = parse_eml(&eml_files(&root.path().join("plain"))[0]);
+    assert_eq!(parsed["reply_to"], Value::Null);
+    assert_eq!(parsed["from"], FROM);
 }
 
 #[tokio::test]

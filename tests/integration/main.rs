@@ -14,6 +14,7 @@ mod consumer;
 mod crash;
 mod db;
 mod failpoints;
+mod frame;
 mod keys;
 mod listen;
 mod mail;

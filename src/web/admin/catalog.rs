@@ -8,7 +8,7 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    Chrome, CurrentAdmin, admin_page, check_csrf, client_addr, format_ms, list_href, non_empty,
+    Chrome, CurrentAdmin, Pager, admin_page, check_csrf, client_addr, format_ms, non_empty,
     require_owner, see_other,
 };
 use crate::catalog::SyncOutcome;
@@ -17,8 +17,7 @@ use crate::domain::Cents;
 use crate::web::AppState;
 use crate::web::error::AppError;
 
-const PAGE_SIZE: usize = 50;
-const MAX_PAGE: usize = 10_000;
+const PAGE_SIZE: u32 = 50;
 const HISTORY: i64 = 10;
 
 pub mod action {
@@ -29,7 +28,7 @@ pub mod action {
 pub struct CatalogQuery {
     country: Option<String>,
     region: Option<String>,
-    page: Option<usize>,
+    page: Option<u32>,
     sync: Option<String>,
 }
 
@@ -68,7 +67,8 @@ struct CatalogPage {
     regions: Vec<Choice>,
     rows: Vec<PlanRow>,
     matching: usize,
-    page: usize,
+    /// The page number, from 1.
+    page: u32,
     newer_href: Option<String>,
     older_href: Option<String>,
 }
@@ -82,7 +82,7 @@ pub async fn page(
     let query = query.into_inner();
     let country = non_empty(query.country);
     let region = non_empty(query.region);
-    let page = query.page.unwrap_or(0).min(MAX_PAGE);
+    let pager = Pager::from_query(query.page);
     let snap = state.catalog.snapshot();
     if let Some(c) = &country
         && snap.country_name(c).is_none()
@@ -106,10 +106,11 @@ pub async fn page(
         .filter(|p| country.as_ref().is_none_or(|c| &p.country_code == c))
         .filter(|p| region.as_ref().is_none_or(|r| p.region.as_ref() == Some(r)))
         .collect();
+    let skip = usize::try_from(pager.offset(PAGE_SIZE)).unwrap_or(usize::MAX);
     let rows = matching
         .iter()
-        .skip(page.saturating_mul(PAGE_SIZE))
-        .take(PAGE_SIZE)
+        .skip(skip)
+        .take(PAGE_SIZE as usize)
         .map(|p| PlanRow {
             id: p.id.clone(),
             href: format!("/plans/{}", p.id),
@@ -124,7 +125,11 @@ pub async fn page(
             sellable: p.is_sellable(),
         })
         .collect();
-    let shown_to = page.saturating_add(1).saturating_mul(PAGE_SIZE);
+    let has_more = matching.len() > skip.saturating_add(PAGE_SIZE as usize);
+    let filters = [
+        ("country", country.as_deref()),
+        ("region", region.as_deref()),
+    ];
     let (chrome, cookie) = Chrome::new(&state, &req, &admin, "catalog");
     let view = CatalogPage {
         chrome,
@@ -174,27 +179,9 @@ pub async fn page(
             .collect(),
         rows,
         matching: matching.len(),
-        page,
-        newer_href: (page > 0).then(|| {
-            list_href(
-                "/admin/catalog",
-                &[
-                    ("country", country.as_deref()),
-                    ("region", region.as_deref()),
-                ],
-                (page - 1) as u64,
-            )
-        }),
-        older_href: (matching.len() > shown_to).then(|| {
-            list_href(
-                "/admin/catalog",
-                &[
-                    ("country", country.as_deref()),
-                    ("region", region.as_deref()),
-                ],
-                (page + 1) as u64,
-            )
-        }),
+        page: pager.number,
+        newer_href: pager.previous_href("/admin/catalog", &filters),
+        older_href: pager.next_href("/admin/catalog", &filters, has_more),
     };
     Ok(admin_page(StatusCode::OK, &view, cookie))
 }

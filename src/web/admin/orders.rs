@@ -1,6 +1,8 @@
 //! `/admin/orders`: search and page through purchases; `/admin/orders/{id}`: one purchase's
 //! timeline, upstream state, outbox jobs and attempts, payment and refund; and the actions on
-//! it, each with a reason and written to the audit log with its effect.
+//! it, each with a reason and written to the audit log with its effect. A refused action (no
+//! reason, or one the order's state does not allow) answers with the order page again: the
+//! message beside the form, the typed reason kept.
 //!
 //! The console never shows installation values: no activation code, no QR, and of the ICCID
 //! only the last four digits kept in `installations.iccid_last4`.
@@ -11,10 +13,10 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    Chrome, CurrentAdmin, admin_page, check_csrf, client_addr, format_ms, list_href, non_empty,
-    require_owner, see_other,
+    Chrome, CurrentAdmin, Pager, admin_page, check_csrf, client_addr, datetime_ms, format_ms,
+    non_empty, require_owner, see_other,
 };
-use crate::accounts::action;
+use crate::accounts::{Admin, action};
 use crate::db::{self, DbError, admin as q, fulfilment, outbox, purchases};
 use crate::domain::Cents;
 use crate::domain::purchase::PurchaseStatus;
@@ -23,8 +25,7 @@ use crate::orders::refund::request_refund;
 use crate::web::AppState;
 use crate::web::error::AppError;
 
-const PAGE_SIZE: i64 = 25;
-const MAX_PAGE: u32 = 10_000;
+const PAGE_SIZE: u32 = 25;
 const MAX_REASON_CHARS: usize = 1000;
 /// Audit action of "resend the delivery email".
 const ORDER_RESEND_EMAIL: &str = "order_resend_email";
@@ -134,6 +135,7 @@ struct OrdersPage {
     from_invalid: bool,
     to_invalid: bool,
     rows: Vec<OrderRow>,
+    /// The page number, from 1.
     page: u32,
     newer_href: Option<String>,
     older_href: Option<String>,
@@ -157,7 +159,7 @@ pub async fn list(
     }
     let from = non_empty(query.from).map(|t| t.chars().take(40).collect::<String>());
     let to = non_empty(query.to).map(|t| t.chars().take(40).collect::<String>());
-    let page = query.page.unwrap_or(0).min(MAX_PAGE);
+    let pager = Pager::from_query(query.page);
     let (chrome, cookie) = Chrome::new(&state, &req, &admin, "orders");
     let mut page_view = OrdersPage {
         chrome,
@@ -175,7 +177,7 @@ pub async fn list(
         from_invalid: false,
         to_invalid: false,
         rows: Vec::new(),
-        page,
+        page: pager.number,
         newer_href: None,
         older_href: None,
     };
@@ -194,13 +196,13 @@ pub async fn list(
         created_from_ms,
         created_before_ms,
     };
-    let offset = i64::from(page) * PAGE_SIZE;
+    let offset = i64::try_from(pager.offset(PAGE_SIZE)).unwrap_or(i64::MAX);
     let mut found = state
         .db
-        .run(move |conn| q::search_orders(conn, &filter, offset, PAGE_SIZE + 1))
+        .run(move |conn| q::search_orders(conn, &filter, offset, i64::from(PAGE_SIZE) + 1))
         .await?;
-    let has_more = found.len() > usize::try_from(PAGE_SIZE).unwrap_or(usize::MAX);
-    found.truncate(usize::try_from(PAGE_SIZE).unwrap_or(usize::MAX));
+    let has_more = found.len() > PAGE_SIZE as usize;
+    found.truncate(PAGE_SIZE as usize);
     let filters = [
         ("q", text.as_deref()),
         ("status", status.as_deref()),
@@ -219,15 +221,15 @@ pub async fn list(
             id: p.id,
         })
         .collect();
-    page_view.newer_href =
-        (page > 0).then(|| list_href("/admin/orders", &filters, u64::from(page - 1)));
-    page_view.older_href =
-        has_more.then(|| list_href("/admin/orders", &filters, u64::from(page + 1)));
+    page_view.newer_href = pager.previous_href("/admin/orders", &filters);
+    page_view.older_href = pager.next_href("/admin/orders", &filters, has_more);
     Ok(admin_page(StatusCode::OK, &page_view, cookie))
 }
 
 struct EventView {
     at: String,
+    /// `at` for `<time datetime>`.
+    datetime: String,
     change: String,
     note: String,
 }
@@ -295,6 +297,38 @@ struct OrderPage {
     /// Fulfilled: the delivery email can be sent again.
     resendable: bool,
     flash: Option<String>,
+    /// The action just refused, shown on the page it was sent from.
+    refusal: Option<Refusal>,
+}
+
+/// An order action the console refused, with what the admin typed, so the page can say why
+/// beside the form and keep the text.
+struct Refusal {
+    /// The action's URL slug: which form it came from.
+    slug: &'static str,
+    message: String,
+    /// The reason as typed.
+    reason: String,
+    /// The reason itself was wrong (400), so the field is marked; otherwise the order's state
+    /// refused the action (409).
+    field: bool,
+}
+
+impl OrderPage {
+    /// The refusal of the form for `slug`, if that form's action was just refused.
+    fn refused(&self, slug: &str) -> Option<&Refusal> {
+        self.refusal.as_ref().filter(|r| r.slug == slug)
+    }
+
+    /// The text to put back into the form for `slug`.
+    fn typed(&self, slug: &str) -> &str {
+        self.refused(slug).map_or("", |r| r.reason.as_str())
+    }
+
+    /// Whether the form for `slug` must be marked invalid.
+    fn invalid(&self, slug: &str) -> bool {
+        self.refused(slug).is_some_and(|r| r.field)
+    }
 }
 
 #[derive(Deserialize)]
@@ -334,7 +368,29 @@ pub async fn detail(
     id: web::Path<String>,
     query: web::Query<DetailQuery>,
 ) -> Result<HttpResponse, AppError> {
-    let id = id.into_inner();
+    let flash = flash_text(query.done.as_deref());
+    render_detail(
+        &state,
+        &req,
+        &admin,
+        id.into_inner(),
+        StatusCode::OK,
+        flash,
+        None,
+    )
+    .await
+}
+
+/// The order page, as shown after a GET or after a refused action.
+async fn render_detail(
+    state: &AppState,
+    req: &HttpRequest,
+    admin: &Admin,
+    id: String,
+    status_code: StatusCode,
+    flash: Option<String>,
+    refusal: Option<Refusal>,
+) -> Result<HttpResponse, AppError> {
     let loaded = state
         .db
         .run(move |conn| {
@@ -362,7 +418,7 @@ pub async fn detail(
         .map(|p| format!("{} ({})", crate::web::shop::plan_title(p), p.id))
         .unwrap_or_else(|| purchase.plan_id.clone());
     let status = purchase.status();
-    let (chrome, cookie) = Chrome::new(&state, &req, &admin, "orders");
+    let (chrome, cookie) = Chrome::new(state, req, admin, "orders");
     let page = OrderPage {
         chrome,
         status: purchase.status.clone(),
@@ -385,6 +441,7 @@ pub async fn detail(
             .rev()
             .map(|e| EventView {
                 at: format_ms(e.at_ms),
+                datetime: datetime_ms(e.at_ms),
                 change: match &e.from_status {
                     Some(from) if *from != e.to_status => format!("{from} → {}", e.to_status),
                     Some(_) => "note".to_string(),
@@ -434,10 +491,11 @@ pub async fn detail(
             .collect(),
         refundable: refundable(status),
         resendable: status == PurchaseStatus::Fulfilled,
-        flash: flash_text(query.done.as_deref()),
+        flash,
+        refusal,
         id: purchase.id,
     };
-    Ok(admin_page(StatusCode::OK, &page, cookie))
+    Ok(admin_page(status_code, &page, cookie))
 }
 
 #[derive(Deserialize)]
@@ -525,17 +583,36 @@ pub async fn action(
     if act.owner_only() {
         require_owner(&admin)?;
     }
-    let reason = form.reason.trim().to_string();
-    if reason.is_empty() {
-        return Err(AppError::BadRequest(
-            "Give a reason: it goes into the audit log.".into(),
-        ));
+    let typed = form.into_inner().reason;
+    let reason = typed.trim().to_string();
+    let problem = if reason.is_empty() {
+        Some("Give a reason: it goes into the audit log.".to_string())
+    } else if reason.chars().count() > MAX_REASON_CHARS {
+        Some(format!(
+            "Keep the reason to {MAX_REASON_CHARS} characters or fewer."
+        ))
+    } else {
+        None
+    };
+    if let Some(message) = problem {
+        let refusal = Refusal {
+            slug: act.slug(),
+            message,
+            reason: typed,
+            field: true,
+        };
+        return render_detail(
+            &state,
+            &req,
+            &admin,
+            id,
+            StatusCode::BAD_REQUEST,
+            None,
+            Some(refusal),
+        )
+        .await;
     }
-    if reason.chars().count() > MAX_REASON_CHARS {
-        return Err(AppError::BadRequest(format!(
-            "Keep the reason under {MAX_REASON_CHARS} characters."
-        )));
-    }
+    let viewer = admin.clone();
     let client = client_addr(&req);
     let purchase_id = id.clone();
     let outcome = state
@@ -626,7 +703,24 @@ pub async fn action(
     let done = match outcome {
         Ok(done) => done,
         Err(ActionError::NotFound) => return Err(AppError::NotFound),
-        Err(ActionError::Conflict(message)) => return Err(AppError::Conflict(message.into())),
+        Err(ActionError::Conflict(message)) => {
+            let refusal = Refusal {
+                slug: act.slug(),
+                message: message.to_string(),
+                reason: typed,
+                field: false,
+            };
+            return render_detail(
+                &state,
+                &req,
+                &viewer,
+                id,
+                StatusCode::CONFLICT,
+                None,
+                Some(refusal),
+            )
+            .await;
+        }
         Err(ActionError::Db(err)) => return Err(err.into()),
     };
     if matches!(

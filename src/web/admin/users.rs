@@ -12,7 +12,7 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    Chrome, CurrentAdmin, admin_page, check_csrf, client_addr, format_ms, list_href, refusal,
+    Chrome, CurrentAdmin, Pager, admin_page, check_csrf, client_addr, format_ms, refusal,
     require_owner, see_other,
 };
 use crate::accounts::users::{self, Change};
@@ -21,8 +21,7 @@ use crate::db::accounts::{self as q, UserSummary};
 use crate::web::AppState;
 use crate::web::error::AppError;
 
-const PAGE_SIZE: i64 = 50;
-const MAX_PAGE: u32 = 10_000;
+const PAGE_SIZE: u32 = 50;
 
 struct UserView {
     href: String,
@@ -65,6 +64,7 @@ struct NewUserForm {
 struct UsersPage {
     chrome: Chrome,
     users: Vec<UserView>,
+    /// The page number, from 1.
     page: u32,
     newer_href: Option<String>,
     older_href: Option<String>,
@@ -82,23 +82,23 @@ async fn render_list(
     req: &HttpRequest,
     admin: &Admin,
     status: StatusCode,
-    page: u32,
+    pager: Pager,
     form: NewUserForm,
 ) -> Result<HttpResponse, AppError> {
-    let offset = i64::from(page) * PAGE_SIZE;
+    let offset = i64::try_from(pager.offset(PAGE_SIZE)).unwrap_or(i64::MAX);
     let mut found = state
         .db
-        .run(move |conn| q::list_users(conn, offset, PAGE_SIZE + 1))
+        .run(move |conn| q::list_users(conn, offset, i64::from(PAGE_SIZE) + 1))
         .await?;
-    let has_more = found.len() > usize::try_from(PAGE_SIZE).unwrap_or(usize::MAX);
-    found.truncate(usize::try_from(PAGE_SIZE).unwrap_or(usize::MAX));
+    let has_more = found.len() > PAGE_SIZE as usize;
+    found.truncate(PAGE_SIZE as usize);
     let (chrome, cookie) = Chrome::new(state, req, admin, "users");
     let view = UsersPage {
         chrome,
         users: found.into_iter().map(|u| view(u, admin)).collect(),
-        page,
-        newer_href: (page > 0).then(|| list_href("/admin/users", &[], u64::from(page - 1))),
-        older_href: has_more.then(|| list_href("/admin/users", &[], u64::from(page + 1))),
+        page: pager.number,
+        newer_href: pager.previous_href("/admin/users", &[]),
+        older_href: pager.next_href("/admin/users", &[], has_more),
         form,
         min_chars: accounts::password::MIN_CHARS,
     };
@@ -112,13 +112,12 @@ pub async fn list(
     query: web::Query<ListQuery>,
 ) -> Result<HttpResponse, AppError> {
     require_owner(&admin)?;
-    let page = query.page.unwrap_or(0).min(MAX_PAGE);
     render_list(
         &state,
         &req,
         &admin,
         StatusCode::OK,
-        page,
+        Pager::from_query(query.page),
         NewUserForm::default(),
     )
     .await
@@ -183,7 +182,7 @@ pub async fn create(
                 &req,
                 &admin,
                 StatusCode::BAD_REQUEST,
-                0,
+                Pager::from_query(None),
                 typed(message),
             )
             .await;
@@ -209,7 +208,15 @@ pub async fn create(
         }
         Err(err) => {
             let (status, message) = refusal(err)?;
-            render_list(&state, &req, &admin, status, 0, typed(message)).await
+            render_list(
+                &state,
+                &req,
+                &admin,
+                status,
+                Pager::from_query(None),
+                typed(message),
+            )
+            .await
         }
     }
 }

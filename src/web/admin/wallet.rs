@@ -18,7 +18,8 @@ use rand::RngCore;
 use serde::Deserialize;
 
 use super::{
-    Chrome, CurrentAdmin, admin_page, check_csrf, client_addr, format_ms, require_owner, see_other,
+    Chrome, CurrentAdmin, admin_page, check_csrf, client_addr, format_ms, format_upstream_time,
+    require_owner, see_other,
 };
 use crate::accounts::Admin;
 use crate::db::{self, DbError, admin as q, wallet};
@@ -202,7 +203,7 @@ fn tx_view(t: BalanceTransaction) -> TxView {
         available: money(t.available_delta_cents.get()),
         reserved: money(t.reserved_delta_cents.get()),
         reference: t.reference,
-        created: t.created_at,
+        created: format_upstream_time(&t.created_at),
     }
 }
 
