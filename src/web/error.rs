@@ -5,6 +5,7 @@
 //! logged once, here.
 
 use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpResponse, ResponseError};
 
 use crate::accounts::users::UsersError;
@@ -18,6 +19,9 @@ pub enum AppError {
     NotFound,
     #[error("{0}")]
     BadRequest(String),
+    /// A machine endpoint (`/metrics`) without the right bearer token.
+    #[error("missing or wrong bearer token")]
+    Unauthorized,
     #[error("{0}")]
     Forbidden(String),
     #[error("{0}")]
@@ -50,6 +54,10 @@ impl AppError {
                     .to_string(),
             ),
             Self::BadRequest(msg) => ("That did not work", msg.clone()),
+            Self::Unauthorized => (
+                "Not allowed",
+                "This address needs the operator's access token.".to_string(),
+            ),
             Self::Forbidden(msg) => ("Not allowed", msg.clone()),
             Self::Conflict(msg) => ("That cannot be done right now", msg.clone()),
             Self::TooManyRequests => (
@@ -122,6 +130,7 @@ impl ResponseError for AppError {
         match self {
             Self::NotFound => StatusCode::NOT_FOUND,
             Self::BadRequest(_) => StatusCode::BAD_REQUEST,
+            Self::Unauthorized => StatusCode::UNAUTHORIZED,
             Self::Forbidden(_) => StatusCode::FORBIDDEN,
             Self::Conflict(_) => StatusCode::CONFLICT,
             Self::TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
@@ -151,9 +160,14 @@ impl ResponseError for AppError {
         };
         let mut response = pages::render(status, &page);
         if matches!(self, Self::TooManyRequests | Self::Unavailable(_)) {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("30"));
+        }
+        if matches!(self, Self::Unauthorized) {
             response.headers_mut().insert(
-                actix_web::http::header::RETRY_AFTER,
-                actix_web::http::header::HeaderValue::from_static("30"),
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"metrics\""),
             );
         }
         response

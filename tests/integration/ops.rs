@@ -2,7 +2,7 @@
 //! and the headers every answer carries.
 
 use crate::both_backends;
-use crate::helpers::{Backend, TestDb, spawn_app, spawn_app_on};
+use crate::helpers::{Backend, TestDb, spawn_app, spawn_app_on, spawn_app_with};
 
 both_backends!(
     healthz_and_readyz_report_a_migrated_database,
@@ -119,13 +119,22 @@ async fn the_stylesheet_is_served_from_the_binary() {
 
 both_backends!(metrics_report_requests_and_shop_wide_gauges);
 
+const METRICS_TOKEN: &str = "metrics-token-0123456789abcdef-0123456789";
+
 async fn metrics_report_requests_and_shop_wide_gauges(backend: Backend) {
-    let Some(app) = spawn_app(backend).await else {
+    let Some(app) = spawn_app_with(backend, &[("STOREFRONT_METRICS_TOKEN", METRICS_TOKEN)]).await
+    else {
         return;
     };
     app.get("/healthz").await;
     app.get("/definitely-missing").await;
-    let res = app.get("/metrics").await;
+    let res = app
+        .client
+        .get(app.url("/metrics"))
+        .bearer_auth(METRICS_TOKEN)
+        .send()
+        .await
+        .expect("metrics");
     assert_eq!(res.status(), 200);
     assert!(
         res.headers()["content-type"]
@@ -146,4 +155,71 @@ async fn metrics_report_requests_and_shop_wide_gauges(backend: Backend) {
     assert_eq!(value("storefront_alerts_open"), 0.0);
     assert_eq!(value("storefront_catalog_plans"), 0.0);
     assert!(body.contains("# TYPE storefront_outbox_overdue_seconds gauge"));
+}
+
+/// What a competitor probing the shop sees of `/metrics`: nothing without the token.
+#[tokio::test]
+async fn metrics_need_the_bearer_token_and_are_off_without_one() {
+    let app = spawn_app_with(
+        Backend::Sqlite,
+        &[("STOREFRONT_METRICS_TOKEN", METRICS_TOKEN)],
+    )
+    .await
+    .expect("sqlite");
+    let scrape = |auth: Option<String>| {
+        let mut req = app.client.get(app.url("/metrics"));
+        if let Some(value) = auth {
+            req = req.header("authorization", value);
+        }
+        req.send()
+    };
+    let wrong = [
+        None,
+        Some("Bearer not-the-token".to_string()),
+        Some(format!(
+            "Bearer {}",
+            &METRICS_TOKEN[..METRICS_TOKEN.len() - 1]
+        )),
+        Some(format!("Bearer {METRICS_TOKEN}x")),
+        Some(format!("Basic {METRICS_TOKEN}")),
+        Some(METRICS_TOKEN.to_string()),
+    ];
+    for auth in wrong {
+        let res = scrape(auth.clone()).await.expect("metrics");
+        assert_eq!(res.status(), 401, "{auth:?}");
+        assert_eq!(
+            res.headers()["www-authenticate"],
+            "Bearer realm=\"metrics\""
+        );
+        let body = res.text().await.expect("body");
+        assert!(!body.contains("storefront_"), "{auth:?}: {body}");
+    }
+    // The scheme is case-insensitive (RFC 7235).
+    let res = scrape(Some(format!("bearer {METRICS_TOKEN}")))
+        .await
+        .expect("metrics");
+    assert_eq!(res.status(), 200);
+    assert!(
+        res.text()
+            .await
+            .expect("body")
+            .contains("storefront_alerts_open")
+    );
+
+    // Without a token configured the endpoint does not exist, whatever the request carries.
+    let off = spawn_app(Backend::Sqlite).await.expect("sqlite");
+    for auth in [None, Some(format!("Bearer {METRICS_TOKEN}"))] {
+        let mut req = off.client.get(off.url("/metrics"));
+        if let Some(value) = &auth {
+            req = req.header("authorization", value);
+        }
+        let res = req.send().await.expect("metrics");
+        assert_eq!(res.status(), 404, "{auth:?}");
+        assert!(
+            !res.text()
+                .await
+                .expect("body")
+                .contains("storefront_wallet")
+        );
+    }
 }
