@@ -176,10 +176,7 @@ pub async fn checkout(
             "This form has expired. Go back, reload the page and try again.".into(),
         ));
     }
-    let client = req
-        .peer_addr()
-        .map(|a| a.ip())
-        .unwrap_or(std::net::IpAddr::from([0, 0, 0, 0]));
+    let client = crate::web::client_addr::client_ip(&req);
     if !state.checkout_limiter.allow(client) {
         return Err(AppError::TooManyRequests);
     }

@@ -6,6 +6,7 @@
 mod admin;
 pub mod assets;
 mod checkout;
+pub mod client_addr;
 pub mod csrf;
 pub mod error;
 mod metrics;
