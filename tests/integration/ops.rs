@@ -2,7 +2,7 @@
 //! and the headers every answer carries.
 
 use crate::both_backends;
-use crate::helpers::{Backend, TestDb, spawn_app, spawn_app_on, spawn_app_with};
+use crate::helpers::{Backend, TestDb, spawn_app, spawn_app_on, spawn_app_with, spawn_shop};
 
 both_backends!(
     healthz_and_readyz_report_a_migrated_database,
@@ -93,6 +93,86 @@ async fn futures_ids(app: &crate::helpers::TestApp) -> std::collections::HashSet
         );
     }
     ids
+}
+
+/// Uptime monitors ask with HEAD: every GET route answers it with the GET's status and
+/// headers and no body.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn head_answers_every_get_route_without_a_body() {
+    let (app, _upstream) = spawn_shop(Backend::Sqlite, 60).await.expect("sqlite");
+    let code = app.catalog.snapshot().destinations()[0].code.clone();
+    let paths = [
+        "/healthz".to_string(),
+        "/".to_string(),
+        format!("/countries/{code}"),
+        "/static/style.css".to_string(),
+        "/no-such-page".to_string(),
+    ];
+    for path in &paths {
+        let get = app.get(path).await;
+        let head = app.client.head(app.url(path)).send().await.expect("head");
+        assert_eq!(head.status(), get.status(), "{path}");
+        for name in ["content-type", "content-length", "cache-control"] {
+            assert_eq!(
+                head.headers().get(name),
+                get.headers().get(name),
+                "{path}: {name}"
+            );
+        }
+        assert!(head.headers().contains_key("x-request-id"), "{path}");
+        let expected = if path == "/no-such-page" { 404 } else { 200 };
+        assert_eq!(head.status(), expected, "{path}");
+        assert!(head.bytes().await.expect("body").is_empty(), "{path}");
+        assert!(!get.bytes().await.expect("body").is_empty(), "{path}");
+    }
+    // On the wire, not just as the client reads it: nothing follows the head.
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(app.address.trim_start_matches("http://"))
+        .await
+        .expect("connect");
+    stream
+        .write_all(b"HEAD /healthz HTTP/1.1\r\nHost: shop\r\nConnection: close\r\n\r\n")
+        .await
+        .expect("write");
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).await.expect("read");
+    let text = String::from_utf8(raw).expect("utf-8");
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    assert!(
+        text.ends_with("\r\n\r\n"),
+        "a body followed the head: {text:?}"
+    );
+    assert!(
+        text.to_ascii_lowercase().contains("content-length: 3\r\n"),
+        "{text}"
+    );
+}
+
+/// Browsers are told to use https for a year only when the shop is served over https.
+#[tokio::test]
+async fn strict_transport_security_only_with_an_https_public_url() {
+    let http = spawn_app(Backend::Sqlite).await.expect("sqlite");
+    for path in ["/healthz", "/missing"] {
+        let res = http.get(path).await;
+        assert!(
+            res.headers().get("strict-transport-security").is_none(),
+            "{path}"
+        );
+    }
+    let https = spawn_app_with(
+        Backend::Sqlite,
+        &[("STOREFRONT_PUBLIC_URL", "https://shop.example.com")],
+    )
+    .await
+    .expect("sqlite");
+    for path in ["/healthz", "/missing", "/admin/login"] {
+        let res = https.get(path).await;
+        assert_eq!(
+            res.headers()["strict-transport-security"],
+            "max-age=31536000",
+            "{path}"
+        );
+    }
 }
 
 #[tokio::test]
