@@ -386,14 +386,16 @@ pub async fn demo_pay_action(
     state: web::Data<AppState>,
     req: HttpRequest,
     path: web::Path<(String, String)>,
-    form: web::Form<CsrfOnly>,
+    // A body that is not a form has no token: it gets the CSRF answer (403), not a 400.
+    form: Option<web::Form<CsrfOnly>>,
 ) -> Result<HttpResponse, AppError> {
     let demo = demo_provider(&state)?;
+    let token = form.map(|f| f.into_inner().csrf_token).unwrap_or_default();
     if !csrf::verify(
         &req,
         &state.settings.secret_key,
         state.secure_cookies,
-        &form.csrf_token,
+        &token,
     ) {
         return Err(AppError::Forbidden(
             "This form has expired. Go back, reload the page and try again.".into(),

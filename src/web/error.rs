@@ -174,7 +174,13 @@ impl ResponseError for AppError {
     }
 }
 
-/// Maps extractor failures (a malformed path, query or form) to a precise 400 page.
+/// What a person sees when a path, query, form or JSON body cannot be read.
+pub const BAD_INPUT: &str = "Some of the information sent was not valid. Go back and try again.";
+
+/// Maps extractor failures (a malformed path, query, form or JSON body; the configs in
+/// [`crate::web::configure`]) to a 400 page in plain words. The parser's own message names
+/// fields and types of our code, so it goes to the debug log, not to the page.
 pub fn bad_input(err: impl std::fmt::Display) -> actix_web::Error {
-    AppError::BadRequest(format!("The request was not understood: {err}")).into()
+    tracing::debug!(error = %err, "request input not understood");
+    AppError::BadRequest(BAD_INPUT.into()).into()
 }

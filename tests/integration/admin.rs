@@ -142,6 +142,62 @@ both_backends!(
     a_markup_rule_is_previewed_saved_shown_on_the_shop_and_audited,
 );
 
+/// A markup typed into the "Markup (%)" field is explained in percent, not basis points.
+#[tokio::test]
+async fn an_out_of_range_markup_is_explained_in_the_form_s_units() {
+    let app = spawn_app(Backend::Sqlite).await.expect("sqlite");
+    create(&app.db, OWNER, Role::Owner).await;
+    let owner = Browser::default();
+    assert_eq!(owner.login(&app, OWNER, PASSWORD).await.0, 303);
+    let (_, page, _) = owner.get(&app, "/admin/pricing").await;
+    let token = hidden(&page, "csrf_token");
+    for (markup, fixed) in [("1000000", ""), ("1000.01", ""), ("25", "20000")] {
+        for action in ["preview", "save"] {
+            let (status, page, _) = owner
+                .post(
+                    &app,
+                    &format!("/admin/pricing/{action}"),
+                    &[
+                        ("csrf_token", &token),
+                        ("scope_kind", "default"),
+                        ("scope_value", ""),
+                        ("markup_percent", markup),
+                        ("fixed", fixed),
+                        ("min_margin", ""),
+                        ("ending", ""),
+                    ],
+                )
+                .await;
+            assert_eq!(status, 400, "{action} {markup}");
+            let expected = if fixed.is_empty() {
+                "Markup must be from 0 to 1000 (%)."
+            } else {
+                "The fixed amount must be from 0.00 to 10000.00 dollars."
+            };
+            assert!(page.contains(expected), "{action} {markup}: {page}");
+            assert!(!page.contains("basis points"), "{page}");
+            assert!(!page.contains("100000000"), "{page}");
+        }
+    }
+    // 1000 % is the top of the range, and is accepted.
+    let (status, _, _) = owner
+        .post(
+            &app,
+            "/admin/pricing/preview",
+            &[
+                ("csrf_token", &token),
+                ("scope_kind", "default"),
+                ("scope_value", ""),
+                ("markup_percent", "1000"),
+                ("fixed", ""),
+                ("min_margin", ""),
+                ("ending", ""),
+            ],
+        )
+        .await;
+    assert_eq!(status, 200);
+}
+
 async fn anonymous_admin_requests_go_to_the_login_page(backend: Backend) {
     let Some(app) = spawn_app(backend).await else {
         return;

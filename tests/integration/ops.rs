@@ -2,7 +2,9 @@
 //! and the headers every answer carries.
 
 use crate::both_backends;
-use crate::helpers::{Backend, TestDb, spawn_app, spawn_app_on, spawn_app_with, spawn_shop};
+use crate::helpers::{
+    Backend, Browser, TestDb, spawn_app, spawn_app_on, spawn_app_with, spawn_shop,
+};
 
 both_backends!(
     healthz_and_readyz_report_a_migrated_database,
@@ -172,6 +174,85 @@ async fn strict_transport_security_only_with_an_https_public_url() {
             "max-age=31536000",
             "{path}"
         );
+    }
+}
+
+/// Input the app cannot read gets a 400 in plain words; the parser's message (our field names
+/// and types) stays out of the page.
+#[tokio::test]
+async fn malformed_input_gets_a_plain_400_without_parser_details() {
+    let app = spawn_app(Backend::Sqlite).await.expect("sqlite");
+    let browser = Browser::default();
+    let answers = [
+        (
+            "duplicate query field",
+            browser.get(&app, "/search?q=a&q=b").await,
+        ),
+        (
+            "form without plan_id",
+            browser
+                .post(
+                    &app,
+                    "/checkout",
+                    &[("email", "a@example.com"), ("csrf_token", "x")],
+                )
+                .await,
+        ),
+    ];
+    for (case, (status, page, headers)) in answers {
+        assert_eq!(status, 400, "{case}: {page}");
+        assert!(
+            page.contains("Some of the information sent was not valid. Go back and try again."),
+            "{case}: {page}"
+        );
+        for leak in [
+            "duplicate",
+            "deserialize",
+            "missing field",
+            "plan_id",
+            "Parse error",
+        ] {
+            assert!(
+                !page.to_lowercase().contains(&leak.to_lowercase()),
+                "{case}: {leak} in {page}"
+            );
+        }
+        assert!(headers.contains_key("x-request-id"), "{case}");
+    }
+}
+
+/// The demo payment buttons check the CSRF token before anything else: a POST without a form
+/// gets the same 403 as one with a wrong token.
+#[tokio::test]
+async fn demo_pay_without_a_form_is_refused_like_a_bad_token() {
+    let app = spawn_app(Backend::Sqlite).await.expect("sqlite");
+    for action in ["pay", "decline"] {
+        let url = app.url(&format!("/demo-pay/some-session/{action}"));
+        let bare = app.client.post(&url).send().await.expect("post");
+        assert_eq!(bare.status(), 403, "{action}");
+        assert!(
+            bare.text()
+                .await
+                .expect("body")
+                .contains("This form has expired")
+        );
+        let json = app
+            .client
+            .post(&url)
+            .header("content-type", "application/json")
+            .body("{}")
+            .send()
+            .await
+            .expect("post");
+        assert_eq!(json.status(), 403, "{action}");
+        let wrong = Browser::default()
+            .post(
+                &app,
+                &format!("/demo-pay/some-session/{action}"),
+                &[("csrf_token", "nope")],
+            )
+            .await;
+        assert_eq!(wrong.0, 403, "{action}");
     }
 }
 
