@@ -64,7 +64,13 @@ pub async fn around_request(
     }
     let quiet = matches!(
         route.as_str(),
-        "/healthz" | "/readyz" | "/metrics" | "/static/{name}"
+        "/healthz"
+            | "/readyz"
+            | "/metrics"
+            | "/static/{name}"
+            | "/robots.txt"
+            | "/favicon.svg"
+            | "/favicon.ico"
     );
     let span = tracing::info_span!("request", request.id = %id, http.method = %method, http.route = %route);
     let started = Instant::now();

@@ -259,7 +259,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/healthz", web::get().to(ops::healthz))
         .route("/readyz", web::get().to(ops::readyz))
         .route("/metrics", web::get().to(metrics::metrics))
-        .route("/static/{name}", web::get().to(assets::serve))
+        .configure(assets::configure)
         .configure(shop::configure)
         .configure(admin::configure)
         .route("/checkout", web::post().to(checkout::checkout))

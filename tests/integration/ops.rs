@@ -65,6 +65,41 @@ async fn unknown_paths_get_a_404_page_with_the_request_id() {
     assert!(body.contains("<html lang=\"en\">"));
 }
 
+/// Long addresses reach the app (and get a request id) up to the HTTP parser's limit of
+/// 65,534 bytes; beyond it actix answers a bare 400 before any middleware runs, as the README
+/// says. Raw requests: reqwest itself refuses to build the longer one.
+#[tokio::test]
+async fn long_uris_get_a_request_id_up_to_the_parser_limit() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let app = spawn_app(Backend::Sqlite).await.expect("sqlite");
+    let head_of = |uri_len: usize| {
+        let address = app.address.trim_start_matches("http://").to_string();
+        async move {
+            let mut stream = tokio::net::TcpStream::connect(address)
+                .await
+                .expect("connect");
+            let request = format!(
+                "GET /{} HTTP/1.1\r\nHost: shop\r\nConnection: close\r\n\r\n",
+                "a".repeat(uri_len - 1)
+            );
+            stream.write_all(request.as_bytes()).await.expect("write");
+            let mut raw = Vec::new();
+            stream.read_to_end(&mut raw).await.expect("read");
+            let text = String::from_utf8_lossy(&raw).to_ascii_lowercase();
+            text.split("\r\n\r\n")
+                .next()
+                .unwrap_or_default()
+                .to_string()
+        }
+    };
+    let head = head_of(65_534).await;
+    assert!(head.starts_with("http/1.1 404"), "{head}");
+    assert!(head.contains("x-request-id: "), "{head}");
+    let head = head_of(65_535).await;
+    assert!(head.starts_with("http/1.1 400"), "{head}");
+    assert!(!head.contains("x-request-id"), "{head}");
+}
+
 #[tokio::test]
 async fn every_answer_carries_security_headers_and_a_cache_policy() {
     let app = spawn_app(Backend::Sqlite).await.expect("sqlite");
@@ -108,6 +143,7 @@ async fn head_answers_every_get_route_without_a_body() {
         "/".to_string(),
         format!("/countries/{code}"),
         "/static/style.css".to_string(),
+        "/robots.txt".to_string(),
         "/no-such-page".to_string(),
     ];
     for path in &paths {
@@ -253,6 +289,61 @@ async fn demo_pay_without_a_form_is_refused_like_a_bad_token() {
             )
             .await;
         assert_eq!(wrong.0, 403, "{action}");
+    }
+}
+
+/// Crawlers learn what to leave alone, and browsers find an icon instead of a 404 per visit.
+#[tokio::test]
+async fn robots_txt_and_the_icon_are_served() {
+    let app = spawn_app(Backend::Sqlite).await.expect("sqlite");
+    let robots = app.get("/robots.txt").await;
+    assert_eq!(robots.status(), 200);
+    assert!(
+        robots.headers()["content-type"]
+            .to_str()
+            .expect("ascii")
+            .starts_with("text/plain")
+    );
+    let text = robots.text().await.expect("body");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.first(), Some(&"User-agent: *"), "{text}");
+    for private in ["/admin", "/orders", "/checkout"] {
+        assert!(
+            lines.contains(&format!("Disallow: {private}").as_str()),
+            "{text}"
+        );
+    }
+    assert!(lines.contains(&"Allow: /"), "{text}");
+    assert!(
+        !lines.contains(&"Disallow: /"),
+        "the catalog stays crawlable: {text}"
+    );
+
+    let icon = app.get("/favicon.svg").await;
+    assert_eq!(icon.status(), 200);
+    assert_eq!(icon.headers()["content-type"], "image/svg+xml");
+    assert!(icon.text().await.expect("body").starts_with("<svg"));
+    let ico = app.get("/favicon.ico").await;
+    assert_eq!(ico.status(), 204);
+    assert!(
+        ico.headers()["cache-control"]
+            .to_str()
+            .expect("ascii")
+            .contains("max-age")
+    );
+
+    // Shop pages, error pages and the admin console link the icon, and the link works.
+    for path in ["/", "/missing", "/admin/login"] {
+        let page = app.get(path).await.text().await.expect("page");
+        let href = page
+            .split("<link rel=\"icon\" href=\"")
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .unwrap_or_else(|| panic!("{path} links no icon: {page}"))
+            .to_string();
+        let linked = app.get(&href).await;
+        assert_eq!(linked.status(), 200, "{path}: {href}");
+        assert_eq!(linked.headers()["content-type"], "image/svg+xml");
     }
 }
 
