@@ -532,8 +532,8 @@ fn mail(src: &Source) -> Result<MailSettings, ConfigError> {
     })
 }
 
-/// The shortest `STOREFRONT_METRICS_TOKEN` accepted: 32 characters of the token alphabet
-/// carry at least 160 bits when generated at random (`openssl rand -hex 32` gives 64).
+/// The shortest `STOREFRONT_METRICS_TOKEN` accepted: even 32 random hex digits carry 128
+/// bits, beyond guessing over the network (`openssl rand -hex 32` gives 64 digits).
 pub const MIN_METRICS_TOKEN_CHARS: usize = 32;
 
 /// A bearer token as RFC 6750 allows it (`b64token`), long enough not to be guessed. The
