@@ -6,8 +6,12 @@
 //!
 //! Everything a replica needs is in the database (sessions, the failures that throttle
 //! logins), so any replica can serve any admin request. Throttling counts failed logins in
-//! the audit log over the last minute, per account and per client address: it slows guessing
-//! down and never locks an account for good.
+//! the audit log over the last minute, three ways (see [`login_throttled`]): per account and
+//! client address, so guessing one password from one place is slow; per client address
+//! across all accounts, so spraying many accounts is slow too; and per account across all
+//! addresses, with a ceiling only a distributed attack reaches. Someone else's failures
+//! therefore do not keep the owner out, and nothing is ever locked for good: the answer is a
+//! 429 for the rest of the minute.
 
 pub mod password;
 pub mod session;
@@ -21,11 +25,27 @@ use crate::domain::{Email, EmailError};
 pub use password::{NewPassword, PasswordError};
 pub use session::SessionToken;
 
-/// Failed logins for one account within [`THROTTLE_WINDOW_MS`] before the next is refused.
-pub const MAX_FAILURES_PER_ACCOUNT: i64 = 5;
-/// Failed logins from one client address (an office behind one NAT counts once).
+/// Failed logins for one account from one client address within [`THROTTLE_WINDOW_MS`]
+/// before the next from there is refused.
+pub const MAX_FAILURES_PER_ACCOUNT_AND_CLIENT: i64 = 5;
+/// Failed logins from one client address for any accounts (an office behind one NAT counts
+/// once).
 pub const MAX_FAILURES_PER_CLIENT: i64 = 20;
+/// Failed logins for one account from all addresses together: far above what one person
+/// mistyping produces, so only an attack from many addresses at once reaches it, and then the
+/// account waits out the minute like everyone else.
+pub const MAX_FAILURES_PER_ACCOUNT: i64 = 100;
+/// Wrong current passwords on "Your account" per account (only a signed-in session of that
+/// account can produce them).
+pub const MAX_PASSWORD_CHANGE_FAILURES: i64 = 5;
 pub const THROTTLE_WINDOW_MS: i64 = 60 * 1000;
+
+/// Whether the next login is refused, given the failures of the last minute.
+pub fn login_throttled(recent: &q::RecentCounts) -> bool {
+    recent.pair >= MAX_FAILURES_PER_ACCOUNT_AND_CLIENT
+        || recent.client >= MAX_FAILURES_PER_CLIENT
+        || recent.actor >= MAX_FAILURES_PER_ACCOUNT
+}
 
 /// Audit actions.
 pub mod action {
@@ -216,14 +236,14 @@ pub async fn login(
     let (throttled, user) = db
         .run(move |conn| {
             let now = crate::db::now_ms();
-            let (by_actor, by_client) = q::count_recent(
+            let recent = q::count_recent(
                 conn,
                 action::LOGIN_FAILED,
                 &lookup_actor,
                 &client,
                 now - THROTTLE_WINDOW_MS,
             )?;
-            if by_actor >= MAX_FAILURES_PER_ACCOUNT || by_client >= MAX_FAILURES_PER_CLIENT {
+            if login_throttled(&recent) {
                 q::append_audit(
                     conn,
                     &NewAudit {
@@ -359,4 +379,38 @@ pub async fn logout(db: &Db, admin: Admin, client_addr: &str) -> Result<(), DbEr
         })
     })
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counts(pair: i64, actor: i64, client: i64) -> q::RecentCounts {
+        q::RecentCounts {
+            pair,
+            actor,
+            client,
+        }
+    }
+
+    #[test]
+    fn each_budget_throttles_on_its_own() {
+        assert!(!login_throttled(&counts(0, 0, 0)));
+        assert!(
+            !login_throttled(&counts(4, 99, 19)),
+            "just below every limit"
+        );
+        assert!(
+            login_throttled(&counts(5, 5, 5)),
+            "one account from one address"
+        );
+        assert!(
+            login_throttled(&counts(0, 0, 20)),
+            "one address spraying accounts"
+        );
+        assert!(
+            login_throttled(&counts(0, 100, 0)),
+            "one account from everywhere"
+        );
+    }
 }

@@ -10,8 +10,8 @@
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 
 use super::{
-    Admin, MAX_FAILURES_PER_ACCOUNT, NewPassword, Role, SessionToken, THROTTLE_WINDOW_MS, action,
-    password,
+    Admin, MAX_PASSWORD_CHANGE_FAILURES, NewPassword, Role, SessionToken, THROTTLE_WINDOW_MS,
+    action, password,
 };
 use crate::db::accounts::{self as q, SessionRow, UserRow};
 use crate::db::{Db, DbConn, DbError, now_ms};
@@ -262,14 +262,14 @@ pub async fn change_own_password(
     let (user_id, email, client) = (me.user_id, me.email.clone(), client_addr.to_string());
     let stored = db
         .run(move |conn| {
-            let (failures, _) = q::count_recent(
+            let failures = q::count_recent(
                 conn,
                 action::PASSWORD_CHANGE_FAILED,
                 &email,
                 &client,
                 now_ms() - THROTTLE_WINDOW_MS,
             )?;
-            if failures >= MAX_FAILURES_PER_ACCOUNT {
+            if failures.actor >= MAX_PASSWORD_CHANGE_FAILURES {
                 return Err(UsersError::Throttled);
             }
             match q::find_user(conn, user_id)? {

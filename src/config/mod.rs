@@ -9,9 +9,10 @@ mod secret;
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 
+use ipnet::IpNet;
 pub use secret::Secret;
 use url::Url;
 
@@ -342,6 +343,11 @@ pub struct Settings {
     /// Checkouts one client address may start per minute.
     pub checkout_rate_limit: u32,
     pub log_format: LogFormat,
+    /// The bearer token `GET /metrics` asks for; `None` turns the endpoint off (404).
+    pub metrics_token: Option<Secret<String>>,
+    /// Reverse proxies whose `X-Forwarded-For` names the client; empty: the TCP peer is the
+    /// client and the header is ignored.
+    pub trusted_proxies: TrustedProxies,
 }
 
 pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
@@ -378,6 +384,14 @@ impl Settings {
                 parse_int_in(raw, 1, 1_000_000)
             })?,
             log_format: log_format(src)?,
+            metrics_token: src.parsed("METRICS_TOKEN", None, |raw| {
+                parse_metrics_token(raw).map(Some)
+            })?,
+            trusted_proxies: src.parsed(
+                "TRUSTED_PROXIES",
+                TrustedProxies::default(),
+                TrustedProxies::parse,
+            )?,
         })
     }
 
@@ -609,6 +623,65 @@ fn parse_support_email(raw: &str) -> Result<Email, String> {
     }
 }
 
+/// The shortest `STOREFRONT_METRICS_TOKEN` accepted: even 32 random hex digits carry 128
+/// bits, beyond guessing over the network (`openssl rand -hex 32` gives 64 digits).
+pub const MIN_METRICS_TOKEN_CHARS: usize = 32;
+
+/// A bearer token as RFC 6750 allows it (`b64token`), long enough not to be guessed. The
+/// problem never repeats the value.
+fn parse_metrics_token(raw: &str) -> Result<Secret<String>, String> {
+    let body = raw.trim_end_matches('=');
+    let alphabet_ok = !body.is_empty()
+        && body
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-._~+/".contains(&b));
+    if raw.len() < MIN_METRICS_TOKEN_CHARS || !alphabet_ok {
+        return Err(format!(
+            "must be at least {MIN_METRICS_TOKEN_CHARS} characters of letters, digits and \
+             `-._~+/` (e.g. the output of `openssl rand -hex 32`)"
+        ));
+    }
+    Ok(Secret::new(raw.to_string()))
+}
+
+/// The reverse proxies in front of the shop (`STOREFRONT_TRUSTED_PROXIES`: addresses or
+/// networks, comma-separated, e.g. `10.0.0.0/8, 192.168.1.10`). Only a request whose TCP peer
+/// is one of them may name its client in `X-Forwarded-For`; from anyone else the header is
+/// ignored, since every client can set it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TrustedProxies(Vec<IpNet>);
+
+impl TrustedProxies {
+    pub fn parse(raw: &str) -> Result<Self, String> {
+        raw.split(',')
+            .map(str::trim)
+            .filter(|item| !item.is_empty())
+            .map(|item| {
+                item.parse::<IpNet>()
+                    .or_else(|_| item.parse::<IpAddr>().map(IpNet::from))
+                    .map(|net| net.trunc())
+                    .map_err(|_| {
+                        format!(
+                            "{item:?} is not an IP address or network \
+                             (use e.g. 10.0.0.5, 10.0.0.0/8 or fd00::/8, comma-separated)"
+                        )
+                    })
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Self)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Whether `addr` is one of the trusted proxies.
+    pub fn contains(&self, addr: IpAddr) -> bool {
+        let addr = addr.to_canonical();
+        self.0.iter().any(|net| net.contains(&addr))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -811,6 +884,10 @@ mod tests {
                 "postgres://shop:pgpassword@db.internal/shop",
             ),
             ("STOREFRONT_UPSTREAM_WEBHOOK_TOKEN", "hook_token_0123456789"),
+            (
+                "STOREFRONT_METRICS_TOKEN",
+                "metrics_token_0123456789abcdef0123",
+            ),
         ])
         .expect("valid");
         let debug = format!("{s:?}");
@@ -818,11 +895,55 @@ mod tests {
             "pgpassword",
             "sk_live_supersecret",
             "hook_token_0123456789",
+            "metrics_token_0123456789",
             "0102030405",
         ] {
             assert!(!debug.contains(secret), "{secret} leaked in {debug}");
         }
         assert!(debug.contains("db.internal"), "{debug}");
+    }
+
+    #[test]
+    fn metrics_token_is_off_by_default_and_must_be_long() {
+        assert!(with(&[]).expect("valid").metrics_token.is_none());
+        let token = "0123456789abcdef0123456789abcdef";
+        let s = with(&[("STOREFRONT_METRICS_TOKEN", token)]).expect("valid");
+        assert_eq!(
+            s.metrics_token.as_ref().map(|t| t.expose().as_str()),
+            Some(token)
+        );
+        for bad in [
+            "short-token",
+            "0123456789abcdef0123456789abcde!",
+            "0123456789abcdef 0123456789abcdef",
+        ] {
+            let err = with(&[("STOREFRONT_METRICS_TOKEN", bad)]).unwrap_err();
+            assert_eq!(err.var, "STOREFRONT_METRICS_TOKEN");
+            assert!(!err.to_string().contains(bad), "{err}");
+        }
+    }
+
+    #[test]
+    fn trusted_proxies_are_addresses_or_networks() {
+        assert!(with(&[]).expect("valid").trusted_proxies.is_empty());
+        let s = with(&[(
+            "STOREFRONT_TRUSTED_PROXIES",
+            "10.0.0.0/8, 192.168.1.10,fd00::/8",
+        )])
+        .expect("valid");
+        let ip = |s: &str| s.parse::<IpAddr>().expect("ip");
+        assert!(s.trusted_proxies.contains(ip("10.1.2.3")));
+        assert!(
+            s.trusted_proxies.contains(ip("::ffff:10.1.2.3")),
+            "IPv4-mapped"
+        );
+        assert!(s.trusted_proxies.contains(ip("192.168.1.10")));
+        assert!(!s.trusted_proxies.contains(ip("192.168.1.11")));
+        assert!(s.trusted_proxies.contains(ip("fd12::1")));
+        let err =
+            with(&[("STOREFRONT_TRUSTED_PROXIES", "10.0.0.0/8, proxy.internal")]).unwrap_err();
+        assert_eq!(err.var, "STOREFRONT_TRUSTED_PROXIES");
+        assert!(err.problem.contains("proxy.internal"), "{err}");
     }
 
     #[test]

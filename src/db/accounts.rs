@@ -291,27 +291,49 @@ pub fn append_audit(conn: &mut DbConn, entry: &NewAudit<'_>) -> Result<(), DbErr
     Ok(())
 }
 
-/// Entries of `action` since `since_ms` by `actor` and from `client_addr`.
+/// How many entries of one action (failed logins) were recent, counted three ways.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RecentCounts {
+    /// By this actor from this client address.
+    pub pair: i64,
+    /// By this actor from any address.
+    pub actor: i64,
+    /// From this client address for any actor.
+    pub client: i64,
+}
+
+/// Entries of `action` since `since_ms`: by `actor` from `client_addr`, by `actor`, and from
+/// `client_addr`. Both indexes on the audit log (action, actor | client_addr, at_ms) serve it.
 pub fn count_recent(
     conn: &mut DbConn,
     action: &str,
     actor: &str,
     client_addr: &str,
     since_ms: i64,
-) -> Result<(i64, i64), DbError> {
-    let by_actor = admin_audit::table
-        .filter(admin_audit::action.eq(action))
+) -> Result<RecentCounts, DbError> {
+    let recent = || {
+        admin_audit::table
+            .filter(admin_audit::action.eq(action))
+            .filter(admin_audit::at_ms.ge(since_ms))
+    };
+    let pair = recent()
         .filter(admin_audit::actor.eq(actor))
-        .filter(admin_audit::at_ms.ge(since_ms))
-        .count()
-        .get_result(conn)?;
-    let by_client = admin_audit::table
-        .filter(admin_audit::action.eq(action))
         .filter(admin_audit::client_addr.eq(client_addr))
-        .filter(admin_audit::at_ms.ge(since_ms))
         .count()
         .get_result(conn)?;
-    Ok((by_actor, by_client))
+    let by_actor = recent()
+        .filter(admin_audit::actor.eq(actor))
+        .count()
+        .get_result(conn)?;
+    let by_client = recent()
+        .filter(admin_audit::client_addr.eq(client_addr))
+        .count()
+        .get_result(conn)?;
+    Ok(RecentCounts {
+        pair,
+        actor: by_actor,
+        client: by_client,
+    })
 }
 
 /// A page of the audit log, newest first: up to `limit` rows older than `before_id`.

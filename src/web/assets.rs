@@ -2,6 +2,11 @@
 //! loads nothing from third parties. Each file is also served under a name carrying a hash of
 //! its content (`style.3f2a9c1e.css`) with a year-long immutable cache; pages link that name,
 //! so a new build never meets a stale stylesheet.
+//!
+//! The well-known files crawlers and browsers ask for live here too: `/robots.txt`, and the
+//! icon at `/favicon.svg` (pages link the fingerprinted name). `/favicon.ico`, which browsers
+//! try on their own, is a cacheable 204: the icon is SVG only, and an empty answer is better
+//! than a 404 page per visit.
 
 use std::sync::LazyLock;
 
@@ -34,20 +39,77 @@ fn asset(name: &'static str, content_type: &'static str, body: &'static str) -> 
 }
 
 static ASSETS: LazyLock<Vec<Asset>> = LazyLock::new(|| {
-    vec![asset(
-        "style.css",
-        "text/css; charset=utf-8",
-        include_str!("../../static/style.css"),
-    )]
+    vec![
+        asset(
+            "style.css",
+            "text/css; charset=utf-8",
+            include_str!("../../static/style.css"),
+        ),
+        asset(
+            "favicon.svg",
+            "image/svg+xml",
+            include_str!("../../static/favicon.svg"),
+        ),
+    ]
 });
+
+/// Crawlers may read the catalog; private and per-purchase pages are none of their business
+/// (they are `noindex` and unguessable anyway; this saves the requests).
+const ROBOTS_TXT: &str = "User-agent: *\n\
+                          Disallow: /admin\n\
+                          Disallow: /orders\n\
+                          Disallow: /checkout\n\
+                          Disallow: /demo-pay\n\
+                          Allow: /\n";
+
+/// How long browsers and crawlers keep the unversioned well-known files.
+const WELL_KNOWN_CACHE: &str = "public, max-age=86400";
+
+/// The static routes: `/static/{name}` and the well-known files.
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.route("/static/{name}", web::get().to(serve))
+        .route("/robots.txt", web::get().to(robots))
+        .route("/favicon.svg", web::get().to(favicon))
+        .route("/favicon.ico", web::get().to(favicon_ico));
+}
+
+/// The fingerprinted path of the asset `name` (its plain path if there is no such asset).
+fn href(name: &str) -> String {
+    ASSETS.iter().find(|a| a.name == name).map_or_else(
+        || format!("/static/{name}"),
+        |a| format!("/static/{}", a.fingerprinted),
+    )
+}
 
 /// The path pages use for the stylesheet.
 pub fn stylesheet_href() -> String {
-    ASSETS
-        .iter()
-        .find(|a| a.name == "style.css")
-        .map(|a| format!("/static/{}", a.fingerprinted))
-        .unwrap_or_else(|| "/static/style.css".to_string())
+    href("style.css")
+}
+
+/// The path pages use for the icon.
+pub fn favicon_href() -> String {
+    href("favicon.svg")
+}
+
+fn well_known(content_type: &'static str, body: &'static str) -> HttpResponse {
+    HttpResponse::Ok()
+        .insert_header((header::CONTENT_TYPE, content_type))
+        .insert_header((header::CACHE_CONTROL, WELL_KNOWN_CACHE))
+        .body(body)
+}
+
+pub async fn robots() -> HttpResponse {
+    well_known("text/plain; charset=utf-8", ROBOTS_TXT)
+}
+
+pub async fn favicon() -> HttpResponse {
+    well_known("image/svg+xml", include_str!("../../static/favicon.svg"))
+}
+
+pub async fn favicon_ico() -> HttpResponse {
+    HttpResponse::NoContent()
+        .insert_header((header::CACHE_CONTROL, WELL_KNOWN_CACHE))
+        .finish()
 }
 
 pub async fn serve(name: web::Path<String>) -> Result<HttpResponse, AppError> {

@@ -176,10 +176,7 @@ pub async fn checkout(
             "This form has expired. Go back, reload the page and try again.".into(),
         ));
     }
-    let client = req
-        .peer_addr()
-        .map(|a| a.ip())
-        .unwrap_or(std::net::IpAddr::from([0, 0, 0, 0]));
+    let client = crate::web::client_addr::client_ip(&req);
     if !state.checkout_limiter.allow(client) {
         return Err(AppError::TooManyRequests);
     }
@@ -393,14 +390,16 @@ pub async fn demo_pay_action(
     state: web::Data<AppState>,
     req: HttpRequest,
     path: web::Path<(String, String)>,
-    form: web::Form<CsrfOnly>,
+    // A body that is not a form has no token: it gets the CSRF answer (403), not a 400.
+    form: Option<web::Form<CsrfOnly>>,
 ) -> Result<HttpResponse, AppError> {
     let demo = demo_provider(&state)?;
+    let token = form.map(|f| f.into_inner().csrf_token).unwrap_or_default();
     if !csrf::verify_any(
         &req,
         state.settings.accepted_secret_keys(),
         state.secure_cookies,
-        &form.csrf_token,
+        &token,
     ) {
         return Err(AppError::Forbidden(
             "This form has expired. Go back, reload the page and try again.".into(),

@@ -5,6 +5,7 @@
 //! logged once, here.
 
 use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpResponse, ResponseError};
 
 use crate::accounts::users::UsersError;
@@ -19,6 +20,9 @@ pub enum AppError {
     NotFound,
     #[error("{0}")]
     BadRequest(String),
+    /// A machine endpoint (`/metrics`) without the right bearer token.
+    #[error("missing or wrong bearer token")]
+    Unauthorized,
     #[error("{0}")]
     Forbidden(String),
     #[error("{0}")]
@@ -51,6 +55,10 @@ impl AppError {
                     .to_string(),
             ),
             Self::BadRequest(msg) => ("That did not work", msg.clone()),
+            Self::Unauthorized => (
+                "Not allowed",
+                "This address needs the operator's access token.".to_string(),
+            ),
             Self::Forbidden(msg) => ("Not allowed", msg.clone()),
             Self::Conflict(msg) => ("That cannot be done right now", msg.clone()),
             Self::TooManyRequests => (
@@ -130,6 +138,7 @@ impl ResponseError for AppError {
         match self {
             Self::NotFound => StatusCode::NOT_FOUND,
             Self::BadRequest(_) => StatusCode::BAD_REQUEST,
+            Self::Unauthorized => StatusCode::UNAUTHORIZED,
             Self::Forbidden(_) => StatusCode::FORBIDDEN,
             Self::Conflict(_) => StatusCode::CONFLICT,
             Self::TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
@@ -159,16 +168,27 @@ impl ResponseError for AppError {
         };
         let mut response = pages::render(status, &page);
         if matches!(self, Self::TooManyRequests | Self::Unavailable(_)) {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("30"));
+        }
+        if matches!(self, Self::Unauthorized) {
             response.headers_mut().insert(
-                actix_web::http::header::RETRY_AFTER,
-                actix_web::http::header::HeaderValue::from_static("30"),
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"metrics\""),
             );
         }
         response
     }
 }
 
-/// Maps extractor failures (a malformed path, query or form) to a precise 400 page.
+/// What a person sees when a path, query, form or JSON body cannot be read.
+pub const BAD_INPUT: &str = "Some of the information sent was not valid. Go back and try again.";
+
+/// Maps extractor failures (a malformed path, query, form or JSON body; the configs in
+/// [`crate::web::configure`]) to a 400 page in plain words. The parser's own message names
+/// fields and types of our code, so it goes to the debug log, not to the page.
 pub fn bad_input(err: impl std::fmt::Display) -> actix_web::Error {
-    AppError::BadRequest(format!("The request was not understood: {err}")).into()
+    tracing::debug!(error = %err, "request input not understood");
+    AppError::BadRequest(BAD_INPUT.into()).into()
 }

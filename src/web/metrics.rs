@@ -1,14 +1,22 @@
 //! `GET /metrics`: Prometheus text for the operator. Request counters live in this process;
 //! business gauges (purchases by status, outbox depth, wallet, alerts) are read from the
 //! database, so every replica reports the same shop-wide numbers.
+//!
+//! Those gauges tell a competitor how the shop sells and what the wallet holds, so the endpoint
+//! is off (404) unless `STOREFRONT_METRICS_TOKEN` is set, and then answers only a request
+//! carrying `Authorization: Bearer <token>`; any other gets 401. A 401 rather than a 404 tells
+//! an operator whose scraper is misconfigured that the token is the problem, and hides
+//! nothing: the route is documented.
 
 use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use actix_web::{HttpResponse, web};
+use actix_web::http::header::AUTHORIZATION;
+use actix_web::{HttpRequest, HttpResponse, web};
 use diesel::dsl::{count_star, min};
 use diesel::prelude::*;
 
+use crate::config::Secret;
 use crate::db::schema::{alerts, outbox_jobs, purchases};
 use crate::db::{self, DbError};
 use crate::web::AppState;
@@ -61,7 +69,27 @@ fn read_gauges(conn: &mut db::DbConn) -> Result<Gauges, DbError> {
     })
 }
 
-pub async fn metrics(state: web::Data<AppState>) -> Result<HttpResponse, AppError> {
+/// Checks the request's bearer token against the configured one (in constant time).
+fn authorize(req: &HttpRequest, expected: Option<&Secret<String>>) -> Result<(), AppError> {
+    let expected = expected.ok_or(AppError::NotFound)?;
+    let presented = req
+        .headers()
+        .get(AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.trim().split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, token)| token.trim());
+    match presented {
+        Some(token) if expected.matches(token.as_bytes()) => Ok(()),
+        _ => Err(AppError::Unauthorized),
+    }
+}
+
+pub async fn metrics(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+) -> Result<HttpResponse, AppError> {
+    authorize(&req, state.settings.metrics_token.as_ref())?;
     let gauges = state.db.run(read_gauges).await?;
     let snap = state.catalog.snapshot();
     let now = db::now_ms();

@@ -1,11 +1,17 @@
 //! What every response passes through: a request id, one log line, and the security headers and
 //! cache policy that apply unless a handler chose its own. Its pages see the shop's support
 //! address ([`pages::support_email`]).
+//!
+//! `HEAD` is served here too: the request is routed as the `GET` it mirrors, so every GET route
+//! answers HEAD with the same status and headers (uptime monitors use HEAD). The body is not
+//! sent: actix's HTTP/1 codec remembers the method it read off the wire and drops the body of
+//! an answer to HEAD, keeping its `Content-Length`.
 
 use std::time::Instant;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::Method;
 use actix_web::http::header::{self, HeaderName, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::web;
@@ -19,6 +25,13 @@ use crate::web::{AppState, pages};
 const CSP: &str = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; \
                    object-src 'none'; base-uri 'none'; frame-ancestors 'none'; \
                    form-action 'self' https://checkout.stripe.com";
+
+/// Sent when the public URL is https: browsers then refuse plain http for the shop's host for
+/// a year, so a network attacker cannot strip TLS from a later visit. Without
+/// `includeSubDomains` (other hosts of the reseller's domain may not serve https, and the shop
+/// cannot know) and without `preload` (a commitment baked into browsers that is slow to undo;
+/// the operator's decision, with includeSubDomains, not the application's).
+const HSTS: &str = "max-age=31536000";
 
 /// Headers set on every answer unless the handler set them already.
 const DEFAULTS: [(HeaderName, &str); 6] = [
@@ -34,19 +47,31 @@ const DEFAULTS: [(HeaderName, &str); 6] = [
 ];
 
 pub async fn around_request(
-    req: ServiceRequest,
+    mut req: ServiceRequest,
     next: Next<impl MessageBody>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     let id = RequestId::generate();
+    let https = req
+        .app_data::<web::Data<AppState>>()
+        .is_some_and(|state| state.settings.public_url.scheme() == "https");
     // The route pattern, never the raw path: paths can carry secrets (the upstream webhook
     // token), and query strings carry private order tokens.
     let route = req
         .match_pattern()
         .unwrap_or_else(|| "(unmatched)".to_string());
     let method = req.method().clone();
+    if method == Method::HEAD {
+        req.head_mut().method = Method::GET;
+    }
     let quiet = matches!(
         route.as_str(),
-        "/healthz" | "/readyz" | "/metrics" | "/static/{name}"
+        "/healthz"
+            | "/readyz"
+            | "/metrics"
+            | "/static/{name}"
+            | "/robots.txt"
+            | "/favicon.svg"
+            | "/favicon.ico"
     );
     let span = tracing::info_span!("request", request.id = %id, http.method = %method, http.route = %route);
     let started = Instant::now();
@@ -81,6 +106,12 @@ pub async fn around_request(
         if !headers.contains_key(&name) {
             headers.insert(name, HeaderValue::from_static(value));
         }
+    }
+    if https {
+        headers.insert(
+            header::STRICT_TRANSPORT_SECURITY,
+            HeaderValue::from_static(HSTS),
+        );
     }
     Ok(res)
 }

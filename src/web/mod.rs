@@ -6,6 +6,7 @@
 mod admin;
 pub mod assets;
 mod checkout;
+pub mod client_addr;
 pub mod csrf;
 pub mod error;
 mod metrics;
@@ -265,7 +266,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/healthz", web::get().to(ops::healthz))
         .route("/readyz", web::get().to(ops::readyz))
         .route("/metrics", web::get().to(metrics::metrics))
-        .route("/static/{name}", web::get().to(assets::serve))
+        .configure(assets::configure)
         .configure(shop::configure)
         .configure(admin::configure)
         .route("/checkout", web::post().to(checkout::checkout))

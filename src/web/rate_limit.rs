@@ -1,6 +1,7 @@
-//! A per-client-address limit on expensive or abusable requests (checkout, login). It lives in
-//! each process: with several replicas a client gets the limit once per replica, which still
-//! bounds abuse; it needs no shared store and forgets idle clients.
+//! A per-client-address limit on expensive or abusable requests (checkout; logins are
+//! throttled in the database instead, see `accounts`). It lives in each process: with several
+//! replicas a client gets the limit once per replica, which still bounds abuse; it needs no
+//! shared store and forgets idle clients.
 
 use std::collections::HashMap;
 use std::net::IpAddr;

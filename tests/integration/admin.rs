@@ -13,7 +13,10 @@ use storefront::db::schema::{admin_audit, admin_sessions, alerts, outbox_jobs, p
 use storefront::db::{Db, DbError, now_ms, purchases};
 
 use crate::both_backends;
-use crate::helpers::{Answer, Backend, TestApp, TestDb, spawn_app, spawn_app_on, spawn_shop};
+use crate::helpers::{
+    Answer, Backend, TestApp, TestDb, client_builder, spawn_app, spawn_app_on, spawn_app_with,
+    spawn_shop,
+};
 pub(crate) use crate::helpers::{Browser, hidden, location};
 
 pub(crate) const OWNER: &str = "owner@example.com";
@@ -127,6 +130,9 @@ both_backends!(
     anonymous_admin_requests_go_to_the_login_page,
     login_issues_new_sessions_and_logout_kills_them,
     sixth_wrong_password_in_a_minute_is_throttled_but_not_for_good,
+    owner_kept_out_from_one_address_still_signs_in_from_another,
+    an_address_spraying_accounts_is_throttled_on_the_21st_attempt,
+    failures_from_many_addresses_throttle_the_account_everywhere_for_a_minute,
     idle_and_absolute_timeouts_end_sessions,
     support_gets_403_on_owner_actions_and_forms_need_csrf,
     orders_are_searched_and_paged,
@@ -135,6 +141,62 @@ both_backends!(
     create_user_through_the_binary,
     a_markup_rule_is_previewed_saved_shown_on_the_shop_and_audited,
 );
+
+/// A markup typed into the "Markup (%)" field is explained in percent, not basis points.
+#[tokio::test]
+async fn an_out_of_range_markup_is_explained_in_the_form_s_units() {
+    let app = spawn_app(Backend::Sqlite).await.expect("sqlite");
+    create(&app.db, OWNER, Role::Owner).await;
+    let owner = Browser::default();
+    assert_eq!(owner.login(&app, OWNER, PASSWORD).await.0, 303);
+    let (_, page, _) = owner.get(&app, "/admin/pricing").await;
+    let token = hidden(&page, "csrf_token");
+    for (markup, fixed) in [("1000000", ""), ("1000.01", ""), ("25", "20000")] {
+        for action in ["preview", "save"] {
+            let (status, page, _) = owner
+                .post(
+                    &app,
+                    &format!("/admin/pricing/{action}"),
+                    &[
+                        ("csrf_token", &token),
+                        ("scope_kind", "default"),
+                        ("scope_value", ""),
+                        ("markup_percent", markup),
+                        ("fixed", fixed),
+                        ("min_margin", ""),
+                        ("ending", ""),
+                    ],
+                )
+                .await;
+            assert_eq!(status, 400, "{action} {markup}");
+            let expected = if fixed.is_empty() {
+                "Markup must be from 0 to 1000 (%)."
+            } else {
+                "The fixed amount must be from 0.00 to 10000.00 dollars."
+            };
+            assert!(page.contains(expected), "{action} {markup}: {page}");
+            assert!(!page.contains("basis points"), "{page}");
+            assert!(!page.contains("100000000"), "{page}");
+        }
+    }
+    // 1000 % is the top of the range, and is accepted.
+    let (status, _, _) = owner
+        .post(
+            &app,
+            "/admin/pricing/preview",
+            &[
+                ("csrf_token", &token),
+                ("scope_kind", "default"),
+                ("scope_value", ""),
+                ("markup_percent", "1000"),
+                ("fixed", ""),
+                ("min_margin", ""),
+                ("ending", ""),
+            ],
+        )
+        .await;
+    assert_eq!(status, 200);
+}
 
 async fn anonymous_admin_requests_go_to_the_login_page(backend: Backend) {
     let Some(app) = spawn_app(backend).await else {
@@ -318,6 +380,229 @@ async fn sixth_wrong_password_in_a_minute_is_throttled_but_not_for_good(backend:
     let failed = rows.iter().filter(|r| r.1 == "login_failed").count();
     let throttled = rows.iter().filter(|r| r.1 == "login_throttled").count();
     assert_eq!((failed, throttled), (5, 2));
+}
+
+/// `(action, client_addr)` of every login entry (signed in, failed, throttled), oldest first.
+async fn login_clients(db: &Db) -> Vec<(String, String)> {
+    db.run(|conn| {
+        Ok::<_, DbError>(
+            admin_audit::table
+                .filter(admin_audit::action.like("login%"))
+                .order(admin_audit::id)
+                .select((admin_audit::action, admin_audit::client_addr))
+                .load(conn)?,
+        )
+    })
+    .await
+    .expect("audit")
+}
+
+/// Moves every audit entry a minute and a second into the past.
+async fn age_audit(db: &Db) {
+    db.run(|conn| {
+        diesel::update(admin_audit::table)
+            .set(admin_audit::at_ms.eq(admin_audit::at_ms - 61_000))
+            .execute(conn)?;
+        Ok::<_, DbError>(())
+    })
+    .await
+    .expect("age failures");
+}
+
+/// Someone guessing the owner's password from their own address cannot keep the owner out.
+async fn owner_kept_out_from_one_address_still_signs_in_from_another(backend: Backend) {
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    create(&app.db, OWNER, Role::Owner).await;
+    let attacker = Browser::from_address("127.0.0.2");
+    for attempt in 1..=5 {
+        let (status, _, _) = attacker
+            .login(&app, OWNER, &format!("guess {attempt}"))
+            .await;
+        assert_eq!(status, 401, "attempt {attempt}");
+    }
+    let (status, page, _) = attacker.login(&app, OWNER, "guess 6").await;
+    assert_eq!(status, 429);
+    assert!(page.contains("Too many failed attempts"), "{page}");
+    // The attacker stays throttled even with the right password...
+    assert_eq!(attacker.login(&app, OWNER, PASSWORD).await.0, 429);
+
+    // ...while the owner, from another address, signs in at once.
+    let owner = Browser::from_address("127.0.0.1");
+    let (status, _, headers) = owner.login(&app, OWNER, PASSWORD).await;
+    assert_eq!(status, 303);
+    assert_eq!(location(&headers), "/admin");
+    assert_eq!(owner.get(&app, "/admin").await.0, 200);
+    let clients = login_clients(&app.db).await;
+    assert!(
+        clients
+            .iter()
+            .filter(|(action, _)| action != "login")
+            .inspect(|(action, _)| assert!(action.starts_with("login_"), "{action}"))
+            .all(|(_, client)| client == "127.0.0.2"),
+        "{clients:?}"
+    );
+    assert_eq!(
+        clients.last().map(|(a, c)| (a.as_str(), c.as_str())),
+        Some(("login", "127.0.0.1"))
+    );
+}
+
+/// One address trying a few passwords on each of many accounts is throttled as a whole,
+/// without locking any of those accounts for their owners.
+async fn an_address_spraying_accounts_is_throttled_on_the_21st_attempt(backend: Backend) {
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    let accounts: Vec<String> = (1..=5).map(|i| format!("user{i}@example.com")).collect();
+    for email in &accounts {
+        create(&app.db, email, Role::Support).await;
+    }
+    let sprayer = Browser::from_address("127.0.0.2");
+    let mut attempt = 0;
+    for round in 1..=5 {
+        for email in &accounts {
+            attempt += 1;
+            let (status, page, _) = sprayer.login(&app, email, &format!("guess {round}")).await;
+            let expected = if attempt <= 20 { 401 } else { 429 };
+            assert_eq!(
+                status, expected,
+                "attempt {attempt} ({email}, round {round})"
+            );
+            if expected == 429 {
+                // The same words as any throttled login: nothing says which limit was hit.
+                assert!(page.contains("Too many failed attempts"), "{page}");
+            }
+        }
+    }
+    // Even a right password from the spraying address waits out the minute...
+    assert_eq!(sprayer.login(&app, &accounts[0], PASSWORD).await.0, 429);
+    // ...but the accounts' owners, elsewhere, are not affected.
+    for email in &accounts {
+        let person = Browser::from_address("127.0.0.3");
+        assert_eq!(person.login(&app, email, PASSWORD).await.0, 303, "{email}");
+    }
+    // A minute later the sprayer gets its budget back, no more.
+    age_audit(&app.db).await;
+    assert_eq!(
+        sprayer.login(&app, &accounts[0], "guess again").await.0,
+        401
+    );
+}
+
+/// Only an attack from many addresses at once (100 failures a minute) throttles an account
+/// everywhere, and only for the minute.
+async fn failures_from_many_addresses_throttle_the_account_everywhere_for_a_minute(
+    backend: Backend,
+) {
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    create(&app.db, OWNER, Role::Owner).await;
+    let record_failures = |count: u32| {
+        app.db.run(move |conn| {
+            let now = now_ms();
+            for i in 0..count {
+                let addr = format!("198.51.100.{i}");
+                storefront::db::accounts::append_audit(
+                    conn,
+                    &storefront::db::accounts::NewAudit {
+                        at_ms: now,
+                        user_id: None,
+                        actor: OWNER,
+                        action: accounts::action::LOGIN_FAILED,
+                        target: None,
+                        client_addr: &addr,
+                        details: "wrong email or password",
+                    },
+                )?;
+            }
+            Ok::<_, DbError>(())
+        })
+    };
+    // 99 failures spread over addresses: below the ceiling, the owner signs in.
+    record_failures(99).await.expect("failures");
+    let owner = Browser::default();
+    assert_eq!(owner.login(&app, OWNER, PASSWORD).await.0, 303);
+    // The 100th: now every address waits, the owner's too.
+    record_failures(1).await.expect("failures");
+    assert_eq!(Browser::default().login(&app, OWNER, PASSWORD).await.0, 429);
+    age_audit(&app.db).await;
+    assert_eq!(Browser::default().login(&app, OWNER, PASSWORD).await.0, 303);
+}
+
+/// `X-Forwarded-For` names the client only when the peer is a configured proxy; otherwise a
+/// throttled client cannot step around the throttle by writing the header.
+#[tokio::test]
+async fn forwarded_for_counts_only_from_a_trusted_proxy() {
+    let app = spawn_app(Backend::Sqlite).await.expect("sqlite");
+    create(&app.db, OWNER, Role::Owner).await;
+    for attempt in 1..=5 {
+        let forged = format!("203.0.113.{attempt}");
+        let browser = Browser::with_client(
+            client_builder(&[("x-forwarded-for", &forged)])
+                .build()
+                .expect("client"),
+        );
+        assert_eq!(browser.login(&app, OWNER, "guess").await.0, 401);
+    }
+    let forged = Browser::with_client(
+        client_builder(&[("x-forwarded-for", "203.0.113.99")])
+            .build()
+            .expect("client"),
+    );
+    assert_eq!(forged.login(&app, OWNER, PASSWORD).await.0, 429);
+    let clients = login_clients(&app.db).await;
+    assert_eq!(clients.len(), 6, "{clients:?}");
+    assert!(clients.iter().all(|(_, c)| c == "127.0.0.1"), "{clients:?}");
+
+    // Behind a trusted proxy (here: the test's own address) the header decides.
+    let proxied = spawn_app_with(
+        Backend::Sqlite,
+        &[("STOREFRONT_TRUSTED_PROXIES", "127.0.0.1")],
+    )
+    .await
+    .expect("sqlite");
+    create(&proxied.db, OWNER, Role::Owner).await;
+    let via_proxy = |chain: &str| {
+        Browser::with_client(
+            client_builder(&[("x-forwarded-for", chain)])
+                .build()
+                .expect("client"),
+        )
+    };
+    // The client forges a leftmost entry each time; the proxy appends the real address.
+    for attempt in 1..=5 {
+        let chain = format!("10.9.9.{attempt}, 203.0.113.7");
+        assert_eq!(
+            via_proxy(&chain).login(&proxied, OWNER, "guess").await.0,
+            401
+        );
+    }
+    assert_eq!(
+        via_proxy("10.9.9.9, 203.0.113.7")
+            .login(&proxied, OWNER, PASSWORD)
+            .await
+            .0,
+        429
+    );
+    assert_eq!(
+        via_proxy("203.0.113.8")
+            .login(&proxied, OWNER, PASSWORD)
+            .await
+            .0,
+        303,
+        "another client behind the same proxy is not throttled"
+    );
+    let clients = login_clients(&proxied.db).await;
+    let (last, earlier) = clients.split_last().expect("entries");
+    assert_eq!(last, &("login".to_string(), "203.0.113.8".to_string()));
+    assert_eq!(earlier.len(), 6, "{clients:?}");
+    assert!(
+        earlier.iter().all(|(_, c)| c == "203.0.113.7"),
+        "{clients:?}"
+    );
 }
 
 async fn idle_and_absolute_timeouts_end_sessions(backend: Backend) {

@@ -312,6 +312,13 @@ pub async fn spawn_app(backend: Backend) -> Option<TestApp> {
     Some(spawn_app_on(test_db, db).await)
 }
 
+/// [`spawn_app`] with settings of its own.
+pub async fn spawn_app_with(backend: Backend, overrides: &[(&str, &str)]) -> Option<TestApp> {
+    let test_db = TestDb::new(backend)?;
+    let db = test_db.migrated().await;
+    Some(spawn_with(test_db, db, overrides).await)
+}
+
 /// Spawns the app on a database as it is (migrated or not).
 pub async fn spawn_app_on(test_db: TestDb, db: Db) -> TestApp {
     spawn_with(test_db, db, &[]).await
@@ -413,11 +420,45 @@ impl TestApp {
 #[derive(Clone, Default)]
 pub struct Browser {
     cookies: Arc<Mutex<HashMap<String, String>>>,
+    /// Its own HTTP client (another source address, extra headers); the app's otherwise.
+    client: Option<reqwest::Client>,
+}
+
+/// A client like the app's, with `headers` on every request.
+pub fn client_builder(headers: &[(&'static str, &str)]) -> reqwest::ClientBuilder {
+    let mut map = reqwest::header::HeaderMap::new();
+    for (name, value) in headers {
+        map.append(*name, value.parse().expect("header value"));
+    }
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .default_headers(map)
 }
 
 pub type Answer = (u16, String, reqwest::header::HeaderMap);
 
 impl Browser {
+    /// A browser whose connections come from `addr` (any of 127.0.0.0/8 works on loopback).
+    pub fn from_address(addr: &str) -> Self {
+        Self::with_client(
+            client_builder(&[])
+                .local_address(addr.parse::<std::net::IpAddr>().expect("ip"))
+                .build()
+                .expect("client"),
+        )
+    }
+
+    pub fn with_client(client: reqwest::Client) -> Self {
+        Self {
+            cookies: Arc::default(),
+            client: Some(client),
+        }
+    }
+
+    fn http<'a>(&'a self, app: &'a TestApp) -> &'a reqwest::Client {
+        self.client.as_ref().unwrap_or(&app.client)
+    }
+
     pub fn cookie_header(&self) -> String {
         let jar = self.cookies.lock().expect("jar");
         jar.iter()
@@ -453,8 +494,8 @@ impl Browser {
     }
 
     pub async fn get(&self, app: &TestApp, path: &str) -> Answer {
-        let res = app
-            .client
+        let res = self
+            .http(app)
             .get(if path.starts_with("http") {
                 path.to_string()
             } else {
@@ -473,8 +514,8 @@ impl Browser {
         let body: String = url::form_urlencoded::Serializer::new(String::new())
             .extend_pairs(form)
             .finish();
-        let res = app
-            .client
+        let res = self
+            .http(app)
             .post(app.url(path))
             .header("cookie", self.cookie_header())
             .header("content-type", "application/x-www-form-urlencoded")

@@ -167,12 +167,10 @@ fn session_cookie(state: &AppState, token: &SessionToken) -> Cookie<'static> {
     .finish()
 }
 
-/// The client's address as the audit log and the login throttle see it: the TCP peer. A
-/// reverse proxy in front makes this the proxy's address; forwarded headers are not trusted
-/// because any client can set them.
+/// The client's address as the audit log and the login throttle see it: the TCP peer, or
+/// behind a trusted reverse proxy the address it forwarded (see [`crate::web::client_addr`]).
 fn client_addr(req: &HttpRequest) -> String {
-    req.peer_addr()
-        .map_or_else(|| "unknown".to_string(), |a| a.ip().to_string())
+    crate::web::client_addr::client_addr(req)
 }
 
 /// What every signed-in page shows around its content.

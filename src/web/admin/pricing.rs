@@ -18,7 +18,7 @@ use crate::catalog::store::RuleRow;
 use crate::db::pricing::{self as q, RuleValues};
 use crate::db::{self, DbError};
 use crate::domain::Cents;
-use crate::domain::pricing::{MarkupRule, PlanKey, PriceBook, RuleScope};
+use crate::domain::pricing::{MarkupRule, PlanKey, PriceBook, PricingError, RuleScope};
 use crate::web::AppState;
 use crate::web::error::AppError;
 
@@ -112,7 +112,25 @@ fn parse_rule(form: &RuleForm, snap: &Snapshot) -> Result<MarkupRule, String> {
         ),
     };
     MarkupRule::new(scope, bps, Cents::new(fixed), ending, Cents::new(margin))
-        .map_err(|e| format!("{e}."))
+        .map_err(|e| rule_problem(&e).to_string())
+}
+
+/// A rule the domain refuses, in the words and units of the form (percent and dollars, not
+/// basis points and cents).
+fn rule_problem(err: &PricingError) -> &'static str {
+    match err {
+        PricingError::MarkupOutOfRange(_) => "Markup must be from 0 to 1000 (%).",
+        PricingError::FixedOutOfRange(_) => {
+            "The fixed amount must be from 0.00 to 10000.00 dollars."
+        }
+        PricingError::MarginOutOfRange(_) => {
+            "The minimum margin must be from 0.00 to 10000.00 dollars."
+        }
+        PricingError::EndingOutOfRange(_) => "The price ending is cents, 0 to 99, like 99.",
+        PricingError::CostOutOfRange(_) | PricingError::InvalidScope(_) => {
+            "This rule cannot be saved. Check the values and try again."
+        }
+    }
 }
 
 fn describe(rule: &MarkupRule) -> String {
