@@ -2,6 +2,7 @@
 //! country and region, and search keys for destinations. Built from the database, swapped in
 //! whole; readers hold an `Arc` and never wait for a sync.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use crate::catalog::store::{PlanRow, StoredCatalog, SyncRow};
@@ -86,7 +87,7 @@ impl ShopPlan {
     pub fn validity_label(&self) -> String {
         plan::describe_validity(self.validity_days)
     }
-    pub fn fair_use(&self) -> &str {
+    pub fn fair_use(&self) -> Cow<'_, str> {
         plan::describe_fair_use(&self.fup_policy)
     }
     pub fn network_type_label(&self) -> &str {

@@ -95,7 +95,7 @@ async fn every_plan_and_country_of_a_600_plan_catalog_has_an_honest_page() {
     let plans = upstream.sandbox.plans();
     assert_eq!(plans.len(), 600);
 
-    let mut saw_escaped_markup = false;
+    let (mut saw_markup, mut saw_1500_mb) = (false, false);
     for plan in &plans {
         let path = format!("/plans/{}", plan.id);
         let (status, html) = page(&app, &path).await;
@@ -116,10 +116,17 @@ async fn every_plan_and_country_of_a_600_plan_catalog_has_an_honest_page() {
         }
         if plan.fup_policy.contains("<b>") {
             assert!(
-                html.contains("&#60;b&#62;may&#60;/b&#62;"),
-                "{path}: markup shown as text"
+                html.contains(
+                    "<dd>Speeds may drop to 1 Mbps after 3 GB &#38; video is limited to 480p</dd>"
+                ),
+                "{path}: markup read as words"
             );
-            saw_escaped_markup = true;
+            assert!(!html.contains("&#60;b&#62;"), "{path}: no tags shown");
+            saw_markup = true;
+        }
+        if plan.data_amount_mb == 1500 {
+            assert!(html.contains("1,500 MB"), "{path}");
+            saw_1500_mb = true;
         }
         match &plan.networks {
             None => assert!(
@@ -158,10 +165,8 @@ async fn every_plan_and_country_of_a_600_plan_catalog_has_an_honest_page() {
         }
         assert!(html.contains("Prices can change until you pay"), "{path}");
     }
-    assert!(
-        saw_escaped_markup,
-        "the catalog had a fair-use text with markup"
-    );
+    assert!(saw_markup, "the catalog had a fair-use text with markup");
+    assert!(saw_1500_mb, "the catalog had a 1500 MB plan");
 
     let (status, html) = page(&app, "/countries").await;
     assert_eq!(status, 200);
