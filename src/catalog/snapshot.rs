@@ -87,6 +87,10 @@ impl ShopPlan {
     pub fn validity_label(&self) -> String {
         plan::describe_validity(self.validity_days)
     }
+    /// The data over the whole validity (a daily allowance times the days).
+    pub fn total_data_mb(&self) -> i64 {
+        plan::total_data_mb(self.data_mb, self.validity_days, self.is_daily)
+    }
     pub fn fair_use(&self) -> Cow<'_, str> {
         plan::describe_fair_use(&self.fup_policy)
     }

@@ -268,14 +268,16 @@ impl ListOptions {
                     .then(a.id.cmp(&b.id))
             }),
             Sort::Data => plans.sort_by(|a, b| {
-                (b.is_daily, b.data_mb)
-                    .cmp(&(a.is_daily, a.data_mb))
+                b.total_data_mb()
+                    .cmp(&a.total_data_mb())
                     .then(price(a).cmp(&price(b)))
+                    .then(a.id.cmp(&b.id))
             }),
             Sort::Validity => plans.sort_by(|a, b| {
                 b.validity_days
                     .cmp(&a.validity_days)
                     .then(price(a).cmp(&price(b)))
+                    .then(a.id.cmp(&b.id))
             }),
         }
         plans

@@ -250,16 +250,39 @@ async fn a_country_page_separates_local_and_covering_plans_and_sorts_them() {
         prices.windows(2).all(|w| w[0] <= w[1]),
         "sorted by price: {prices:?}"
     );
+    // Most data: the total over the validity, so a daily allowance counts every day.
     let (_, by_data) = page(&app, "/countries/US?sort=data").await;
-    let local_ids: HashSet<&str> = us.iter().map(|p| p.id.as_str()).collect();
-    let data: Vec<(bool, i64)> = order(&local_section(&by_data))
-        .iter()
-        .filter(|id| local_ids.contains(id.as_str()))
-        .filter_map(|id| snap.plan(id).map(|p| (p.is_daily, p.data_mb)))
-        .collect();
+    let covering_section = |html: &str| {
+        html.split("id=\"covering\"")
+            .nth(1)
+            .unwrap_or("")
+            .to_string()
+    };
+    for html in [local_section(&by_data), covering_section(&by_data)] {
+        let data: Vec<(i64, i64)> = order(&html)
+            .iter()
+            .filter_map(|id| snap.plan(id))
+            .map(|p| (p.total_data_mb(), p.price.map_or(i64::MAX, |c| c.get())))
+            .collect();
+        assert!(data.len() > 1);
+        assert!(
+            data.windows(2)
+                .all(|w| w[0].0 > w[1].0 || (w[0].0 == w[1].0 && w[0].1 <= w[1].1)),
+            "most data first, the cheaper first among equals: {data:?}"
+        );
+    }
+    let shown = order(&local_section(&by_data));
+    let rank = |pick: &dyn Fn(&storefront::catalog::ShopPlan) -> bool| {
+        shown
+            .iter()
+            .position(|id| snap.plan(id).is_some_and(pick))
+            .expect("such a plan is listed")
+    };
+    // A 1-day daily plan (one day's allowance) comes after a 50 GB plan.
     assert!(
-        data.windows(2).all(|w| w[0] >= w[1]),
-        "sorted by data: {data:?}"
+        rank(&|p| p.data_mb == 51_200 && !p.is_daily)
+            < rank(&|p| p.is_daily && p.validity_days == 1),
+        "{shown:?}"
     );
     let days = us[0].validity_days;
     let (_, filtered) = page(&app, &format!("/countries/US?days={days}")).await;
