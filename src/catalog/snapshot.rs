@@ -9,7 +9,7 @@ use crate::catalog::store::{PlanRow, StoredCatalog, SyncRow};
 use crate::domain::Cents;
 use crate::domain::plan::{self, Activation};
 use crate::domain::pricing::{
-    LadderEntry, LadderInversion, MarkupRule, PlanKey, PriceBook, RuleScope,
+    self, LadderEntry, LadderInversion, MarkupRule, PlanKey, PriceBook, RuleScope,
 };
 
 /// How plans are grouped for the consumer.
@@ -35,7 +35,8 @@ pub struct ShopPlan {
     pub period_num: Option<i64>,
     /// What the partner pays upstream. Never rendered on a public page.
     pub cost: Cents,
-    /// What the consumer pays; `None` when no price could be computed (the plan is not sold).
+    /// What the consumer would pay; `None` when no price could be computed. A price does not
+    /// make a plan sellable: see [`ShopPlan::is_sellable`].
     pub price: Option<Cents>,
     pub network_type: Option<String>,
     pub networks: Option<Vec<String>>,
@@ -100,9 +101,11 @@ impl ShopPlan {
     pub fn networks_label(&self) -> String {
         plan::describe_networks(self.networks.as_deref())
     }
-    /// A plan the shop will sell now: listed upstream and priced.
+    /// A plan the shop sells now: listed upstream, and priced in USD at an amount a card
+    /// payment can charge ([`pricing::card_chargeable`]). The one rule every list, count and
+    /// from-price uses.
     pub fn is_sellable(&self) -> bool {
-        self.available && self.price.is_some()
+        self.available && self.price.is_some_and(pricing::card_chargeable)
     }
 }
 
@@ -334,14 +337,20 @@ impl Snapshot {
         self.by_id.get(id).map(|&i| &self.plans[i])
     }
 
-    /// What `plan` would sell for if its cost were `cost` (a live re-read at checkout).
+    /// What `plan` would sell for if its cost were `cost` (a live re-read at checkout);
+    /// `None` when the shop would not sell it at that cost: no price, or one no card payment
+    /// can charge.
     pub fn price_for(&self, plan: &ShopPlan, cost: Cents) -> Option<Cents> {
         let key = PlanKey {
             plan_id: &plan.id,
             country_code: &plan.country_code,
             region: plan.region.as_deref(),
         };
-        self.book.as_ref()?.price(key, cost).ok()
+        self.book
+            .as_ref()?
+            .price(key, cost)
+            .ok()
+            .filter(|price| pricing::card_chargeable(*price))
     }
 
     pub fn plans(&self) -> &[ShopPlan] {

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use storefront::domain::plan::describe_allowance;
 
-use crate::helpers::{Backend, TestApp, spawn_shop};
+use crate::helpers::{Backend, Browser, TestApp, hidden, spawn_shop};
 
 /// The `href="…"` targets in `html` that start with `prefix`.
 fn links(html: &str, prefix: &str) -> Vec<String> {
@@ -153,9 +153,19 @@ async fn every_plan_and_country_of_a_600_plan_catalog_has_an_honest_page() {
         };
         assert!(html.contains(activation), "{path}");
         let shop = snap.plan(&plan.id).expect("in snapshot");
-        let price = shop.price.expect("every sandbox plan is priced");
+        if !shop.is_sellable() {
+            assert!(html.contains("This plan is not on sale."), "{path}");
+            assert!(!html.contains("Continue to payment"), "{path}");
+            assert!(!html.contains("class=\"amount\""), "{path} shows no price");
+            continue;
+        }
+        let price = shop.price.expect("a plan on sale is priced");
+        assert!(html.contains("Prices can change until you pay"), "{path}");
         assert!(price.get() >= plan.price_cents, "{path}: price below cost");
-        assert!(html.contains(&price.to_string()), "{path} shows its price");
+        assert!(
+            html.contains(&format!("Continue to payment · {price}")),
+            "{path} sells at its price"
+        );
         if price.get() != plan.price_cents {
             let cost = storefront::domain::Cents::new(plan.price_cents).to_string();
             assert!(
@@ -163,10 +173,25 @@ async fn every_plan_and_country_of_a_600_plan_catalog_has_an_honest_page() {
                 "{path} shows the partner's cost"
             );
         }
-        assert!(html.contains("Prices can change until you pay"), "{path}");
     }
     assert!(saw_markup, "the catalog had a fair-use text with markup");
     assert!(saw_1500_mb, "the catalog had a 1500 MB plan");
+
+    // The free plan and the one at upstream's maximum price are not offered, only explained.
+    for cost in [0, 9_007_199_254_740_991] {
+        let plan = plans
+            .iter()
+            .find(|p| p.price_cents == cost)
+            .expect("the sandbox has it");
+        let (status, html) = page(&app, &format!("/plans/{}", plan.id)).await;
+        assert_eq!(
+            status, 200,
+            "{}: its page stays for purchases naming it",
+            plan.id
+        );
+        assert!(html.contains("This plan is not on sale."), "{}", plan.id);
+        assert!(!html.contains("$112,589,990,684,262"), "{}", plan.id);
+    }
 
     let (status, html) = page(&app, "/countries").await;
     assert_eq!(status, 200);
@@ -188,6 +213,10 @@ async fn every_plan_and_country_of_a_600_plan_catalog_has_an_honest_page() {
             );
         }
     }
+    assert!(
+        !html.contains("$0.00"),
+        "no from-price of a plan not on sale"
+    );
     let (status, html) = page(&app, "/regions").await;
     assert_eq!(status, 200);
     for href in links(&html, "/regions/") {
@@ -434,5 +463,44 @@ async fn every_page_has_a_language_a_title_and_one_main_heading() {
                 "{path}: input {id} has a label"
             );
         }
+    }
+}
+
+/// A plan that is not on sale cannot be bought by posting its id either.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plan_not_on_sale_cannot_be_bought() {
+    let (app, upstream) = spawn_shop(Backend::Sqlite, 120).await.expect("sqlite");
+    let snap = app.catalog.snapshot();
+    let on_sale = snap
+        .plans()
+        .iter()
+        .find(|p| p.is_sellable())
+        .expect("a plan on sale");
+    let browser = Browser::default();
+    let (_, html, _) = browser.get(&app, &on_sale.labels.href).await;
+    let token = hidden(&html, "csrf_token");
+    for cost in [0, 9_007_199_254_740_991] {
+        let plan = upstream
+            .sandbox
+            .plans()
+            .into_iter()
+            .find(|p| p.price_cents == cost)
+            .expect("the sandbox has it");
+        let price = snap.plan(&plan.id).and_then(|p| p.price).expect("priced");
+        let (status, html, _) = browser
+            .post(
+                &app,
+                "/checkout",
+                &[
+                    ("csrf_token", &token),
+                    ("plan_id", &plan.id),
+                    ("email", "traveller@example.com"),
+                    ("confirm_device", "yes"),
+                    ("expected_price_cents", &price.get().to_string()),
+                ],
+            )
+            .await;
+        assert_eq!(status, 409, "{}", plan.id);
+        assert!(html.contains("Nothing was charged"), "{}", plan.id);
     }
 }
