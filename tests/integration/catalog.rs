@@ -259,7 +259,7 @@ async fn plans_no_card_can_pay_for_are_kept_but_listed_nowhere(backend: Backend)
         let local = snap.local_plans(&d.code);
         assert_eq!(d.local_plans, local.len(), "{}", d.code);
         assert!(local.iter().all(|p| p.is_sellable()), "{}", d.code);
-        if let Some(from) = d.from_price {
+        for from in [d.from_price, d.covering_from].into_iter().flatten() {
             assert!(
                 from >= MIN_CARD_CHARGE && from <= MAX_CARD_CHARGE,
                 "{}: {from}",
