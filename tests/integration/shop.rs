@@ -719,7 +719,10 @@ async fn every_page_has_a_language_a_title_and_one_main_heading() {
             .nth(1)
             .and_then(|t| t.split("</title>").next())
             .unwrap_or("");
-        assert!(!title.trim().is_empty(), "{path} has a title");
+        assert!(
+            title.ends_with(" · eSIM shop") || title.starts_with("eSIM shop · "),
+            "{path}: the shop's name in {title:?}"
+        );
         for id in html
             .split("<select id=\"")
             .skip(1)
