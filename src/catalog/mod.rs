@@ -14,7 +14,7 @@ use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
 use diesel::prelude::*;
-pub use snapshot::{Destination, PlanKind, ShopPlan, ShopRegion, Snapshot};
+pub use snapshot::{Destination, Found, PlanKind, ShopPlan, ShopRegion, Snapshot};
 pub use sync::{SyncError, SyncReport};
 use tokio::sync::watch;
 

@@ -1,15 +1,20 @@
 //! The read model every shop page uses: plans with consumer prices applied, indexed by id,
-//! country and region, and search keys for destinations. Built from the database, swapped in
-//! whole; readers hold an `Arc` and never wait for a sync.
+//! country and region, and the destinations and regions a consumer browses and searches.
+//! Built from the database, swapped in whole; readers hold an `Arc` and never wait for a sync.
+//!
+//! One rule decides what is on sale, [`ShopPlan::is_sellable`], and every list, count and
+//! from-price is built from sellable plans only. A plan that is not on sale keeps its page
+//! (purchases refer to it) but is listed nowhere.
 
-use std::collections::{BTreeMap, HashMap};
+use std::borrow::Cow;
+use std::collections::{BTreeSet, HashMap};
 
 use crate::catalog::store::{PlanRow, StoredCatalog, SyncRow};
-use crate::domain::Cents;
 use crate::domain::plan::{self, Activation};
 use crate::domain::pricing::{
-    LadderEntry, LadderInversion, MarkupRule, PlanKey, PriceBook, RuleScope,
+    self, LadderEntry, LadderInversion, MarkupRule, PlanKey, PriceBook, RuleScope,
 };
+use crate::domain::{Cents, countries};
 
 /// How plans are grouped for the consumer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,10 +28,16 @@ pub enum PlanKind {
 #[derive(Debug, Clone)]
 pub struct ShopPlan {
     pub id: String,
+    /// Upstream's catalog destination code: the country of a local plan, an opaque code of
+    /// upstream's ("EU-9", "GL-29") for a regional or global one. Pricing rules match on it.
     pub country_code: String,
+    /// The destination as the shop names it: the country of a local plan, the region's name
+    /// for a regional plan ("Europe"), "Global" for a global one. Upstream's own label
+    /// ("Europe (9 countries)") stays only on a regional plan that no known region names.
     pub country_name: String,
     pub kind: PlanKind,
     pub region: Option<String>,
+    /// The country codes covered, upper case, sorted, each once.
     pub coverage: Vec<String>,
     pub data_mb: i64,
     pub validity_days: i64,
@@ -34,13 +45,15 @@ pub struct ShopPlan {
     pub period_num: Option<i64>,
     /// What the partner pays upstream. Never rendered on a public page.
     pub cost: Cents,
-    /// What the consumer pays; `None` when no price could be computed (the plan is not sold).
+    /// What the consumer would pay; `None` when no price could be computed. A price does not
+    /// make a plan sellable: see [`ShopPlan::is_sellable`].
     pub price: Option<Cents>,
     pub network_type: Option<String>,
     pub networks: Option<Vec<String>>,
     pub activation: Activation,
     pub fup_policy: String,
     pub available: bool,
+    sellable: bool,
     /// Texts every list shows, written once per snapshot rather than once per page view.
     pub labels: PlanLabels,
 }
@@ -55,19 +68,19 @@ pub struct PlanLabels {
     pub validity: String,
     /// `$12.99`, or empty when the plan is not priced.
     pub price: String,
+    /// `9 countries`, `1 country`: how many countries the plan covers.
+    pub coverage: String,
 }
 
 impl ShopPlan {
     fn with_labels(mut self) -> Self {
         self.labels = PlanLabels {
-            href: format!(
-                "/plans/{}",
-                url::form_urlencoded::byte_serialize(self.id.as_bytes()).collect::<String>()
-            ),
+            href: format!("/plans/{}", path_segment(&self.id)),
             allowance: self.allowance(),
             data: self.data_label(),
             validity: self.validity_label(),
             price: self.price.map(|p| p.to_string()).unwrap_or_default(),
+            coverage: plan::count(self.coverage.len(), "country", "countries"),
         };
         self
     }
@@ -86,7 +99,11 @@ impl ShopPlan {
     pub fn validity_label(&self) -> String {
         plan::describe_validity(self.validity_days)
     }
-    pub fn fair_use(&self) -> &str {
+    /// The data over the whole validity (a daily allowance times the days).
+    pub fn total_data_mb(&self) -> i64 {
+        plan::total_data_mb(self.data_mb, self.validity_days, self.is_daily)
+    }
+    pub fn fair_use(&self) -> Cow<'_, str> {
         plan::describe_fair_use(&self.fup_policy)
     }
     pub fn network_type_label(&self) -> &str {
@@ -95,14 +112,23 @@ impl ShopPlan {
     pub fn networks_label(&self) -> String {
         plan::describe_networks(self.networks.as_deref())
     }
-    /// A plan the shop will sell now: listed upstream and priced.
+    /// A plan the shop sells now: listed upstream, and priced in USD at an amount a card
+    /// payment can charge ([`pricing::card_chargeable`]). The one rule every list, count and
+    /// from-price uses.
     pub fn is_sellable(&self) -> bool {
-        self.available && self.price.is_some()
+        self.sellable
     }
 }
 
+/// Percent-encodes one path segment (plan ids are opaque and used exactly as given).
+pub fn path_segment(segment: &str) -> String {
+    url::form_urlencoded::byte_serialize(segment.as_bytes()).collect()
+}
+
+/// A country a consumer can pick: something on sale is local to it or covers it.
 #[derive(Debug, Clone)]
 pub struct Destination {
+    /// ISO 3166-1 alpha-2, upper case.
     pub code: String,
     pub name: String,
     pub search_key: String,
@@ -110,28 +136,48 @@ pub struct Destination {
     pub local_plans: usize,
     /// Lowest consumer price among them.
     pub from_price: Option<Cents>,
+    /// Regional and global plans on sale that cover it.
+    pub covering_plans: usize,
+    /// Lowest consumer price among them.
+    pub covering_from: Option<Cents>,
 }
 
 #[derive(Debug, Clone)]
 pub struct ShopRegion {
     pub slug: String,
     pub name: String,
+    pub search_key: String,
+    /// The region's country codes, upper case, sorted, each once.
     pub coverage: Vec<String>,
+    /// Regional plans of this region on sale; local plans of its countries are not counted.
     pub plans: usize,
+    /// Lowest consumer price among them.
     pub from_price: Option<Cents>,
+}
+
+/// A search result.
+#[derive(Debug, Clone, Copy)]
+pub enum Found<'a> {
+    Destination(&'a Destination),
+    Region(&'a ShopRegion),
 }
 
 #[derive(Debug, Default)]
 pub struct Snapshot {
     plans: Vec<ShopPlan>,
     by_id: HashMap<String, usize>,
-    /// Local plans by catalog destination.
+    /// Local plans on sale by destination.
     by_country: HashMap<String, Vec<usize>>,
-    /// Regional and global plans by each country they cover.
+    /// Regional and global plans on sale by each country they cover.
     covering: HashMap<String, Vec<usize>>,
+    /// Regional plans on sale by region slug.
     by_region: HashMap<String, Vec<usize>>,
     destinations: Vec<Destination>,
+    destination_index: HashMap<String, usize>,
     regions: Vec<ShopRegion>,
+    /// Upstream's destination codes of regional and global plans ("EU-9"), upper case, to
+    /// the page that lists such plans: old or guessed `/countries/EU-9` links lead there.
+    listings: HashMap<String, String>,
     inversions: Vec<LadderInversion>,
     book: Option<PriceBook>,
     pub last_sync: Option<SyncRow>,
@@ -148,6 +194,23 @@ static NEXT_GENERATION: std::sync::atomic::AtomicU64 = std::sync::atomic::Atomic
 
 fn json_list(raw: &str) -> Vec<String> {
     serde_json::from_str(raw).unwrap_or_default()
+}
+
+/// Country codes as the shop keys them: trimmed, upper case, sorted, each once.
+fn country_codes(raw: &str) -> Vec<String> {
+    let mut codes: Vec<String> = json_list(raw)
+        .iter()
+        .map(|c| c.trim().to_ascii_uppercase())
+        .filter(|c| !c.is_empty())
+        .collect();
+    codes.sort();
+    codes.dedup();
+    codes
+}
+
+/// Two ASCII letters: what can be a country page.
+fn is_country_code(code: &str) -> bool {
+    code.len() == 2 && code.bytes().all(|b| b.is_ascii_uppercase())
 }
 
 fn rules_from_rows(stored: &StoredCatalog) -> Vec<MarkupRule> {
@@ -171,16 +234,30 @@ fn rules_from_rows(stored: &StoredCatalog) -> Vec<MarkupRule> {
         .collect()
 }
 
-fn shop_plan(row: &PlanRow, book: &PriceBook) -> ShopPlan {
-    let coverage = json_list(&row.coverage);
+fn shop_plan(row: &PlanRow, book: &PriceBook, region_names: &HashMap<&str, &str>) -> ShopPlan {
+    let coverage = country_codes(&row.coverage);
     let kind = match row.scope.as_deref() {
         Some("local") => PlanKind::Local,
         Some("global") => PlanKind::Global,
         Some("regional") => PlanKind::Regional,
-        // `scope` null means unknown, not global (spec 2.4): decide by what the plan covers.
-        _ if coverage.len() <= 1 => PlanKind::Local,
+        // `scope` null means unknown, not global (spec 2.4): decide by what the plan covers
+        // and whether its destination is a country.
+        _ if coverage.len() <= 1
+            && is_country_code(&row.country_code.trim().to_ascii_uppercase()) =>
+        {
+            PlanKind::Local
+        }
         _ if row.region.is_some() => PlanKind::Regional,
         _ => PlanKind::Global,
+    };
+    let country_name = match kind {
+        PlanKind::Local => row.country_name.clone(),
+        PlanKind::Regional => row
+            .region
+            .as_deref()
+            .and_then(|slug| region_names.get(slug))
+            .map_or_else(|| row.country_name.clone(), |name| (*name).to_string()),
+        PlanKind::Global => "Global".to_string(),
     };
     let key = PlanKey {
         plan_id: &row.id,
@@ -195,10 +272,12 @@ fn shop_plan(row: &PlanRow, book: &PriceBook) -> ShopPlan {
             None
         }
     };
+    // A currency other than USD cannot be sold at a USD price.
+    let price = price.filter(|_| row.currency == "USD");
     ShopPlan {
         id: row.id.clone(),
         country_code: row.country_code.clone(),
-        country_name: row.country_name.clone(),
+        country_name,
         kind,
         region: row.region.clone(),
         coverage,
@@ -207,13 +286,13 @@ fn shop_plan(row: &PlanRow, book: &PriceBook) -> ShopPlan {
         is_daily: row.is_daily,
         period_num: row.period_num,
         cost,
-        // A currency other than USD cannot be sold at a USD price.
-        price: price.filter(|_| row.currency == "USD"),
+        price,
         network_type: row.network_type.clone(),
         networks: row.networks.as_deref().map(json_list),
         activation: Activation::parse(&row.activation_type),
         fup_policy: row.fup_policy.clone(),
         available: row.available,
+        sellable: row.available && price.is_some_and(pricing::card_chargeable),
         labels: PlanLabels::default(),
     }
     .with_labels()
@@ -224,10 +303,16 @@ impl Snapshot {
         let fallback = MarkupRule::default_markup(default_markup_bps)
             .unwrap_or_else(|_| MarkupRule::default_markup(0).expect("0 bps is valid"));
         let book = PriceBook::new(fallback, rules_from_rows(stored));
+        let region_names: HashMap<&str, &str> = stored
+            .regions
+            .iter()
+            .filter(|r| r.available)
+            .map(|r| (r.slug.as_str(), r.name.as_str()))
+            .collect();
         let plans: Vec<ShopPlan> = stored
             .plans
             .iter()
-            .map(|row| shop_plan(row, &book))
+            .map(|row| shop_plan(row, &book, &region_names))
             .collect();
 
         let mut snap = Snapshot {
@@ -243,50 +328,71 @@ impl Snapshot {
                 continue;
             }
             match plan.kind {
-                PlanKind::Local => snap
-                    .by_country
-                    .entry(plan.country_code.clone())
-                    .or_default()
-                    .push(i),
-                PlanKind::Regional | PlanKind::Global => {
-                    for code in &plan.coverage {
-                        snap.covering.entry(code.clone()).or_default().push(i);
+                PlanKind::Local => {
+                    let code = plan.country_code.trim().to_ascii_uppercase();
+                    if is_country_code(&code) {
+                        snap.by_country.entry(code).or_default().push(i);
                     }
                 }
-            }
-            if let Some(region) = &plan.region {
-                snap.by_region.entry(region.clone()).or_default().push(i);
+                PlanKind::Regional | PlanKind::Global => {
+                    for code in plan.coverage.iter().filter(|c| is_country_code(c)) {
+                        snap.covering.entry(code.clone()).or_default().push(i);
+                    }
+                    if let (PlanKind::Regional, Some(region)) = (plan.kind, &plan.region) {
+                        snap.by_region.entry(region.clone()).or_default().push(i);
+                    }
+                }
             }
         }
         let from_price = |indexes: Option<&Vec<usize>>| {
             indexes.and_then(|ix| ix.iter().filter_map(|&i| plans[i].price).min())
         };
-        let mut names: BTreeMap<String, String> = stored
-            .countries
-            .iter()
-            .filter(|c| c.available)
-            .map(|c| (c.code.clone(), c.name.clone()))
-            .collect();
-        // A destination with local plans on sale is listed even if /countries missed it.
-        for plan in &plans {
-            if plan.kind == PlanKind::Local && plan.is_sellable() {
-                names
-                    .entry(plan.country_code.clone())
-                    .or_insert_with(|| plan.country_name.clone());
-            }
+
+        // A country is named by upstream's /countries, else by its local plans, else by the
+        // ISO table (regional and global plans name their countries by code alone).
+        let mut names: HashMap<String, &str> = HashMap::new();
+        for country in stored.countries.iter().filter(|c| c.available) {
+            names
+                .entry(country.code.trim().to_ascii_uppercase())
+                .or_insert(&country.name);
         }
-        snap.destinations = names
+        for plan in plans.iter().filter(|p| p.kind == PlanKind::Local) {
+            names
+                .entry(plan.country_code.trim().to_ascii_uppercase())
+                .or_insert(&plan.country_name);
+        }
+        let codes: BTreeSet<&String> = snap.by_country.keys().chain(snap.covering.keys()).collect();
+        snap.destinations = codes
             .into_iter()
-            .map(|(code, name)| Destination {
-                search_key: plan::search_key(&name),
-                local_plans: snap.by_country.get(&code).map_or(0, Vec::len),
-                from_price: from_price(snap.by_country.get(&code)),
-                code,
-                name,
+            .map(|code| {
+                let name = names
+                    .get(code)
+                    .copied()
+                    .or_else(|| countries::name(code))
+                    .unwrap_or(code)
+                    .to_string();
+                let local = snap.by_country.get(code);
+                let covering = snap.covering.get(code);
+                Destination {
+                    search_key: plan::search_key(&name),
+                    local_plans: local.map_or(0, Vec::len),
+                    from_price: from_price(local),
+                    covering_plans: covering.map_or(0, Vec::len),
+                    covering_from: from_price(covering),
+                    code: code.clone(),
+                    name,
+                }
             })
             .collect();
         snap.destinations
             .sort_by(|a, b| a.search_key.cmp(&b.search_key));
+        snap.destination_index = snap
+            .destinations
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (d.code.clone(), i))
+            .collect();
+
         snap.regions = stored
             .regions
             .iter()
@@ -294,12 +400,14 @@ impl Snapshot {
             .map(|r| ShopRegion {
                 slug: r.slug.clone(),
                 name: r.name.clone(),
-                coverage: json_list(&r.coverage),
+                search_key: plan::search_key(&r.name),
+                coverage: country_codes(&r.coverage),
                 plans: snap.by_region.get(&r.slug).map_or(0, Vec::len),
                 from_price: from_price(snap.by_region.get(&r.slug)),
             })
             .collect();
         snap.regions.sort_by(|a, b| a.name.cmp(&b.name));
+
         let ladder: Vec<LadderEntry<'_>> = plans
             .iter()
             .filter(|p| p.is_sellable() && p.kind == PlanKind::Local)
@@ -317,6 +425,16 @@ impl Snapshot {
         snap.inversions = crate::domain::pricing::ladder_inversions(&ladder);
         snap.plans = plans;
         snap.book = Some(book);
+
+        let listings: HashMap<String, String> = snap
+            .plans
+            .iter()
+            .filter(|p| p.kind != PlanKind::Local)
+            .map(|p| (p.country_code.trim().to_ascii_uppercase(), p))
+            .filter(|(code, _)| !code.is_empty() && !snap.destination_index.contains_key(code))
+            .map(|(code, p)| (code, snap.listing_href(p)))
+            .collect();
+        snap.listings = listings;
         snap
     }
 
@@ -329,29 +447,39 @@ impl Snapshot {
         self.by_id.get(id).map(|&i| &self.plans[i])
     }
 
-    /// What `plan` would sell for if its cost were `cost` (a live re-read at checkout).
+    /// What `plan` would sell for if its cost were `cost` (a live re-read at checkout);
+    /// `None` when the shop would not sell it at that cost: no price, or one no card payment
+    /// can charge.
     pub fn price_for(&self, plan: &ShopPlan, cost: Cents) -> Option<Cents> {
         let key = PlanKey {
             plan_id: &plan.id,
             country_code: &plan.country_code,
             region: plan.region.as_deref(),
         };
-        self.book.as_ref()?.price(key, cost).ok()
+        self.book
+            .as_ref()?
+            .price(key, cost)
+            .ok()
+            .filter(|price| pricing::card_chargeable(*price))
     }
 
+    /// Every plan, on sale or not (the admin's view).
     pub fn plans(&self) -> &[ShopPlan] {
         &self.plans
     }
 
+    /// The local plans on sale for `country` (upper-case code).
     pub fn local_plans(&self, country: &str) -> Vec<&ShopPlan> {
         self.indexed(self.by_country.get(country))
     }
 
-    /// Regional and global plans whose coverage includes `country`.
+    /// Regional and global plans on sale whose coverage includes `country`.
     pub fn covering_plans(&self, country: &str) -> Vec<&ShopPlan> {
         self.indexed(self.covering.get(country))
     }
 
+    /// The regional plans on sale of the region `slug`: plans for several of its countries,
+    /// never a single country's local plan that upstream files under the region.
     pub fn region_plans(&self, slug: &str) -> Vec<&ShopPlan> {
         self.indexed(self.by_region.get(slug))
     }
@@ -362,68 +490,337 @@ impl Snapshot {
             .unwrap_or_default()
     }
 
+    /// Every country with something on sale, by name.
     pub fn destinations(&self) -> &[Destination] {
         &self.destinations
     }
 
     pub fn destination(&self, code: &str) -> Option<&Destination> {
-        self.destinations.iter().find(|d| d.code == code)
+        self.destination_index
+            .get(code)
+            .map(|&i| &self.destinations[i])
     }
 
+    /// The name of a country with something on sale.
     pub fn country_name(&self, code: &str) -> Option<&str> {
         self.destination(code).map(|d| d.name.as_str())
     }
 
+    /// The name to show for any country code: the destination's, the ISO table's, or the code.
+    pub fn any_country_name<'a>(&'a self, code: &'a str) -> &'a str {
+        self.country_name(code)
+            .or_else(|| countries::name(code))
+            .unwrap_or(code)
+    }
+
+    /// Every region upstream lists, whether or not a regional plan of it is on sale.
     pub fn regions(&self) -> &[ShopRegion] {
         &self.regions
+    }
+
+    /// The regions with a regional plan on sale: the ones worth offering to a consumer.
+    pub fn listed_regions(&self) -> impl Iterator<Item = &ShopRegion> {
+        self.regions.iter().filter(|r| r.plans > 0)
     }
 
     pub fn region(&self, slug: &str) -> Option<&ShopRegion> {
         self.regions.iter().find(|r| r.slug == slug)
     }
 
+    /// The page that lists `plan` (and its kind): its country's page, its region's page, or
+    /// the list of countries for a global plan, which each covered country's page lists.
+    pub fn listing_href(&self, plan: &ShopPlan) -> String {
+        match plan.kind {
+            PlanKind::Local => format!(
+                "/countries/{}",
+                path_segment(&plan.country_code.trim().to_ascii_uppercase())
+            ),
+            PlanKind::Regional => match plan.region.as_deref().and_then(|s| self.region(s)) {
+                Some(region) => format!("/regions/{}", path_segment(&region.slug)),
+                None => "/regions".to_string(),
+            },
+            PlanKind::Global => "/countries".to_string(),
+        }
+    }
+
+    /// Where upstream's destination code of a regional or global plan ("EU-9", any case) is
+    /// listed, when it is not a country of its own.
+    pub fn listing_for_code(&self, code: &str) -> Option<&str> {
+        self.listings
+            .get(&code.trim().to_ascii_uppercase())
+            .map(String::as_str)
+    }
+
     pub fn inversions(&self) -> &[LadderInversion] {
         &self.inversions
     }
 
-    /// Destinations whose name or code matches `query`, ignoring case and accents; names that
-    /// start with the query come first.
-    pub fn search(&self, query: &str) -> Vec<&Destination> {
-        let key = plan::search_key(query.trim());
+    /// Destinations and listed regions matching `query`, ignoring case and accents: an exact
+    /// country code first, then names that start with the query, then names that contain it.
+    pub fn search(&self, query: &str) -> Vec<Found<'_>> {
+        let query = query.trim();
+        let key = plan::search_key(query);
         if key.is_empty() {
             return Vec::new();
         }
-        let mut hits: Vec<(bool, &Destination)> = self
-            .destinations
-            .iter()
-            .filter(|d| d.search_key.contains(&key) || d.code.eq_ignore_ascii_case(&key))
-            .map(|d| {
-                (
-                    !(d.search_key.starts_with(&key) || d.code.eq_ignore_ascii_case(&key)),
-                    d,
-                )
-            })
-            .collect();
-        hits.sort_by(|a, b| {
-            a.0.cmp(&b.0)
-                .then_with(|| a.1.search_key.cmp(&b.1.search_key))
+        let rank = |name_key: &str, code: Option<&str>| -> Option<u8> {
+            if code.is_some_and(|c| c.eq_ignore_ascii_case(query)) {
+                Some(0)
+            } else if name_key.starts_with(&key) {
+                Some(1)
+            } else if name_key.contains(&key) {
+                Some(2)
+            } else {
+                None
+            }
+        };
+        let destinations = self.destinations.iter().filter_map(|d| {
+            rank(&d.search_key, Some(&d.code))
+                .map(|r| (r, d.search_key.as_str(), Found::Destination(d)))
         });
-        hits.into_iter().map(|(_, d)| d).collect()
+        let regions = self.listed_regions().filter_map(|r| {
+            rank(&r.search_key, None).map(|rank| (rank, r.search_key.as_str(), Found::Region(r)))
+        });
+        let mut hits: Vec<(u8, &str, Found<'_>)> = destinations.chain(regions).collect();
+        hits.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+        hits.into_iter().map(|(_, _, found)| found).collect()
     }
 
-    /// The destinations with the most local plans on sale.
+    /// Up to `n` of the world's most visited countries that have something on sale, most
+    /// visited first ([`countries::MOST_VISITED`]).
     pub fn popular(&self, n: usize) -> Vec<&Destination> {
-        let mut all: Vec<&Destination> = self
-            .destinations
+        countries::MOST_VISITED
             .iter()
-            .filter(|d| d.local_plans > 0)
+            .filter_map(|code| self.destination(code))
+            .take(n)
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::store::{CountryRow, RegionRow};
+
+    /// A plan row: `scope` and `region` as upstream sends them, cost in cents.
+    fn row(id: &str, code: &str, scope: &str, region: Option<&str>, coverage: &[&str]) -> PlanRow {
+        PlanRow {
+            id: id.to_string(),
+            country_code: code.to_string(),
+            country_name: format!("{code} (upstream)"),
+            scope: Some(scope.to_string()),
+            region: region.map(str::to_string),
+            coverage: serde_json::to_string(coverage).expect("json"),
+            data_mb: 1024,
+            validity_days: 7,
+            cost_cents: 1000,
+            currency: "USD".to_string(),
+            network_type: None,
+            networks: None,
+            activation_type: "first_install".to_string(),
+            is_daily: false,
+            fup_policy: String::new(),
+            period_num: None,
+            available: true,
+            first_seen_ms: 0,
+            updated_at_ms: 0,
+        }
+    }
+
+    fn cost(mut plan: PlanRow, cents: i64) -> PlanRow {
+        plan.cost_cents = cents;
+        plan
+    }
+
+    fn catalog() -> StoredCatalog {
+        let country = |code: &str, name: &str| CountryRow {
+            code: code.to_string(),
+            name: name.to_string(),
+            available: true,
+            updated_at_ms: 0,
+        };
+        let region = |slug: &str, name: &str, coverage: &[&str]| RegionRow {
+            slug: slug.to_string(),
+            name: name.to_string(),
+            coverage: serde_json::to_string(coverage).expect("json"),
+            available: true,
+            updated_at_ms: 0,
+        };
+        StoredCatalog {
+            countries: vec![
+                country("IT", "Italy"),
+                country("ES", "Spain"),
+                country("CA", "Canada"),
+                country("CW", "Curaçao"),
+            ],
+            regions: vec![
+                region("europe", "Europe", &["AD", "ES", "IT"]),
+                region("caribbean", "Caribbean", &["CW", "TT"]),
+                region("middle-east", "Middle East", &["AE"]),
+            ],
+            plans: vec![
+                // A local plan filed under its region: never a regional plan.
+                cost(row("p1-base", "IT", "local", Some("europe"), &["IT"]), 100),
+                row("p2-base", "ES", "local", Some("europe"), &["ES"]),
+                row("p3-base", "CA", "local", None, &["CA"]),
+                cost(row("p4-base", "CW", "local", Some("caribbean"), &["CW"]), 0),
+                cost(row("p5-base", "CW", "local", None, &["CW"]), 2000),
+                cost(
+                    row("p6-base", "CW", "local", None, &["CW"]),
+                    9_007_199_254_740_991,
+                ),
+                cost(
+                    row(
+                        "p7-base",
+                        "EU-3",
+                        "regional",
+                        Some("europe"),
+                        &["AD", "ES", "IT"],
+                    ),
+                    3000,
+                ),
+                row("p8-base", "GL-4", "global", None, &["ad", "IT", "ID", "IT"]),
+                row("p9-base", "ME-1", "regional", Some("middle-east"), &["AE"]),
+                // Scope unknown: one country, but a region's destination, not a country's.
+                PlanRow {
+                    scope: None,
+                    ..row("p10-base", "ME-1", "", Some("middle-east"), &["AE"])
+                },
+            ],
+            ..StoredCatalog::default()
+        }
+    }
+
+    fn ids(plans: &[&ShopPlan]) -> Vec<String> {
+        let mut ids: Vec<String> = plans.iter().map(|p| p.id.clone()).collect();
+        ids.sort();
+        ids
+    }
+
+    #[test]
+    fn a_region_lists_its_regional_plans_and_prices_from_them_only() {
+        let snap = Snapshot::build(&catalog(), 2500);
+        assert_eq!(ids(&snap.region_plans("europe")), ["p7-base"]);
+        let europe = snap.region("europe").expect("europe");
+        assert_eq!(europe.plans, 1);
+        // 3000 + 25 %: the Italian plan at 125 does not set the region's price.
+        assert_eq!(europe.from_price, Some(Cents::new(3750)));
+        // The Caribbean has local plans only: no regional plan, not offered as a region.
+        assert_eq!(snap.region("caribbean").map(|r| r.plans), Some(0));
+        let listed: Vec<&str> = snap.listed_regions().map(|r| r.slug.as_str()).collect();
+        assert_eq!(listed, ["europe", "middle-east"]);
+    }
+
+    #[test]
+    fn only_prices_a_card_can_charge_are_on_sale_and_counted() {
+        let snap = Snapshot::build(&catalog(), 2500);
+        let free = snap.plan("p4-base").expect("kept for its page");
+        let absurd = snap.plan("p6-base").expect("kept for its page");
+        assert!(!free.is_sellable() && !absurd.is_sellable());
+        assert!(snap.plan("p5-base").is_some_and(ShopPlan::is_sellable));
+        let curacao = snap.destination("CW").expect("Curaçao");
+        assert_eq!(curacao.local_plans, 1);
+        assert_eq!(curacao.from_price, Some(Cents::new(2500)));
+        assert_eq!(ids(&snap.local_plans("CW")), ["p5-base"]);
+        // Re-priced at checkout: an amount no card can charge is no price.
+        let plan = snap.plan("p5-base").expect("plan");
+        assert_eq!(
+            snap.price_for(plan, Cents::new(2000)),
+            Some(Cents::new(2500))
+        );
+        assert_eq!(snap.price_for(plan, Cents::ZERO), None);
+        assert_eq!(snap.price_for(plan, Cents::new(100_000_000)), None);
+    }
+
+    #[test]
+    fn every_covered_country_is_a_named_destination() {
+        let snap = Snapshot::build(&catalog(), 2500);
+        let codes: Vec<&str> = snap
+            .destinations()
+            .iter()
+            .map(|d| d.code.as_str())
             .collect();
-        all.sort_by(|a, b| {
-            b.local_plans
-                .cmp(&a.local_plans)
-                .then_with(|| a.name.cmp(&b.name))
-        });
-        all.truncate(n);
-        all
+        // Named by /countries, or by the ISO table; sorted by name. TT is in a region but
+        // nothing on sale covers it; CA has a local plan.
+        assert_eq!(codes, ["AD", "CA", "CW", "ID", "IT", "ES", "AE"]);
+        let indonesia = snap.destination("ID").expect("covered by the global plan");
+        assert_eq!(indonesia.name, "Indonesia");
+        assert_eq!((indonesia.local_plans, indonesia.covering_plans), (0, 1));
+        assert_eq!(snap.country_name("AD"), Some("Andorra"));
+        assert_eq!(snap.destination("TT").map(|d| d.code.as_str()), None);
+        assert_eq!(snap.any_country_name("TT"), "Trinidad and Tobago");
+        // Coverage is keyed upper case, each country once.
+        assert_eq!(ids(&snap.covering_plans("IT")), ["p7-base", "p8-base"]);
+        assert_eq!(
+            snap.plan("p8-base").map(|p| p.coverage.clone()),
+            Some(vec!["AD".to_string(), "ID".to_string(), "IT".to_string()])
+        );
+    }
+
+    #[test]
+    fn non_local_plans_are_named_and_listed_by_region_or_as_global() {
+        let snap = Snapshot::build(&catalog(), 2500);
+        let regional = snap.plan("p7-base").expect("plan");
+        assert_eq!(regional.country_name, "Europe");
+        assert_eq!(regional.labels.coverage, "3 countries");
+        assert_eq!(snap.listing_href(regional), "/regions/europe");
+        let global = snap.plan("p8-base").expect("plan");
+        assert_eq!(global.country_name, "Global");
+        assert_eq!(snap.listing_href(global), "/countries");
+        assert_eq!(
+            snap.plan("p9-base").map(|p| p.labels.coverage.as_str()),
+            Some("1 country")
+        );
+        assert_eq!(
+            ids(&snap.region_plans("middle-east")),
+            ["p10-base", "p9-base"]
+        );
+        let local = snap.plan("p1-base").expect("plan");
+        assert_eq!(snap.listing_href(local), "/countries/IT");
+        // Upstream's destination codes of non-local plans lead to their listing.
+        assert_eq!(snap.listing_for_code("eu-3"), Some("/regions/europe"));
+        assert_eq!(snap.listing_for_code("GL-4"), Some("/countries"));
+        assert_eq!(snap.listing_for_code("IT"), None);
+    }
+
+    #[test]
+    fn search_ranks_exact_codes_then_name_prefixes_then_substrings() {
+        let snap = Snapshot::build(&catalog(), 2500);
+        let names = |query: &str| -> Vec<String> {
+            snap.search(query)
+                .into_iter()
+                .map(|found| match found {
+                    Found::Destination(d) => d.name.clone(),
+                    Found::Region(r) => format!("region {}", r.name),
+                })
+                .collect()
+        };
+        // "ad" is inside "Canada", but it is Andorra's code.
+        assert_eq!(names("AD"), ["Andorra", "Canada"]);
+        assert_eq!(names(" andorra "), ["Andorra"]);
+        assert_eq!(names("indo"), ["Indonesia"]);
+        assert_eq!(names("CURACAO"), ["Curaçao"]);
+        assert_eq!(names("europe"), ["region Europe"]);
+        assert_eq!(names("es"), ["Spain", "Indonesia", "United Arab Emirates"]);
+        assert_eq!(
+            names("i"),
+            [
+                "Indonesia",
+                "Italy",
+                "region Middle East",
+                "Spain",
+                "United Arab Emirates"
+            ]
+        );
+        // The Caribbean has no regional plan on sale: not offered.
+        assert!(names("caribbean").is_empty());
+        assert!(names("  ").is_empty());
+    }
+
+    #[test]
+    fn popular_destinations_are_the_most_visited_countries_on_sale() {
+        let snap = Snapshot::build(&catalog(), 2500);
+        let popular: Vec<&str> = snap.popular(3).iter().map(|d| d.code.as_str()).collect();
+        assert_eq!(popular, ["ES", "IT", "AE"]);
     }
 }

@@ -1,6 +1,7 @@
 //! Pure types and rules of the shop: money, and later markup math, the purchase state machine
 //! and plan display. Nothing here does I/O.
 
+pub mod countries;
 mod email;
 pub mod esim;
 mod money;

@@ -2,7 +2,7 @@
 //! allowance is never shown as a trip total, an empty fair-use text never reads as "unlimited",
 //! and a value upstream did not report says so.
 
-use std::fmt::Write;
+use std::borrow::Cow;
 
 /// When a plan's validity starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,21 +41,54 @@ impl Activation {
     }
 }
 
-/// `1024` → `1 GB`, `1536` → `1.5 GB`, `500` → `500 MB`. Fractions of a GB are truncated to
-/// two decimals, never rounded up: the label must not promise more than the plan gives.
+/// `1024` → `1 GB`, `1536` → `1.5 GB`, `500` → `500 MB`, `1500` → `1,500 MB` (spec 2.4: 1024 MB
+/// is 1 GB). Gigabytes are shown only when one decimal says exactly how much the plan gives;
+/// any other amount is shown in megabytes, so the label never rounds the allowance up or down.
 pub fn format_data(mb: i64) -> String {
-    if mb < 1024 {
-        return format!("{mb} MB");
+    if mb >= 1024 && (mb % 1024) * 10 % 1024 == 0 {
+        let whole = group_thousands(mb / 1024);
+        match (mb % 1024) * 10 / 1024 {
+            0 => format!("{whole} GB"),
+            tenths => format!("{whole}.{tenths} GB"),
+        }
+    } else {
+        format!("{} MB", group_thousands(mb))
     }
-    let whole = mb / 1024;
-    let hundredths = (mb % 1024) * 100 / 1024;
-    let mut out = whole.to_string();
-    if hundredths > 0 {
-        let frac = format!("{hundredths:02}");
-        let _ = write!(out, ".{}", frac.trim_end_matches('0'));
+}
+
+/// `1500` → `1,500`.
+fn group_thousands(n: i64) -> String {
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
+    if n < 0 {
+        out.push('-');
     }
-    out.push_str(" GB");
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
     out
+}
+
+/// The data a plan gives over its whole validity: a daily allowance times the days. What
+/// "most data" compares, so a daily plan is never ranked by one day's allowance.
+pub fn total_data_mb(data_mb: i64, validity_days: i64, is_daily: bool) -> i64 {
+    if is_daily {
+        data_mb.saturating_mul(validity_days.max(0))
+    } else {
+        data_mb
+    }
+}
+
+/// `1 country`, `9 countries`, `0 countries`.
+pub fn count(n: usize, singular: &str, plural: &str) -> String {
+    if n == 1 {
+        format!("1 {singular}")
+    } else {
+        format!("{n} {plural}")
+    }
 }
 
 fn days(n: i64) -> String {
@@ -81,13 +114,72 @@ pub fn describe_validity(validity_days: i64) -> String {
     days(validity_days)
 }
 
-/// The fair-use text, or an explicit note that none was given (never "unlimited").
-pub fn describe_fair_use(fup: &str) -> &str {
-    if fup.trim().is_empty() {
-        "No fair-use details provided."
+/// The fair-use text as plain words, or an explicit note that none was given (never
+/// "unlimited"). Upstream's text is not trusted as markup: anything that looks like an HTML tag
+/// is taken out (a `<script>` or `<style>` element with its content), so the consumer reads
+/// words rather than tags; the page still escapes what is left.
+pub fn describe_fair_use(fup: &str) -> Cow<'_, str> {
+    let text = strip_tags(fup);
+    if text.trim().is_empty() {
+        Cow::Borrowed("No fair-use details provided.")
     } else {
-        fup
+        text
     }
+}
+
+/// Tags that sit inside a run of words; any other tag separates words.
+const INLINE_TAGS: &[&str] = &[
+    "a", "abbr", "b", "code", "em", "font", "i", "mark", "s", "small", "span", "strong", "sub",
+    "sup", "u",
+];
+
+/// `text` without its HTML-looking tags: a `<` that opens a tag name (or `/`, `!`, `?`) and
+/// its closing `>`. A `<` that opens nothing ("speed < 1 Mbps") is text and stays.
+fn strip_tags(text: &str) -> Cow<'_, str> {
+    if !text.contains('<') {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let mut removed = false;
+    while let Some(open) = rest.find('<') {
+        let after = &rest[open + 1..];
+        let opens_tag = after
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || matches!(c, '/' | '!' | '?'));
+        let Some(close) = after.find('>').filter(|_| opens_tag) else {
+            out.push_str(&rest[..=open]);
+            rest = after;
+            continue;
+        };
+        out.push_str(&rest[..open]);
+        let tag = &after[..close];
+        rest = &after[close + 1..];
+        removed = true;
+        let name: String = tag
+            .trim_start_matches('/')
+            .chars()
+            .take_while(char::is_ascii_alphanumeric)
+            .collect::<String>()
+            .to_ascii_lowercase();
+        if !tag.starts_with('/') && (name == "script" || name == "style") {
+            // The element's content is code, not words: skip to its end tag.
+            let end = format!("</{name}");
+            rest = match rest.to_ascii_lowercase().find(&end) {
+                Some(at) => rest[at..].find('>').map_or("", |gt| &rest[at + gt + 1..]),
+                None => "",
+            };
+        }
+        if !INLINE_TAGS.contains(&name.as_str()) {
+            out.push(' ');
+        }
+    }
+    if !removed {
+        return Cow::Borrowed(text);
+    }
+    out.push_str(rest);
+    Cow::Owned(out.split_whitespace().collect::<Vec<_>>().join(" "))
 }
 
 pub fn describe_network_type(network_type: Option<&str>) -> &str {
@@ -150,15 +242,33 @@ mod tests {
     use proptest::prelude::*;
 
     #[test]
-    fn data_is_shown_in_binary_gigabytes_without_rounding_up() {
+    fn data_is_shown_in_gigabytes_only_when_one_decimal_is_exact() {
         assert_eq!(format_data(1024), "1 GB");
         assert_eq!(format_data(3072), "3 GB");
         assert_eq!(format_data(1536), "1.5 GB");
-        assert_eq!(format_data(1100), "1.07 GB");
-        assert_eq!(format_data(1023), "1023 MB");
+        assert_eq!(format_data(2560), "2.5 GB");
+        assert_eq!(format_data(51200), "50 GB");
+        assert_eq!(format_data(1500), "1,500 MB");
+        assert_eq!(format_data(1100), "1,100 MB");
+        assert_eq!(format_data(1023), "1,023 MB");
         assert_eq!(format_data(500), "500 MB");
         assert_eq!(format_data(0), "0 MB");
-        assert_eq!(format_data(10 * 1024 + 1), "10 GB");
+        assert_eq!(format_data(10 * 1024 + 1), "10,241 MB");
+        assert_eq!(format_data(1024 * 1024), "1,024 GB");
+    }
+
+    #[test]
+    fn total_data_counts_every_day_of_a_daily_plan() {
+        assert_eq!(total_data_mb(500, 30, true), 15_000);
+        assert_eq!(total_data_mb(51_200, 90, false), 51_200);
+        assert_eq!(total_data_mb(i64::MAX, 2, true), i64::MAX);
+    }
+
+    #[test]
+    fn counts_are_singular_for_one() {
+        assert_eq!(count(1, "country", "countries"), "1 country");
+        assert_eq!(count(9, "country", "countries"), "9 countries");
+        assert_eq!(count(0, "plan", "plans"), "0 plans");
     }
 
     #[test]
@@ -199,6 +309,38 @@ mod tests {
     }
 
     #[test]
+    fn fair_use_markup_is_read_as_words() {
+        assert_eq!(
+            describe_fair_use(
+                "Speeds <b>may</b> drop to 1 Mbps after 3 GB & video is limited to 480p <script>alert(1)</script>"
+            ),
+            "Speeds may drop to 1 Mbps after 3 GB & video is limited to 480p"
+        );
+        assert_eq!(
+            describe_fair_use("Line one.<br/>Line <EM>two</EM>.<p>Three"),
+            "Line one. Line two. Three"
+        );
+        assert_eq!(
+            describe_fair_use("<style>p{}</style>1 GB then 128 kbps<SCRIPT src=x></SCRIPT>"),
+            "1 GB then 128 kbps"
+        );
+        // A `<` that opens no tag is text.
+        assert_eq!(
+            describe_fair_use("Speed < 1 Mbps when 3 <5"),
+            "Speed < 1 Mbps when 3 <5"
+        );
+        assert_eq!(describe_fair_use("a <b unclosed"), "a <b unclosed");
+        assert_eq!(
+            describe_fair_use("<b></b> <i> </i>"),
+            "No fair-use details provided."
+        );
+        assert_eq!(
+            describe_fair_use("<script>never closed"),
+            "No fair-use details provided."
+        );
+    }
+
+    #[test]
     fn search_keys_ignore_case_and_accents_but_keep_other_scripts() {
         assert_eq!(search_key("Curaçao"), "curacao");
         assert_eq!(search_key("Côte d’Ivoire"), "cote d'ivoire");
@@ -210,15 +352,18 @@ mod tests {
 
     proptest! {
         #[test]
-        fn a_gb_label_never_exceeds_the_allowance(mb in 0i64..10_000_000) {
+        fn a_data_label_is_exactly_the_allowance(mb in 0i64..10_000_000) {
             let label = format_data(mb);
+            let number = |text: &str| text.replace(',', "");
             if let Some(gb) = label.strip_suffix(" GB") {
-                let (whole, frac) = gb.split_once('.').unwrap_or((gb, ""));
-                let hundredths: i64 = format!("{frac:0<2}").parse().expect("digits");
-                let shown_mb_x100 = (whole.parse::<i64>().expect("digits") * 100 + hundredths) * 1024;
-                prop_assert!(shown_mb_x100 <= mb * 100);
+                let (whole, tenths) = number(gb)
+                    .split_once('.')
+                    .map_or((number(gb), 0), |(w, t)| (w.to_string(), t.parse().expect("digit")));
+                let whole: i64 = whole.parse().expect("digits");
+                prop_assert_eq!((whole * 10 + tenths) * 1024, mb * 10);
             } else {
-                prop_assert_eq!(label, format!("{mb} MB"));
+                let shown = label.strip_suffix(" MB").map(number);
+                prop_assert_eq!(shown, Some(mb.to_string()));
             }
         }
     }

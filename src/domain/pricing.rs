@@ -13,6 +13,20 @@ use super::Cents;
 /// The largest amount the Partner API carries (2^53 − 1 cents).
 pub const MAX_API_CENTS: i64 = 9_007_199_254_740_991;
 
+/// The least a card payment can charge: Stripe's minimum charge in USD, $0.50 (Stripe API
+/// reference, the `amount` of a PaymentIntent or Checkout Session).
+pub const MIN_CARD_CHARGE: Cents = Cents::new(50);
+
+/// The most a card payment can charge: Stripe's `amount` holds at most eight digits,
+/// 99,999,999 cents ($999,999.99) in USD (same reference).
+pub const MAX_CARD_CHARGE: Cents = Cents::new(99_999_999);
+
+/// Whether a consumer price can be charged to a card at all. A price outside these bounds
+/// (a free plan, upstream's 2^53 − 1 placeholder) is never offered, whatever the provider.
+pub fn card_chargeable(price: Cents) -> bool {
+    (MIN_CARD_CHARGE..=MAX_CARD_CHARGE).contains(&price)
+}
+
 /// Where a rule applies, from least to most specific.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum RuleScope {
@@ -317,6 +331,17 @@ mod tests {
             Cents::new(margin),
         )
         .expect("valid rule")
+    }
+
+    #[test]
+    fn only_prices_a_card_can_charge_are_chargeable() {
+        assert!(!card_chargeable(Cents::ZERO));
+        assert!(!card_chargeable(Cents::new(49)));
+        assert!(card_chargeable(Cents::new(50)));
+        assert!(card_chargeable(Cents::new(99_999_999)));
+        assert!(!card_chargeable(Cents::new(100_000_000)));
+        assert!(!card_chargeable(Cents::new(MAX_API_CENTS)));
+        assert!(!card_chargeable(Cents::new(-100)));
     }
 
     #[test]

@@ -2,13 +2,14 @@
 //! the in-memory catalog snapshot; none calls upstream or the database.
 
 use actix_web::http::StatusCode;
-use actix_web::http::header::{CACHE_CONTROL, HeaderValue};
+use actix_web::http::header::{CACHE_CONTROL, HeaderValue, LOCATION};
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 use serde::Deserialize;
 
-use crate::catalog::{Destination, PlanKind, ShopPlan, ShopRegion, Snapshot};
-use crate::domain::Cents;
+use crate::catalog::snapshot::path_segment;
+use crate::catalog::{Destination, Found, PlanKind, ShopPlan, ShopRegion, Snapshot};
+use crate::domain::{Cents, plan};
 use crate::web::AppState;
 use crate::web::error::AppError;
 use crate::web::pages;
@@ -47,7 +48,8 @@ pub struct PlanCard<'a> {
     pub validity: &'a str,
     pub price: &'a str,
     pub kind: &'static str,
-    pub coverage: usize,
+    /// `9 countries`, `1 country`.
+    pub coverage: &'a str,
 }
 
 impl<'a> PlanCard<'a> {
@@ -59,7 +61,7 @@ impl<'a> PlanCard<'a> {
             validity: &plan.labels.validity,
             price: &plan.labels.price,
             kind: kind_label(plan.kind),
-            coverage: plan.coverage.len(),
+            coverage: &plan.labels.coverage,
         }
     }
 }
@@ -76,11 +78,7 @@ pub(crate) fn plan_title(plan: &ShopPlan) -> String {
     format!("{} · {}", plan.country_name, plan.allowance())
 }
 
-/// Percent-encodes a path segment (plan ids are opaque and used exactly as given).
-fn urlencode(segment: &str) -> String {
-    url::form_urlencoded::byte_serialize(segment.as_bytes()).collect()
-}
-
+/// A destination or region as a link in a list: where it goes, its name, and what is on sale.
 pub struct DestinationLink {
     pub href: String,
     pub name: String,
@@ -90,37 +88,42 @@ pub struct DestinationLink {
 
 impl DestinationLink {
     fn new(d: &Destination) -> Self {
-        let detail = match (d.local_plans, d.from_price) {
-            (0, _) => "Regional and global plans".to_string(),
-            (n, Some(price)) => format!("{n} plan{} from {price}", if n == 1 { "" } else { "s" }),
-            (n, None) => format!("{n} plans"),
+        let detail = match (d.local_plans, d.from_price, d.covering_from) {
+            (0, _, Some(price)) => format!("Regional and global plans from {price}"),
+            (0, _, None) => "Regional and global plans".to_string(),
+            (n, Some(price), _) => format!("{} from {price}", plan::count(n, "plan", "plans")),
+            (n, None, _) => plan::count(n, "plan", "plans"),
         };
         Self {
-            href: format!("/countries/{}", d.code),
+            href: format!("/countries/{}", path_segment(&d.code)),
             name: d.name.clone(),
             code: d.code.clone(),
             detail,
         }
     }
-}
 
-pub struct RegionLink {
-    pub href: String,
-    pub name: String,
-    pub detail: String,
-}
-
-impl RegionLink {
-    fn new(r: &ShopRegion) -> Self {
-        let countries = r.coverage.len();
+    fn region(r: &ShopRegion) -> Self {
+        let countries = plan::count(r.coverage.len(), "country", "countries");
         let detail = match r.from_price {
-            Some(price) => format!("{countries} countries · from {price}"),
-            None => format!("{countries} countries"),
+            Some(price) => format!("{countries} · from {price}"),
+            None => countries,
         };
         Self {
-            href: format!("/regions/{}", urlencode(&r.slug)),
+            href: format!("/regions/{}", path_segment(&r.slug)),
             name: r.name.clone(),
+            code: String::new(),
             detail,
+        }
+    }
+
+    fn found(found: Found<'_>) -> Self {
+        match found {
+            Found::Destination(d) => Self::new(d),
+            Found::Region(r) => {
+                let mut link = Self::region(r);
+                link.detail = format!("Regional plans · {}", link.detail);
+                link
+            }
         }
     }
 }
@@ -129,7 +132,7 @@ impl RegionLink {
 #[template(path = "shop/home.html")]
 struct HomePage {
     popular: Vec<DestinationLink>,
-    regions: Vec<RegionLink>,
+    regions: Vec<DestinationLink>,
     empty: bool,
 }
 
@@ -141,7 +144,7 @@ pub async fn home(state: web::Data<AppState>, req: HttpRequest) -> Result<HttpRe
             .into_iter()
             .map(DestinationLink::new)
             .collect(),
-        regions: snap.regions().iter().map(RegionLink::new).collect(),
+        regions: snap.listed_regions().map(DestinationLink::region).collect(),
         empty: snap.destinations().is_empty(),
     })
 }
@@ -166,7 +169,7 @@ pub async fn search(state: web::Data<AppState>, query: web::Query<SearchQuery>) 
         results: snap
             .search(&q)
             .into_iter()
-            .map(DestinationLink::new)
+            .map(DestinationLink::found)
             .collect(),
         query: q,
     })
@@ -195,7 +198,7 @@ pub async fn countries(
 #[derive(Template)]
 #[template(path = "shop/regions.html")]
 struct RegionsPage {
-    regions: Vec<RegionLink>,
+    regions: Vec<DestinationLink>,
 }
 
 pub async fn regions(
@@ -204,7 +207,7 @@ pub async fn regions(
 ) -> Result<HttpResponse, AppError> {
     let snap = state.catalog.snapshot();
     cached_page(&state, &req, &snap, "regions", || RegionsPage {
-        regions: snap.regions().iter().map(RegionLink::new).collect(),
+        regions: snap.listed_regions().map(DestinationLink::region).collect(),
     })
 }
 
@@ -268,14 +271,16 @@ impl ListOptions {
                     .then(a.id.cmp(&b.id))
             }),
             Sort::Data => plans.sort_by(|a, b| {
-                (b.is_daily, b.data_mb)
-                    .cmp(&(a.is_daily, a.data_mb))
+                b.total_data_mb()
+                    .cmp(&a.total_data_mb())
                     .then(price(a).cmp(&price(b)))
+                    .then(a.id.cmp(&b.id))
             }),
             Sort::Validity => plans.sort_by(|a, b| {
                 b.validity_days
                     .cmp(&a.validity_days)
                     .then(price(a).cmp(&price(b)))
+                    .then(a.id.cmp(&b.id))
             }),
         }
         plans
@@ -336,6 +341,8 @@ struct CountryPage<'a> {
     sorts: Vec<SortOption>,
     days: Vec<DaysOption>,
     filtered: bool,
+    /// The country has no local plan on sale at all (not merely none of this duration).
+    no_local_plans: bool,
 }
 
 pub async fn country(
@@ -345,11 +352,24 @@ pub async fn country(
     query: web::Query<ListQuery>,
 ) -> Result<HttpResponse, AppError> {
     let snap = state.catalog.snapshot();
-    let code = code.into_inner().to_ascii_uppercase();
-    let name = snap
-        .country_name(&code)
-        .ok_or(AppError::NotFound)?
-        .to_string();
+    let asked = code.into_inner();
+    let code = asked.to_ascii_uppercase();
+    let Some(destination) = snap.destination(&code) else {
+        // Upstream's code of a regional or global plan ("EU-9") is not a country: its plans
+        // are listed elsewhere.
+        return match snap.listing_for_code(&code) {
+            Some(listing) => Ok(moved_permanently(listing)),
+            None => Err(AppError::NotFound),
+        };
+    };
+    if asked != code {
+        let canonical = format!("/countries/{}", path_segment(&code));
+        return Ok(moved_permanently(&match req.query_string() {
+            "" => canonical,
+            query => format!("{canonical}?{query}"),
+        }));
+    }
+    let name = destination.name.clone();
     let options = ListOptions::parse(&query);
     let key = format!("country/{code}?{}", options.key());
     cached_page(&state, &req, &snap, &key, || {
@@ -360,6 +380,7 @@ pub async fn country(
         CountryPage {
             days: days_options(&both, options.days),
             sorts: sort_options(options.sort),
+            no_local_plans: local_all.is_empty(),
             local: options
                 .apply(local_all)
                 .into_iter()
@@ -377,15 +398,32 @@ pub async fn country(
     })
 }
 
+/// A permanent redirect to the canonical address of a page.
+fn moved_permanently(location: &str) -> HttpResponse {
+    HttpResponse::MovedPermanently()
+        .insert_header((LOCATION, location))
+        .finish()
+}
+
 #[derive(Template)]
 #[template(path = "shop/region.html")]
 struct RegionPage<'a> {
     name: String,
-    coverage: Vec<String>,
+    /// `Covers 9 countries`.
+    covers: String,
+    countries: Vec<CountryLink>,
     plans: Vec<PlanCard<'a>>,
     sorts: Vec<SortOption>,
     days: Vec<DaysOption>,
+    filtered: bool,
     slug: String,
+}
+
+/// A country of a region: its page when something is on sale there, and its local plans.
+pub struct CountryLink {
+    pub name: String,
+    pub href: Option<String>,
+    pub detail: String,
 }
 
 pub async fn region(
@@ -400,26 +438,55 @@ pub async fn region(
     let key = format!("region/{}?{}", region.slug, options.key());
     cached_page(&state, &req, &snap, &key, || {
         let all = snap.region_plans(&region.slug);
+        let mut countries: Vec<CountryLink> = region
+            .coverage
+            .iter()
+            .map(|code| match snap.destination(code) {
+                Some(d) => CountryLink {
+                    name: d.name.clone(),
+                    href: Some(format!("/countries/{}", path_segment(&d.code))),
+                    detail: match (d.local_plans, d.from_price) {
+                        (0, _) => "no local plans".to_string(),
+                        (n, Some(price)) => {
+                            format!(
+                                "{} from {price}",
+                                plan::count(n, "local plan", "local plans")
+                            )
+                        }
+                        (n, None) => plan::count(n, "local plan", "local plans"),
+                    },
+                },
+                None => CountryLink {
+                    name: snap.any_country_name(code).to_string(),
+                    href: None,
+                    detail: String::new(),
+                },
+            })
+            .collect();
+        countries.sort_by_cached_key(|c| plan::search_key(&c.name));
         RegionPage {
             name: region.name.clone(),
-            coverage: coverage_names(&snap, &region.coverage),
+            covers: format!(
+                "Covers {}",
+                plan::count(region.coverage.len(), "country", "countries")
+            ),
+            countries,
             days: days_options(&all, options.days),
             sorts: sort_options(options.sort),
             plans: options.apply(all).into_iter().map(PlanCard::new).collect(),
-            slug: region.slug.clone(),
+            filtered: options.days.is_some(),
+            slug: path_segment(&region.slug),
         }
     })
 }
 
+/// The names of the countries `codes`, sorted by name.
 pub(crate) fn coverage_names(snap: &Snapshot, codes: &[String]) -> Vec<String> {
     let mut names: Vec<String> = codes
         .iter()
-        .map(|code| {
-            snap.country_name(code)
-                .map_or_else(|| code.clone(), str::to_string)
-        })
+        .map(|code| snap.any_country_name(code).to_string())
         .collect();
-    names.sort();
+    names.sort_by_cached_key(|name| plan::search_key(name));
     names
 }
 

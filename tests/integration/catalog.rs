@@ -3,9 +3,10 @@
 
 use std::time::Duration;
 
-use storefront::catalog::{Catalog, SyncError, SyncOutcome};
+use storefront::catalog::{Catalog, Snapshot, SyncError, SyncOutcome};
 use storefront::config::Secret;
 use storefront::db::Db;
+use storefront::domain::pricing::{MAX_CARD_CHARGE, MIN_CARD_CHARGE};
 use storefront::sandbox::{Fault, SandboxHandle};
 use storefront::upstream::{Backoff, PartnerClient, UpstreamClientConfig};
 
@@ -38,6 +39,7 @@ both_backends!(
     a_failed_sync_keeps_the_previous_catalog,
     plans_that_disappear_keep_their_rows_and_stop_selling,
     price_changes_reach_the_snapshot_and_prices_never_drop_below_cost,
+    plans_no_card_can_pay_for_are_kept_but_listed_nowhere,
     only_one_sync_runs_at_a_time,
 );
 
@@ -219,6 +221,66 @@ async fn price_changes_reach_the_snapshot_and_prices_never_drop_below_cost(backe
             assert!(price >= plan.cost, "{} sells below cost", plan.id);
         }
     }
+}
+
+async fn plans_no_card_can_pay_for_are_kept_but_listed_nowhere(backend: Backend) {
+    let Some((_t, db, upstream, client)) = setup(backend, 120).await else {
+        return;
+    };
+    let catalog = Catalog::new(db, 2500);
+    synced(catalog.sync(&client, "test").await).await;
+    let plans = upstream.sandbox.plans();
+    let free = plans
+        .iter()
+        .find(|p| p.price_cents == 0)
+        .expect("a free plan");
+    let absurd = plans
+        .iter()
+        .find(|p| p.price_cents == 9_007_199_254_740_991)
+        .expect("a plan at the spec's maximum");
+    // Whether any list (country, covered country, region) shows the plan.
+    let listed = |snap: &Snapshot, id: &str| {
+        let plan = snap.plan(id).expect("kept for purchases that refer to it");
+        let mut lists = vec![snap.local_plans(&plan.country_code)];
+        lists.extend(plan.coverage.iter().map(|c| snap.covering_plans(c)));
+        if let Some(region) = &plan.region {
+            lists.push(snap.region_plans(region));
+        }
+        lists.iter().flatten().any(|p| p.id == id)
+    };
+    let snap = catalog.snapshot();
+    for id in [&free.id, &absurd.id] {
+        let plan = snap.plan(id).expect("kept");
+        assert!(plan.available && !plan.is_sellable(), "{id}");
+        assert!(!listed(&snap, id), "{id} is listed");
+    }
+    // Every count and from-price is of plans on sale.
+    for d in snap.destinations() {
+        let local = snap.local_plans(&d.code);
+        assert_eq!(d.local_plans, local.len(), "{}", d.code);
+        assert!(local.iter().all(|p| p.is_sellable()), "{}", d.code);
+        for from in [d.from_price, d.covering_from].into_iter().flatten() {
+            assert!(
+                from >= MIN_CARD_CHARGE && from <= MAX_CARD_CHARGE,
+                "{}: {from}",
+                d.code
+            );
+        }
+    }
+    for r in snap.regions() {
+        assert!(snap.region_plans(&r.slug).iter().all(|p| p.is_sellable()));
+        assert_eq!(r.plans, snap.region_plans(&r.slug).len());
+    }
+
+    // Priced within reach at the next sync, the plan is on sale and listed.
+    upstream
+        .sandbox
+        .set_plan_price(&free.id, 1000)
+        .expect("price");
+    synced(catalog.sync(&client, "test").await).await;
+    let snap = catalog.snapshot();
+    assert!(snap.plan(&free.id).is_some_and(|p| p.is_sellable()));
+    assert!(listed(&snap, &free.id));
 }
 
 async fn only_one_sync_runs_at_a_time(backend: Backend) {

@@ -1,12 +1,14 @@
 //! The consumer pages against a 600-plan sandbox catalog with every awkward case of the spec:
-//! every plan and country is reachable, labels are honest, upstream text is escaped, and no
-//! price is below cost.
+//! every plan and country is reachable, every link leads somewhere, labels are honest,
+//! upstream text is escaped, only plans a card can pay for are offered, and no price is below
+//! cost.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
+use storefront::catalog::PlanKind;
 use storefront::domain::plan::describe_allowance;
 
-use crate::helpers::{Backend, TestApp, spawn_shop};
+use crate::helpers::{Backend, Browser, TestApp, hidden, location, spawn_shop};
 
 /// The `href="…"` targets in `html` that start with `prefix`.
 fn links(html: &str, prefix: &str) -> Vec<String> {
@@ -95,7 +97,7 @@ async fn every_plan_and_country_of_a_600_plan_catalog_has_an_honest_page() {
     let plans = upstream.sandbox.plans();
     assert_eq!(plans.len(), 600);
 
-    let mut saw_escaped_markup = false;
+    let (mut saw_markup, mut saw_1500_mb) = (false, false);
     for plan in &plans {
         let path = format!("/plans/{}", plan.id);
         let (status, html) = page(&app, &path).await;
@@ -116,10 +118,17 @@ async fn every_plan_and_country_of_a_600_plan_catalog_has_an_honest_page() {
         }
         if plan.fup_policy.contains("<b>") {
             assert!(
-                html.contains("&#60;b&#62;may&#60;/b&#62;"),
-                "{path}: markup shown as text"
+                html.contains(
+                    "<dd>Speeds may drop to 1 Mbps after 3 GB &#38; video is limited to 480p</dd>"
+                ),
+                "{path}: markup read as words"
             );
-            saw_escaped_markup = true;
+            assert!(!html.contains("&#60;b&#62;"), "{path}: no tags shown");
+            saw_markup = true;
+        }
+        if plan.data_amount_mb == 1500 {
+            assert!(html.contains("1,500 MB"), "{path}");
+            saw_1500_mb = true;
         }
         match &plan.networks {
             None => assert!(
@@ -146,9 +155,19 @@ async fn every_plan_and_country_of_a_600_plan_catalog_has_an_honest_page() {
         };
         assert!(html.contains(activation), "{path}");
         let shop = snap.plan(&plan.id).expect("in snapshot");
-        let price = shop.price.expect("every sandbox plan is priced");
+        if !shop.is_sellable() {
+            assert!(html.contains("This plan is not on sale."), "{path}");
+            assert!(!html.contains("Continue to payment"), "{path}");
+            assert!(!html.contains("class=\"amount\""), "{path} shows no price");
+            continue;
+        }
+        let price = shop.price.expect("a plan on sale is priced");
+        assert!(html.contains("Prices can change until you pay"), "{path}");
         assert!(price.get() >= plan.price_cents, "{path}: price below cost");
-        assert!(html.contains(&price.to_string()), "{path} shows its price");
+        assert!(
+            html.contains(&format!("Continue to payment · {price}")),
+            "{path} sells at its price"
+        );
         if price.get() != plan.price_cents {
             let cost = storefront::domain::Cents::new(plan.price_cents).to_string();
             assert!(
@@ -156,12 +175,25 @@ async fn every_plan_and_country_of_a_600_plan_catalog_has_an_honest_page() {
                 "{path} shows the partner's cost"
             );
         }
-        assert!(html.contains("Prices can change until you pay"), "{path}");
     }
-    assert!(
-        saw_escaped_markup,
-        "the catalog had a fair-use text with markup"
-    );
+    assert!(saw_markup, "the catalog had a fair-use text with markup");
+    assert!(saw_1500_mb, "the catalog had a 1500 MB plan");
+
+    // The free plan and the one at upstream's maximum price are not offered, only explained.
+    for cost in [0, 9_007_199_254_740_991] {
+        let plan = plans
+            .iter()
+            .find(|p| p.price_cents == cost)
+            .expect("the sandbox has it");
+        let (status, html) = page(&app, &format!("/plans/{}", plan.id)).await;
+        assert_eq!(
+            status, 200,
+            "{}: its page stays for purchases naming it",
+            plan.id
+        );
+        assert!(html.contains("This plan is not on sale."), "{}", plan.id);
+        assert!(!html.contains("$112,589,990,684,262"), "{}", plan.id);
+    }
 
     let (status, html) = page(&app, "/countries").await;
     assert_eq!(status, 200);
@@ -183,12 +215,279 @@ async fn every_plan_and_country_of_a_600_plan_catalog_has_an_honest_page() {
             );
         }
     }
+    assert!(
+        !html.contains("$0.00"),
+        "no from-price of a plan not on sale"
+    );
     let (status, html) = page(&app, "/regions").await;
     assert_eq!(status, 200);
     for href in links(&html, "/regions/") {
         let (status, html) = page(&app, &href).await;
         assert_eq!(status, 200, "{href}");
         assert!(!links(&html, "/plans/").is_empty(), "{href} lists plans");
+    }
+
+    // Every plan on sale is listed on some page: its country's, its region's, or (a global
+    // plan) the page of each country it covers.
+    let mut listed: HashSet<String> = HashSet::new();
+    for path in countries.iter().chain(links(&html, "/regions/").iter()) {
+        let (_, html) = page(&app, path).await;
+        listed.extend(links(&html, "/plans/"));
+    }
+    for plan in snap.plans().iter().filter(|p| p.is_sellable()) {
+        assert!(listed.contains(&plan.labels.href), "{} is listed", plan.id);
+    }
+}
+
+/// `text` as a page writes it (askama's escaping).
+fn escaped(text: &str) -> String {
+    text.replace('&', "&#38;")
+        .replace('\'', "&#39;")
+        .replace('"', "&#34;")
+}
+
+/// Follows a same-origin link through permanent redirects; the status it ends on and where.
+async fn follow(app: &TestApp, href: &str) -> (u16, String) {
+    let mut at = href.to_string();
+    for _ in 0..3 {
+        let res = app.get(&at).await;
+        let status = res.status().as_u16();
+        if status != 301 && status != 308 {
+            return (status, at);
+        }
+        let next = location(res.headers());
+        assert!(
+            next.starts_with('/'),
+            "{at} redirects to {next}, off the shop"
+        );
+        at = next;
+    }
+    panic!("{href} redirects too often");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_link_on_every_plan_country_and_region_page_leads_to_a_page() {
+    let (app, _upstream) = spawn_shop(Backend::Sqlite, 600).await.expect("sqlite");
+    let snap = app.catalog.snapshot();
+    let mut pages: Vec<String> = vec!["/".into(), "/countries".into(), "/regions".into()];
+    pages.extend(snap.plans().iter().map(|p| p.labels.href.clone()));
+    pages.extend(
+        snap.destinations()
+            .iter()
+            .map(|d| format!("/countries/{}", d.code)),
+    );
+    pages.extend(
+        snap.regions()
+            .iter()
+            .map(|r| format!("/regions/{}", r.slug)),
+    );
+
+    let mut checked: HashMap<String, String> = HashMap::new();
+    for path in &pages {
+        let (status, html) = page(&app, path).await;
+        assert_eq!(status, 200, "{path}");
+        for href in links(&html, "/") {
+            // `//host/…` is another origin; `&#38;` is how a page writes `&` in an address.
+            if href.starts_with("//") || checked.contains_key(&href) {
+                continue;
+            }
+            let (status, landed) = follow(&app, &href.replace("&#38;", "&")).await;
+            assert_eq!(status, 200, "{path} links {href}, which ends at {landed}");
+            checked.insert(href, landed);
+        }
+    }
+    assert!(checked.len() > 100, "{} links checked", checked.len());
+
+    // A breadcrumb leads to where the plan is listed: a regional plan to its region's page,
+    // a global plan to the list of countries.
+    let crumb = |html: &str| {
+        let crumbs = html
+            .split("<p class=\"crumbs\">")
+            .nth(1)
+            .and_then(|c| c.split("</p>").next())
+            .unwrap_or_default()
+            .to_string();
+        links(&crumbs, "/").pop().expect("a breadcrumb link")
+    };
+    for plan in snap.plans().iter().filter(|p| p.kind != PlanKind::Local) {
+        let (_, html) = page(&app, &plan.labels.href).await;
+        let (_, landed) = follow(&app, &crumb(&html)).await;
+        let expected = match (plan.kind, plan.region.as_deref()) {
+            (PlanKind::Regional, Some(slug)) => format!("/regions/{slug}"),
+            _ => "/countries".to_string(),
+        };
+        assert_eq!(landed, expected, "{}", plan.id);
+        let covers = if plan.coverage.len() == 1 {
+            "Covers 1 country.".to_string()
+        } else {
+            format!("Covers {} countries.", plan.coverage.len())
+        };
+        assert!(html.contains(&covers), "{}: {covers}", plan.id);
+        assert!(!html.contains("more countries"), "{}", plan.id);
+    }
+}
+
+/// The plan ids a page links to, in order.
+fn plan_ids(html: &str) -> Vec<String> {
+    links(html, "/plans/")
+        .into_iter()
+        .map(|l| l.trim_start_matches("/plans/").to_string())
+        .collect()
+}
+
+/// The part of `html` between the element with `id` and the next `<section`.
+fn section<'a>(html: &'a str, id: &str) -> &'a str {
+    html.split(&format!("id=\"{id}\""))
+        .nth(1)
+        .and_then(|rest| rest.split("<section").next())
+        .unwrap_or("")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_region_page_lists_its_regional_plans_and_prices_the_region_by_them() {
+    let (app, _upstream) = spawn_shop(Backend::Sqlite, 600).await.expect("sqlite");
+    let snap = app.catalog.snapshot();
+    let (_, home) = page(&app, "/").await;
+    let mut regions_seen = 0;
+    for region in snap.regions() {
+        let path = format!("/regions/{}", region.slug);
+        let (status, html) = page(&app, &path).await;
+        assert_eq!(status, 200, "{path}");
+        let listed = plan_ids(section(&html, "regional"));
+        let plans: Vec<_> = listed.iter().filter_map(|id| snap.plan(id)).collect();
+        assert_eq!(plans.len(), listed.len(), "{path}");
+        for plan in &plans {
+            assert_eq!(plan.kind, PlanKind::Regional, "{path} lists {}", plan.id);
+            assert_eq!(
+                plan.region.as_deref(),
+                Some(region.slug.as_str()),
+                "{}",
+                plan.id
+            );
+            assert!(plan.is_sellable(), "{}", plan.id);
+        }
+        let mut expected: Vec<&str> = snap
+            .plans()
+            .iter()
+            .filter(|p| {
+                p.is_sellable()
+                    && p.kind == PlanKind::Regional
+                    && p.region.as_deref() == Some(region.slug.as_str())
+            })
+            .map(|p| p.id.as_str())
+            .collect();
+        let mut shown: Vec<&str> = listed.iter().map(String::as_str).collect();
+        expected.sort_unstable();
+        shown.sort_unstable();
+        assert_eq!(shown, expected, "{path}");
+        let covers = match region.coverage.len() {
+            1 => "Covers 1 country.".to_string(),
+            n => format!("Covers {n} countries."),
+        };
+        assert!(html.contains(&covers), "{path}: {covers}");
+        // The region's countries, by name, each linked to its own plans.
+        let countries = section(&html, "countries");
+        for code in &region.coverage {
+            let name = escaped(snap.any_country_name(code));
+            assert!(countries.contains(&name), "{path} names {code}");
+            if snap.destination(code).is_some() {
+                assert!(
+                    links(countries, "/countries/").contains(&format!("/countries/{code}")),
+                    "{path} links {code}"
+                );
+            }
+        }
+
+        // Its tile: the lowest price of its regional plans, or no tile without any.
+        let from = plans.iter().filter_map(|p| p.price).min();
+        let tile = home
+            .split(&format!("href=\"/regions/{}\"", region.slug))
+            .nth(1)
+            .and_then(|t| t.split("</li>").next());
+        match from {
+            Some(price) => {
+                let tile = tile.expect("a tile on the home page");
+                assert!(tile.contains(&format!("from {price}")), "{path}: {tile}");
+                regions_seen += 1;
+            }
+            None => assert!(tile.is_none(), "{path} has no regional plan yet a tile"),
+        }
+    }
+    assert!(regions_seen >= 3, "{regions_seen} regions with plans");
+    for text in ["1 countries", "(1 countries)"] {
+        assert!(!home.contains(text), "home: {text}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_country_covered_only_by_regional_or_global_plans_has_a_named_page() {
+    let (app, _upstream) = spawn_shop(Backend::Sqlite, 600).await.expect("sqlite");
+    let snap = app.catalog.snapshot();
+    for (code, name) in [("AD", "Andorra"), ("MO", "Macao"), ("LI", "Liechtenstein")] {
+        let covering = snap.covering_plans(code);
+        assert!(!covering.is_empty(), "{code} is covered");
+        let path = format!("/countries/{code}");
+        let (status, html) = page(&app, &path).await;
+        assert_eq!(status, 200, "{path}");
+        assert!(
+            html.contains(&format!("<h1>eSIM data plans for {name}</h1>")),
+            "{path}"
+        );
+        assert!(
+            html.contains(&format!("There are no local plans for {name}")),
+            "{path}"
+        );
+        let mut shown = plan_ids(section(&html, "covering"));
+        let mut expected: Vec<String> = covering.iter().map(|p| p.id.clone()).collect();
+        shown.sort();
+        expected.sort();
+        assert_eq!(shown, expected, "{path}");
+
+        let (_, countries) = page(&app, "/countries").await;
+        assert!(
+            links(&countries, "/countries/").contains(&path),
+            "{path} listed"
+        );
+    }
+    // A plan page names every country it covers.
+    let global = snap
+        .plans()
+        .iter()
+        .find(|p| p.kind == PlanKind::Global)
+        .expect("a global plan");
+    let (_, html) = page(&app, &global.labels.href).await;
+    for name in [
+        "Andorra",
+        "Caribbean Netherlands",
+        "Indonesia",
+        "Macao",
+        "Comoros",
+        "Liechtenstein",
+    ] {
+        assert!(html.contains(name), "{}: {name}", global.id);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn country_addresses_are_canonical() {
+    let (app, _upstream) = spawn_shop(Backend::Sqlite, 200).await.expect("sqlite");
+    let snap = app.catalog.snapshot();
+    for (path, to) in [
+        ("/countries/jp", "/countries/JP"),
+        (
+            "/countries/Jp?sort=data&days=7",
+            "/countries/JP?sort=data&days=7",
+        ),
+    ] {
+        let res = app.get(path).await;
+        assert_eq!(res.status().as_u16(), 301, "{path}");
+        assert_eq!(location(res.headers()), to, "{path}");
+    }
+    // Upstream's destination code of a regional or global plan leads to its listing.
+    for plan in snap.plans().iter().filter(|p| p.kind != PlanKind::Local) {
+        let (status, landed) = follow(&app, &format!("/countries/{}", plan.country_code)).await;
+        assert_eq!(status, 200, "{}", plan.country_code);
+        assert_eq!(landed, snap.listing_href(plan), "{}", plan.country_code);
     }
 }
 
@@ -245,16 +544,36 @@ async fn a_country_page_separates_local_and_covering_plans_and_sorts_them() {
         prices.windows(2).all(|w| w[0] <= w[1]),
         "sorted by price: {prices:?}"
     );
+    // Most data: the total over the validity, so a daily allowance counts every day.
     let (_, by_data) = page(&app, "/countries/US?sort=data").await;
-    let local_ids: HashSet<&str> = us.iter().map(|p| p.id.as_str()).collect();
-    let data: Vec<(bool, i64)> = order(&local_section(&by_data))
-        .iter()
-        .filter(|id| local_ids.contains(id.as_str()))
-        .filter_map(|id| snap.plan(id).map(|p| (p.is_daily, p.data_mb)))
-        .collect();
+    for html in [
+        local_section(&by_data),
+        section(&by_data, "covering").to_string(),
+    ] {
+        let data: Vec<(i64, i64)> = order(&html)
+            .iter()
+            .filter_map(|id| snap.plan(id))
+            .map(|p| (p.total_data_mb(), p.price.map_or(i64::MAX, |c| c.get())))
+            .collect();
+        assert!(data.len() > 1);
+        assert!(
+            data.windows(2)
+                .all(|w| w[0].0 > w[1].0 || (w[0].0 == w[1].0 && w[0].1 <= w[1].1)),
+            "most data first, the cheaper first among equals: {data:?}"
+        );
+    }
+    let shown = order(&local_section(&by_data));
+    let rank = |pick: &dyn Fn(&storefront::catalog::ShopPlan) -> bool| {
+        shown
+            .iter()
+            .position(|id| snap.plan(id).is_some_and(pick))
+            .expect("such a plan is listed")
+    };
+    // A 1-day daily plan (one day's allowance) comes after a 50 GB plan.
     assert!(
-        data.windows(2).all(|w| w[0] >= w[1]),
-        "sorted by data: {data:?}"
+        rank(&|p| p.data_mb == 51_200 && !p.is_daily)
+            < rank(&|p| p.is_daily && p.validity_days == 1),
+        "{shown:?}"
     );
     let days = us[0].validity_days;
     let (_, filtered) = page(&app, &format!("/countries/US?days={days}")).await;
@@ -278,6 +597,16 @@ async fn search_ignores_case_and_accents_and_matches_codes() {
         ("jp", "/countries/JP"),
         ("taiwan", "/countries/TW"),
         ("台灣", "/countries/TW"),
+        // Covered only by regional or global plans.
+        ("indonesia", "/countries/ID"),
+        ("andorra", "/countries/AD"),
+        ("macao", "/countries/MO"),
+        // An exact code first, though "ad" is inside "Canada" and "Trinidad".
+        ("AD", "/countries/AD"),
+        ("de", "/countries/DE"),
+        // A region by name.
+        ("europe", "/regions/europe"),
+        ("Middle", "/regions/middle-east"),
     ] {
         let url = format!(
             "/search?q={}",
@@ -285,9 +614,14 @@ async fn search_ignores_case_and_accents_and_matches_codes() {
         );
         let (status, html) = page(&app, &url).await;
         assert_eq!(status, 200, "{query}");
-        assert!(
-            links(&html, "/countries/").contains(&expected.to_string()),
-            "{query} → {expected}"
+        let first = html
+            .split("<ul class=\"grid destinations\">")
+            .nth(1)
+            .map(|results| links(results, "/").into_iter().next());
+        assert_eq!(
+            first.flatten().as_deref(),
+            Some(expected),
+            "{query} → {expected} first"
         );
     }
     let (_, html) = page(&app, "/search?q=%3Cscript%3E").await;
@@ -385,7 +719,10 @@ async fn every_page_has_a_language_a_title_and_one_main_heading() {
             .nth(1)
             .and_then(|t| t.split("</title>").next())
             .unwrap_or("");
-        assert!(!title.trim().is_empty(), "{path} has a title");
+        assert!(
+            title.ends_with(" · eSIM shop") || title.starts_with("eSIM shop · "),
+            "{path}: the shop's name in {title:?}"
+        );
         for id in html
             .split("<select id=\"")
             .skip(1)
@@ -406,5 +743,65 @@ async fn every_page_has_a_language_a_title_and_one_main_heading() {
                 "{path}: input {id} has a label"
             );
         }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn popular_destinations_are_the_most_visited_countries_on_sale() {
+    let (app, _upstream) = spawn_shop(Backend::Sqlite, 200).await.expect("sqlite");
+    let (_, home) = page(&app, "/").await;
+    let popular = section(&home, "popular");
+    let shown = links(popular, "/countries/");
+    // In the order of the world's most visited countries, not by how many plans they have.
+    assert_eq!(
+        shown[..4],
+        [
+            "/countries/FR",
+            "/countries/ES",
+            "/countries/US",
+            "/countries/IT"
+        ],
+        "{shown:?}"
+    );
+    assert!(!shown.contains(&"/countries/CI".to_string()), "{shown:?}");
+    assert!(shown.len() <= 8);
+}
+
+/// A plan that is not on sale cannot be bought by posting its id either.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plan_not_on_sale_cannot_be_bought() {
+    let (app, upstream) = spawn_shop(Backend::Sqlite, 120).await.expect("sqlite");
+    let snap = app.catalog.snapshot();
+    let on_sale = snap
+        .plans()
+        .iter()
+        .find(|p| p.is_sellable())
+        .expect("a plan on sale");
+    let browser = Browser::default();
+    let (_, html, _) = browser.get(&app, &on_sale.labels.href).await;
+    let token = hidden(&html, "csrf_token");
+    for cost in [0, 9_007_199_254_740_991] {
+        let plan = upstream
+            .sandbox
+            .plans()
+            .into_iter()
+            .find(|p| p.price_cents == cost)
+            .expect("the sandbox has it");
+        let price = snap.plan(&plan.id).and_then(|p| p.price).expect("priced");
+        let (status, html, _) = browser
+            .post(
+                &app,
+                "/checkout",
+                &[
+                    ("csrf_token", &token),
+                    ("plan_id", &plan.id),
+                    ("email", "traveller@example.com"),
+                    ("confirm_device", "yes"),
+                    ("expected_price_cents", &price.get().to_string()),
+                ],
+            )
+            .await;
+        assert_eq!(status, 409, "{}", plan.id);
+        assert!(html.contains("Nothing was charged"), "{}", plan.id);
     }
 }
