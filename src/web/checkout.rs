@@ -32,8 +32,9 @@ pub struct BuyForm {
 struct PlanPage {
     title: String,
     id: String,
-    country_code: String,
     country_name: String,
+    /// The listing the breadcrumb leads back to (country, region or all countries).
+    crumb_href: String,
     kind: &'static str,
     allowance: String,
     validity: String,
@@ -80,8 +81,8 @@ fn render_plan(
     let page = PlanPage {
         title: plan_title(plan),
         id: plan.id.clone(),
-        country_code: plan.country_code.clone(),
         country_name: plan.country_name.clone(),
+        crumb_href: snap.listing_href(plan),
         kind: kind_label(plan.kind),
         allowance: plan.allowance(),
         validity: plan.validity_label(),

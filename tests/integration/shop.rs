@@ -311,7 +311,8 @@ async fn every_link_on_every_plan_country_and_region_page_leads_to_a_page() {
     };
     for plan in snap.plans().iter().filter(|p| p.kind != PlanKind::Local) {
         let (_, html) = page(&app, &plan.labels.href).await;
-        let (_, landed) = follow(&app, &crumb(&html)).await;
+        // Straight to the listing, not through a redirect.
+        let landed = crumb(&html);
         let expected = match (plan.kind, plan.region.as_deref()) {
             (PlanKind::Regional, Some(slug)) => format!("/regions/{slug}"),
             _ => "/countries".to_string(),
