@@ -234,14 +234,13 @@ fn rules_from_rows(stored: &StoredCatalog) -> Vec<MarkupRule> {
         .collect()
 }
 
-fn shop_plan(row: &PlanRow, book: &PriceBook, region_names: &HashMap<&str, &str>) -> ShopPlan {
-    let coverage = country_codes(&row.coverage);
-    let kind = match row.scope.as_deref() {
+/// What kind of plan a stored row is. `scope` null means unknown, not global (spec 2.4): then
+/// what the plan covers and whether its destination is a country decide.
+fn plan_kind(row: &PlanRow, coverage: &[String]) -> PlanKind {
+    match row.scope.as_deref() {
         Some("local") => PlanKind::Local,
         Some("global") => PlanKind::Global,
         Some("regional") => PlanKind::Regional,
-        // `scope` null means unknown, not global (spec 2.4): decide by what the plan covers
-        // and whether its destination is a country.
         _ if coverage.len() <= 1
             && is_country_code(&row.country_code.trim().to_ascii_uppercase()) =>
         {
@@ -249,16 +248,28 @@ fn shop_plan(row: &PlanRow, book: &PriceBook, region_names: &HashMap<&str, &str>
         }
         _ if row.region.is_some() => PlanKind::Regional,
         _ => PlanKind::Global,
-    };
-    let country_name = match kind {
+    }
+}
+
+/// The destination a plan is shown under: the country of a local plan, the region's name for
+/// a regional one ("Europe", given `region_name`), "Global" for a global one. Upstream's own
+/// label of a multi-country destination ("Europe (9 countries)") is not used.
+pub fn destination_name(row: &PlanRow, region_name: Option<&str>) -> String {
+    match plan_kind(row, &country_codes(&row.coverage)) {
         PlanKind::Local => row.country_name.clone(),
-        PlanKind::Regional => row
-            .region
-            .as_deref()
-            .and_then(|slug| region_names.get(slug))
-            .map_or_else(|| row.country_name.clone(), |name| (*name).to_string()),
+        PlanKind::Regional => region_name.map_or_else(|| row.country_name.clone(), str::to_string),
         PlanKind::Global => "Global".to_string(),
-    };
+    }
+}
+
+fn shop_plan(row: &PlanRow, book: &PriceBook, region_names: &HashMap<&str, &str>) -> ShopPlan {
+    let coverage = country_codes(&row.coverage);
+    let kind = plan_kind(row, &coverage);
+    let region_name = row
+        .region
+        .as_deref()
+        .and_then(|slug| region_names.get(slug).copied());
+    let country_name = destination_name(row, region_name);
     let key = PlanKey {
         plan_id: &row.id,
         country_code: &row.country_code,
@@ -625,6 +636,18 @@ mod tests {
             first_seen_ms: 0,
             updated_at_ms: 0,
         }
+    }
+
+    #[test]
+    fn destinations_are_named_by_the_shop_not_by_upstream_labels() {
+        let local = row("l", "FR", "local", Some("europe"), &["FR"]);
+        let regional = row("r", "EU-9", "regional", Some("europe"), &["FR", "DE"]);
+        let global = row("g", "GL-29", "global", None, &["FR", "DE", "JP"]);
+        assert_eq!(destination_name(&local, Some("Europe")), "FR (upstream)");
+        assert_eq!(destination_name(&regional, Some("Europe")), "Europe");
+        // A region /regions did not name keeps upstream's label rather than none.
+        assert_eq!(destination_name(&regional, None), "EU-9 (upstream)");
+        assert_eq!(destination_name(&global, Some("Europe")), "Global");
     }
 
     fn cost(mut plan: PlanRow, cents: i64) -> PlanRow {

@@ -5,9 +5,11 @@
 use diesel::prelude::*;
 use url::Url;
 
+use crate::catalog::snapshot::destination_name;
+use crate::catalog::store::PlanRow;
 use crate::config::SecretKey;
 use crate::db::outbox::LeasedJob;
-use crate::db::schema::catalog_plans;
+use crate::db::schema::{catalog_plans, catalog_regions};
 use crate::db::{DbError, fulfilment, now_ms};
 use crate::domain::plan::describe_allowance;
 use crate::domain::{Cents, Email};
@@ -24,24 +26,30 @@ pub struct Notifier {
     pub shop_name: String,
 }
 
-/// "France · 5 GB for 30 days", from the stored catalog (the plan may have left the live one).
+/// "France · 5 GB for 30 days" (or "Europe · …"), from the stored catalog: the plan may have
+/// left the live one. Named as the shop names it, not with upstream's multi-country label.
 fn plan_description(conn: &mut crate::db::DbConn, plan_id: &str) -> Result<String, DbError> {
-    let row: Option<(String, i64, i64, bool)> = catalog_plans::table
+    let row: Option<PlanRow> = catalog_plans::table
         .find(plan_id)
-        .select((
-            catalog_plans::country_name,
-            catalog_plans::data_mb,
-            catalog_plans::validity_days,
-            catalog_plans::is_daily,
-        ))
+        .select(PlanRow::as_select())
         .first(conn)
         .optional()?;
-    Ok(match row {
-        Some((country, mb, days, daily)) => {
-            format!("{country} · {}", describe_allowance(mb, days, daily))
-        }
-        None => format!("eSIM plan {plan_id}"),
-    })
+    let Some(row) = row else {
+        return Ok(format!("eSIM plan {plan_id}"));
+    };
+    let region_name: Option<String> = match row.region.as_deref() {
+        Some(slug) => catalog_regions::table
+            .find(slug)
+            .select(catalog_regions::name)
+            .first(conn)
+            .optional()?,
+        None => None,
+    };
+    Ok(format!(
+        "{} · {}",
+        destination_name(&row, region_name.as_deref()),
+        describe_allowance(row.data_mb, row.validity_days, row.is_daily)
+    ))
 }
 
 pub(crate) async fn send(
