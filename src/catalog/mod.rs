@@ -4,7 +4,8 @@
 //! one in a single transaction, so a failed or partial sync never replaces a good catalog. The
 //! snapshot is rebuilt from the database (not from the fetch), so every replica serves the same
 //! catalog whichever one ran the sync; replicas notice another's sync by its row, and another's
-//! markup change by the pricing version, and reload.
+//! markup change by the pricing version, and reload: at once on PostgreSQL, where both changes
+//! send a `NOTIFY` that wakes the check ([`Catalog::wake`]), and otherwise at the next check.
 
 pub mod snapshot;
 pub mod store;
@@ -35,6 +36,8 @@ pub struct Catalog {
     db: Db,
     default_markup_bps: u32,
     current: RwLock<Arc<Snapshot>>,
+    /// Wakes the periodic check early: another replica changed the catalog.
+    woken: tokio::sync::Notify,
 }
 
 /// What [`Catalog::sync`] did.
@@ -52,7 +55,14 @@ impl Catalog {
             db,
             default_markup_bps,
             current: RwLock::new(Arc::new(Snapshot::default())),
+            woken: tokio::sync::Notify::new(),
         }
+    }
+
+    /// Runs the periodic check now (another replica synced or changed a markup rule); a
+    /// wake-up while the check runs is kept for right after it.
+    pub fn wake(&self) {
+        self.woken.notify_one();
     }
 
     /// The snapshot to serve this request from.
@@ -180,6 +190,7 @@ impl Catalog {
             }
             tokio::select! {
                 _ = tokio::time::sleep(TICK.min(refresh)) => {}
+                _ = self.woken.notified() => {}
                 _ = shutdown.changed() => return,
             }
             if *shutdown.borrow() {

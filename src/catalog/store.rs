@@ -245,7 +245,7 @@ pub fn record_sync(
             catalog_syncs::error.eq(error),
         ))
         .execute(conn)?;
-    Ok(())
+    crate::db::announce_catalog_change(conn)
 }
 
 /// Everything the snapshot needs, read in one transaction so it is consistent.

@@ -33,25 +33,27 @@ pub const MAX_BACKOFF: Duration = Duration::from_secs(30);
 /// How the listener shows up in `pg_stat_activity`.
 pub const APPLICATION_NAME: &str = "storefront listener";
 
-/// Listens on `channel` of the PostgreSQL database at `url` until `shutdown` turns true.
-/// `on_wake` runs once per notification received, and once after each (re)connection,
-/// since whatever was sent while nobody listened is lost. The returned handle finishes when
-/// the listener has stopped (within one [`TICK`], unless it is busy connecting).
+/// Listens on `channels` of the PostgreSQL database at `url` until `shutdown` turns true.
+/// `on_wake` runs with the channel's name once per notification received, and for every
+/// channel after each (re)connection, since whatever was sent while nobody listened is lost.
+/// The returned handle finishes when the listener has stopped (within one [`TICK`], unless
+/// it is busy connecting).
 pub fn spawn(
     url: Secret<String>,
-    channel: &'static str,
-    on_wake: impl Fn() + Send + 'static,
+    channels: &'static [&'static str],
+    on_wake: impl Fn(&str) + Send + 'static,
     shutdown: watch::Receiver<bool>,
 ) -> JoinHandle<()> {
     let (done, finished) = oneshot::channel::<()>();
+    let channel = channels.join(",");
     let spawned = thread::Builder::new()
-        .name(format!("listen-{channel}"))
+        .name("listen".to_string())
         .spawn(move || {
-            run(&url, channel, &on_wake, &shutdown);
+            run(&url, channels, &on_wake, &shutdown);
             let _ = done.send(());
         });
     if let Err(err) = spawned {
-        tracing::warn!(error = %err, channel, "cannot start the listener thread; polling only");
+        tracing::warn!(error = %err, channels = %channel, "cannot start the listener thread; polling only");
     }
     // Resolves when the thread ends (or at once if it never started).
     tokio::spawn(async move {
@@ -65,30 +67,38 @@ enum Ended {
     Lost(String),
 }
 
-fn run(url: &Secret<String>, channel: &str, on_wake: &dyn Fn(), shutdown: &watch::Receiver<bool>) {
+fn run(
+    url: &Secret<String>,
+    channels: &[&str],
+    on_wake: &dyn Fn(&str),
+    shutdown: &watch::Receiver<bool>,
+) {
     let stopping = || *shutdown.borrow();
+    let channel = channels.join(",");
     let mut failures: u32 = 0;
     while !stopping() {
-        match connect(url, channel) {
+        match connect(url, channels) {
             Ok(mut conn) => {
                 if failures > 0 {
-                    tracing::info!(channel, "listening again for other replicas' work");
+                    tracing::info!(channels = %channel, "listening again for other replicas' work");
                 } else {
-                    tracing::debug!(channel, "listening for other replicas' work");
+                    tracing::debug!(channels = %channel, "listening for other replicas' work");
                 }
                 failures = 0;
-                on_wake();
+                for name in channels {
+                    on_wake(name);
+                }
                 match listen(&mut conn, on_wake, &stopping) {
                     Ended::Shutdown => return,
                     Ended::Lost(reason) => tracing::warn!(
-                        channel,
+                        channels = %channel,
                         error = %reason,
                         "lost the listening connection; reconnecting (workers poll meanwhile)"
                     ),
                 }
             }
             Err(reason) => tracing::warn!(
-                channel,
+                channels = %channel,
                 error = %reason,
                 "cannot open the listening connection; retrying (workers poll meanwhile)"
             ),
@@ -98,17 +108,18 @@ fn run(url: &Secret<String>, channel: &str, on_wake: &dyn Fn(), shutdown: &watch
     }
 }
 
-fn connect(url: &Secret<String>, channel: &str) -> Result<PgConnection, String> {
+fn connect(url: &Secret<String>, channels: &[&str]) -> Result<PgConnection, String> {
     let mut conn = PgConnection::establish(url.expose()).map_err(|e| e.to_string())?;
-    // The channel is one of ours, a constant identifier: nothing to quote.
+    // The channels are ours, constant identifiers: nothing to quote.
+    let listens: String = channels.iter().map(|c| format!("; LISTEN {c}")).collect();
     conn.batch_execute(&format!(
-        "SET application_name = '{APPLICATION_NAME}'; LISTEN {channel}"
+        "SET application_name = '{APPLICATION_NAME}'{listens}"
     ))
     .map_err(|e| e.to_string())?;
     Ok(conn)
 }
 
-fn listen(conn: &mut PgConnection, on_wake: &dyn Fn(), stopping: &dyn Fn() -> bool) -> Ended {
+fn listen(conn: &mut PgConnection, on_wake: &dyn Fn(&str), stopping: &dyn Fn() -> bool) -> Ended {
     let mut checked = Instant::now();
     loop {
         if stopping() {
@@ -116,7 +127,7 @@ fn listen(conn: &mut PgConnection, on_wake: &dyn Fn(), stopping: &dyn Fn() -> bo
         }
         for received in conn.notifications_iter() {
             match received {
-                Ok(_) => on_wake(),
+                Ok(notification) => on_wake(&notification.channel),
                 Err(err) => return Ended::Lost(err.to_string()),
             }
         }

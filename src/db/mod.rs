@@ -303,3 +303,18 @@ pub fn now_ms() -> i64 {
         .unwrap_or_default();
     i64::try_from(now.as_millis()).unwrap_or(i64::MAX)
 }
+
+/// The channel other replicas hear a catalog change on (a sync, a markup rule), so they reload
+/// their snapshot at once; see `db::listen`.
+pub const CATALOG_CHANNEL: &str = "storefront_catalog";
+
+/// `NOTIFY` on [`CATALOG_CHANNEL`], delivered when the caller's transaction commits. Nothing on
+/// SQLite: one file has no other replicas to tell.
+pub fn announce_catalog_change(conn: &mut DbConn) -> Result<(), DbError> {
+    if let DbConn::Postgres(pg) = conn {
+        diesel::sql_query("SELECT pg_notify($1, '')")
+            .bind::<diesel::sql_types::Text, _>(CATALOG_CHANNEL)
+            .execute(pg)?;
+    }
+    Ok(())
+}

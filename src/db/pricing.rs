@@ -38,7 +38,7 @@ fn bump_version(conn: &mut DbConn, now_ms: i64) -> Result<(), DbError> {
             ))
             .execute(c)
     })?;
-    Ok(())
+    crate::db::announce_catalog_change(conn)
 }
 
 pub fn rules(conn: &mut DbConn) -> Result<Vec<RuleRow>, DbError> {

@@ -389,8 +389,8 @@ impl Outbox {
         let waker = self.waker();
         Some(crate::db::listen::spawn(
             url.clone(),
-            jobs::WAKE_CHANNEL,
-            move || waker.wake(),
+            &[jobs::WAKE_CHANNEL],
+            move |_| waker.wake(),
             shutdown,
         ))
     }

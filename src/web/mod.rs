@@ -62,6 +62,34 @@ pub struct AppState {
     pub installation_keys: InstallationKeys,
 }
 
+/// On PostgreSQL, one listening connection wakes this process when another replica commits
+/// outbox work (its workers run it at once) or changes the catalog (a sync or a markup change:
+/// the snapshot reloads at once rather than at the next catalog check). `None` on SQLite.
+fn listen_for_other_replicas(
+    url: &crate::config::DatabaseUrl,
+    outbox: &Outbox,
+    catalog: &Arc<Catalog>,
+    shutdown: watch::Receiver<bool>,
+) -> Option<tokio::task::JoinHandle<()>> {
+    let crate::config::DatabaseUrl::Postgres(url) = url else {
+        return None;
+    };
+    let waker = outbox.waker();
+    let catalog = Arc::clone(catalog);
+    Some(crate::db::listen::spawn(
+        url.clone(),
+        &[crate::db::outbox::WAKE_CHANNEL, crate::db::CATALOG_CHANNEL],
+        move |channel| {
+            if channel == crate::db::CATALOG_CHANNEL {
+                catalog.wake();
+            } else {
+                waker.wake();
+            }
+        },
+        shutdown,
+    ))
+}
+
 /// How long in-flight requests get to finish after SIGTERM before the server closes them.
 const SHUTDOWN_GRACE_SECS: u64 = 25;
 /// How the shop names itself in emails.
@@ -143,8 +171,12 @@ impl Application {
             stopped.clone(),
         ))];
         background.extend(outbox.spawn(settings.workers, stopped.clone()));
-        background
-            .extend(outbox.listen_for_other_replicas(&settings.database_url, stopped.clone()));
+        background.extend(listen_for_other_replicas(
+            &settings.database_url,
+            &outbox,
+            &catalog,
+            stopped.clone(),
+        ));
         background.push(tokio::spawn(expire_unpaid_loop(
             db.clone(),
             stopped.clone(),

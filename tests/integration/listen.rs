@@ -218,3 +218,74 @@ async fn a_job_committed_by_one_replica_wakes_another_at_once(backend: Backend) 
             .expect("worker task");
     }
 }
+
+/// A markup rule saved by one replica reaches another's snapshot at once on PostgreSQL, not at
+/// its next catalog check (every 15 s).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_markup_change_on_one_replica_reloads_another_at_once() {
+    let Some(test_db) = TestDb::new(Backend::Postgres) else {
+        return;
+    };
+    let writer = test_db.migrated().await;
+    let storefront::config::DatabaseUrl::Postgres(url) = test_db.url.clone() else {
+        panic!("a PostgreSQL test database");
+    };
+    let other = Arc::new(storefront::catalog::Catalog::new(test_db.open(), 0));
+    other.reload().await.expect("reload");
+    let (stop, stopped) = watch::channel(false);
+    // Nothing answers here: the first check's sync fails, is recorded, and is not due again
+    // for a minute.
+    let client = PartnerClient::new(storefront::upstream::UpstreamClientConfig::new(
+        Url::parse("http://127.0.0.1:9/api/v1").expect("url"),
+        Secret::new("sk_unused".to_string()),
+    ))
+    .expect("client");
+    let periodic = tokio::spawn(Arc::clone(&other).run_periodic(
+        client,
+        Duration::from_secs(3600),
+        "other".to_string(),
+        stopped.clone(),
+    ));
+    let woken = Arc::clone(&other);
+    let listener = storefront::db::listen::spawn(
+        url,
+        &[storefront::db::CATALOG_CHANNEL],
+        move |_| woken.wake(),
+        stopped,
+    );
+    wait_for_listener(&writer, None).await;
+    // Let the first check (and its failed sync) finish.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let before = other.snapshot().pricing_version;
+
+    writer
+        .run(|conn| {
+            conn.write_tx(|conn| {
+                storefront::db::pricing::save(
+                    conn,
+                    storefront::db::pricing::RuleValues {
+                        scope_kind: "default",
+                        scope_value: "",
+                        markup_bps: 3000,
+                        fixed_cents: 0,
+                        price_ending: None,
+                        min_margin_cents: 0,
+                    },
+                    now_ms(),
+                )
+            })
+        })
+        .await
+        .expect("save a rule");
+    let started = Instant::now();
+    while other.snapshot().pricing_version == before {
+        assert!(
+            started.elapsed() < AT_ONCE,
+            "the other replica still serves pricing version {before}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let _ = stop.send(true);
+    let _ = tokio::time::timeout(Duration::from_secs(2), listener).await;
+    let _ = tokio::time::timeout(Duration::from_secs(2), periodic).await;
+}
