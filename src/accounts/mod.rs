@@ -244,18 +244,29 @@ pub async fn login(
                 now - THROTTLE_WINDOW_MS,
             )?;
             if login_throttled(&recent) {
-                q::append_audit(
+                // One entry per account and address per window: a client hammering a
+                // throttled login cannot grow the audit log with every request.
+                let noted = q::count_recent(
                     conn,
-                    &NewAudit {
-                        at_ms: now,
-                        user_id: None,
-                        actor: &lookup_actor,
-                        action: action::LOGIN_THROTTLED,
-                        target: None,
-                        client_addr: &client,
-                        details: "too many failed logins in the last minute",
-                    },
+                    action::LOGIN_THROTTLED,
+                    &lookup_actor,
+                    &client,
+                    now - THROTTLE_WINDOW_MS,
                 )?;
+                if noted.pair == 0 {
+                    q::append_audit(
+                        conn,
+                        &NewAudit {
+                            at_ms: now,
+                            user_id: None,
+                            actor: &lookup_actor,
+                            action: action::LOGIN_THROTTLED,
+                            target: None,
+                            client_addr: &client,
+                            details: "too many failed logins in the last minute",
+                        },
+                    )?;
+                }
                 return Ok::<_, DbError>((true, None));
             }
             Ok((false, q::find_user_by_email(conn, &lookup_actor)?))

@@ -364,6 +364,16 @@ async fn sixth_wrong_password_in_a_minute_is_throttled_but_not_for_good(backend:
     // Even the right password waits: the throttle is checked before the password.
     assert_eq!(browser.login(&app, OWNER, PASSWORD).await.0, 429);
     assert!(browser.cookie("admin").is_none());
+    // Hammering a throttled login adds nothing to the audit log past its first refusal.
+    for _ in 0..10 {
+        assert_eq!(browser.login(&app, OWNER, "still guessing").await.0, 429);
+    }
+    let rows = audit_rows(&app.db).await;
+    assert_eq!(
+        rows.iter().filter(|r| r.1 == "login_throttled").count(),
+        1,
+        "one throttled entry for this account and address in the window"
+    );
 
     // A minute later (the failures moved back in time) the account works again.
     app.db
@@ -379,7 +389,7 @@ async fn sixth_wrong_password_in_a_minute_is_throttled_but_not_for_good(backend:
     let rows = audit_rows(&app.db).await;
     let failed = rows.iter().filter(|r| r.1 == "login_failed").count();
     let throttled = rows.iter().filter(|r| r.1 == "login_throttled").count();
-    assert_eq!((failed, throttled), (5, 2));
+    assert_eq!((failed, throttled), (5, 1));
 }
 
 /// `(action, client_addr)` of every login entry (signed in, failed, throttled), oldest first.
