@@ -348,34 +348,50 @@ fn preview(state: &AppState, snap: &Snapshot, rows: &[RuleRow], rule: &MarkupRul
     }
 }
 
-pub async fn preview_rule(
-    state: web::Data<AppState>,
-    req: HttpRequest,
-    CurrentAdmin(admin): CurrentAdmin,
+/// A submitted rule, checked for an owner with a valid form token, and previewed against the
+/// rules in force. `Err` is the answer to send instead: the form again with the reason (400).
+async fn checked_rule(
+    state: &AppState,
+    req: &HttpRequest,
+    admin: &Admin,
     form: web::Form<RuleForm>,
-) -> Result<HttpResponse, AppError> {
-    require_owner(&admin)?;
-    check_csrf(&state, &req, &form.csrf_token)?;
+) -> Result<Result<(RuleForm, MarkupRule, Preview), HttpResponse>, AppError> {
+    require_owner(admin)?;
+    check_csrf(state, req, &form.csrf_token)?;
     let form = form.into_inner();
     let snap = state.catalog.snapshot();
     let rule = match parse_rule(&form, &snap) {
         Ok(rule) => rule,
         Err(message) => {
-            return render(
-                &state,
-                &req,
-                &admin,
+            let page = render(
+                state,
+                req,
+                admin,
                 StatusCode::BAD_REQUEST,
                 form,
                 Some(message),
                 None,
                 false,
             )
-            .await;
+            .await?;
+            return Ok(Err(page));
         }
     };
     let rows = state.db.run(q::rules).await?;
-    let preview = preview(&state, &snap, &rows, &rule);
+    let preview = preview(state, &snap, &rows, &rule);
+    Ok(Ok((form, rule, preview)))
+}
+
+pub async fn preview_rule(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    form: web::Form<RuleForm>,
+) -> Result<HttpResponse, AppError> {
+    let (form, _, preview) = match checked_rule(&state, &req, &admin, form).await? {
+        Ok(checked) => checked,
+        Err(refused) => return Ok(refused),
+    };
     render(
         &state,
         &req,
@@ -395,28 +411,10 @@ pub async fn save(
     CurrentAdmin(admin): CurrentAdmin,
     form: web::Form<RuleForm>,
 ) -> Result<HttpResponse, AppError> {
-    require_owner(&admin)?;
-    check_csrf(&state, &req, &form.csrf_token)?;
-    let form = form.into_inner();
-    let snap = state.catalog.snapshot();
-    let rule = match parse_rule(&form, &snap) {
-        Ok(rule) => rule,
-        Err(message) => {
-            return render(
-                &state,
-                &req,
-                &admin,
-                StatusCode::BAD_REQUEST,
-                form,
-                Some(message),
-                None,
-                false,
-            )
-            .await;
-        }
+    let (form, rule, check) = match checked_rule(&state, &req, &admin, form).await? {
+        Ok(checked) => checked,
+        Err(refused) => return Ok(refused),
     };
-    let rows = state.db.run(q::rules).await?;
-    let check = preview(&state, &snap, &rows, &rule);
     if check.below_cost {
         return render(
             &state,

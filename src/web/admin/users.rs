@@ -325,6 +325,13 @@ impl UserAction {
     }
 }
 
+/// A user action with its parsed input.
+enum Request {
+    Role(Role),
+    Disabled(bool),
+    Password(NewPassword),
+}
+
 pub async fn action(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -339,39 +346,35 @@ pub async fn action(
     let act = UserAction::parse(&slug).ok_or(AppError::NotFound)?;
     let client = client_addr(&req);
     let db = &state.db;
-    let outcome = match act {
-        UserAction::Role => match parse_role(&form.role) {
-            Ok(role) => users::change_role(db, &admin, &client, id, role).await,
-            Err(message) => {
-                return render_detail(
-                    &state,
-                    &req,
-                    &admin,
-                    StatusCode::BAD_REQUEST,
-                    id,
-                    None,
-                    Some(message),
-                )
-                .await;
-            }
-        },
-        UserAction::Disable => users::set_disabled(db, &admin, &client, id, true).await,
-        UserAction::Enable => users::set_disabled(db, &admin, &client, id, false).await,
-        UserAction::Password => match parse_new_password(&form.password, &form.password_again) {
-            Ok(password) => users::reset_password(db, &admin, &client, id, password).await,
-            Err(message) => {
-                return render_detail(
-                    &state,
-                    &req,
-                    &admin,
-                    StatusCode::BAD_REQUEST,
-                    id,
-                    None,
-                    Some(message),
-                )
-                .await;
-            }
-        },
+    // A form that does not parse is shown again with the reason; nothing is attempted.
+    let request = match act {
+        UserAction::Role => parse_role(&form.role).map(Request::Role),
+        UserAction::Disable => Ok(Request::Disabled(true)),
+        UserAction::Enable => Ok(Request::Disabled(false)),
+        UserAction::Password => {
+            parse_new_password(&form.password, &form.password_again).map(Request::Password)
+        }
+    };
+    let outcome = match request {
+        Ok(Request::Role(role)) => users::change_role(db, &admin, &client, id, role).await,
+        Ok(Request::Disabled(disabled)) => {
+            users::set_disabled(db, &admin, &client, id, disabled).await
+        }
+        Ok(Request::Password(password)) => {
+            users::reset_password(db, &admin, &client, id, password).await
+        }
+        Err(message) => {
+            return render_detail(
+                &state,
+                &req,
+                &admin,
+                StatusCode::BAD_REQUEST,
+                id,
+                None,
+                Some(message),
+            )
+            .await;
+        }
     };
     match outcome {
         Ok(Change::Done { sessions_ended }) => {
