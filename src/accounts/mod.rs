@@ -64,6 +64,7 @@ pub mod action {
     pub const ORDER_RETRY: &str = "order_retry";
     pub const ORDER_REFUND: &str = "order_refund";
     pub const ORDER_RESOLVE: &str = "order_resolve";
+    pub const PLACEMENTS_RETRY: &str = "placements_retry";
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

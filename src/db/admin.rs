@@ -60,6 +60,8 @@ pub struct OutboxHealth {
     /// When the most overdue queued job became due, if one is due.
     pub oldest_due_ms: Option<i64>,
     pub dead: i64,
+    /// Placements queued for later (held back by a wallet or account problem, or backing off).
+    pub waiting_placements: i64,
 }
 
 pub fn outbox_health(conn: &mut DbConn, now_ms: i64) -> Result<OutboxHealth, DbError> {
@@ -76,10 +78,17 @@ pub fn outbox_health(conn: &mut DbConn, now_ms: i64) -> Result<OutboxHealth, DbE
         .filter(outbox_jobs::state.eq(outbox::DEAD))
         .count()
         .get_result(conn)?;
+    let waiting_placements = outbox_jobs::table
+        .filter(outbox_jobs::kind.eq("place_order"))
+        .filter(outbox_jobs::state.eq(outbox::QUEUED))
+        .filter(outbox_jobs::run_at_ms.gt(now_ms))
+        .count()
+        .get_result(conn)?;
     Ok(OutboxHealth {
         pending,
         oldest_due_ms,
         dead,
+        waiting_placements,
     })
 }
 

@@ -6,6 +6,7 @@ use diesel::prelude::*;
 
 use crate::db::schema::{alerts, installations, purchases, refunds};
 use crate::db::{DbConn, DbError};
+use crate::domain::purchase::RefundCause;
 
 // ---- purchases: what upstream told us -------------------------------------------------------
 
@@ -132,6 +133,23 @@ pub fn raise_alert(
     Ok(true)
 }
 
+/// Resolves the purchase's open alerts of `kind`; returns how many.
+pub fn resolve_alerts_of_kind(
+    conn: &mut DbConn,
+    purchase_id: &str,
+    kind: &str,
+    now_ms: i64,
+) -> Result<usize, DbError> {
+    Ok(diesel::update(
+        alerts::table
+            .filter(alerts::purchase_id.eq(purchase_id))
+            .filter(alerts::kind.eq(kind))
+            .filter(alerts::resolved_at_ms.is_null()),
+    )
+    .set(alerts::resolved_at_ms.eq(now_ms))
+    .execute(conn)?)
+}
+
 /// Open alerts, oldest first.
 pub fn open_alerts(conn: &mut DbConn) -> Result<Vec<Alert>, DbError> {
     Ok(alerts::table
@@ -163,6 +181,22 @@ pub struct RefundRow {
     pub reason: String,
     pub created_at_ms: i64,
     pub updated_at_ms: i64,
+    /// `RefundCause` as text.
+    pub cause: String,
+    /// An upstream order was paid from the wallet: the refund is a loss in the books.
+    pub keeps_cost: bool,
+}
+
+impl RefundRow {
+    /// The cause as a type; a value the schema's CHECK would refuse reads as a failed delivery.
+    pub fn cause(&self) -> RefundCause {
+        RefundCause::parse(&self.cause).unwrap_or(RefundCause::DeliveryFailed)
+    }
+
+    /// Not failed: under way or done.
+    pub fn is_open(&self) -> bool {
+        self.status != "failed"
+    }
 }
 
 pub fn refund_for(conn: &mut DbConn, purchase_id: &str) -> Result<Option<RefundRow>, DbError> {
@@ -180,6 +214,8 @@ pub fn ensure_refund(
     purchase_id: &str,
     amount_cents: i64,
     reason: &str,
+    cause: RefundCause,
+    keeps_cost: bool,
     now_ms: i64,
 ) -> Result<RefundRow, DbError> {
     crate::with_inner!(&mut *conn, |c| {
@@ -191,6 +227,8 @@ pub fn ensure_refund(
                 refunds::idempotency_key.eq(format!("refund-{purchase_id}")),
                 refunds::status.eq("pending"),
                 refunds::reason.eq(reason),
+                refunds::cause.eq(cause.as_str()),
+                refunds::keeps_cost.eq(keeps_cost),
                 refunds::created_at_ms.eq(now_ms),
                 refunds::updated_at_ms.eq(now_ms),
             ))

@@ -343,6 +343,94 @@ pub fn count_attempts(conn: &mut DbConn, job_id: i64, outcomes: &[&str]) -> Resu
         .get_result(conn)?)
 }
 
+/// How many attempts of `job_id` ended in one of `outcomes` after its latest attempt that
+/// ended in one of `since` (all of them when none did): "unknown outcomes since the last
+/// reconciliation".
+pub fn count_attempts_since(
+    conn: &mut DbConn,
+    job_id: i64,
+    outcomes: &[&str],
+    since: &[&str],
+) -> Result<i64, DbError> {
+    let last_marker: Option<i32> = outbox_attempts::table
+        .filter(outbox_attempts::job_id.eq(job_id))
+        .filter(outbox_attempts::outcome.eq_any(since))
+        .select(diesel::dsl::max(outbox_attempts::attempt))
+        .first(conn)?;
+    Ok(outbox_attempts::table
+        .filter(outbox_attempts::job_id.eq(job_id))
+        .filter(outbox_attempts::outcome.eq_any(outcomes))
+        .filter(outbox_attempts::attempt.gt(last_marker.unwrap_or(0)))
+        .count()
+        .get_result(conn)?)
+}
+
+/// Holds back every queued job of `kind` until at least `until_ms` (a shop-wide pause, such
+/// as an account problem: the other placements would only meet the same refusal). Returns
+/// how many moved.
+pub fn defer_kind(
+    conn: &mut DbConn,
+    kind: &str,
+    until_ms: i64,
+    now_ms: i64,
+) -> Result<usize, DbError> {
+    Ok(diesel::update(
+        outbox_jobs::table
+            .filter(outbox_jobs::kind.eq(kind))
+            .filter(outbox_jobs::state.eq(QUEUED))
+            .filter(outbox_jobs::run_at_ms.lt(until_ms)),
+    )
+    .set((
+        outbox_jobs::run_at_ms.eq(until_ms),
+        outbox_jobs::updated_at_ms.eq(now_ms),
+    ))
+    .execute(conn)?)
+}
+
+/// Makes every queued job of `kind` due now (the owner fixed what they waited for), and tells
+/// every replica. Returns how many.
+pub fn make_kind_due_now(conn: &mut DbConn, kind: &str, now_ms: i64) -> Result<usize, DbError> {
+    let due = diesel::update(
+        outbox_jobs::table
+            .filter(outbox_jobs::kind.eq(kind))
+            .filter(outbox_jobs::state.eq(QUEUED))
+            .filter(outbox_jobs::run_at_ms.gt(now_ms)),
+    )
+    .set((
+        outbox_jobs::run_at_ms.eq(now_ms),
+        outbox_jobs::updated_at_ms.eq(now_ms),
+    ))
+    .execute(conn)?;
+    if due > 0 {
+        announce(conn)?;
+    }
+    Ok(due)
+}
+
+/// Ends an open (queued) job without running it: `outcome` says why. A job a worker holds
+/// right now is left alone; returns whether one was ended.
+pub fn cancel_queued(
+    conn: &mut DbConn,
+    purchase_id: &str,
+    kind: &str,
+    outcome: &str,
+    now_ms: i64,
+) -> Result<bool, DbError> {
+    let ended = diesel::update(
+        outbox_jobs::table
+            .filter(outbox_jobs::purchase_id.eq(purchase_id))
+            .filter(outbox_jobs::kind.eq(kind))
+            .filter(outbox_jobs::state.eq(QUEUED)),
+    )
+    .set((
+        outbox_jobs::state.eq(DONE),
+        outbox_jobs::outcome.eq(outcome),
+        outbox_jobs::updated_at_ms.eq(now_ms),
+    ))
+    .execute(conn)?;
+    Ok(ended > 0)
+}
+
 /// Every attempt of a job, oldest first.
 pub fn attempts(conn: &mut DbConn, job_id: i64) -> Result<Vec<Attempt>, DbError> {
     Ok(outbox_attempts::table

@@ -1,11 +1,12 @@
-//! Purchase rows and the queries that move them. A status change is a conditional `UPDATE`
-//! (only from a status allowed to move there) plus an event row, in the caller's transaction.
+//! Purchase rows and the queries that move them. Every status change goes through [`apply`]:
+//! the transition table decides, then a conditional `UPDATE` plus an event row record it, in
+//! the caller's transaction.
 
 use diesel::prelude::*;
 
 use crate::db::schema::{order_link_tokens, purchase_events, purchases};
 use crate::db::{DbConn, DbError};
-use crate::domain::purchase::PurchaseStatus;
+use crate::domain::purchase::{self as lifecycle, Next, PurchaseStatus, Refusal};
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
 #[diesel(table_name = purchases)]
@@ -102,38 +103,76 @@ pub fn find_by_session(conn: &mut DbConn, session_id: &str) -> Result<Option<Pur
         .optional()?)
 }
 
-/// Moves `id` to `to` if its current status allows it; records the event. Returns the status
-/// it moved from, or `None` when the purchase was not in a status that may move to `to`.
-pub fn transition(
+/// A change the transition table refused, or the database failing underneath.
+#[derive(Debug, thiserror::Error)]
+pub enum TransitionError {
+    #[error("purchase {0} does not exist")]
+    Missing(String),
+    #[error(transparent)]
+    Refused(#[from] Refusal),
+    #[error(transparent)]
+    Db(#[from] DbError),
+}
+
+impl From<diesel::result::Error> for TransitionError {
+    fn from(e: diesel::result::Error) -> Self {
+        Self::Db(DbError::Query(e))
+    }
+}
+
+/// What [`apply`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Applied {
+    pub from: PurchaseStatus,
+    pub to: PurchaseStatus,
+}
+
+impl Applied {
+    /// Whether the status changed (and an event row was written).
+    pub fn moved(&self) -> bool {
+        self.from != self.to
+    }
+}
+
+/// Applies `event` to purchase `id` through the transition table
+/// ([`PurchaseStatus::on`]), in the caller's transaction: a move is a conditional `UPDATE`
+/// (only from the status the table was asked about) plus an event row with `note`; "stay"
+/// writes nothing; a refusal is an error the caller must handle.
+pub fn apply(
     conn: &mut DbConn,
     id: &str,
-    to: PurchaseStatus,
+    event: &lifecycle::PurchaseEvent,
     note: &str,
     now_ms: i64,
-) -> Result<Option<PurchaseStatus>, DbError> {
-    let Some(current) = find(conn, id)? else {
-        return Ok(None);
-    };
-    let from = current.status();
-    if !from.can_move_to(to) {
-        return Ok(None);
+) -> Result<Applied, TransitionError> {
+    // On PostgreSQL (read committed) another transaction may move the purchase between the
+    // read and the update; the table is then asked again about the new status.
+    for _ in 0..3 {
+        let current = find(conn, id)?.ok_or_else(|| TransitionError::Missing(id.to_string()))?;
+        let from = current.status();
+        let to = match from.on(event)? {
+            Next::Stay => return Ok(Applied { from, to: from }),
+            Next::To(to) => to,
+        };
+        let changed = diesel::update(
+            purchases::table
+                .filter(purchases::id.eq(id))
+                .filter(purchases::status.eq(from.as_str())),
+        )
+        .set((
+            purchases::status.eq(to.as_str()),
+            purchases::updated_at_ms.eq(now_ms),
+        ))
+        .execute(conn)?;
+        if changed == 1 {
+            add_event(conn, id, Some(from.as_str()), to.as_str(), note, now_ms)?;
+            return Ok(Applied { from, to });
+        }
     }
-    let changed = diesel::update(
-        purchases::table
-            .filter(purchases::id.eq(id))
-            .filter(purchases::status.eq(from.as_str())),
-    )
-    .set((
-        purchases::status.eq(to.as_str()),
-        purchases::updated_at_ms.eq(now_ms),
-    ))
-    .execute(conn)?;
-    if changed == 0 {
-        // Another transaction moved it first (PostgreSQL, read committed).
-        return Ok(None);
-    }
-    add_event(conn, id, Some(from.as_str()), to.as_str(), note, now_ms)?;
-    Ok(Some(from))
+    Err(TransitionError::Db(DbError::Task(format!(
+        "purchase {id} kept changing under {}",
+        event.name()
+    ))))
 }
 
 #[derive(Debug, Clone, PartialEq, Queryable)]

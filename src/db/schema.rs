@@ -58,6 +58,8 @@ diesel::table! {
         reason -> Text,
         created_at_ms -> BigInt,
         updated_at_ms -> BigInt,
+        cause -> Text,
+        keeps_cost -> Bool,
     }
 }
 

@@ -10,8 +10,9 @@ use url::Url;
 use crate::catalog::{ShopPlan, Snapshot};
 use crate::config::SecretKey;
 use crate::db::purchases::NewPurchase;
+use crate::db::purchases::TransitionError;
 use crate::db::{self, Db, DbError};
-use crate::domain::purchase::PurchaseStatus;
+use crate::domain::purchase::{PurchaseEvent, PurchaseStatus};
 use crate::domain::{Cents, Email};
 use crate::orders::links::{hash_token, order_token, order_url};
 use crate::payments::{CheckoutRequest, PaymentError, PaymentProvider, Provider};
@@ -50,6 +51,8 @@ pub enum CheckoutError {
     Payment(#[from] PaymentError),
     #[error(transparent)]
     Db(#[from] DbError),
+    #[error(transparent)]
+    Transition(#[from] TransitionError),
 }
 
 /// A purchase created and its payment page ready.
@@ -164,10 +167,10 @@ impl Checkout<'_> {
                 self.db
                     .run(move |conn| {
                         conn.write_tx(|conn| {
-                            db::purchases::transition(
+                            db::purchases::apply(
                                 conn,
                                 &purchase_id,
-                                PurchaseStatus::PaymentFailed,
+                                &PurchaseEvent::CheckoutAbandoned,
                                 &format!("the payment page could not be created: {reason}"),
                                 db::now_ms(),
                             )
@@ -237,7 +240,7 @@ impl Checkout<'_> {
 }
 
 /// Marks purchases whose payment page expired unpaid as `payment_failed`; returns how many.
-pub fn expire_unpaid(conn: &mut crate::db::DbConn, now_ms: i64) -> Result<usize, DbError> {
+pub fn expire_unpaid(conn: &mut crate::db::DbConn, now_ms: i64) -> Result<usize, TransitionError> {
     use diesel::prelude::*;
 
     use crate::db::schema::purchases;
@@ -250,15 +253,15 @@ pub fn expire_unpaid(conn: &mut crate::db::DbConn, now_ms: i64) -> Result<usize,
     let mut moved = 0;
     for id in expired {
         let changed = conn.write_tx(|conn| {
-            db::purchases::transition(
+            db::purchases::apply(
                 conn,
                 &id,
-                PurchaseStatus::PaymentFailed,
+                &PurchaseEvent::CheckoutExpired,
                 "the payment page expired unpaid",
                 now_ms,
             )
         })?;
-        moved += usize::from(changed.is_some());
+        moved += usize::from(changed.moved());
     }
     Ok(moved)
 }

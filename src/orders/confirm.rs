@@ -5,9 +5,10 @@
 
 use diesel::prelude::*;
 
+use crate::db::purchases::TransitionError;
 use crate::db::schema::{payment_events, purchases};
 use crate::db::{self, DbConn, DbError};
-use crate::domain::purchase::PurchaseStatus;
+use crate::domain::purchase::PurchaseEvent;
 use crate::orders::outbox::{self, JobKind};
 use crate::payments::{EventKind, PaymentEvent};
 
@@ -25,7 +26,11 @@ pub enum Applied {
 }
 
 /// Applies `event` from `provider` in one write transaction.
-pub fn apply(conn: &mut DbConn, provider: &str, event: &PaymentEvent) -> Result<Applied, DbError> {
+pub fn apply(
+    conn: &mut DbConn,
+    provider: &str,
+    event: &PaymentEvent,
+) -> Result<Applied, TransitionError> {
     conn.write_tx(|conn| {
         let now = db::now_ms();
         let (kind, purchase) = match &event.kind {
@@ -86,25 +91,25 @@ pub fn apply(conn: &mut DbConn, provider: &str, event: &PaymentEvent) -> Result<
                         ),
                         now,
                     )?;
-                    db::purchases::transition(
+                    db::purchases::apply(
                         conn,
                         &purchase.id,
-                        PurchaseStatus::NeedsAttention,
+                        &PurchaseEvent::PaymentAmountMismatch,
                         "payment amount differs from the price",
                         now,
                     )?;
                     return Ok(Applied::Recorded);
                 }
-                let Some(_) = db::purchases::transition(
+                let moved = db::purchases::apply(
                     conn,
                     &purchase.id,
-                    PurchaseStatus::Paid,
+                    &PurchaseEvent::PaymentConfirmed,
                     "payment confirmed by the provider",
                     now,
-                )?
-                else {
+                )?;
+                if !moved.moved() {
                     return Ok(Applied::Recorded);
-                };
+                }
                 diesel::update(purchases::table.find(&purchase.id))
                     .set((
                         purchases::paid_at_ms.eq(now),
@@ -118,18 +123,19 @@ pub fn apply(conn: &mut DbConn, provider: &str, event: &PaymentEvent) -> Result<
                 })
             }
             EventKind::Failed { reason, .. } => {
-                let moved = db::purchases::transition(
+                let moved = db::purchases::apply(
                     conn,
                     &purchase.id,
-                    PurchaseStatus::PaymentFailed,
+                    &PurchaseEvent::PaymentFailed,
                     &format!("payment failed: {reason}"),
                     now,
                 )?;
-                Ok(match moved {
-                    Some(_) => Applied::PaymentFailed {
+                Ok(if moved.moved() {
+                    Applied::PaymentFailed {
                         purchase_id: purchase.id,
-                    },
-                    None => Applied::Recorded,
+                    }
+                } else {
+                    Applied::Recorded
                 })
             }
             EventKind::Refunded { amount, .. } => {

@@ -22,8 +22,9 @@ use sha2::Sha256;
 use crate::config::{Secret, SecretKey};
 use crate::db::fulfilment::{self, InstallationRow};
 use crate::db::outbox::LeasedJob;
+use crate::db::purchases::TransitionError;
 use crate::db::{DbConn, DbError, purchases};
-use crate::domain::purchase::PurchaseStatus;
+use crate::domain::purchase::PurchaseEvent;
 use crate::orders::outbox::{Inner, OutboxError, Verdict, alert, needs_attention};
 use crate::upstream::{Class, Installation, PathId};
 
@@ -443,8 +444,16 @@ fn mark_fulfilled(
     purchase_id: &str,
     note: &str,
     now: i64,
-) -> Result<(), DbError> {
-    if purchases::transition(conn, purchase_id, PurchaseStatus::Fulfilled, note, now)?.is_some() {
+) -> Result<(), TransitionError> {
+    if purchases::apply(
+        conn,
+        purchase_id,
+        &PurchaseEvent::InstallationStored,
+        note,
+        now,
+    )?
+    .moved()
+    {
         crate::orders::outbox::enqueue(
             conn,
             purchase_id,

@@ -2,6 +2,7 @@
 //! that places each paid purchase upstream exactly once, tracking, delivery and refunds; and
 //! watching the wallet, with the owners' alert emails.
 
+pub mod actions;
 pub mod alert_mail;
 pub mod checkout;
 pub mod confirm;
@@ -10,6 +11,7 @@ pub mod links;
 pub mod notify;
 pub mod outbox;
 pub mod placement;
+pub mod reconcile;
 pub mod refund;
 pub mod tracking;
 pub mod wallet;

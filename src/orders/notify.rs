@@ -12,6 +12,7 @@ use crate::db::outbox::LeasedJob;
 use crate::db::schema::{catalog_plans, catalog_regions};
 use crate::db::{DbError, fulfilment, now_ms};
 use crate::domain::plan::describe_allowance;
+use crate::domain::purchase::RefundCause;
 use crate::domain::{Cents, Email};
 use crate::mail::{Mailer, OutgoingEmail};
 use crate::orders::links::{order_url, token_for_email};
@@ -70,8 +71,18 @@ pub(crate) async fn send(
             "the purchase row is gone",
         ));
     };
-    let plan_id = purchase.plan_id.clone();
-    let description = ob.db.run(move |c| plan_description(c, &plan_id)).await?;
+    let (plan_id, purchase_id) = (purchase.plan_id.clone(), purchase.id.clone());
+    let (description, refund) = ob
+        .db
+        .run(move |c| {
+            Ok::<_, DbError>((
+                plan_description(c, &plan_id)?,
+                fulfilment::refund_for(c, &purchase_id)?,
+            ))
+        })
+        .await?;
+    // The refund email says what the refund row records, never a guess.
+    let refund_reason = refund.map_or(RefundCause::DeliveryFailed, |r| r.cause());
     let to = match Email::parse(purchase.email.as_str()) {
         Ok(to) => to,
         Err(_) => {
@@ -101,7 +112,7 @@ pub(crate) async fn send(
             &link,
             &description,
             amount,
-            "our supplier could not provide this eSIM",
+            refund_reason.customer_reason(),
         ),
     };
     let message = match message {

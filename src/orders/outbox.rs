@@ -41,9 +41,10 @@ use tracing::Instrument;
 
 use crate::config::DatabaseUrl;
 use crate::db::outbox::{self as jobs, AttemptRecord, LeasedJob, Next};
+use crate::db::purchases::TransitionError;
 use crate::db::{Db, DbConn, DbError, fulfilment, now_ms, purchases};
 use crate::domain::Cents;
-use crate::domain::purchase::PurchaseStatus;
+use crate::domain::purchase::PurchaseEvent;
 use crate::orders::installation::{self, InstallationKey};
 use crate::orders::{notify, placement, refund, tracking};
 use crate::payments::Provider;
@@ -119,6 +120,10 @@ pub fn enqueue(
 /// Alert kinds written to `alerts.kind`.
 pub mod alert {
     pub const INSUFFICIENT_BALANCE: &str = "insufficient_balance";
+    /// Shop-wide: the supplier refuses orders from this account (key, scope, suspension).
+    pub const ACCOUNT_PROBLEM: &str = "account_problem";
+    /// A placement's outcome stayed unknown and upstream's order list could not settle it.
+    pub const PLACEMENT_UNKNOWN: &str = "placement_unknown";
     pub const NEEDS_ATTENTION: &str = "needs_attention";
     pub const PENDING_REVIEW: &str = "pending_review";
     pub const UNFAMILIAR_STATUS: &str = "unfamiliar_status";
@@ -138,9 +143,15 @@ pub struct OutboxConfig {
     pub poll_interval: Duration,
     /// Backoff between retries after an unknown outcome or a failed call.
     pub retry: Backoff,
-    /// `POST /orders` attempts with an unknown outcome before the purchase goes to
-    /// `needs_attention` (never refunded automatically: the order may exist).
+    /// `POST /orders` attempts in a row with an unknown outcome before the order is looked up
+    /// by its reference (never refunded automatically: the order may exist).
     pub max_unknown_attempts: u32,
+    /// How often a placement whose outcome could not be reconciled (upstream's order list
+    /// unreadable) is looked up again.
+    pub reconcile_wait: Duration,
+    /// How long placements wait after an account problem (401, 403, a suspension) before
+    /// they are tried again without the owner.
+    pub account_problem_wait: Duration,
     /// Attempts of `fetch_installation` and `refund` before they go `dead`.
     pub max_attempts: u32,
     /// How long a `place_order` waits after `insufficient_balance` before trying again.
@@ -167,6 +178,8 @@ impl OutboxConfig {
                 cap: Duration::from_secs(10 * 60),
             },
             max_unknown_attempts: 25,
+            reconcile_wait: Duration::from_secs(30 * 60),
+            account_problem_wait: Duration::from_secs(15 * 60),
             max_attempts: 25,
             insufficient_balance_wait: Duration::from_secs(5 * 60),
             tracking: Backoff {
@@ -187,6 +200,8 @@ pub enum OutboxError {
     Db(#[from] DbError),
     #[error("installation storage failed: {0}")]
     Installation(#[from] installation::InstallationError),
+    #[error(transparent)]
+    Transition(#[from] TransitionError),
 }
 
 impl From<diesel::result::Error> for OutboxError {
@@ -218,7 +233,16 @@ pub struct JobReport {
     pub recorded: bool,
 }
 
-type Effects = Box<dyn FnOnce(&mut DbConn, i64) -> Result<(), DbError> + Send>;
+/// How recording an outcome ended.
+enum Recorded {
+    Yes,
+    /// Another worker holds the job now: nothing was written.
+    LeaseLost,
+    /// The effects were refused by the transition table and the refusal was recorded instead.
+    Refused,
+}
+
+type Effects = Box<dyn FnOnce(&mut DbConn, i64) -> Result<(), TransitionError> + Send>;
 
 /// A handler's verdict, recorded by the worker in one short transaction.
 pub(crate) struct Verdict {
@@ -277,9 +301,12 @@ impl Verdict {
         }
     }
 
+    /// Business changes to apply with the outcome. A purchase change the transition table
+    /// refuses rolls them back; the attempt is then recorded as `refused`, the job ends and
+    /// the admin is alerted (see [`Outbox::record`]).
     pub fn with_effects(
         mut self,
-        effects: impl FnOnce(&mut DbConn, i64) -> Result<(), DbError> + Send + 'static,
+        effects: impl FnOnce(&mut DbConn, i64) -> Result<(), TransitionError> + Send + 'static,
     ) -> Self {
         self.effects = Some(Box::new(effects));
         self
@@ -563,11 +590,12 @@ impl Outbox {
             recorded: false,
         };
         let replica = self.inner.replica.clone();
+        let job_kind = leased.job.kind.clone();
         let recorded = self
             .inner
             .db
             .run(move |conn| {
-                conn.write_tx(|conn| {
+                let first = conn.write_tx(|conn| {
                     let now = now_ms();
                     if let Some(until) = gate_until_ms {
                         // The gate is a fact about upstream, true whoever holds the lease.
@@ -576,18 +604,65 @@ impl Outbox {
                     let attempt = AttemptRecord {
                         started_at_ms,
                         outcome: label.to_string(),
-                        detail,
+                        detail: detail.clone(),
                     };
                     if !jobs::settle(conn, &leased, &next, &attempt, now)? {
-                        return Ok::<_, DbError>(false);
+                        return Ok::<_, TransitionError>(Recorded::LeaseLost);
                     }
                     if let Some(effects) = effects {
                         effects(conn, now)?;
                     }
-                    Ok(true)
+                    Ok(Recorded::Yes)
+                });
+                let refusal = match first {
+                    Err(TransitionError::Refused(refusal)) => refusal,
+                    other => return other,
+                };
+                // The purchase is not where this outcome expected it (an admin acted, or
+                // another event got there first). Nothing of the outcome is applied; the job
+                // ends and a person is told, so the refusal is never silent and never loops.
+                conn.write_tx(|conn| {
+                    let now = now_ms();
+                    if let Some(until) = gate_until_ms {
+                        jobs::close_upstream_gate(conn, until, &replica)?;
+                    }
+                    let message = format!("{job_kind} ({label}) not applied: {refusal}");
+                    let attempt = AttemptRecord {
+                        started_at_ms,
+                        outcome: "refused".to_string(),
+                        detail: format!("{message}. {detail}"),
+                    };
+                    let end = jobs::Next::Done {
+                        outcome: "refused".to_string(),
+                    };
+                    if !jobs::settle(conn, &leased, &end, &attempt, now)? {
+                        return Ok(Recorded::LeaseLost);
+                    }
+                    let status = refusal.status.as_str();
+                    let purchase_id = leased.job.purchase_id.as_str();
+                    purchases::add_event(conn, purchase_id, Some(status), status, &message, now)?;
+                    fulfilment::raise_alert(
+                        conn,
+                        alert::NEEDS_ATTENTION,
+                        Some(purchase_id),
+                        &message,
+                        now,
+                    )?;
+                    Ok(Recorded::Refused)
                 })
             })
             .await?;
+        let (recorded, report) = match recorded {
+            Recorded::Yes => (true, report),
+            Recorded::LeaseLost => (false, report),
+            Recorded::Refused => (
+                true,
+                JobReport {
+                    outcome: "refused".to_string(),
+                    ..report
+                },
+            ),
+        };
         if recorded && refresh_wallet {
             self.inner.refresh_wallet().await;
         }
@@ -665,22 +740,35 @@ impl Inner {
     }
 }
 
-/// Moves a purchase to `needs_attention` (if its status allows) and raises an alert, in the
-/// caller's transaction.
+/// A person must look: the purchase moves to `needs_attention` through the transition table
+/// ([`PurchaseEvent::NeedsInvestigation`]) and an alert is raised, in the caller's transaction.
 pub(crate) fn needs_attention(
     conn: &mut DbConn,
     purchase_id: &str,
     alert_kind: &str,
     message: &str,
     now: i64,
-) -> Result<(), DbError> {
-    purchases::transition(
+) -> Result<(), TransitionError> {
+    attention(
         conn,
         purchase_id,
-        PurchaseStatus::NeedsAttention,
+        &PurchaseEvent::NeedsInvestigation,
+        alert_kind,
         message,
         now,
-    )?;
+    )
+}
+
+/// Moves the purchase by `event` and raises an alert, in the caller's transaction.
+pub(crate) fn attention(
+    conn: &mut DbConn,
+    purchase_id: &str,
+    event: &PurchaseEvent,
+    alert_kind: &str,
+    message: &str,
+    now: i64,
+) -> Result<(), TransitionError> {
+    purchases::apply(conn, purchase_id, event, message, now)?;
     fulfilment::raise_alert(conn, alert_kind, Some(purchase_id), message, now)?;
     Ok(())
 }

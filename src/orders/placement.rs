@@ -1,4 +1,4 @@
-//! The `place_order` job: DESIGN purchase flow step 4, one `POST /orders` per attempt.
+//! The `place_order` job: one `POST /orders` per attempt for a paid purchase.
 //!
 //! The body comes from the purchase row (`plan_id`, `cost_cents` as `expectedPriceCents`,
 //! `reference`) and the key is `purchases.idempotency_key`, both persisted before the first
@@ -6,21 +6,40 @@
 //! SAME key and body: a timeout is not a failure, the order may exist, and only a replay under
 //! the same key lets upstream answer "this is the order you already have" instead of selling a
 //! second eSIM. The key changes only after a definitive `price_changed`, which proves no order
-//! exists under it.
+//! exists under it, and at most [`MAX_REPRICES`] times.
+//!
+//! Refusals are told apart by `upstream::Refusal` (decided once, in `upstream::error`):
+//! - `insufficient_balance` and account problems (401, 403, an unlisted 409 such as a
+//!   purchasing suspension) wait: sales pause, owners get one alert, every placement is held
+//!   back, and the job is sent again under the same key on a slow timer or when the owner
+//!   retries. Never refunded: the purchase is not at fault.
+//! - `idempotency_key_reused`, and an outcome still unknown after many attempts, are settled by
+//!   reconciliation ([`super::reconcile`]): an order found under the purchase's reference is
+//!   adopted and tracked; a proven absence lets placement go on under the same key.
+//! - A refused request (400, 404) ends placement: the purchase needs attention and, with
+//!   `AUTO_REFUND`, the consumer is refunded.
 
 use crate::db::outbox::LeasedJob;
-use crate::db::{fulfilment, purchases};
-use crate::domain::purchase::PurchaseStatus;
+use crate::db::purchases::TransitionError;
+use crate::db::{DbConn, admin, fulfilment, outbox as jobs, purchases};
+use crate::domain::purchase::{PurchaseEvent, PurchaseStatus, RefundCause};
 use crate::orders::outbox::{
-    Inner, JobKind, OutboxError, Verdict, alert, duration_ms, enqueue, needs_attention,
+    Inner, JobKind, OutboxError, Verdict, alert, attention, duration_ms, enqueue,
 };
+use crate::orders::reconcile::{self, Lookup};
 use crate::upstream::{
-    ApiAmount, Class, ErrorCode, IdempotencyKey, OrderReference, OrderRequest, PathId, PlanId,
+    ApiAmount, Class, IdempotencyKey, OrderReference, OrderRequest, PathId, PlanId, Refusal,
     UpstreamError,
 };
 
-/// Attempt outcomes that may have reached upstream: they count towards giving up.
+/// Attempt outcomes that may have reached upstream: they count towards reconciliation.
 const UNKNOWN_OUTCOMES: [&str; 2] = ["unknown", "lease_expired"];
+/// Attempt outcomes after which unknown outcomes are counted afresh.
+const RECONCILED: [&str; 1] = ["reconciled_absent"];
+/// New key generations a purchase may get from `price_changed` before a person decides.
+pub const MAX_REPRICES: i32 = 3;
+/// Proven absences after `idempotency_key_reused` before a person decides.
+const MAX_KEY_REUSED_LOOKUPS: i64 = 3;
 
 pub(crate) async fn place_order(ob: &Inner, leased: &LeasedJob) -> Result<Verdict, OutboxError> {
     let Some(purchase) = ob.purchase(&leased.job.purchase_id).await? else {
@@ -41,48 +60,53 @@ pub(crate) async fn place_order(ob: &Inner, leased: &LeasedJob) -> Result<Verdic
             format!("purchase is {}, not paid", purchase.status),
         ));
     }
+    let refund = {
+        let id = purchase.id.clone();
+        ob.db.run(move |c| fulfilment::refund_for(c, &id)).await?
+    };
+    if refund.is_some_and(|r| r.is_open()) {
+        return Ok(Verdict::done(
+            "cancelled_refund",
+            "the consumer is being refunded: no order is placed",
+        ));
+    }
     let purchase_id = purchase.id.clone();
     let (key, request) = match order_request(&purchase) {
         Ok(parts) => parts,
         Err(problem) => {
             let message = format!("cannot build the upstream order: {problem}");
-            return Ok(
-                Verdict::done("invalid_request", message.clone()).with_effects(move |c, now| {
-                    needs_attention(c, &purchase_id, alert::NEEDS_ATTENTION, &message, now)
-                }),
-            );
+            return Ok(stopped("invalid_request", purchase_id, message));
         }
     };
 
     crate::failpoints::failpoint!(crate::failpoints::BEFORE_SEND);
     let error = match ob.upstream.create_order(&key, &request).await {
         Ok(accepted) => {
-            let order_id = accepted.order_id;
-            let first_poll = ob.backoff_at(&ob.config.tracking, 1);
             let note = format!(
-                "upstream accepted order {order_id} (reference {}, key generation {})",
-                purchase.reference, purchase.key_generation
+                "upstream accepted order {} (reference {}, key generation {})",
+                accepted.order_id, purchase.reference, purchase.key_generation
             );
-            let detail = format!("order {order_id}");
-            return Ok(Verdict::done("accepted", detail)
-                .with_effects(move |c, now| {
-                    fulfilment::set_upstream_order(c, &purchase_id, &order_id, now)?;
-                    purchases::transition(c, &purchase_id, PurchaseStatus::Ordered, &note, now)?;
-                    enqueue(c, &purchase_id, JobKind::TrackOrder, first_poll, now)?;
-                    Ok(())
-                })
-                .refreshing_wallet());
+            return Ok(adopt(
+                ob,
+                "accepted",
+                purchase_id,
+                accepted.order_id,
+                PurchaseEvent::OrderAccepted,
+                note,
+            ));
         }
         Err(error) => error,
     };
 
-    match error.class() {
-        Class::RetryAfter(wait) => Ok(ob.rate_limited(&error, wait)),
-        Class::Unknown => unknown(ob, leased, &purchase, &error).await,
-        Class::Definitive => match error.code() {
-            Some(ErrorCode::PriceChanged) => price_changed(ob, leased, &purchase).await,
-            Some(ErrorCode::InsufficientBalance) => Ok(insufficient_balance(ob, &error)),
-            _ => Ok(rejected(ob, &purchase, &error)),
+    match error.refusal() {
+        Some(Refusal::PriceChanged) => price_changed(ob, leased, &purchase).await,
+        Some(Refusal::InsufficientBalance) => Ok(insufficient_balance(ob, &purchase, &error)),
+        Some(Refusal::Account) => Ok(account_problem(ob, &purchase, &error)),
+        Some(Refusal::KeyReused) => reconcile(ob, leased, &purchase, Doubt::KeyReused).await,
+        Some(Refusal::Request) => Ok(rejected(ob, &purchase, &error)),
+        None => match error.class() {
+            Class::RetryAfter(wait) => Ok(ob.rate_limited(&error, wait)),
+            Class::Unknown | Class::Definitive => unknown(ob, leased, &purchase, &error).await,
         },
     }
 }
@@ -99,8 +123,82 @@ fn order_request(purchase: &purchases::Purchase) -> Result<(IdempotencyKey, Orde
     Ok((key, request))
 }
 
-/// Maybe ordered: retry later with the same key and body, or, after too many tries, hand it to
-/// the admin with what support needs. Never refunded automatically.
+/// The upstream order exists (accepted now, or found by reconciliation): record it, track it,
+/// and lift the shop-wide placement pauses it disproves. The order id is kept even when the
+/// purchase can no longer move to `ordered` (refunded meanwhile): that is a loss the owner must
+/// see, so it is recorded with an alert instead of being dropped.
+fn adopt(
+    ob: &Inner,
+    label: &'static str,
+    purchase_id: String,
+    order_id: String,
+    event: PurchaseEvent,
+    note: String,
+) -> Verdict {
+    let first_poll = ob.backoff_at(&ob.config.tracking, 1);
+    Verdict::done(label, format!("order {order_id}"))
+        .with_effects(move |c, now| {
+            fulfilment::set_upstream_order(c, &purchase_id, &order_id, now)?;
+            match purchases::apply(c, &purchase_id, &event, &note, now) {
+                Ok(_) => {}
+                Err(TransitionError::Refused(refusal)) => {
+                    let message = format!(
+                        "upstream order {order_id} exists for a purchase that is {}: {}. It \
+                         was paid from the wallet; book it as a loss or ask upstream support.",
+                        refusal.status, refusal.reason
+                    );
+                    let status = refusal.status.as_str();
+                    purchases::add_event(c, &purchase_id, Some(status), status, &message, now)?;
+                    fulfilment::raise_alert(
+                        c,
+                        alert::NEEDS_ATTENTION,
+                        Some(&purchase_id),
+                        &message,
+                        now,
+                    )?;
+                }
+                Err(other) => return Err(other),
+            }
+            enqueue(c, &purchase_id, JobKind::TrackOrder, first_poll, now)?;
+            // An accepted order proves the account can buy again: the pause it caused ends
+            // (unless the wallet itself still stops sales).
+            if admin::resolve_shop_alerts(c, alert::ACCOUNT_PROBLEM, now)? > 0
+                && admin::open_shop_alert(c, alert::INSUFFICIENT_BALANCE)?.is_none()
+            {
+                crate::db::wallet::set_sales_paused(c, false)?;
+            }
+            resolve_purchase_alerts(c, &purchase_id, alert::PLACEMENT_UNKNOWN, now)?;
+            Ok(())
+        })
+        .refreshing_wallet()
+}
+
+fn resolve_purchase_alerts(
+    c: &mut DbConn,
+    purchase_id: &str,
+    kind: &str,
+    now: i64,
+) -> Result<(), TransitionError> {
+    fulfilment::resolve_alerts_of_kind(c, purchase_id, kind, now)?;
+    Ok(())
+}
+
+/// Placement ended without an order: the purchase needs a person (refund, or retry it).
+fn stopped(label: &'static str, purchase_id: String, message: String) -> Verdict {
+    Verdict::done(label, message.clone()).with_effects(move |c, now| {
+        attention(
+            c,
+            &purchase_id,
+            &PurchaseEvent::PlacementStopped,
+            alert::NEEDS_ATTENTION,
+            &message,
+            now,
+        )
+    })
+}
+
+/// Maybe ordered: retry later with the same key and body. After many unknown outcomes in a
+/// row, look the order up by its reference instead of guessing.
 async fn unknown(
     ob: &Inner,
     leased: &LeasedJob,
@@ -110,29 +208,154 @@ async fn unknown(
     let job_id = leased.job.id;
     let earlier = ob
         .db
-        .run(move |c| crate::db::outbox::count_attempts(c, job_id, &UNKNOWN_OUTCOMES))
+        .run(move |c| jobs::count_attempts_since(c, job_id, &UNKNOWN_OUTCOMES, &RECONCILED))
         .await?;
     let unknowns = earlier.saturating_add(1);
     if unknowns < i64::from(ob.config.max_unknown_attempts) {
         let at = ob.backoff_at(&ob.config.retry, leased.job.attempts);
         return Ok(Verdict::retry("unknown", error.to_string(), at));
     }
-    let message = format!(
-        "order outcome still unknown after {unknowns} attempts; the order may exist upstream. \
-         Ask upstream support about reference {} (Idempotency-Key {}); do not reorder or \
-         refund before they answer. Last error: {error}",
-        purchase.reference, purchase.idempotency_key
-    );
-    let purchase_id = purchase.id.clone();
-    Ok(
-        Verdict::dead("unknown_exhausted", message.clone()).with_effects(move |c, now| {
-            needs_attention(c, &purchase_id, alert::NEEDS_ATTENTION, &message, now)
-        }),
-    )
+    reconcile(ob, leased, purchase, Doubt::Unknown { unknowns }).await
 }
 
-/// No order exists under this key. Re-read the plan; within the margin guard, retry at the new
-/// cost under a new key generation, otherwise the admin decides (refund or absorb).
+/// Why placement asks upstream's order list.
+#[derive(Debug, Clone, Copy)]
+enum Doubt {
+    /// This many attempts in a row ended without knowing.
+    Unknown { unknowns: i64 },
+    /// Upstream said the key was used with another body.
+    KeyReused,
+}
+
+/// Looks the purchase's reference up in `GET /orders`: adopt a found order; after a proven
+/// absence go on under the same key; while the listing cannot be read, wait on a slow timer
+/// with the purchase flagged for the owner (never refunded: the order may exist).
+async fn reconcile(
+    ob: &Inner,
+    leased: &LeasedJob,
+    purchase: &purchases::Purchase,
+    doubt: Doubt,
+) -> Result<Verdict, OutboxError> {
+    let purchase_id = purchase.id.clone();
+    let reference = purchase.reference.clone();
+    let lookup = reconcile::find_by_reference(&ob.upstream, &reference).await;
+    let slow = crate::db::now_ms().saturating_add(duration_ms(ob.config.reconcile_wait));
+    match lookup {
+        Ok(Lookup::Found(order)) => {
+            let note = format!(
+                "reconciled: upstream holds order {} under reference {reference} (status {})",
+                order.id,
+                order.status.as_str()
+            );
+            Ok(adopt(
+                ob,
+                "reconciled_found",
+                purchase_id,
+                order.id,
+                PurchaseEvent::Reconciled { found: true },
+                note,
+            ))
+        }
+        Ok(Lookup::Absent) => match doubt {
+            Doubt::Unknown { unknowns } => {
+                let note = format!(
+                    "reconciled after {unknowns} unknown outcomes: upstream lists no order \
+                     with reference {reference}; placing it again under the same key"
+                );
+                Ok(
+                    Verdict::retry("reconciled_absent", note.clone(), 0).with_effects(
+                        move |c, now| {
+                            let applied = purchases::apply(
+                                c,
+                                &purchase_id,
+                                &PurchaseEvent::Reconciled { found: false },
+                                &note,
+                                now,
+                            )?;
+                            if !applied.moved() {
+                                let status = applied.to.as_str();
+                                purchases::add_event(
+                                    c,
+                                    &purchase_id,
+                                    Some(status),
+                                    status,
+                                    &note,
+                                    now,
+                                )?;
+                            }
+                            resolve_purchase_alerts(c, &purchase_id, alert::PLACEMENT_UNKNOWN, now)
+                        },
+                    ),
+                )
+            }
+            Doubt::KeyReused => {
+                let job_id = leased.job.id;
+                let earlier = ob
+                    .db
+                    .run(move |c| jobs::count_attempts(c, job_id, &RECONCILED))
+                    .await?;
+                if earlier.saturating_add(1) >= MAX_KEY_REUSED_LOOKUPS {
+                    let message = format!(
+                        "upstream keeps answering idempotency_key_reused for key {} but lists \
+                         no order with reference {reference}; ask upstream support before \
+                         refunding (an order may exist)",
+                        purchase.idempotency_key
+                    );
+                    return Ok(stopped("key_reused_unresolved", purchase_id, message));
+                }
+                let detail = format!(
+                    "idempotency_key_reused, and no order with reference {reference} is listed; \
+                     trying again under the same key"
+                );
+                Ok(Verdict::retry(
+                    "reconciled_absent",
+                    detail,
+                    ob.backoff_at(&ob.config.retry, leased.job.attempts),
+                ))
+            }
+        },
+        Err(error) => {
+            if let Class::RetryAfter(wait) = error.class() {
+                return Ok(ob.rate_limited(&error, wait));
+            }
+            let message = format!(
+                "the outcome of placing reference {reference} is unknown ({}) and upstream's \
+                 order list cannot be read now ({error}); it is looked up again every {} \
+                 minutes. Do not refund or reorder: the order may exist.",
+                match doubt {
+                    Doubt::Unknown { unknowns } => format!("{unknowns} unknown outcomes"),
+                    Doubt::KeyReused => "idempotency_key_reused".to_string(),
+                },
+                ob.config.reconcile_wait.as_secs() / 60
+            );
+            Ok(
+                Verdict::retry("reconcile_failed", message.clone(), slow).with_effects(
+                    move |c, now| {
+                        purchases::apply(
+                            c,
+                            &purchase_id,
+                            &PurchaseEvent::PlacementWaiting,
+                            "",
+                            now,
+                        )?;
+                        fulfilment::raise_alert(
+                            c,
+                            alert::PLACEMENT_UNKNOWN,
+                            Some(&purchase_id),
+                            &message,
+                            now,
+                        )?;
+                        Ok(())
+                    },
+                ),
+            )
+        }
+    }
+}
+
+/// No order exists under this key. Re-read the plan; within the margin guard and the re-price
+/// cap, retry at the new cost under a new key generation, otherwise the admin decides (refund,
+/// or retry placement once the price is back).
 async fn price_changed(
     ob: &Inner,
     leased: &LeasedJob,
@@ -143,11 +366,7 @@ async fn price_changed(
         Ok(path) => ob.upstream.plan(&path).await,
         Err(e) => {
             let message = format!("price changed and the plan id cannot be re-read: {e}");
-            return Ok(
-                Verdict::done("price_changed", message.clone()).with_effects(move |c, now| {
-                    needs_attention(c, &purchase_id, alert::NEEDS_ATTENTION, &message, now)
-                }),
-            );
+            return Ok(stopped("price_changed", purchase_id, message));
         }
     };
     let plan = match plan {
@@ -164,9 +383,7 @@ async fn price_changed(
                 Class::Definitive => {
                     let message =
                         format!("price changed and the plan can no longer be read: {error}");
-                    Verdict::done("plan_gone", message.clone()).with_effects(move |c, now| {
-                        needs_attention(c, &purchase_id, alert::NEEDS_ATTENTION, &message, now)
-                    })
+                    stopped("plan_gone", purchase_id, message)
                 }
             });
         }
@@ -174,20 +391,27 @@ async fn price_changed(
     let new_cost = plan.price_cents.cents().get();
     let margin = purchase.price_cents.saturating_sub(new_cost);
     let min_margin = ob.config.min_margin.get();
+    let numbers = format!(
+        "paid {}, cost when sold {}, upstream cost now {}, margin at that cost {}",
+        crate::domain::Cents::new(purchase.price_cents),
+        crate::domain::Cents::new(purchase.cost_cents),
+        crate::domain::Cents::new(new_cost),
+        crate::domain::Cents::new(margin),
+    );
     if margin < min_margin {
         let message = format!(
-            "upstream cost changed from {} to {new_cost} cents; the sale price {} leaves a \
-             margin of {margin} cents, below the guard of {min_margin}: no order was placed. \
-             Refund the consumer or absorb the difference.",
-            purchase.cost_cents, purchase.price_cents
+            "upstream cost changed: {numbers}, below the margin guard of {}; no order was \
+             placed. Refund the consumer, or retry placement if the price comes back.",
+            crate::domain::Cents::new(min_margin)
         );
-        return Ok(
-            Verdict::done("price_changed_below_margin", message.clone()).with_effects(
-                move |c, now| {
-                    needs_attention(c, &purchase_id, alert::NEEDS_ATTENTION, &message, now)
-                },
-            ),
+        return Ok(stopped("price_changed_below_margin", purchase_id, message));
+    }
+    if purchase.key_generation >= MAX_REPRICES {
+        let message = format!(
+            "upstream cost changed again after {MAX_REPRICES} re-prices: {numbers}; no order \
+             was placed. Refund the consumer, or retry placement once the price is stable."
         );
+        return Ok(stopped("price_changed_cap", purchase_id, message));
     }
     let generation = purchase.key_generation;
     let old_key = purchase.idempotency_key.clone();
@@ -210,28 +434,84 @@ async fn price_changed(
     )
 }
 
-/// No order; the wallet cannot pay for it. The job waits for a top-up, sales pause, and the
-/// admin is alerted once (an open alert is not repeated).
-fn insufficient_balance(ob: &Inner, error: &UpstreamError) -> Verdict {
-    let wait = duration_ms(ob.config.insufficient_balance_wait);
-    let at = crate::db::now_ms().saturating_add(wait);
-    Verdict::retry("insufficient_balance", error.to_string(), at)
-        .with_effects(|c, now| {
-            crate::db::wallet::set_sales_paused(c, true)?;
-            fulfilment::raise_alert(
-                c,
-                alert::INSUFFICIENT_BALANCE,
-                None,
-                "The upstream wallet cannot pay for paid orders: top it up. New sales are \
-                 paused; waiting orders are retried automatically.",
-                now,
-            )?;
-            Ok(())
-        })
-        .refreshing_wallet()
+/// A refusal that waits for the owner: the job is sent again under the same key at `at`,
+/// every other placement is held back until then too, new sales pause and owners get one
+/// alert of `alert_kind`.
+fn wait_for_owner(
+    label: &'static str,
+    error: &UpstreamError,
+    purchase_id: String,
+    at: i64,
+    alert_kind: &'static str,
+    message: String,
+) -> Verdict {
+    Verdict::retry(label, error.to_string(), at).with_effects(move |c, now| {
+        purchases::apply(c, &purchase_id, &PurchaseEvent::PlacementWaiting, "", now)?;
+        crate::db::wallet::set_sales_paused(c, true)?;
+        jobs::defer_kind(c, JobKind::PlaceOrder.as_str(), at, now)?;
+        fulfilment::raise_alert(c, alert_kind, None, &message, now)?;
+        Ok(())
+    })
 }
 
-/// Any other definitive refusal: no order exists. The admin decides, or the consumer is
+/// No order; the wallet cannot pay for it.
+fn insufficient_balance(
+    ob: &Inner,
+    purchase: &purchases::Purchase,
+    error: &UpstreamError,
+) -> Verdict {
+    let wait = duration_ms(ob.config.insufficient_balance_wait);
+    let at = crate::db::now_ms().saturating_add(wait);
+    // The balance read shows the owner how short the wallet is.
+    wait_for_owner(
+        "insufficient_balance",
+        error,
+        purchase.id.clone(),
+        at,
+        alert::INSUFFICIENT_BALANCE,
+        "The upstream wallet cannot pay for paid orders: top it up. New sales are paused; \
+         waiting orders are retried automatically."
+            .to_string(),
+    )
+    .refreshing_wallet()
+}
+
+/// The account cannot buy (expired or wrong key, a missing scope, a suspension): no order
+/// exists and none of the shop's paid orders can be placed until the owner fixes it.
+fn account_problem(ob: &Inner, purchase: &purchases::Purchase, error: &UpstreamError) -> Verdict {
+    let wait = duration_ms(ob.config.account_problem_wait);
+    let at = crate::db::now_ms().saturating_add(wait);
+    let message = format!(
+        "The supplier refuses orders from this account ({}). Paid orders wait and are placed \
+         under their own keys once it is fixed: renew the API key, grant the orders:write \
+         scope or settle the account with the supplier, then use \"Retry waiting placements\" \
+         on the dashboard (they are also tried every {} minutes). New sales are paused; \
+         nothing is refunded.",
+        describe(error),
+        ob.config.account_problem_wait.as_secs() / 60
+    );
+    wait_for_owner(
+        "account_problem",
+        error,
+        purchase.id.clone(),
+        at,
+        alert::ACCOUNT_PROBLEM,
+        message,
+    )
+}
+
+/// Status and code, the way an owner recognises them.
+fn describe(error: &UpstreamError) -> String {
+    let status = error
+        .status()
+        .map_or_else(|| "no status".to_string(), |s| s.as_u16().to_string());
+    match error.code() {
+        Some(code) => format!("HTTP {status} {code}"),
+        None => format!("HTTP {status}"),
+    }
+}
+
+/// The request itself was refused: no order exists. The admin decides, or the consumer is
 /// refunded at once when `AUTO_REFUND` is on.
 fn rejected(ob: &Inner, purchase: &purchases::Purchase, error: &UpstreamError) -> Verdict {
     let message = format!("upstream refused the order, none was placed: {error}");
@@ -239,9 +519,24 @@ fn rejected(ob: &Inner, purchase: &purchases::Purchase, error: &UpstreamError) -
     let amount = purchase.price_cents;
     let auto_refund = ob.config.auto_refund;
     Verdict::done("rejected", message.clone()).with_effects(move |c, now| {
-        needs_attention(c, &purchase_id, alert::NEEDS_ATTENTION, &message, now)?;
+        attention(
+            c,
+            &purchase_id,
+            &PurchaseEvent::PlacementStopped,
+            alert::NEEDS_ATTENTION,
+            &message,
+            now,
+        )?;
         if auto_refund {
-            fulfilment::ensure_refund(c, &purchase_id, amount, &message, now)?;
+            fulfilment::ensure_refund(
+                c,
+                &purchase_id,
+                amount,
+                &message,
+                RefundCause::DeliveryFailed,
+                false,
+                now,
+            )?;
             enqueue(c, &purchase_id, JobKind::Refund, now, now)?;
         }
         Ok(())

@@ -8,29 +8,11 @@
 //! refunded here (the order may exist).
 
 use crate::db::outbox::LeasedJob;
-use crate::db::{DbConn, DbError, fulfilment, purchases};
+use crate::db::{fulfilment, purchases};
 use crate::domain::Cents;
-use crate::domain::purchase::PurchaseStatus;
-use crate::orders::outbox::{
-    Inner, JobKind, OutboxError, Verdict, alert, enqueue, needs_attention,
-};
+use crate::domain::purchase::{PurchaseEvent, PurchaseStatus, RefundCause};
+use crate::orders::outbox::{Inner, OutboxError, Verdict, alert, needs_attention};
 use crate::payments::{PaymentError, PaymentProvider, RefundStatus};
-
-/// Queues a full refund of a purchase, in the caller's transaction: what the admin's "refund"
-/// button calls once it has confirmed. Returns whether a job was queued (one is already open
-/// otherwise). Call `OutboxWaker::wake` after committing.
-pub fn request_refund(
-    conn: &mut DbConn,
-    purchase_id: &str,
-    reason: &str,
-    now_ms: i64,
-) -> Result<bool, DbError> {
-    let Some(purchase) = purchases::find(conn, purchase_id)? else {
-        return Ok(false);
-    };
-    fulfilment::ensure_refund(conn, purchase_id, purchase.price_cents, reason, now_ms)?;
-    enqueue(conn, purchase_id, JobKind::Refund, now_ms, now_ms)
-}
 
 pub(crate) async fn refund(ob: &Inner, leased: &LeasedJob) -> Result<Verdict, OutboxError> {
     let Some(purchase) = ob.purchase(&leased.job.purchase_id).await? else {
@@ -52,11 +34,15 @@ pub(crate) async fn refund(ob: &Inner, leased: &LeasedJob) -> Result<Verdict, Ou
         ob.db
             .run(move |c| {
                 c.write_tx(|c| {
+                    // Normally written with the job; a job without its row refunds as a
+                    // failed delivery, the only automatic cause.
                     fulfilment::ensure_refund(
                         c,
                         &id,
                         amount,
                         "refund requested",
+                        RefundCause::DeliveryFailed,
+                        false,
                         crate::db::now_ms(),
                     )
                 })
@@ -115,14 +101,14 @@ pub(crate) async fn refund(ob: &Inner, leased: &LeasedJob) -> Result<Verdict, Ou
 fn finish(purchase_id: String, refund_id: String, provider_id: Option<String>) -> Verdict {
     Verdict::done("refunded", "the consumer was refunded").with_effects(move |c, now| {
         fulfilment::set_refund_status(c, &refund_id, "succeeded", provider_id.as_deref(), now)?;
-        if purchases::transition(
+        if purchases::apply(
             c,
             &purchase_id,
-            PurchaseStatus::Refunded,
+            &PurchaseEvent::RefundCompleted,
             "the consumer was refunded in full",
             now,
         )?
-        .is_some()
+        .moved()
         {
             crate::orders::outbox::enqueue(
                 c,

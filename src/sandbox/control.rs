@@ -16,7 +16,9 @@ use serde::Deserialize;
 use super::api::bearer;
 use super::error::ApiError;
 use super::state::{SessionKind, SessionStatus};
-use super::{Fault, KeySpec, Outcome, RateLimit, Sandbox, Scope, WebhookConfig, validate};
+use super::{
+    Fault, KeySpec, OrderRefusal, Outcome, RateLimit, Sandbox, Scope, WebhookConfig, validate,
+};
 
 pub fn mount(sandbox: Sandbox, cfg: &mut web::ServiceConfig) {
     cfg.service(
@@ -84,6 +86,15 @@ enum FaultBody {
     RateLimitBurst { count: u32, retry_after_secs: u64 },
     UnavailableBurst { count: u32 },
     Latency { ms: u64 },
+    RefuseOrders { with: Option<RefusalBody> },
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "camelCase")]
+enum RefusalBody {
+    KeyExpired,
+    InsufficientScope,
+    IdempotencyKeyReused,
 }
 
 impl From<FaultBody> for Fault {
@@ -104,6 +115,11 @@ impl From<FaultBody> for Fault {
             },
             FaultBody::UnavailableBurst { count } => Fault::UnavailableBurst(count),
             FaultBody::Latency { ms } => Fault::Latency(Duration::from_millis(ms)),
+            FaultBody::RefuseOrders { with } => Fault::RefuseOrders(with.map(|w| match w {
+                RefusalBody::KeyExpired => OrderRefusal::KeyExpired,
+                RefusalBody::InsufficientScope => OrderRefusal::MissingScope,
+                RefusalBody::IdempotencyKeyReused => OrderRefusal::KeyReused,
+            })),
         }
     }
 }

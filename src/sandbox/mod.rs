@@ -93,6 +93,20 @@ pub enum Fault {
     UnavailableBurst(u32),
     /// Every Partner API request waits this long first (zero turns it off).
     Latency(Duration),
+    /// Every `POST /orders` is refused this way until `RefuseOrders(None)` or a clear: a key
+    /// that expired or lost a scope mid-run, or a key reuse upstream claims to have seen.
+    RefuseOrders(Option<OrderRefusal>),
+}
+
+/// How [`Fault::RefuseOrders`] refuses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OrderRefusal {
+    /// 401 `key_expired`.
+    KeyExpired,
+    /// 403 `insufficient_scope`.
+    MissingScope,
+    /// 409 `idempotency_key_reused` (no order is created).
+    KeyReused,
 }
 
 /// A key to create for testing authentication and authorisation.
@@ -198,6 +212,7 @@ impl Sandbox {
                 }
                 Fault::UnavailableBurst(n) => f.unavailable_burst = n,
                 Fault::Latency(d) => f.latency = d,
+                Fault::RefuseOrders(refusal) => f.refuse_orders = refusal,
             }
         });
     }

@@ -227,6 +227,7 @@ pub struct Faults {
     pub burst_retry_after_secs: u64,
     pub unavailable_burst: u32,
     pub latency: Duration,
+    pub refuse_orders: Option<super::OrderRefusal>,
 }
 
 /// A per-key request budget: at most `requests` per fixed `window`.
@@ -531,6 +532,14 @@ impl State {
 
     /// The atomic heart of `POST /orders`: replay, refusal, or reserve-and-create.
     pub fn place_order(&mut self, idem_key: &str, req: OrderRequest) -> Result<Placed, ApiError> {
+        match self.faults.refuse_orders {
+            Some(super::OrderRefusal::KeyExpired) => return Err(ApiError::KeyExpired),
+            Some(super::OrderRefusal::MissingScope) => {
+                return Err(ApiError::InsufficientScope("orders:write"));
+            }
+            Some(super::OrderRefusal::KeyReused) => return Err(ApiError::IdempotencyKeyReused),
+            None => {}
+        }
         let slot = (Endpoint::Orders, idem_key.to_string());
         if let Some(entry) = self.idempotency.get(&slot) {
             return match entry {

@@ -42,6 +42,10 @@ pub enum ErrorCode {
     PriceChanged,
     /// 409: available credit cannot cover the order. No order exists.
     InsufficientBalance,
+    /// The `Idempotency-Key` was used before with another body. Not in the spec's list (the
+    /// answer to such a reuse is "not shown"), so it is recognised whatever status carries it:
+    /// an order may exist under that key.
+    IdempotencyKeyReused,
     Other(String),
 }
 
@@ -50,6 +54,7 @@ impl ErrorCode {
         match raw {
             "price_changed" => Self::PriceChanged,
             "insufficient_balance" => Self::InsufficientBalance,
+            "idempotency_key_reused" => Self::IdempotencyKeyReused,
             other => Self::Other(other.to_string()),
         }
     }
@@ -58,6 +63,7 @@ impl ErrorCode {
         match self {
             Self::PriceChanged => "price_changed",
             Self::InsufficientBalance => "insufficient_balance",
+            Self::IdempotencyKeyReused => "idempotency_key_reused",
             Self::Other(raw) => raw,
         }
     }
@@ -67,6 +73,27 @@ impl fmt::Display for ErrorCode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
+}
+
+/// Why the API refused a request, for a caller that must tell a refusal that waits from one
+/// that ends. This is the one place that decides it; callers never look at statuses or codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// 409 `price_changed`: no order; re-read the plan and decide.
+    PriceChanged,
+    /// 409 `insufficient_balance`: no order; the wallet needs a top-up.
+    InsufficientBalance,
+    /// The account cannot buy right now: 401 (bad or expired key), 403 (missing scope), or a
+    /// 409 with a code this client does not know (a purchasing suspension, a deficit). No
+    /// order exists, but the purchase is not at fault: it waits for the owner to fix the
+    /// account and is sent again under the same key. Never a reason to refund.
+    Account,
+    /// `idempotency_key_reused`: the key was seen with another body, so an order may exist
+    /// under it. Only looking the order up by its reference can tell.
+    KeyReused,
+    /// The request itself was refused (400, 404: bad body, unknown plan). No order exists and
+    /// sending it again will not change that.
+    Request,
 }
 
 /// What went wrong, in more detail than [`Class`]; for logs, metrics and admin messages.
@@ -155,6 +182,26 @@ impl UpstreamError {
 
     pub fn is_definitive(&self) -> bool {
         self.class == Class::Definitive
+    }
+
+    /// Why the API refused the request, when it did: `None` for outcomes that are unknown or
+    /// rate-limited (the caller retries those under the same key).
+    pub fn refusal(&self) -> Option<Refusal> {
+        if self.code == Some(ErrorCode::IdempotencyKeyReused)
+            && !matches!(self.class, Class::RetryAfter(_))
+        {
+            return Some(Refusal::KeyReused);
+        }
+        if self.class != Class::Definitive {
+            return None;
+        }
+        let status = self.status.map(|s| s.as_u16());
+        Some(match (status, &self.code) {
+            (Some(409), Some(ErrorCode::PriceChanged)) => Refusal::PriceChanged,
+            (Some(409), Some(ErrorCode::InsufficientBalance)) => Refusal::InsufficientBalance,
+            (Some(401 | 403 | 409), _) => Refusal::Account,
+            _ => Refusal::Request,
+        })
     }
 
     /// How long to wait before anything is sent again, for `RetryAfter`.
@@ -373,6 +420,47 @@ mod tests {
             e.code(),
             Some(&ErrorCode::Other("account_suspended".into()))
         );
+    }
+
+    #[test]
+    fn refusals_are_classified_once() {
+        let refusal = |status, code: &str| fail(&raw(status, &error_body(code))).refusal();
+        assert_eq!(refusal(409, "price_changed"), Some(Refusal::PriceChanged));
+        assert_eq!(
+            refusal(409, "insufficient_balance"),
+            Some(Refusal::InsufficientBalance)
+        );
+        for (status, code) in [
+            (401, "unauthorized"),
+            (401, "key_expired"),
+            (403, "insufficient_scope"),
+            (409, "purchasing_suspended"),
+            (409, "something_new"),
+        ] {
+            assert_eq!(
+                refusal(status, code),
+                Some(Refusal::Account),
+                "{status} {code}"
+            );
+        }
+        // A 409 without a readable code is not known to be a price or balance answer.
+        assert_eq!(fail(&raw(409, "")).refusal(), Some(Refusal::Account));
+        assert_eq!(fail(&raw(401, "")).refusal(), Some(Refusal::Account));
+        for status in [400, 404] {
+            assert_eq!(refusal(status, "x"), Some(Refusal::Request), "{status}");
+        }
+        // Key reuse is recognised whatever status carries it, even an unlisted one.
+        for status in [400, 409, 422] {
+            assert_eq!(
+                refusal(status, "idempotency_key_reused"),
+                Some(Refusal::KeyReused),
+                "{status}"
+            );
+        }
+        // Unknown and rate-limited outcomes are not refusals.
+        assert_eq!(fail(&raw(500, &error_body("x"))).refusal(), None);
+        assert_eq!(fail(&raw(429, &error_body("rate_limited"))).refusal(), None);
+        assert_eq!(fail(&raw(422, &error_body("x"))).refusal(), None);
     }
 
     #[test]

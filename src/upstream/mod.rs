@@ -14,7 +14,7 @@ pub mod retry;
 pub mod types;
 
 pub use client::{ClientBuildError, PartnerClient, PlanFilter, UpstreamClientConfig};
-pub use error::{Class, ErrorCode, ErrorKind, RawResponse, UpstreamError};
+pub use error::{Class, ErrorCode, ErrorKind, RawResponse, Refusal, UpstreamError};
 pub use models::{
     AcceptedOrder, Balance, BalanceTransaction, CheckoutRequest, CheckoutSession, Country,
     ErrorBody, ErrorDetail, Installation, Order, OrderRequest, OrderStatus, Page, PartnerAccount,

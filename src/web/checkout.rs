@@ -299,6 +299,7 @@ fn problem(
             return Err(AppError::Unavailable(err.to_string()));
         }
         CheckoutError::Db(db) => return Err(db.into()),
+        CheckoutError::Transition(err) => return Err(err.into()),
     };
     let page = ProblemPage {
         title,

@@ -10,6 +10,7 @@ use actix_web::{HttpResponse, ResponseError};
 
 use crate::accounts::users::UsersError;
 use crate::db::DbError;
+use crate::db::purchases::TransitionError;
 use crate::payments::demo::SessionClosed;
 use crate::web::pages::{self, ErrorPage};
 use crate::web::request_id;
@@ -124,6 +125,17 @@ impl From<SessionClosed> for AppError {
     /// Pay or Decline on a demo payment that is already settled or expired: 409, nothing done.
     fn from(err: SessionClosed) -> Self {
         Self::Conflict(err.to_string())
+    }
+}
+
+impl From<TransitionError> for AppError {
+    /// A refused change is the client's conflict with the purchase's state; the rest is ours.
+    fn from(err: TransitionError) -> Self {
+        match err {
+            TransitionError::Missing(_) => Self::NotFound,
+            TransitionError::Refused(refusal) => Self::Conflict(refusal.to_string()),
+            TransitionError::Db(db) => db.into(),
+        }
     }
 }
 

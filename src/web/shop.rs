@@ -500,13 +500,22 @@ struct InstallationPage;
 
 #[derive(Template)]
 #[template(path = "shop/help_refunds.html")]
-struct RefundsPage;
+struct RefundsPage {
+    /// `STOREFRONT_AUTO_REFUND`: an order the supplier refuses is refunded without waiting
+    /// for the shop.
+    auto_refund: bool,
+}
 
-pub async fn help(topic: web::Path<String>) -> Result<HttpResponse, AppError> {
+pub async fn help(
+    state: web::Data<AppState>,
+    topic: web::Path<String>,
+) -> Result<HttpResponse, AppError> {
     Ok(match topic.as_str() {
         "compatibility" => catalog_page(&CompatibilityPage),
         "installation" => catalog_page(&InstallationPage),
-        "refunds" => catalog_page(&RefundsPage),
+        "refunds" => catalog_page(&RefundsPage {
+            auto_refund: state.settings.auto_refund,
+        }),
         _ => return Err(AppError::NotFound),
     })
 }

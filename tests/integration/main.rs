@@ -16,6 +16,8 @@ mod db;
 mod failpoints;
 mod frame;
 mod keys;
+mod lifecycle;
+mod lifecycle_console;
 mod listen;
 mod mail;
 mod ops;

@@ -383,7 +383,7 @@ async fn topup_gives_a_checkout_link_and_credits_nothing_until_paid() {
         .create_topup(&topup_key, other_amount)
         .await
         .expect_err("reused key");
-    assert_rejected(&reused, 409, &other("idempotency_key_reused"));
+    assert_rejected(&reused, 409, &ErrorCode::IdempotencyKeyReused);
 
     env.sandbox().complete_topup(&session.id).expect("paid");
     let balance = env.client.balance().await.expect("balance");
@@ -430,7 +430,7 @@ async fn checkout_session_is_created_for_a_plan_at_its_price() {
         .create_checkout_session(&checkout_key, &other_body)
         .await
         .expect_err("reused key");
-    assert_rejected(&err, 409, &other("idempotency_key_reused"));
+    assert_rejected(&err, 409, &ErrorCode::IdempotencyKeyReused);
 
     // Paying the hosted page places the order once; the client reads it like any other.
     env.sandbox().complete_topup(&session.id).expect("paid");
@@ -948,7 +948,7 @@ async fn idempotency_key_replays_the_same_order_and_refuses_another_body() {
         .create_order(&order_key, &different)
         .await
         .expect_err("key reused with another body");
-    assert_rejected(&err, 409, &other("idempotency_key_reused"));
+    assert_rejected(&err, 409, &ErrorCode::IdempotencyKeyReused);
     assert_eq!(env.sandbox().stats().orders, 1);
 }
 

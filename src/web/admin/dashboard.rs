@@ -5,9 +5,17 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 
-use super::{Chrome, CurrentAdmin, admin_page, format_age, format_ms};
+use serde::Deserialize;
+
+use super::{
+    Chrome, CurrentAdmin, admin_page, check_csrf, client_addr, format_age, format_ms,
+    require_owner, see_other,
+};
+use crate::accounts::action;
+use crate::db::purchases::TransitionError;
 use crate::db::{self, DbError, admin as q, fulfilment, wallet};
 use crate::domain::Cents;
+use crate::orders::actions;
 use crate::web::AppState;
 use crate::web::error::AppError;
 
@@ -62,6 +70,9 @@ struct DashboardPage {
     pending_jobs: i64,
     oldest_due: Option<String>,
     dead_jobs: i64,
+    /// Placements held back for later; an owner can make them due now.
+    waiting_placements: i64,
+    flash: Option<&'static str>,
     alerts: Vec<AlertRow>,
     sync: Option<SyncView>,
 }
@@ -70,10 +81,16 @@ fn money(cents: i64) -> String {
     Cents::new(cents).to_string()
 }
 
+#[derive(Deserialize)]
+pub struct DashboardQuery {
+    done: Option<String>,
+}
+
 pub async fn dashboard(
     state: web::Data<AppState>,
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
+    query: web::Query<DashboardQuery>,
 ) -> Result<HttpResponse, AppError> {
     let now = db::now_ms();
     let (wallet_row, sales, health, attention, alerts, sync) = state
@@ -133,6 +150,11 @@ pub async fn dashboard(
         pending_jobs: health.pending,
         oldest_due: health.oldest_due_ms.map(|due| format_age(now - due)),
         dead_jobs: health.dead,
+        waiting_placements: health.waiting_placements,
+        flash: match query.done.as_deref() {
+            Some("retry") => Some("Waiting placements are due now; workers are sending them."),
+            _ => None,
+        },
         alerts: alerts
             .into_iter()
             .map(|a| AlertRow {
@@ -156,4 +178,43 @@ pub async fn dashboard(
         }),
     };
     Ok(admin_page(StatusCode::OK, &page, cookie))
+}
+
+#[derive(Deserialize)]
+pub struct RetryForm {
+    #[serde(default)]
+    csrf_token: String,
+}
+
+/// "Retry waiting placements": after the owner topped up or fixed the account, every held-back
+/// placement is sent now, each under its own stored key. Audited.
+pub async fn retry_placements(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    form: web::Form<RetryForm>,
+) -> Result<HttpResponse, AppError> {
+    check_csrf(&state, &req, &form.csrf_token)?;
+    require_owner(&admin)?;
+    let client = client_addr(&req);
+    state
+        .db
+        .run(move |conn| {
+            let now = db::now_ms();
+            conn.write_tx(|conn| {
+                let n = actions::retry_waiting_placements(conn, now)?;
+                admin.audit(
+                    conn,
+                    action::PLACEMENTS_RETRY,
+                    None,
+                    &client,
+                    &format!("{n} waiting placement(s) made due now"),
+                    now,
+                )?;
+                Ok::<_, TransitionError>(())
+            })
+        })
+        .await?;
+    state.outbox.waker().wake();
+    Ok(see_other("/admin?done=retry"))
 }

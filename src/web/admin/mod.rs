@@ -35,6 +35,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/admin/login", web::get().to(login::login_page))
         .route("/admin/login", web::post().to(login::login))
         .route("/admin/logout", web::post().to(login::logout))
+        .route(
+            "/admin/placements/retry",
+            web::post().to(dashboard::retry_placements),
+        )
         .route("/admin/orders", web::get().to(orders::list))
         .route("/admin/orders/{id}", web::get().to(orders::detail))
         .route(

@@ -17,11 +17,12 @@ use super::{
     non_empty, require_owner, see_other,
 };
 use crate::accounts::{Admin, action};
+use crate::db::purchases::TransitionError;
 use crate::db::{self, DbError, admin as q, fulfilment, outbox, purchases};
 use crate::domain::Cents;
-use crate::domain::purchase::PurchaseStatus;
+use crate::domain::purchase::{PurchaseEvent, PurchaseStatus};
+use crate::orders::actions::{self, Retried};
 use crate::orders::outbox::{JobKind, enqueue as enqueue_job};
-use crate::orders::refund::request_refund;
 use crate::web::AppState;
 use crate::web::error::AppError;
 
@@ -254,6 +255,8 @@ struct JobView {
 
 struct RefundView {
     amount: String,
+    cause: &'static str,
+    keeps_cost: bool,
     status: String,
     reason: String,
     provider_refund_id: String,
@@ -294,6 +297,11 @@ struct OrderPage {
     open_alerts: usize,
     has_queued_job: bool,
     refundable: bool,
+    refund_keep_cost: bool,
+    /// Why neither refund is offered for a paid order, in the table's words.
+    refund_blocked: Option<String>,
+    /// A stopped or dead placement can be queued again under its stored key.
+    redrivable: bool,
     /// Fulfilled: the delivery email can be sent again.
     resendable: bool,
     flash: Option<String>,
@@ -341,7 +349,13 @@ fn flash_text(done: Option<&str>) -> Option<String> {
         match done? {
             "note" => "Note added.",
             "retry" => "The open job is due now; a worker will pick it up.",
+            "redrive" => {
+                "Placement queued again under the stored key and body; a worker will send it now."
+            }
             "refund" => "Refund requested; the payment provider is being asked.",
+            "refund-keep-cost" => {
+                "Refund requested; the payment provider is being asked. The upstream cost is kept as a loss."
+            }
             "resolve" => "Alerts resolved.",
             "resend" => "The delivery email is queued; it goes out in a moment.",
             "resend_open" => {
@@ -350,14 +364,6 @@ fn flash_text(done: Option<&str>) -> Option<String> {
             _ => return None,
         }
         .to_string(),
-    )
-}
-
-/// Whether the consumer's money can be given back from this status.
-fn refundable(status: PurchaseStatus) -> bool {
-    !matches!(
-        status,
-        PurchaseStatus::AwaitingPayment | PurchaseStatus::PaymentFailed | PurchaseStatus::Refunded
     )
 }
 
@@ -406,10 +412,11 @@ async fn render_detail(
             let refund = fulfilment::refund_for(conn, &id)?;
             let alerts = fulfilment::alerts_for_purchase(conn, &id)?;
             let last4 = q::iccid_last4(conn, &id)?;
-            Ok(Some((purchase, events, jobs, refund, alerts, last4)))
+            let facts = actions::placement_facts(conn, &purchase)?;
+            Ok(Some((purchase, events, jobs, refund, alerts, last4, facts)))
         })
         .await?;
-    let Some((purchase, events, jobs, refund, alerts, last4)) = loaded else {
+    let Some((purchase, events, jobs, refund, alerts, last4, facts)) = loaded else {
         return Err(AppError::NotFound);
     };
     let snap = state.catalog.snapshot();
@@ -418,6 +425,15 @@ async fn render_detail(
         .map(|p| format!("{} ({})", crate::web::shop::plan_title(p), p.id))
         .unwrap_or_else(|| purchase.plan_id.clone());
     let status = purchase.status();
+    // The console offers exactly what the transition table allows.
+    let refund_offer = status.on(&PurchaseEvent::AdminRefund {
+        keep_cost: false,
+        facts,
+    });
+    let keep_cost_offer = status.on(&PurchaseEvent::AdminRefund {
+        keep_cost: true,
+        facts,
+    });
     let (chrome, cookie) = Chrome::new(state, req, admin, "orders");
     let page = OrderPage {
         chrome,
@@ -474,6 +490,8 @@ async fn render_detail(
             .collect(),
         refund: refund.map(|r| RefundView {
             amount: Cents::new(r.amount_cents).to_string(),
+            cause: r.cause().customer_reason(),
+            keeps_cost: r.keeps_cost,
             status: r.status,
             reason: r.reason,
             provider_refund_id: r.provider_refund_id.unwrap_or_default(),
@@ -489,7 +507,15 @@ async fn render_detail(
                 resolved: a.resolved_at_ms.map(format_ms),
             })
             .collect(),
-        refundable: refundable(status),
+        refundable: refund_offer.is_ok(),
+        refund_keep_cost: keep_cost_offer.is_ok(),
+        refund_blocked: match (&refund_offer, &keep_cost_offer) {
+            (Err(why), Err(_)) if status.was_paid() && status != PurchaseStatus::Refunded => {
+                Some(why.reason.to_string())
+            }
+            _ => None,
+        },
+        redrivable: status.on(&PurchaseEvent::AdminRedrive { facts }).is_ok(),
         resendable: status == PurchaseStatus::Fulfilled,
         flash,
         refusal,
@@ -512,6 +538,7 @@ enum OrderAction {
     Note,
     Retry,
     Refund,
+    RefundKeepCost,
     Resolve,
     ResendEmail,
 }
@@ -522,6 +549,7 @@ impl OrderAction {
             "note" => Some(Self::Note),
             "retry" => Some(Self::Retry),
             "refund" => Some(Self::Refund),
+            "refund-keep-cost" => Some(Self::RefundKeepCost),
             "resolve" => Some(Self::Resolve),
             "resend" => Some(Self::ResendEmail),
             _ => None,
@@ -533,6 +561,7 @@ impl OrderAction {
             Self::Note => "note",
             Self::Retry => "retry",
             Self::Refund => "refund",
+            Self::RefundKeepCost => "refund-keep-cost",
             Self::Resolve => "resolve",
             Self::ResendEmail => "resend",
         }
@@ -542,7 +571,7 @@ impl OrderAction {
         match self {
             Self::Note => action::ORDER_NOTE,
             Self::Retry => action::ORDER_RETRY,
-            Self::Refund => action::ORDER_REFUND,
+            Self::Refund | Self::RefundKeepCost => action::ORDER_REFUND,
             Self::Resolve => action::ORDER_RESOLVE,
             Self::ResendEmail => ORDER_RESEND_EMAIL,
         }
@@ -559,9 +588,29 @@ enum ActionError {
     #[error("not found")]
     NotFound,
     #[error("{0}")]
-    Conflict(&'static str),
+    Conflict(String),
     #[error(transparent)]
     Db(#[from] DbError),
+}
+
+impl From<TransitionError> for ActionError {
+    fn from(err: TransitionError) -> Self {
+        match err {
+            TransitionError::Missing(_) => Self::NotFound,
+            TransitionError::Refused(refusal) => {
+                Self::Conflict(format!("Not possible: {}.", capitalised(refusal.reason)))
+            }
+            TransitionError::Db(db) => Self::Db(db),
+        }
+    }
+}
+
+/// The table's reasons are written as clauses; the console shows them as sentences.
+fn capitalised(reason: &str) -> String {
+    let mut chars = reason.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
 }
 
 impl From<diesel::result::Error> for ActionError {
@@ -635,50 +684,47 @@ pub async fn action(
                         )?;
                         reason.clone()
                     }
-                    OrderAction::Retry => {
-                        let n = q::make_due_now(conn, &purchase_id, now)?;
-                        if n == 0 {
-                            return Err(ActionError::Conflict(
-                                "This order has no queued job to retry. A dead job stays dead: refund the consumer or ask upstream support.",
-                            ));
+                    OrderAction::Retry => match actions::retry(conn, &purchase_id, &reason, now)? {
+                        Retried::MadeDue(n) => format!("{reason} ({n} job(s) made due now)"),
+                        Retried::Redriven => {
+                            done = "redrive";
+                            format!(
+                                "{reason} (placement queued again under key generation {})",
+                                purchase.key_generation
+                            )
                         }
-                        format!("{reason} ({n} job(s) made due now)")
-                    }
-                    OrderAction::Refund => {
-                        if !refundable(purchase.status()) {
-                            return Err(ActionError::Conflict(
-                                "This order cannot be refunded: it was never paid, or it is already refunded.",
-                            ));
+                    },
+                    OrderAction::Refund | OrderAction::RefundKeepCost => {
+                        let keep_cost = act == OrderAction::RefundKeepCost;
+                        let requested =
+                            actions::refund(conn, &purchase_id, &reason, keep_cost, now)?;
+                        match (requested.placement_cancelled, requested.keeps_cost) {
+                            (true, _) => format!(
+                                "{reason} (full refund of {}; the queued placement was cancelled)",
+                                requested.amount
+                            ),
+                            (false, true) => format!(
+                                "{reason} (full refund of {}; the upstream cost {} is kept as a loss)",
+                                requested.amount,
+                                Cents::new(purchase.cost_cents)
+                            ),
+                            (false, false) => {
+                                format!("{reason} (full refund of {})", requested.amount)
+                            }
                         }
-                        // The refund row is written with the first request, so a second
-                        // click finds it even when the first refund job has just finished.
-                        if fulfilment::refund_for(conn, &purchase_id)?
-                            .is_some_and(|r| r.status != "failed")
-                        {
-                            return Err(ActionError::Conflict(
-                                "This order already has a refund under way or done.",
-                            ));
-                        }
-                        if !request_refund(conn, &purchase_id, &reason, now)? {
-                            return Err(ActionError::Conflict(
-                                "A refund for this order is already under way.",
-                            ));
-                        }
-                        format!(
-                            "{reason} (full refund of {})",
-                            Cents::new(purchase.price_cents)
-                        )
                     }
                     OrderAction::Resolve => {
                         let n = q::resolve_alerts(conn, &purchase_id, now)?;
                         format!("{reason} ({n} alert(s) resolved)")
                     }
                     OrderAction::ResendEmail => {
-                        if purchase.status() != PurchaseStatus::Fulfilled {
-                            return Err(ActionError::Conflict(
-                                "Only a fulfilled order has a delivery email to resend.",
-                            ));
-                        }
+                        purchases::apply(
+                            conn,
+                            &purchase_id,
+                            &PurchaseEvent::AdminResend,
+                            &reason,
+                            now,
+                        )?;
                         // A no-op while an email job of this kind is open: one email, not two.
                         if enqueue_job(conn, &purchase_id, JobKind::EmailEsimReady, now, now)? {
                             format!("{reason} (delivery email queued)")
@@ -725,7 +771,10 @@ pub async fn action(
     };
     if matches!(
         act,
-        OrderAction::Retry | OrderAction::Refund | OrderAction::ResendEmail
+        OrderAction::Retry
+            | OrderAction::Refund
+            | OrderAction::RefundKeepCost
+            | OrderAction::ResendEmail
     ) {
         state.outbox.waker().wake();
     }

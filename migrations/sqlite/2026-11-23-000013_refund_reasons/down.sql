@@ -1,0 +1,2 @@
+ALTER TABLE refunds DROP COLUMN keeps_cost;
+ALTER TABLE refunds DROP COLUMN cause;

@@ -1,0 +1,207 @@
+//! The owner's bad day through the console: a paid order waits because the wallet is short,
+//! the owner refunds it, tops up and retries everything waiting. The consumer gets one refund
+//! and one honest email, and no eSIM is bought for that order.
+
+use std::time::{Duration, Instant};
+
+use diesel::prelude::*;
+use storefront::accounts::Role;
+use storefront::db::schema::{alerts, refunds};
+use storefront::db::{DbError, purchases};
+
+use crate::admin::{OWNER, PASSWORD, create};
+use crate::both_backends;
+use crate::helpers::{Backend, Browser, TestApp, hidden, location, spawn_shop};
+
+both_backends!(a_refund_while_the_wallet_is_short_buys_nothing_and_says_why);
+
+/// Checkout of a cheap plan as a shopper; returns the demo payment page's path.
+async fn checkout(app: &TestApp, shopper: &Browser) -> String {
+    let plan = app
+        .catalog
+        .snapshot()
+        .plans()
+        .iter()
+        .find(|p| {
+            p.is_sellable() && p.price.is_some_and(|c| c.get() >= 100) && p.cost.get() < 20_000
+        })
+        .expect("a sellable plan")
+        .clone();
+    let (status, page, _) = shopper.get(app, &format!("/plans/{}", plan.id)).await;
+    assert_eq!(status, 200);
+    let (status, _, headers) = shopper
+        .post(
+            app,
+            "/checkout",
+            &[
+                ("csrf_token", &hidden(&page, "csrf_token")),
+                ("plan_id", &plan.id),
+                ("email", "traveller@example.com"),
+                ("confirm_device", "yes"),
+                (
+                    "expected_price_cents",
+                    &hidden(&page, "expected_price_cents"),
+                ),
+            ],
+        )
+        .await;
+    assert_eq!(status, 303);
+    let pay_page = location(&headers);
+    pay_page
+        .strip_prefix(&app.address)
+        .unwrap_or(&pay_page)
+        .to_string()
+}
+
+/// Undoes quoted-printable soft breaks and `=3D`, enough to read a sentence of an `.eml`.
+fn unfolded(raw: &str) -> String {
+    raw.replace("=\r\n", "")
+        .replace("=\n", "")
+        .replace("=3D", "=")
+}
+
+async fn wait_until(what: &str, mut check: impl AsyncFnMut() -> bool) {
+    let started = Instant::now();
+    while !check().await {
+        assert!(started.elapsed() < Duration::from_secs(20), "{what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn a_refund_while_the_wallet_is_short_buys_nothing_and_says_why(backend: Backend) {
+    let Some((app, upstream)) = spawn_shop(backend, 60).await else {
+        return;
+    };
+    create(&app.db, OWNER, Role::Owner).await;
+    let owner = Browser::default();
+    assert_eq!(owner.login(&app, OWNER, PASSWORD).await.0, 303);
+
+    // The sale is made while the wallet covers it; it is empty by the time the money lands.
+    let shopper = Browser::default();
+    let pay_path = checkout(&app, &shopper).await;
+    upstream.sandbox.set_balance(0).expect("balance");
+    let (_, page, _) = shopper.get(&app, &pay_path).await;
+    let (status, _, headers) = shopper
+        .post(
+            &app,
+            &format!("{pay_path}/pay"),
+            &[("csrf_token", &hidden(&page, "csrf_token"))],
+        )
+        .await;
+    assert_eq!(status, 303);
+    let order_path = location(&headers);
+    let purchase_id = order_path
+        .trim_start_matches("/orders/")
+        .split('?')
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    let db = app.db.clone();
+    wait_until("the placement meets insufficient_balance", async || {
+        db.run(|c| {
+            Ok::<_, DbError>(
+                alerts::table
+                    .filter(alerts::kind.eq("insufficient_balance"))
+                    .count()
+                    .get_result::<i64>(c)?,
+            )
+        })
+        .await
+        .expect("alerts")
+            > 0
+    })
+    .await;
+
+    // The order page offers a refund that cancels the waiting placement.
+    let (_, page, _) = owner
+        .get(&app, &format!("/admin/orders/{purchase_id}"))
+        .await;
+    assert!(
+        page.contains("The queued placement is cancelled with it"),
+        "{page}"
+    );
+    assert!(
+        !page.contains("refund-keep-cost"),
+        "no order exists: {page}"
+    );
+    let (status, _, headers) = owner
+        .act(&app, &purchase_id, "refund", "customer no longer travels")
+        .await;
+    assert_eq!(status, 303, "refund accepted");
+    assert_eq!(
+        location(&headers),
+        format!("/admin/orders/{purchase_id}?done=refund")
+    );
+
+    // The owner tops up and presses every retry the console offers.
+    upstream.sandbox.set_balance(100_000).expect("top-up");
+    let (_, dashboard, _) = owner.get(&app, "/admin").await;
+    let (status, _, _) = owner
+        .post(
+            &app,
+            "/admin/placements/retry",
+            &[("csrf_token", &hidden(&dashboard, "csrf_token"))],
+        )
+        .await;
+    assert_eq!(status, 303);
+    let _ = owner
+        .act(&app, &purchase_id, "retry", "after the top-up")
+        .await;
+
+    let db = app.db.clone();
+    let id = purchase_id.clone();
+    wait_until("the purchase is refunded", async || {
+        let id = id.clone();
+        db.run(move |c| purchases::find(c, &id))
+            .await
+            .expect("find")
+            .is_some_and(|p| p.status == "refunded")
+    })
+    .await;
+    // Give any wrongly queued placement the time to run.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let stats = upstream.sandbox.stats();
+    assert_eq!(stats.orders, 0, "no eSIM bought for a refunded order");
+    let refunds: Vec<(String, String)> = app
+        .db
+        .run(|c| {
+            Ok::<_, DbError>(
+                refunds::table
+                    .select((refunds::status, refunds::cause))
+                    .load(c)?,
+            )
+        })
+        .await
+        .expect("refunds");
+    assert_eq!(
+        refunds,
+        [("succeeded".to_string(), "on_request".to_string())],
+        "one provider refund"
+    );
+    let app_ref = &app;
+    wait_until("the refund email is written", async || {
+        app_ref
+            .emails()
+            .iter()
+            .any(|m| unfolded(m).contains("We refunded"))
+    })
+    .await;
+    let refund_emails: Vec<String> = app
+        .emails()
+        .iter()
+        .map(|m| unfolded(m))
+        .filter(|m| m.contains("We refunded"))
+        .collect();
+    assert_eq!(refund_emails.len(), 1, "one refund email");
+    assert!(
+        refund_emails[0].contains("the shop refunded this order on request"),
+        "{}",
+        refund_emails[0]
+    );
+    assert!(!refund_emails[0].contains("supplier could not"));
+    let (_, order_page, _) = shopper.get(&app, &order_path).await;
+    assert!(
+        order_page.contains("data-status=\"refunded\""),
+        "{order_page}"
+    );
+}
