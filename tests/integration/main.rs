@@ -25,3 +25,4 @@ mod schema;
 mod shop;
 mod stripe;
 mod upstream;
+mod wallet_pause;
