@@ -112,6 +112,7 @@ diesel::table! {
         low_balance -> Bool,
         sales_paused -> Bool,
         refreshed_at_ms -> BigInt,
+        pause_reason -> Nullable<Text>,
     }
 }
 
@@ -296,6 +297,7 @@ diesel::table! {
         last_error -> Nullable<Text>,
         created_at_ms -> BigInt,
         updated_at_ms -> BigInt,
+        confirmed_at_ms -> Nullable<BigInt>,
     }
 }
 

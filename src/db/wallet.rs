@@ -4,8 +4,43 @@
 use diesel::prelude::*;
 use diesel::sql_types::BigInt;
 
-use crate::db::schema::wallet;
+use crate::db::schema::{topups, wallet};
 use crate::db::{DbConn, DbError};
+
+/// `shop_settings` name of the low-balance threshold, in cents.
+pub const THRESHOLD_SETTING: &str = "low_balance_threshold_cents";
+/// Until the owner sets one.
+pub const DEFAULT_THRESHOLD_CENTS: i64 = 10_000;
+/// `shop_settings` name of the owner's choice to pause new sales below the threshold
+/// (1 = pause, 0 or absent = only alert).
+pub const PAUSE_BELOW_THRESHOLD_SETTING: &str = "pause_sales_below_threshold";
+
+/// Why new sales are paused. Each reason has its own rule for resuming ([`paused_after_read`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PauseReason {
+    /// Upstream refused an order for lack of credit (`insufficient_balance`).
+    InsufficientBalance,
+    /// The owner chose to stop selling while available credit is below the threshold.
+    BelowThreshold,
+}
+
+impl PauseReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::InsufficientBalance => "insufficient_balance",
+            Self::BelowThreshold => "below_threshold",
+        }
+    }
+
+    /// A stored reason. A pause without one (or with one this version does not know) dates
+    /// from before reasons were stored, when `insufficient_balance` was the only cause.
+    fn from_stored(text: Option<&str>) -> Self {
+        match text {
+            Some("below_threshold") => Self::BelowThreshold,
+            _ => Self::InsufficientBalance,
+        }
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, Eq, Queryable)]
 pub struct WalletRow {
@@ -15,14 +50,63 @@ pub struct WalletRow {
     pub low_balance: bool,
     pub sales_paused: bool,
     pub refreshed_at_ms: i64,
+    pub pause_reason: Option<String>,
+}
+
+impl WalletRow {
+    /// Why sales are paused; `None` while they run.
+    pub fn pause(&self) -> Option<PauseReason> {
+        self.sales_paused
+            .then(|| PauseReason::from_stored(self.pause_reason.as_deref()))
+    }
+}
+
+/// The owner's low-balance settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ThresholdPolicy {
+    pub threshold_cents: i64,
+    /// Pause new sales while available credit is below the threshold (off by default: the
+    /// threshold then only raises the owners' alert).
+    pub pause_below: bool,
+}
+
+pub fn threshold_policy(conn: &mut DbConn) -> Result<ThresholdPolicy, DbError> {
+    Ok(ThresholdPolicy {
+        threshold_cents: crate::db::admin::setting(conn, THRESHOLD_SETTING)?
+            .unwrap_or(DEFAULT_THRESHOLD_CENTS),
+        pause_below: crate::db::admin::setting(conn, PAUSE_BELOW_THRESHOLD_SETTING)?
+            .is_some_and(|v| v != 0),
+    })
+}
+
+/// Whether sales are paused after a balance read showing `available_cents`, given the pause
+/// before it and the cost of purchases still waiting for wallet credit (`committed_cents`).
+///
+/// The rule looks at levels, never at a rise: a reservation released upstream raises available
+/// credit without anyone paying, so "more than before" proves nothing. A pause for
+/// `insufficient_balance` lasts until the credit covers the purchases waiting; a pause below
+/// the threshold lasts while the owner's choice is on and credit is below it.
+pub fn paused_after_read(
+    before: Option<PauseReason>,
+    available_cents: i64,
+    committed_cents: i64,
+    policy: ThresholdPolicy,
+) -> Option<PauseReason> {
+    if before == Some(PauseReason::InsufficientBalance) && available_cents < committed_cents {
+        Some(PauseReason::InsufficientBalance)
+    } else if policy.pause_below && available_cents < policy.threshold_cents {
+        Some(PauseReason::BelowThreshold)
+    } else {
+        None
+    }
 }
 
 pub fn get(conn: &mut DbConn) -> Result<Option<WalletRow>, DbError> {
     Ok(wallet::table.find(1_i64).first(conn).optional()?)
 }
 
-/// Stores a fresh `GET /balance`. Keeps `sales_paused`: only a top-up (more credit than
-/// before) or an admin resumes sales.
+/// Stores a fresh `GET /balance` and decides from it whether sales stay paused
+/// ([`paused_after_read`]).
 pub fn store(
     conn: &mut DbConn,
     available_cents: i64,
@@ -32,16 +116,23 @@ pub fn store(
 ) -> Result<(), DbError> {
     conn.write_tx(|conn| {
         let previous = get(conn)?;
-        let sales_paused = previous
-            .as_ref()
-            .is_some_and(|w| w.sales_paused && available_cents <= w.available_cents);
+        let policy = threshold_policy(conn)?;
+        let committed = committed_cents(conn, now_ms)?;
+        let pause = paused_after_read(
+            previous.as_ref().and_then(WalletRow::pause),
+            available_cents,
+            committed,
+            policy,
+        );
+        let reason = pause.map(PauseReason::as_str);
         if previous.is_some() {
             diesel::update(wallet::table.find(1_i64))
                 .set((
                     wallet::available_cents.eq(available_cents),
                     wallet::reserved_cents.eq(reserved_cents),
                     wallet::low_balance.eq(low_balance),
-                    wallet::sales_paused.eq(sales_paused),
+                    wallet::sales_paused.eq(pause.is_some()),
+                    wallet::pause_reason.eq(reason),
                     wallet::refreshed_at_ms.eq(now_ms),
                 ))
                 .execute(conn)?;
@@ -53,7 +144,8 @@ pub fn store(
                         wallet::available_cents.eq(available_cents),
                         wallet::reserved_cents.eq(reserved_cents),
                         wallet::low_balance.eq(low_balance),
-                        wallet::sales_paused.eq(false),
+                        wallet::sales_paused.eq(pause.is_some()),
+                        wallet::pause_reason.eq(reason),
                         wallet::refreshed_at_ms.eq(now_ms),
                     ))
                     .on_conflict_do_nothing()
@@ -62,6 +154,31 @@ pub fn store(
         }
         Ok(())
     })
+}
+
+/// After the owner changed the threshold settings: pauses at once when the last known credit
+/// is below a threshold that now pauses, and lifts a threshold pause the owner turned off.
+/// Nothing else resumes here: that takes a balance read ([`store`]).
+pub fn apply_threshold_policy(conn: &mut DbConn) -> Result<(), DbError> {
+    let Some(row) = get(conn)? else {
+        return Ok(());
+    };
+    let policy = threshold_policy(conn)?;
+    let below = row.refreshed_at_ms > 0 && row.available_cents < policy.threshold_cents;
+    let pause = match row.pause() {
+        None if policy.pause_below && below => Some(PauseReason::BelowThreshold),
+        Some(PauseReason::BelowThreshold) if !policy.pause_below => None,
+        unchanged => unchanged,
+    };
+    if pause != row.pause() {
+        diesel::update(wallet::table.find(1_i64))
+            .set((
+                wallet::sales_paused.eq(pause.is_some()),
+                wallet::pause_reason.eq(pause.map(PauseReason::as_str)),
+            ))
+            .execute(conn)?;
+    }
+    Ok(())
 }
 
 /// Locks the wallet row for the rest of the transaction, so concurrent checkouts count the
@@ -92,9 +209,13 @@ pub fn committed_cents(conn: &mut DbConn, now_ms: i64) -> Result<i64, DbError> {
     Ok(rows.first().map_or(0, |r| r.total))
 }
 
-/// Pauses or resumes new sales. Without a wallet row yet, one is created with zero balances
-/// and `refreshed_at_ms = 0` (never refreshed, so the next checkout re-reads it).
+/// Pauses new sales because upstream refused an order for lack of credit (`paused`), or
+/// resumes them (`!paused`, an admin's decision). A pause lasts until a balance read shows
+/// credit covering the purchases waiting ([`paused_after_read`]). Without a wallet row yet, one
+/// is created with zero balances and `refreshed_at_ms = 0` (never refreshed, so the next
+/// checkout re-reads it).
 pub fn set_sales_paused(conn: &mut DbConn, paused: bool) -> Result<(), DbError> {
+    let reason = paused.then_some(PauseReason::InsufficientBalance.as_str());
     crate::with_inner!(&mut *conn, |c| {
         diesel::insert_into(wallet::table)
             .values((
@@ -103,12 +224,161 @@ pub fn set_sales_paused(conn: &mut DbConn, paused: bool) -> Result<(), DbError> 
                 wallet::reserved_cents.eq(0_i64),
                 wallet::low_balance.eq(true),
                 wallet::sales_paused.eq(paused),
+                wallet::pause_reason.eq(reason),
                 wallet::refreshed_at_ms.eq(0_i64),
             ))
             .on_conflict(wallet::id)
             .do_update()
-            .set(wallet::sales_paused.eq(paused))
+            .set((
+                wallet::sales_paused.eq(paused),
+                wallet::pause_reason.eq(reason),
+            ))
             .execute(c)
     })?;
     Ok(())
+}
+
+/// A top-up as its progress page shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable)]
+#[diesel(table_name = topups)]
+pub struct TopupProgressRow {
+    pub id: i64,
+    pub amount_cents: i64,
+    pub session_id: Option<String>,
+    pub checkout_url: Option<String>,
+    pub last_error: Option<String>,
+    pub created_at_ms: i64,
+    pub confirmed_at_ms: Option<i64>,
+}
+
+pub fn topup(conn: &mut DbConn, id: i64) -> Result<Option<TopupProgressRow>, DbError> {
+    Ok(topups::table
+        .find(id)
+        .select(TopupProgressRow::as_select())
+        .first(conn)
+        .optional()?)
+}
+
+/// The newest top-ups first.
+pub fn recent_topups(conn: &mut DbConn, limit: i64) -> Result<Vec<TopupProgressRow>, DbError> {
+    Ok(topups::table
+        .order(topups::id.desc())
+        .limit(limit)
+        .select(TopupProgressRow::as_select())
+        .load(conn)?)
+}
+
+/// Top-ups with a checkout session whose credit has not been seen yet.
+pub fn unconfirmed_topups(conn: &mut DbConn) -> Result<Vec<TopupProgressRow>, DbError> {
+    Ok(topups::table
+        .filter(topups::session_id.is_not_null())
+        .filter(topups::confirmed_at_ms.is_null())
+        .order(topups::id.asc())
+        .select(TopupProgressRow::as_select())
+        .load(conn)?)
+}
+
+/// Records that the top-up's credit showed up; `false` when it was already recorded.
+pub fn confirm_topup(conn: &mut DbConn, id: i64, now_ms: i64) -> Result<bool, DbError> {
+    let changed = diesel::update(
+        topups::table
+            .find(id)
+            .filter(topups::confirmed_at_ms.is_null()),
+    )
+    .set(topups::confirmed_at_ms.eq(now_ms))
+    .execute(conn)?;
+    Ok(changed == 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ALERT_ONLY: ThresholdPolicy = ThresholdPolicy {
+        threshold_cents: 10_000,
+        pause_below: false,
+    };
+    const PAUSING: ThresholdPolicy = ThresholdPolicy {
+        threshold_cents: 10_000,
+        pause_below: true,
+    };
+
+    #[test]
+    fn the_threshold_pauses_only_when_the_owner_chose_it() {
+        assert_eq!(paused_after_read(None, 9_999, 0, ALERT_ONLY), None);
+        assert_eq!(
+            paused_after_read(None, 9_999, 0, PAUSING),
+            Some(PauseReason::BelowThreshold)
+        );
+        assert_eq!(paused_after_read(None, 10_000, 0, PAUSING), None);
+        // Turning the choice off lifts a threshold pause at the next read.
+        assert_eq!(
+            paused_after_read(Some(PauseReason::BelowThreshold), 5, 0, ALERT_ONLY),
+            None
+        );
+    }
+
+    #[test]
+    fn more_credit_that_is_still_short_resumes_nothing() {
+        // A released reservation raised available from $50 to $80: still below $100.
+        assert_eq!(
+            paused_after_read(Some(PauseReason::BelowThreshold), 8_000, 0, PAUSING),
+            Some(PauseReason::BelowThreshold)
+        );
+        // $300 waiting to be placed, $250 available: still short.
+        assert_eq!(
+            paused_after_read(
+                Some(PauseReason::InsufficientBalance),
+                25_000,
+                30_000,
+                ALERT_ONLY
+            ),
+            Some(PauseReason::InsufficientBalance)
+        );
+    }
+
+    #[test]
+    fn an_insufficient_balance_pause_lasts_until_the_orders_waiting_are_covered() {
+        assert_eq!(
+            paused_after_read(
+                Some(PauseReason::InsufficientBalance),
+                30_000,
+                30_000,
+                ALERT_ONLY
+            ),
+            None
+        );
+        // Covered, but below a threshold that pauses: the pause stays, for that reason.
+        assert_eq!(
+            paused_after_read(
+                Some(PauseReason::InsufficientBalance),
+                9_000,
+                5_000,
+                PAUSING
+            ),
+            Some(PauseReason::BelowThreshold)
+        );
+        // Nothing else pauses for lack of credit: that takes upstream's refusal.
+        assert_eq!(paused_after_read(None, 0, 30_000, ALERT_ONLY), None);
+    }
+
+    #[test]
+    fn a_pause_stored_without_a_reason_is_one_for_lack_of_credit() {
+        let row = WalletRow {
+            id: 1,
+            available_cents: 0,
+            reserved_cents: 0,
+            low_balance: true,
+            sales_paused: true,
+            refreshed_at_ms: 0,
+            pause_reason: None,
+        };
+        assert_eq!(row.pause(), Some(PauseReason::InsufficientBalance));
+        let running = WalletRow {
+            sales_paused: false,
+            pause_reason: Some("below_threshold".into()),
+            ..row
+        };
+        assert_eq!(running.pause(), None);
+    }
 }

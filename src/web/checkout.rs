@@ -41,6 +41,8 @@ struct PlanPage {
     price: String,
     sellable: bool,
     online: bool,
+    /// New sales are paused (the wallet): the buy box says so instead of offering checkout.
+    paused: bool,
     is_daily: bool,
     activation: &'static str,
     fair_use: String,
@@ -91,6 +93,7 @@ fn render_plan(
         online: plan
             .price
             .is_some_and(|p| p >= state.payments.minimum_charge()),
+        paused: state.sales.paused(),
         is_daily: plan.is_daily,
         activation: plan.activation.describe(),
         fair_use: plan.fair_use().to_string(),
@@ -118,6 +121,7 @@ pub async fn plan(
 ) -> Result<HttpResponse, AppError> {
     let snap = state.catalog.snapshot();
     let plan = snap.plan(&id).ok_or(AppError::NotFound)?;
+    state.sales.refresh_if_stale(&state.db).await;
     Ok(render_plan(
         &state,
         &req,

@@ -21,7 +21,9 @@ use crate::web::request_id::{self, RequestId};
 use crate::web::{AppState, pages};
 
 /// `form-action` also names Stripe Checkout: browsers apply it to the redirect that follows a
-/// form POST, and the checkout form's answer redirects there.
+/// form POST, and the checkout form's answer redirects there. Upstream's hosted top-up page,
+/// on a host known only from its answer, is reached by a link on the console's top-up page
+/// instead (links are not restricted by the CSP).
 const CSP: &str = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; \
                    object-src 'none'; base-uri 'none'; frame-ancestors 'none'; \
                    form-action 'self' https://checkout.stripe.com";

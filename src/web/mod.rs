@@ -60,6 +60,8 @@ pub struct AppState {
     pub pages: page_cache::PageCache,
     /// Opens stored installations, under the current secret key or a previous one.
     pub installation_keys: InstallationKeys,
+    /// Whether new sales are paused, as the plan pages show it.
+    pub sales: crate::orders::wallet::SalesState,
 }
 
 /// On PostgreSQL, one listening connection wakes this process when another replica commits
@@ -197,6 +199,7 @@ impl Application {
             outbox,
             pages: page_cache::PageCache::default(),
             installation_keys,
+            sales: crate::orders::wallet::SalesState::default(),
         });
         background.push(tokio::spawn(watch_wallet(state.clone(), stopped)));
         let server = HttpServer::new(move || {

@@ -5,7 +5,7 @@
 
 use diesel::prelude::*;
 use storefront::accounts::Role;
-use storefront::db::schema::{alert_emails, alerts, topups};
+use storefront::db::schema::{alert_emails, alerts, purchases, topups};
 use storefront::db::{Db, DbError};
 
 use crate::admin::{
@@ -55,9 +55,23 @@ async fn a_top_up_submitted_twice_creates_one_payment_credited_only_when_paid(ba
     assert!(page.contains("credit appears after the payment is verified"));
     let transactions_before = sandbox.stats().transactions;
 
-    // Sales were paused for lack of funds; only more credit lifts that.
+    // Upstream refused a paid order of $470.00 for lack of funds, and sales were paused:
+    // only credit covering the order waiting lifts that.
+    insert_purchase(
+        &app.db,
+        "waiting-1",
+        "buyer@example.com",
+        "paid",
+        storefront::db::now_ms(),
+    )
+    .await;
     app.db
-        .run(|conn| storefront::db::wallet::set_sales_paused(conn, true))
+        .run(|conn| {
+            diesel::update(purchases::table.find("waiting-1"))
+                .set(purchases::cost_cents.eq(47_000_i64))
+                .execute(conn)?;
+            storefront::db::wallet::set_sales_paused(conn, true)
+        })
         .await
         .expect("pause");
     let (_, page, _) = owner.get(&app, "/admin/wallet").await;
@@ -77,9 +91,30 @@ async fn a_top_up_submitted_twice_creates_one_payment_credited_only_when_paid(ba
     );
     let (third_status, _, third) = owner.post(&app, "/admin/wallet/topup", &form).await;
     assert_eq!((first.0, second.0, third_status), (303, 303, 303));
-    let checkout = location(&first.2);
-    assert_eq!(location(&second.2), checkout, "the same session");
-    assert_eq!(location(&third), checkout, "a retry gets the same session");
+    // The answer is the console's page for the top-up (the CSP keeps forms on the shop);
+    // it links to upstream's hosted checkout and says the top-up is pending.
+    let progress = location(&first.2);
+    assert!(progress.starts_with("/admin/wallet/topups/"), "{progress}");
+    assert_eq!(location(&second.2), progress, "the same top-up");
+    assert_eq!(location(&third), progress, "a retry gets the same top-up");
+    let (status, page, _) = owner.get(&app, &progress).await;
+    assert_eq!(status, 200, "{page}");
+    assert!(page.contains("data-topup-status=\"pending\""), "{page}");
+    let checkout = page
+        .split("href=\"")
+        .filter_map(|rest| rest.split('"').next())
+        .find(|href| href.contains("/_sandbox/checkout/"))
+        .expect("a link to the hosted checkout")
+        .to_string();
+    let host = checkout
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .expect("host");
+    assert!(
+        page.contains(&format!("Continue to payment at {host}")),
+        "{page}"
+    );
     assert!(
         checkout.starts_with(&format!("{}/_sandbox/checkout/cs_", upstream.origin)),
         "{checkout}"
@@ -131,8 +166,11 @@ async fn a_top_up_submitted_twice_creates_one_payment_credited_only_when_paid(ba
     );
     assert!(
         !page.contains("New sales are paused"),
-        "more credit resumes sales"
+        "credit covering the orders waiting resumes sales"
     );
+    let (_, page, _) = owner.get(&app, &progress).await;
+    assert!(page.contains("data-topup-status=\"paid\""), "{page}");
+    assert!(page.contains("$482.28"), "the credit shows: {page}");
     let paused = app
         .db
         .run(storefront::db::wallet::get)
@@ -335,10 +373,8 @@ async fn the_low_balance_alert_is_raised_once_per_crossing(backend: Backend) {
     assert_eq!(status, 303);
     assert_eq!(location(&headers), "/admin/wallet?done=threshold");
     let rows = audit_rows(&app.db).await;
-    assert!(
-        rows.iter()
-            .any(|r| r.1 == "wallet_threshold_set" && r.3 == "before: $100.00; after: $150.00")
-    );
+    assert!(rows.iter().any(|r| r.1 == "wallet_threshold_set"
+        && r.3 == "before: $100.00, alert only; after: $150.00, alert only"));
 
     // $500 is above: no alert.
     let (_, page, _) = owner.get(&app, "/admin/wallet?done=threshold").await;

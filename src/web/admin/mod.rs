@@ -57,6 +57,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/admin/catalog/sync", web::post().to(catalog::sync_now))
         .route("/admin/wallet", web::get().to(wallet::page))
         .route("/admin/wallet/topup", web::post().to(wallet::topup))
+        .route(
+            "/admin/wallet/topups/{id}",
+            web::get().to(wallet::topup_page),
+        )
         .route("/admin/wallet/threshold", web::post().to(wallet::threshold))
         .route("/admin/users", web::get().to(users::list))
         .route("/admin/users", web::post().to(users::create))

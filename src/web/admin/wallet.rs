@@ -1,11 +1,17 @@
 //! `/admin/wallet` (owners): the live upstream balance and its transactions, top-ups, the
-//! runway estimate and the shop's own low-balance threshold.
+//! runway estimate, the shop's own low-balance threshold and whether sales pause below it.
 //!
 //! A top-up must never pay twice. The page hands out a random form nonce; the first submission
 //! stores a `topups` row under that nonce with a fresh Idempotency-Key, and every submission of
 //! the same form (a double click, a retry after a timeout) finds that row and asks upstream with
 //! the same key, so upstream answers with the same checkout session. Nothing is credited here:
 //! the credit shows up in the balance once upstream has verified the payment.
+//!
+//! The form's answer is a console page for that top-up (`/admin/wallet/topups/{id}`), not a
+//! redirect to upstream's checkout: the shop's CSP lets forms lead only to the shop itself (and
+//! Stripe), and the checkout link is upstream's, on a host the shop cannot know in advance. The
+//! page shows the link ("Continue to payment at HOST", checked by
+//! [`crate::orders::wallet::checkout_link`]) and stays "pending" until the credit is seen.
 //!
 //! Each live balance read here is checked against the threshold the same way the wallet watcher
 //! checks it ([`crate::orders::wallet::check_low_balance`]): once per crossing, emails retried
@@ -24,7 +30,9 @@ use super::{
 use crate::accounts::Admin;
 use crate::db::{self, DbError, admin as q, wallet};
 use crate::domain::Cents;
-use crate::orders::wallet::{DEFAULT_THRESHOLD_CENTS, THRESHOLD_SETTING, check_low_balance};
+use crate::orders::wallet::{
+    PauseReason, check_low_balance, checkout_link, confirm_topups, link_host, save_threshold_policy,
+};
 use crate::upstream::types::{Cursor, IdempotencyKey, PageLimit, TopUpAmount};
 use crate::upstream::{Balance, BalanceTransaction, Class, Page, UpstreamError};
 use crate::web::AppState;
@@ -40,7 +48,6 @@ pub mod action {
     pub const TOPUP_CREATED: &str = "wallet_topup_created";
     pub const TOPUP_RESUBMITTED: &str = "wallet_topup_resubmitted";
     pub const TOPUP_FAILED: &str = "wallet_topup_failed";
-    pub const THRESHOLD_SET: &str = "wallet_threshold_set";
 }
 
 /// Parses dollars as typed — `25`, `25.5`, `25.50`, `$1,000` — into cents, without floats.
@@ -131,9 +138,31 @@ struct TopupView {
     id: i64,
     amount: String,
     created: String,
-    session: String,
-    checkout_url: Option<String>,
+    /// "paid", "pending" or "not created".
+    state: &'static str,
     error: Option<String>,
+}
+
+impl TopupView {
+    fn new(t: &wallet::TopupProgressRow) -> Self {
+        Self {
+            id: t.id,
+            amount: money(t.amount_cents),
+            created: format_ms(t.created_at_ms),
+            state: topup_state(t),
+            error: t.last_error.clone(),
+        }
+    }
+}
+
+fn topup_state(t: &wallet::TopupProgressRow) -> &'static str {
+    if t.confirmed_at_ms.is_some() {
+        "paid"
+    } else if t.checkout_url.is_some() {
+        "pending"
+    } else {
+        "not created"
+    }
 }
 
 #[derive(Template)]
@@ -142,10 +171,12 @@ struct WalletPage {
     chrome: Chrome,
     balance: Option<BalanceView>,
     balance_error: Option<String>,
-    sales_paused: bool,
+    /// Why new sales are paused, in words; `None` while they run.
+    pause: Option<String>,
     runway: String,
     threshold: String,
     threshold_field: String,
+    pause_below: bool,
     below_threshold: bool,
     transactions: Vec<TxView>,
     transactions_error: Option<String>,
@@ -207,6 +238,21 @@ fn tx_view(t: BalanceTransaction) -> TxView {
     }
 }
 
+fn pause_message(reason: PauseReason, threshold: i64) -> String {
+    match reason {
+        PauseReason::InsufficientBalance => "New sales are paused: the provider refused an order \
+            for lack of credit. They resume once a balance read shows enough credit for the \
+            orders waiting, usually after a top-up."
+            .into(),
+        PauseReason::BelowThreshold => format!(
+            "New sales are paused: the available balance is below your threshold of {} and you \
+             chose to pause sales below it. They resume once a balance read shows at least {}.",
+            money(threshold),
+            money(threshold)
+        ),
+    }
+}
+
 fn upstream_message(err: &UpstreamError) -> String {
     match err.class() {
         Class::Definitive => format!("The provider refused the request ({err})."),
@@ -231,15 +277,20 @@ async fn render(
         .upstream
         .balance_transactions(cursor.as_ref(), limit)
         .await;
+    if let Ok(page) = &transactions
+        && let Err(err) = confirm_topups(&state.db, &page.data).await
+    {
+        tracing::warn!(error = %err, "could not record top-up credits");
+    }
     let now = db::now_ms();
-    let (row, spent_7d, threshold, topups) = state
+    let (row, spent_7d, policy, topups) = state
         .db
         .run(move |conn| {
             Ok::<_, DbError>((
                 wallet::get(conn)?,
                 q::placed_cost_since(conn, now - 7 * DAY_MS)?,
-                q::setting(conn, THRESHOLD_SETTING)?.unwrap_or(DEFAULT_THRESHOLD_CENTS),
-                q::recent_topups(conn, RECENT_TOPUPS)?,
+                wallet::threshold_policy(conn)?,
+                wallet::recent_topups(conn, RECENT_TOPUPS)?,
             ))
         })
         .await?;
@@ -270,6 +321,7 @@ async fn render(
             None,
         ),
     };
+    let threshold = policy.threshold_cents;
     let below_threshold = match available {
         Some(cents) => {
             check_low_balance(&state.db, state.outbox.inner.notifier.as_ref(), cents).await?
@@ -307,26 +359,20 @@ async fn render(
         chrome,
         balance,
         balance_error,
-        sales_paused: row.as_ref().is_some_and(|w| w.sales_paused),
+        pause: row
+            .as_ref()
+            .and_then(wallet::WalletRow::pause)
+            .map(|reason| pause_message(reason, threshold)),
         runway: runway_text,
         threshold: money(threshold),
         threshold_field: plain_dollars(threshold),
+        pause_below: policy.pause_below,
         below_threshold,
         transactions,
         transactions_error,
         paged: cursor.is_some(),
         older_href,
-        topups: topups
-            .into_iter()
-            .map(|t| TopupView {
-                id: t.id,
-                amount: money(t.amount_cents),
-                created: format_ms(t.created_at_ms),
-                session: t.session_id.unwrap_or_default(),
-                checkout_url: t.checkout_url,
-                error: t.last_error,
-            })
-            .collect(),
+        topups: topups.iter().map(TopupView::new).collect(),
         nonce: form.nonce,
         amount: form.amount,
         error: form.error,
@@ -464,21 +510,30 @@ pub async fn topup(
     }
     let key = IdempotencyKey::parse(row.idempotency_key.clone())
         .map_err(|e| AppError::internal(format!("stored top-up key: {e}")))?;
-    let answer = state.upstream.create_topup(&key, amount).await;
+    let answer = state
+        .upstream
+        .create_topup(&key, amount)
+        .await
+        .map_err(TopupRefusal::Upstream)
+        .and_then(|session| {
+            checkout_link(&session.checkout_url, &state.settings.upstream.base_url)
+                .map(|link| (session.id, link))
+                .map_err(TopupRefusal::Link)
+        });
     let client = client_addr(&req);
     let target = format!("topup:{}", row.id);
     let amount_text = money(row.amount_cents);
     let (id, audit_admin) = (row.id, admin.clone());
     let recorded = match &answer {
-        Ok(session) => (
-            Ok((session.id.clone(), session.checkout_url.to_string())),
+        Ok((session, link)) => (
+            Ok((session.clone(), link.to_string())),
             if inserted {
                 action::TOPUP_CREATED
             } else {
                 action::TOPUP_RESUBMITTED
             },
         ),
-        Err(err) => (Err(err.to_string()), action::TOPUP_FAILED),
+        Err(refusal) => (Err(refusal.to_string()), action::TOPUP_FAILED),
     };
     state
         .db
@@ -500,30 +555,125 @@ pub async fn topup(
             })
         })
         .await?;
-    match answer {
-        Ok(session) => Ok(see_other(session.checkout_url.as_str())),
-        Err(err) => {
-            tracing::warn!(topup.id = row.id, error = %err, "upstream top-up not created");
-            let again = FormState {
-                nonce: form.nonce,
-                amount: plain_dollars(row.amount_cents),
-                error: Some(format!(
+    let (status, message) = match answer {
+        Ok(_) => return Ok(see_other(&format!("/admin/wallet/topups/{id}"))),
+        Err(TopupRefusal::Upstream(err)) => {
+            tracing::warn!(topup.id = id, error = %err, "upstream top-up not created");
+            (
+                StatusCode::SERVICE_UNAVAILABLE,
+                format!(
                     "{} Submit the same form again: it reuses the same key, so it cannot pay twice.",
                     upstream_message(&err)
-                )),
-            };
-            render(
-                &state,
-                &req,
-                &admin,
-                StatusCode::SERVICE_UNAVAILABLE,
-                None,
-                again,
-                None,
+                ),
             )
-            .await
         }
+        Err(TopupRefusal::Link(err)) => {
+            tracing::warn!(topup.id = id, error = %err, "upstream top-up link refused");
+            (
+                StatusCode::BAD_GATEWAY,
+                format!(
+                    "The provider answered with a payment link the console will not open: {err} \
+                     (it must be https). Nothing was paid. Ask the provider's support about top-up #{id}."
+                ),
+            )
+        }
+    };
+    let again = FormState {
+        nonce: form.nonce,
+        amount: plain_dollars(row.amount_cents),
+        error: Some(message),
+    };
+    render(&state, &req, &admin, status, None, again, None).await
+}
+
+/// Why a top-up form did not lead to a payment page.
+#[derive(Debug, thiserror::Error)]
+enum TopupRefusal {
+    #[error(transparent)]
+    Upstream(UpstreamError),
+    #[error("unsafe payment link: {0}")]
+    Link(crate::orders::wallet::UnsafeCheckoutLink),
+}
+
+#[derive(Template)]
+#[template(path = "admin/topup.html")]
+struct TopupPage {
+    chrome: Chrome,
+    id: i64,
+    amount: String,
+    created: String,
+    /// "paid", "pending" or "not created".
+    state: &'static str,
+    /// When the credit was seen.
+    confirmed: Option<String>,
+    /// The checkout link and the host it leads to, while the top-up is pending.
+    link: Option<(String, String)>,
+    error: Option<String>,
+    /// The live available balance.
+    available: Option<String>,
+    balance_error: Option<String>,
+}
+
+/// One top-up: the link to pay it on upstream's page, then "pending" until its credit shows in
+/// the balance transactions. Each view reads the balance live (which may resume sales).
+pub async fn topup_page(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, AppError> {
+    require_owner(&admin)?;
+    let id = id.into_inner();
+    let live = live_balance(&state).await;
+    let limit = PageLimit::new(TRANSACTIONS_PER_PAGE).unwrap_or_default();
+    let transactions = state.upstream.balance_transactions(None, limit).await;
+    match &transactions {
+        Ok(page) => {
+            if let Err(err) = confirm_topups(&state.db, &page.data).await {
+                tracing::warn!(error = %err, "could not record top-up credits");
+            }
+        }
+        Err(err) => tracing::warn!(error = %err, "could not read the balance transactions"),
     }
+    if let Ok(balance) = &live {
+        check_low_balance(
+            &state.db,
+            state.outbox.inner.notifier.as_ref(),
+            balance.available_cents.get(),
+        )
+        .await?;
+    }
+    let row = state
+        .db
+        .run(move |conn| wallet::topup(conn, id))
+        .await?
+        .ok_or(AppError::NotFound)?;
+    let link = row
+        .checkout_url
+        .as_deref()
+        .filter(|_| row.confirmed_at_ms.is_none())
+        .and_then(|raw| url::Url::parse(raw).ok())
+        .and_then(|url| checkout_link(&url, &state.settings.upstream.base_url).ok())
+        .map(|url| (url.to_string(), link_host(&url)));
+    let (chrome, cookie) = Chrome::new(&state, &req, &admin, "wallet");
+    let page = TopupPage {
+        chrome,
+        id: row.id,
+        amount: money(row.amount_cents),
+        created: format_ms(row.created_at_ms),
+        state: topup_state(&row),
+        confirmed: row.confirmed_at_ms.map(format_ms),
+        link,
+        error: row.last_error,
+        available: live.as_ref().ok().map(|b| money(b.available_cents.get())),
+        balance_error: live.err().map(|err| {
+            format!(
+                "Could not read the live balance. {}",
+                upstream_message(&err)
+            )
+        }),
+    };
+    Ok(admin_page(StatusCode::OK, &page, cookie))
 }
 
 #[derive(Deserialize)]
@@ -532,6 +682,8 @@ pub struct ThresholdForm {
     csrf_token: String,
     #[serde(default)]
     threshold: String,
+    /// The "pause new sales below the threshold" checkbox: `yes` when ticked, absent if not.
+    pause_below: Option<String>,
 }
 
 pub async fn threshold(
@@ -550,26 +702,11 @@ pub async fn threshold(
                 money(MAX_THRESHOLD_CENTS)
             ))
         })?;
-    let client = client_addr(&req);
-    state
-        .db
-        .run(move |conn| {
-            let now = db::now_ms();
-            conn.write_tx(|conn| {
-                let before =
-                    q::setting(conn, THRESHOLD_SETTING)?.unwrap_or(DEFAULT_THRESHOLD_CENTS);
-                q::set_setting(conn, THRESHOLD_SETTING, cents, now)?;
-                admin.audit(
-                    conn,
-                    action::THRESHOLD_SET,
-                    Some("setting:low_balance_threshold"),
-                    &client,
-                    &format!("before: {}; after: {}", money(before), money(cents)),
-                    now,
-                )
-            })
-        })
-        .await?;
+    let policy = wallet::ThresholdPolicy {
+        threshold_cents: cents,
+        pause_below: form.pause_below.as_deref() == Some("yes"),
+    };
+    save_threshold_policy(&state.db, admin, client_addr(&req), policy).await?;
     Ok(see_other("/admin/wallet?done=threshold"))
 }
 
