@@ -442,3 +442,73 @@ async fn an_unsafe_account_found_later_keeps_checkout_refused_and_alerts_the_own
         "{dashboard}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sandbox_control_api_changes_what_get_account_reports() {
+    let (upstream, key) = spawn_sandbox(5).await;
+    let http = reqwest::Client::new();
+    let control = |body: serde_json::Value| {
+        http.post(format!("{}/_sandbox/account", upstream.origin))
+            .bearer_auth(&key)
+            .json(&body)
+            .send()
+    };
+    let account = || {
+        http.get(format!("{}/account", upstream.base_url))
+            .bearer_auth(&key)
+            .send()
+    };
+
+    let res = control(serde_json::json!({
+        "environment": "production",
+        "scopes": ["catalog:read", "balance:read"],
+        "keyExpiresInSecs": 86_400
+    }))
+    .await
+    .expect("control");
+    assert_eq!(res.status(), 200);
+    let body: serde_json::Value = account()
+        .await
+        .expect("account")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(body["environment"], "production");
+    assert_eq!(
+        body["scopes"],
+        serde_json::json!(["catalog:read", "balance:read"])
+    );
+    let expires = storefront::wallet::account::parse_timestamp_ms(
+        body["keyExpiresAt"].as_str().expect("text"),
+    )
+    .expect("RFC 3339");
+    let hours = (expires - storefront::db::now_ms()) / 3_600_000;
+    assert!((23..=24).contains(&hours), "{body}");
+    // The scopes are the key's own: an endpoint outside them is refused.
+    let orders = http
+        .get(format!("{}/orders", upstream.base_url))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .expect("orders");
+    assert_eq!(orders.status(), 403);
+
+    let res = control(serde_json::json!({"failing": true}))
+        .await
+        .expect("control");
+    assert_eq!(res.status(), 200);
+    assert_eq!(account().await.expect("account").status(), 503);
+    control(serde_json::json!({"failing": false}))
+        .await
+        .expect("control");
+    assert_eq!(account().await.expect("account").status(), 200);
+
+    let refused = control(serde_json::json!({"environment": "Prod!"}))
+        .await
+        .expect("control");
+    assert_eq!(refused.status(), 400);
+    let refused = control(serde_json::json!({"colour": "red"}))
+        .await
+        .expect("control");
+    assert_eq!(refused.status(), 400, "unknown fields are refused");
+}
