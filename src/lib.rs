@@ -15,4 +15,5 @@ pub mod payments;
 pub mod sandbox;
 pub mod telemetry;
 pub mod upstream;
+pub mod wallet;
 pub mod web;

@@ -63,9 +63,7 @@ pub async fn run(data_dir: PathBuf, mut bind: SocketAddr) -> Result<(), CliError
     let db = Db::open(&settings.database_url, 8)?;
     db.migrate().await?;
     let admin_line = ensure_demo_owner(&db).await?;
-    let app = Application::build(settings, db)
-        .await
-        .map_err(|e| CliError::Io(e.to_string()))?;
+    let app = Application::build(settings, db).await?;
     wait_for_catalog(&app).await;
 
     // Written with errors ignored: a closed stdout (piped into `head`, a supervisor that

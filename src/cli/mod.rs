@@ -13,7 +13,7 @@ use crate::db::{Db, DbError};
 use crate::sandbox::{self, SandboxConfig, WebhookConfig};
 use crate::telemetry;
 use crate::upstream::PartnerClient;
-use crate::web::Application;
+use crate::web::{Application, StartError};
 
 mod admin;
 mod demo;
@@ -155,6 +155,19 @@ enum CliError {
     /// The command did what it could, and says what is left.
     #[error("{0}")]
     Incomplete(String),
+}
+
+impl From<StartError> for CliError {
+    /// A refused pair of settings is a configuration error (exit 2), named like the others.
+    fn from(err: StartError) -> Self {
+        match err {
+            StartError::UnsafePair(pair) => Self::Config(ConfigError {
+                var: pair.var().to_string(),
+                problem: pair.problem().to_string(),
+            }),
+            other => Self::Io(other.to_string()),
+        }
+    }
 }
 
 impl CliError {
@@ -317,9 +330,7 @@ async fn serve(settings: Settings) -> Result<(), CliError> {
     }
     let bind = settings.bind;
     let public_url = settings.public_url.to_string();
-    let app = Application::build(settings, db)
-        .await
-        .map_err(|e| CliError::Io(e.to_string()))?;
+    let app = Application::build(settings, db).await?;
     tracing::info!(bind = %bind, port = app.port(), public_url, "storefront is serving");
     app.run_until_stopped()
         .await

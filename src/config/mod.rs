@@ -293,6 +293,14 @@ pub struct StripeSettings {
     pub api_base: Url,
 }
 
+impl StripeSettings {
+    /// Whether the secret key (or restricted key) moves real money: `sk_live_…` / `rk_live_…`.
+    pub fn is_live(&self) -> bool {
+        let key = self.secret_key.expose();
+        key.starts_with("sk_live_") || key.starts_with("rk_live_")
+    }
+}
+
 /// Where outgoing mail goes.
 #[derive(Debug, Clone)]
 pub enum MailTransport {
@@ -348,6 +356,9 @@ pub struct Settings {
     /// Reverse proxies whose `X-Forwarded-For` names the client; empty: the TCP peer is the
     /// client and the header is ignored.
     pub trusted_proxies: TrustedProxies,
+    /// `STOREFRONT_ALLOW_LIVE_PAYMENTS_WITH_SANDBOX`: a staging shop may take live Stripe
+    /// payments while its upstream key is a sandbox key (otherwise refused at start).
+    pub allow_live_payments_with_sandbox: bool,
 }
 
 pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
@@ -391,6 +402,11 @@ impl Settings {
                 "TRUSTED_PROXIES",
                 TrustedProxies::default(),
                 TrustedProxies::parse,
+            )?,
+            allow_live_payments_with_sandbox: src.parsed(
+                "ALLOW_LIVE_PAYMENTS_WITH_SANDBOX",
+                false,
+                parse_bool,
             )?,
         })
     }

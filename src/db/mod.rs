@@ -8,6 +8,7 @@
 //! one pooled connection. Times that are compared or leased on are `i64` unix milliseconds:
 //! SQLite and PostgreSQL disagree about timestamp text and precision, integers they agree on.
 
+pub mod account;
 pub mod accounts;
 pub mod admin;
 pub mod alert_mail;

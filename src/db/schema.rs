@@ -327,3 +327,21 @@ diesel::table! {
 }
 
 diesel::joinable!(alert_emails -> alerts (alert_id));
+
+diesel::table! {
+    supplier_account (id) {
+        id -> BigInt,
+        key_fingerprint -> Text,
+        account_id -> Text,
+        name -> Text,
+        email -> Text,
+        environment -> Text,
+        scopes -> Text,
+        key_expires_at -> Text,
+        key_expires_at_ms -> Nullable<BigInt>,
+        webhook_enabled -> Bool,
+        checked_at_ms -> BigInt,
+        attempted_at_ms -> BigInt,
+        last_error -> Nullable<Text>,
+    }
+}

@@ -66,15 +66,19 @@ pub enum AlertKind {
     PendingReview,
     /// Upstream reported a status this version does not know; the record is kept.
     UnfamiliarStatus,
+    /// The supplier account and the payment settings form a pair the shop refuses to sell
+    /// with; checkout is refused until one of them changes.
+    UnsafeAccount,
 }
 
 impl AlertKind {
-    pub const ALL: [Self; 5] = [
+    pub const ALL: [Self; 6] = [
         Self::LowBalance,
         Self::InsufficientBalance,
         Self::NeedsAttention,
         Self::PendingReview,
         Self::UnfamiliarStatus,
+        Self::UnsafeAccount,
     ];
 
     /// The kind named by [`AlertKind::as_str`].
@@ -90,6 +94,7 @@ impl AlertKind {
             Self::NeedsAttention => "needs_attention",
             Self::PendingReview => "pending_review",
             Self::UnfamiliarStatus => "unfamiliar_status",
+            Self::UnsafeAccount => "unsafe_account",
         }
     }
 
@@ -101,6 +106,9 @@ impl AlertKind {
             Self::NeedsAttention => "An order needs attention",
             Self::PendingReview => "An order is pending review",
             Self::UnfamiliarStatus => "Unfamiliar order status",
+            Self::UnsafeAccount => {
+                "Checkout is refused: supplier account and payments do not match"
+            }
         }
     }
 
@@ -124,6 +132,11 @@ impl AlertKind {
             Self::UnfamiliarStatus => {
                 "The provider reported a status this version of the shop does not know. The order \
                  is kept as it is and will not be placed again; check it with provider support."
+            }
+            Self::UnsafeAccount => {
+                "The shop refuses every checkout until the payment settings and the supplier \
+                 account's environment match again: change the settings named in the alert and \
+                 restart the shop."
             }
         }
     }

@@ -47,6 +47,9 @@ pub enum CheckoutError {
     WalletShort,
     #[error("the supplier cannot be reached right now")]
     UpstreamUnavailable,
+    /// The supplier account is not known yet, or does not match the payment settings.
+    #[error("sales are held: {0}")]
+    SalesHeld(#[from] crate::wallet::SalesHeld),
     #[error("the payment provider cannot be reached right now")]
     Payment(#[from] PaymentError),
     #[error(transparent)]
@@ -77,10 +80,12 @@ pub struct Checkout<'a> {
     pub payments: &'a Provider,
     pub snapshot: &'a Snapshot,
     pub public_url: &'a Url,
+    pub account: &'a crate::wallet::SupplierAccount,
 }
 
 impl Checkout<'_> {
     pub async fn start(&self, form: CheckoutForm) -> Result<Started, CheckoutError> {
+        self.account.sales_allowed()?;
         let plan = self
             .snapshot
             .plan(&form.plan_id)

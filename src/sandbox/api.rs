@@ -193,7 +193,10 @@ fn paginate<T>(
 async fn account(sb: web::Data<Sandbox>, req: HttpRequest) -> Result<HttpResponse, ApiError> {
     let caller = gate(&sb, &req, Scope::BalanceRead).await?;
     validate::no_query(&req)?;
-    let webhook_enabled = sb.with(|s| s.webhook.is_some());
+    let (webhook_enabled, fails) = sb.with(|s| (s.webhook.is_some(), s.account_fails));
+    if fails {
+        return Err(ApiError::Unavailable);
+    }
     Ok(ok_json(&PartnerAccount {
         id: "acct_sandbox".to_string(),
         name: "Sandbox Partner".to_string(),

@@ -17,7 +17,8 @@ use super::api::bearer;
 use super::error::ApiError;
 use super::state::{SessionKind, SessionStatus};
 use super::{
-    Fault, KeySpec, OrderRefusal, Outcome, RateLimit, Sandbox, Scope, WebhookConfig, validate,
+    AccountChange, Fault, KeySpec, OrderRefusal, Outcome, RateLimit, Sandbox, Scope,
+    WebhookConfig, validate,
 };
 
 pub fn mount(sandbox: Sandbox, cfg: &mut web::ServiceConfig) {
@@ -39,6 +40,7 @@ pub fn mount(sandbox: Sandbox, cfg: &mut web::ServiceConfig) {
             .route("/purchasing", web::post().to(purchasing))
             .route("/topups/{id}/complete", web::post().to(complete_topup))
             .route("/keys", web::post().to(create_key))
+            .route("/account", web::post().to(change_account))
             .route("/provisioning", web::post().to(provisioning))
             .route("/webhook", web::post().to(set_webhook))
             .route("/rate-limit", web::post().to(rate_limit))
@@ -293,6 +295,49 @@ async fn create_key(
         environment: b.environment,
     });
     Ok(HttpResponse::Created().json(serde_json::json!({ "key": key })))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct AccountBody {
+    environment: Option<String>,
+    scopes: Option<Vec<Scope>>,
+    key_expires_in_secs: Option<i64>,
+    failing: Option<bool>,
+}
+
+async fn change_account(
+    sb: web::Data<Sandbox>,
+    req: HttpRequest,
+    body: web::Bytes,
+) -> Result<HttpResponse, ApiError> {
+    authorize(&sb, &req)?;
+    let b: AccountBody = validate::json_body(&req, &body)?;
+    if let Some(env) = &b.environment
+        && (env.is_empty()
+            || env.len() > 32
+            || !env
+                .bytes()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_'))
+    {
+        return Err(ApiError::invalid(
+            "environment must be 1 to 32 characters of a-z, 0-9 and _",
+        ));
+    }
+    let key_expires_in = match b.key_expires_in_secs {
+        None => None,
+        Some(secs) if secs.unsigned_abs() <= 100 * 365 * 86_400 => {
+            Some(time::Duration::seconds(secs))
+        }
+        Some(_) => return Err(ApiError::invalid("keyExpiresInSecs is out of range")),
+    };
+    sb.set_account(AccountChange {
+        environment: b.environment,
+        scopes: b.scopes,
+        key_expires_in,
+        failing: b.failing,
+    });
+    Ok(ok())
 }
 
 #[derive(Debug, Deserialize)]

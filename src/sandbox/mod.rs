@@ -127,6 +127,20 @@ impl KeySpec {
     }
 }
 
+/// A change to the configured key's account as `GET /account` reports it; `None` leaves a
+/// field as it is. The key really changes: fewer scopes refuse those endpoints, an expiry in
+/// the past answers 401 `key_expired` everywhere.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AccountChange {
+    /// `sandbox`, `production` or any other lower-case word (an unfamiliar environment).
+    pub environment: Option<String>,
+    pub scopes: Option<Vec<Scope>>,
+    /// The key expires this long from now (negative: it has expired).
+    pub key_expires_in: Option<time::Duration>,
+    /// While true, `GET /account` answers 503 `service_unavailable` (after authentication).
+    pub failing: Option<bool>,
+}
+
 struct Inner {
     state: Mutex<State>,
     public_origin: Option<String>,
@@ -290,6 +304,11 @@ impl Sandbox {
                 environment: spec.environment,
             })
         })
+    }
+
+    /// Changes what `GET /account` reports for the configured key (see [`AccountChange`]).
+    pub fn set_account(&self, change: AccountChange) {
+        self.with(|s| s.change_primary_account(change));
     }
 
     /// Delays of orders accepted from now on.

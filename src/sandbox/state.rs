@@ -328,6 +328,8 @@ pub struct State {
     pub delays: (Duration, Duration),
     suspended: bool,
     order_requests: u64,
+    /// `GET /account` answers 503 while set (control API `POST /account`).
+    pub account_fails: bool,
 }
 
 impl State {
@@ -370,6 +372,7 @@ impl State {
             delays: cfg.delays,
             suspended: false,
             order_requests: 0,
+            account_fails: false,
         }
     }
 
@@ -377,6 +380,25 @@ impl State {
 
     pub fn key(&self, key: &str) -> Option<&KeyRecord> {
         self.keys.get(key)
+    }
+
+    /// Applies an [`AccountChange`](super::AccountChange) to the configured key.
+    pub fn change_primary_account(&mut self, change: super::AccountChange) {
+        if let Some(failing) = change.failing {
+            self.account_fails = failing;
+        }
+        let Some(record) = self.keys.get_mut(&self.primary_key) else {
+            return;
+        };
+        if let Some(environment) = change.environment {
+            record.environment = environment;
+        }
+        if let Some(scopes) = change.scopes {
+            record.scopes = scopes;
+        }
+        if let Some(expires_in) = change.key_expires_in {
+            record.expires_at = OffsetDateTime::now_utc() + expires_in;
+        }
     }
 
     pub fn add_key(&mut self, record: KeyRecord) -> String {

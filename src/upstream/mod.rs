@@ -17,8 +17,8 @@ pub use client::{ClientBuildError, PartnerClient, PlanFilter, UpstreamClientConf
 pub use error::{Class, ErrorCode, ErrorKind, RawResponse, Refusal, UpstreamError};
 pub use models::{
     AcceptedOrder, Balance, BalanceTransaction, CheckoutRequest, CheckoutSession, Country,
-    ErrorBody, ErrorDetail, Installation, Order, OrderRequest, OrderStatus, Page, PartnerAccount,
-    Plan, Region, TopUpRequest,
+    Environment, ErrorBody, ErrorDetail, Installation, Order, OrderRequest, OrderStatus, Page,
+    PartnerAccount, Plan, Region, TopUpRequest,
 };
 pub use pager::Pager;
 pub use retry::Backoff;

@@ -26,12 +26,59 @@ pub struct PartnerAccount {
     pub id: String,
     pub name: String,
     pub email: String,
-    /// `sandbox` or `production`; kept as text so a new environment name is not a decode error.
-    pub environment: String,
+    /// `sandbox` or `production`; an unfamiliar name is kept as [`Environment::Other`], so a
+    /// new environment is not a decode error.
+    pub environment: Environment,
     pub scopes: Vec<String>,
     /// Raw timestamp: its format is not shown in the spec.
     pub key_expires_at: String,
     pub webhook_enabled: bool,
+}
+
+/// The environment an API key belongs to (spec 2.1 and 5). Exact, case-sensitive match, as
+/// for [`OrderStatus`]: anything else is kept verbatim and never taken for a known one.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Environment {
+    Sandbox,
+    Production,
+    Other(String),
+}
+
+impl Environment {
+    pub fn parse(raw: &str) -> Self {
+        match raw {
+            "sandbox" => Self::Sandbox,
+            "production" => Self::Production,
+            other => Self::Other(other.to_string()),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Sandbox => "sandbox",
+            Self::Production => "production",
+            Self::Other(raw) => raw,
+        }
+    }
+}
+
+impl fmt::Display for Environment {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Environment {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Environment {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = String::deserialize(deserializer)?;
+        Ok(Self::parse(&raw))
+    }
 }
 
 /// An item of `GET /countries` (spec 2.2).
@@ -417,6 +464,56 @@ mod tests {
         let mut v = plan_json();
         v.as_object_mut().map(|o| o.remove("priceCents"));
         assert!(serde_json::from_value::<Plan>(v).is_err());
+    }
+
+    fn account_json() -> serde_json::Value {
+        json!({
+            "id": "acct_1",
+            "name": "Partner",
+            "email": "partner@example.com",
+            "environment": "production",
+            "scopes": ["catalog:read", "balance:read"],
+            "keyExpiresAt": "2027-01-01T00:00:00Z",
+            "webhookEnabled": true
+        })
+    }
+
+    #[test]
+    fn account_decodes_and_keeps_an_unfamiliar_environment() {
+        let account: PartnerAccount = serde_json::from_value(account_json()).expect("account");
+        assert_eq!(account.environment, Environment::Production);
+        assert_eq!(account.key_expires_at, "2027-01-01T00:00:00Z");
+        let mut v = account_json();
+        v["environment"] = json!("Production");
+        let odd: PartnerAccount = serde_json::from_value(v).expect("odd environment");
+        assert_eq!(odd.environment, Environment::Other("Production".into()));
+        assert_eq!(
+            serde_json::to_value(&odd).expect("encode")["environment"],
+            "Production"
+        );
+    }
+
+    #[test]
+    fn account_without_a_required_field_is_malformed() {
+        for field in [
+            "id",
+            "name",
+            "email",
+            "environment",
+            "scopes",
+            "keyExpiresAt",
+            "webhookEnabled",
+        ] {
+            let mut v = account_json();
+            v.as_object_mut().map(|o| o.remove(field));
+            assert!(
+                serde_json::from_value::<PartnerAccount>(v).is_err(),
+                "{field} is required"
+            );
+        }
+        let mut v = account_json();
+        v["webhookEnabled"] = json!("true");
+        assert!(serde_json::from_value::<PartnerAccount>(v).is_err());
     }
 
     #[test]

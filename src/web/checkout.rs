@@ -223,6 +223,7 @@ pub async fn checkout(
         payments: state.payments.as_ref(),
         snapshot: &snap,
         public_url: &state.settings.public_url,
+        account: &state.account,
     };
     let started = checkout
         .start(CheckoutForm {
@@ -299,6 +300,16 @@ fn problem(
             Vec::new(),
             None,
         ),
+        CheckoutError::SalesHeld(held) => {
+            tracing::warn!(reason = %held, "sale refused: the supplier account is not confirmed");
+            (
+                "Temporarily unavailable",
+                "We cannot take orders right now while we confirm our supplier account. Nothing was charged. Please try again in a few minutes.".to_string(),
+                None,
+                Vec::new(),
+                None,
+            )
+        }
         CheckoutError::UpstreamUnavailable | CheckoutError::Payment(_) => {
             return Err(AppError::Unavailable(err.to_string()));
         }

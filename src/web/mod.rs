@@ -40,6 +40,8 @@ use crate::payments::Provider;
 use crate::payments::demo::DemoProvider;
 use crate::payments::stripe::StripeProvider;
 use crate::upstream::{ClientBuildError, PartnerClient};
+use crate::wallet::account::Policy;
+use crate::wallet::{SupplierAccount, UnsafePair};
 use crate::web::rate_limit::RateLimiter;
 pub use error::AppError;
 
@@ -62,6 +64,8 @@ pub struct AppState {
     pub installation_keys: InstallationKeys,
     /// Whether new sales are paused, as the plan pages show it.
     pub sales: crate::orders::wallet::SalesState,
+    /// The supplier account: whether checkout may sell, and what the console shows.
+    pub account: Arc<SupplierAccount>,
 }
 
 /// On PostgreSQL, one listening connection wakes this process when another replica commits
@@ -112,6 +116,9 @@ pub enum StartError {
     Payments(String),
     #[error("STOREFRONT_SMTP_URL / STOREFRONT_MAIL_DIR: {0}")]
     Mail(String),
+    /// The supplier account and the payment settings must not be used together.
+    #[error(transparent)]
+    UnsafePair(#[from] UnsafePair),
 }
 
 pub struct Application {
@@ -123,10 +130,17 @@ pub struct Application {
 }
 
 impl Application {
-    /// Binds `settings.bind`, loads the catalog the database holds and starts the background
-    /// work (catalog sync). Nothing is served until [`Application::run_until_stopped`].
+    /// Reads the supplier account (refusing an unsafe pair), binds `settings.bind`, loads the
+    /// catalog the database holds and starts the background work (catalog sync, account
+    /// watch). Nothing is served until [`Application::run_until_stopped`].
     pub async fn build(settings: Settings, db: Db) -> Result<Self, StartError> {
         let client = PartnerClient::from_settings(&settings.upstream)?;
+        let account = Arc::new(SupplierAccount::new(
+            db.clone(),
+            client.clone(),
+            Policy::from_settings(&settings),
+        ));
+        account.check_at_start().await?;
         let catalog = Arc::new(Catalog::new(db.clone(), settings.default_markup_bps));
         if let Err(err) = catalog.reload().await {
             // Not ready yet (e.g. migrations pending): serve an empty catalog, /readyz says 503.
@@ -183,6 +197,10 @@ impl Application {
             db.clone(),
             stopped.clone(),
         )));
+        background.push(tokio::spawn(Arc::clone(&account).watch(
+            Duration::from_secs(settings.catalog_refresh_secs),
+            stopped.clone(),
+        )));
 
         let checkout_limiter =
             RateLimiter::new(settings.checkout_rate_limit, Duration::from_secs(60));
@@ -200,6 +218,7 @@ impl Application {
             pages: page_cache::PageCache::default(),
             installation_keys,
             sales: crate::orders::wallet::SalesState::default(),
+            account,
         });
         background.push(tokio::spawn(watch_wallet(state.clone(), stopped)));
         let server = HttpServer::new(move || {

@@ -3,6 +3,7 @@
 use actix_web::{HttpResponse, web};
 use serde::Serialize;
 
+use crate::wallet::account::Readiness;
 use crate::web::AppState;
 
 /// Alive: the process answers. Touches nothing else, so a slow database never gets a healthy
@@ -14,7 +15,7 @@ pub async fn healthz() -> HttpResponse {
 }
 
 #[derive(Serialize)]
-struct Readiness {
+struct ReadinessBody {
     ready: bool,
     database: &'static str,
     /// From the last catalog sync attempt, not a live call: a probe every few seconds must not
@@ -22,6 +23,46 @@ struct Readiness {
     /// down the shop still serves its catalog and keeps paid work in the outbox, so taking
     /// every replica out of the load balancer would only make things worse.
     upstream: &'static str,
+    /// This process's last read of the supplier account. Reported, not part of `ready`: an
+    /// expiring key or a missing scope is the owner's to fix, and a shop that cannot read the
+    /// account still serves its pages (it holds checkout, see `checkout`).
+    account: AccountReadiness,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AccountReadiness {
+    /// `null` until the account has been read since start.
+    environment: Option<String>,
+    /// Verbatim from upstream.
+    key_expires_at: Option<String>,
+    missing_scopes: Vec<&'static str>,
+    /// RFC 3339, UTC.
+    last_checked: Option<String>,
+    /// `open`, or why this process refuses checkout.
+    checkout: String,
+}
+
+impl From<Readiness> for AccountReadiness {
+    fn from(r: Readiness) -> Self {
+        Self {
+            environment: r.environment,
+            key_expires_at: r.key_expires_at,
+            missing_scopes: r.missing_scopes,
+            last_checked: r.last_checked_ms.and_then(|ms| {
+                time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
+                    .ok()
+                    .and_then(|t| {
+                        t.format(&time::format_description::well_known::Rfc3339)
+                            .ok()
+                    })
+            }),
+            checkout: match r.checkout {
+                Ok(()) => "open".to_string(),
+                Err(held) => format!("refused: {held}"),
+            },
+        }
+    }
 }
 
 /// Ready: the database answers and every migration this binary embeds is applied.
@@ -39,10 +80,11 @@ pub async fn readyz(state: web::Data<AppState>) -> HttpResponse {
         Some(sync) if sync.ok => "ok",
         Some(_) => "last catalog sync failed",
     };
-    let body = Readiness {
+    let body = ReadinessBody {
         ready,
         database,
         upstream,
+        account: state.account.readiness().into(),
     };
     if ready {
         HttpResponse::Ok().json(body)

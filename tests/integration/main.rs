@@ -4,6 +4,7 @@
 
 mod helpers;
 
+mod account;
 mod admin;
 mod admin_users;
 mod admin_wallet;

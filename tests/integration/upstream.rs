@@ -184,7 +184,10 @@ async fn wait_for_status(client: &PartnerClient, order_id: &str, status: &OrderS
 async fn account_countries_and_regions_decode() {
     let env = start().await;
     let account = env.client.account().await.expect("account");
-    assert_eq!(account.environment, "sandbox");
+    assert_eq!(
+        account.environment,
+        storefront::upstream::Environment::Sandbox
+    );
     assert!(!account.id.is_empty() && !account.name.is_empty());
     assert!(account.email.contains('@'), "{}", account.email);
     let scopes: HashSet<&str> = account.scopes.iter().map(String::as_str).collect();

@@ -54,6 +54,22 @@ struct AlertRow {
     age: String,
 }
 
+struct AccountWarningView {
+    level: &'static str,
+    text: String,
+}
+
+struct AccountFactsView {
+    name: String,
+    id: String,
+    email: String,
+    environment: String,
+    scopes: String,
+    expiry: String,
+    webhooks: &'static str,
+    checked: String,
+}
+
 struct SyncView {
     ok: bool,
     finished: String,
@@ -75,6 +91,8 @@ struct DashboardPage {
     flash: Option<&'static str>,
     alerts: Vec<AlertRow>,
     sync: Option<SyncView>,
+    account: Option<AccountFactsView>,
+    account_warnings: Vec<AccountWarningView>,
 }
 
 fn money(cents: i64) -> String {
@@ -112,6 +130,7 @@ pub async fn dashboard(
             ))
         })
         .await?;
+    let account = state.account.overview().await?;
     let (chrome, cookie) = Chrome::new(&state, &req, &admin, "dashboard");
     let page = DashboardPage {
         chrome,
@@ -175,6 +194,31 @@ pub async fn dashboard(
             } else {
                 s.error.unwrap_or_else(|| "failed".to_string())
             },
+        }),
+        account_warnings: account
+            .warnings
+            .into_iter()
+            .map(|w| AccountWarningView {
+                level: w.level.as_str(),
+                text: w.text,
+            })
+            .collect(),
+        account: account.facts.map(|f| AccountFactsView {
+            expiry: match f.key_expires_at_ms {
+                Some(ms) => format_ms(ms),
+                None => format!("unknown expiry ({:?})", f.key_expires_at),
+            },
+            name: f.name,
+            id: f.id,
+            email: f.email,
+            environment: f.environment.as_str().to_string(),
+            scopes: if f.scopes.is_empty() {
+                "none".to_string()
+            } else {
+                f.scopes.join(", ")
+            },
+            webhooks: if f.webhook_enabled { "on" } else { "off" },
+            checked: format_ms(f.checked_at_ms),
         }),
     };
     Ok(admin_page(StatusCode::OK, &page, cookie))
