@@ -22,6 +22,9 @@ pub enum PauseReason {
     InsufficientBalance,
     /// The owner chose to stop selling while available credit is below the threshold.
     BelowThreshold,
+    /// The supplier refuses orders from this account (expired key, missing scope, a
+    /// suspension). No balance read can end it: only an order the supplier accepts again.
+    AccountProblem,
 }
 
 impl PauseReason {
@@ -29,6 +32,7 @@ impl PauseReason {
         match self {
             Self::InsufficientBalance => "insufficient_balance",
             Self::BelowThreshold => "below_threshold",
+            Self::AccountProblem => "account_problem",
         }
     }
 
@@ -37,6 +41,7 @@ impl PauseReason {
     fn from_stored(text: Option<&str>) -> Self {
         match text {
             Some("below_threshold") => Self::BelowThreshold,
+            Some("account_problem") => Self::AccountProblem,
             _ => Self::InsufficientBalance,
         }
     }
@@ -92,7 +97,10 @@ pub fn paused_after_read(
     committed_cents: i64,
     policy: ThresholdPolicy,
 ) -> Option<PauseReason> {
-    if before == Some(PauseReason::InsufficientBalance) && available_cents < committed_cents {
+    if before == Some(PauseReason::AccountProblem) {
+        Some(PauseReason::AccountProblem)
+    } else if before == Some(PauseReason::InsufficientBalance) && available_cents < committed_cents
+    {
         Some(PauseReason::InsufficientBalance)
     } else if policy.pause_below && available_cents < policy.threshold_cents {
         Some(PauseReason::BelowThreshold)
@@ -215,7 +223,24 @@ pub fn committed_cents(conn: &mut DbConn, now_ms: i64) -> Result<i64, DbError> {
 /// is created with zero balances and `refreshed_at_ms = 0` (never refreshed, so the next
 /// checkout re-reads it).
 pub fn set_sales_paused(conn: &mut DbConn, paused: bool) -> Result<(), DbError> {
-    let reason = paused.then_some(PauseReason::InsufficientBalance.as_str());
+    pause_for(conn, paused.then_some(PauseReason::InsufficientBalance))
+}
+
+/// Ends a pause for `reason` (and only for it): another reason's pause stays. Returns whether
+/// sales resumed.
+pub fn resume_from(conn: &mut DbConn, reason: PauseReason) -> Result<bool, DbError> {
+    let paused_for = get(conn)?.and_then(|w| w.pause());
+    if paused_for != Some(reason) {
+        return Ok(false);
+    }
+    pause_for(conn, None)?;
+    Ok(true)
+}
+
+/// Pauses new sales for `reason`, or resumes them (`None`).
+pub fn pause_for(conn: &mut DbConn, reason: Option<PauseReason>) -> Result<(), DbError> {
+    let paused = reason.is_some();
+    let reason = reason.map(PauseReason::as_str);
     crate::with_inner!(&mut *conn, |c| {
         diesel::insert_into(wallet::table)
             .values((

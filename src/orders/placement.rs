@@ -21,6 +21,7 @@
 
 use crate::db::outbox::LeasedJob;
 use crate::db::purchases::TransitionError;
+use crate::db::wallet::{self, PauseReason};
 use crate::db::{DbConn, admin, fulfilment, outbox as jobs, purchases};
 use crate::domain::purchase::{PurchaseEvent, PurchaseStatus, RefundCause};
 use crate::orders::outbox::{
@@ -160,13 +161,10 @@ fn adopt(
                 Err(other) => return Err(other),
             }
             enqueue(c, &purchase_id, JobKind::TrackOrder, first_poll, now)?;
-            // An accepted order proves the account can buy again: the pause it caused ends
-            // (unless the wallet itself still stops sales).
-            if admin::resolve_shop_alerts(c, alert::ACCOUNT_PROBLEM, now)? > 0
-                && admin::open_shop_alert(c, alert::INSUFFICIENT_BALANCE)?.is_none()
-            {
-                crate::db::wallet::set_sales_paused(c, false)?;
-            }
+            // An accepted order proves the account can buy again: the pause it caused ends.
+            // A pause for another reason (the wallet) stays.
+            admin::resolve_shop_alerts(c, alert::ACCOUNT_PROBLEM, now)?;
+            wallet::resume_from(c, PauseReason::AccountProblem)?;
             resolve_purchase_alerts(c, &purchase_id, alert::PLACEMENT_UNKNOWN, now)?;
             Ok(())
         })
@@ -442,12 +440,12 @@ fn wait_for_owner(
     error: &UpstreamError,
     purchase_id: String,
     at: i64,
-    alert_kind: &'static str,
+    (pause, alert_kind): (PauseReason, &'static str),
     message: String,
 ) -> Verdict {
     Verdict::retry(label, error.to_string(), at).with_effects(move |c, now| {
         purchases::apply(c, &purchase_id, &PurchaseEvent::PlacementWaiting, "", now)?;
-        crate::db::wallet::set_sales_paused(c, true)?;
+        wallet::pause_for(c, Some(pause))?;
         jobs::defer_kind(c, JobKind::PlaceOrder.as_str(), at, now)?;
         fulfilment::raise_alert(c, alert_kind, None, &message, now)?;
         Ok(())
@@ -468,7 +466,7 @@ fn insufficient_balance(
         error,
         purchase.id.clone(),
         at,
-        alert::INSUFFICIENT_BALANCE,
+        (PauseReason::InsufficientBalance, alert::INSUFFICIENT_BALANCE),
         "The upstream wallet cannot pay for paid orders: top it up. New sales are paused; \
          waiting orders are retried automatically."
             .to_string(),
@@ -495,7 +493,7 @@ fn account_problem(ob: &Inner, purchase: &purchases::Purchase, error: &UpstreamE
         error,
         purchase.id.clone(),
         at,
-        alert::ACCOUNT_PROBLEM,
+        (PauseReason::AccountProblem, alert::ACCOUNT_PROBLEM),
         message,
     )
 }

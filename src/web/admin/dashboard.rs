@@ -27,6 +27,8 @@ struct WalletView {
     reserved: String,
     low_balance: bool,
     sales_paused: bool,
+    /// Paused because the supplier refuses the account, not because of the wallet.
+    account_problem: bool,
     refreshed: String,
 }
 
@@ -139,6 +141,7 @@ pub async fn dashboard(
             reserved: money(w.reserved_cents),
             low_balance: w.low_balance,
             sales_paused: w.sales_paused,
+            account_problem: w.pause() == Some(wallet::PauseReason::AccountProblem),
             refreshed: if w.refreshed_at_ms > 0 {
                 format_ms(w.refreshed_at_ms)
             } else {

@@ -250,6 +250,11 @@ fn pause_message(reason: PauseReason, threshold: i64) -> String {
             money(threshold),
             money(threshold)
         ),
+        PauseReason::AccountProblem => "New sales are paused: the supplier refuses orders from \
+            this account (an expired key, a missing scope or a suspension; the dashboard's alert \
+            says which). They resume once the supplier accepts an order again: fix the account, \
+            then retry the waiting placements from the dashboard."
+            .into(),
     }
 }
 
