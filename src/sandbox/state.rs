@@ -279,6 +279,8 @@ pub struct Stats {
     pub orders: usize,
     /// `POST /orders` requests that reached the handler, replays included.
     pub order_requests: u64,
+    /// Partner API requests received, of any kind, refused ones included (a 429 counts).
+    pub api_requests: u64,
     pub orders_by_reference: BTreeMap<String, usize>,
     /// References with more than one order: each one a double purchase by the client.
     pub duplicate_purchases: Vec<String>,
@@ -327,6 +329,8 @@ pub struct State {
     pub delays: (Duration, Duration),
     suspended: bool,
     order_requests: u64,
+    /// Every Partner API request that arrived (see [`Stats::api_requests`]).
+    pub api_requests: u64,
 }
 
 impl State {
@@ -369,6 +373,7 @@ impl State {
             delays: cfg.delays,
             suspended: false,
             order_requests: 0,
+            api_requests: 0,
         }
     }
 
@@ -820,6 +825,7 @@ impl State {
         Stats {
             orders: self.orders.len(),
             order_requests: self.order_requests,
+            api_requests: self.api_requests,
             orders_by_reference: by_reference,
             duplicate_purchases: duplicates,
             orders_by_status: by_status,

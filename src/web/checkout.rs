@@ -177,7 +177,7 @@ pub async fn checkout(
             "This form has expired. Go back, reload the page and try again.".into(),
         ));
     }
-    let client = crate::web::client_addr::client_ip(&req);
+    let client = crate::web::client_addr::client_key(&req);
     if !state.checkout_limiter.allow(client) {
         return Err(AppError::TooManyRequests);
     }
@@ -225,6 +225,7 @@ pub async fn checkout(
             plan_id: plan.id.clone(),
             email: email.clone(),
             expected_price,
+            client,
         })
         .await;
     match started {
@@ -295,7 +296,9 @@ fn problem(
             Vec::new(),
             None,
         ),
-        CheckoutError::UpstreamUnavailable | CheckoutError::Payment(_) => {
+        CheckoutError::UpstreamUnavailable
+        | CheckoutError::RateLimited
+        | CheckoutError::Payment(_) => {
             return Err(AppError::Unavailable(err.to_string()));
         }
         CheckoutError::Db(db) => return Err(db.into()),

@@ -9,6 +9,7 @@ mod admin_users;
 mod admin_wallet;
 mod catalog;
 mod checkout;
+mod checkout_holds;
 mod cli;
 mod consumer;
 mod crash;
