@@ -33,14 +33,17 @@
 //! The plan is re-read live (`GET /plans/{id}`) unless the catalog snapshot is at most
 //! [`SNAPSHOT_FRESH`] old, in which case it already is that price. While the upstream's
 //! `Retry-After` gate is closed no checkout sends anything upstream (nor re-reads the
-//! balance): the price comes from the snapshot if its last good sync is at most
-//! [`SNAPSHOT_MAX_AGE_WHILE_LIMITED`] old. A price that changed since is caught when the
+//! balance), and each process sends at most [`LIVE_READS_PER_MINUTE`] re-reads, so a flood of
+//! checkouts cannot bring the 429 on in the first place (it would hold back the placement of
+//! paid orders too). In both cases the price comes from the snapshot if its last good sync
+//! is at most [`SNAPSHOT_MAX_AGE_WHILE_LIMITED`] old. A price that changed since is caught when the
 //! order is placed (`price_changed`: retried under the margin guard, or left for the owner),
 //! which is the cost of staying open during a rate-limit window of a few seconds. With an
 //! older snapshot (syncs have been failing) the sale is refused as temporarily unavailable:
 //! the shop would be selling from a catalog it cannot vouch for.
 
-use std::time::Duration;
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use rand::RngCore;
 use url::Url;
@@ -73,6 +76,45 @@ pub const WALLET_MAX_AGE: Duration = Duration::from_secs(60);
 pub const SNAPSHOT_FRESH: Duration = Duration::from_secs(60);
 /// While upstream rate-limits the shop, sales continue from a catalog at most this old.
 pub const SNAPSHOT_MAX_AGE_WHILE_LIMITED: Duration = Duration::from_secs(30 * 60);
+/// Live price re-reads one process sends per minute; checkouts beyond it are priced as while
+/// upstream rate-limits the shop.
+pub const LIVE_READS_PER_MINUTE: u32 = 30;
+
+/// This process's budget of live price re-reads (a fixed one-minute window).
+#[derive(Debug)]
+pub struct LiveReads {
+    limit: u32,
+    window: Mutex<(Instant, u32)>,
+}
+
+impl LiveReads {
+    pub fn new(limit: u32) -> Self {
+        Self {
+            limit,
+            window: Mutex::new((Instant::now(), 0)),
+        }
+    }
+
+    /// Takes one re-read from the budget; false when this minute's is spent.
+    pub fn take(&self) -> bool {
+        let now = Instant::now();
+        let mut window = self.window.lock().unwrap_or_else(PoisonError::into_inner);
+        if now.duration_since(window.0) >= Duration::from_secs(60) {
+            *window = (now, 0);
+        }
+        if window.1 >= self.limit {
+            return false;
+        }
+        window.1 += 1;
+        true
+    }
+}
+
+impl Default for LiveReads {
+    fn default() -> Self {
+        Self::new(LIVE_READS_PER_MINUTE)
+    }
+}
 
 fn ms(d: Duration) -> i64 {
     i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
@@ -188,6 +230,7 @@ pub struct Checkout<'a> {
     pub payments: &'a Provider,
     pub snapshot: &'a Snapshot,
     pub public_url: &'a Url,
+    pub live_reads: &'a LiveReads,
 }
 
 impl Checkout<'_> {
@@ -310,8 +353,13 @@ impl Checkout<'_> {
             .last_good_sync
             .as_ref()
             .map(|sync| db::now_ms().saturating_sub(sync.started_at_ms));
-        let limited = self.upstream.gate_opens_at().is_some();
-        match price_source(age, limited) {
+        let gated = self.upstream.gate_opens_at().is_some();
+        let source = match price_source(age, gated) {
+            // Only a read that will be sent spends the budget.
+            PriceSource::Live if !self.live_reads.take() => price_source(age, true),
+            source => source,
+        };
+        match source {
             PriceSource::Snapshot => return self.snapshot_price(plan),
             PriceSource::Refuse => {
                 tracing::warn!(plan.id = %plan.id, "sale refused: rate-limited upstream and an old catalog");
@@ -542,6 +590,14 @@ mod tests {
         assert_eq!(price_source(old, true), PriceSource::Snapshot);
         assert_eq!(price_source(too_old, true), PriceSource::Refuse);
         assert_eq!(price_source(None, true), PriceSource::Refuse);
+    }
+
+    #[test]
+    fn the_live_read_budget_is_spent_then_refused() {
+        let budget = LiveReads::new(2);
+        assert!(budget.take());
+        assert!(budget.take());
+        assert!(!budget.take());
     }
 
     #[test]

@@ -219,6 +219,7 @@ pub async fn checkout(
         payments: state.payments.as_ref(),
         snapshot: &snap,
         public_url: &state.settings.public_url,
+        live_reads: &state.checkout_live_reads,
     };
     let started = checkout
         .start(CheckoutForm {

@@ -9,7 +9,9 @@ use diesel::prelude::*;
 use storefront::catalog::ShopPlan;
 use storefront::db::schema::{checkout_holds, purchases};
 use storefront::db::{Db, DbError, now_ms};
-use storefront::orders::checkout::{MAX_HOLDS_PER_CLIENT, MAX_HOLDS_PER_EMAIL};
+use storefront::orders::checkout::{
+    LIVE_READS_PER_MINUTE, MAX_HOLDS_PER_CLIENT, MAX_HOLDS_PER_EMAIL,
+};
 use storefront::sandbox::Fault;
 
 use crate::admin::{OWNER, PASSWORD, create};
@@ -243,6 +245,31 @@ async fn no_checkout_reaches_upstream_while_it_rate_limits_the_shop() {
     let (status, page, _) = buy(&app, &browser, &plan, "old@example.com").await;
     assert_eq!(status, 503, "{page}");
     assert_eq!(sent(), limited);
+}
+
+/// A flood of checkouts from many clients, with a catalog too old to be the live price:
+/// each process re-reads at most its budget, then sells from the catalog, so the flood never
+/// spends the upstream rate limit that paid orders need.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_checkout_flood_spends_only_the_live_read_budget() {
+    let (app, upstream) = spawn_shop(Backend::Sqlite, 150).await.expect("sqlite");
+    let plan = sellable_plan(&app);
+    age_catalog(&app, Duration::from_secs(5 * 60)).await;
+    // The wallet is read first (the shop's watch reads it on start, a checkout if not yet).
+    assert_eq!(
+        buy(&app, &Browser::default(), &plan, "w@example.com")
+            .await
+            .0,
+        303
+    );
+    let before = upstream.sandbox.stats().api_requests;
+    let budget = u64::from(LIVE_READS_PER_MINUTE) - 1;
+    for i in 0..budget + 10 {
+        let browser = Browser::from_address(&format!("127.0.2.{}", i + 1));
+        let email = format!("flood{i}@example.com");
+        assert_eq!(buy(&app, &browser, &plan, &email).await.0, 303);
+    }
+    assert_eq!(upstream.sandbox.stats().api_requests - before, budget);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
