@@ -36,9 +36,10 @@
 //! balance), and each process sends at most [`LIVE_READS_PER_MINUTE`] re-reads, so a flood of
 //! checkouts cannot bring the 429 on in the first place (it would hold back the placement of
 //! paid orders too). In both cases the price comes from the snapshot if its last good sync
-//! is at most [`SNAPSHOT_MAX_AGE_WHILE_LIMITED`] old. A price that changed since is caught when the
-//! order is placed (`price_changed`: retried under the margin guard, or left for the owner),
-//! which is the cost of staying open during a rate-limit window of a few seconds. With an
+//! is at most [`SNAPSHOT_MAX_AGE_WHILE_LIMITED`] old. A price that changed since is caught
+//! when the order is placed (`price_changed`: retried under the margin guard, or left for the
+//! owner), as is a plan withdrawn since (a definitive refusal: refunded); that is the cost of
+//! staying open while the live check is unavailable, and the catalog's age bounds it. With an
 //! older snapshot (syncs have been failing) the sale is refused as temporarily unavailable:
 //! the shop would be selling from a catalog it cannot vouch for.
 
