@@ -7,9 +7,11 @@
 //! Everything a replica needs is in the database (sessions, the failures that throttle
 //! logins), so any replica can serve any admin request. Throttling counts failed logins in
 //! the audit log over the last minute, three ways (see [`login_throttled`]): per account and
-//! client address, so guessing one password from one place is slow; per client address
-//! across all accounts, so spraying many accounts is slow too; and per account across all
-//! addresses, with a ceiling only a distributed attack reaches. Someone else's failures
+//! client, so guessing one password from one place is slow; per client across all accounts,
+//! so spraying many accounts is slow too; and per account across all clients, with a ceiling
+//! only a distributed attack reaches. A client is a [`ClientKey`](crate::domain::ClientKey):
+//! an IPv4 address, or a whole IPv6 /64 (fresh addresses inside one network do not buy fresh
+//! attempts); the log shows the full address. Someone else's failures
 //! therefore do not keep the owner out, and nothing is ever locked for good: the answer is a
 //! 429 for the rest of the minute.
 

@@ -5,6 +5,7 @@ use diesel::prelude::*;
 
 use crate::db::schema::{admin_audit, admin_sessions, admin_users};
 use crate::db::{DbConn, DbError};
+use crate::domain::ClientKey;
 
 #[derive(Clone, PartialEq, Queryable, Selectable)]
 #[diesel(table_name = admin_users)]
@@ -286,6 +287,7 @@ pub fn append_audit(conn: &mut DbConn, entry: &NewAudit<'_>) -> Result<(), DbErr
             admin_audit::target.eq(entry.target),
             admin_audit::client_addr.eq(entry.client_addr),
             admin_audit::details.eq(entry.details),
+            admin_audit::client_key.eq(ClientKey::key_text(entry.client_addr)),
         ))
         .execute(conn)?;
     Ok(())
@@ -302,8 +304,10 @@ pub struct RecentCounts {
     pub client: i64,
 }
 
-/// Entries of `action` since `since_ms`: by `actor` from `client_addr`, by `actor`, and from
-/// `client_addr`. Both indexes on the audit log (action, actor | client_addr, at_ms) serve it.
+/// Entries of `action` since `since_ms`: by `actor` from the client of `client_addr`, by
+/// `actor`, and from that client. The client is the address's [`ClientKey`] (an IPv6 /64 is one
+/// client), stored with each entry. Both indexes on the audit log (action, actor | client_key,
+/// at_ms) serve it.
 pub fn count_recent(
     conn: &mut DbConn,
     action: &str,
@@ -311,6 +315,7 @@ pub fn count_recent(
     client_addr: &str,
     since_ms: i64,
 ) -> Result<RecentCounts, DbError> {
+    let client_key = ClientKey::key_text(client_addr);
     let recent = || {
         admin_audit::table
             .filter(admin_audit::action.eq(action))
@@ -318,7 +323,7 @@ pub fn count_recent(
     };
     let pair = recent()
         .filter(admin_audit::actor.eq(actor))
-        .filter(admin_audit::client_addr.eq(client_addr))
+        .filter(admin_audit::client_key.eq(&client_key))
         .count()
         .get_result(conn)?;
     let by_actor = recent()
@@ -326,7 +331,7 @@ pub fn count_recent(
         .count()
         .get_result(conn)?;
     let by_client = recent()
-        .filter(admin_audit::client_addr.eq(client_addr))
+        .filter(admin_audit::client_key.eq(&client_key))
         .count()
         .get_result(conn)?;
     Ok(RecentCounts {

@@ -13,6 +13,7 @@ pub mod accounts;
 pub mod admin;
 pub mod alert_mail;
 pub mod fulfilment;
+pub mod holds;
 pub mod lease;
 pub mod listen;
 pub mod outbox;

@@ -280,6 +280,7 @@ diesel::table! {
         target -> Nullable<Text>,
         client_addr -> Text,
         details -> Text,
+        client_key -> Text,
     }
 }
 
@@ -345,3 +346,16 @@ diesel::table! {
         last_error -> Nullable<Text>,
     }
 }
+
+diesel::table! {
+    checkout_holds (purchase_id) {
+        purchase_id -> Text,
+        client_key -> Text,
+        email_key -> Text,
+        cost_cents -> BigInt,
+        created_at_ms -> BigInt,
+        expires_at_ms -> BigInt,
+    }
+}
+
+diesel::joinable!(checkout_holds -> purchases (purchase_id));

@@ -205,14 +205,19 @@ struct Sum {
 }
 
 /// Upstream cost of purchases that will need wallet credit but have no upstream order yet:
-/// paid ones, and unpaid ones whose checkout has not expired.
+/// paid ones, and unpaid ones while their checkout hold lasts (see [`crate::db::holds`]). The
+/// checkout counts the unpaid part only up to its cap ([`crate::orders::checkout`]).
 pub fn committed_cents(conn: &mut DbConn, now_ms: i64) -> Result<i64, DbError> {
+    Ok(paid_unplaced_cents(conn)? + crate::db::holds::held_cents(conn, now_ms)?)
+}
+
+/// Upstream cost of paid purchases whose upstream order is not placed yet: credit the wallet
+/// must keep for them whatever else happens.
+pub fn paid_unplaced_cents(conn: &mut DbConn) -> Result<i64, DbError> {
     let rows: Vec<Sum> = diesel::sql_query(
         "SELECT CAST(COALESCE(SUM(cost_cents), 0) AS BIGINT) AS total FROM purchases \
-         WHERE upstream_order_id IS NULL \
-           AND (status = 'paid' OR (status = 'awaiting_payment' AND expires_at_ms > $1))",
+         WHERE upstream_order_id IS NULL AND status = 'paid'",
     )
-    .bind::<BigInt, _>(now_ms)
     .load(conn)?;
     Ok(rows.first().map_or(0, |r| r.total))
 }

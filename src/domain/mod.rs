@@ -1,6 +1,7 @@
 //! Pure types and rules of the shop: money, and later markup math, the purchase state machine
 //! and plan display. Nothing here does I/O.
 
+mod client;
 pub mod countries;
 mod email;
 pub mod esim;
@@ -9,5 +10,6 @@ pub mod plan;
 pub mod pricing;
 pub mod purchase;
 
+pub use client::ClientKey;
 pub use email::{Email, EmailError};
 pub use money::{Cents, MoneyError};

@@ -1,27 +1,126 @@
 //! Checkout: turn "buy this plan" into a purchase awaiting payment, but only for a sale the
 //! shop can complete — the plan still exists upstream at the price shown, the provider can
 //! charge that much, and the wallet covers it after every purchase already counting on it.
+//!
+//! # Unpaid checkouts cannot block the shop
+//!
+//! A checkout nobody pays must not lock the wallet away from paying customers. The credit a
+//! new sale may use is `available − paid purchases not yet placed − counted unpaid holds`,
+//! where:
+//!
+//! - an unpaid checkout holds its upstream cost for [`HOLD_TTL`] (10 minutes) only. Its
+//!   payment page stays open for [`CHECKOUT_TTL`], and a payment that arrives after the hold
+//!   ended is still honoured as before: only the hold ends;
+//! - one client ([`ClientKey`]: an IPv4 address or an IPv6 /64) and one email each keep at
+//!   most [`MAX_HOLDS_PER_CLIENT`] / [`MAX_HOLDS_PER_EMAIL`] holds: a newer checkout's hold
+//!   takes the place of the oldest, which ends at once;
+//! - all unpaid holds together count for at most [`HOLD_SHARE_BPS`] of the credit left after
+//!   paid purchases ([`Credit`]). A hold that does not fit is recorded already ended.
+//!
+//! Beyond a cap the checkout still proceeds; it is not refused. Addresses are shared (a
+//! carrier's NAT, an office, a family), emails cost nothing to invent, and a shopper who
+//! opened three payment pages while deciding is about to pay for the fourth: refusing at the
+//! cap would turn away real buyers while a determined stranger with many addresses is
+//! stopped by the global cap anyway. Uncounted, the sale is still checked against the
+//! wallet like any other, so it is never sold against credit the shop knows it lacks; what
+//! it loses is only the reservation against other buyers paying first, which the placement's
+//! `insufficient_balance` handling covers. The per-process rate limit (`web::rate_limit`)
+//! stays the first line against request floods. The holds live in the database with their
+//! client and email, so the caps hold across replicas.
+//!
+//! # The price check never drives the shop into the upstream rate limit
+//!
+//! The plan is re-read live (`GET /plans/{id}`) unless the catalog snapshot is at most
+//! [`SNAPSHOT_FRESH`] old, in which case it already is that price. While the upstream's
+//! `Retry-After` gate is closed no checkout sends anything upstream (nor re-reads the
+//! balance), and each process sends at most [`LIVE_READS_PER_MINUTE`] re-reads, so a flood of
+//! checkouts cannot bring the 429 on in the first place (it would hold back the placement of
+//! paid orders too). In both cases the price comes from the snapshot if its last good sync
+//! is at most [`SNAPSHOT_MAX_AGE_WHILE_LIMITED`] old. A price that changed since is caught
+//! when the order is placed (`price_changed`: retried under the margin guard, or left for the
+//! owner), as is a plan withdrawn since (a definitive refusal: refunded); that is the cost of
+//! staying open while the live check is unavailable, and the catalog's age bounds it. With an
+//! older snapshot (syncs have been failing) the sale is refused as temporarily unavailable:
+//! the shop would be selling from a catalog it cannot vouch for.
 
-use std::time::Duration;
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use rand::RngCore;
 use url::Url;
 
 use crate::catalog::{ShopPlan, Snapshot};
 use crate::config::SecretKey;
+use crate::db::holds::{HeldBy, NewHold};
 use crate::db::purchases::NewPurchase;
 use crate::db::purchases::TransitionError;
-use crate::db::{self, Db, DbError};
+use crate::db::{self, Db, DbConn, DbError};
 use crate::domain::purchase::{PurchaseEvent, PurchaseStatus};
-use crate::domain::{Cents, Email};
+use crate::domain::{Cents, ClientKey, Email};
 use crate::orders::links::{hash_token, order_token, order_url};
 use crate::payments::{CheckoutRequest, PaymentError, PaymentProvider, Provider};
 use crate::upstream::{Class, IdempotencyKey, PartnerClient, PathId};
 
-/// How long an unpaid checkout holds wallet credit.
+/// How long an unpaid checkout's payment page stays open (its purchase then expires).
 pub const CHECKOUT_TTL: Duration = Duration::from_secs(30 * 60);
+/// How long an unpaid checkout holds wallet credit.
+pub const HOLD_TTL: Duration = Duration::from_secs(10 * 60);
+/// Counted holds per client (IPv4 address or IPv6 /64).
+pub const MAX_HOLDS_PER_CLIENT: usize = 3;
+/// Counted holds per email.
+pub const MAX_HOLDS_PER_EMAIL: usize = 3;
+/// The share of the free credit (after paid purchases) that unpaid holds may take together,
+/// in basis points.
+pub const HOLD_SHARE_BPS: i64 = 2_500;
 /// The wallet is re-read from upstream when older than this.
 pub const WALLET_MAX_AGE: Duration = Duration::from_secs(60);
+/// A catalog synced this recently is the live price: no re-read.
+pub const SNAPSHOT_FRESH: Duration = Duration::from_secs(60);
+/// While upstream rate-limits the shop, sales continue from a catalog at most this old.
+pub const SNAPSHOT_MAX_AGE_WHILE_LIMITED: Duration = Duration::from_secs(30 * 60);
+/// Live price re-reads one process sends per minute; checkouts beyond it are priced as while
+/// upstream rate-limits the shop.
+pub const LIVE_READS_PER_MINUTE: u32 = 30;
+
+/// This process's budget of live price re-reads (a fixed one-minute window).
+#[derive(Debug)]
+pub struct LiveReads {
+    limit: u32,
+    window: Mutex<(Instant, u32)>,
+}
+
+impl LiveReads {
+    pub fn new(limit: u32) -> Self {
+        Self {
+            limit,
+            window: Mutex::new((Instant::now(), 0)),
+        }
+    }
+
+    /// Takes one re-read from the budget; false when this minute's is spent.
+    pub fn take(&self) -> bool {
+        let now = Instant::now();
+        let mut window = self.window.lock().unwrap_or_else(PoisonError::into_inner);
+        if now.duration_since(window.0) >= Duration::from_secs(60) {
+            *window = (now, 0);
+        }
+        if window.1 >= self.limit {
+            return false;
+        }
+        window.1 += 1;
+        true
+    }
+}
+
+impl Default for LiveReads {
+    fn default() -> Self {
+        Self::new(LIVE_READS_PER_MINUTE)
+    }
+}
+
+fn ms(d: Duration) -> i64 {
+    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
+}
 
 /// What the consumer asked for, already parsed.
 #[derive(Debug, Clone)]
@@ -30,6 +129,60 @@ pub struct CheckoutForm {
     pub email: Email,
     /// The price the consumer saw (hidden field); the catalog price when absent.
     pub expected_price: Option<Cents>,
+    /// Who is buying, as the hold caps count them.
+    pub client: ClientKey,
+}
+
+/// The wallet as a new sale sees it, in upstream cents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Credit {
+    /// The last known `availableCents`.
+    pub available: i64,
+    /// Paid purchases not yet placed upstream.
+    pub paid_unplaced: i64,
+    /// Unpaid checkouts' holds still running.
+    pub held: i64,
+}
+
+impl Credit {
+    /// What paid purchases leave.
+    pub fn free(&self) -> i64 {
+        self.available.saturating_sub(self.paid_unplaced)
+    }
+
+    /// The most unpaid holds may count for together.
+    pub fn hold_budget(&self) -> i64 {
+        let share = i128::from(self.free().max(0)) * i128::from(HOLD_SHARE_BPS) / 10_000;
+        i64::try_from(share).unwrap_or(i64::MAX)
+    }
+
+    /// What a new sale may still use: never less than the free credit minus the hold budget,
+    /// however many checkouts are open.
+    pub fn headroom(&self) -> i64 {
+        self.free()
+            .saturating_sub(self.held.clamp(0, self.hold_budget()))
+    }
+
+    /// Whether one more hold of `cost` stays within the hold budget.
+    pub fn hold_fits(&self, cost: i64) -> bool {
+        self.held.max(0).saturating_add(cost) <= self.hold_budget()
+    }
+}
+
+/// An email as the hold cap counts it: lower case, and without a `+tag` (one mailbox).
+pub fn email_key(email: &Email) -> String {
+    let lower = email.as_str().to_lowercase();
+    match lower.split_once('@') {
+        Some((local, domain)) => {
+            let local = local
+                .split('+')
+                .next()
+                .filter(|base| !base.is_empty())
+                .unwrap_or(local);
+            format!("{local}@{domain}")
+        }
+        None => lower,
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -50,6 +203,10 @@ pub enum CheckoutError {
     /// The supplier account is not known yet, or does not match the payment settings.
     #[error("sales are held: {0}")]
     SalesHeld(#[from] crate::wallet::SalesHeld),
+    /// Upstream answered 429 to the price check (turned into a snapshot price or
+    /// `UpstreamUnavailable` before it leaves this module).
+    #[error("the supplier is rate-limiting the shop")]
+    RateLimited,
     #[error("the payment provider cannot be reached right now")]
     Payment(#[from] PaymentError),
     #[error(transparent)]
@@ -81,6 +238,7 @@ pub struct Checkout<'a> {
     pub snapshot: &'a Snapshot,
     pub public_url: &'a Url,
     pub account: &'a crate::wallet::SupplierAccount,
+    pub live_reads: &'a LiveReads,
 }
 
 impl Checkout<'_> {
@@ -96,7 +254,7 @@ impl Checkout<'_> {
             .or(plan.price)
             .ok_or(CheckoutError::NotSellable)?;
 
-        let (cost, price) = self.live_price(plan).await?;
+        let (cost, price) = self.price_now(plan).await?;
         if price != shown {
             return Err(CheckoutError::PriceChanged { new_price: price });
         }
@@ -120,32 +278,33 @@ impl Checkout<'_> {
             idempotency_key: key.as_str().to_string(),
             access_token_hash: hash_token(&token),
             payment_provider: self.payments.name().to_string(),
-            expires_at_ms: now + i64::try_from(CHECKOUT_TTL.as_millis()).unwrap_or(i64::MAX),
+            expires_at_ms: now + ms(CHECKOUT_TTL),
             created_at_ms: now,
             updated_at_ms: now,
         };
-        let accepted = self
+        let hold = NewHold {
+            purchase_id: id.clone(),
+            client_key: form.client.to_string(),
+            email_key: email_key(&form.email),
+            cost_cents: cost.get(),
+            created_at_ms: now,
+            expires_at_ms: now + ms(HOLD_TTL),
+        };
+        let admitted = self
             .db
-            .run(move |conn| {
-                conn.write_tx(|conn| {
-                    db::wallet::lock(conn)?;
-                    let Some(wallet) = db::wallet::get(conn)? else {
-                        return Ok(false);
-                    };
-                    let committed = db::wallet::committed_cents(conn, now)?;
-                    if wallet.sales_paused
-                        || wallet.available_cents.saturating_sub(committed) < new.cost_cents
-                    {
-                        return Ok(false);
-                    }
-                    db::purchases::insert(conn, &new, "checkout started")?;
-                    Ok::<_, DbError>(true)
-                })
-            })
-            .await?;
-        if !accepted {
-            tracing::warn!(plan.id = %plan.id, "sale refused: the wallet cannot cover it");
-            return Err(CheckoutError::WalletShort);
+            .run(move |conn| conn.write_tx(|conn| admit(conn, &new, hold)))
+            .await;
+        match admitted {
+            Ok(held) => {
+                if !held {
+                    tracing::info!(plan.id = %plan.id, "checkout beyond the hold caps: no credit held");
+                }
+            }
+            Err(Admission::WalletShort) => {
+                tracing::warn!(plan.id = %plan.id, "sale refused: the wallet cannot cover it");
+                return Err(CheckoutError::WalletShort);
+            }
+            Err(Admission::Db(err)) => return Err(err.into()),
         }
 
         let order_page = order_url(self.public_url, &id, &token);
@@ -160,9 +319,7 @@ impl Checkout<'_> {
             // Stripe's shortest allowed expiry is 30 minutes after creation: a payment in the
             // last minute after our own expiry still lands and is honoured (payment_failed →
             // paid is an allowed move).
-            expires_at_unix: Some(
-                now / 1000 + i64::try_from(CHECKOUT_TTL.as_secs()).unwrap_or(0) + 60,
-            ),
+            expires_at_unix: Some(now / 1000 + ms(CHECKOUT_TTL) / 1000 + 60),
         };
         let session = match self.payments.create_checkout(&request).await {
             Ok(session) => session,
@@ -197,6 +354,43 @@ impl Checkout<'_> {
         })
     }
 
+    /// The plan's cost and the consumer price it gives now: from the snapshot when it is
+    /// fresh, or while upstream rate-limits the shop and it is not too old; live otherwise.
+    async fn price_now(&self, plan: &ShopPlan) -> Result<(Cents, Cents), CheckoutError> {
+        let age = self
+            .snapshot
+            .last_good_sync
+            .as_ref()
+            .map(|sync| db::now_ms().saturating_sub(sync.started_at_ms));
+        let gated = self.upstream.gate_opens_at().is_some();
+        let source = match price_source(age, gated) {
+            // Only a read that will be sent spends the budget.
+            PriceSource::Live if !self.live_reads.take() => price_source(age, true),
+            source => source,
+        };
+        match source {
+            PriceSource::Snapshot => return self.snapshot_price(plan),
+            PriceSource::Refuse => {
+                tracing::warn!(plan.id = %plan.id, "sale refused: rate-limited upstream and an old catalog");
+                return Err(CheckoutError::UpstreamUnavailable);
+            }
+            PriceSource::Live => {}
+        }
+        match self.live_price(plan).await {
+            // A 429 met just now: the same rule as a gate found closed.
+            Err(CheckoutError::RateLimited) => match price_source(age, true) {
+                PriceSource::Snapshot => self.snapshot_price(plan),
+                _ => Err(CheckoutError::UpstreamUnavailable),
+            },
+            other => other,
+        }
+    }
+
+    fn snapshot_price(&self, plan: &ShopPlan) -> Result<(Cents, Cents), CheckoutError> {
+        let price = plan.price.ok_or(CheckoutError::NotSellable)?;
+        Ok((plan.cost, price))
+    }
+
     /// The plan's live cost and the consumer price it gives now.
     async fn live_price(&self, plan: &ShopPlan) -> Result<(Cents, Cents), CheckoutError> {
         let path = PathId::parse(plan.id.as_str()).map_err(|_| CheckoutError::UnknownPlan)?;
@@ -218,6 +412,10 @@ impl Checkout<'_> {
             {
                 Err(CheckoutError::PlanGone)
             }
+            Err(err) if matches!(err.class(), Class::RetryAfter(_)) => {
+                tracing::warn!(plan.id = %plan.id, error = %err, "plan re-read rate-limited at checkout");
+                Err(CheckoutError::RateLimited)
+            }
             Err(err) => {
                 tracing::warn!(plan.id = %plan.id, error = %err, "plan re-read failed at checkout");
                 Err(CheckoutError::UpstreamUnavailable)
@@ -227,21 +425,96 @@ impl Checkout<'_> {
 
     /// Re-reads `GET /balance` when the stored one is older than a minute. A failure keeps the
     /// stored value (the check then uses what is known, or refuses when nothing is).
+    /// Nothing is sent while upstream rate-limits the shop.
     async fn refresh_wallet_if_stale(&self) {
+        if self.upstream.gate_opens_at().is_some() {
+            return;
+        }
         let fresh_enough = self
             .db
             .run(db::wallet::get)
             .await
             .ok()
             .flatten()
-            .is_some_and(|w| {
-                db::now_ms() - w.refreshed_at_ms
-                    < i64::try_from(WALLET_MAX_AGE.as_millis()).unwrap_or(i64::MAX)
-            });
+            .is_some_and(|w| db::now_ms() - w.refreshed_at_ms < ms(WALLET_MAX_AGE));
         if !fresh_enough {
             crate::orders::wallet::refresh(self.db, self.upstream).await;
         }
     }
+}
+
+/// Where the checkout's price comes from, given the age of the last good catalog sync (none:
+/// never synced) and whether upstream is rate-limiting the shop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PriceSource {
+    Snapshot,
+    Live,
+    Refuse,
+}
+
+pub fn price_source(snapshot_age_ms: Option<i64>, rate_limited: bool) -> PriceSource {
+    match snapshot_age_ms {
+        Some(age) if age <= ms(SNAPSHOT_FRESH) => PriceSource::Snapshot,
+        Some(age) if rate_limited && age <= ms(SNAPSHOT_MAX_AGE_WHILE_LIMITED) => {
+            PriceSource::Snapshot
+        }
+        _ if rate_limited => PriceSource::Refuse,
+        _ => PriceSource::Live,
+    }
+}
+
+/// Why [`admit`] rolled back.
+#[derive(Debug, thiserror::Error)]
+enum Admission {
+    #[error("the wallet cannot cover this sale")]
+    WalletShort,
+    #[error(transparent)]
+    Db(#[from] DbError),
+}
+
+impl From<diesel::result::Error> for Admission {
+    fn from(err: diesel::result::Error) -> Self {
+        Self::Db(err.into())
+    }
+}
+
+/// In one write transaction, with the wallet row locked (checkouts on every replica count
+/// the same credit one after another): ends the oldest holds of this client and email
+/// beyond their caps, checks the sale against the credit left, and inserts the purchase
+/// with its hold. Returns whether the hold counts. A refusal rolls everything back.
+fn admit(conn: &mut DbConn, new: &NewPurchase, mut hold: NewHold) -> Result<bool, Admission> {
+    let now = hold.created_at_ms;
+    db::wallet::lock(conn)?;
+    let Some(wallet) = db::wallet::get(conn)? else {
+        return Err(Admission::WalletShort);
+    };
+    if wallet.sales_paused {
+        return Err(Admission::WalletShort);
+    }
+    // Room for this checkout's hold: the newest holds of the client and the email stay.
+    for (by, key, max) in [
+        (HeldBy::Client, &hold.client_key, MAX_HOLDS_PER_CLIENT),
+        (HeldBy::Email, &hold.email_key, MAX_HOLDS_PER_EMAIL),
+    ] {
+        let active = db::holds::active(conn, by, key, now)?;
+        let beyond = active.get(max.saturating_sub(1)..).unwrap_or_default();
+        db::holds::end(conn, beyond, now)?;
+    }
+    let credit = Credit {
+        available: wallet.available_cents,
+        paid_unplaced: db::wallet::paid_unplaced_cents(conn)?,
+        held: db::holds::held_cents(conn, now)?,
+    };
+    if credit.headroom() < new.cost_cents {
+        return Err(Admission::WalletShort);
+    }
+    let counted = credit.hold_fits(hold.cost_cents);
+    if !counted {
+        hold.expires_at_ms = now;
+    }
+    db::purchases::insert(conn, new, "checkout started")?;
+    db::holds::insert(conn, &hold)?;
+    Ok(counted)
 }
 
 /// Marks purchases whose payment page expired unpaid as `payment_failed`; returns how many.
@@ -269,4 +542,79 @@ pub fn expire_unpaid(conn: &mut crate::db::DbConn, now_ms: i64) -> Result<usize,
         moved += usize::from(changed.moved());
     }
     Ok(moved)
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    #[test]
+    fn holds_count_up_to_a_quarter_of_the_free_credit() {
+        let credit = Credit {
+            available: 10_000,
+            paid_unplaced: 2_000,
+            held: 50_000,
+        };
+        assert_eq!(credit.free(), 8_000);
+        assert_eq!(credit.hold_budget(), 2_000);
+        assert_eq!(
+            credit.headroom(),
+            6_000,
+            "only the budget of the holds counts"
+        );
+        assert!(!credit.hold_fits(1));
+        let quiet = Credit {
+            held: 1_500,
+            ..credit
+        };
+        assert_eq!(quiet.headroom(), 6_500);
+        assert!(quiet.hold_fits(500));
+        assert!(!quiet.hold_fits(501));
+    }
+
+    proptest! {
+        #[test]
+        fn unpaid_holds_never_take_more_than_their_share(
+            available in -1_000_000_i64..100_000_000,
+            paid in 0_i64..100_000_000,
+            held in 0_i64..i64::MAX / 2,
+        ) {
+            let credit = Credit { available, paid_unplaced: paid, held };
+            let free = available - paid;
+            prop_assert!(credit.headroom() >= free - free.max(0) / 4 - 1);
+            prop_assert!(credit.headroom() <= free);
+        }
+    }
+
+    #[test]
+    fn the_price_comes_from_the_snapshot_when_fresh_or_while_rate_limited() {
+        let fresh = Some(ms(SNAPSHOT_FRESH));
+        let old = Some(ms(SNAPSHOT_FRESH) + 1);
+        let too_old = Some(ms(SNAPSHOT_MAX_AGE_WHILE_LIMITED) + 1);
+        assert_eq!(price_source(fresh, false), PriceSource::Snapshot);
+        assert_eq!(price_source(old, false), PriceSource::Live);
+        assert_eq!(price_source(None, false), PriceSource::Live);
+        assert_eq!(price_source(old, true), PriceSource::Snapshot);
+        assert_eq!(price_source(too_old, true), PriceSource::Refuse);
+        assert_eq!(price_source(None, true), PriceSource::Refuse);
+    }
+
+    #[test]
+    fn the_live_read_budget_is_spent_then_refused() {
+        let budget = LiveReads::new(2);
+        assert!(budget.take());
+        assert!(budget.take());
+        assert!(!budget.take());
+    }
+
+    #[test]
+    fn one_mailbox_is_one_email_key() {
+        let key = |s: &str| email_key(&Email::parse(s).expect("email"));
+        assert_eq!(key("Ana+shop@Example.com"), "ana@example.com");
+        assert_eq!(key("ana@example.com"), key("ANA+1@EXAMPLE.COM"));
+        assert_eq!(key("+x@example.com"), "+x@example.com");
+        assert_ne!(key("ana@example.com"), key("bob@example.com"));
+    }
 }

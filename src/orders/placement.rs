@@ -466,7 +466,10 @@ fn insufficient_balance(
         error,
         purchase.id.clone(),
         at,
-        (PauseReason::InsufficientBalance, alert::INSUFFICIENT_BALANCE),
+        (
+            PauseReason::InsufficientBalance,
+            alert::INSUFFICIENT_BALANCE,
+        ),
         "The upstream wallet cannot pay for paid orders: top it up. New sales are paused; \
          waiting orders are retried automatically."
             .to_string(),

@@ -78,7 +78,10 @@ pub fn bearer(req: &HttpRequest) -> Option<String> {
 
 /// Everything that happens before a Partner API handler's own work.
 async fn gate(sb: &Sandbox, req: &HttpRequest, scope: Scope) -> Result<Caller, ApiError> {
-    let latency = sb.with(|s| s.faults.latency);
+    let latency = sb.with(|s| {
+        s.api_requests += 1;
+        s.faults.latency
+    });
     if !latency.is_zero() {
         tokio::time::sleep(latency).await;
     }

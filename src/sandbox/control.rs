@@ -17,8 +17,8 @@ use super::api::bearer;
 use super::error::ApiError;
 use super::state::{SessionKind, SessionStatus};
 use super::{
-    AccountChange, Fault, KeySpec, OrderRefusal, Outcome, RateLimit, Sandbox, Scope,
-    WebhookConfig, validate,
+    AccountChange, Fault, KeySpec, OrderRefusal, Outcome, RateLimit, Sandbox, Scope, WebhookConfig,
+    validate,
 };
 
 pub fn mount(sandbox: Sandbox, cfg: &mut web::ServiceConfig) {

@@ -280,6 +280,8 @@ pub struct Stats {
     pub orders: usize,
     /// `POST /orders` requests that reached the handler, replays included.
     pub order_requests: u64,
+    /// Partner API requests received, of any kind, refused ones included (a 429 counts).
+    pub api_requests: u64,
     pub orders_by_reference: BTreeMap<String, usize>,
     /// References with more than one order: each one a double purchase by the client.
     pub duplicate_purchases: Vec<String>,
@@ -330,6 +332,8 @@ pub struct State {
     order_requests: u64,
     /// `GET /account` answers 503 while set (control API `POST /account`).
     pub account_fails: bool,
+    /// Every Partner API request that arrived (see [`Stats::api_requests`]).
+    pub api_requests: u64,
 }
 
 impl State {
@@ -373,6 +377,7 @@ impl State {
             suspended: false,
             order_requests: 0,
             account_fails: false,
+            api_requests: 0,
         }
     }
 
@@ -851,6 +856,7 @@ impl State {
         Stats {
             orders: self.orders.len(),
             order_requests: self.order_requests,
+            api_requests: self.api_requests,
             orders_by_reference: by_reference,
             duplicate_purchases: duplicates,
             orders_by_status: by_status,

@@ -181,7 +181,7 @@ pub async fn checkout(
             "This form has expired. Go back, reload the page and try again.".into(),
         ));
     }
-    let client = crate::web::client_addr::client_ip(&req);
+    let client = crate::web::client_addr::client_key(&req);
     if !state.checkout_limiter.allow(client) {
         return Err(AppError::TooManyRequests);
     }
@@ -224,12 +224,14 @@ pub async fn checkout(
         snapshot: &snap,
         public_url: &state.settings.public_url,
         account: &state.account,
+        live_reads: &state.checkout_live_reads,
     };
     let started = checkout
         .start(CheckoutForm {
             plan_id: plan.id.clone(),
             email: email.clone(),
             expected_price,
+            client,
         })
         .await;
     match started {
@@ -310,7 +312,9 @@ fn problem(
                 None,
             )
         }
-        CheckoutError::UpstreamUnavailable | CheckoutError::Payment(_) => {
+        CheckoutError::UpstreamUnavailable
+        | CheckoutError::RateLimited
+        | CheckoutError::Payment(_) => {
             return Err(AppError::Unavailable(err.to_string()));
         }
         CheckoutError::Db(db) => return Err(db.into()),

@@ -9,6 +9,9 @@
 //! whose peer is one of them is the header read: from the right (the entry the nearest proxy
 //! appended) past every trusted proxy, to the first address the proxies did not vouch for.
 //! Entries left of it were written by the client and are never believed.
+//!
+//! Limits count a client by its [`ClientKey`] (an IPv4 address or an IPv6 /64, see
+//! [`client_key`]); the audit log and sessions keep the full address ([`client_addr`]).
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
@@ -16,6 +19,7 @@ use actix_web::HttpRequest;
 use actix_web::http::header::HeaderName;
 
 use crate::config::TrustedProxies;
+pub use crate::domain::ClientKey;
 use crate::web::AppState;
 
 const X_FORWARDED_FOR: HeaderName = HeaderName::from_static("x-forwarded-for");
@@ -35,6 +39,11 @@ pub fn client_ip(req: &HttpRequest) -> IpAddr {
         }
         _ => peer.to_canonical(),
     }
+}
+
+/// The unit the request is counted under by every per-client limit.
+pub fn client_key(req: &HttpRequest) -> ClientKey {
+    ClientKey::of(client_ip(req))
 }
 
 /// [`client_ip`] as text, the way the audit log and sessions store it.

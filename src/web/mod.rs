@@ -55,6 +55,8 @@ pub struct AppState {
     /// Cookies carry `Secure` (and the `__Host-` prefix) when the shop is served over HTTPS.
     pub secure_cookies: bool,
     pub checkout_limiter: RateLimiter,
+    /// This process's budget of live price re-reads at checkout.
+    pub checkout_live_reads: crate::orders::checkout::LiveReads,
     /// The outbox: its waker starts this process's workers at once after a commit that
     /// queued work.
     pub outbox: Outbox,
@@ -214,6 +216,7 @@ impl Application {
             upstream: client,
             payments,
             checkout_limiter,
+            checkout_live_reads: crate::orders::checkout::LiveReads::default(),
             outbox,
             pages: page_cache::PageCache::default(),
             installation_keys,

@@ -11,6 +11,7 @@ mod admin_wallet;
 mod browser;
 mod catalog;
 mod checkout;
+mod checkout_holds;
 mod cli;
 mod consumer;
 mod crash;
