@@ -11,8 +11,8 @@ use diesel::sql_types::{BigInt, Nullable};
 
 use crate::db::purchases::Purchase;
 use crate::db::schema::{
-    admin_users, alerts, catalog_syncs, installations, outbox_jobs, purchases, shop_settings,
-    topups,
+    admin_users, alerts, catalog_syncs, installations, outbox_jobs, purchases, refunds,
+    shop_settings, topups,
 };
 use crate::db::{DbConn, DbError, outbox};
 
@@ -30,6 +30,18 @@ pub struct Sales {
     pub count: i64,
     pub revenue_cents: i64,
     pub cost_cents: i64,
+    /// Wholesale cost of orders refunded with "refund and keep the cost": paid from the
+    /// wallet, given back to the consumer, a loss.
+    pub kept_cost_cents: i64,
+}
+
+impl Sales {
+    /// Revenue minus the cost of what was sold minus the losses.
+    pub fn margin_cents(&self) -> i64 {
+        self.revenue_cents
+            .saturating_sub(self.cost_cents)
+            .saturating_sub(self.kept_cost_cents)
+    }
 }
 
 /// Sales paid at or after `since_ms`.
@@ -43,12 +55,22 @@ pub fn sales_since(conn: &mut DbConn, since_ms: i64) -> Result<Sales, DbError> {
             diesel::dsl::sql::<Nullable<BigInt>>("CAST(SUM(cost_cents) AS BIGINT)"),
         ))
         .load(conn)?;
+    let kept: Option<i64> = purchases::table
+        .inner_join(refunds::table)
+        .filter(purchases::paid_at_ms.ge(since_ms))
+        .filter(refunds::keeps_cost.eq(true))
+        .filter(refunds::status.ne("failed"))
+        .select(diesel::dsl::sql::<Nullable<BigInt>>(
+            "CAST(SUM(purchases.cost_cents) AS BIGINT)",
+        ))
+        .first(conn)?;
     Ok(rows
         .first()
         .map(|(count, revenue, cost)| Sales {
             count: *count,
             revenue_cents: revenue.unwrap_or(0),
             cost_cents: cost.unwrap_or(0),
+            kept_cost_cents: kept.unwrap_or(0),
         })
         .unwrap_or_default())
 }

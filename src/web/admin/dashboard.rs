@@ -37,6 +37,7 @@ struct SalesRow {
     count: i64,
     revenue: String,
     cost: String,
+    kept_cost: String,
     margin: String,
 }
 
@@ -155,7 +156,8 @@ pub async fn dashboard(
                 count: s.count,
                 revenue: money(s.revenue_cents),
                 cost: money(s.cost_cents),
-                margin: money(s.revenue_cents.saturating_sub(s.cost_cents)),
+                kept_cost: money(s.kept_cost_cents),
+                margin: money(s.margin_cents()),
             })
             .collect(),
         attention: attention
