@@ -259,6 +259,11 @@ impl Sandbox {
         self.with(|s| s.order(order_id).map(|o| o.to_wire()))
     }
 
+    /// Every order of the account, oldest first.
+    pub fn orders(&self) -> Vec<Order> {
+        self.with(|s| s.orders().iter().map(|o| o.to_wire()).collect())
+    }
+
     pub fn set_plan_price(&self, plan_id: &str, cents: i64) -> Result<(), ApiError> {
         self.with(|s| s.set_plan_price(plan_id, cents))
     }

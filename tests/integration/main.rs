@@ -23,6 +23,7 @@ mod lifecycle;
 mod lifecycle_console;
 mod listen;
 mod mail;
+mod model;
 mod ops;
 mod outbox;
 mod sandbox;
