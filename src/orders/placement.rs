@@ -23,11 +23,12 @@ use crate::db::outbox::LeasedJob;
 use crate::db::purchases::TransitionError;
 use crate::db::wallet::{self, PauseReason};
 use crate::db::{DbConn, admin, fulfilment, outbox as jobs, purchases};
-use crate::domain::purchase::{PurchaseEvent, PurchaseStatus, RefundCause};
+use crate::domain::purchase::{PurchaseEvent, PurchaseStatus};
 use crate::orders::outbox::{
     Inner, JobKind, OutboxError, Verdict, alert, attention, duration_ms, enqueue,
 };
 use crate::orders::reconcile::{self, Lookup};
+use crate::orders::refund::refund_failed_delivery;
 use crate::upstream::{
     ApiAmount, Class, IdempotencyKey, OrderReference, OrderRequest, PathId, PlanId, Refusal,
     UpstreamError,
@@ -183,16 +184,19 @@ fn resolve_purchase_alerts(
 
 /// Placement ended without an order: the purchase needs a person (refund, or retry it).
 fn stopped(label: &'static str, purchase_id: String, message: String) -> Verdict {
-    Verdict::done(label, message.clone()).with_effects(move |c, now| {
-        attention(
-            c,
-            &purchase_id,
-            &PurchaseEvent::PlacementStopped,
-            alert::NEEDS_ATTENTION,
-            &message,
-            now,
-        )
-    })
+    Verdict::done(label, message.clone())
+        .with_effects(move |c, now| stop(c, &purchase_id, &message, now))
+}
+
+fn stop(c: &mut DbConn, purchase_id: &str, message: &str, now: i64) -> Result<(), TransitionError> {
+    attention(
+        c,
+        purchase_id,
+        &PurchaseEvent::PlacementStopped,
+        alert::NEEDS_ATTENTION,
+        message,
+        now,
+    )
 }
 
 /// Maybe ordered: retry later with the same key and body. After many unknown outcomes in a
@@ -520,25 +524,9 @@ fn rejected(ob: &Inner, purchase: &purchases::Purchase, error: &UpstreamError) -
     let amount = purchase.price_cents;
     let auto_refund = ob.config.auto_refund;
     Verdict::done("rejected", message.clone()).with_effects(move |c, now| {
-        attention(
-            c,
-            &purchase_id,
-            &PurchaseEvent::PlacementStopped,
-            alert::NEEDS_ATTENTION,
-            &message,
-            now,
-        )?;
+        stop(c, &purchase_id, &message, now)?;
         if auto_refund {
-            fulfilment::ensure_refund(
-                c,
-                &purchase_id,
-                amount,
-                &message,
-                RefundCause::DeliveryFailed,
-                false,
-                now,
-            )?;
-            enqueue(c, &purchase_id, JobKind::Refund, now, now)?;
+            refund_failed_delivery(c, &purchase_id, amount, &message, now)?;
         }
         Ok(())
     })

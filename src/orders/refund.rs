@@ -8,11 +8,36 @@
 //! refunded here (the order may exist).
 
 use crate::db::outbox::LeasedJob;
-use crate::db::{fulfilment, purchases};
+use crate::db::{DbConn, DbError, fulfilment, purchases};
 use crate::domain::Cents;
 use crate::domain::purchase::{PurchaseEvent, PurchaseStatus, RefundCause};
-use crate::orders::outbox::{Inner, OutboxError, Verdict, alert, needs_attention};
+use crate::orders::outbox::{
+    Inner, JobKind, OutboxError, Verdict, alert, enqueue, needs_attention,
+};
 use crate::payments::{PaymentError, PaymentProvider, RefundStatus};
+
+/// Queues the automatic refund of a failed delivery (upstream failed the order, or refused the
+/// request with `AUTO_REFUND` on), in the caller's transaction: the refund row with its key
+/// first, then the job. The only refund the shop makes without an owner.
+pub(crate) fn refund_failed_delivery(
+    conn: &mut DbConn,
+    purchase_id: &str,
+    amount_cents: i64,
+    note: &str,
+    now: i64,
+) -> Result<(), DbError> {
+    fulfilment::ensure_refund(
+        conn,
+        purchase_id,
+        amount_cents,
+        note,
+        RefundCause::DeliveryFailed,
+        false,
+        now,
+    )?;
+    enqueue(conn, purchase_id, JobKind::Refund, now, now)?;
+    Ok(())
+}
 
 pub(crate) async fn refund(ob: &Inner, leased: &LeasedJob) -> Result<Verdict, OutboxError> {
     let Some(purchase) = ob.purchase(&leased.job.purchase_id).await? else {

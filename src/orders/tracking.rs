@@ -6,10 +6,11 @@
 
 use crate::db::outbox::LeasedJob;
 use crate::db::{fulfilment, purchases};
-use crate::domain::purchase::{PurchaseEvent, PurchaseStatus, RefundCause};
+use crate::domain::purchase::{PurchaseEvent, PurchaseStatus};
 use crate::orders::outbox::{
     Inner, JobKind, OutboxError, Verdict, alert, duration_ms, enqueue, needs_attention,
 };
+use crate::orders::refund::refund_failed_delivery;
 use crate::upstream::{Class, OrderStatus, PathId};
 
 pub(crate) async fn track_order(ob: &Inner, leased: &LeasedJob) -> Result<Verdict, OutboxError> {
@@ -128,16 +129,7 @@ pub(crate) async fn track_order(ob: &Inner, leased: &LeasedJob) -> Result<Verdic
             Verdict::done("failed", "upstream status failed").with_effects(move |c, now| {
                 record_status(c, now)?;
                 purchases::apply(c, &purchase_id, &PurchaseEvent::UpstreamFailed, &note, now)?;
-                fulfilment::ensure_refund(
-                    c,
-                    &purchase_id,
-                    amount,
-                    &note,
-                    RefundCause::DeliveryFailed,
-                    false,
-                    now,
-                )?;
-                enqueue(c, &purchase_id, JobKind::Refund, now, now)?;
+                refund_failed_delivery(c, &purchase_id, amount, &note, now)?;
                 Ok(())
             })
         }

@@ -31,6 +31,19 @@ async fn refund_rows(env: &Env) -> i64 {
     env.q(|c| Ok(refunds::table.count().get_result(c)?)).await
 }
 
+/// The idempotency keys of `ids`, in id order.
+async fn keys_of(env: &Env, ids: &[String]) -> Vec<String> {
+    let ids = ids.to_vec();
+    env.q(move |c| {
+        Ok(purchases_t::table
+            .filter(purchases_t::id.eq_any(ids))
+            .select(purchases_t::idempotency_key)
+            .order(purchases_t::id)
+            .load(c)?)
+    })
+    .await
+}
+
 /// Paid purchases of distinct cheap plans.
 async fn paid(env: &Env, n: usize) -> Vec<String> {
     let mut ids = Vec::new();
@@ -78,17 +91,7 @@ async fn an_expired_key_holds_every_paid_order_until_it_is_fixed(backend: Backen
     assert_eq!(account.len(), 1, "one alert for the owner: {alerts:?}");
     assert!(account[0].message.contains("401"), "{}", account[0].message);
     assert!(account[0].purchase_id.is_none());
-    let keys: Vec<String> = {
-        let ids = ids.clone();
-        env.q(move |c| {
-            Ok(purchases_t::table
-                .filter(purchases_t::id.eq_any(ids))
-                .select(purchases_t::idempotency_key)
-                .order(purchases_t::id)
-                .load(c)?)
-        })
-        .await
-    };
+    let keys = keys_of(&env, &ids).await;
     let paused = env.q(storefront::db::wallet::get).await;
     assert!(paused.is_some_and(|w| w.sales_paused), "new sales pause");
 
@@ -109,18 +112,11 @@ async fn an_expired_key_holds_every_paid_order_until_it_is_fixed(backend: Backen
     }
     workers.stop().await;
     env.assert_one_order_per_reference(3);
-    let after: Vec<String> = {
-        let ids = ids.clone();
-        env.q(move |c| {
-            Ok(purchases_t::table
-                .filter(purchases_t::id.eq_any(ids))
-                .select(purchases_t::idempotency_key)
-                .order(purchases_t::id)
-                .load(c)?)
-        })
-        .await
-    };
-    assert_eq!(keys, after, "placed under the same keys");
+    assert_eq!(
+        keys,
+        keys_of(&env, &ids).await,
+        "placed under the same keys"
+    );
     assert!(
         !env.alerts()
             .await

@@ -9,49 +9,11 @@ use storefront::accounts::Role;
 use storefront::db::schema::{alerts, refunds};
 use storefront::db::{DbError, purchases};
 
-use crate::admin::{OWNER, PASSWORD, create};
+use crate::admin::{OWNER, PASSWORD, checkout_cheap_plan, create};
 use crate::both_backends;
-use crate::helpers::{Backend, Browser, TestApp, hidden, location, spawn_shop};
+use crate::helpers::{Backend, Browser, hidden, location, spawn_shop};
 
 both_backends!(a_refund_while_the_wallet_is_short_buys_nothing_and_says_why);
-
-/// Checkout of a cheap plan as a shopper; returns the demo payment page's path.
-async fn checkout(app: &TestApp, shopper: &Browser) -> String {
-    let plan = app
-        .catalog
-        .snapshot()
-        .plans()
-        .iter()
-        .find(|p| {
-            p.is_sellable() && p.price.is_some_and(|c| c.get() >= 100) && p.cost.get() < 20_000
-        })
-        .expect("a sellable plan")
-        .clone();
-    let (status, page, _) = shopper.get(app, &format!("/plans/{}", plan.id)).await;
-    assert_eq!(status, 200);
-    let (status, _, headers) = shopper
-        .post(
-            app,
-            "/checkout",
-            &[
-                ("csrf_token", &hidden(&page, "csrf_token")),
-                ("plan_id", &plan.id),
-                ("email", "traveller@example.com"),
-                ("confirm_device", "yes"),
-                (
-                    "expected_price_cents",
-                    &hidden(&page, "expected_price_cents"),
-                ),
-            ],
-        )
-        .await;
-    assert_eq!(status, 303);
-    let pay_page = location(&headers);
-    pay_page
-        .strip_prefix(&app.address)
-        .unwrap_or(&pay_page)
-        .to_string()
-}
 
 /// Undoes quoted-printable soft breaks and `=3D`, enough to read a sentence of an `.eml`.
 fn unfolded(raw: &str) -> String {
@@ -78,7 +40,7 @@ async fn a_refund_while_the_wallet_is_short_buys_nothing_and_says_why(backend: B
 
     // The sale is made while the wallet covers it; it is empty by the time the money lands.
     let shopper = Browser::default();
-    let pay_path = checkout(&app, &shopper).await;
+    let pay_path = checkout_cheap_plan(&app, &shopper).await;
     upstream.sandbox.set_balance(0).expect("balance");
     let (_, page, _) = shopper.get(&app, &pay_path).await;
     let (status, _, headers) = shopper
