@@ -66,6 +66,7 @@ pub mod action {
     pub const ORDER_RETRY: &str = "order_retry";
     pub const ORDER_REFUND: &str = "order_refund";
     pub const ORDER_RESOLVE: &str = "order_resolve";
+    pub const ORDER_RESEND_EMAIL: &str = "order_resend_email";
     pub const PLACEMENTS_RETRY: &str = "placements_retry";
 }
 

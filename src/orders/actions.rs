@@ -2,9 +2,13 @@
 //! placements: each action reads the facts beside the status in the caller's transaction, asks
 //! the transition table (`domain::purchase`), and only then changes anything. A refusal is an
 //! error carrying the table's reason, which the console shows beside the form.
+//!
+//! [`perform`] is what the console's order page calls: one transaction per action, holding the
+//! change, its timeline note and its audit entry.
 
+use crate::accounts::{Admin, action};
 use crate::db::purchases::{self, Purchase, TransitionError};
-use crate::db::{DbConn, DbError, fulfilment, outbox as jobs};
+use crate::db::{Db, DbConn, DbError, admin as admin_q, fulfilment, now_ms, outbox as jobs};
 use crate::domain::Cents;
 use crate::domain::purchase::{PlacementFacts, PurchaseEvent, RefundCause, Upstream};
 use crate::orders::outbox::{JobKind, enqueue};
@@ -192,4 +196,227 @@ pub fn retry_waiting_placements(conn: &mut DbConn, now_ms: i64) -> Result<usize,
         JobKind::PlaceOrder.as_str(),
         now_ms,
     )?)
+}
+
+/// The order page's actions: what they are called in the URL, and who may take them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OrderAction {
+    Note,
+    Retry,
+    Refund,
+    RefundKeepCost,
+    Resolve,
+    ResendEmail,
+}
+
+impl OrderAction {
+    pub fn parse(raw: &str) -> Option<Self> {
+        match raw {
+            "note" => Some(Self::Note),
+            "retry" => Some(Self::Retry),
+            "refund" => Some(Self::Refund),
+            "refund-keep-cost" => Some(Self::RefundKeepCost),
+            "resolve" => Some(Self::Resolve),
+            "resend" => Some(Self::ResendEmail),
+            _ => None,
+        }
+    }
+
+    pub fn slug(self) -> &'static str {
+        match self {
+            Self::Note => "note",
+            Self::Retry => "retry",
+            Self::Refund => "refund",
+            Self::RefundKeepCost => "refund-keep-cost",
+            Self::Resolve => "resolve",
+            Self::ResendEmail => "resend",
+        }
+    }
+
+    fn audit_action(self) -> &'static str {
+        match self {
+            Self::Note => action::ORDER_NOTE,
+            Self::Retry => action::ORDER_RETRY,
+            Self::Refund | Self::RefundKeepCost => action::ORDER_REFUND,
+            Self::Resolve => action::ORDER_RESOLVE,
+            Self::ResendEmail => action::ORDER_RESEND_EMAIL,
+        }
+    }
+
+    /// Support may add notes and resend the delivery email; the rest is for owners.
+    pub fn owner_only(self) -> bool {
+        !matches!(self, Self::Note | Self::ResendEmail)
+    }
+
+    /// Whether the action may have queued work the workers should start at once.
+    pub fn queues_work(self) -> bool {
+        matches!(
+            self,
+            Self::Retry | Self::Refund | Self::RefundKeepCost | Self::ResendEmail
+        )
+    }
+}
+
+/// Why an order action was not taken.
+#[derive(Debug, thiserror::Error)]
+pub enum ActionError {
+    #[error("no such purchase")]
+    NotFound,
+    #[error("this action needs an owner")]
+    NotOwner,
+    /// The purchase's state refuses it; the text is for the console, as a sentence.
+    #[error("{0}")]
+    Conflict(String),
+    #[error(transparent)]
+    Db(#[from] DbError),
+}
+
+impl From<diesel::result::Error> for ActionError {
+    fn from(err: diesel::result::Error) -> Self {
+        Self::Db(err.into())
+    }
+}
+
+impl From<TransitionError> for ActionError {
+    fn from(err: TransitionError) -> Self {
+        match err {
+            TransitionError::Missing(_) => Self::NotFound,
+            TransitionError::Refused(refusal) => {
+                Self::Conflict(format!("Not possible: {}.", capitalised(refusal.reason)))
+            }
+            TransitionError::Db(db) => Self::Db(db),
+        }
+    }
+}
+
+/// The table's reasons are written as clauses; the console shows them as sentences.
+fn capitalised(reason: &str) -> String {
+    let mut chars = reason.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
+}
+
+/// Takes `act` on purchase `purchase_id` for `by`, with `reason` (already checked to be
+/// present and short enough), in one transaction with its audit entry. Returns the slug of
+/// what was done, for the page's confirmation (`redrive`, `resend_open` when they differ from
+/// the action's own). Call `OutboxWaker::wake` afterwards when [`OrderAction::queues_work`].
+pub async fn perform(
+    db: &Db,
+    by: &Admin,
+    client_addr: &str,
+    purchase_id: &str,
+    act: OrderAction,
+    reason: String,
+) -> Result<&'static str, ActionError> {
+    if act.owner_only() && !by.is_owner() {
+        return Err(ActionError::NotOwner);
+    }
+    let (by, client, purchase_id) = (by.clone(), client_addr.to_string(), purchase_id.to_string());
+    db.run(move |conn| {
+        let now = now_ms();
+        conn.write_tx(|conn| {
+            let purchase = purchases::find(conn, &purchase_id)?.ok_or(ActionError::NotFound)?;
+            let (done, details) = match act {
+                OrderAction::Note => {
+                    let note = format!("Note by {}: {reason}", by.email);
+                    let status = purchase.status.as_str();
+                    purchases::add_event(conn, &purchase_id, Some(status), status, &note, now)?;
+                    (act.slug(), reason.clone())
+                }
+                OrderAction::Retry => match retry(conn, &purchase_id, &reason, now)? {
+                    Retried::MadeDue(n) => {
+                        (act.slug(), format!("{reason} ({n} job(s) made due now)"))
+                    }
+                    Retried::Redriven => (
+                        "redrive",
+                        format!(
+                            "{reason} (placement queued again under key generation {})",
+                            purchase.key_generation
+                        ),
+                    ),
+                },
+                OrderAction::Refund | OrderAction::RefundKeepCost => {
+                    let keep_cost = act == OrderAction::RefundKeepCost;
+                    let requested = refund(conn, &purchase_id, &reason, keep_cost, now)?;
+                    let details = match (requested.placement_cancelled, requested.keeps_cost) {
+                        (true, _) => format!(
+                            "{reason} (full refund of {}; the queued placement was cancelled)",
+                            requested.amount
+                        ),
+                        (false, true) => format!(
+                            "{reason} (full refund of {}; the upstream cost {} is kept as a loss)",
+                            requested.amount,
+                            Cents::new(purchase.cost_cents)
+                        ),
+                        (false, false) => format!("{reason} (full refund of {})", requested.amount),
+                    };
+                    (act.slug(), details)
+                }
+                OrderAction::Resolve => {
+                    let n = admin_q::resolve_alerts(conn, &purchase_id, now)?;
+                    (act.slug(), format!("{reason} ({n} alert(s) resolved)"))
+                }
+                OrderAction::ResendEmail => {
+                    purchases::apply(
+                        conn,
+                        &purchase_id,
+                        &PurchaseEvent::AdminResend,
+                        &reason,
+                        now,
+                    )?;
+                    // A no-op while an email job of this kind is open: one email, not two.
+                    if enqueue(conn, &purchase_id, JobKind::EmailEsimReady, now, now)? {
+                        (act.slug(), format!("{reason} (delivery email queued)"))
+                    } else {
+                        (
+                            "resend_open",
+                            format!(
+                                "{reason} (a delivery email was already queued; nothing added)"
+                            ),
+                        )
+                    }
+                }
+            };
+            by.audit(
+                conn,
+                act.audit_action(),
+                Some(&format!("purchase:{purchase_id}")),
+                &client,
+                &details,
+                now,
+            )?;
+            Ok(done)
+        })
+    })
+    .await
+}
+
+/// [`retry_waiting_placements`] for an owner from the console, with its audit entry, in one
+/// transaction. Call `OutboxWaker::wake` afterwards.
+pub async fn retry_waiting_placements_for(
+    db: &Db,
+    by: &Admin,
+    client_addr: &str,
+) -> Result<usize, ActionError> {
+    if !by.is_owner() {
+        return Err(ActionError::NotOwner);
+    }
+    let (by, client) = (by.clone(), client_addr.to_string());
+    db.run(move |conn| {
+        let now = now_ms();
+        conn.write_tx(|conn| {
+            let n = retry_waiting_placements(conn, now)?;
+            by.audit(
+                conn,
+                action::PLACEMENTS_RETRY,
+                None,
+                &client,
+                &format!("{n} waiting placement(s) made due now"),
+                now,
+            )?;
+            Ok(n)
+        })
+    })
+    .await
 }

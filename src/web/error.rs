@@ -11,6 +11,7 @@ use actix_web::{HttpResponse, ResponseError};
 use crate::accounts::users::UsersError;
 use crate::db::DbError;
 use crate::db::purchases::TransitionError;
+use crate::orders::actions::ActionError;
 use crate::payments::demo::SessionClosed;
 use crate::web::pages::{self, ErrorPage};
 use crate::web::request_id;
@@ -125,6 +126,19 @@ impl From<SessionClosed> for AppError {
     /// Pay or Decline on a demo payment that is already settled or expired: 409, nothing done.
     fn from(err: SessionClosed) -> Self {
         Self::Conflict(err.to_string())
+    }
+}
+
+impl From<ActionError> for AppError {
+    fn from(err: ActionError) -> Self {
+        match err {
+            ActionError::NotFound => Self::NotFound,
+            ActionError::NotOwner => {
+                Self::Forbidden("This needs an owner account. Ask an owner to do it.".into())
+            }
+            ActionError::Conflict(message) => Self::Conflict(message),
+            ActionError::Db(db) => db.into(),
+        }
     }
 }
 

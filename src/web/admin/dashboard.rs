@@ -11,8 +11,6 @@ use super::{
     Chrome, CurrentAdmin, admin_page, check_csrf, client_addr, format_age, format_ms,
     require_owner, see_other,
 };
-use crate::accounts::action;
-use crate::db::purchases::TransitionError;
 use crate::db::{self, DbError, admin as q, fulfilment, wallet};
 use crate::domain::Cents;
 use crate::orders::actions;
@@ -245,25 +243,7 @@ pub async fn retry_placements(
 ) -> Result<HttpResponse, AppError> {
     check_csrf(&state, &req, &form.csrf_token)?;
     require_owner(&admin)?;
-    let client = client_addr(&req);
-    state
-        .db
-        .run(move |conn| {
-            let now = db::now_ms();
-            conn.write_tx(|conn| {
-                let n = actions::retry_waiting_placements(conn, now)?;
-                admin.audit(
-                    conn,
-                    action::PLACEMENTS_RETRY,
-                    None,
-                    &client,
-                    &format!("{n} waiting placement(s) made due now"),
-                    now,
-                )?;
-                Ok::<_, TransitionError>(())
-            })
-        })
-        .await?;
+    actions::retry_waiting_placements_for(&state.db, &admin, &client_addr(&req)).await?;
     state.outbox.waker().wake();
     Ok(see_other("/admin?done=retry"))
 }

@@ -16,20 +16,16 @@ use super::{
     Chrome, CurrentAdmin, Pager, admin_page, check_csrf, client_addr, datetime_ms, format_ms,
     non_empty, require_owner, see_other,
 };
-use crate::accounts::{Admin, action};
-use crate::db::purchases::TransitionError;
-use crate::db::{self, DbError, admin as q, fulfilment, outbox, purchases};
+use crate::accounts::Admin;
+use crate::db::{DbError, admin as q, fulfilment, outbox, purchases};
 use crate::domain::Cents;
 use crate::domain::purchase::{PurchaseEvent, PurchaseStatus};
-use crate::orders::actions::{self, Retried};
-use crate::orders::outbox::{JobKind, enqueue as enqueue_job};
+use crate::orders::actions::{self, ActionError, OrderAction};
 use crate::web::AppState;
 use crate::web::error::AppError;
 
 const PAGE_SIZE: u32 = 25;
 const MAX_REASON_CHARS: usize = 1000;
-/// Audit action of "resend the delivery email".
-const ORDER_RESEND_EMAIL: &str = "order_resend_email";
 
 #[derive(Deserialize)]
 pub struct ListQuery {
@@ -532,93 +528,6 @@ pub struct ActionForm {
     reason: String,
 }
 
-/// The order actions: what they are called in the URL, and who may take them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum OrderAction {
-    Note,
-    Retry,
-    Refund,
-    RefundKeepCost,
-    Resolve,
-    ResendEmail,
-}
-
-impl OrderAction {
-    fn parse(raw: &str) -> Option<Self> {
-        match raw {
-            "note" => Some(Self::Note),
-            "retry" => Some(Self::Retry),
-            "refund" => Some(Self::Refund),
-            "refund-keep-cost" => Some(Self::RefundKeepCost),
-            "resolve" => Some(Self::Resolve),
-            "resend" => Some(Self::ResendEmail),
-            _ => None,
-        }
-    }
-
-    fn slug(self) -> &'static str {
-        match self {
-            Self::Note => "note",
-            Self::Retry => "retry",
-            Self::Refund => "refund",
-            Self::RefundKeepCost => "refund-keep-cost",
-            Self::Resolve => "resolve",
-            Self::ResendEmail => "resend",
-        }
-    }
-
-    fn audit_action(self) -> &'static str {
-        match self {
-            Self::Note => action::ORDER_NOTE,
-            Self::Retry => action::ORDER_RETRY,
-            Self::Refund | Self::RefundKeepCost => action::ORDER_REFUND,
-            Self::Resolve => action::ORDER_RESOLVE,
-            Self::ResendEmail => ORDER_RESEND_EMAIL,
-        }
-    }
-
-    fn owner_only(self) -> bool {
-        !matches!(self, Self::Note | Self::ResendEmail)
-    }
-}
-
-/// Why an action could not be taken, decided inside its transaction.
-#[derive(Debug, thiserror::Error)]
-enum ActionError {
-    #[error("not found")]
-    NotFound,
-    #[error("{0}")]
-    Conflict(String),
-    #[error(transparent)]
-    Db(#[from] DbError),
-}
-
-impl From<TransitionError> for ActionError {
-    fn from(err: TransitionError) -> Self {
-        match err {
-            TransitionError::Missing(_) => Self::NotFound,
-            TransitionError::Refused(refusal) => {
-                Self::Conflict(format!("Not possible: {}.", capitalised(refusal.reason)))
-            }
-            TransitionError::Db(db) => Self::Db(db),
-        }
-    }
-}
-
-/// The table's reasons are written as clauses; the console shows them as sentences.
-fn capitalised(reason: &str) -> String {
-    let mut chars = reason.chars();
-    chars.next().map_or_else(String::new, |first| {
-        first.to_uppercase().chain(chars).collect()
-    })
-}
-
-impl From<diesel::result::Error> for ActionError {
-    fn from(err: diesel::result::Error) -> Self {
-        Self::Db(err.into())
-    }
-}
-
 pub async fn action(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -661,94 +570,16 @@ pub async fn action(
         )
         .await;
     }
-    let viewer = admin.clone();
     let client = client_addr(&req);
-    let purchase_id = id.clone();
-    let outcome = state
-        .db
-        .run(move |conn| {
-            let now = db::now_ms();
-            conn.write_tx(|conn| {
-                let purchase = purchases::find(conn, &purchase_id)?.ok_or(ActionError::NotFound)?;
-                let mut done = act.slug();
-                let details = match act {
-                    OrderAction::Note => {
-                        let note = format!("Note by {}: {reason}", admin.email);
-                        purchases::add_event(
-                            conn,
-                            &purchase_id,
-                            Some(&purchase.status),
-                            &purchase.status,
-                            &note,
-                            now,
-                        )?;
-                        reason.clone()
-                    }
-                    OrderAction::Retry => match actions::retry(conn, &purchase_id, &reason, now)? {
-                        Retried::MadeDue(n) => format!("{reason} ({n} job(s) made due now)"),
-                        Retried::Redriven => {
-                            done = "redrive";
-                            format!(
-                                "{reason} (placement queued again under key generation {})",
-                                purchase.key_generation
-                            )
-                        }
-                    },
-                    OrderAction::Refund | OrderAction::RefundKeepCost => {
-                        let keep_cost = act == OrderAction::RefundKeepCost;
-                        let requested =
-                            actions::refund(conn, &purchase_id, &reason, keep_cost, now)?;
-                        match (requested.placement_cancelled, requested.keeps_cost) {
-                            (true, _) => format!(
-                                "{reason} (full refund of {}; the queued placement was cancelled)",
-                                requested.amount
-                            ),
-                            (false, true) => format!(
-                                "{reason} (full refund of {}; the upstream cost {} is kept as a loss)",
-                                requested.amount,
-                                Cents::new(purchase.cost_cents)
-                            ),
-                            (false, false) => {
-                                format!("{reason} (full refund of {})", requested.amount)
-                            }
-                        }
-                    }
-                    OrderAction::Resolve => {
-                        let n = q::resolve_alerts(conn, &purchase_id, now)?;
-                        format!("{reason} ({n} alert(s) resolved)")
-                    }
-                    OrderAction::ResendEmail => {
-                        purchases::apply(
-                            conn,
-                            &purchase_id,
-                            &PurchaseEvent::AdminResend,
-                            &reason,
-                            now,
-                        )?;
-                        // A no-op while an email job of this kind is open: one email, not two.
-                        if enqueue_job(conn, &purchase_id, JobKind::EmailEsimReady, now, now)? {
-                            format!("{reason} (delivery email queued)")
-                        } else {
-                            done = "resend_open";
-                            format!("{reason} (a delivery email was already queued; nothing added)")
-                        }
-                    }
-                };
-                admin.audit(
-                    conn,
-                    act.audit_action(),
-                    Some(&format!("purchase:{purchase_id}")),
-                    &client,
-                    &details,
-                    now,
-                )?;
-                Ok::<_, ActionError>(done)
-            })
-        })
-        .await;
+    let outcome = actions::perform(&state.db, &admin, &client, &id, act, reason).await;
     let done = match outcome {
         Ok(done) => done,
         Err(ActionError::NotFound) => return Err(AppError::NotFound),
+        Err(ActionError::NotOwner) => {
+            return Err(AppError::Forbidden(
+                "This needs an owner account. Ask an owner to do it.".into(),
+            ));
+        }
         Err(ActionError::Conflict(message)) => {
             let refusal = Refusal {
                 slug: act.slug(),
@@ -759,7 +590,7 @@ pub async fn action(
             return render_detail(
                 &state,
                 &req,
-                &viewer,
+                &admin,
                 id,
                 StatusCode::CONFLICT,
                 None,
@@ -769,13 +600,7 @@ pub async fn action(
         }
         Err(ActionError::Db(err)) => return Err(err.into()),
     };
-    if matches!(
-        act,
-        OrderAction::Retry
-            | OrderAction::Refund
-            | OrderAction::RefundKeepCost
-            | OrderAction::ResendEmail
-    ) {
+    if act.queues_work() {
         state.outbox.waker().wake();
     }
     Ok(see_other(&format!("/admin/orders/{id}?done={done}")))
