@@ -7,6 +7,7 @@
 //! markup change by the pricing version, and reload: at once on PostgreSQL, where both changes
 //! send a `NOTIFY` that wakes the check ([`Catalog::wake`]), and otherwise at the next check.
 
+pub mod pricing;
 pub mod snapshot;
 pub mod store;
 pub mod sync;
@@ -24,6 +25,8 @@ use crate::db::{Db, DbError, lease, now_ms};
 use crate::upstream::PartnerClient;
 
 const SYNC_LEASE: &str = "catalog_sync";
+/// Audit action of the console's "sync now".
+pub const CATALOG_SYNC_ACTION: &str = "catalog_sync";
 /// Longer than any sync takes; a replica that dies mid-sync frees the lease after this.
 const SYNC_LEASE_MS: i64 = 5 * 60 * 1000;
 /// After a failed sync, try again this soon rather than after a whole refresh period.
@@ -75,6 +78,50 @@ impl Catalog {
     }
 
     /// Rebuilds the snapshot from the database (after a sync, or a pricing change).
+    /// The console's "sync now": a sync on an owner's behalf, audited with what it did.
+    /// Returns `synced`, `skipped` (another replica holds the lease) or `failed`.
+    pub async fn sync_for(
+        &self,
+        client: &PartnerClient,
+        by: &crate::accounts::Admin,
+        client_addr: &str,
+    ) -> Result<&'static str, DbError> {
+        let holder = format!("admin:{}:{}", by.user_id, std::process::id());
+        let (slug, details) = match self.sync(client, &holder).await {
+            Ok(SyncOutcome::Synced(report)) => (
+                "synced",
+                format!(
+                    "synced: {} plans, {} countries, {} regions ({} skipped)",
+                    report.plans, report.countries, report.regions, report.skipped_plans
+                ),
+            ),
+            Ok(SyncOutcome::Skipped) => ("skipped", "skipped: another sync holds the lease".into()),
+            Err(err) => ("failed", format!("failed: {err}")),
+        };
+        let (by, client_addr) = (by.clone(), client_addr.to_string());
+        self.db
+            .run(move |conn| {
+                let now = now_ms();
+                conn.write_tx(|conn| {
+                    by.audit(
+                        conn,
+                        CATALOG_SYNC_ACTION,
+                        Some("catalog"),
+                        &client_addr,
+                        &details,
+                        now,
+                    )
+                })
+            })
+            .await?;
+        Ok(slug)
+    }
+
+    /// The database the catalog is stored in.
+    pub fn db(&self) -> &Db {
+        &self.db
+    }
+
     pub async fn reload(&self) -> Result<Arc<Snapshot>, DbError> {
         let stored = self.db.run(store::load_catalog).await?;
         let bps = self.default_markup_bps;

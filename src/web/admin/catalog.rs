@@ -11,18 +11,13 @@ use super::{
     Chrome, CurrentAdmin, Pager, admin_page, check_csrf, client_addr, format_ms, non_empty,
     require_owner, see_other,
 };
-use crate::catalog::SyncOutcome;
-use crate::db::{self, admin as q};
+use crate::db::admin as q;
 use crate::domain::Cents;
 use crate::web::AppState;
 use crate::web::error::AppError;
 
 const PAGE_SIZE: u32 = 50;
 const HISTORY: i64 = 10;
-
-pub mod action {
-    pub const CATALOG_SYNC: &str = "catalog_sync";
-}
 
 #[derive(Deserialize)]
 pub struct CatalogQuery {
@@ -200,34 +195,9 @@ pub async fn sync_now(
 ) -> Result<HttpResponse, AppError> {
     require_owner(&admin)?;
     check_csrf(&state, &req, &form.csrf_token)?;
-    let holder = format!("admin:{}:{}", admin.user_id, std::process::id());
-    let (slug, details) = match state.catalog.sync(&state.upstream, &holder).await {
-        Ok(SyncOutcome::Synced(report)) => (
-            "synced",
-            format!(
-                "synced: {} plans, {} countries, {} regions ({} skipped)",
-                report.plans, report.countries, report.regions, report.skipped_plans
-            ),
-        ),
-        Ok(SyncOutcome::Skipped) => ("skipped", "skipped: another sync holds the lease".into()),
-        Err(err) => ("failed", format!("failed: {err}")),
-    };
-    let client = client_addr(&req);
-    state
-        .db
-        .run(move |conn| {
-            let now = db::now_ms();
-            conn.write_tx(|conn| {
-                admin.audit(
-                    conn,
-                    action::CATALOG_SYNC,
-                    Some("catalog"),
-                    &client,
-                    &details,
-                    now,
-                )
-            })
-        })
+    let slug = state
+        .catalog
+        .sync_for(&state.upstream, &admin, &client_addr(&req))
         .await?;
     Ok(see_other(&format!("/admin/catalog?sync={slug}")))
 }

@@ -13,10 +13,10 @@ use super::{
     Chrome, CurrentAdmin, admin_page, check_csrf, client_addr, format_ms, require_owner, see_other,
 };
 use crate::accounts::Admin;
+use crate::catalog::pricing::{self, describe, rule_from_row};
 use crate::catalog::snapshot::Snapshot;
 use crate::catalog::store::RuleRow;
-use crate::db::pricing::{self as q, RuleValues};
-use crate::db::{self, DbError};
+use crate::db::pricing as q;
 use crate::domain::Cents;
 use crate::domain::pricing::{MarkupRule, PlanKey, PriceBook, PricingError, RuleScope};
 use crate::web::AppState;
@@ -24,11 +24,6 @@ use crate::web::error::AppError;
 
 /// Rows shown in a preview; the count covers all of them.
 const PREVIEW_ROWS: usize = 200;
-
-pub mod action {
-    pub const RULE_SAVED: &str = "pricing_rule_saved";
-    pub const RULE_DELETED: &str = "pricing_rule_deleted";
-}
 
 #[derive(Deserialize, Default, Clone)]
 pub struct RuleForm {
@@ -131,32 +126,6 @@ fn rule_problem(err: &PricingError) -> &'static str {
             "This rule cannot be saved. Check the values and try again."
         }
     }
-}
-
-fn describe(rule: &MarkupRule) -> String {
-    let bps = rule.markup_bps();
-    let mut text = format!("{}: {}.{:02}%", rule.scope(), bps / 100, bps % 100);
-    if rule.fixed() != Cents::ZERO {
-        text.push_str(&format!(" + {}", rule.fixed()));
-    }
-    if let Some(e) = rule.ending() {
-        text.push_str(&format!(", prices end in .{e:02}"));
-    }
-    if rule.min_margin() != Cents::ZERO {
-        text.push_str(&format!(", margin at least {}", rule.min_margin()));
-    }
-    text
-}
-
-fn rule_from_row(row: &RuleRow) -> Option<MarkupRule> {
-    MarkupRule::new(
-        RuleScope::from_parts(&row.scope_kind, &row.scope_value).ok()?,
-        row.markup_bps,
-        Cents::new(row.fixed_cents),
-        row.price_ending,
-        Cents::new(row.min_margin_cents),
-    )
-    .ok()
 }
 
 fn book(state: &AppState, rows: &[RuleRow], replacing: Option<&MarkupRule>) -> PriceBook {
@@ -428,41 +397,7 @@ pub async fn save(
         )
         .await;
     }
-    let client = client_addr(&req);
-    let after = describe(&rule);
-    state
-        .db
-        .run(move |conn| {
-            let now = db::now_ms();
-            conn.write_tx(|conn| {
-                let scope = rule.scope();
-                let before = q::find(conn, scope.kind(), scope.value())?
-                    .and_then(|row| rule_from_row(&row))
-                    .map_or_else(|| "none".to_string(), |r| describe(&r));
-                q::save(
-                    conn,
-                    RuleValues {
-                        scope_kind: scope.kind(),
-                        scope_value: scope.value(),
-                        markup_bps: rule.markup_bps(),
-                        fixed_cents: rule.fixed().get(),
-                        price_ending: rule.ending(),
-                        min_margin_cents: rule.min_margin().get(),
-                    },
-                    now,
-                )?;
-                admin.audit(
-                    conn,
-                    action::RULE_SAVED,
-                    Some(&format!("pricing:{scope}")),
-                    &client,
-                    &format!("before: {before}; after: {after}"),
-                    now,
-                )
-            })
-        })
-        .await?;
-    state.catalog.reload().await?;
+    pricing::save_rule(&state.catalog, &admin, &client_addr(&req), rule).await?;
     Ok(see_other("/admin/pricing?saved=1"))
 }
 
@@ -485,36 +420,17 @@ pub async fn delete(
     require_owner(&admin)?;
     check_csrf(&state, &req, &form.csrf_token)?;
     let form = form.into_inner();
-    let client = client_addr(&req);
-    let deleted = state
-        .db
-        .run(move |conn| {
-            let now = db::now_ms();
-            conn.write_tx(|conn| {
-                let Some(row) = q::find(conn, &form.scope_kind, &form.scope_value)? else {
-                    return Ok::<_, DbError>(false);
-                };
-                let before = rule_from_row(&row).map_or_else(
-                    || format!("{} {}", row.scope_kind, row.scope_value),
-                    |r| describe(&r),
-                );
-                q::delete(conn, &form.scope_kind, &form.scope_value, now)?;
-                admin.audit(
-                    conn,
-                    action::RULE_DELETED,
-                    Some(&format!("pricing:{} {}", row.scope_kind, row.scope_value)),
-                    &client,
-                    &format!("before: {before}; after: none"),
-                    now,
-                )?;
-                Ok(true)
-            })
-        })
-        .await?;
+    let deleted = pricing::delete_rule(
+        &state.catalog,
+        &admin,
+        &client_addr(&req),
+        form.scope_kind,
+        form.scope_value,
+    )
+    .await?;
     if !deleted {
         return Err(AppError::NotFound);
     }
-    state.catalog.reload().await?;
     Ok(see_other("/admin/pricing?saved=1"))
 }
 

@@ -1,0 +1,133 @@
+//! The owner's markup rules as the console changes them: each save or delete is one
+//! transaction with its audit entry (the rule before and after), and the catalog is reloaded
+//! at once so the shop sells at the new prices (other replicas follow through the pricing
+//! version, see [`super::Catalog`]).
+
+use crate::accounts::Admin;
+use crate::catalog::Catalog;
+use crate::catalog::store::RuleRow;
+use crate::db::pricing::{self as q, RuleValues};
+use crate::db::{DbError, now_ms};
+use crate::domain::Cents;
+use crate::domain::pricing::{MarkupRule, RuleScope};
+
+/// Audit actions of the pricing page.
+pub mod action {
+    pub const RULE_SAVED: &str = "pricing_rule_saved";
+    pub const RULE_DELETED: &str = "pricing_rule_deleted";
+}
+
+/// A rule as the audit log and the console word it: `country FR: 25.00% + $0.50, …`.
+pub fn describe(rule: &MarkupRule) -> String {
+    let bps = rule.markup_bps();
+    let mut text = format!("{}: {}.{:02}%", rule.scope(), bps / 100, bps % 100);
+    if rule.fixed() != Cents::ZERO {
+        text.push_str(&format!(" + {}", rule.fixed()));
+    }
+    if let Some(e) = rule.ending() {
+        text.push_str(&format!(", prices end in .{e:02}"));
+    }
+    if rule.min_margin() != Cents::ZERO {
+        text.push_str(&format!(", margin at least {}", rule.min_margin()));
+    }
+    text
+}
+
+/// The stored rule as a rule; `None` for a row no longer valid (it is ignored when pricing).
+pub fn rule_from_row(row: &RuleRow) -> Option<MarkupRule> {
+    MarkupRule::new(
+        RuleScope::from_parts(&row.scope_kind, &row.scope_value).ok()?,
+        row.markup_bps,
+        Cents::new(row.fixed_cents),
+        row.price_ending,
+        Cents::new(row.min_margin_cents),
+    )
+    .ok()
+}
+
+/// Saves `rule` (replacing the rule of its scope) for `by`, audited, and reloads the catalog.
+/// The caller has checked it (preview, margin floor).
+pub async fn save_rule(
+    catalog: &Catalog,
+    by: &Admin,
+    client_addr: &str,
+    rule: MarkupRule,
+) -> Result<(), DbError> {
+    let (by, client) = (by.clone(), client_addr.to_string());
+    let after = describe(&rule);
+    catalog
+        .db()
+        .run(move |conn| {
+            let now = now_ms();
+            conn.write_tx(|conn| {
+                let scope = rule.scope();
+                let before = q::find(conn, scope.kind(), scope.value())?
+                    .and_then(|row| rule_from_row(&row))
+                    .map_or_else(|| "none".to_string(), |r| describe(&r));
+                q::save(
+                    conn,
+                    RuleValues {
+                        scope_kind: scope.kind(),
+                        scope_value: scope.value(),
+                        markup_bps: rule.markup_bps(),
+                        fixed_cents: rule.fixed().get(),
+                        price_ending: rule.ending(),
+                        min_margin_cents: rule.min_margin().get(),
+                    },
+                    now,
+                )?;
+                by.audit(
+                    conn,
+                    action::RULE_SAVED,
+                    Some(&format!("pricing:{scope}")),
+                    &client,
+                    &format!("before: {before}; after: {after}"),
+                    now,
+                )
+            })
+        })
+        .await?;
+    catalog.reload().await?;
+    Ok(())
+}
+
+/// Deletes the rule of scope `kind`/`value` for `by`, audited, and reloads the catalog.
+/// Returns whether there was one.
+pub async fn delete_rule(
+    catalog: &Catalog,
+    by: &Admin,
+    client_addr: &str,
+    kind: String,
+    value: String,
+) -> Result<bool, DbError> {
+    let (by, client) = (by.clone(), client_addr.to_string());
+    let deleted = catalog
+        .db()
+        .run(move |conn| {
+            let now = now_ms();
+            conn.write_tx(|conn| {
+                let Some(row) = q::find(conn, &kind, &value)? else {
+                    return Ok::<_, DbError>(false);
+                };
+                let before = rule_from_row(&row).map_or_else(
+                    || format!("{} {}", row.scope_kind, row.scope_value),
+                    |r| describe(&r),
+                );
+                q::delete(conn, &kind, &value, now)?;
+                by.audit(
+                    conn,
+                    action::RULE_DELETED,
+                    Some(&format!("pricing:{} {}", row.scope_kind, row.scope_value)),
+                    &client,
+                    &format!("before: {before}; after: none"),
+                    now,
+                )?;
+                Ok(true)
+            })
+        })
+        .await?;
+    if deleted {
+        catalog.reload().await?;
+    }
+    Ok(deleted)
+}
