@@ -2,8 +2,8 @@
 //! and the admin's order actions (make a job due now, resolve alerts). Nothing here reads an
 //! installation's encrypted values: the console only ever sees `iccid_last4`.
 //!
-//! Also the wallet's own rows: top-ups asked for from the console (keyed by the form's nonce, so
-//! a resubmitted form finds the same Idempotency-Key) and the shop's numeric settings.
+//! Also the shop's numeric settings (the wallet's threshold lives there) and the figures the
+//! wallet page reads beside the wallet row.
 
 use diesel::dsl::{exists, not};
 use diesel::prelude::*;
@@ -12,7 +12,7 @@ use diesel::sql_types::{BigInt, Nullable};
 use crate::db::purchases::Purchase;
 use crate::db::schema::{
     admin_users, alerts, catalog_syncs, installations, outbox_jobs, purchases, refunds,
-    shop_settings, topups,
+    shop_settings,
 };
 use crate::db::{DbConn, DbError, outbox};
 
@@ -303,92 +303,6 @@ pub fn set_setting(conn: &mut DbConn, name: &str, value: i64, now_ms: i64) -> Re
             .execute(c)
     })?;
     Ok(())
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable)]
-#[diesel(table_name = topups)]
-pub struct TopupRow {
-    pub id: i64,
-    pub nonce: String,
-    pub idempotency_key: String,
-    pub amount_cents: i64,
-    pub created_by: i64,
-    pub session_id: Option<String>,
-    pub checkout_url: Option<String>,
-    pub last_error: Option<String>,
-    pub created_at_ms: i64,
-    pub updated_at_ms: i64,
-}
-
-pub struct NewTopup<'a> {
-    pub nonce: &'a str,
-    pub idempotency_key: &'a str,
-    pub amount_cents: i64,
-    pub created_by: i64,
-}
-
-/// The top-up of this form nonce: inserted with `new`'s key the first time, the stored row
-/// (and its original key) every time after. Returns the row and whether it was inserted now.
-pub fn topup_for_nonce(
-    conn: &mut DbConn,
-    new: &NewTopup<'_>,
-    now_ms: i64,
-) -> Result<(TopupRow, bool), DbError> {
-    let inserted = crate::with_inner!(&mut *conn, |c| {
-        diesel::insert_into(topups::table)
-            .values((
-                topups::nonce.eq(new.nonce),
-                topups::idempotency_key.eq(new.idempotency_key),
-                topups::amount_cents.eq(new.amount_cents),
-                topups::created_by.eq(new.created_by),
-                topups::created_at_ms.eq(now_ms),
-                topups::updated_at_ms.eq(now_ms),
-            ))
-            .on_conflict(topups::nonce)
-            .do_nothing()
-            .execute(c)
-    })?;
-    let row = topups::table
-        .filter(topups::nonce.eq(new.nonce))
-        .select(TopupRow::as_select())
-        .first(conn)?;
-    Ok((row, inserted == 1))
-}
-
-/// Records upstream's answer: the checkout session, or why there is none yet.
-pub fn record_topup_outcome(
-    conn: &mut DbConn,
-    id: i64,
-    outcome: Result<(&str, &str), &str>,
-    now_ms: i64,
-) -> Result<(), DbError> {
-    let target = topups::table.find(id);
-    match outcome {
-        Ok((session_id, checkout_url)) => diesel::update(target)
-            .set((
-                topups::session_id.eq(session_id),
-                topups::checkout_url.eq(checkout_url),
-                topups::last_error.eq(None::<String>),
-                topups::updated_at_ms.eq(now_ms),
-            ))
-            .execute(conn)?,
-        Err(error) => diesel::update(target)
-            .set((
-                topups::last_error.eq(error),
-                topups::updated_at_ms.eq(now_ms),
-            ))
-            .execute(conn)?,
-    };
-    Ok(())
-}
-
-/// The most recent top-ups, newest first.
-pub fn recent_topups(conn: &mut DbConn, limit: i64) -> Result<Vec<TopupRow>, DbError> {
-    Ok(topups::table
-        .order(topups::id.desc())
-        .limit(limit)
-        .select(TopupRow::as_select())
-        .load(conn)?)
 }
 
 /// Emails of the active owner accounts (who get the wallet alerts).

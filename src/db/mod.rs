@@ -20,6 +20,7 @@ pub mod outbox;
 pub mod pricing;
 pub mod purchases;
 pub mod schema;
+pub mod topups;
 pub mod wallet;
 
 use std::path::Path;

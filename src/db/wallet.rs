@@ -4,7 +4,7 @@
 use diesel::prelude::*;
 use diesel::sql_types::BigInt;
 
-use crate::db::schema::{topups, wallet};
+use crate::db::schema::wallet;
 use crate::db::{DbConn, DbError};
 
 /// `shop_settings` name of the low-balance threshold, in cents.
@@ -266,58 +266,6 @@ pub fn pause_for(conn: &mut DbConn, reason: Option<PauseReason>) -> Result<(), D
             .execute(c)
     })?;
     Ok(())
-}
-
-/// A top-up as its progress page shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable)]
-#[diesel(table_name = topups)]
-pub struct TopupProgressRow {
-    pub id: i64,
-    pub amount_cents: i64,
-    pub session_id: Option<String>,
-    pub checkout_url: Option<String>,
-    pub last_error: Option<String>,
-    pub created_at_ms: i64,
-    pub confirmed_at_ms: Option<i64>,
-}
-
-pub fn topup(conn: &mut DbConn, id: i64) -> Result<Option<TopupProgressRow>, DbError> {
-    Ok(topups::table
-        .find(id)
-        .select(TopupProgressRow::as_select())
-        .first(conn)
-        .optional()?)
-}
-
-/// The newest top-ups first.
-pub fn recent_topups(conn: &mut DbConn, limit: i64) -> Result<Vec<TopupProgressRow>, DbError> {
-    Ok(topups::table
-        .order(topups::id.desc())
-        .limit(limit)
-        .select(TopupProgressRow::as_select())
-        .load(conn)?)
-}
-
-/// Top-ups with a checkout session whose credit has not been seen yet.
-pub fn unconfirmed_topups(conn: &mut DbConn) -> Result<Vec<TopupProgressRow>, DbError> {
-    Ok(topups::table
-        .filter(topups::session_id.is_not_null())
-        .filter(topups::confirmed_at_ms.is_null())
-        .order(topups::id.asc())
-        .select(TopupProgressRow::as_select())
-        .load(conn)?)
-}
-
-/// Records that the top-up's credit showed up; `false` when it was already recorded.
-pub fn confirm_topup(conn: &mut DbConn, id: i64, now_ms: i64) -> Result<bool, DbError> {
-    let changed = diesel::update(
-        topups::table
-            .find(id)
-            .filter(topups::confirmed_at_ms.is_null()),
-    )
-    .set(topups::confirmed_at_ms.eq(now_ms))
-    .execute(conn)?;
-    Ok(changed == 1)
 }
 
 #[cfg(test)]

@@ -438,7 +438,7 @@ impl Checkout<'_> {
             .flatten()
             .is_some_and(|w| db::now_ms() - w.refreshed_at_ms < ms(WALLET_MAX_AGE));
         if !fresh_enough {
-            crate::orders::wallet::refresh(self.db, self.upstream).await;
+            crate::wallet::refresh(self.db, self.upstream).await;
         }
     }
 }

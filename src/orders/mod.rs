@@ -1,9 +1,8 @@
 //! Everything after the consumer decides to buy: checkout, payment confirmation, the outbox
-//! that places each paid purchase upstream exactly once, tracking, delivery and refunds; and
-//! watching the wallet, with the owners' alert emails.
+//! that places each paid purchase upstream exactly once, tracking, delivery and refunds. The
+//! supplier wallet (balance, pause, alerts, top-ups) is `crate::wallet`'s.
 
 pub mod actions;
-pub mod alert_mail;
 pub mod checkout;
 pub mod confirm;
 pub mod installation;
@@ -14,4 +13,3 @@ pub mod placement;
 pub mod reconcile;
 pub mod refund;
 pub mod tracking;
-pub mod wallet;

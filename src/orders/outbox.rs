@@ -728,7 +728,7 @@ impl Inner {
 
     /// Best effort: a failed balance read only leaves the wallet row older.
     pub(crate) async fn refresh_wallet(&self) {
-        crate::orders::wallet::refresh(&self.db, &self.upstream).await;
+        crate::wallet::refresh(&self.db, &self.upstream).await;
     }
 
     pub(crate) async fn purchase(

@@ -13,6 +13,7 @@ use crate::db::DbError;
 use crate::db::purchases::TransitionError;
 use crate::orders::actions::ActionError;
 use crate::payments::demo::SessionClosed;
+use crate::wallet::WalletError;
 use crate::web::pages::{self, ErrorPage};
 use crate::web::request_id;
 
@@ -149,6 +150,17 @@ impl From<TransitionError> for AppError {
             TransitionError::Missing(_) => Self::NotFound,
             TransitionError::Refused(refusal) => Self::Conflict(refusal.to_string()),
             TransitionError::Db(db) => db.into(),
+        }
+    }
+}
+
+impl From<WalletError> for AppError {
+    fn from(err: WalletError) -> Self {
+        match err {
+            WalletError::ThresholdNotValid => Self::BadRequest(err.to_string()),
+            WalletError::TopupNotFound => Self::NotFound,
+            WalletError::StoredKey(_) => Self::internal(err),
+            WalletError::Db(db) => db.into(),
         }
     }
 }

@@ -65,9 +65,22 @@ pub struct AppState {
     /// Opens stored installations, under the current secret key or a previous one.
     pub installation_keys: InstallationKeys,
     /// Whether new sales are paused, as the plan pages show it.
-    pub sales: crate::orders::wallet::SalesState,
+    pub sales: crate::wallet::SalesState,
     /// The supplier account: whether checkout may sell, and what the console shows.
     pub account: Arc<SupplierAccount>,
+}
+
+impl AppState {
+    /// The supplier wallet's capabilities, over this process's database, upstream client and
+    /// the owners' mail transport.
+    pub fn wallet(&self) -> crate::wallet::Wallet<'_> {
+        crate::wallet::Wallet {
+            db: &self.db,
+            upstream: &self.upstream,
+            upstream_base: &self.settings.upstream.base_url,
+            notifier: self.outbox.inner.notifier.as_ref(),
+        }
+    }
 }
 
 /// On PostgreSQL, one listening connection wakes this process when another replica commits
@@ -220,7 +233,7 @@ impl Application {
             outbox,
             pages: page_cache::PageCache::default(),
             installation_keys,
-            sales: crate::orders::wallet::SalesState::default(),
+            sales: crate::wallet::SalesState::default(),
             account,
         });
         background.push(tokio::spawn(watch_wallet(state.clone(), stopped)));
@@ -267,22 +280,12 @@ impl Application {
     }
 }
 
-/// Every minute: the wallet is re-read from upstream (so checkouts on any replica decide on a
-/// fresh balance), the shop's low-balance alert is raised or resolved, and alert emails that
-/// failed before are retried.
+/// Every minute: the wallet is re-read from upstream, the shop's low-balance alert is raised
+/// or resolved, and alert emails that failed before are retried
+/// ([`crate::wallet::Wallet::refresh_and_check`]).
 async fn watch_wallet(state: web::Data<AppState>, mut shutdown: watch::Receiver<bool>) {
     loop {
-        crate::orders::wallet::refresh(&state.db, &state.upstream).await;
-        if let Ok(Some(wallet)) = state.db.run(crate::db::wallet::get).await
-            && let Err(err) = crate::orders::wallet::check_low_balance(
-                &state.db,
-                state.outbox.inner.notifier.as_ref(),
-                wallet.available_cents,
-            )
-            .await
-        {
-            tracing::warn!(error = %err, "low-balance check failed");
-        }
+        state.wallet().refresh_and_check().await;
         tokio::select! {
             _ = tokio::time::sleep(Duration::from_secs(60)) => {}
             _ = shutdown.changed() => return,

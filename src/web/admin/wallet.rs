@@ -1,21 +1,17 @@
 //! `/admin/wallet` (owners): the live upstream balance and its transactions, top-ups, the
 //! runway estimate, the shop's own low-balance threshold and whether sales pause below it.
 //!
-//! A top-up must never pay twice. The page hands out a random form nonce; the first submission
-//! stores a `topups` row under that nonce with a fresh Idempotency-Key, and every submission of
-//! the same form (a double click, a retry after a timeout) finds that row and asks upstream with
-//! the same key, so upstream answers with the same checkout session. Nothing is credited here:
-//! the credit shows up in the balance once upstream has verified the payment.
+//! Each handler parses its form, calls one capability of [`crate::wallet::Wallet`] (which
+//! reads upstream, applies the rules, and writes the change with its audit entry) and renders
+//! the answer.
 //!
-//! The form's answer is a console page for that top-up (`/admin/wallet/topups/{id}`), not a
-//! redirect to upstream's checkout: the shop's CSP lets forms lead only to the shop itself (and
-//! Stripe), and the checkout link is upstream's, on a host the shop cannot know in advance. The
-//! page shows the link ("Continue to payment at HOST", checked by
-//! [`crate::orders::wallet::checkout_link`]) and stays "pending" until the credit is seen.
-//!
-//! Each live balance read here is checked against the threshold the same way the wallet watcher
-//! checks it ([`crate::orders::wallet::check_low_balance`]): once per crossing, emails retried
-//! until sent.
+//! A top-up form carries a random nonce, so a resubmitted form reuses its top-up's
+//! Idempotency-Key ([`crate::wallet::topup`]). The form's answer is a console page for that
+//! top-up (`/admin/wallet/topups/{id}`), not a redirect to upstream's checkout: the shop's CSP
+//! lets forms lead only to the shop itself (and Stripe), and the checkout link is upstream's, on
+//! a host the shop cannot know in advance. The page shows the link ("Continue to payment at
+//! HOST", checked by [`crate::wallet::topup::checkout_link`]) and stays "pending" until the
+//! credit is seen.
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -28,27 +24,14 @@ use super::{
     require_owner, see_other,
 };
 use crate::accounts::Admin;
-use crate::db::{self, DbError, admin as q, wallet};
+use crate::db::topups::TopupProgressRow;
 use crate::domain::Cents;
-use crate::orders::wallet::{
-    PauseReason, check_low_balance, checkout_link, confirm_topups, link_host, save_threshold_policy,
-};
-use crate::upstream::types::{Cursor, IdempotencyKey, PageLimit, TopUpAmount};
-use crate::upstream::{Balance, BalanceTransaction, Class, Page, UpstreamError};
+use crate::upstream::types::{Cursor, TopUpAmount};
+use crate::upstream::{BalanceTransaction, Class, UpstreamError};
+use crate::wallet::balance::PauseReason;
+use crate::wallet::{ThresholdPolicy, TopupAnswer, TopupRefusal, WalletError, WalletOverview};
 use crate::web::AppState;
 use crate::web::error::AppError;
-
-const DAY_MS: i64 = 86_400_000;
-const TRANSACTIONS_PER_PAGE: u32 = 25;
-const RECENT_TOPUPS: i64 = 10;
-/// The highest threshold the form takes ($1,000,000).
-const MAX_THRESHOLD_CENTS: i64 = 100_000_000;
-
-pub mod action {
-    pub const TOPUP_CREATED: &str = "wallet_topup_created";
-    pub const TOPUP_RESUBMITTED: &str = "wallet_topup_resubmitted";
-    pub const TOPUP_FAILED: &str = "wallet_topup_failed";
-}
 
 /// Parses dollars as typed — `25`, `25.5`, `25.50`, `$1,000` — into cents, without floats.
 /// `None` for anything else (empty, negative, more than two decimals, letters, absurd sizes).
@@ -106,25 +89,6 @@ fn valid_nonce(nonce: &str) -> bool {
     nonce.len() == 32 && nonce.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
-/// Days of sales `available_cents` covers at the rate of `spent_7d_cents` per 7 days.
-pub fn runway(available_cents: i64, spent_7d_cents: i64) -> String {
-    if spent_7d_cents <= 0 {
-        return "No purchases were placed upstream in the last 7 days: no rate to estimate from."
-            .into();
-    }
-    if available_cents <= 0 {
-        return "0 days: the balance covers no sales.".into();
-    }
-    // Tenths of a day, in integers: available / (spent / 7) * 10.
-    let tenths = i128::from(available_cents) * 70 / i128::from(spent_7d_cents);
-    format!(
-        "About {}.{} days of sales at the last 7 days' rate ({} a day).",
-        tenths / 10,
-        tenths % 10,
-        money(spent_7d_cents / 7)
-    )
-}
-
 struct TxView {
     id: i64,
     kind: String,
@@ -144,7 +108,7 @@ struct TopupView {
 }
 
 impl TopupView {
-    fn new(t: &wallet::TopupProgressRow) -> Self {
+    fn new(t: &TopupProgressRow) -> Self {
         Self {
             id: t.id,
             amount: money(t.amount_cents),
@@ -155,7 +119,7 @@ impl TopupView {
     }
 }
 
-fn topup_state(t: &wallet::TopupProgressRow) -> &'static str {
+fn topup_state(t: &TopupProgressRow) -> &'static str {
     if t.confirmed_at_ms.is_some() {
         "paid"
     } else if t.checkout_url.is_some() {
@@ -210,23 +174,6 @@ struct FormState {
     error: Option<String>,
 }
 
-/// The live balance, stored into the shared wallet row (which lifts a sales pause once more
-/// credit shows up) and checked against the threshold.
-async fn live_balance(state: &AppState) -> Result<Balance, UpstreamError> {
-    let balance = state.upstream.balance().await?;
-    let available = balance.available_cents.get();
-    let reserved = balance.reserved_cents.cents().get();
-    let low = balance.low_balance;
-    if let Err(err) = state
-        .db
-        .run(move |conn| wallet::store(conn, available, reserved, low, db::now_ms()))
-        .await
-    {
-        tracing::warn!(error = %err, "could not store the wallet balance");
-    }
-    Ok(balance)
-}
-
 fn tx_view(t: BalanceTransaction) -> TxView {
     TxView {
         id: t.id,
@@ -276,30 +223,19 @@ async fn render(
     form: FormState,
     notice: Option<&'static str>,
 ) -> Result<HttpResponse, AppError> {
-    let live = live_balance(state).await;
-    let limit = PageLimit::new(TRANSACTIONS_PER_PAGE).unwrap_or_default();
-    let transactions: Result<Page<BalanceTransaction>, UpstreamError> = state
-        .upstream
-        .balance_transactions(cursor.as_ref(), limit)
-        .await;
-    if let Ok(page) = &transactions
-        && let Err(err) = confirm_topups(&state.db, &page.data).await
-    {
-        tracing::warn!(error = %err, "could not record top-up credits");
-    }
-    let now = db::now_ms();
-    let (row, spent_7d, policy, topups) = state
-        .db
-        .run(move |conn| {
-            Ok::<_, DbError>((
-                wallet::get(conn)?,
-                q::placed_cost_since(conn, now - 7 * DAY_MS)?,
-                wallet::threshold_policy(conn)?,
-                wallet::recent_topups(conn, RECENT_TOPUPS)?,
-            ))
-        })
-        .await?;
-    let (balance, balance_error, available) = match &live {
+    let paged = cursor.is_some();
+    let overview = state.wallet().overview(cursor).await?;
+    let pause = overview.pause();
+    let WalletOverview {
+        live,
+        row,
+        transactions,
+        policy,
+        below_threshold,
+        runway,
+        topups,
+    } = overview;
+    let (balance, balance_error) = match &live {
         Ok(b) => (
             Some(BalanceView {
                 available: money(b.available_cents.get()),
@@ -308,7 +244,6 @@ async fn render(
                 source: "live".into(),
             }),
             None,
-            Some(b.available_cents.get()),
         ),
         Err(err) => (
             row.as_ref()
@@ -323,22 +258,9 @@ async fn render(
                 "Could not read the live balance. {}",
                 upstream_message(err)
             )),
-            None,
         ),
     };
     let threshold = policy.threshold_cents;
-    let below_threshold = match available {
-        Some(cents) => {
-            check_low_balance(&state.db, state.outbox.inner.notifier.as_ref(), cents).await?
-        }
-        None => row
-            .as_ref()
-            .is_some_and(|w| w.refreshed_at_ms > 0 && w.available_cents < threshold),
-    };
-    let runway_text = match available.or(row.as_ref().map(|w| w.available_cents)) {
-        Some(cents) => runway(cents, spent_7d),
-        None => "Unknown until the balance has been read.".into(),
-    };
     let (transactions, transactions_error, older_href) = match transactions {
         Ok(page) => (
             page.data.into_iter().map(tx_view).collect(),
@@ -364,18 +286,15 @@ async fn render(
         chrome,
         balance,
         balance_error,
-        pause: row
-            .as_ref()
-            .and_then(wallet::WalletRow::pause)
-            .map(|reason| pause_message(reason, threshold)),
-        runway: runway_text,
+        pause: pause.map(|reason| pause_message(reason, threshold)),
+        runway,
         threshold: money(threshold),
         threshold_field: plain_dollars(threshold),
         pause_below: policy.pause_below,
         below_threshold,
         transactions,
         transactions_error,
-        paged: cursor.is_some(),
+        paged,
         older_href,
         topups: topups.iter().map(TopupView::new).collect(),
         nonce: form.nonce,
@@ -472,132 +391,57 @@ pub async fn topup(
             .await;
         }
     };
-    let nonce = form.nonce.clone();
-    let user_id = admin.user_id;
-    let (row, inserted) = state
-        .db
-        .run(move |conn| {
-            let key = IdempotencyKey::generate();
-            conn.write_tx(|conn| {
-                q::topup_for_nonce(
-                    conn,
-                    &q::NewTopup {
-                        nonce: &nonce,
-                        idempotency_key: key.as_str(),
-                        amount_cents: amount.cents().get(),
-                        created_by: user_id,
-                    },
-                    db::now_ms(),
-                )
-            })
-        })
-        .await?;
-    if row.amount_cents != amount.cents().get() {
-        let again = FormState {
-            nonce: new_nonce(),
-            amount: plain_dollars(amount.cents().get()),
-            error: Some(format!(
-                "This form was already sent for {}. To top up {} instead, submit this fresh form.",
-                money(row.amount_cents),
-                money(amount.cents().get())
-            )),
-        };
-        return render(
-            &state,
-            &req,
-            &admin,
-            StatusCode::CONFLICT,
-            None,
-            again,
-            None,
-        )
-        .await;
-    }
-    let key = IdempotencyKey::parse(row.idempotency_key.clone())
-        .map_err(|e| AppError::internal(format!("stored top-up key: {e}")))?;
+    let asked_cents = amount.cents().get();
     let answer = state
-        .upstream
-        .create_topup(&key, amount)
-        .await
-        .map_err(TopupRefusal::Upstream)
-        .and_then(|session| {
-            checkout_link(&session.checkout_url, &state.settings.upstream.base_url)
-                .map(|link| (session.id, link))
-                .map_err(TopupRefusal::Link)
-        });
-    let client = client_addr(&req);
-    let target = format!("topup:{}", row.id);
-    let amount_text = money(row.amount_cents);
-    let (id, audit_admin) = (row.id, admin.clone());
-    let recorded = match &answer {
-        Ok((session, link)) => (
-            Ok((session.clone(), link.to_string())),
-            if inserted {
-                action::TOPUP_CREATED
-            } else {
-                action::TOPUP_RESUBMITTED
+        .wallet()
+        .request_topup(admin.clone(), client_addr(&req), form.nonce.clone(), amount)
+        .await?;
+    let (status, again) = match answer {
+        TopupAnswer::Created { id } => return Ok(see_other(&format!("/admin/wallet/topups/{id}"))),
+        TopupAnswer::OtherAmount { sent_cents } => (
+            StatusCode::CONFLICT,
+            FormState {
+                nonce: new_nonce(),
+                amount: plain_dollars(asked_cents),
+                error: Some(format!(
+                    "This form was already sent for {}. To top up {} instead, submit this fresh form.",
+                    money(sent_cents),
+                    money(asked_cents)
+                )),
             },
         ),
-        Err(refusal) => (Err(refusal.to_string()), action::TOPUP_FAILED),
-    };
-    state
-        .db
-        .run(move |conn| {
-            let now = db::now_ms();
-            let (outcome, act) = recorded;
-            conn.write_tx(|conn| {
-                let details = match &outcome {
-                    Ok((session, url)) => {
-                        q::record_topup_outcome(conn, id, Ok((session, url)), now)?;
-                        format!("{amount_text}, checkout session {session}")
-                    }
-                    Err(error) => {
-                        q::record_topup_outcome(conn, id, Err(error), now)?;
-                        format!("{amount_text}, not created: {error}")
-                    }
-                };
-                audit_admin.audit(conn, act, Some(&target), &client, &details, now)
-            })
-        })
-        .await?;
-    let (status, message) = match answer {
-        Ok(_) => return Ok(see_other(&format!("/admin/wallet/topups/{id}"))),
-        Err(TopupRefusal::Upstream(err)) => {
-            tracing::warn!(topup.id = id, error = %err, "upstream top-up not created");
-            (
-                StatusCode::SERVICE_UNAVAILABLE,
-                format!(
-                    "{} Submit the same form again: it reuses the same key, so it cannot pay twice.",
-                    upstream_message(&err)
+        TopupAnswer::Refused {
+            id,
+            amount_cents,
+            refusal,
+        } => {
+            let (status, message) = match refusal {
+                TopupRefusal::Upstream(err) => (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    format!(
+                        "{} Submit the same form again: it reuses the same key, so it cannot pay twice.",
+                        upstream_message(&err)
+                    ),
                 ),
+                TopupRefusal::Link(err) => (
+                    StatusCode::BAD_GATEWAY,
+                    format!(
+                        "The provider answered with a payment link the console will not open: {err} \
+                         (it must be https). Nothing was paid. Ask the provider's support about top-up #{id}."
+                    ),
+                ),
+            };
+            (
+                status,
+                FormState {
+                    nonce: form.nonce,
+                    amount: plain_dollars(amount_cents),
+                    error: Some(message),
+                },
             )
         }
-        Err(TopupRefusal::Link(err)) => {
-            tracing::warn!(topup.id = id, error = %err, "upstream top-up link refused");
-            (
-                StatusCode::BAD_GATEWAY,
-                format!(
-                    "The provider answered with a payment link the console will not open: {err} \
-                     (it must be https). Nothing was paid. Ask the provider's support about top-up #{id}."
-                ),
-            )
-        }
-    };
-    let again = FormState {
-        nonce: form.nonce,
-        amount: plain_dollars(row.amount_cents),
-        error: Some(message),
     };
     render(&state, &req, &admin, status, None, again, None).await
-}
-
-/// Why a top-up form did not lead to a payment page.
-#[derive(Debug, thiserror::Error)]
-enum TopupRefusal {
-    #[error(transparent)]
-    Upstream(UpstreamError),
-    #[error("unsafe payment link: {0}")]
-    Link(crate::orders::wallet::UnsafeCheckoutLink),
 }
 
 #[derive(Template)]
@@ -628,38 +472,8 @@ pub async fn topup_page(
     id: web::Path<i64>,
 ) -> Result<HttpResponse, AppError> {
     require_owner(&admin)?;
-    let id = id.into_inner();
-    let live = live_balance(&state).await;
-    let limit = PageLimit::new(TRANSACTIONS_PER_PAGE).unwrap_or_default();
-    let transactions = state.upstream.balance_transactions(None, limit).await;
-    match &transactions {
-        Ok(page) => {
-            if let Err(err) = confirm_topups(&state.db, &page.data).await {
-                tracing::warn!(error = %err, "could not record top-up credits");
-            }
-        }
-        Err(err) => tracing::warn!(error = %err, "could not read the balance transactions"),
-    }
-    if let Ok(balance) = &live {
-        check_low_balance(
-            &state.db,
-            state.outbox.inner.notifier.as_ref(),
-            balance.available_cents.get(),
-        )
-        .await?;
-    }
-    let row = state
-        .db
-        .run(move |conn| wallet::topup(conn, id))
-        .await?
-        .ok_or(AppError::NotFound)?;
-    let link = row
-        .checkout_url
-        .as_deref()
-        .filter(|_| row.confirmed_at_ms.is_none())
-        .and_then(|raw| url::Url::parse(raw).ok())
-        .and_then(|url| checkout_link(&url, &state.settings.upstream.base_url).ok())
-        .map(|url| (url.to_string(), link_host(&url)));
+    let progress = state.wallet().topup_progress(id.into_inner()).await?;
+    let row = progress.topup;
     let (chrome, cookie) = Chrome::new(&state, &req, &admin, "wallet");
     let page = TopupPage {
         chrome,
@@ -668,10 +482,14 @@ pub async fn topup_page(
         created: format_ms(row.created_at_ms),
         state: topup_state(&row),
         confirmed: row.confirmed_at_ms.map(format_ms),
-        link,
+        link: progress.link.map(|link| (link.url.to_string(), link.host)),
         error: row.last_error,
-        available: live.as_ref().ok().map(|b| money(b.available_cents.get())),
-        balance_error: live.err().map(|err| {
+        available: progress
+            .live
+            .as_ref()
+            .ok()
+            .map(|b| money(b.available_cents.get())),
+        balance_error: progress.live.err().map(|err| {
             format!(
                 "Could not read the live balance. {}",
                 upstream_message(&err)
@@ -699,19 +517,15 @@ pub async fn threshold(
 ) -> Result<HttpResponse, AppError> {
     require_owner(&admin)?;
     check_csrf(&state, &req, &form.csrf_token)?;
-    let cents = parse_dollars(&form.threshold)
-        .filter(|c| *c <= MAX_THRESHOLD_CENTS)
-        .ok_or_else(|| {
-            AppError::BadRequest(format!(
-                "The threshold is dollars like 100 or 250.50, at most {}.",
-                money(MAX_THRESHOLD_CENTS)
-            ))
-        })?;
-    let policy = wallet::ThresholdPolicy {
-        threshold_cents: cents,
+    let threshold_cents = parse_dollars(&form.threshold).ok_or(WalletError::ThresholdNotValid)?;
+    let policy = ThresholdPolicy {
+        threshold_cents,
         pause_below: form.pause_below.as_deref() == Some("yes"),
     };
-    save_threshold_policy(&state.db, admin, client_addr(&req), policy).await?;
+    state
+        .wallet()
+        .save_threshold_policy(admin, client_addr(&req), policy)
+        .await?;
     Ok(see_other("/admin/wallet?done=threshold"))
 }
 
@@ -760,16 +574,6 @@ mod tests {
         );
         assert!(parse_topup("1000.01").is_err());
         assert!(parse_topup("abc").unwrap_err().contains("like 25 or 25.50"));
-    }
-
-    #[test]
-    fn runway_uses_integer_days() {
-        assert!(runway(50_000, 0).contains("no rate"));
-        assert!(runway(-5, 700).starts_with("0 days"));
-        // $70 over 7 days is $10 a day: $500 lasts 50 days.
-        assert!(runway(50_000, 7_000).starts_with("About 50.0 days"));
-        assert!(runway(1_500, 7_000).starts_with("About 1.5 days"));
-        assert!(runway(i64::MAX, 1).starts_with("About "));
     }
 
     proptest! {

@@ -1,0 +1,190 @@
+//! Keeping the shared wallet row fresh from `GET /balance`, what the console's wallet page
+//! shows, and whether new sales are paused.
+//!
+//! Sales pause for a reason stored in the wallet row ([`PauseReason`]) and resume only when a
+//! balance read shows enough credit ([`crate::db::wallet::paused_after_read`]); the shop's plan
+//! pages read the pause through [`SalesState`], a short-lived copy of the row.
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use crate::db::topups::TopupProgressRow;
+use crate::db::wallet::WalletRow;
+use crate::db::{self, Db, DbError, admin};
+use crate::upstream::types::{Cursor, PageLimit};
+use crate::upstream::{Balance, BalanceTransaction, Page, PartnerClient, UpstreamError};
+use crate::wallet::threshold::{ThresholdPolicy, check_low_balance};
+use crate::wallet::topup::confirm_topups;
+use crate::wallet::{Wallet, WalletError, runway};
+
+pub use crate::db::wallet::PauseReason;
+
+const DAY_MS: i64 = 86_400_000;
+/// Balance transactions per page of the wallet page (and read to confirm top-ups).
+pub(crate) const TRANSACTIONS_PER_PAGE: u32 = 25;
+/// Top-ups the wallet page lists.
+const RECENT_TOPUPS: i64 = 10;
+
+/// Reads `GET /balance` into the shared wallet row. Best effort: a failure is logged and only
+/// leaves the row older (checkout then decides on what is known, or refuses when nothing is).
+pub async fn refresh(db: &Db, upstream: &PartnerClient) {
+    match upstream.balance().await {
+        Ok(balance) => store(db, &balance).await,
+        Err(err) => tracing::warn!(error = %err, "could not refresh the wallet balance"),
+    }
+}
+
+/// Stores a balance read into the shared wallet row (which lifts a sales pause once enough
+/// credit shows up). Best effort: a failure is logged.
+async fn store(db: &Db, balance: &Balance) {
+    let available = balance.available_cents.get();
+    let reserved = balance.reserved_cents.cents().get();
+    let low = balance.low_balance;
+    if let Err(err) = db
+        .run(move |conn| db::wallet::store(conn, available, reserved, low, db::now_ms()))
+        .await
+    {
+        tracing::warn!(error = %err, "could not store the wallet balance");
+    }
+}
+
+/// The wallet page's figures. Upstream trouble is an answer here, not a failure: the page
+/// shows what is known beside it.
+#[derive(Debug)]
+pub struct WalletOverview {
+    /// The live balance, already stored into the wallet row.
+    pub live: Result<Balance, UpstreamError>,
+    /// The wallet row as stored after that read (the last known figures when it failed).
+    pub row: Option<WalletRow>,
+    /// One page of balance transactions, newest first.
+    pub transactions: Result<Page<BalanceTransaction>, UpstreamError>,
+    pub policy: ThresholdPolicy,
+    /// Whether available credit is below the threshold (live, or as last known).
+    pub below_threshold: bool,
+    /// Days of sales the balance covers, in words.
+    pub runway: String,
+    /// The newest top-ups first.
+    pub topups: Vec<TopupProgressRow>,
+}
+
+impl WalletOverview {
+    /// Why new sales are paused; `None` while they run.
+    pub fn pause(&self) -> Option<PauseReason> {
+        self.row.as_ref().and_then(WalletRow::pause)
+    }
+}
+
+impl Wallet<'_> {
+    /// Reads the balance live (storing it, which may resume sales) and checks it against the
+    /// threshold, as the watcher does; reads a page of transactions from `cursor` and records
+    /// the top-up credits among them; then gathers what the wallet page shows.
+    pub async fn overview(&self, cursor: Option<Cursor>) -> Result<WalletOverview, WalletError> {
+        let live = self.live_balance().await;
+        let limit = PageLimit::new(TRANSACTIONS_PER_PAGE).unwrap_or_default();
+        let transactions = self
+            .upstream
+            .balance_transactions(cursor.as_ref(), limit)
+            .await;
+        if let Ok(page) = &transactions
+            && let Err(err) = confirm_topups(self.db, &page.data).await
+        {
+            tracing::warn!(error = %err, "could not record top-up credits");
+        }
+        let now = db::now_ms();
+        let (row, spent_7d, policy, topups) = self
+            .db
+            .run(move |conn| {
+                Ok::<_, DbError>((
+                    db::wallet::get(conn)?,
+                    admin::placed_cost_since(conn, now - 7 * DAY_MS)?,
+                    db::wallet::threshold_policy(conn)?,
+                    db::topups::recent_topups(conn, RECENT_TOPUPS)?,
+                ))
+            })
+            .await?;
+        let available = live.as_ref().ok().map(|b| b.available_cents.get());
+        let below_threshold = match available {
+            Some(cents) => check_low_balance(self.db, self.notifier, cents).await?,
+            None => row.as_ref().is_some_and(|w| {
+                w.refreshed_at_ms > 0 && w.available_cents < policy.threshold_cents
+            }),
+        };
+        let runway = match available.or(row.as_ref().map(|w| w.available_cents)) {
+            Some(cents) => runway::runway(cents, spent_7d),
+            None => "Unknown until the balance has been read.".into(),
+        };
+        Ok(WalletOverview {
+            live,
+            row,
+            transactions,
+            policy,
+            below_threshold,
+            runway,
+            topups,
+        })
+    }
+
+    /// The live balance, stored into the shared wallet row.
+    pub(crate) async fn live_balance(&self) -> Result<Balance, UpstreamError> {
+        let balance = self.upstream.balance().await?;
+        store(self.db, &balance).await;
+        Ok(balance)
+    }
+
+    /// The wallet watcher's minute: the balance is re-read from upstream (so checkouts on any
+    /// replica decide on a fresh balance), the low-balance alert is raised or resolved, and
+    /// alert emails that failed before are retried. Best effort: failures are logged.
+    pub async fn refresh_and_check(&self) {
+        refresh(self.db, self.upstream).await;
+        if let Ok(Some(wallet)) = self.db.run(db::wallet::get).await
+            && let Err(err) =
+                check_low_balance(self.db, self.notifier, wallet.available_cents).await
+        {
+            tracing::warn!(error = %err, "low-balance check failed");
+        }
+    }
+}
+
+/// How long a plan page trusts the last read of the pause. Checkout itself reads the row in
+/// its own transaction, so a page a moment late can only show a form that is then refused.
+const SALES_STATE_MAX_AGE: Duration = Duration::from_secs(2);
+
+/// This process's copy of "are new sales paused?", re-read from the shared wallet row when
+/// older than a couple of seconds, so plan pages show the pause on every replica without a
+/// database read per view.
+#[derive(Debug, Default)]
+pub struct SalesState {
+    last: Mutex<Option<(Instant, bool)>>,
+}
+
+impl SalesState {
+    /// The pause as last read (`false` before the first read).
+    pub fn paused(&self) -> bool {
+        self.last
+            .lock()
+            .map(|last| last.is_some_and(|(_, paused)| paused))
+            .unwrap_or(false)
+    }
+
+    /// Re-reads the wallet row when the copy is stale. A failed read keeps the last value: the
+    /// checkout's own check still refuses a sale the wallet cannot take.
+    pub async fn refresh_if_stale(&self, db: &Db) {
+        let fresh = self
+            .last
+            .lock()
+            .map(|last| last.is_some_and(|(at, _)| at.elapsed() < SALES_STATE_MAX_AGE))
+            .unwrap_or(false);
+        if fresh {
+            return;
+        }
+        match db.run(db::wallet::get).await {
+            Ok(row) => {
+                let paused = row.is_some_and(|w| w.sales_paused);
+                if let Ok(mut last) = self.last.lock() {
+                    *last = Some((Instant::now(), paused));
+                }
+            }
+            Err(err) => tracing::warn!(error = %err, "could not read whether sales are paused"),
+        }
+    }
+}
