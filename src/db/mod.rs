@@ -16,6 +16,7 @@ pub mod fulfilment;
 pub mod holds;
 pub mod lease;
 pub mod listen;
+pub mod metrics;
 pub mod outbox;
 pub mod pricing;
 pub mod purchases;
@@ -79,6 +80,27 @@ pub enum DbError {
     Migration(String),
     #[error("database task did not finish: {0}")]
     Task(String),
+}
+
+impl DbError {
+    /// A row that was asked for does not exist (diesel's `NotFound`): the client's 404.
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, Self::Query(diesel::result::Error::NotFound))
+    }
+
+    /// The database cannot be reached right now (no free connection, cannot open, connection
+    /// closed): a 503 worth retrying, not a bug.
+    pub fn is_unavailable(&self) -> bool {
+        matches!(
+            self,
+            Self::PoolTimeout
+                | Self::Open { .. }
+                | Self::Query(diesel::result::Error::DatabaseError(
+                    diesel::result::DatabaseErrorKind::ClosedConnection,
+                    _,
+                ))
+        )
+    }
 }
 
 /// Which backend a pool talks to.

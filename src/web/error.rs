@@ -83,14 +83,12 @@ impl AppError {
 
 impl From<DbError> for AppError {
     fn from(err: DbError) -> Self {
-        match err {
-            DbError::Query(diesel::result::Error::NotFound) => Self::NotFound,
-            DbError::PoolTimeout | DbError::Open { .. } => Self::Unavailable(err.to_string()),
-            DbError::Query(diesel::result::Error::DatabaseError(
-                diesel::result::DatabaseErrorKind::ClosedConnection,
-                _,
-            )) => Self::Unavailable(err.to_string()),
-            other => Self::Internal(other.to_string()),
+        if err.is_not_found() {
+            Self::NotFound
+        } else if err.is_unavailable() {
+            Self::Unavailable(err.to_string())
+        } else {
+            Self::Internal(err.to_string())
         }
     }
 }
@@ -162,12 +160,6 @@ impl From<WalletError> for AppError {
             WalletError::StoredKey(_) => Self::internal(err),
             WalletError::Db(db) => db.into(),
         }
-    }
-}
-
-impl From<diesel::result::Error> for AppError {
-    fn from(err: diesel::result::Error) -> Self {
-        DbError::Query(err).into()
     }
 }
 

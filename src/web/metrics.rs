@@ -11,16 +11,12 @@
 use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use actix_web::http::header::AUTHORIZATION;
-use actix_web::{HttpRequest, HttpResponse, web};
-use diesel::dsl::{count_star, min};
-use diesel::prelude::*;
-
 use crate::config::Secret;
-use crate::db::schema::{alerts, outbox_jobs, purchases};
-use crate::db::{self, DbError};
+use crate::db::{self, metrics::read_gauges};
 use crate::web::AppState;
 use crate::web::error::AppError;
+use actix_web::http::header::AUTHORIZATION;
+use actix_web::{HttpRequest, HttpResponse, web};
 
 /// Responses served by this process, by status class (1xx … 5xx).
 static RESPONSES: [AtomicU64; 5] = [const { AtomicU64::new(0) }; 5];
@@ -33,40 +29,6 @@ pub fn record_response(status: u16) {
     {
         counter.fetch_add(1, Ordering::Relaxed);
     }
-}
-
-struct Gauges {
-    purchases: Vec<(String, i64)>,
-    jobs: Vec<(String, i64)>,
-    oldest_due_ms: Option<i64>,
-    open_alerts: i64,
-    wallet: Option<db::wallet::WalletRow>,
-}
-
-fn read_gauges(conn: &mut db::DbConn) -> Result<Gauges, DbError> {
-    let purchases = purchases::table
-        .group_by(purchases::status)
-        .select((purchases::status, count_star()))
-        .load(conn)?;
-    let jobs = outbox_jobs::table
-        .group_by(outbox_jobs::state)
-        .select((outbox_jobs::state, count_star()))
-        .load(conn)?;
-    let oldest_due_ms = outbox_jobs::table
-        .filter(outbox_jobs::state.eq("queued"))
-        .select(min(outbox_jobs::run_at_ms))
-        .first::<Option<i64>>(conn)?;
-    let open_alerts = alerts::table
-        .filter(alerts::resolved_at_ms.is_null())
-        .count()
-        .get_result(conn)?;
-    Ok(Gauges {
-        purchases,
-        jobs,
-        oldest_due_ms,
-        open_alerts,
-        wallet: db::wallet::get(conn)?,
-    })
 }
 
 /// Checks the request's bearer token against the configured one (in constant time).

@@ -74,10 +74,11 @@ impl AppState {
     /// The supplier wallet's capabilities, over this process's database, upstream client and
     /// the owners' mail transport.
     pub fn wallet(&self) -> crate::wallet::Wallet<'_> {
+        let upstream_settings = &self.settings.upstream;
         crate::wallet::Wallet {
             db: &self.db,
             upstream: &self.upstream,
-            upstream_base: &self.settings.upstream.base_url,
+            upstream_base: &upstream_settings.base_url,
             notifier: self.outbox.inner.notifier.as_ref(),
         }
     }

@@ -45,7 +45,8 @@ pub async fn upstream(
     token: web::Path<String>,
     body: web::Bytes,
 ) -> Result<HttpResponse, AppError> {
-    let Some(expected) = state.settings.upstream.webhook_token.as_ref() else {
+    let upstream_settings = &state.settings.upstream;
+    let Some(expected) = upstream_settings.webhook_token.as_ref() else {
         return Err(AppError::NotFound);
     };
     if !expected.matches(token.as_bytes()) {
