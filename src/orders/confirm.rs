@@ -5,12 +5,13 @@
 
 use diesel::prelude::*;
 
+use crate::db::Db;
 use crate::db::purchases::TransitionError;
 use crate::db::schema::{payment_events, purchases};
 use crate::db::{self, DbConn, DbError};
 use crate::domain::purchase::PurchaseEvent;
-use crate::orders::outbox::{self, JobKind};
-use crate::payments::{EventKind, PaymentEvent};
+use crate::orders::outbox::{self, JobKind, OutboxWaker};
+use crate::payments::{EventKind, PaymentError, PaymentEvent, PaymentProvider, Provider};
 
 /// What an event did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,6 +24,48 @@ pub enum Applied {
     PaymentFailed { purchase_id: String },
     /// Recorded; no purchase changed (unknown session, already settled, or not actionable).
     Recorded,
+}
+
+/// Why a delivered provider event was not applied.
+#[derive(Debug, thiserror::Error)]
+pub enum DeliveryError {
+    /// The signature or its timestamp is wrong: the sender is told (400), nothing is stored.
+    #[error("{0}")]
+    BadSignature(String),
+    #[error(transparent)]
+    Transition(#[from] TransitionError),
+}
+
+/// Verifies and applies one provider event (a webhook, or the demo page's Pay and Decline),
+/// then wakes this process's workers if it paid a purchase. An event signed by the provider
+/// but not understood is acknowledged (`Recorded`) so it is not resent forever, and logged
+/// loudly for a person to look at.
+pub async fn deliver(
+    db: &Db,
+    payments: &Provider,
+    waker: &OutboxWaker,
+    signature: Option<&str>,
+    body: &[u8],
+    now: std::time::SystemTime,
+) -> Result<Applied, DeliveryError> {
+    let event = match payments.verify_event(signature, body, now) {
+        Ok(event) => event,
+        Err(PaymentError::Signature(err)) => {
+            return Err(DeliveryError::BadSignature(err.to_string()));
+        }
+        Err(err) => {
+            tracing::error!(error = %err, "verified payment event could not be handled");
+            return Ok(Applied::Recorded);
+        }
+    };
+    let provider = payments.name();
+    let applied = db.run(move |conn| apply(conn, provider, &event)).await?;
+    if let Applied::Paid { purchase_id } = &applied {
+        crate::failpoints::failpoint!(crate::failpoints::AFTER_PAYMENT_COMMIT);
+        tracing::info!(purchase.id = %purchase_id, "payment confirmed");
+        waker.wake();
+    }
+    Ok(applied)
 }
 
 /// Applies `event` from `provider` in one write transaction.

@@ -14,7 +14,7 @@ use crate::catalog::{PlanKind, ShopPlan};
 use crate::domain::{Cents, Email};
 use crate::orders::checkout::{Checkout, CheckoutError, CheckoutForm};
 use crate::orders::confirm;
-use crate::payments::{PaymentError, PaymentProvider, Provider};
+use crate::payments::{PaymentProvider, Provider};
 use crate::web::error::AppError;
 use crate::web::shop::{coverage_names, kind_label, plan_title};
 use crate::web::{AppState, csrf, pages};
@@ -460,25 +460,6 @@ pub async fn deliver_event(
     body: &[u8],
     now: SystemTime,
 ) -> Result<confirm::Applied, AppError> {
-    let event = match state.payments.verify_event(signature, body, now) {
-        Ok(event) => event,
-        Err(PaymentError::Signature(err)) => return Err(AppError::BadRequest(err.to_string())),
-        Err(err) => {
-            // Signed by the provider but not understood: acknowledged so it is not retried
-            // forever, and logged loudly for a person to look at.
-            tracing::error!(error = %err, "verified payment event could not be handled");
-            return Ok(confirm::Applied::Recorded);
-        }
-    };
-    let provider = state.payments.name();
-    let applied = state
-        .db
-        .run(move |conn| confirm::apply(conn, provider, &event))
-        .await?;
-    if let confirm::Applied::Paid { purchase_id } = &applied {
-        crate::failpoints::failpoint!(crate::failpoints::AFTER_PAYMENT_COMMIT);
-        tracing::info!(purchase.id = %purchase_id, "payment confirmed");
-        state.outbox.waker().wake();
-    }
-    Ok(applied)
+    let waker = state.outbox.waker();
+    Ok(confirm::deliver(&state.db, &state.payments, &waker, signature, body, now).await?)
 }

@@ -12,6 +12,7 @@ use crate::accounts::users::UsersError;
 use crate::db::DbError;
 use crate::db::purchases::TransitionError;
 use crate::orders::actions::ActionError;
+use crate::orders::confirm::DeliveryError;
 use crate::payments::demo::SessionClosed;
 use crate::wallet::WalletError;
 use crate::web::pages::{self, ErrorPage};
@@ -125,6 +126,15 @@ impl From<SessionClosed> for AppError {
     /// Pay or Decline on a demo payment that is already settled or expired: 409, nothing done.
     fn from(err: SessionClosed) -> Self {
         Self::Conflict(err.to_string())
+    }
+}
+
+impl From<DeliveryError> for AppError {
+    fn from(err: DeliveryError) -> Self {
+        match err {
+            DeliveryError::BadSignature(message) => Self::BadRequest(message),
+            DeliveryError::Transition(err) => err.into(),
+        }
     }
 }
 
