@@ -3,6 +3,7 @@
 //! One folder per capability; see `docs/architecture.md` for the map and the purchase flow.
 
 pub mod accounts;
+pub mod app;
 pub mod catalog;
 pub mod cli;
 pub mod config;

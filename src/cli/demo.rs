@@ -11,10 +11,10 @@ use std::time::{Duration, Instant};
 use rand::RngCore;
 
 use crate::accounts;
+use crate::app::Application;
 use crate::config::{self, SecretKey, Settings, Source};
 use crate::db::Db;
 use crate::sandbox::{self, SandboxConfig};
-use crate::web::Application;
 
 use super::CliError;
 

@@ -7,13 +7,13 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use crate::app::{Application, StartError};
 use crate::catalog::{Catalog, SyncOutcome};
 use crate::config::{self, ConfigError, Settings, Source};
 use crate::db::{Db, DbError};
 use crate::sandbox::{self, SandboxConfig, WebhookConfig};
 use crate::telemetry;
 use crate::upstream::PartnerClient;
-use crate::web::{Application, StartError};
 
 mod admin;
 mod demo;

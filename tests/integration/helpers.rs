@@ -16,11 +16,11 @@ use std::time::{Duration, Instant};
 use diesel::prelude::*;
 use diesel::{Connection, PgConnection};
 use rand::RngCore;
+use storefront::app::Application;
 use storefront::catalog::Catalog;
 use storefront::config::{DatabaseUrl, Settings, Source};
 use storefront::db::Db;
 use storefront::sandbox::{self, SandboxConfig, SandboxHandle};
-use storefront::web::Application;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {

@@ -1,0 +1,254 @@
+//! Startup: builds the shared state from the settings, spawns the background loops (catalog
+//! sync, outbox workers, the PostgreSQL listener, unpaid-checkout expiry, the supplier account
+//! and wallet watches) and hands the bound listener to [`crate::web`] to serve. The binary's
+//! `serve` and `demo`, and the tests, start the shop through [`Application`].
+
+use std::net::TcpListener;
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix_web::dev::Server;
+use actix_web::web::Data as ActixData;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use crate::catalog::Catalog;
+use crate::config::{Payments, Settings};
+use crate::db::Db;
+use crate::mail::Mailer;
+use crate::orders::installation::{InstallationKey, InstallationKeys};
+use crate::orders::notify::Notifier;
+use crate::orders::outbox::{Outbox, OutboxConfig};
+use crate::payments::Provider;
+use crate::payments::demo::DemoProvider;
+use crate::payments::stripe::StripeProvider;
+use crate::upstream::{ClientBuildError, PartnerClient};
+use crate::wallet::account::Policy;
+use crate::wallet::{SupplierAccount, UnsafePair};
+use crate::web::rate_limit::RateLimiter;
+use crate::web::{self, AppState};
+
+/// On PostgreSQL, one listening connection wakes this process when another replica commits
+/// outbox work (its workers run it at once) or changes the catalog (a sync or a markup change:
+/// the snapshot reloads at once rather than at the next catalog check). `None` on SQLite.
+fn listen_for_other_replicas(
+    url: &crate::config::DatabaseUrl,
+    outbox: &Outbox,
+    catalog: &Arc<Catalog>,
+    shutdown: watch::Receiver<bool>,
+) -> Option<tokio::task::JoinHandle<()>> {
+    let crate::config::DatabaseUrl::Postgres(url) = url else {
+        return None;
+    };
+    let waker = outbox.waker();
+    let catalog = Arc::clone(catalog);
+    Some(crate::db::listen::spawn(
+        url.clone(),
+        &[crate::db::outbox::WAKE_CHANNEL, crate::db::CATALOG_CHANNEL],
+        move |channel| {
+            if channel == crate::db::CATALOG_CHANNEL {
+                catalog.wake();
+            } else {
+                waker.wake();
+            }
+        },
+        shutdown,
+    ))
+}
+
+/// How long in-flight requests get to finish after SIGTERM before the server closes them.
+const SHUTDOWN_GRACE_SECS: u64 = 25;
+/// How the shop names itself in emails.
+const SHOP_NAME: &str = crate::config::SHOP_NAME;
+/// How long background work (catalog sync) gets to stop after the server has stopped.
+const BACKGROUND_GRACE: Duration = Duration::from_secs(4);
+
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: std::net::SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("STOREFRONT_UPSTREAM_BASE_URL / STOREFRONT_UPSTREAM_API_KEY: {0}")]
+    Upstream(#[from] ClientBuildError),
+    #[error("STOREFRONT_STRIPE_SECRET_KEY / STOREFRONT_STRIPE_WEBHOOK_SECRET: {0}")]
+    Payments(String),
+    #[error("STOREFRONT_SMTP_URL / STOREFRONT_MAIL_DIR: {0}")]
+    Mail(String),
+    /// The supplier account and the payment settings must not be used together.
+    #[error(transparent)]
+    UnsafePair(#[from] UnsafePair),
+}
+
+pub struct Application {
+    port: u16,
+    catalog: Arc<Catalog>,
+    server: Server,
+    stop_background: watch::Sender<bool>,
+    background: Vec<JoinHandle<()>>,
+}
+
+impl Application {
+    /// Reads the supplier account (refusing an unsafe pair), binds `settings.bind`, loads the
+    /// catalog the database holds and starts the background work (catalog sync, account
+    /// watch). Nothing is served until [`Application::run_until_stopped`].
+    pub async fn build(settings: Settings, db: Db) -> Result<Self, StartError> {
+        let client = PartnerClient::from_settings(&settings.upstream)?;
+        let account = Arc::new(SupplierAccount::new(
+            db.clone(),
+            client.clone(),
+            Policy::from_settings(&settings),
+        ));
+        account.check_at_start().await?;
+        let catalog = Arc::new(Catalog::new(db.clone(), settings.default_markup_bps));
+        if let Err(err) = catalog.reload().await {
+            // Not ready yet (e.g. migrations pending): serve an empty catalog, /readyz says 503.
+            tracing::warn!(error = %err, "catalog could not be loaded at start");
+        }
+        let addr = settings.bind;
+        let listener =
+            TcpListener::bind(addr).map_err(|source| StartError::Bind { addr, source })?;
+        let port = listener
+            .local_addr()
+            .map_err(|source| StartError::Bind { addr, source })?
+            .port();
+
+        let payments = Arc::new(match &settings.payments {
+            Payments::Demo => Provider::Demo(DemoProvider::new(
+                &settings.secret_key,
+                settings.public_url.clone(),
+            )),
+            Payments::Stripe(stripe) => Provider::Stripe(
+                StripeProvider::new(stripe).map_err(|e| StartError::Payments(e.to_string()))?,
+            ),
+        });
+        let mailer = Mailer::new(&settings.mail).map_err(|e| StartError::Mail(e.to_string()))?;
+        let outbox = Outbox::new(
+            db.clone(),
+            client.clone(),
+            Arc::clone(&payments),
+            InstallationKey::derive(&settings.secret_key),
+            OutboxConfig::new(settings.min_margin, settings.auto_refund),
+        )
+        .with_notifier(Notifier {
+            mailer,
+            public_url: settings.public_url.clone(),
+            secret_key: settings.secret_key.clone(),
+            shop_name: SHOP_NAME.to_string(),
+        });
+
+        let (stop_background, stopped) = watch::channel(false);
+        let holder = format!("{}:{port}:{}", hostname(), std::process::id());
+        let mut background = vec![tokio::spawn(Arc::clone(&catalog).run_periodic(
+            client.clone(),
+            Duration::from_secs(settings.catalog_refresh_secs),
+            holder,
+            stopped.clone(),
+        ))];
+        background.extend(outbox.spawn(settings.workers, stopped.clone()));
+        background.extend(listen_for_other_replicas(
+            &settings.database_url,
+            &outbox,
+            &catalog,
+            stopped.clone(),
+        ));
+        background.push(tokio::spawn(expire_unpaid_loop(
+            db.clone(),
+            stopped.clone(),
+        )));
+        background.push(tokio::spawn(Arc::clone(&account).watch(
+            Duration::from_secs(settings.catalog_refresh_secs),
+            stopped.clone(),
+        )));
+
+        let checkout_limiter =
+            RateLimiter::new(settings.checkout_rate_limit, Duration::from_secs(60));
+        let installation_keys =
+            InstallationKeys::derive(&settings.secret_key, &settings.previous_secret_keys);
+        let state = ActixData::new(AppState {
+            db,
+            secure_cookies: settings.public_url.scheme() == "https",
+            settings: Arc::new(settings),
+            catalog: Arc::clone(&catalog),
+            upstream: client,
+            payments,
+            checkout_limiter,
+            checkout_live_reads: crate::orders::checkout::LiveReads::default(),
+            outbox,
+            pages: crate::web::page_cache::PageCache::default(),
+            installation_keys,
+            sales: crate::wallet::SalesState::default(),
+            account,
+        });
+        background.push(tokio::spawn(watch_wallet(state.clone(), stopped)));
+        let server = web::serve(state, listener, SHUTDOWN_GRACE_SECS)
+            .map_err(|source| StartError::Bind { addr, source })?;
+        Ok(Self {
+            port,
+            catalog,
+            server,
+            stop_background,
+            background,
+        })
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The catalog this app serves (kept fresh by its background loop).
+    pub fn catalog(&self) -> &Arc<Catalog> {
+        &self.catalog
+    }
+
+    /// Serves until SIGTERM or SIGINT, then stops accepting, lets in-flight requests finish
+    /// and stops the background work.
+    pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        let served = self.server.await;
+        let _ = self.stop_background.send(true);
+        for task in self.background {
+            if tokio::time::timeout(BACKGROUND_GRACE, task).await.is_err() {
+                tracing::warn!("background task did not stop in time");
+            }
+        }
+        served
+    }
+}
+
+/// Every minute: the wallet is re-read from upstream, the shop's low-balance alert is raised
+/// or resolved, and alert emails that failed before are retried
+/// ([`crate::wallet::Wallet::refresh_and_check`]).
+async fn watch_wallet(state: ActixData<AppState>, mut shutdown: watch::Receiver<bool>) {
+    loop {
+        state.wallet().refresh_and_check().await;
+        tokio::select! {
+            _ = tokio::time::sleep(Duration::from_secs(60)) => {}
+            _ = shutdown.changed() => return,
+        }
+    }
+}
+
+/// Every minute, purchases whose payment page expired unpaid become `payment_failed`.
+async fn expire_unpaid_loop(db: Db, mut shutdown: watch::Receiver<bool>) {
+    loop {
+        match db
+            .run(|conn| crate::orders::checkout::expire_unpaid(conn, crate::db::now_ms()))
+            .await
+        {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(purchases = n, "unpaid checkouts expired"),
+            Err(err) => tracing::warn!(error = %err, "could not expire unpaid checkouts"),
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(Duration::from_secs(60)) => {}
+            _ = shutdown.changed() => return,
+        }
+    }
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/etc/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_else(|_| "host".to_string())
+}
