@@ -1,136 +1,23 @@
-//! Buying: the plan page with its checkout form, `POST /checkout`, and the demo provider's
-//! hosted payment page. Handlers parse and render; the sale itself is `orders::checkout`.
+//! Buying: `POST /checkout` (the plan page's form; the page itself is `web::shop`) and the demo
+//! provider's hosted payment page. Handlers parse and render; the sale itself is `orders::checkout`.
 
 use std::time::SystemTime;
 
 use actix_web::cookie::{Cookie, SameSite};
 use actix_web::http::StatusCode;
-use actix_web::http::header::{self, HeaderValue};
+use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 use serde::Deserialize;
 
-use crate::catalog::{PlanKind, ShopPlan};
+use crate::catalog::ShopPlan;
 use crate::domain::{Cents, Email};
 use crate::orders::checkout::{Checkout, CheckoutError, CheckoutForm};
 use crate::orders::confirm;
-use crate::payments::{PaymentProvider, Provider};
+use crate::payments::Provider;
 use crate::web::error::AppError;
-use crate::web::shop::{coverage_names, kind_label, plan_title};
+use crate::web::shop::{plan_title, render_plan};
 use crate::web::{AppState, csrf, pages};
-
-/// The checkout form as the plan page shows it.
-pub struct BuyForm {
-    pub csrf_token: String,
-    pub email: String,
-    pub error: Option<String>,
-    pub expected_price_cents: i64,
-}
-
-#[derive(Template)]
-#[template(path = "shop/plan.html")]
-struct PlanPage {
-    title: String,
-    id: String,
-    country_name: String,
-    /// The listing the breadcrumb leads back to (country, region or all countries).
-    crumb_href: String,
-    kind: &'static str,
-    allowance: String,
-    validity: String,
-    price: String,
-    sellable: bool,
-    online: bool,
-    /// New sales are paused (the wallet): the buy box says so instead of offering checkout.
-    paused: bool,
-    is_daily: bool,
-    activation: &'static str,
-    fair_use: String,
-    network_type: String,
-    networks: String,
-    coverage: Vec<String>,
-    form: BuyForm,
-}
-
-/// Answers carry the CSRF cookie when the browser has none yet, and are private: the form
-/// holds a per-browser token.
-fn private_page<T: Template>(
-    status: StatusCode,
-    page: &T,
-    cookie: Option<Cookie<'static>>,
-) -> HttpResponse {
-    let mut response = pages::render(status, page);
-    response.headers_mut().insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("private, no-store"),
-    );
-    if let Some(cookie) = cookie {
-        let _ = response.add_cookie(&cookie);
-    }
-    response
-}
-
-fn render_plan(
-    state: &AppState,
-    req: &HttpRequest,
-    plan: &ShopPlan,
-    status: StatusCode,
-    email: String,
-    error: Option<String>,
-) -> HttpResponse {
-    let snap = state.catalog.snapshot();
-    let issued = csrf::issue(req, &state.settings.secret_key, state.secure_cookies);
-    let page = PlanPage {
-        title: plan_title(plan),
-        id: plan.id.clone(),
-        country_name: plan.country_name.clone(),
-        crumb_href: snap.listing_href(plan),
-        kind: kind_label(plan.kind),
-        allowance: plan.allowance(),
-        validity: plan.validity_label(),
-        price: plan.price.map(|p| p.to_string()).unwrap_or_default(),
-        sellable: plan.is_sellable(),
-        online: plan
-            .price
-            .is_some_and(|p| p >= state.payments.minimum_charge()),
-        paused: state.sales.paused(),
-        is_daily: plan.is_daily,
-        activation: plan.activation.describe(),
-        fair_use: plan.fair_use().to_string(),
-        network_type: plan.network_type_label().to_string(),
-        networks: plan.networks_label(),
-        coverage: if plan.kind == PlanKind::Local {
-            Vec::new()
-        } else {
-            coverage_names(&snap, &plan.coverage)
-        },
-        form: BuyForm {
-            csrf_token: issued.token,
-            email,
-            error,
-            expected_price_cents: plan.price.map_or(0, Cents::get),
-        },
-    };
-    private_page(status, &page, issued.cookie)
-}
-
-pub async fn plan(
-    state: web::Data<AppState>,
-    req: HttpRequest,
-    id: web::Path<String>,
-) -> Result<HttpResponse, AppError> {
-    let snap = state.catalog.snapshot();
-    let plan = snap.plan(&id).ok_or(AppError::NotFound)?;
-    state.sales.refresh_if_stale(&state.db).await;
-    Ok(render_plan(
-        &state,
-        &req,
-        plan,
-        StatusCode::OK,
-        String::new(),
-        None,
-    ))
-}
 
 #[derive(Deserialize)]
 pub struct CheckoutFields {
@@ -329,7 +216,7 @@ fn problem(
         confirm,
         alternatives,
     };
-    Ok(private_page(StatusCode::CONFLICT, &page, cookie))
+    Ok(pages::private_page(StatusCode::CONFLICT, &page, cookie))
 }
 
 /// The cookie that lets this browser open its order page without the token in the address.
@@ -396,7 +283,7 @@ pub async fn demo_pay_page(
         csrf_token: issued.token,
         session,
     };
-    Ok(private_page(StatusCode::OK, &page, issued.cookie))
+    Ok(pages::private_page(StatusCode::OK, &page, issued.cookie))
 }
 
 #[derive(Deserialize)]

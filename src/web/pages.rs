@@ -7,8 +7,9 @@
 //! id reaches error pages.
 
 use actix_web::HttpResponse;
+use actix_web::cookie::Cookie;
 use actix_web::http::StatusCode;
-use actix_web::http::header::{CONTENT_TYPE, HeaderValue};
+use actix_web::http::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderValue};
 use askama::Template;
 
 use crate::domain::Email;
@@ -51,6 +52,23 @@ pub fn render<T: Template>(status: StatusCode, page: &T) -> HttpResponse {
                 .body("internal error")
         }
     }
+}
+
+/// Answers carry the CSRF cookie when the browser has none yet, and are private: the form
+/// holds a per-browser token.
+pub fn private_page<T: Template>(
+    status: StatusCode,
+    page: &T,
+    cookie: Option<Cookie<'static>>,
+) -> HttpResponse {
+    let mut response = render(status, page);
+    response
+        .headers_mut()
+        .insert(CACHE_CONTROL, HeaderValue::from_static("private, no-store"));
+    if let Some(cookie) = cookie {
+        let _ = response.add_cookie(&cookie);
+    }
+    response
 }
 
 /// Every error answer, from 400 to 503.

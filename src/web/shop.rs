@@ -10,9 +10,9 @@ use serde::Deserialize;
 use crate::catalog::snapshot::path_segment;
 use crate::catalog::{Destination, Found, PlanKind, ShopPlan, ShopRegion, Snapshot};
 use crate::domain::{Cents, plan};
-use crate::web::AppState;
+use crate::payments::PaymentProvider;
 use crate::web::error::AppError;
-use crate::web::pages;
+use crate::web::{AppState, csrf, pages};
 
 /// A catalog page of the current snapshot, rendered once and then answered from
 /// [`crate::web::page_cache`] until the snapshot changes. `key` names the page and every
@@ -527,6 +527,103 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/countries/{code}", web::get().to(country))
         .route("/regions", web::get().to(regions))
         .route("/regions/{slug}", web::get().to(region))
-        .route("/plans/{id}", web::get().to(crate::web::checkout::plan))
+        .route("/plans/{id}", web::get().to(plan))
         .route("/help/{topic}", web::get().to(help));
+}
+
+// ---- the plan page, with its checkout form ------------------------------------------------
+
+/// The checkout form as the plan page shows it.
+pub struct BuyForm {
+    pub csrf_token: String,
+    pub email: String,
+    pub error: Option<String>,
+    pub expected_price_cents: i64,
+}
+
+#[derive(Template)]
+#[template(path = "shop/plan.html")]
+struct PlanPage {
+    title: String,
+    id: String,
+    country_name: String,
+    /// The listing the breadcrumb leads back to (country, region or all countries).
+    crumb_href: String,
+    kind: &'static str,
+    allowance: String,
+    validity: String,
+    price: String,
+    sellable: bool,
+    online: bool,
+    /// New sales are paused (the wallet): the buy box says so instead of offering checkout.
+    paused: bool,
+    is_daily: bool,
+    activation: &'static str,
+    fair_use: String,
+    network_type: String,
+    networks: String,
+    coverage: Vec<String>,
+    form: BuyForm,
+}
+
+pub(crate) fn render_plan(
+    state: &AppState,
+    req: &HttpRequest,
+    plan: &ShopPlan,
+    status: StatusCode,
+    email: String,
+    error: Option<String>,
+) -> HttpResponse {
+    let snap = state.catalog.snapshot();
+    let issued = csrf::issue(req, &state.settings.secret_key, state.secure_cookies);
+    let page = PlanPage {
+        title: plan_title(plan),
+        id: plan.id.clone(),
+        country_name: plan.country_name.clone(),
+        crumb_href: snap.listing_href(plan),
+        kind: kind_label(plan.kind),
+        allowance: plan.allowance(),
+        validity: plan.validity_label(),
+        price: plan.price.map(|p| p.to_string()).unwrap_or_default(),
+        sellable: plan.is_sellable(),
+        online: plan
+            .price
+            .is_some_and(|p| p >= state.payments.minimum_charge()),
+        paused: state.sales.paused(),
+        is_daily: plan.is_daily,
+        activation: plan.activation.describe(),
+        fair_use: plan.fair_use().to_string(),
+        network_type: plan.network_type_label().to_string(),
+        networks: plan.networks_label(),
+        coverage: if plan.kind == PlanKind::Local {
+            Vec::new()
+        } else {
+            coverage_names(&snap, &plan.coverage)
+        },
+        form: BuyForm {
+            csrf_token: issued.token,
+            email,
+            error,
+            expected_price_cents: plan.price.map_or(0, Cents::get),
+        },
+    };
+    pages::private_page(status, &page, issued.cookie)
+}
+
+pub async fn plan(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+) -> Result<HttpResponse, AppError> {
+    let snap = state.catalog.snapshot();
+    let plan = snap.plan(&id).ok_or(AppError::NotFound)?;
+    state.sales.refresh_if_stale(&state.db).await;
+    Ok(render_plan(
+        &state,
+        &req,
+        plan,
+        StatusCode::OK,
+        String::new(),
+        None,
+    ))
 }
