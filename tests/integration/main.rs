@@ -3,6 +3,7 @@
 //! link time down.
 
 mod helpers;
+mod postgres;
 
 mod account;
 mod admin;
