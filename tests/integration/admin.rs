@@ -13,6 +13,7 @@ use storefront::db::schema::{admin_audit, admin_sessions, alerts, outbox_jobs, p
 use storefront::db::{Db, DbError, now_ms, purchases};
 
 use crate::both_backends;
+use crate::fixtures::purchase;
 use crate::helpers::{
     Answer, Backend, TestApp, TestDb, client_builder, spawn_app, spawn_app_on, spawn_app_with,
     spawn_shop,
@@ -106,21 +107,16 @@ async fn session_count(db: &Db) -> i64 {
 
 /// A purchase row as checkout would write it, without going through payment.
 pub(crate) async fn insert_purchase(db: &Db, id: &str, email: &str, status: &str, created_ms: i64) {
-    let new = purchases::NewPurchase {
-        id: id.to_string(),
-        status: status.to_string(),
-        email: email.to_string(),
-        plan_id: "plan-x".to_string(),
-        price_cents: 123_456,
-        cost_cents: 100_000,
-        reference: format!("sf-{id}"),
-        idempotency_key: format!("key-{id}"),
-        access_token_hash: format!("hash-{id}"),
-        payment_provider: "demo".to_string(),
-        expires_at_ms: created_ms + 3_600_000,
-        created_at_ms: created_ms,
-        updated_at_ms: created_ms,
-    };
+    let new = purchase(id)
+        .status(status)
+        .email(email)
+        .plan("plan-x")
+        .price(123_456)
+        .cost(100_000)
+        .reference(format!("sf-{id}"))
+        .created(created_ms)
+        .expires_in(3_600_000)
+        .build();
     db.run(move |conn| purchases::insert(conn, &new, "created"))
         .await
         .expect("insert purchase");

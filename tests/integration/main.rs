@@ -2,6 +2,7 @@
 //! on SQLite and on PostgreSQL, against the built-in sandbox upstream. One test binary keeps
 //! link time down.
 
+mod fixtures;
 mod helpers;
 mod postgres;
 
