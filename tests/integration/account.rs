@@ -15,7 +15,8 @@ use storefront::sandbox::{AccountChange, SandboxHandle, Scope};
 use crate::admin::{OWNER, PASSWORD, create};
 use crate::both_backends;
 use crate::cli::{stderr_lines, storefront};
-use crate::helpers::{Backend, Browser, TestApp, hidden, spawn_app_with, spawn_sandbox};
+use crate::helpers::{Backend, Browser, TestApp, spawn_app_with, spawn_sandbox};
+use crate::journeys;
 
 /// `storefront serve` against `upstream`, on a fresh SQLite file in the returned folder, with
 /// `extra` settings.
@@ -290,24 +291,8 @@ async fn sellable(app: &TestApp) -> storefront::catalog::ShopPlan {
 
 /// Submits the plan page's form as a consumer would.
 async fn buy(app: &TestApp, plan: &storefront::catalog::ShopPlan) -> (u16, String) {
-    let browser = Browser::default();
-    let (status, page, _) = browser.get(app, &format!("/plans/{}", plan.id)).await;
-    assert_eq!(status, 200);
-    let token = hidden(&page, "csrf_token");
-    let price = hidden(&page, "expected_price_cents");
-    let (status, body, _) = browser
-        .post(
-            app,
-            "/checkout",
-            &[
-                ("csrf_token", &token),
-                ("plan_id", &plan.id),
-                ("email", "buyer@example.com"),
-                ("confirm_device", "yes"),
-                ("expected_price_cents", &price),
-            ],
-        )
-        .await;
+    let (status, body, _) =
+        journeys::buy(app, &Browser::default(), plan, "buyer@example.com").await;
     (status, body)
 }
 

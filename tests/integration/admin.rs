@@ -19,6 +19,7 @@ use crate::helpers::{
     spawn_shop,
 };
 pub(crate) use crate::helpers::{Browser, hidden, location};
+pub(crate) use crate::journeys::buy_and_wait_fulfilled;
 
 pub(crate) const OWNER: &str = "owner@example.com";
 pub(crate) const SUPPORT: &str = "support@example.com";
@@ -1348,69 +1349,6 @@ async fn a_markup_rule_is_previewed_saved_shown_on_the_shop_and_audited(backend:
     assert_eq!(pricing[1].1, "pricing_rule_deleted");
     let (_, audit, _) = owner.get(&app, "/admin/audit").await;
     assert!(audit.contains("pricing_rule_saved"));
-}
-
-/// Buys a plan through the demo provider and waits until the order is fulfilled.
-pub(crate) async fn buy_and_wait_fulfilled(app: &TestApp) -> String {
-    let shopper = Browser::default();
-    let pay_path = checkout_cheap_plan(app, &shopper).await;
-    let (_, page, _) = shopper.get(app, &pay_path).await;
-    let token = hidden(&page, "csrf_token");
-    let (status, _, headers) = shopper
-        .post(app, &format!("{pay_path}/pay"), &[("csrf_token", &token)])
-        .await;
-    assert_eq!(status, 303);
-    let order_path = location(&headers);
-    let started = Instant::now();
-    loop {
-        let (_, order, _) = shopper.get(app, &order_path).await;
-        if order.contains("data-status=\"fulfilled\"") {
-            break;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "not fulfilled in time"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    order_path.trim_start_matches("/orders/").to_string()
-}
-
-/// Checks out a cheap sellable plan as `shopper`; returns the demo payment page's path.
-pub(crate) async fn checkout_cheap_plan(app: &TestApp, shopper: &Browser) -> String {
-    let plan = app
-        .catalog
-        .snapshot()
-        .plans()
-        .iter()
-        .find(|p| {
-            p.is_sellable() && p.price.is_some_and(|c| c.get() >= 100) && p.cost.get() < 20_000
-        })
-        .expect("a sellable plan")
-        .clone();
-    let (status, page, _) = shopper.get(app, &format!("/plans/{}", plan.id)).await;
-    assert_eq!(status, 200);
-    let token = hidden(&page, "csrf_token");
-    let price = hidden(&page, "expected_price_cents");
-    let (status, _, headers) = shopper
-        .post(
-            app,
-            "/checkout",
-            &[
-                ("csrf_token", &token),
-                ("plan_id", &plan.id),
-                ("email", "traveller@example.com"),
-                ("confirm_device", "yes"),
-                ("expected_price_cents", &price),
-            ],
-        )
-        .await;
-    assert_eq!(status, 303);
-    let pay_page = location(&headers);
-    pay_page
-        .strip_prefix(&app.address)
-        .unwrap_or(&pay_page)
-        .to_string()
 }
 
 fn storefront_binary() -> Command {

@@ -9,9 +9,10 @@ use storefront::accounts::Role;
 use storefront::db::schema::{alerts, refunds};
 use storefront::db::{DbError, purchases};
 
-use crate::admin::{OWNER, PASSWORD, checkout_cheap_plan, create};
+use crate::admin::{OWNER, PASSWORD, create};
 use crate::both_backends;
 use crate::helpers::{Backend, Browser, hidden, location, spawn_shop};
+use crate::journeys::{checkout_cheap_plan, pay};
 
 both_backends!(a_refund_while_the_wallet_is_short_buys_nothing_and_says_why);
 
@@ -42,14 +43,7 @@ async fn a_refund_while_the_wallet_is_short_buys_nothing_and_says_why(backend: B
     let shopper = Browser::default();
     let pay_path = checkout_cheap_plan(&app, &shopper).await;
     upstream.sandbox.set_balance(0).expect("balance");
-    let (_, page, _) = shopper.get(&app, &pay_path).await;
-    let (status, _, headers) = shopper
-        .post(
-            &app,
-            &format!("{pay_path}/pay"),
-            &[("csrf_token", &hidden(&page, "csrf_token"))],
-        )
-        .await;
+    let (status, _, headers) = pay(&app, &shopper, &pay_path).await;
     assert_eq!(status, 303);
     let order_path = location(&headers);
     let purchase_id = order_path

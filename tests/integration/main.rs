@@ -4,6 +4,7 @@
 
 mod fixtures;
 mod helpers;
+mod journeys;
 mod postgres;
 
 mod account;
