@@ -9,6 +9,10 @@ mod postgres;
 
 mod account;
 mod admin;
+mod admin_cli;
+mod admin_login;
+mod admin_orders;
+mod admin_pricing;
 mod admin_users;
 mod admin_wallet;
 mod browser;
