@@ -12,7 +12,7 @@ use storefront::db::schema::{alerts, purchases};
 use storefront::db::{Db, DbError};
 use storefront::sandbox::{AccountChange, SandboxHandle, Scope};
 
-use crate::admin::{OWNER, PASSWORD, create};
+use crate::admin::{OWNER, PASSWORD, create, login_as};
 use crate::both_backends;
 use crate::cli::{stderr_lines, storefront};
 use crate::helpers::{Backend, Browser, TestApp, spawn_app_with, spawn_sandbox};
@@ -247,8 +247,7 @@ async fn the_account_is_stored_and_its_warnings_reach_the_owner(backend: Backend
 
     // The owner sees the account and each warning on the dashboard.
     create(&app.db, OWNER, Role::Owner).await;
-    let owner = Browser::default();
-    assert_eq!(owner.login(&app, OWNER, PASSWORD).await.0, 303);
+    let owner = login_as(&app, OWNER).await;
     let (status, page, _) = owner.get(&app, "/admin").await;
     assert_eq!(status, 200);
     assert!(page.contains("Supplier account"), "{page}");

@@ -60,6 +60,14 @@ impl Browser {
     }
 }
 
+/// A fresh browser signed in as `email` with [`PASSWORD`].
+pub(crate) async fn login_as(app: &TestApp, email: &str) -> Browser {
+    let browser = Browser::default();
+    let (status, page, _) = browser.login(app, email, PASSWORD).await;
+    assert_eq!(status, 303, "{email} logs in: {page}");
+    browser
+}
+
 pub(crate) async fn create(db: &Db, email: &str, role: Role) {
     let email = accounts::admin_email(email).expect("email");
     let password = NewPassword::parse(PASSWORD).expect("password");

@@ -8,7 +8,7 @@ use diesel::prelude::*;
 use storefront::accounts::NewPassword;
 use storefront::db::DbError;
 
-use crate::admin::{Browser, OWNER, PASSWORD};
+use crate::admin::{OWNER, PASSWORD, login_as};
 use crate::both_backends;
 use crate::helpers::{Backend, TestDb, spawn_app_on};
 
@@ -69,8 +69,7 @@ async fn create_user_through_the_binary(backend: Backend) {
 
     let db = test_db.migrated().await;
     let app = spawn_app_on(test_db, db).await;
-    let browser = Browser::default();
-    assert_eq!(browser.login(&app, OWNER, PASSWORD).await.0, 303);
+    login_as(&app, OWNER).await;
     let hash: String = app
         .db
         .run(|conn| {

@@ -7,7 +7,7 @@ use storefront::accounts::{self, Role};
 use storefront::db::schema::{admin_audit, admin_sessions};
 use storefront::db::{Db, DbError, now_ms};
 
-use crate::admin::{Browser, OWNER, PASSWORD, audit_rows, create, hidden, location};
+use crate::admin::{Browser, OWNER, PASSWORD, audit_rows, create, hidden, location, login_as};
 use crate::both_backends;
 use crate::helpers::{Backend, client_builder, spawn_app, spawn_app_with};
 
@@ -129,8 +129,7 @@ async fn login_issues_new_sessions_and_logout_kills_them(backend: Backend) {
     assert_eq!(old.get(&app, "/admin").await.0, 303, "the old id is dead");
 
     // A second browser has its own session; logging out ends only this one, server-side.
-    let other = Browser::default();
-    assert_eq!(other.login(&app, OWNER, PASSWORD).await.0, 303);
+    let other = login_as(&app, OWNER).await;
     let (_, page, _) = browser.get(&app, "/admin").await;
     let token = hidden(&page, "csrf_token");
     let (status, _, headers) = browser
@@ -366,8 +365,7 @@ async fn failures_from_many_addresses_throttle_the_account_everywhere_for_a_minu
     };
     // 99 failures spread over addresses: below the ceiling, the owner signs in.
     record_failures(99).await.expect("failures");
-    let owner = Browser::default();
-    assert_eq!(owner.login(&app, OWNER, PASSWORD).await.0, 303);
+    login_as(&app, OWNER).await;
     // The 100th: now every address waits, the owner's too.
     record_failures(1).await.expect("failures");
     assert_eq!(Browser::default().login(&app, OWNER, PASSWORD).await.0, 429);
@@ -453,8 +451,7 @@ async fn idle_and_absolute_timeouts_end_sessions(backend: Backend) {
         return;
     };
     create(&app.db, OWNER, Role::Owner).await;
-    let browser = Browser::default();
-    assert_eq!(browser.login(&app, OWNER, PASSWORD).await.0, 303);
+    let browser = login_as(&app, OWNER).await;
     assert_eq!(browser.get(&app, "/admin").await.0, 200);
 
     // 31 minutes without a request.

@@ -10,8 +10,8 @@ use storefront::db::schema::{alerts, outbox_jobs, purchase_events};
 use storefront::db::{DbError, now_ms, purchases};
 
 use crate::admin::{
-    Browser, OWNER, PASSWORD, SUPPORT, audit_rows, buy_and_wait_fulfilled, create, insert_purchase,
-    location,
+    Browser, OWNER, SUPPORT, audit_rows, buy_and_wait_fulfilled, create, insert_purchase, location,
+    login_as,
 };
 use crate::both_backends;
 use crate::helpers::{Backend, spawn_app, spawn_shop};
@@ -44,8 +44,7 @@ async fn support_gets_403_on_owner_actions_and_forms_need_csrf(backend: Backend)
         .await
         .expect("alert");
 
-    let support = Browser::default();
-    assert_eq!(support.login(&app, SUPPORT, PASSWORD).await.0, 303);
+    let support = login_as(&app, SUPPORT).await;
     let (status, page, _) = support.get(&app, "/admin/orders/p1").await;
     assert_eq!(status, 200);
     assert!(page.contains("Add note"));
@@ -67,8 +66,7 @@ async fn support_gets_403_on_owner_actions_and_forms_need_csrf(backend: Backend)
     assert_eq!(location(&headers), "/admin/orders/p1?done=note");
 
     // The owner's forms without a valid token change nothing.
-    let owner = Browser::default();
-    assert_eq!(owner.login(&app, OWNER, PASSWORD).await.0, 303);
+    let owner = login_as(&app, OWNER).await;
     let before = audit_rows(&app.db).await.len();
     for token in ["", "00", &"ab".repeat(32)] {
         for action in ["note", "resolve", "refund"] {
@@ -202,8 +200,7 @@ async fn orders_are_searched_and_paged(backend: Backend) {
         )
         .await;
     }
-    let browser = Browser::default();
-    assert_eq!(browser.login(&app, SUPPORT, PASSWORD).await.0, 303);
+    let browser = login_as(&app, SUPPORT).await;
     let (status, first, _) = browser.get(&app, "/admin/orders").await;
     assert_eq!(status, 200);
     assert_eq!(first.matches("href=\"/admin/orders/p").count(), 25);
@@ -301,8 +298,7 @@ async fn orders_are_found_by_utc_date_range_and_pages_keep_the_filters(backend: 
         )
         .await;
     }
-    let browser = Browser::default();
-    assert_eq!(browser.login(&app, SUPPORT, PASSWORD).await.0, 303);
+    let browser = login_as(&app, SUPPORT).await;
     let (status, page, _) = browser.get(&app, "/admin/orders").await;
     assert_eq!(status, 200);
     assert!(page.contains("type=\"date\""), "date pickers: {page}");
@@ -417,8 +413,7 @@ async fn a_real_order_is_shown_without_installation_values_and_actions_are_audit
     let code = install.activation_code.expose().clone();
     assert!(iccid.len() > 8);
 
-    let owner = Browser::default();
-    assert_eq!(owner.login(&app, OWNER, PASSWORD).await.0, 303);
+    let owner = login_as(&app, OWNER).await;
     let (status, page, _) = owner
         .get(&app, &format!("/admin/orders/{purchase_id}"))
         .await;

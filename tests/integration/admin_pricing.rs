@@ -4,7 +4,7 @@
 
 use storefront::accounts::Role;
 
-use crate::admin::{Browser, OWNER, PASSWORD, SUPPORT, audit_rows, create, hidden, location};
+use crate::admin::{Browser, OWNER, SUPPORT, audit_rows, create, hidden, location, login_as};
 use crate::both_backends;
 use crate::helpers::{Backend, spawn_app, spawn_shop};
 
@@ -15,8 +15,7 @@ both_backends!(a_markup_rule_is_previewed_saved_shown_on_the_shop_and_audited,);
 async fn an_out_of_range_markup_is_explained_in_the_form_s_units() {
     let app = spawn_app(Backend::Sqlite).await.expect("sqlite");
     create(&app.db, OWNER, Role::Owner).await;
-    let owner = Browser::default();
-    assert_eq!(owner.login(&app, OWNER, PASSWORD).await.0, 303);
+    let owner = login_as(&app, OWNER).await;
     let (_, page, _) = owner.get(&app, "/admin/pricing").await;
     let token = hidden(&page, "csrf_token");
     for (markup, fixed) in [("1000000", ""), ("1000.01", ""), ("25", "20000")] {
@@ -95,8 +94,7 @@ async fn a_markup_rule_is_previewed_saved_shown_on_the_shop_and_audited(backend:
     let as_pairs = |v: &[(String, String)]| -> Vec<(String, String)> { v.to_vec() };
 
     // Support may not see or change pricing; the nav does not offer it.
-    let support = Browser::default();
-    assert_eq!(support.login(&app, SUPPORT, PASSWORD).await.0, 303);
+    let support = login_as(&app, SUPPORT).await;
     let (_, dashboard, _) = support.get(&app, "/admin").await;
     assert!(!dashboard.contains("href=\"/admin/pricing\""));
     assert_eq!(support.get(&app, "/admin/pricing").await.0, 403);
@@ -111,8 +109,7 @@ async fn a_markup_rule_is_previewed_saved_shown_on_the_shop_and_audited(backend:
         403
     );
 
-    let owner = Browser::default();
-    assert_eq!(owner.login(&app, OWNER, PASSWORD).await.0, 303);
+    let owner = login_as(&app, OWNER).await;
     // Without a valid token nothing is saved.
     let fields = as_pairs(&form("bad"));
     let pairs: Vec<(&str, &str)> = fields

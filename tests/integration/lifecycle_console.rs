@@ -9,7 +9,7 @@ use storefront::accounts::Role;
 use storefront::db::schema::{alerts, refunds};
 use storefront::db::{DbError, purchases};
 
-use crate::admin::{OWNER, PASSWORD, create};
+use crate::admin::{OWNER, create, login_as};
 use crate::both_backends;
 use crate::helpers::{Backend, Browser, hidden, location, spawn_shop};
 use crate::journeys::{checkout_cheap_plan, pay};
@@ -36,8 +36,7 @@ async fn a_refund_while_the_wallet_is_short_buys_nothing_and_says_why(backend: B
         return;
     };
     create(&app.db, OWNER, Role::Owner).await;
-    let owner = Browser::default();
-    assert_eq!(owner.login(&app, OWNER, PASSWORD).await.0, 303);
+    let owner = login_as(&app, OWNER).await;
 
     // The sale is made while the wallet covers it; it is empty by the time the money lands.
     let shopper = Browser::default();
