@@ -10,6 +10,7 @@ use storefront::db::{Db, DbError, purchases};
 use crate::fixtures::purchase;
 use crate::helpers::{Answer, TestApp};
 pub(crate) use crate::helpers::{Browser, hidden, location};
+// Suites that import the console helpers from here also buy through the shop.
 pub(crate) use crate::journeys::buy_and_wait_fulfilled;
 
 pub(crate) const OWNER: &str = "owner@example.com";

@@ -10,11 +10,11 @@ use storefront::db::schema::{alerts, outbox_jobs, purchase_events};
 use storefront::db::{DbError, now_ms, purchases};
 
 use crate::admin::{
-    Browser, OWNER, SUPPORT, audit_rows, buy_and_wait_fulfilled, create, insert_purchase, location,
-    login_as,
+    Browser, OWNER, SUPPORT, audit_rows, create, insert_purchase, location, login_as,
 };
 use crate::both_backends;
 use crate::helpers::{Backend, spawn_app, spawn_shop};
+use crate::journeys::buy_and_wait_fulfilled;
 
 both_backends!(
     support_gets_403_on_owner_actions_and_forms_need_csrf,
