@@ -12,10 +12,11 @@ use storefront::db::schema::{alerts, purchases};
 use storefront::db::{Db, DbError};
 use storefront::sandbox::{AccountChange, SandboxHandle, Scope};
 
-use crate::admin::{OWNER, PASSWORD, create};
+use crate::admin::{OWNER, PASSWORD, create, login_as};
 use crate::both_backends;
 use crate::cli::{stderr_lines, storefront};
-use crate::helpers::{Backend, Browser, TestApp, hidden, spawn_app_with, spawn_sandbox};
+use crate::helpers::{Backend, Browser, TestApp, spawn_app_with, spawn_sandbox};
+use crate::journeys;
 
 /// `storefront serve` against `upstream`, on a fresh SQLite file in the returned folder, with
 /// `extra` settings.
@@ -246,8 +247,7 @@ async fn the_account_is_stored_and_its_warnings_reach_the_owner(backend: Backend
 
     // The owner sees the account and each warning on the dashboard.
     create(&app.db, OWNER, Role::Owner).await;
-    let owner = Browser::default();
-    assert_eq!(owner.login(&app, OWNER, PASSWORD).await.0, 303);
+    let owner = login_as(&app, OWNER).await;
     let (status, page, _) = owner.get(&app, "/admin").await;
     assert_eq!(status, 200);
     assert!(page.contains("Supplier account"), "{page}");
@@ -290,24 +290,8 @@ async fn sellable(app: &TestApp) -> storefront::catalog::ShopPlan {
 
 /// Submits the plan page's form as a consumer would.
 async fn buy(app: &TestApp, plan: &storefront::catalog::ShopPlan) -> (u16, String) {
-    let browser = Browser::default();
-    let (status, page, _) = browser.get(app, &format!("/plans/{}", plan.id)).await;
-    assert_eq!(status, 200);
-    let token = hidden(&page, "csrf_token");
-    let price = hidden(&page, "expected_price_cents");
-    let (status, body, _) = browser
-        .post(
-            app,
-            "/checkout",
-            &[
-                ("csrf_token", &token),
-                ("plan_id", &plan.id),
-                ("email", "buyer@example.com"),
-                ("confirm_device", "yes"),
-                ("expected_price_cents", &price),
-            ],
-        )
-        .await;
+    let (status, body, _) =
+        journeys::buy(app, &Browser::default(), plan, "buyer@example.com").await;
     (status, body)
 }
 

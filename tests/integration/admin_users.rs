@@ -7,7 +7,7 @@ use storefront::accounts::Role;
 use storefront::db::schema::{admin_audit, admin_sessions, admin_users};
 use storefront::db::{Db, DbError};
 
-use crate::admin::{Browser, OWNER, PASSWORD, SUPPORT, create, hidden, location};
+use crate::admin::{Browser, OWNER, PASSWORD, SUPPORT, create, hidden, location, login_as};
 use crate::both_backends;
 use crate::helpers::{Backend, TestApp, spawn_app};
 
@@ -106,6 +106,7 @@ async fn audit_holds_no_password(app: &TestApp, owner: &Browser, passwords: &[&s
     }
 }
 
+/// A fresh browser signed in as `email` with a password of the test's own.
 async fn signed_in(app: &TestApp, email: &str, password: &str) -> Browser {
     let browser = Browser::default();
     let (status, page, _) = browser.login(app, email, password).await;
@@ -138,8 +139,8 @@ async fn support_gets_403_on_every_user_page_and_action(backend: Backend) {
     create(&app.db, OWNER, Role::Owner).await;
     create(&app.db, SUPPORT, Role::Support).await;
     let owner_id = user_id(&app.db, OWNER).await;
-    let owner = signed_in(&app, OWNER, PASSWORD).await;
-    let support = signed_in(&app, SUPPORT, PASSWORD).await;
+    let owner = login_as(&app, OWNER).await;
+    let support = login_as(&app, SUPPORT).await;
 
     let (_, dashboard, _) = support.get(&app, "/admin").await;
     assert!(
@@ -215,7 +216,7 @@ async fn an_owner_adds_a_user_who_can_log_in(backend: Backend) {
         return;
     };
     create(&app.db, OWNER, Role::Owner).await;
-    let owner = signed_in(&app, OWNER, PASSWORD).await;
+    let owner = login_as(&app, OWNER).await;
     let (status, page, _) = owner.get(&app, "/admin/users").await;
     assert_eq!(status, 200);
     assert!(page.contains("aria-current=\"page\">Users"), "{page}");
@@ -368,9 +369,9 @@ async fn disabling_or_resetting_ends_sessions_at_once(backend: Backend) {
     create(&app.db, OWNER, Role::Owner).await;
     create(&app.db, SUPPORT, Role::Support).await;
     let support_id = user_id(&app.db, SUPPORT).await;
-    let owner = signed_in(&app, OWNER, PASSWORD).await;
-    let phone = signed_in(&app, SUPPORT, PASSWORD).await;
-    let laptop = signed_in(&app, SUPPORT, PASSWORD).await;
+    let owner = login_as(&app, OWNER).await;
+    let phone = login_as(&app, SUPPORT).await;
+    let laptop = login_as(&app, SUPPORT).await;
     assert_eq!(sessions_of(&app.db, support_id).await, 2);
     let user_page = format!("/admin/users/{support_id}");
 
@@ -407,7 +408,7 @@ async fn disabling_or_resetting_ends_sessions_at_once(backend: Backend) {
 
     let (status, _, _) = post(&owner, &app, &format!("{user_page}/enable"), &[]).await;
     assert_eq!(status, 303);
-    let support = signed_in(&app, SUPPORT, PASSWORD).await;
+    let support = login_as(&app, SUPPORT).await;
 
     // A password reset: typed twice, then every session of the account ends.
     let (status, page, _) = post(
@@ -457,7 +458,7 @@ async fn disabling_or_resetting_ends_sessions_at_once(backend: Backend) {
     .await;
     assert_eq!(status, 400);
     assert!(page.contains("Your account"), "{page}");
-    signed_in(&app, OWNER, PASSWORD).await;
+    login_as(&app, OWNER).await;
 
     let rows = audit(&app.db).await;
     let target = format!("user:{support_id}");
@@ -502,7 +503,7 @@ async fn the_last_active_owner_cannot_disable_or_demote_themselves(backend: Back
     create(&app.db, SUPPORT, Role::Support).await;
     let owner_id = user_id(&app.db, OWNER).await;
     let support_id = user_id(&app.db, SUPPORT).await;
-    let owner = signed_in(&app, OWNER, PASSWORD).await;
+    let owner = login_as(&app, OWNER).await;
     let own_page = format!("/admin/users/{owner_id}");
 
     for (action, form) in [("role", vec![("role", "support")]), ("disable", vec![])] {
@@ -564,7 +565,7 @@ async fn the_last_active_owner_cannot_disable_or_demote_themselves(backend: Back
     );
 
     // The promoted account is now the last active owner, with the same guard.
-    let promoted = signed_in(&app, SUPPORT, PASSWORD).await;
+    let promoted = login_as(&app, SUPPORT).await;
     let (status, page, _) = post(&promoted, &app, &format!("{second}/disable"), &[]).await;
     assert_eq!(status, 409);
     assert!(page.contains("last active owner"));
@@ -591,8 +592,8 @@ async fn anyone_changes_their_own_password_with_the_current_one(backend: Backend
     };
     create(&app.db, OWNER, Role::Owner).await;
     create(&app.db, SUPPORT, Role::Support).await;
-    let laptop = signed_in(&app, SUPPORT, PASSWORD).await;
-    let phone = signed_in(&app, SUPPORT, PASSWORD).await;
+    let laptop = login_as(&app, SUPPORT).await;
+    let phone = login_as(&app, SUPPORT).await;
     let (status, page, _) = laptop.get(&app, "/admin/account").await;
     assert_eq!(status, 200);
     assert!(page.contains("<h1>Your account</h1>"));
@@ -641,7 +642,7 @@ async fn anyone_changes_their_own_password_with_the_current_one(backend: Backend
     }
     // Nothing changed: both browsers are in, the old password works.
     assert_eq!(phone.get(&app, "/admin").await.0, 200);
-    let other = signed_in(&app, SUPPORT, PASSWORD).await;
+    let other = login_as(&app, SUPPORT).await;
 
     let before = laptop.cookie("admin").expect("session cookie");
     let (status, _, to) = post(
@@ -705,7 +706,7 @@ async fn anyone_changes_their_own_password_with_the_current_one(backend: Backend
     assert!(rows.iter().any(|r| r.1 == "password_changed"
         && r.0 == SUPPORT
         && r.4 == "3 session(s) ended; this browser signed in again"));
-    let owner = signed_in(&app, OWNER, PASSWORD).await;
+    let owner = login_as(&app, OWNER).await;
     audit_holds_no_password(
         &app,
         &owner,

@@ -13,19 +13,9 @@ use storefront::payments::{EventKind, PaymentEvent};
 
 use crate::both_backends;
 use crate::helpers::{Backend, Browser, TestApp, hidden, location, spawn_shop};
-
-/// A local plan the demo provider can sell.
-pub(crate) fn sellable_plan(app: &TestApp) -> ShopPlan {
-    app.catalog
-        .snapshot()
-        .plans()
-        .iter()
-        .find(|p| {
-            p.is_sellable() && p.price.is_some_and(|c| c.get() >= 100) && p.cost.get() < 20_000
-        })
-        .expect("a sellable plan")
-        .clone()
-}
+use crate::journeys::{
+    answer, buy, decline, open_pay_page, pay, purchase_id, sellable_plan, wait_fulfilled,
+};
 
 async fn count(db: &Db, table: &'static str) -> i64 {
     db.run(move |conn| {
@@ -73,32 +63,6 @@ pub(crate) async fn age_catalog(app: &TestApp, by: std::time::Duration) {
     app.catalog.reload().await.expect("reload");
 }
 
-/// Opens the plan page and submits its form; returns the checkout answer.
-pub(crate) async fn buy(
-    app: &TestApp,
-    browser: &Browser,
-    plan: &ShopPlan,
-    email: &str,
-) -> (u16, String, reqwest::header::HeaderMap) {
-    let (status, page, _) = browser.get(app, &format!("/plans/{}", plan.id)).await;
-    assert_eq!(status, 200);
-    let token = hidden(&page, "csrf_token");
-    let price = hidden(&page, "expected_price_cents");
-    browser
-        .post(
-            app,
-            "/checkout",
-            &[
-                ("csrf_token", &token),
-                ("plan_id", &plan.id),
-                ("email", email),
-                ("confirm_device", "yes"),
-                ("expected_price_cents", &price),
-            ],
-        )
-        .await
-}
-
 both_backends!(
     a_demo_purchase_is_paid_once_and_queued_once,
     fifty_checkouts_at_once_hold_no_more_than_their_share
@@ -121,19 +85,11 @@ async fn a_demo_purchase_is_paid_once_and_queued_once(backend: Backend) {
         "nothing is queued before payment"
     );
 
-    let (status, page, _) = browser.get(&app, &pay_page).await;
-    assert_eq!(status, 200);
-    assert!(page.contains("TEST MODE"));
-    assert!(page.contains(&plan.price.expect("price").to_string()));
-    let session = pay_page.rsplit('/').next().expect("session").to_string();
-    let token = hidden(&page, "csrf_token");
-    let (status, _, headers) = browser
-        .post(
-            &app,
-            &format!("/demo-pay/{session}/pay"),
-            &[("csrf_token", &token)],
-        )
-        .await;
+    let demo = open_pay_page(&app, &browser, &pay_page).await;
+    assert_eq!(demo.status, 200);
+    assert!(demo.html.contains("TEST MODE"));
+    assert!(demo.html.contains(&plan.price.expect("price").to_string()));
+    let (status, _, headers) = answer(&app, &browser, &demo.session, &demo.token, "pay").await;
     assert_eq!(status, 303);
     let order_path = location(&headers);
     assert!(order_path.starts_with("/orders/"));
@@ -150,18 +106,7 @@ async fn a_demo_purchase_is_paid_once_and_queued_once(backend: Backend) {
     assert_eq!(count(&app.db, "jobs").await, 1, "one place_order job");
 
     // The outbox places the order, tracks it and stores the installation.
-    let started = std::time::Instant::now();
-    let order = loop {
-        let (_, order, _) = browser.get(&app, &order_path).await;
-        if order.contains("data-status=\"fulfilled\"") {
-            break order;
-        }
-        assert!(
-            started.elapsed().as_secs() < 30,
-            "not fulfilled in time: {order}"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    };
+    let order = wait_fulfilled(&app, &browser, &order_path).await;
     assert!(order.contains("<svg"), "the QR code is on the page");
     assert!(order.contains("Do not delete this eSIM"));
     let code = order
@@ -173,7 +118,7 @@ async fn a_demo_purchase_is_paid_once_and_queued_once(backend: Backend) {
     assert!(code.starts_with("LPA:1$"), "{code}");
     let stats = upstream.sandbox.stats();
     assert!(stats.duplicate_purchases.is_empty(), "{stats:?}");
-    let purchase_id = order_path.trim_start_matches("/orders/").to_string();
+    let purchase_id = purchase_id(&order_path);
     assert_eq!(
         stats
             .orders_by_reference
@@ -205,13 +150,7 @@ async fn a_demo_purchase_is_paid_once_and_queued_once(backend: Backend) {
     // Paying again (a double click) changes nothing: the session is no longer open.
     let (_, page, _) = browser.get(&app, &pay_page).await;
     assert!(page.contains("no longer open"));
-    let (status, page, _) = browser
-        .post(
-            &app,
-            &format!("/demo-pay/{session}/pay"),
-            &[("csrf_token", &token)],
-        )
-        .await;
+    let (status, page, _) = answer(&app, &browser, &demo.session, &demo.token, "pay").await;
     assert_eq!(status, 409);
     assert!(page.contains("already made"), "{page}");
     assert_eq!(count(&app.db, "jobs").await, 1);
@@ -445,17 +384,7 @@ async fn a_declined_payment_queues_nothing_and_says_so() {
     let plan = sellable_plan(&app);
     let browser = Browser::default();
     let (_, _, headers) = buy(&app, &browser, &plan, "a@example.com").await;
-    let pay_page = location(&headers);
-    let (_, page, _) = browser.get(&app, &pay_page).await;
-    let session = pay_page.rsplit('/').next().expect("session").to_string();
-    let token = hidden(&page, "csrf_token");
-    let (_, _, headers) = browser
-        .post(
-            &app,
-            &format!("/demo-pay/{session}/decline"),
-            &[("csrf_token", &token)],
-        )
-        .await;
+    let (_, _, headers) = decline(&app, &browser, &location(&headers)).await;
     let (_, order, _) = browser.get(&app, &location(&headers)).await;
     assert!(order.contains("data-status=\"payment_failed\""), "{order}");
     assert!(order.contains("Nothing was charged"));
@@ -471,29 +400,15 @@ async fn a_declined_demo_payment_cannot_be_paid_afterwards() {
     let browser = Browser::default();
     let (_, _, headers) = buy(&app, &browser, &plan, "a@example.com").await;
     let pay_page = location(&headers);
-    let (_, page, _) = browser.get(&app, &pay_page).await;
-    let session = pay_page.rsplit('/').next().expect("session").to_string();
-    let token = hidden(&page, "csrf_token");
-    let (status, _, headers) = browser
-        .post(
-            &app,
-            &format!("/demo-pay/{session}/decline"),
-            &[("csrf_token", &token)],
-        )
-        .await;
+    let demo = open_pay_page(&app, &browser, &pay_page).await;
+    let (status, _, headers) = answer(&app, &browser, &demo.session, &demo.token, "decline").await;
     assert_eq!(status, 303);
     let order_path = location(&headers);
     let events_after_decline = count_payment_events(&app.db).await;
 
-    for answer in ["pay", "decline"] {
-        let (status, page, _) = browser
-            .post(
-                &app,
-                &format!("/demo-pay/{session}/{answer}"),
-                &[("csrf_token", &token)],
-            )
-            .await;
-        assert_eq!(status, 409, "{answer}: {page}");
+    for choice in ["pay", "decline"] {
+        let (status, page, _) = answer(&app, &browser, &demo.session, &demo.token, choice).await;
+        assert_eq!(status, 409, "{choice}: {page}");
         assert!(page.contains("was declined"), "{page}");
         assert!(page.contains("Nothing was charged"), "{page}");
     }
@@ -511,7 +426,7 @@ async fn a_declined_demo_payment_cannot_be_paid_afterwards() {
     let (_, order, _) = browser.get(&app, &order_path).await;
     assert!(order.contains("data-status=\"payment_failed\""), "{order}");
     assert_eq!(count(&app.db, "jobs").await, 0);
-    let purchase_id = order_path.trim_start_matches("/orders/").to_string();
+    let purchase_id = purchase_id(&order_path);
     assert_eq!(
         upstream
             .sandbox
@@ -527,30 +442,8 @@ async fn a_declined_demo_payment_cannot_be_paid_afterwards() {
 async fn fulfilled_order_page(app: &TestApp, plan: &ShopPlan, email: &str) -> String {
     let browser = Browser::default();
     let (_, _, headers) = buy(app, &browser, plan, email).await;
-    let pay_page = location(&headers);
-    let (_, page, _) = browser.get(app, &pay_page).await;
-    let session = pay_page.rsplit('/').next().expect("session").to_string();
-    let token = hidden(&page, "csrf_token");
-    let (_, _, headers) = browser
-        .post(
-            app,
-            &format!("/demo-pay/{session}/pay"),
-            &[("csrf_token", &token)],
-        )
-        .await;
-    let order_path = location(&headers);
-    let started = std::time::Instant::now();
-    loop {
-        let (_, order, _) = browser.get(app, &order_path).await;
-        if order.contains("data-status=\"fulfilled\"") {
-            return order;
-        }
-        assert!(
-            started.elapsed().as_secs() < 30,
-            "not fulfilled in time: {order}"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+    let (_, _, headers) = pay(app, &browser, &location(&headers)).await;
+    wait_fulfilled(app, &browser, &location(&headers)).await
 }
 
 /// The install page on a phone: the QR code is one named image, each installation value is

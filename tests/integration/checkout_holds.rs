@@ -16,11 +16,12 @@ use storefront::sandbox::Fault;
 
 use crate::admin::{OWNER, PASSWORD, create};
 use crate::both_backends;
-use crate::checkout::{age_catalog, age_wallet, buy, sellable_plan};
+use crate::checkout::{age_catalog, age_wallet};
 use crate::helpers::{
-    Backend, Browser, TestApp, client_builder, hidden, location, spawn_app_with, spawn_shop,
+    Backend, Browser, TestApp, client_builder, location, spawn_app_with, spawn_shop,
     spawn_shop_with,
 };
+use crate::journeys::{answer, buy, open_pay_page, purchase_id, sellable_plan};
 
 /// A browser behind the shop's trusted proxy, which reports it as `addr`.
 fn via(addr: &str) -> Browser {
@@ -75,22 +76,11 @@ async fn checkouts_at_once(
 
 /// Pays a checkout on the demo page; returns the purchase id.
 async fn pay(app: &TestApp, browser: &Browser, headers: &reqwest::header::HeaderMap) -> String {
-    let pay_page = location(headers);
-    let (status, page, _) = browser.get(app, &pay_page).await;
-    assert_eq!(status, 200);
-    let session = pay_page.rsplit('/').next().expect("session").to_string();
-    let token = hidden(&page, "csrf_token");
-    let (status, _, headers) = browser
-        .post(
-            app,
-            &format!("/demo-pay/{session}/pay"),
-            &[("csrf_token", &token)],
-        )
-        .await;
+    let demo = open_pay_page(app, browser, &location(headers)).await;
+    assert_eq!(demo.status, 200);
+    let (status, _, headers) = answer(app, browser, &demo.session, &demo.token, "pay").await;
     assert_eq!(status, 303);
-    location(&headers)
-        .trim_start_matches("/orders/")
-        .to_string()
+    purchase_id(&location(&headers))
 }
 
 both_backends!(unpaid_checkouts_cannot_lock_a_paying_customer_out);

@@ -4,29 +4,20 @@
 use diesel::prelude::*;
 use storefront::db::purchases::{self, NewPurchase};
 use storefront::db::schema::{outbox_jobs, purchase_events};
-use storefront::db::{Backend as DbBackend, DbConn, DbError, now_ms};
+use storefront::db::{Backend as DbBackend, DbConn, DbError};
 use storefront::domain::purchase::PurchaseStatus;
 
 use crate::both_backends;
+use crate::fixtures;
 use crate::helpers::{Backend, TestDb};
 
 fn purchase(id: &str) -> NewPurchase {
-    let now = now_ms();
-    NewPurchase {
-        id: id.to_string(),
-        status: "awaiting_payment".into(),
-        email: "ana@example.com".into(),
-        plan_id: "p12-base".into(),
-        price_cents: 1299,
-        cost_cents: 1000,
-        reference: format!("ref-{id}"),
-        idempotency_key: format!("key-{id}-0000"),
-        access_token_hash: format!("hash-{id}"),
-        payment_provider: "demo".into(),
-        expires_at_ms: now + 1_800_000,
-        created_at_ms: now,
-        updated_at_ms: now,
-    }
+    fixtures::purchase(id)
+        .plan("p12-base")
+        .price(1299)
+        .cost(1000)
+        .idempotency_key(format!("key-{id}-0000"))
+        .build()
 }
 
 fn insert(conn: &mut DbConn, row: &NewPurchase) -> QueryResult<usize> {

@@ -8,7 +8,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use storefront::config::{Secret, SecretKey};
-use storefront::db::purchases::{self, NewPurchase};
+use storefront::db::purchases;
 use storefront::db::{Db, DbError, fulfilment, now_ms};
 use storefront::orders::installation::{self, InstallationKey};
 use storefront::orders::links::order_token;
@@ -18,6 +18,7 @@ use storefront::upstream::Installation;
 use crate::both_backends;
 use crate::cli::{stderr_lines, storefront};
 use crate::consumer::{buy_and_pay, hidden};
+use crate::fixtures::purchase;
 use crate::helpers::{Backend, TestDb, spawn_sandbox};
 
 const KEY_A: &str = "a1a2a3a4a5a6a7a8a9aaabacadaeafa0b1b2b3b4b5b6b7b8b9babbbcbdbebfb0";
@@ -421,21 +422,11 @@ async fn rotation_pages_through_every_row_and_reports_one_that_does_not_decrypt(
                 let id = &row.purchase_id;
                 purchases::insert(
                     c,
-                    &NewPurchase {
-                        id: id.clone(),
-                        status: "fulfilled".into(),
-                        email: "ana@example.com".into(),
-                        plan_id: "plan_1".into(),
-                        price_cents: 500,
-                        cost_cents: 400,
-                        reference: format!("ref-{id}"),
-                        idempotency_key: format!("key-{id}"),
-                        access_token_hash: format!("hash-{id}"),
-                        payment_provider: "demo".into(),
-                        expires_at_ms: now,
-                        created_at_ms: now,
-                        updated_at_ms: now,
-                    },
+                    &purchase(id)
+                        .status("fulfilled")
+                        .created(now)
+                        .expires_in(0)
+                        .build(),
                     "test",
                 )?;
                 fulfilment::insert_installation(c, row)?;

@@ -9,9 +9,10 @@ use storefront::accounts::Role;
 use storefront::db::schema::{alerts, refunds};
 use storefront::db::{DbError, purchases};
 
-use crate::admin::{OWNER, PASSWORD, checkout_cheap_plan, create};
+use crate::admin::{OWNER, create, login_as};
 use crate::both_backends;
 use crate::helpers::{Backend, Browser, hidden, location, spawn_shop};
+use crate::journeys::{checkout_cheap_plan, pay};
 
 both_backends!(a_refund_while_the_wallet_is_short_buys_nothing_and_says_why);
 
@@ -35,21 +36,13 @@ async fn a_refund_while_the_wallet_is_short_buys_nothing_and_says_why(backend: B
         return;
     };
     create(&app.db, OWNER, Role::Owner).await;
-    let owner = Browser::default();
-    assert_eq!(owner.login(&app, OWNER, PASSWORD).await.0, 303);
+    let owner = login_as(&app, OWNER).await;
 
     // The sale is made while the wallet covers it; it is empty by the time the money lands.
     let shopper = Browser::default();
     let pay_path = checkout_cheap_plan(&app, &shopper).await;
     upstream.sandbox.set_balance(0).expect("balance");
-    let (_, page, _) = shopper.get(&app, &pay_path).await;
-    let (status, _, headers) = shopper
-        .post(
-            &app,
-            &format!("{pay_path}/pay"),
-            &[("csrf_token", &hidden(&page, "csrf_token"))],
-        )
-        .await;
+    let (status, _, headers) = pay(&app, &shopper, &pay_path).await;
     assert_eq!(status, 303);
     let order_path = location(&headers);
     let purchase_id = order_path

@@ -12,7 +12,7 @@ use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Text};
 use storefront::config::{Secret, SecretKey};
 use storefront::db::outbox::{self as jobs, Job};
-use storefront::db::purchases::{self, NewPurchase};
+use storefront::db::purchases;
 use storefront::db::{Db, DbConn, DbError, now_ms};
 use storefront::domain::Cents;
 use storefront::orders::installation::InstallationKey;
@@ -24,6 +24,7 @@ use tokio::sync::watch;
 use url::Url;
 
 use crate::both_backends;
+use crate::fixtures::purchase;
 use crate::helpers::{Backend, TestDb, random_suffix};
 
 /// Longer than any test here waits: a job run sooner was not found by polling.
@@ -59,21 +60,11 @@ fn replica(db: &Db) -> Outbox {
 async fn commit_job(db: &Db) -> String {
     let id = format!("pur_{}", random_suffix());
     let now = now_ms();
-    let new = NewPurchase {
-        id: id.clone(),
-        status: "paid".into(),
-        email: "ana@example.com".into(),
-        plan_id: "plan_1".into(),
-        price_cents: 500,
-        cost_cents: 400,
-        reference: format!("ref-{id}"),
-        idempotency_key: format!("key-{id}"),
-        access_token_hash: format!("hash-{id}"),
-        payment_provider: "demo".into(),
-        expires_at_ms: now + 60_000,
-        created_at_ms: now,
-        updated_at_ms: now,
-    };
+    let new = purchase(&id)
+        .status("paid")
+        .created(now)
+        .expires_in(60_000)
+        .build();
     let pid = id.clone();
     db.run(move |c| {
         c.write_tx(|c| {

@@ -2,10 +2,17 @@
 //! on SQLite and on PostgreSQL, against the built-in sandbox upstream. One test binary keeps
 //! link time down.
 
+mod fixtures;
 mod helpers;
+mod journeys;
+mod postgres;
 
 mod account;
 mod admin;
+mod admin_cli;
+mod admin_login;
+mod admin_orders;
+mod admin_pricing;
 mod admin_users;
 mod admin_wallet;
 mod browser;

@@ -1,0 +1,533 @@
+//! The admin console's orders: roles and CSRF on the order actions, searching and paging
+//! the orders list (by text, status and UTC date range), and a real order's page and its
+//! audited actions.
+
+use std::time::{Duration, Instant};
+
+use diesel::prelude::*;
+use storefront::accounts::Role;
+use storefront::db::schema::{alerts, outbox_jobs, purchase_events};
+use storefront::db::{DbError, now_ms, purchases};
+
+use crate::admin::{
+    Browser, OWNER, SUPPORT, audit_rows, create, insert_purchase, location, login_as,
+};
+use crate::both_backends;
+use crate::helpers::{Backend, spawn_app, spawn_shop};
+use crate::journeys::buy_and_wait_fulfilled;
+
+both_backends!(
+    support_gets_403_on_owner_actions_and_forms_need_csrf,
+    orders_are_searched_and_paged,
+    orders_are_found_by_utc_date_range_and_pages_keep_the_filters,
+    a_real_order_is_shown_without_installation_values_and_actions_are_audited,
+);
+
+async fn support_gets_403_on_owner_actions_and_forms_need_csrf(backend: Backend) {
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    create(&app.db, OWNER, Role::Owner).await;
+    create(&app.db, SUPPORT, Role::Support).await;
+    insert_purchase(
+        &app.db,
+        "p1",
+        "ana@example.com",
+        "awaiting_payment",
+        now_ms(),
+    )
+    .await;
+    app.db
+        .run(|conn| {
+            storefront::db::fulfilment::raise_alert(conn, "needs_attention", Some("p1"), "look", 1)
+        })
+        .await
+        .expect("alert");
+
+    let support = login_as(&app, SUPPORT).await;
+    let (status, page, _) = support.get(&app, "/admin/orders/p1").await;
+    assert_eq!(status, 200);
+    assert!(page.contains("Add note"));
+    assert!(
+        !page.contains("Mark resolved"),
+        "support sees no owner forms"
+    );
+    assert!(
+        !page.contains("href=\"/admin/audit\""),
+        "nor the audit link"
+    );
+    assert_eq!(support.get(&app, "/admin/audit").await.0, 403);
+    for action in ["retry", "refund", "resolve"] {
+        let (status, _, _) = support.act(&app, "p1", action, "because").await;
+        assert_eq!(status, 403, "{action}");
+    }
+    let (status, _, headers) = support.act(&app, "p1", "note", "customer called").await;
+    assert_eq!(status, 303);
+    assert_eq!(location(&headers), "/admin/orders/p1?done=note");
+
+    // The owner's forms without a valid token change nothing.
+    let owner = login_as(&app, OWNER).await;
+    let before = audit_rows(&app.db).await.len();
+    for token in ["", "00", &"ab".repeat(32)] {
+        for action in ["note", "resolve", "refund"] {
+            let (status, _, _) = owner
+                .post(
+                    &app,
+                    &format!("/admin/orders/p1/{action}"),
+                    &[("csrf_token", token), ("reason", "forged")],
+                )
+                .await;
+            assert_eq!(status, 403, "{action} with {token:?}");
+        }
+        assert_eq!(
+            owner
+                .post(&app, "/admin/logout", &[("csrf_token", token)])
+                .await
+                .0,
+            403
+        );
+    }
+    // A token from another browser does not fit this one's cookie either.
+    let stranger_token = Browser::default().csrf(&app).await;
+    assert_eq!(
+        owner
+            .post(
+                &app,
+                "/admin/orders/p1/resolve",
+                &[("csrf_token", &stranger_token), ("reason", "forged")]
+            )
+            .await
+            .0,
+        403
+    );
+    assert_eq!(audit_rows(&app.db).await.len(), before);
+    let (events, open_alerts) = app
+        .db
+        .run(|conn| {
+            let events: i64 = purchase_events::table.count().get_result(conn)?;
+            let open: i64 = alerts::table
+                .filter(alerts::resolved_at_ms.is_null())
+                .count()
+                .get_result(conn)?;
+            Ok::<_, DbError>((events, open))
+        })
+        .await
+        .expect("counts");
+    assert_eq!((events, open_alerts), (2, 1), "created + the support note");
+    assert_eq!(owner.get(&app, "/admin").await.0, 200, "still logged in");
+
+    // With the token, the owner resolves; a reason is required. Without one, the order page
+    // comes back with the problem beside the reason field, not the shop's error page.
+    let (status, page, _) = owner.act(&app, "p1", "resolve", "  ").await;
+    assert_eq!(status, 400);
+    assert!(page.contains("<h1>Order <code>p1</code></h1>"), "{page}");
+    assert!(!page.contains("Go to the home page"), "{page}");
+    let field = page
+        .split("<input id=\"resolve-reason\"")
+        .nth(1)
+        .and_then(|rest| rest.split('>').next())
+        .expect("the reason field is on the page");
+    assert!(
+        field.contains("aria-invalid=\"true\"")
+            && field.contains("aria-describedby=\"resolve-error\""),
+        "{field}"
+    );
+    assert!(
+        page.contains(
+            "<p id=\"resolve-error\" class=\"error\">Give a reason: it goes into the audit log.</p>"
+        ),
+        "{page}"
+    );
+    // A reason that is too long is kept as typed, to be shortened rather than retyped.
+    let long = format!("called back {}", "x".repeat(1000));
+    let (status, page, _) = owner.act(&app, "p1", "resolve", &long).await;
+    assert_eq!(status, 400);
+    assert!(page.contains(&format!("value=\"{long}\"")), "{page}");
+    assert!(page.contains("1000 characters or fewer"), "{page}");
+    let (status, _, _) = owner.act(&app, "p1", "resolve", "handled by phone").await;
+    assert_eq!(status, 303);
+    let (_, page, _) = owner.get(&app, "/admin/orders/p1?done=resolve").await;
+    assert!(page.contains("Alerts resolved."));
+    assert!(
+        page.contains("customer called"),
+        "the note is on the timeline"
+    );
+    // Nothing to refund or retry on an unpaid order: the order page says why.
+    let (status, page, _) = owner.act(&app, "p1", "refund", "why not").await;
+    assert_eq!(status, 409);
+    assert!(page.contains("<h1>Order <code>p1</code></h1>"), "{page}");
+    assert!(page.contains("It was never paid"), "{page}");
+    assert_eq!(owner.act(&app, "p1", "retry", "why not").await.0, 409);
+    assert_eq!(owner.act(&app, "nope", "note", "x").await.0, 404);
+
+    let rows = audit_rows(&app.db).await;
+    let tail: Vec<_> = rows
+        .iter()
+        .filter(|r| r.1.starts_with("order_"))
+        .map(|r| (r.0.as_str(), r.1.as_str(), r.2.as_deref()))
+        .collect();
+    assert_eq!(
+        tail,
+        [
+            (SUPPORT, "order_note", Some("purchase:p1")),
+            (OWNER, "order_resolve", Some("purchase:p1")),
+        ]
+    );
+    let (status, audit, _) = owner.get(&app, "/admin/audit").await;
+    assert_eq!(status, 200);
+    assert!(audit.contains("order_resolve") && audit.contains("handled by phone"));
+}
+
+async fn orders_are_searched_and_paged(backend: Backend) {
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    create(&app.db, SUPPORT, Role::Support).await;
+    let start = now_ms() - 1_000_000;
+    for i in 0..27 {
+        let email = if i == 3 {
+            "Zoe.Smith@Example.com".to_string()
+        } else {
+            format!("buyer{i}@example.com")
+        };
+        let status = if i == 5 { "needs_attention" } else { "paid" };
+        insert_purchase(
+            &app.db,
+            &format!("p{i:02}"),
+            &email,
+            status,
+            start + i * 1000,
+        )
+        .await;
+    }
+    let browser = login_as(&app, SUPPORT).await;
+    let (status, first, _) = browser.get(&app, "/admin/orders").await;
+    assert_eq!(status, 200);
+    assert_eq!(first.matches("href=\"/admin/orders/p").count(), 25);
+    assert!(first.contains("/admin/orders/p26\""), "newest first");
+    assert!(!first.contains("/admin/orders/p01\""));
+    assert!(first.contains("$1,234.56"), "money is formatted");
+    assert!(first.contains("Page 1"));
+    assert!(first.contains("href=\"/admin/orders?page=2\""));
+    let (_, second, _) = browser.get(&app, "/admin/orders?page=2").await;
+    assert!(second.contains("Page 2"), "the address and the page agree");
+    assert!(second.contains("href=\"/admin/orders\">← Newer"));
+    assert_eq!(second.matches("href=\"/admin/orders/p").count(), 2);
+    assert!(second.contains("/admin/orders/p00\""));
+
+    let find = |query: &'static str| {
+        let browser = browser.clone();
+        let app = &app;
+        async move {
+            let (status, page, _) = browser.get(app, &format!("/admin/orders?{query}")).await;
+            assert_eq!(status, 200, "{query}");
+            page.matches("href=\"/admin/orders/p").count()
+        }
+    };
+    assert_eq!(find("q=zoe.smith").await, 1, "part of the email, any case");
+    assert_eq!(find("q=sf-p07").await, 1, "the reference");
+    assert_eq!(find("q=p08").await, 1, "the order id");
+    assert_eq!(find("q=100%25").await, 0, "LIKE wildcards are literal");
+    assert_eq!(find("status=needs_attention").await, 1);
+    assert_eq!(find("q=example.com&status=needs_attention").await, 1);
+    assert_eq!(browser.get(&app, "/admin/orders?status=bogus").await.0, 400);
+
+    // An upstream order id finds its purchase.
+    app.db
+        .run(|conn| {
+            storefront::db::fulfilment::set_upstream_order(conn, "p09", "ord_upstream_42", 1)
+        })
+        .await
+        .expect("set order");
+    assert_eq!(find("q=ord_upstream_42").await, 1);
+
+    // The dashboard lists the order that needs attention.
+    let (_, dashboard, _) = browser.get(&app, "/admin").await;
+    assert!(
+        dashboard.contains("href=\"/admin/orders/p05\""),
+        "{dashboard}"
+    );
+}
+
+/// The order links on an orders page, in order.
+fn listed_orders(page: &str) -> Vec<String> {
+    page.split("href=\"/admin/orders/")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The `href` of the pager link labelled `label`, unescaped.
+fn pager_href(page: &str, label: &str) -> Option<String> {
+    let before = page.split(&format!("\">{label}</a>")).next()?;
+    (before.len() < page.len()).then(|| {
+        before
+            .rsplit("href=\"")
+            .next()
+            .unwrap_or_default()
+            .replace("&#38;", "&")
+            .replace("&amp;", "&")
+    })
+}
+
+async fn orders_are_found_by_utc_date_range_and_pages_keep_the_filters(backend: Backend) {
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    create(&app.db, SUPPORT, Role::Support).await;
+    // 2026-03-10T00:00:00Z, and the edges of that UTC day.
+    let march_10 = 1_773_100_800_000_i64;
+    let day = 86_400_000_i64;
+    for (id, at) in [
+        ("d-before", march_10 - 1),
+        ("d-first", march_10),
+        ("d-last", march_10 + day - 1),
+        ("d-after", march_10 + day),
+    ] {
+        insert_purchase(&app.db, id, &format!("{id}@example.com"), "paid", at).await;
+    }
+    // A busy day: more than a page of orders on 2026-03-05.
+    for i in 0..27 {
+        insert_purchase(
+            &app.db,
+            &format!("busy{i:02}"),
+            "busy@example.com",
+            if i % 2 == 0 { "paid" } else { "fulfilled" },
+            march_10 - 5 * day + i * 60_000,
+        )
+        .await;
+    }
+    let browser = login_as(&app, SUPPORT).await;
+    let (status, page, _) = browser.get(&app, "/admin/orders").await;
+    assert_eq!(status, 200);
+    assert!(page.contains("type=\"date\""), "date pickers: {page}");
+    assert!(page.contains("UTC"), "the page says which days");
+
+    let find = |query: &'static str| {
+        let browser = browser.clone();
+        let app = &app;
+        async move {
+            let (status, page, _) = browser.get(app, &format!("/admin/orders?{query}")).await;
+            assert_eq!(status, 200, "{query}: {page}");
+            let mut ids = listed_orders(&page);
+            ids.retain(|id| id.starts_with("d-"));
+            ids
+        }
+    };
+    assert_eq!(
+        find("from=2026-03-10&to=2026-03-10").await,
+        ["d-last", "d-first"],
+        "the whole UTC day, its last millisecond included"
+    );
+    assert_eq!(
+        find("from=2026-03-10").await,
+        ["d-after", "d-last", "d-first"]
+    );
+    assert_eq!(
+        find("to=2026-03-10").await,
+        ["d-last", "d-first", "d-before"]
+    );
+    assert_eq!(find("from=2026-03-11&to=2026-03-11").await, ["d-after"]);
+    assert_eq!(
+        find("q=d-first&from=2026-03-10&to=2026-03-10").await,
+        ["d-first"],
+        "combined with the text search"
+    );
+    assert_eq!(find("from=2026-03-09&to=2026-03-09").await, ["d-before"]);
+    assert!(find("from=2026-03-12").await.is_empty());
+
+    // Bad dates and a reversed range: the orders page with a message, the filters kept.
+    for (query, message, kept) in [
+        ("from=2026-02-30", "“2026-02-30” is not a date", ""),
+        (
+            "to=31%2F12%2F2026&q=busy",
+            "“31/12/2026” is not a date",
+            "value=\"busy\"",
+        ),
+        (
+            "from=2026-03-11&to=2026-03-10",
+            "is after the “to” date",
+            "value=\"2026-03-11\"",
+        ),
+    ] {
+        let (status, page, _) = browser.get(&app, &format!("/admin/orders?{query}")).await;
+        assert_eq!(status, 400, "{query}");
+        assert!(page.contains("<h1>Orders</h1>"), "the orders page: {page}");
+        assert!(page.contains("role=\"alert\""), "{page}");
+        assert!(page.contains(message), "{query}: {page}");
+        assert!(page.contains("aria-invalid=\"true\""), "{page}");
+        assert!(page.contains(kept), "{query}: {page}");
+        assert!(listed_orders(&page).is_empty(), "nothing listed: {page}");
+    }
+
+    // Paging through the busy day keeps every filter in the links.
+    let (_, first, _) = browser
+        .get(
+            &app,
+            "/admin/orders?q=busy&status=paid&from=2026-03-05&to=2026-03-05",
+        )
+        .await;
+    assert_eq!(listed_orders(&first).len(), 14, "the paid half: {first}");
+    assert!(pager_href(&first, "Older →").is_none(), "one page");
+    let (_, first, _) = browser
+        .get(&app, "/admin/orders?from=2026-03-05&to=2026-03-05")
+        .await;
+    assert_eq!(listed_orders(&first).len(), 25);
+    let older = pager_href(&first, "Older →").expect("an older page");
+    assert_eq!(older, "/admin/orders?from=2026-03-05&to=2026-03-05&page=2");
+    let (_, second, _) = browser.get(&app, &older).await;
+    assert_eq!(listed_orders(&second), ["busy01", "busy00"]);
+    assert!(
+        second.contains("value=\"2026-03-05\""),
+        "the form keeps the dates"
+    );
+    assert_eq!(
+        pager_href(&second, "← Newer").as_deref(),
+        Some("/admin/orders?from=2026-03-05&to=2026-03-05")
+    );
+}
+
+async fn a_real_order_is_shown_without_installation_values_and_actions_are_audited(
+    backend: Backend,
+) {
+    let Some((app, _upstream)) = spawn_shop(backend, 150).await else {
+        return;
+    };
+    create(&app.db, OWNER, Role::Owner).await;
+    let purchase_id = buy_and_wait_fulfilled(&app).await;
+    let key = storefront::orders::installation::InstallationKey::derive(
+        &storefront::config::SecretKey::parse(&"ab".repeat(32)).expect("key"),
+    );
+    let lookup = purchase_id.clone();
+    let install = app
+        .db
+        .run(move |conn| {
+            storefront::orders::installation::load_installation(conn, &key, &lookup)
+                .map_err(|e| DbError::Task(e.to_string()))
+        })
+        .await
+        .expect("load")
+        .expect("installed");
+    let iccid = install.iccid.expose().clone();
+    let code = install.activation_code.expose().clone();
+    assert!(iccid.len() > 8);
+
+    let owner = login_as(&app, OWNER).await;
+    let (status, page, _) = owner
+        .get(&app, &format!("/admin/orders/{purchase_id}"))
+        .await;
+    assert_eq!(status, 200);
+    assert!(page.contains("data-status=\"fulfilled\""), "{page}");
+    assert!(page.contains(&format!("…{}", &iccid[iccid.len() - 4..])));
+    assert!(!page.contains(&iccid), "the full ICCID is never shown");
+    assert!(!page.contains(&code), "the activation code is never shown");
+    let matching = code.rsplit('$').next().unwrap_or_default();
+    assert!(!page.contains(matching));
+    assert!(!page.contains("<svg"), "no QR");
+    assert!(page.contains("place_order"), "outbox jobs are listed");
+    assert!(page.contains("Refund"));
+
+    let (_, dashboard, _) = owner.get(&app, "/admin").await;
+    assert!(dashboard.contains("Last 7 days"));
+    assert!(
+        !dashboard.contains("<td class=\"num\">0</td><td class=\"num\">$0.00</td>"),
+        "today's sale is counted: {dashboard}"
+    );
+
+    // Actions: note, retry (nothing queued: 409), refund, resolve.
+    let (status, _, _) = owner
+        .act(&app, &purchase_id, "note", "checked by owner")
+        .await;
+    assert_eq!(status, 303);
+    assert_eq!(owner.act(&app, &purchase_id, "retry", "nudge").await.0, 409);
+    // The eSIM was bought from the wallet: a plain refund is refused and says why; the
+    // explicit "refund and keep the cost" goes through.
+    let (status, refused, _) = owner
+        .act(&app, &purchase_id, "refund", "customer cancelled the trip")
+        .await;
+    assert_eq!(status, 409);
+    assert!(refused.contains("Refund and keep the cost"), "{refused}");
+    let (status, _, headers) = owner
+        .act(
+            &app,
+            &purchase_id,
+            "refund-keep-cost",
+            "customer cancelled the trip",
+        )
+        .await;
+    assert_eq!(status, 303);
+    assert_eq!(
+        location(&headers),
+        format!("/admin/orders/{purchase_id}?done=refund-keep-cost")
+    );
+    assert_eq!(
+        owner
+            .act(&app, &purchase_id, "refund-keep-cost", "again")
+            .await
+            .0,
+        409,
+        "one refund at a time"
+    );
+    let (status, _, _) = owner.act(&app, &purchase_id, "resolve", "refunded").await;
+    assert_eq!(status, 303);
+
+    // The demo provider refunds: the purchase ends refunded.
+    let started = Instant::now();
+    loop {
+        let lookup = purchase_id.clone();
+        let status = app
+            .db
+            .run(move |conn| purchases::find(conn, &lookup))
+            .await
+            .expect("find")
+            .expect("purchase")
+            .status;
+        if status == "refunded" {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "not refunded: {status}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let refund_jobs: i64 = app
+        .db
+        .run(|conn| {
+            Ok::<_, DbError>(
+                outbox_jobs::table
+                    .filter(outbox_jobs::kind.eq("refund"))
+                    .count()
+                    .get_result(conn)?,
+            )
+        })
+        .await
+        .expect("jobs");
+    assert_eq!(refund_jobs, 1);
+    let (_, page, _) = owner
+        .get(&app, &format!("/admin/orders/{purchase_id}"))
+        .await;
+    assert!(page.contains("checked by owner"));
+    assert!(
+        page.contains("customer cancelled the trip"),
+        "the refund reason"
+    );
+    assert!(!page.contains(&code) && !page.contains(&iccid));
+
+    let rows = audit_rows(&app.db).await;
+    let target = format!("purchase:{purchase_id}");
+    let order_actions: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.2.as_deref() == Some(target.as_str()))
+        .map(|r| r.1.as_str())
+        .collect();
+    assert_eq!(
+        order_actions,
+        ["order_note", "order_refund", "order_resolve"]
+    );
+    assert!(
+        rows.iter()
+            .any(|r| r.1 == "order_refund" && r.3.contains("customer cancelled the trip"))
+    );
+}
