@@ -9,7 +9,6 @@
 
 pub mod pricing;
 pub mod snapshot;
-pub mod store;
 pub mod sync;
 
 use std::sync::{Arc, RwLock};
@@ -20,6 +19,7 @@ pub use snapshot::{Destination, Found, PlanKind, ShopPlan, ShopRegion, Snapshot}
 pub use sync::{SyncError, SyncReport};
 use tokio::sync::watch;
 
+use crate::db::catalog as catalog_store;
 use crate::db::schema::catalog_syncs;
 use crate::db::{Db, DbError, lease, now_ms};
 use crate::upstream::PartnerClient;
@@ -123,7 +123,7 @@ impl Catalog {
     }
 
     pub async fn reload(&self) -> Result<Arc<Snapshot>, DbError> {
-        let stored = self.db.run(store::load_catalog).await?;
+        let stored = self.db.run(catalog_store::load_catalog).await?;
         let bps = self.default_markup_bps;
         let snapshot = Arc::new(
             tokio::task::spawn_blocking(move || Snapshot::build(&stored, bps))
@@ -180,7 +180,9 @@ impl Catalog {
                     fetched.regions.len(),
                 );
                 self.db
-                    .run(move |conn| store::replace_catalog(conn, &fetched, started_ms, now_ms()))
+                    .run(move |conn| {
+                        catalog_store::replace_catalog(conn, &fetched, started_ms, now_ms())
+                    })
                     .await?;
                 let store = clock.elapsed() - fetch;
                 self.reload().await?;
@@ -212,7 +214,9 @@ impl Catalog {
                 tracing::warn!(error = %err, "catalog sync failed; the previous catalog stays");
                 let message = err.to_string();
                 self.db
-                    .run(move |conn| store::record_sync(conn, started_ms, now_ms(), Err(&message)))
+                    .run(move |conn| {
+                        catalog_store::record_sync(conn, started_ms, now_ms(), Err(&message))
+                    })
                     .await?;
                 // The snapshot shows the failed attempt (admin status); its plans are unchanged.
                 self.reload().await?;

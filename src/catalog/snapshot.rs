@@ -9,7 +9,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 
-use crate::catalog::store::{PlanRow, StoredCatalog, SyncRow};
+use crate::db::catalog::{PlanRow, StoredCatalog, SyncRow};
 use crate::domain::plan::{self, Activation};
 use crate::domain::pricing::{
     self, LadderEntry, LadderInversion, MarkupRule, PlanKey, PriceBook, RuleScope,
@@ -611,7 +611,7 @@ impl Snapshot {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::store::{CountryRow, RegionRow};
+    use crate::db::catalog::{CountryRow, RegionRow};
 
     /// A plan row: `scope` and `region` as upstream sends them, cost in cents.
     fn row(id: &str, code: &str, scope: &str, region: Option<&str>, coverage: &[&str]) -> PlanRow {

@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use crate::catalog::store::{CountryRow, FetchedCatalog, PlanRow, RegionRow};
 use crate::db::DbError;
+use crate::db::catalog::{CountryRow, FetchedCatalog, PlanRow, RegionRow};
 use crate::upstream::{PageLimit, PartnerClient, Plan, PlanFilter, UpstreamError};
 
 #[derive(Debug, thiserror::Error)]

@@ -11,8 +11,7 @@ use diesel::sql_types::{BigInt, Nullable};
 
 use crate::db::purchases::Purchase;
 use crate::db::schema::{
-    admin_users, alerts, catalog_syncs, installations, outbox_jobs, purchases, refunds,
-    shop_settings,
+    admin_users, alerts, installations, outbox_jobs, purchases, refunds, shop_settings,
 };
 use crate::db::{DbConn, DbError, outbox};
 
@@ -135,25 +134,6 @@ pub fn needing_attention(conn: &mut DbConn, limit: i64) -> Result<Vec<Purchase>,
         .load(conn)?)
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Queryable)]
-pub struct SyncRow {
-    pub id: i64,
-    pub started_at_ms: i64,
-    pub finished_at_ms: i64,
-    pub ok: bool,
-    pub plan_count: i64,
-    pub country_count: i64,
-    pub region_count: i64,
-    pub error: Option<String>,
-}
-
-pub fn last_sync(conn: &mut DbConn) -> Result<Option<SyncRow>, DbError> {
-    Ok(catalog_syncs::table
-        .order(catalog_syncs::id.desc())
-        .first(conn)
-        .optional()?)
-}
-
 /// What the orders list filters on. `query` matches part of the email, or exactly a purchase
 /// id, reference or upstream order id; the creation time is at or after `created_from_ms` and
 /// before `created_before_ms`.
@@ -252,14 +232,6 @@ pub fn resolve_alerts(conn: &mut DbConn, purchase_id: &str, now_ms: i64) -> Resu
     )
     .set(alerts::resolved_at_ms.eq(now_ms))
     .execute(conn)?)
-}
-
-/// The most recent catalog syncs, newest first.
-pub fn sync_history(conn: &mut DbConn, limit: i64) -> Result<Vec<SyncRow>, DbError> {
-    Ok(catalog_syncs::table
-        .order(catalog_syncs::id.desc())
-        .limit(limit)
-        .load(conn)?)
 }
 
 // ---- wallet ---------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ pub mod account;
 pub mod accounts;
 pub mod admin;
 pub mod alert_mail;
+pub mod catalog;
 pub mod fulfilment;
 pub mod holds;
 pub mod lease;

@@ -1,9 +1,9 @@
 //! The admin's markup rules (`markup_rules`): one per scope. The catalog snapshot reads them
-//! through `catalog::store`; the console writes them here, each change with an audit entry.
+//! through `db::catalog`; the console writes them here, each change with an audit entry.
 
 use diesel::prelude::*;
 
-use crate::catalog::store::RuleRow;
+use crate::db::catalog::RuleRow;
 use crate::db::schema::{markup_rules, shop_settings};
 use crate::db::{DbConn, DbError};
 

@@ -6,8 +6,8 @@ use diesel::prelude::*;
 use url::Url;
 
 use crate::catalog::snapshot::destination_name;
-use crate::catalog::store::PlanRow;
 use crate::config::SecretKey;
+use crate::db::catalog::PlanRow;
 use crate::db::outbox::LeasedJob;
 use crate::db::schema::{catalog_plans, catalog_regions};
 use crate::db::{DbError, fulfilment, now_ms};

@@ -11,7 +11,6 @@ use super::{
     Chrome, CurrentAdmin, Pager, admin_page, check_csrf, client_addr, format_ms, non_empty,
     require_owner, see_other,
 };
-use crate::db::admin as q;
 use crate::domain::Cents;
 use crate::web::AppState;
 use crate::web::error::AppError;
@@ -94,7 +93,10 @@ pub async fn page(
             "There is no region {r:?} in the catalog."
         )));
     }
-    let history = state.db.run(|conn| q::sync_history(conn, HISTORY)).await?;
+    let history = state
+        .db
+        .run(|conn| crate::db::catalog::sync_history(conn, HISTORY))
+        .await?;
     let matching: Vec<_> = snap
         .plans()
         .iter()

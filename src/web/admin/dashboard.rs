@@ -127,7 +127,7 @@ pub async fn dashboard(
                 q::outbox_health(conn, now)?,
                 q::needing_attention(conn, ATTENTION_LIMIT)?,
                 fulfilment::open_alerts(conn)?,
-                q::last_sync(conn)?,
+                crate::db::catalog::last_sync(conn)?,
             ))
         })
         .await?;

@@ -15,7 +15,7 @@ use super::{
 use crate::accounts::Admin;
 use crate::catalog::pricing::{self, describe, rule_from_row};
 use crate::catalog::snapshot::Snapshot;
-use crate::catalog::store::RuleRow;
+use crate::db::catalog::RuleRow;
 use crate::db::pricing as q;
 use crate::domain::Cents;
 use crate::domain::pricing::{MarkupRule, PlanKey, PriceBook, PricingError, RuleScope};

@@ -276,3 +276,19 @@ pub fn load_catalog(conn: &mut DbConn) -> Result<StoredCatalog, DbError> {
         })
     })
 }
+
+/// The newest catalog sync, good or failed.
+pub fn last_sync(conn: &mut DbConn) -> Result<Option<SyncRow>, DbError> {
+    Ok(catalog_syncs::table
+        .order(catalog_syncs::id.desc())
+        .first(conn)
+        .optional()?)
+}
+
+/// The most recent catalog syncs, newest first.
+pub fn sync_history(conn: &mut DbConn, limit: i64) -> Result<Vec<SyncRow>, DbError> {
+    Ok(catalog_syncs::table
+        .order(catalog_syncs::id.desc())
+        .limit(limit)
+        .load(conn)?)
+}
