@@ -14,13 +14,11 @@ pub mod sync;
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
-use diesel::prelude::*;
 pub use snapshot::{Destination, Found, PlanKind, ShopPlan, ShopRegion, Snapshot};
 pub use sync::{SyncError, SyncReport};
 use tokio::sync::watch;
 
 use crate::db::catalog as catalog_store;
-use crate::db::schema::catalog_syncs;
 use crate::db::{Db, DbError, lease, now_ms};
 use crate::upstream::PartnerClient;
 
@@ -281,15 +279,7 @@ impl Catalog {
         let (latest, pricing) = self
             .db
             .run(|conn| {
-                let latest: Option<(i64, bool, i64)> = catalog_syncs::table
-                    .order(catalog_syncs::id.desc())
-                    .select((
-                        catalog_syncs::id,
-                        catalog_syncs::ok,
-                        catalog_syncs::finished_at_ms,
-                    ))
-                    .first(conn)
-                    .optional()?;
+                let latest = catalog_store::latest_sync_outcome(conn)?;
                 Ok::<_, DbError>((latest, crate::db::pricing::version(conn)?))
             })
             .await?;

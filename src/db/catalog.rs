@@ -277,6 +277,19 @@ pub fn load_catalog(conn: &mut DbConn) -> Result<StoredCatalog, DbError> {
     })
 }
 
+/// The newest sync's id, whether it succeeded, and when it finished.
+pub fn latest_sync_outcome(conn: &mut DbConn) -> Result<Option<(i64, bool, i64)>, DbError> {
+    Ok(catalog_syncs::table
+        .order(catalog_syncs::id.desc())
+        .select((
+            catalog_syncs::id,
+            catalog_syncs::ok,
+            catalog_syncs::finished_at_ms,
+        ))
+        .first(conn)
+        .optional()?)
+}
+
 /// The newest catalog sync, good or failed.
 pub fn last_sync(conn: &mut DbConn) -> Result<Option<SyncRow>, DbError> {
     Ok(catalog_syncs::table

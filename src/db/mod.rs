@@ -19,6 +19,7 @@ pub mod lease;
 pub mod listen;
 pub mod metrics;
 pub mod outbox;
+pub mod payment_events;
 pub mod pricing;
 pub mod purchases;
 pub mod schema;

@@ -192,6 +192,44 @@ pub fn events(conn: &mut DbConn, purchase_id: &str) -> Result<Vec<PurchaseEvent>
         .load(conn)?)
 }
 
+/// The purchase a provider's payment reference belongs to.
+pub fn find_by_payment_reference(
+    conn: &mut DbConn,
+    reference: &str,
+) -> Result<Option<Purchase>, DbError> {
+    Ok(purchases::table
+        .filter(purchases::payment_reference.eq(reference))
+        .select(Purchase::as_select())
+        .first(conn)
+        .optional()?)
+}
+
+/// Records when the money arrived and the provider's reference for it (refunds need it).
+pub fn set_paid(
+    conn: &mut DbConn,
+    id: &str,
+    payment_reference: Option<&str>,
+    now_ms: i64,
+) -> Result<(), DbError> {
+    diesel::update(purchases::table.find(id))
+        .set((
+            purchases::paid_at_ms.eq(now_ms),
+            purchases::payment_reference.eq(payment_reference),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Up to `limit` purchases still awaiting payment whose payment page expired by `now_ms`.
+pub fn expired_unpaid(conn: &mut DbConn, now_ms: i64, limit: i64) -> Result<Vec<String>, DbError> {
+    Ok(purchases::table
+        .filter(purchases::status.eq(PurchaseStatus::AwaitingPayment.as_str()))
+        .filter(purchases::expires_at_ms.le(now_ms))
+        .select(purchases::id)
+        .limit(limit)
+        .load(conn)?)
+}
+
 /// Records the provider session created for an awaiting purchase.
 pub fn set_payment_session(conn: &mut DbConn, id: &str, session_id: &str) -> Result<(), DbError> {
     diesel::update(purchases::table.find(id))

@@ -519,15 +519,7 @@ fn admit(conn: &mut DbConn, new: &NewPurchase, mut hold: NewHold) -> Result<bool
 
 /// Marks purchases whose payment page expired unpaid as `payment_failed`; returns how many.
 pub fn expire_unpaid(conn: &mut crate::db::DbConn, now_ms: i64) -> Result<usize, TransitionError> {
-    use diesel::prelude::*;
-
-    use crate::db::schema::purchases;
-    let expired: Vec<String> = purchases::table
-        .filter(purchases::status.eq(PurchaseStatus::AwaitingPayment.as_str()))
-        .filter(purchases::expires_at_ms.le(now_ms))
-        .select(purchases::id)
-        .limit(500)
-        .load(conn)?;
+    let expired = db::purchases::expired_unpaid(conn, now_ms, 500)?;
     let mut moved = 0;
     for id in expired {
         let changed = conn.write_tx(|conn| {

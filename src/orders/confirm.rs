@@ -3,11 +3,8 @@
 //! A duplicate, concurrent or late event finds its row (or a purchase that cannot move) and
 //! changes nothing.
 
-use diesel::prelude::*;
-
 use crate::db::Db;
 use crate::db::purchases::TransitionError;
-use crate::db::schema::{payment_events, purchases};
 use crate::db::{self, DbConn, DbError};
 use crate::domain::purchase::PurchaseEvent;
 use crate::orders::outbox::{self, JobKind, OutboxWaker};
@@ -87,27 +84,23 @@ pub fn apply(
                 payment_reference, ..
             } => (
                 "refunded",
-                find_by_payment_reference(conn, payment_reference)?,
+                db::purchases::find_by_payment_reference(conn, payment_reference)?,
             ),
             EventKind::Disputed { payment_reference } => (
                 "disputed",
-                find_by_payment_reference(conn, payment_reference)?,
+                db::purchases::find_by_payment_reference(conn, payment_reference)?,
             ),
             EventKind::Other { .. } => ("other", None),
         };
-        let stored = crate::with_inner!(&mut *conn, |c| {
-            diesel::insert_into(payment_events::table)
-                .values((
-                    payment_events::id.eq(format!("{provider}:{}", event.id)),
-                    payment_events::provider.eq(provider),
-                    payment_events::kind.eq(kind),
-                    payment_events::purchase_id.eq(purchase.as_ref().map(|p| p.id.clone())),
-                    payment_events::received_at_ms.eq(now),
-                ))
-                .on_conflict_do_nothing()
-                .execute(c)
-        })?;
-        if stored == 0 {
+        let stored = db::payment_events::store(
+            conn,
+            &format!("{provider}:{}", event.id),
+            provider,
+            kind,
+            purchase.as_ref().map(|p| p.id.as_str()),
+            now,
+        )?;
+        if !stored {
             return Ok(Applied::Duplicate);
         }
         let Some(purchase) = purchase else {
@@ -153,12 +146,7 @@ pub fn apply(
                 if !moved.moved() {
                     return Ok(Applied::Recorded);
                 }
-                diesel::update(purchases::table.find(&purchase.id))
-                    .set((
-                        purchases::paid_at_ms.eq(now),
-                        purchases::payment_reference.eq(payment_reference),
-                    ))
-                    .execute(conn)?;
+                db::purchases::set_paid(conn, &purchase.id, payment_reference.as_deref(), now)?;
                 outbox::enqueue(conn, &purchase.id, JobKind::PlaceOrder, now, now)?;
                 outbox::enqueue(conn, &purchase.id, JobKind::EmailPaymentReceived, now, now)?;
                 Ok(Applied::Paid {
@@ -212,17 +200,6 @@ pub fn apply(
             EventKind::Other { .. } => Ok(Applied::Recorded),
         }
     })
-}
-
-fn find_by_payment_reference(
-    conn: &mut DbConn,
-    reference: &str,
-) -> Result<Option<db::purchases::Purchase>, DbError> {
-    Ok(purchases::table
-        .filter(purchases::payment_reference.eq(reference))
-        .select(db::purchases::Purchase::as_select())
-        .first(conn)
-        .optional()?)
 }
 
 fn alert(
