@@ -1,4 +1,5 @@
-//! The typed client for the upstream Reseller eSIM Partner API (`../shared/partner-api-spec.md`).
+//! The typed client for the upstream Reseller eSIM Partner API; `docs/upstream.md` says what it
+//! relies on and how it handles what the API leaves unsaid.
 //!
 //! This module owns everything that crosses the wire to upstream: validated request values
 //! ([`types`]), the resources ([`models`]), the classification of every failure ([`error`]),
