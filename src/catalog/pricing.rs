@@ -5,7 +5,7 @@
 
 use crate::accounts::Admin;
 use crate::catalog::Catalog;
-use crate::db::catalog::RuleRow;
+use crate::db::pricing::RuleRow;
 use crate::db::pricing::{self as q, RuleValues};
 use crate::db::{DbError, now_ms};
 use crate::domain::Cents;

@@ -3,9 +3,8 @@
 use diesel::prelude::*;
 use diesel::upsert::excluded;
 
-use crate::db::schema::{
-    catalog_countries, catalog_plans, catalog_regions, catalog_syncs, markup_rules,
-};
+use crate::db::pricing::RuleRow;
+use crate::db::schema::{catalog_countries, catalog_plans, catalog_regions, catalog_syncs};
 use crate::db::{DbConn, DbError};
 
 /// Rows per multi-row statement: well under SQLite's and PostgreSQL's bind limits.
@@ -67,18 +66,6 @@ pub struct SyncRow {
     pub country_count: i64,
     pub region_count: i64,
     pub error: Option<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Queryable)]
-pub struct RuleRow {
-    pub id: i64,
-    pub scope_kind: String,
-    pub scope_value: String,
-    pub markup_bps: i64,
-    pub fixed_cents: i64,
-    pub price_ending: Option<i64>,
-    pub min_margin_cents: i64,
-    pub updated_at_ms: i64,
 }
 
 /// A complete catalog as fetched from upstream, ready to replace the cached one.
@@ -262,7 +249,7 @@ pub fn load_catalog(conn: &mut DbConn) -> Result<StoredCatalog, DbError> {
                 .select(PlanRow::as_select())
                 .order(catalog_plans::id)
                 .load(conn)?,
-            rules: markup_rules::table.order(markup_rules::id).load(conn)?,
+            rules: crate::db::pricing::rules(conn)?,
             pricing_version: crate::db::pricing::version(conn)?,
             last_sync: catalog_syncs::table
                 .order(catalog_syncs::id.desc())

@@ -3,7 +3,6 @@
 
 use diesel::prelude::*;
 
-use crate::db::catalog::RuleRow;
 use crate::db::schema::{markup_rules, shop_settings};
 use crate::db::{DbConn, DbError};
 
@@ -39,6 +38,19 @@ fn bump_version(conn: &mut DbConn, now_ms: i64) -> Result<(), DbError> {
             .execute(c)
     })?;
     crate::db::announce_catalog_change(conn)
+}
+
+/// A stored markup rule, as written; `catalog::pricing::rule_from_row` makes it a rule.
+#[derive(Debug, Clone, PartialEq, Queryable)]
+pub struct RuleRow {
+    pub id: i64,
+    pub scope_kind: String,
+    pub scope_value: String,
+    pub markup_bps: i64,
+    pub fixed_cents: i64,
+    pub price_ending: Option<i64>,
+    pub min_margin_cents: i64,
+    pub updated_at_ms: i64,
 }
 
 pub fn rules(conn: &mut DbConn) -> Result<Vec<RuleRow>, DbError> {

@@ -15,13 +15,12 @@ use crate::upstream::types::{Cursor, PageLimit};
 use crate::upstream::{Balance, BalanceTransaction, Page, PartnerClient, UpstreamError};
 use crate::wallet::threshold::{ThresholdPolicy, check_low_balance};
 use crate::wallet::topup::confirm_topups;
-use crate::wallet::{Wallet, WalletError, runway};
+use crate::wallet::{TRANSACTIONS_PER_PAGE, Wallet, WalletError, runway};
 
 pub use crate::db::wallet::PauseReason;
 
 const DAY_MS: i64 = 86_400_000;
 /// Balance transactions per page of the wallet page (and read to confirm top-ups).
-pub(crate) const TRANSACTIONS_PER_PAGE: u32 = 25;
 /// Top-ups the wallet page lists.
 const RECENT_TOPUPS: i64 = 10;
 

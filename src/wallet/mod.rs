@@ -33,6 +33,9 @@ pub use balance::{SalesState, WalletOverview, refresh};
 pub use threshold::ThresholdPolicy;
 pub use topup::{TopupAnswer, TopupProgress, TopupRefusal};
 
+/// Balance transactions shown per page (the wallet page and the top-up page read the same).
+pub(crate) const TRANSACTIONS_PER_PAGE: u32 = 25;
+
 /// What the wallet capabilities work with: the database, the upstream client (and the base
 /// URL it was configured with, which decides the checkout links the console may show), and the
 /// owners' mail transport (`None` without one: alert emails then wait).

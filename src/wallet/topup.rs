@@ -19,9 +19,8 @@ use crate::db::{self, Db, DbError};
 use crate::domain::Cents;
 use crate::upstream::types::{IdempotencyKey, PageLimit, TopUpAmount};
 use crate::upstream::{Balance, BalanceTransaction, UpstreamError};
-use crate::wallet::balance::TRANSACTIONS_PER_PAGE;
 use crate::wallet::threshold::check_low_balance;
-use crate::wallet::{Wallet, WalletError};
+use crate::wallet::{TRANSACTIONS_PER_PAGE, Wallet, WalletError};
 
 /// `audit_log.action` of a top-up created upstream by its form's first submission.
 pub const TOPUP_CREATED: &str = "wallet_topup_created";

@@ -15,8 +15,8 @@ use super::{
 use crate::accounts::Admin;
 use crate::catalog::pricing::{self, describe, rule_from_row};
 use crate::catalog::snapshot::Snapshot;
-use crate::db::catalog::RuleRow;
 use crate::db::pricing as q;
+use crate::db::pricing::RuleRow;
 use crate::domain::Cents;
 use crate::domain::pricing::{MarkupRule, PlanKey, PriceBook, PricingError, RuleScope};
 use crate::web::AppState;
