@@ -26,7 +26,7 @@ use super::models::{
     AcceptedOrder, Balance, BalanceTransaction, CheckoutRequest, CheckoutSession, Country,
     Installation, Order, OrderRequest, Page, PartnerAccount, Plan, Region, TopUpRequest,
 };
-use super::pager::Pager;
+use super::pager::{self, PageSource};
 use super::retry::{Backoff, GetRetry, RateGate, gate_closed, retry_get};
 use super::types::{
     CountryCode, Cursor, IdempotencyKey, PageLimit, PathId, RegionSlug, TopUpAmount,
@@ -162,6 +162,23 @@ impl fmt::Debug for PartnerClient {
 /// How one call is named in logs: the path template, never the filled-in path.
 type Template = &'static str;
 
+/// A listing's pages, fetched by this client.
+pub type Pager<T> = pager::Pager<T, PartnerClient>;
+
+impl PageSource for PartnerClient {
+    fn max_pages(&self) -> u32 {
+        self.inner.max_pages
+    }
+
+    async fn fetch_page<T: DeserializeOwned>(
+        &self,
+        template: &'static str,
+        url: Url,
+    ) -> Result<Page<T>, UpstreamError> {
+        self.get(template, url).await
+    }
+}
+
 impl PartnerClient {
     pub fn new(config: UpstreamClientConfig) -> Result<Self, ClientBuildError> {
         let base_url = config.base_url;
@@ -216,10 +233,6 @@ impl PartnerClient {
     /// When the `Retry-After` gate opens again; `None` while requests may be sent.
     pub fn gate_opens_at(&self) -> Option<SystemTime> {
         self.inner.gate.opens_at()
-    }
-
-    pub(crate) fn max_pages(&self) -> u32 {
-        self.inner.max_pages
     }
 
     // ---- catalog -------------------------------------------------------------------------

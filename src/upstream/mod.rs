@@ -14,14 +14,14 @@ pub mod pager;
 pub mod retry;
 pub mod types;
 
-pub use client::{ClientBuildError, PartnerClient, PlanFilter, UpstreamClientConfig};
+pub use client::{ClientBuildError, Pager, PartnerClient, PlanFilter, UpstreamClientConfig};
 pub use error::{Class, ErrorCode, ErrorKind, RawResponse, Refusal, UpstreamError};
 pub use models::{
     AcceptedOrder, Balance, BalanceTransaction, CheckoutRequest, CheckoutSession, Country,
     Environment, ErrorBody, ErrorDetail, Installation, Order, OrderRequest, OrderStatus, Page,
     PartnerAccount, Plan, Region, TopUpRequest,
 };
-pub use pager::Pager;
+pub use pager::PageSource;
 pub use retry::Backoff;
 pub use types::{
     ApiAmount, CountryCode, Cursor, IdempotencyKey, InvalidValue, OrderReference, PageLimit,
