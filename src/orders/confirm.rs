@@ -8,6 +8,7 @@ use diesel::prelude::*;
 use crate::db::purchases::TransitionError;
 use crate::db::schema::{payment_events, purchases};
 use crate::db::{self, DbConn, DbError};
+use crate::domain::AlertKind;
 use crate::domain::purchase::PurchaseEvent;
 use crate::orders::outbox::{self, JobKind};
 use crate::payments::{EventKind, PaymentEvent};
@@ -83,7 +84,7 @@ pub fn apply(
                     // Money arrived, but not the amount the sale was locked at: a person looks.
                     alert(
                         conn,
-                        "needs_attention",
+                        AlertKind::NeedsAttention,
                         &purchase.id,
                         &format!(
                             "payment of {amount} does not match the price {}",
@@ -141,7 +142,7 @@ pub fn apply(
             EventKind::Refunded { amount, .. } => {
                 alert(
                     conn,
-                    "payment_refunded",
+                    AlertKind::PaymentRefunded,
                     &purchase.id,
                     &format!("the payment provider reports a refund of {amount}"),
                     now,
@@ -159,7 +160,7 @@ pub fn apply(
             EventKind::Disputed { .. } => {
                 alert(
                     conn,
-                    "dispute",
+                    AlertKind::Dispute,
                     &purchase.id,
                     "the consumer disputed the payment",
                     now,
@@ -184,7 +185,7 @@ fn find_by_payment_reference(
 
 fn alert(
     conn: &mut DbConn,
-    kind: &str,
+    kind: AlertKind,
     purchase_id: &str,
     message: &str,
     now: i64,

@@ -24,8 +24,9 @@ use crate::db::fulfilment::{self, InstallationRow};
 use crate::db::outbox::LeasedJob;
 use crate::db::purchases::TransitionError;
 use crate::db::{DbConn, DbError, purchases};
+use crate::domain::AlertKind;
 use crate::domain::purchase::PurchaseEvent;
-use crate::orders::outbox::{Inner, OutboxError, Verdict, alert, needs_attention};
+use crate::orders::outbox::{Inner, OutboxError, Verdict, needs_attention};
 use crate::upstream::{Class, Installation, PathId};
 
 const NONCE_LEN: usize = 12;
@@ -397,7 +398,7 @@ pub(crate) async fn fetch_installation(
             let message = format!("eSIM id {esim_id:?} cannot be fetched: {e}");
             return Ok(
                 Verdict::done("invalid_esim_id", message.clone()).with_effects(move |c, now| {
-                    needs_attention(c, &purchase_id, alert::NEEDS_ATTENTION, &message, now)
+                    needs_attention(c, &purchase_id, AlertKind::NeedsAttention, &message, now)
                 }),
             );
         }
@@ -414,7 +415,7 @@ pub(crate) async fn fetch_installation(
                         leased.job.attempts
                     );
                     Verdict::dead("fetch_exhausted", message.clone()).with_effects(move |c, now| {
-                        needs_attention(c, &purchase_id, alert::NEEDS_ATTENTION, &message, now)
+                        needs_attention(c, &purchase_id, AlertKind::NeedsAttention, &message, now)
                     })
                 }
                 _ => Verdict::retry(

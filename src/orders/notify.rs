@@ -13,7 +13,7 @@ use crate::db::schema::{catalog_plans, catalog_regions};
 use crate::db::{DbError, fulfilment, now_ms};
 use crate::domain::plan::describe_allowance;
 use crate::domain::purchase::RefundCause;
-use crate::domain::{Cents, Email};
+use crate::domain::{AlertKind, Cents, Email};
 use crate::mail::{Mailer, OutgoingEmail};
 use crate::orders::links::{order_url, token_for_email};
 use crate::orders::outbox::{Inner, JobKind, OutboxError, Verdict};
@@ -142,7 +142,7 @@ fn dead_with_alert(purchase_id: &str, kind: JobKind, reason: String) -> Verdict 
     let purchase_id = purchase_id.to_string();
     let message = format!("{} could not be sent: {reason}", kind.as_str());
     Verdict::dead("mail_failed", message.clone()).with_effects(move |c, now| {
-        fulfilment::raise_alert(c, "email_failed", Some(&purchase_id), &message, now)?;
+        fulfilment::raise_alert(c, AlertKind::EmailFailed, Some(&purchase_id), &message, now)?;
         Ok(())
     })
 }

@@ -43,8 +43,8 @@ use crate::config::DatabaseUrl;
 use crate::db::outbox::{self as jobs, AttemptRecord, LeasedJob, Next};
 use crate::db::purchases::TransitionError;
 use crate::db::{Db, DbConn, DbError, fulfilment, now_ms, purchases};
-use crate::domain::Cents;
 use crate::domain::purchase::PurchaseEvent;
+use crate::domain::{AlertKind, Cents};
 use crate::orders::installation::{self, InstallationKey};
 use crate::orders::{notify, placement, refund, tracking};
 use crate::payments::Provider;
@@ -115,18 +115,6 @@ pub fn enqueue(
     now_ms: i64,
 ) -> Result<bool, DbError> {
     jobs::insert_job(conn, kind.as_str(), purchase_id, run_at_ms, now_ms)
-}
-
-/// Alert kinds written to `alerts.kind`.
-pub mod alert {
-    pub const INSUFFICIENT_BALANCE: &str = "insufficient_balance";
-    /// Shop-wide: the supplier refuses orders from this account (key, scope, suspension).
-    pub const ACCOUNT_PROBLEM: &str = "account_problem";
-    /// A placement's outcome stayed unknown and upstream's order list could not settle it.
-    pub const PLACEMENT_UNKNOWN: &str = "placement_unknown";
-    pub const NEEDS_ATTENTION: &str = "needs_attention";
-    pub const PENDING_REVIEW: &str = "pending_review";
-    pub const UNFAMILIAR_STATUS: &str = "unfamiliar_status";
 }
 
 /// Timing and policy of the outbox. [`OutboxConfig::new`] gives production values.
@@ -643,7 +631,7 @@ impl Outbox {
                     purchases::add_event(conn, purchase_id, Some(status), status, &message, now)?;
                     fulfilment::raise_alert(
                         conn,
-                        alert::NEEDS_ATTENTION,
+                        AlertKind::NeedsAttention,
                         Some(purchase_id),
                         &message,
                         now,
@@ -745,7 +733,7 @@ impl Inner {
 pub(crate) fn needs_attention(
     conn: &mut DbConn,
     purchase_id: &str,
-    alert_kind: &str,
+    alert_kind: AlertKind,
     message: &str,
     now: i64,
 ) -> Result<(), TransitionError> {
@@ -764,7 +752,7 @@ pub(crate) fn attention(
     conn: &mut DbConn,
     purchase_id: &str,
     event: &PurchaseEvent,
-    alert_kind: &str,
+    alert_kind: AlertKind,
     message: &str,
     now: i64,
 ) -> Result<(), TransitionError> {

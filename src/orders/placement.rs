@@ -23,9 +23,10 @@ use crate::db::outbox::LeasedJob;
 use crate::db::purchases::TransitionError;
 use crate::db::wallet::{self, PauseReason};
 use crate::db::{DbConn, admin, fulfilment, outbox as jobs, purchases};
+use crate::domain::AlertKind;
 use crate::domain::purchase::{PurchaseEvent, PurchaseStatus};
 use crate::orders::outbox::{
-    Inner, JobKind, OutboxError, Verdict, alert, attention, duration_ms, enqueue,
+    Inner, JobKind, OutboxError, Verdict, attention, duration_ms, enqueue,
 };
 use crate::orders::reconcile::{self, Lookup};
 use crate::orders::refund::refund_failed_delivery;
@@ -153,7 +154,7 @@ fn adopt(
                     purchases::add_event(c, &purchase_id, Some(status), status, &message, now)?;
                     fulfilment::raise_alert(
                         c,
-                        alert::NEEDS_ATTENTION,
+                        AlertKind::NeedsAttention,
                         Some(&purchase_id),
                         &message,
                         now,
@@ -164,9 +165,9 @@ fn adopt(
             enqueue(c, &purchase_id, JobKind::TrackOrder, first_poll, now)?;
             // An accepted order proves the account can buy again: the pause it caused ends.
             // A pause for another reason (the wallet) stays.
-            admin::resolve_shop_alerts(c, alert::ACCOUNT_PROBLEM, now)?;
+            admin::resolve_shop_alerts(c, AlertKind::AccountProblem, now)?;
             wallet::resume_from(c, PauseReason::AccountProblem)?;
-            resolve_purchase_alerts(c, &purchase_id, alert::PLACEMENT_UNKNOWN, now)?;
+            resolve_purchase_alerts(c, &purchase_id, AlertKind::PlacementUnknown, now)?;
             Ok(())
         })
         .refreshing_wallet()
@@ -175,7 +176,7 @@ fn adopt(
 fn resolve_purchase_alerts(
     c: &mut DbConn,
     purchase_id: &str,
-    kind: &str,
+    kind: AlertKind,
     now: i64,
 ) -> Result<(), TransitionError> {
     fulfilment::resolve_alerts_of_kind(c, purchase_id, kind, now)?;
@@ -193,7 +194,7 @@ fn stop(c: &mut DbConn, purchase_id: &str, message: &str, now: i64) -> Result<()
         c,
         purchase_id,
         &PurchaseEvent::PlacementStopped,
-        alert::NEEDS_ATTENTION,
+        AlertKind::NeedsAttention,
         message,
         now,
     )
@@ -285,7 +286,12 @@ async fn reconcile(
                                     now,
                                 )?;
                             }
-                            resolve_purchase_alerts(c, &purchase_id, alert::PLACEMENT_UNKNOWN, now)
+                            resolve_purchase_alerts(
+                                c,
+                                &purchase_id,
+                                AlertKind::PlacementUnknown,
+                                now,
+                            )
                         },
                     ),
                 )
@@ -342,7 +348,7 @@ async fn reconcile(
                         )?;
                         fulfilment::raise_alert(
                             c,
-                            alert::PLACEMENT_UNKNOWN,
+                            AlertKind::PlacementUnknown,
                             Some(&purchase_id),
                             &message,
                             now,
@@ -444,7 +450,7 @@ fn wait_for_owner(
     error: &UpstreamError,
     purchase_id: String,
     at: i64,
-    (pause, alert_kind): (PauseReason, &'static str),
+    (pause, alert_kind): (PauseReason, AlertKind),
     message: String,
 ) -> Verdict {
     Verdict::retry(label, error.to_string(), at).with_effects(move |c, now| {
@@ -472,7 +478,7 @@ fn insufficient_balance(
         at,
         (
             PauseReason::InsufficientBalance,
-            alert::INSUFFICIENT_BALANCE,
+            AlertKind::InsufficientBalance,
         ),
         "The upstream wallet cannot pay for paid orders: top it up. New sales are paused; \
          waiting orders are retried automatically."
@@ -500,7 +506,7 @@ fn account_problem(ob: &Inner, purchase: &purchases::Purchase, error: &UpstreamE
         error,
         purchase.id.clone(),
         at,
-        (PauseReason::AccountProblem, alert::ACCOUNT_PROBLEM),
+        (PauseReason::AccountProblem, AlertKind::AccountProblem),
         message,
     )
 }

@@ -9,11 +9,9 @@
 
 use crate::db::outbox::LeasedJob;
 use crate::db::{DbConn, DbError, fulfilment, purchases};
-use crate::domain::Cents;
 use crate::domain::purchase::{PurchaseEvent, PurchaseStatus, RefundCause};
-use crate::orders::outbox::{
-    Inner, JobKind, OutboxError, Verdict, alert, enqueue, needs_attention,
-};
+use crate::domain::{AlertKind, Cents};
+use crate::orders::outbox::{Inner, JobKind, OutboxError, Verdict, enqueue, needs_attention};
 use crate::payments::{PaymentError, PaymentProvider, RefundStatus};
 
 /// Queues the automatic refund of a failed delivery (upstream failed the order, or refused the
@@ -81,7 +79,7 @@ pub(crate) async fn refund(ob: &Inner, leased: &LeasedJob) -> Result<Verdict, Ou
         let message = "cannot refund: the provider's payment reference is unknown".to_string();
         return Ok(
             Verdict::done("no_payment_reference", message.clone()).with_effects(move |c, now| {
-                needs_attention(c, &purchase_id, alert::NEEDS_ATTENTION, &message, now)
+                needs_attention(c, &purchase_id, AlertKind::NeedsAttention, &message, now)
             }),
         );
     };
@@ -156,13 +154,13 @@ fn failed(
     let message = format!("refund failed: {reason}; refund the consumer by hand");
     Verdict::done("refund_failed", message.clone()).with_effects(move |c, now| {
         fulfilment::set_refund_status(c, &refund_id, "failed", provider_id.as_deref(), now)?;
-        needs_attention(c, &purchase_id, alert::NEEDS_ATTENTION, &message, now)
+        needs_attention(c, &purchase_id, AlertKind::NeedsAttention, &message, now)
     })
 }
 
 fn gave_up(purchase_id: String, reason: &str) -> Verdict {
     let message = format!("refund could not be completed: {reason}; check with the provider");
     Verdict::dead("refund_exhausted", message.clone()).with_effects(move |c, now| {
-        needs_attention(c, &purchase_id, alert::NEEDS_ATTENTION, &message, now)
+        needs_attention(c, &purchase_id, AlertKind::NeedsAttention, &message, now)
     })
 }

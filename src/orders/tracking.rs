@@ -6,9 +6,10 @@
 
 use crate::db::outbox::LeasedJob;
 use crate::db::{fulfilment, purchases};
+use crate::domain::AlertKind;
 use crate::domain::purchase::{PurchaseEvent, PurchaseStatus};
 use crate::orders::outbox::{
-    Inner, JobKind, OutboxError, Verdict, alert, duration_ms, enqueue, needs_attention,
+    Inner, JobKind, OutboxError, Verdict, duration_ms, enqueue, needs_attention,
 };
 use crate::orders::refund::refund_failed_delivery;
 use crate::upstream::{Class, OrderStatus, PathId};
@@ -35,7 +36,7 @@ pub(crate) async fn track_order(ob: &Inner, leased: &LeasedJob) -> Result<Verdic
             let message = format!("upstream order id {order_id:?} cannot be polled: {e}");
             return Ok(
                 Verdict::done("invalid_order_id", message.clone()).with_effects(move |c, now| {
-                    needs_attention(c, &purchase_id, alert::NEEDS_ATTENTION, &message, now)
+                    needs_attention(c, &purchase_id, AlertKind::NeedsAttention, &message, now)
                 }),
             );
         }
@@ -49,7 +50,7 @@ pub(crate) async fn track_order(ob: &Inner, leased: &LeasedJob) -> Result<Verdic
         );
         let purchase_id = purchase_id.clone();
         Verdict::dead("tracking_exhausted", message.clone()).with_effects(move |c, now| {
-            needs_attention(c, &purchase_id, alert::NEEDS_ATTENTION, &message, now)
+            needs_attention(c, &purchase_id, AlertKind::NeedsAttention, &message, now)
         })
     };
 
@@ -146,7 +147,7 @@ pub(crate) async fn track_order(ob: &Inner, leased: &LeasedJob) -> Result<Verdic
             )
             .with_effects(move |c, now| {
                 record_status(c, now)?;
-                needs_attention(c, &purchase_id, alert::PENDING_REVIEW, &message, now)
+                needs_attention(c, &purchase_id, AlertKind::PendingReview, &message, now)
             })
         }
         OrderStatus::Refunded => {
@@ -156,7 +157,7 @@ pub(crate) async fn track_order(ob: &Inner, leased: &LeasedJob) -> Result<Verdic
             );
             Verdict::done("refunded", "upstream status refunded").with_effects(move |c, now| {
                 record_status(c, now)?;
-                needs_attention(c, &purchase_id, alert::NEEDS_ATTENTION, &message, now)
+                needs_attention(c, &purchase_id, AlertKind::NeedsAttention, &message, now)
             })
         }
         OrderStatus::Other(_) if exhausted => give_up(status),
@@ -172,7 +173,7 @@ pub(crate) async fn track_order(ob: &Inner, leased: &LeasedJob) -> Result<Verdic
             )
             .with_effects(move |c, now| {
                 record_status(c, now)?;
-                needs_attention(c, &purchase_id, alert::UNFAMILIAR_STATUS, &message, now)
+                needs_attention(c, &purchase_id, AlertKind::UnfamiliarStatus, &message, now)
             })
         }
     };

@@ -20,7 +20,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::db::{self, Db, DbError, admin, fulfilment};
-use crate::domain::Cents;
+use crate::domain::{AlertKind, Cents};
 use crate::orders::alert_mail;
 use crate::orders::notify::Notifier;
 use crate::upstream::{BalanceTransaction, PartnerClient};
@@ -29,7 +29,7 @@ pub use crate::db::wallet::{
     DEFAULT_THRESHOLD_CENTS, PAUSE_BELOW_THRESHOLD_SETTING, PauseReason, THRESHOLD_SETTING,
 };
 /// `alerts.kind` of the shop's own low-balance alert.
-pub const LOW_BALANCE_ALERT: &str = "low_balance";
+pub const LOW_BALANCE_ALERT: AlertKind = AlertKind::LowBalance;
 
 /// Reads `GET /balance` into the shared wallet row. Best effort: a failure is logged and only
 /// leaves the row older (checkout then decides on what is known, or refuses when nothing is).
