@@ -11,7 +11,9 @@ use crate::db::outbox::LeasedJob;
 use crate::db::{DbConn, DbError, fulfilment, purchases};
 use crate::domain::purchase::{PurchaseEvent, PurchaseStatus, RefundCause};
 use crate::domain::{AlertKind, Cents};
-use crate::orders::outbox::{Inner, JobKind, OutboxError, Verdict, enqueue, needs_attention};
+use crate::orders::jobs::job::{
+    Job, JobContext, JobFuture, JobKind, OutboxError, Verdict, enqueue, needs_attention,
+};
 use crate::payments::{PaymentError, PaymentProvider, RefundStatus};
 
 /// Queues the automatic refund of a failed delivery (upstream failed the order, or refused the
@@ -37,7 +39,20 @@ pub(crate) fn refund_failed_delivery(
     Ok(())
 }
 
-pub(crate) async fn refund(ob: &Inner, leased: &LeasedJob) -> Result<Verdict, OutboxError> {
+/// Refunds the consumer through the payment provider (stored idempotency key).
+pub(crate) struct Refund;
+
+impl Job for Refund {
+    fn kind(&self) -> JobKind {
+        JobKind::Refund
+    }
+
+    fn run<'a>(&'a self, ctx: &'a JobContext, leased: &'a LeasedJob) -> JobFuture<'a> {
+        Box::pin(refund(ctx, leased))
+    }
+}
+
+async fn refund(ob: &JobContext, leased: &LeasedJob) -> Result<Verdict, OutboxError> {
     let Some(purchase) = ob.purchase(&leased.job.purchase_id).await? else {
         return Ok(Verdict::done(
             "purchase_missing",
@@ -133,13 +148,7 @@ fn finish(purchase_id: String, refund_id: String, provider_id: Option<String>) -
         )?
         .moved()
         {
-            crate::orders::outbox::enqueue(
-                c,
-                &purchase_id,
-                crate::orders::outbox::JobKind::EmailRefunded,
-                now,
-                now,
-            )?;
+            enqueue(c, &purchase_id, JobKind::EmailRefunded, now, now)?;
         }
         Ok(())
     })

@@ -1,4 +1,4 @@
-//! The `track_order` job: DESIGN purchase flow step 5. Polls `GET /orders/{id}` on a backoff
+//! The `track_order` job: polls `GET /orders/{id}` on a backoff
 //! schedule (seconds at first, then minutes, for days) until a terminal status, following spec
 //! section 3. Nothing here ever places another order: an order that fails, stalls, is under
 //! review or shows a status we do not know is handed to the admin or refunded, never
@@ -8,13 +8,27 @@ use crate::db::outbox::LeasedJob;
 use crate::db::{fulfilment, purchases};
 use crate::domain::AlertKind;
 use crate::domain::purchase::{PurchaseEvent, PurchaseStatus};
-use crate::orders::outbox::{
-    Inner, JobKind, OutboxError, Verdict, duration_ms, enqueue, needs_attention,
+use crate::orders::jobs::job::{
+    Job, JobContext, JobFuture, JobKind, OutboxError, Verdict, duration_ms, enqueue,
+    needs_attention,
 };
-use crate::orders::refund::refund_failed_delivery;
+use crate::orders::jobs::refund::refund_failed_delivery;
 use crate::upstream::{Class, OrderStatus, PathId};
 
-pub(crate) async fn track_order(ob: &Inner, leased: &LeasedJob) -> Result<Verdict, OutboxError> {
+/// Polls `GET /orders/{id}` until the order reaches a terminal status.
+pub(crate) struct TrackOrder;
+
+impl Job for TrackOrder {
+    fn kind(&self) -> JobKind {
+        JobKind::TrackOrder
+    }
+
+    fn run<'a>(&'a self, ctx: &'a JobContext, leased: &'a LeasedJob) -> JobFuture<'a> {
+        Box::pin(track_order(ctx, leased))
+    }
+}
+
+async fn track_order(ob: &JobContext, leased: &LeasedJob) -> Result<Verdict, OutboxError> {
     let Some(purchase) = ob.purchase(&leased.job.purchase_id).await? else {
         return Ok(Verdict::done(
             "purchase_missing",
