@@ -1,6 +1,7 @@
 //! Everything after the consumer decides to buy: checkout, payment confirmation, the outbox
-//! that places each paid purchase upstream exactly once, tracking, delivery and refunds; and
-//! watching the wallet, with the owners' alert emails.
+//! that places each paid purchase upstream exactly once (the runner in `outbox`, the jobs in
+//! `jobs`: placement, tracking, delivery, refunds, consumer emails); and watching the wallet,
+//! with the owners' alert emails.
 
 pub mod actions;
 pub mod alert_mail;

@@ -1,7 +1,12 @@
-//! The outbox: durable jobs in the database, inserted in the same transaction as the business
-//! change that requires them, so paid work is never lost, and run by workers so that each
-//! paid purchase becomes exactly one upstream order whatever crashes, timeouts or retries
+//! The outbox runner: durable jobs in the database, inserted in the same transaction as the
+//! business change that requires them, so paid work is never lost, and run by workers so that
+//! each paid purchase becomes exactly one upstream order whatever crashes, timeouts or retries
 //! happen.
+//!
+//! The runner claims, renews, executes and records; it knows no job. What a job does lives in
+//! `orders::jobs`, one file per job behind the `Job` trait; the runner looks the claimed row's
+//! kind up in the registry it was built with (`Outbox::new` takes `orders::jobs::registry`)
+//! and records the `Verdict` the job returns. Jobs never see the runner.
 //!
 //! A job's life (`outbox_jobs.state`):
 //!
@@ -16,7 +21,7 @@
 //! (HTTP calls take seconds), record the outcome and an `outbox_attempts` row in a second short
 //! transaction that first re-checks the lease. A crash anywhere in between leaves the job
 //! `running` until its lease expires; the next claim records the lost attempt as
-//! `lease_expired` and runs the job again. Every handler is therefore idempotent: a retried
+//! `lease_expired` and runs the job again. Every job is therefore idempotent: a retried
 //! `POST /orders` reuses the stored key and body, so upstream answers with the same order.
 //!
 //! Workers wake at once on [`OutboxWaker::wake`] (called by enqueue paths of this process after
