@@ -14,6 +14,7 @@ use crate::db::schema::{
     admin_users, alerts, installations, outbox_jobs, purchases, refunds, shop_settings,
 };
 use crate::db::{DbConn, DbError, outbox};
+use crate::domain::AlertKind;
 
 /// Statuses that count as a sale: paid and not given back.
 const SOLD: &[&str] = &[
@@ -288,9 +289,9 @@ pub fn owner_emails(conn: &mut DbConn) -> Result<Vec<String>, DbError> {
 }
 
 /// The open alert of `kind` that belongs to no purchase, if there is one.
-pub fn open_shop_alert(conn: &mut DbConn, kind: &str) -> Result<Option<i64>, DbError> {
+pub fn open_shop_alert(conn: &mut DbConn, kind: AlertKind) -> Result<Option<i64>, DbError> {
     Ok(alerts::table
-        .filter(alerts::kind.eq(kind))
+        .filter(alerts::kind.eq(kind.as_str()))
         .filter(alerts::purchase_id.is_null())
         .filter(alerts::resolved_at_ms.is_null())
         .order(alerts::id.desc())
@@ -300,10 +301,14 @@ pub fn open_shop_alert(conn: &mut DbConn, kind: &str) -> Result<Option<i64>, DbE
 }
 
 /// Resolves the open alerts of `kind` that belong to no purchase; returns how many.
-pub fn resolve_shop_alerts(conn: &mut DbConn, kind: &str, now_ms: i64) -> Result<usize, DbError> {
+pub fn resolve_shop_alerts(
+    conn: &mut DbConn,
+    kind: AlertKind,
+    now_ms: i64,
+) -> Result<usize, DbError> {
     Ok(diesel::update(
         alerts::table
-            .filter(alerts::kind.eq(kind))
+            .filter(alerts::kind.eq(kind.as_str()))
             .filter(alerts::purchase_id.is_null())
             .filter(alerts::resolved_at_ms.is_null()),
     )

@@ -6,6 +6,7 @@ use diesel::prelude::*;
 
 use crate::db::schema::{alerts, installations, purchases, refunds};
 use crate::db::{DbConn, DbError};
+use crate::domain::AlertKind;
 use crate::domain::purchase::RefundCause;
 
 // ---- purchases: what upstream told us -------------------------------------------------------
@@ -105,13 +106,13 @@ pub struct Alert {
 /// without a purchase) is still open. Returns whether a row was inserted.
 pub fn raise_alert(
     conn: &mut DbConn,
-    kind: &str,
+    kind: AlertKind,
     purchase_id: Option<&str>,
     message: &str,
     now_ms: i64,
 ) -> Result<bool, DbError> {
     let open = alerts::table
-        .filter(alerts::kind.eq(kind))
+        .filter(alerts::kind.eq(kind.as_str()))
         .filter(alerts::resolved_at_ms.is_null())
         .into_boxed();
     let open = match purchase_id {
@@ -124,7 +125,7 @@ pub fn raise_alert(
     }
     diesel::insert_into(alerts::table)
         .values((
-            alerts::kind.eq(kind),
+            alerts::kind.eq(kind.as_str()),
             alerts::purchase_id.eq(purchase_id),
             alerts::message.eq(message),
             alerts::created_at_ms.eq(now_ms),
@@ -137,13 +138,13 @@ pub fn raise_alert(
 pub fn resolve_alerts_of_kind(
     conn: &mut DbConn,
     purchase_id: &str,
-    kind: &str,
+    kind: AlertKind,
     now_ms: i64,
 ) -> Result<usize, DbError> {
     Ok(diesel::update(
         alerts::table
             .filter(alerts::purchase_id.eq(purchase_id))
-            .filter(alerts::kind.eq(kind))
+            .filter(alerts::kind.eq(kind.as_str()))
             .filter(alerts::resolved_at_ms.is_null()),
     )
     .set(alerts::resolved_at_ms.eq(now_ms))

@@ -1,6 +1,7 @@
 //! Pure types and rules of the shop: money, and later markup math, the purchase state machine
 //! and plan display. Nothing here does I/O.
 
+pub mod alert;
 mod client;
 pub mod countries;
 mod email;
@@ -10,6 +11,7 @@ pub mod plan;
 pub mod pricing;
 pub mod purchase;
 
+pub use alert::AlertKind;
 pub use client::ClientKey;
 pub use email::{Email, EmailError};
 pub use money::{Cents, MoneyError};

@@ -13,7 +13,7 @@ use askama::Template;
 use url::Url;
 
 use super::MailError;
-use crate::domain::{Cents, Email};
+use crate::domain::{AlertKind, Cents, Email};
 
 /// A rendered email, ready for [`super::Mailer::send`].
 ///
@@ -52,52 +52,8 @@ pub enum Audience {
     Staff,
 }
 
-/// Why the admin is being alerted. Each kind has its own subject and advice.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum AlertKind {
-    /// The upstream wallet is running low; sales continue for now.
-    LowBalance,
-    /// An order was refused for lack of funds: it waits, and new sales are paused.
-    InsufficientBalance,
-    /// A purchase needs a decision (refund or absorb, unknown outcome, definitive error).
-    NeedsAttention,
-    /// Upstream holds an order for review; funds stay reserved, never reorder.
-    PendingReview,
-    /// Upstream reported a status this version does not know; the record is kept.
-    UnfamiliarStatus,
-    /// The supplier account and the payment settings form a pair the shop refuses to sell
-    /// with; checkout is refused until one of them changes.
-    UnsafeAccount,
-}
-
+/// Each alert kind's subject and advice in an email.
 impl AlertKind {
-    pub const ALL: [Self; 6] = [
-        Self::LowBalance,
-        Self::InsufficientBalance,
-        Self::NeedsAttention,
-        Self::PendingReview,
-        Self::UnfamiliarStatus,
-        Self::UnsafeAccount,
-    ];
-
-    /// The kind named by [`AlertKind::as_str`].
-    pub fn parse(raw: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|k| k.as_str() == raw)
-    }
-
-    /// A stable identifier, for logs and outbox job kinds.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::LowBalance => "low_balance",
-            Self::InsufficientBalance => "insufficient_balance",
-            Self::NeedsAttention => "needs_attention",
-            Self::PendingReview => "pending_review",
-            Self::UnfamiliarStatus => "unfamiliar_status",
-            Self::UnsafeAccount => "unsafe_account",
-        }
-    }
-
     /// The heading people see.
     pub fn title(self) -> &'static str {
         match self {
@@ -109,6 +65,11 @@ impl AlertKind {
             Self::UnsafeAccount => {
                 "Checkout is refused: supplier account and payments do not match"
             }
+            Self::AccountProblem => "The supplier refuses orders from this account",
+            Self::PlacementUnknown => "An order's outcome is unknown",
+            Self::EmailFailed => "A customer email could not be sent",
+            Self::PaymentRefunded => "The payment provider reports a refund",
+            Self::Dispute => "A customer disputed a payment",
         }
     }
 
@@ -138,13 +99,26 @@ impl AlertKind {
                  account's environment match again: change the settings named in the alert and \
                  restart the shop."
             }
+            Self::AccountProblem => {
+                "Paid orders wait and no new sales are made until the supplier account can buy \
+                 again: renew the API key, grant the missing scope or settle the account."
+            }
+            Self::PlacementUnknown => {
+                "The shop cannot tell whether the provider holds this order. Do not refund or \
+                 reorder: the order may exist. The shop keeps looking it up."
+            }
+            Self::EmailFailed => {
+                "The customer did not get an email about their order. Open it to see why."
+            }
+            Self::PaymentRefunded => {
+                "The payment provider refunded this payment. Check whether the order should \
+                 still be delivered."
+            }
+            Self::Dispute => {
+                "The customer disputed this payment with the provider. Open the order to \
+                 prepare your answer."
+            }
         }
-    }
-}
-
-impl fmt::Display for AlertKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 

@@ -18,8 +18,9 @@ use lettre::Message;
 use lettre::message::{Mailbox, MultiPart};
 use rand::RngCore;
 
+pub use crate::domain::AlertKind;
 pub use error::{MailError, Retry};
-pub use message::{AlertKind, Audience, OutgoingEmail};
+pub use message::{Audience, OutgoingEmail};
 pub use smtp::{SmtpEndpoint, SmtpSecurity};
 
 use crate::config::{MailSettings, MailTransport, SHOP_NAME};

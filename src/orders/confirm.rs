@@ -6,6 +6,7 @@
 use crate::db::Db;
 use crate::db::purchases::TransitionError;
 use crate::db::{self, DbConn, DbError};
+use crate::domain::AlertKind;
 use crate::domain::purchase::PurchaseEvent;
 use crate::orders::outbox::{self, JobKind, OutboxWaker};
 use crate::payments::{EventKind, PaymentError, PaymentEvent, PaymentProvider, Provider};
@@ -119,7 +120,7 @@ pub fn apply(
                     // Money arrived, but not the amount the sale was locked at: a person looks.
                     alert(
                         conn,
-                        "needs_attention",
+                        AlertKind::NeedsAttention,
                         &purchase.id,
                         &format!(
                             "payment of {amount} does not match the price {}",
@@ -172,7 +173,7 @@ pub fn apply(
             EventKind::Refunded { amount, .. } => {
                 alert(
                     conn,
-                    "payment_refunded",
+                    AlertKind::PaymentRefunded,
                     &purchase.id,
                     &format!("the payment provider reports a refund of {amount}"),
                     now,
@@ -190,7 +191,7 @@ pub fn apply(
             EventKind::Disputed { .. } => {
                 alert(
                     conn,
-                    "dispute",
+                    AlertKind::Dispute,
                     &purchase.id,
                     "the consumer disputed the payment",
                     now,
@@ -204,7 +205,7 @@ pub fn apply(
 
 fn alert(
     conn: &mut DbConn,
-    kind: &str,
+    kind: AlertKind,
     purchase_id: &str,
     message: &str,
     now: i64,

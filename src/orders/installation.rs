@@ -1,5 +1,5 @@
-//! Installation details: the `fetch_installation` job (DESIGN step 6) and their storage,
-//! encrypted at rest.
+//! Installation details and their storage, encrypted at rest (the `fetch_installation` job,
+//! `orders::jobs::fetch_installation`, fetches them once and stores them through here).
 //!
 //! The values (ICCID, activation code, QR SVG, universal link) are the consumer's private
 //! credentials. They are fetched once, sealed with ChaCha20-Poly1305 under a key derived from
@@ -21,12 +21,8 @@ use sha2::Sha256;
 
 use crate::config::{Secret, SecretKey};
 use crate::db::fulfilment::{self, InstallationRow};
-use crate::db::outbox::LeasedJob;
-use crate::db::purchases::TransitionError;
-use crate::db::{DbConn, DbError, purchases};
-use crate::domain::purchase::PurchaseEvent;
-use crate::orders::outbox::{Inner, OutboxError, Verdict, alert, needs_attention};
-use crate::upstream::{Class, Installation, PathId};
+use crate::db::{DbConn, DbError};
+use crate::upstream::Installation;
 
 const NONCE_LEN: usize = 12;
 
@@ -358,111 +354,6 @@ pub fn rotate(
 /// How many installations each key id seals: what a rotation has left to do.
 pub fn rows_per_key(conn: &mut DbConn) -> Result<Vec<(String, i64)>, InstallationError> {
     Ok(fulfilment::installations_per_key(conn)?)
-}
-
-/// The `fetch_installation` job.
-pub(crate) async fn fetch_installation(
-    ob: &Inner,
-    leased: &LeasedJob,
-) -> Result<Verdict, OutboxError> {
-    let Some(purchase) = ob.purchase(&leased.job.purchase_id).await? else {
-        return Ok(Verdict::done(
-            "purchase_missing",
-            "the purchase row is gone",
-        ));
-    };
-    let purchase_id = purchase.id.clone();
-    let note = "installation details stored; ready to install".to_string();
-    let already = {
-        let id = purchase_id.clone();
-        ob.db
-            .run(move |c| fulfilment::installation(c, &id))
-            .await?
-            .is_some()
-    };
-    if already {
-        return Ok(
-            Verdict::done("already_stored", "installation already stored")
-                .with_effects(move |c, now| mark_fulfilled(c, &purchase_id, &note, now)),
-        );
-    }
-    let Some(esim_id) = purchase.esim_id.clone() else {
-        return Ok(Verdict::done("no_esim", "the purchase has no eSIM id"));
-    };
-    let exhausted =
-        leased.job.attempts >= i32::try_from(ob.config.max_attempts).unwrap_or(i32::MAX);
-    let fetched = match PathId::parse(esim_id.as_str()) {
-        Ok(path) => ob.upstream.installation(&path).await,
-        Err(e) => {
-            let message = format!("eSIM id {esim_id:?} cannot be fetched: {e}");
-            return Ok(
-                Verdict::done("invalid_esim_id", message.clone()).with_effects(move |c, now| {
-                    needs_attention(c, &purchase_id, alert::NEEDS_ATTENTION, &message, now)
-                }),
-            );
-        }
-    };
-    let installation = match fetched {
-        Ok(installation) => installation,
-        Err(error) => {
-            return Ok(match error.class() {
-                Class::RetryAfter(wait) => ob.rate_limited(&error, wait),
-                _ if exhausted => {
-                    let message = format!(
-                        "installation of eSIM {esim_id} could not be fetched after {} \
-                         attempts: {error}",
-                        leased.job.attempts
-                    );
-                    Verdict::dead("fetch_exhausted", message.clone()).with_effects(move |c, now| {
-                        needs_attention(c, &purchase_id, alert::NEEDS_ATTENTION, &message, now)
-                    })
-                }
-                _ => Verdict::retry(
-                    "fetch_failed",
-                    error.to_string(),
-                    ob.backoff_at(&ob.config.retry, leased.job.attempts),
-                ),
-            });
-        }
-    };
-    crate::failpoints::failpoint!(crate::failpoints::AFTER_INSTALLATION_FETCH);
-    // Encrypted here, outside any transaction; only ciphertext crosses into the database.
-    let row = encrypt(&ob.key, &purchase_id, &installation, crate::db::now_ms())?;
-    drop(installation);
-    Ok(
-        Verdict::done("stored", format!("installation of eSIM {esim_id} stored")).with_effects(
-            move |c, now| {
-                fulfilment::insert_installation(c, &row)?;
-                mark_fulfilled(c, &purchase_id, &note, now)
-            },
-        ),
-    )
-}
-
-fn mark_fulfilled(
-    conn: &mut DbConn,
-    purchase_id: &str,
-    note: &str,
-    now: i64,
-) -> Result<(), TransitionError> {
-    if purchases::apply(
-        conn,
-        purchase_id,
-        &PurchaseEvent::InstallationStored,
-        note,
-        now,
-    )?
-    .moved()
-    {
-        crate::orders::outbox::enqueue(
-            conn,
-            purchase_id,
-            crate::orders::outbox::JobKind::EmailEsimReady,
-            now,
-            now,
-        )?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

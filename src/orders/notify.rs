@@ -1,22 +1,11 @@
-//! Consumer emails as outbox jobs: one job per purchase and kind, so a duplicate event queues
-//! nothing new and a failed send is retried. Only a crash between the SMTP server's answer and
-//! the job's commit can send one email twice. Emails carry the private link, never the eSIM.
+//! What the shop needs to write to consumers: the mail transport and the shop's public
+//! address, name and secret (for the private order links). The consumer emails themselves are
+//! outbox jobs (`orders::jobs::email`); the owners' alert emails use it too.
 
-use diesel::prelude::*;
 use url::Url;
 
-use crate::catalog::snapshot::destination_name;
 use crate::config::SecretKey;
-use crate::db::catalog::PlanRow;
-use crate::db::outbox::LeasedJob;
-use crate::db::schema::{catalog_plans, catalog_regions};
-use crate::db::{DbError, fulfilment, now_ms};
-use crate::domain::plan::describe_allowance;
-use crate::domain::purchase::RefundCause;
-use crate::domain::{Cents, Email};
-use crate::mail::{Mailer, OutgoingEmail};
-use crate::orders::links::{order_url, token_for_email};
-use crate::orders::outbox::{Inner, JobKind, OutboxError, Verdict};
+use crate::mail::Mailer;
 
 /// What the outbox needs to write to consumers.
 #[derive(Clone)]
@@ -25,124 +14,4 @@ pub struct Notifier {
     pub public_url: Url,
     pub secret_key: SecretKey,
     pub shop_name: String,
-}
-
-/// "France · 5 GB for 30 days" (or "Europe · …"), from the stored catalog: the plan may have
-/// left the live one. Named as the shop names it, not with upstream's multi-country label.
-fn plan_description(conn: &mut crate::db::DbConn, plan_id: &str) -> Result<String, DbError> {
-    let row: Option<PlanRow> = catalog_plans::table
-        .find(plan_id)
-        .select(PlanRow::as_select())
-        .first(conn)
-        .optional()?;
-    let Some(row) = row else {
-        return Ok(format!("eSIM plan {plan_id}"));
-    };
-    let region_name: Option<String> = match row.region.as_deref() {
-        Some(slug) => catalog_regions::table
-            .find(slug)
-            .select(catalog_regions::name)
-            .first(conn)
-            .optional()?,
-        None => None,
-    };
-    Ok(format!(
-        "{} · {}",
-        destination_name(&row, region_name.as_deref()),
-        describe_allowance(row.data_mb, row.validity_days, row.is_daily)
-    ))
-}
-
-pub(crate) async fn send(
-    ob: &Inner,
-    leased: &LeasedJob,
-    kind: JobKind,
-) -> Result<Verdict, OutboxError> {
-    let Some(notifier) = ob.notifier.as_ref() else {
-        return Ok(Verdict::retry(
-            "no_mailer",
-            "this process has no mail transport configured",
-            now_ms().saturating_add(60_000),
-        ));
-    };
-    let Some(purchase) = ob.purchase(&leased.job.purchase_id).await? else {
-        return Ok(Verdict::done(
-            "purchase_missing",
-            "the purchase row is gone",
-        ));
-    };
-    let (plan_id, purchase_id) = (purchase.plan_id.clone(), purchase.id.clone());
-    let (description, refund) = ob
-        .db
-        .run(move |c| {
-            Ok::<_, DbError>((
-                plan_description(c, &plan_id)?,
-                fulfilment::refund_for(c, &purchase_id)?,
-            ))
-        })
-        .await?;
-    // The refund email says what the refund row records, never a guess.
-    let refund_reason = refund.map_or(RefundCause::DeliveryFailed, |r| r.cause());
-    let to = match Email::parse(purchase.email.as_str()) {
-        Ok(to) => to,
-        Err(_) => {
-            return Ok(Verdict::dead(
-                "bad_address",
-                "the stored email address is not valid",
-            ));
-        }
-    };
-    let token = {
-        let (secret, purchase) = (notifier.secret_key.clone(), purchase.clone());
-        ob.db
-            .run(move |c| token_for_email(c, &secret, &purchase, now_ms()))
-            .await?
-    };
-    let link = order_url(&notifier.public_url, &purchase.id, &token);
-    let amount = Cents::new(purchase.price_cents);
-    let shop = notifier.shop_name.as_str();
-    let message = match kind {
-        JobKind::EmailPaymentReceived => {
-            OutgoingEmail::payment_received(to, shop, &link, &description, amount)
-        }
-        JobKind::EmailEsimReady => OutgoingEmail::esim_ready(to, shop, &link, &description),
-        _ => OutgoingEmail::order_refunded(
-            to,
-            shop,
-            &link,
-            &description,
-            amount,
-            refund_reason.customer_reason(),
-        ),
-    };
-    let message = match message {
-        Ok(message) => message,
-        Err(err) => return Ok(Verdict::dead("render_failed", err.to_string())),
-    };
-    match notifier.mailer.send(&message).await {
-        Ok(()) => Ok(Verdict::done("sent", format!("{} sent", kind.as_str()))),
-        Err(err) if err.is_transient() => {
-            let exhausted =
-                leased.job.attempts >= i32::try_from(ob.config.max_attempts).unwrap_or(i32::MAX);
-            if exhausted {
-                Ok(dead_with_alert(&purchase.id, kind, err.to_string()))
-            } else {
-                Ok(Verdict::retry(
-                    "mail_deferred",
-                    err.to_string(),
-                    ob.backoff_at(&ob.config.retry, leased.job.attempts),
-                ))
-            }
-        }
-        Err(err) => Ok(dead_with_alert(&purchase.id, kind, err.to_string())),
-    }
-}
-
-fn dead_with_alert(purchase_id: &str, kind: JobKind, reason: String) -> Verdict {
-    let purchase_id = purchase_id.to_string();
-    let message = format!("{} could not be sent: {reason}", kind.as_str());
-    Verdict::dead("mail_failed", message.clone()).with_effects(move |c, now| {
-        fulfilment::raise_alert(c, "email_failed", Some(&purchase_id), &message, now)?;
-        Ok(())
-    })
 }

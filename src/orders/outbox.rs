@@ -1,7 +1,12 @@
-//! The outbox: durable jobs in the database, inserted in the same transaction as the business
-//! change that requires them, so paid work is never lost, and run by workers so that each
-//! paid purchase becomes exactly one upstream order whatever crashes, timeouts or retries
+//! The outbox runner: durable jobs in the database, inserted in the same transaction as the
+//! business change that requires them, so paid work is never lost, and run by workers so that
+//! each paid purchase becomes exactly one upstream order whatever crashes, timeouts or retries
 //! happen.
+//!
+//! The runner claims, renews, executes and records; it knows no job. What a job does lives in
+//! `orders::jobs`, one file per job behind the `Job` trait; the runner looks the claimed row's
+//! kind up in the registry it was built with (`Outbox::new` takes `orders::jobs::registry`)
+//! and records the `Verdict` the job returns. Jobs never see the runner.
 //!
 //! A job's life (`outbox_jobs.state`):
 //!
@@ -16,7 +21,7 @@
 //! (HTTP calls take seconds), record the outcome and an `outbox_attempts` row in a second short
 //! transaction that first re-checks the lease. A crash anywhere in between leaves the job
 //! `running` until its lease expires; the next claim records the lost attempt as
-//! `lease_expired` and runs the job again. Every handler is therefore idempotent: a retried
+//! `lease_expired` and runs the job again. Every job is therefore idempotent: a retried
 //! `POST /orders` reuses the stored key and body, so upstream answers with the same order.
 //!
 //! Workers wake at once on [`OutboxWaker::wake`] (called by enqueue paths of this process after
@@ -32,7 +37,7 @@
 
 use std::fmt;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use rand::Rng;
 use tokio::sync::{Notify, watch};
@@ -40,175 +45,17 @@ use tokio::task::JoinHandle;
 use tracing::Instrument;
 
 use crate::config::DatabaseUrl;
-use crate::db::outbox::{self as jobs, AttemptRecord, LeasedJob, Next};
+use crate::db::outbox::{self as jobs, AttemptRecord, LeasedJob};
 use crate::db::purchases::TransitionError;
-use crate::db::{Db, DbConn, DbError, fulfilment, now_ms, purchases};
-use crate::domain::Cents;
-use crate::domain::purchase::PurchaseEvent;
-use crate::orders::installation::{self, InstallationKey};
-use crate::orders::{notify, placement, refund, tracking};
+use crate::db::{Db, DbError, fulfilment, now_ms, purchases};
+use crate::domain::AlertKind;
+use crate::orders::installation::InstallationKey;
+use crate::orders::jobs::job::{Job, JobContext, Verdict, duration_ms};
+use crate::orders::notify::Notifier;
 use crate::payments::Provider;
-use crate::upstream::{Backoff, PartnerClient, UpstreamError};
+use crate::upstream::PartnerClient;
 
-/// What a job does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum JobKind {
-    /// Send `POST /orders` for a paid purchase (same key and body on every retry).
-    PlaceOrder,
-    /// Poll `GET /orders/{id}` until the order reaches a terminal status.
-    TrackOrder,
-    /// `GET /esims/{id}/installation` once, store it encrypted, purchase → `fulfilled`.
-    FetchInstallation,
-    /// Refund the consumer through the payment provider (stored idempotency key).
-    Refund,
-    /// Tell the consumer the payment arrived (with the private link).
-    EmailPaymentReceived,
-    /// Tell the consumer the eSIM is ready (the private link only, never the eSIM itself).
-    EmailEsimReady,
-    /// Tell the consumer the order could not be completed and was refunded.
-    EmailRefunded,
-}
-
-impl JobKind {
-    pub const ALL: [Self; 7] = [
-        Self::PlaceOrder,
-        Self::TrackOrder,
-        Self::FetchInstallation,
-        Self::Refund,
-        Self::EmailPaymentReceived,
-        Self::EmailEsimReady,
-        Self::EmailRefunded,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::PlaceOrder => "place_order",
-            Self::TrackOrder => "track_order",
-            Self::FetchInstallation => "fetch_installation",
-            Self::Refund => "refund",
-            Self::EmailPaymentReceived => "email_payment_received",
-            Self::EmailEsimReady => "email_esim_ready",
-            Self::EmailRefunded => "email_refunded",
-        }
-    }
-
-    pub fn parse(raw: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|k| k.as_str() == raw)
-    }
-}
-
-impl fmt::Display for JobKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// Queues `kind` for `purchase_id`, due at `run_at_ms`. A job of that kind already open for the
-/// purchase makes this a no-op (a duplicate event queues nothing new); returns whether a job
-/// was inserted. Other replicas on PostgreSQL are told when the transaction commits; call
-/// [`OutboxWaker::wake`] after the commit to start this process's workers.
-pub fn enqueue(
-    conn: &mut DbConn,
-    purchase_id: &str,
-    kind: JobKind,
-    run_at_ms: i64,
-    now_ms: i64,
-) -> Result<bool, DbError> {
-    jobs::insert_job(conn, kind.as_str(), purchase_id, run_at_ms, now_ms)
-}
-
-/// Alert kinds written to `alerts.kind`.
-pub mod alert {
-    pub const INSUFFICIENT_BALANCE: &str = "insufficient_balance";
-    /// Shop-wide: the supplier refuses orders from this account (key, scope, suspension).
-    pub const ACCOUNT_PROBLEM: &str = "account_problem";
-    /// A placement's outcome stayed unknown and upstream's order list could not settle it.
-    pub const PLACEMENT_UNKNOWN: &str = "placement_unknown";
-    pub const NEEDS_ATTENTION: &str = "needs_attention";
-    pub const PENDING_REVIEW: &str = "pending_review";
-    pub const UNFAMILIAR_STATUS: &str = "unfamiliar_status";
-}
-
-/// Timing and policy of the outbox. [`OutboxConfig::new`] gives production values.
-#[derive(Debug, Clone)]
-pub struct OutboxConfig {
-    /// How long a claimed job belongs to its worker without a sign of life. The worker renews
-    /// it every third of this while the job runs (however long the HTTP calls take), so this
-    /// bounds how long a crashed worker's job waits before another worker takes it over. A
-    /// lease that lapses while its worker still runs (a stalled database) lets a second worker
-    /// start the same job: safe (same key and body; the first worker's late outcome is
-    /// refused), only wasteful.
-    pub lease: Duration,
-    /// Longest idle sleep: the bound for noticing jobs enqueued by other replicas.
-    pub poll_interval: Duration,
-    /// Backoff between retries after an unknown outcome or a failed call.
-    pub retry: Backoff,
-    /// `POST /orders` attempts in a row with an unknown outcome before the order is looked up
-    /// by its reference (never refunded automatically: the order may exist).
-    pub max_unknown_attempts: u32,
-    /// How often a placement whose outcome could not be reconciled (upstream's order list
-    /// unreadable) is looked up again.
-    pub reconcile_wait: Duration,
-    /// How long placements wait after an account problem (401, 403, a suspension) before
-    /// they are tried again without the owner.
-    pub account_problem_wait: Duration,
-    /// Attempts of `fetch_installation` and `refund` before they go `dead`.
-    pub max_attempts: u32,
-    /// How long a `place_order` waits after `insufficient_balance` before trying again.
-    pub insufficient_balance_wait: Duration,
-    /// Tracking poll schedule: seconds at first, then minutes.
-    pub tracking: Backoff,
-    /// Polls before tracking gives up (with the defaults, about five days).
-    pub max_tracking_polls: u32,
-    /// Poll interval while an order is `pending_review` or in an unfamiliar status.
-    pub review_poll_interval: Duration,
-    /// Margin guard after `price_changed`: consumer price − new cost must be at least this.
-    pub min_margin: Cents,
-    /// Refund on definitive upstream errors without waiting for the admin.
-    pub auto_refund: bool,
-}
-
-impl OutboxConfig {
-    pub fn new(min_margin: Cents, auto_refund: bool) -> Self {
-        Self {
-            lease: Duration::from_secs(30),
-            poll_interval: Duration::from_secs(2),
-            retry: Backoff {
-                base: Duration::from_secs(2),
-                cap: Duration::from_secs(10 * 60),
-            },
-            max_unknown_attempts: 25,
-            reconcile_wait: Duration::from_secs(30 * 60),
-            account_problem_wait: Duration::from_secs(15 * 60),
-            max_attempts: 25,
-            insufficient_balance_wait: Duration::from_secs(5 * 60),
-            tracking: Backoff {
-                base: Duration::from_secs(2),
-                cap: Duration::from_secs(15 * 60),
-            },
-            max_tracking_polls: 500,
-            review_poll_interval: Duration::from_secs(60 * 60),
-            min_margin,
-            auto_refund,
-        }
-    }
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum OutboxError {
-    #[error(transparent)]
-    Db(#[from] DbError),
-    #[error("installation storage failed: {0}")]
-    Installation(#[from] installation::InstallationError),
-    #[error(transparent)]
-    Transition(#[from] TransitionError),
-}
-
-impl From<diesel::result::Error> for OutboxError {
-    fn from(e: diesel::result::Error) -> Self {
-        Self::Db(DbError::Query(e))
-    }
-}
+pub use crate::orders::jobs::job::{JobKind, OutboxConfig, OutboxError, enqueue};
 
 /// Wakes idle workers of this process: call it after committing a transaction that enqueued.
 #[derive(Debug, Clone, Default)]
@@ -242,112 +89,50 @@ enum Recorded {
     Refused,
 }
 
-type Effects = Box<dyn FnOnce(&mut DbConn, i64) -> Result<(), TransitionError> + Send>;
-
-/// A handler's verdict, recorded by the worker in one short transaction.
-pub(crate) struct Verdict {
-    pub next: Next,
-    /// Short label for `outbox_attempts.outcome` (`accepted`, `unknown`, `rate_limited`…).
-    pub label: &'static str,
-    /// Safe to show an admin: never installation values, never keys of upstream.
-    pub detail: String,
-    /// Business changes applied in the same transaction, only if the lease is still held.
-    pub effects: Option<Effects>,
-    /// Read `GET /balance` into the wallet row after recording (best effort).
-    pub refresh_wallet: bool,
-    /// The upstream gate to persist for every replica, if a 429 closed it.
-    pub gate_until_ms: Option<i64>,
-}
-
-impl Verdict {
-    pub fn done(label: &'static str, detail: impl Into<String>) -> Self {
-        Self {
-            next: Next::Done {
-                outcome: label.to_string(),
-            },
-            label,
-            detail: detail.into(),
-            effects: None,
-            refresh_wallet: false,
-            gate_until_ms: None,
-        }
-    }
-
-    pub fn retry(label: &'static str, detail: impl Into<String>, run_at_ms: i64) -> Self {
-        let detail = detail.into();
-        Self {
-            next: Next::Retry {
-                run_at_ms,
-                error: format!("{label}: {detail}"),
-            },
-            label,
-            detail,
-            effects: None,
-            refresh_wallet: false,
-            gate_until_ms: None,
-        }
-    }
-
-    pub fn dead(label: &'static str, detail: impl Into<String>) -> Self {
-        Self {
-            next: Next::Dead {
-                outcome: label.to_string(),
-            },
-            label,
-            detail: detail.into(),
-            effects: None,
-            refresh_wallet: false,
-            gate_until_ms: None,
-        }
-    }
-
-    /// Business changes to apply with the outcome. A purchase change the transition table
-    /// refuses rolls them back; the attempt is then recorded as `refused`, the job ends and
-    /// the admin is alerted (see [`Outbox::record`]).
-    pub fn with_effects(
-        mut self,
-        effects: impl FnOnce(&mut DbConn, i64) -> Result<(), TransitionError> + Send + 'static,
-    ) -> Self {
-        self.effects = Some(Box::new(effects));
-        self
-    }
-
-    pub fn refreshing_wallet(mut self) -> Self {
-        self.refresh_wallet = true;
-        self
-    }
-}
-
 /// The outbox and its workers. Cheap to clone.
 #[derive(Clone)]
 pub struct Outbox {
-    pub(crate) inner: Arc<Inner>,
-}
-
-pub(crate) struct Inner {
-    pub db: Db,
-    pub upstream: PartnerClient,
-    pub payments: Arc<Provider>,
-    pub key: InstallationKey,
-    pub config: OutboxConfig,
-    /// Sends consumer emails; without one, email jobs wait (and say why).
-    pub notifier: Option<notify::Notifier>,
+    /// What the jobs run with.
+    pub(crate) inner: Arc<JobContext>,
+    /// The jobs this runner executes, found by the kind stored on each row.
+    jobs: &'static [&'static dyn Job],
     waker: OutboxWaker,
     /// Distinguishes this process's workers in lease tokens.
-    replica: String,
+    replica: Arc<str>,
 }
 
 impl fmt::Debug for Outbox {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Outbox")
-            .field("replica", &self.inner.replica)
+            .field("replica", &self.replica)
             .field("config", &self.inner.config)
             .finish_non_exhaustive()
     }
 }
 
 impl Outbox {
+    /// The outbox running every job of this version (`orders::jobs::registry`).
     pub fn new(
+        db: Db,
+        upstream: PartnerClient,
+        payments: Arc<Provider>,
+        key: InstallationKey,
+        config: OutboxConfig,
+    ) -> Self {
+        Self::with_jobs(
+            crate::orders::jobs::registry(),
+            db,
+            upstream,
+            payments,
+            key,
+            config,
+        )
+    }
+
+    /// The outbox running `jobs`; a stored kind none of them runs waits for a replica that
+    /// knows it.
+    pub(crate) fn with_jobs(
+        jobs: &'static [&'static dyn Job],
         db: Db,
         upstream: PartnerClient,
         payments: Arc<Provider>,
@@ -361,45 +146,45 @@ impl Outbox {
                 .collect()
         };
         Self {
-            inner: Arc::new(Inner {
+            inner: Arc::new(JobContext {
                 db,
                 upstream,
                 payments,
                 key,
                 notifier: None,
                 config,
-                waker: OutboxWaker::default(),
-                replica,
             }),
+            jobs,
+            waker: OutboxWaker::default(),
+            replica: replica.into(),
         }
     }
 
     /// Sends consumer emails through `notifier`. Call before [`Outbox::spawn`].
-    pub fn with_notifier(self, notifier: notify::Notifier) -> Self {
-        let mut inner = Arc::try_unwrap(self.inner).unwrap_or_else(|shared| Inner {
+    pub fn with_notifier(self, notifier: Notifier) -> Self {
+        let mut inner = Arc::try_unwrap(self.inner).unwrap_or_else(|shared| JobContext {
             db: shared.db.clone(),
             upstream: shared.upstream.clone(),
             payments: Arc::clone(&shared.payments),
             key: shared.key.clone(),
             config: shared.config.clone(),
             notifier: shared.notifier.clone(),
-            waker: shared.waker.clone(),
-            replica: shared.replica.clone(),
         });
         inner.notifier = Some(notifier);
         Self {
             inner: Arc::new(inner),
+            ..self
         }
     }
 
     /// [`wake_tracking`] with this process's workers woken at once.
     pub async fn wake_tracking(&self, upstream_order_id: &str) -> Result<bool, DbError> {
-        wake_tracking(&self.inner.db, Some(&self.inner.waker), upstream_order_id).await
+        wake_tracking(&self.inner.db, Some(&self.waker), upstream_order_id).await
     }
 
     /// The handle enqueue paths of this process use to wake the workers.
     pub fn waker(&self) -> OutboxWaker {
-        self.inner.waker.clone()
+        self.waker.clone()
     }
 
     /// On PostgreSQL, starts the listener that wakes this process's workers when any replica
@@ -430,7 +215,7 @@ impl Outbox {
             .map(|n| {
                 let outbox = self.clone();
                 let shutdown = shutdown.clone();
-                let name = format!("{}-w{n}", self.inner.replica);
+                let name = format!("{}-w{n}", self.replica);
                 tokio::spawn(async move { outbox.work(name, shutdown).await })
             })
             .collect()
@@ -451,7 +236,7 @@ impl Outbox {
                 }
             };
             tokio::select! {
-                () = self.inner.waker.0.notified() => {}
+                () = self.waker.0.notified() => {}
                 () = tokio::time::sleep(idle) => {}
                 changed = shutdown.changed() => {
                     if changed.is_err() {
@@ -546,26 +331,20 @@ impl Outbox {
     }
 
     async fn execute(&self, leased: &LeasedJob) -> Result<Verdict, OutboxError> {
-        Ok(match JobKind::parse(&leased.job.kind) {
-            Some(JobKind::PlaceOrder) => placement::place_order(&self.inner, leased).await?,
-            Some(JobKind::TrackOrder) => tracking::track_order(&self.inner, leased).await?,
-            Some(JobKind::FetchInstallation) => {
-                installation::fetch_installation(&self.inner, leased).await?
-            }
-            Some(JobKind::Refund) => refund::refund(&self.inner, leased).await?,
-            Some(
-                kind @ (JobKind::EmailPaymentReceived
-                | JobKind::EmailEsimReady
-                | JobKind::EmailRefunded),
-            ) => notify::send(&self.inner, leased, kind).await?,
+        let job = self
+            .jobs
+            .iter()
+            .find(|job| job.kind().as_str() == leased.job.kind);
+        match job {
+            Some(job) => job.run(&self.inner, leased).await,
             // A kind from a newer version of the shop (a rolling deploy): leave it for a
             // replica that knows it.
-            None => Verdict::retry(
+            None => Ok(Verdict::retry(
                 "unknown_kind",
                 "this version does not know the job kind",
                 now_ms().saturating_add(60_000),
-            ),
-        })
+            )),
+        }
     }
 
     async fn record(
@@ -589,7 +368,7 @@ impl Outbox {
             outcome: label.to_string(),
             recorded: false,
         };
-        let replica = self.inner.replica.clone();
+        let replica = self.replica.clone();
         let job_kind = leased.job.kind.clone();
         let recorded = self
             .inner
@@ -643,7 +422,7 @@ impl Outbox {
                     purchases::add_event(conn, purchase_id, Some(status), status, &message, now)?;
                     fulfilment::raise_alert(
                         conn,
-                        alert::NEEDS_ATTENTION,
+                        AlertKind::NeedsAttention,
                         Some(purchase_id),
                         &message,
                         now,
@@ -664,17 +443,18 @@ impl Outbox {
             ),
         };
         if recorded && refresh_wallet {
-            self.inner.refresh_wallet().await;
+            // Best effort: a failed balance read only leaves the wallet row older.
+            crate::wallet::refresh(&self.inner.db, &self.inner.upstream).await;
         }
         // A recorded outcome may have queued follow-up work that is due now.
-        self.inner.waker.wake();
+        self.waker.wake();
         Ok(JobReport { recorded, ..report })
     }
 
     /// Runs every job that is due now, one after another, and returns how many ran. For tests
     /// and the CLI; the workers do the same in a loop.
     pub async fn run_due_once(&self) -> Result<usize, OutboxError> {
-        let name = format!("{}-once", self.inner.replica);
+        let name = format!("{}-once", self.replica);
         let mut ran = 0;
         while self.run_one(&name).await?.is_some() {
             ran += 1;
@@ -704,83 +484,6 @@ impl Outbox {
             tokio::time::sleep(wait).await;
         }
     }
-}
-
-impl Inner {
-    /// The verdict for a `RetryAfter`: nothing goes upstream, from any replica, before the
-    /// gate opens; the job itself runs again exactly then.
-    pub(crate) fn rate_limited(&self, error: &UpstreamError, wait: Duration) -> Verdict {
-        let now = now_ms();
-        let from_error = now.saturating_add(duration_ms(wait));
-        let from_client = self.upstream.gate_opens_at().map(system_ms).unwrap_or(0);
-        let until = from_error.max(from_client);
-        let mut verdict = Verdict::retry("rate_limited", error.to_string(), until);
-        verdict.gate_until_ms = Some(until);
-        verdict
-    }
-
-    /// `now` + the backoff before retry number `attempt` (1 = the first attempt just failed).
-    pub(crate) fn backoff_at(&self, backoff: &Backoff, attempt: i32) -> i64 {
-        let n = u32::try_from(attempt.saturating_sub(1)).unwrap_or(0);
-        let delay = backoff.delay(n, &mut rand::rng());
-        now_ms().saturating_add(duration_ms(delay))
-    }
-
-    /// Best effort: a failed balance read only leaves the wallet row older.
-    pub(crate) async fn refresh_wallet(&self) {
-        crate::wallet::refresh(&self.db, &self.upstream).await;
-    }
-
-    pub(crate) async fn purchase(
-        &self,
-        id: &str,
-    ) -> Result<Option<purchases::Purchase>, OutboxError> {
-        let id = id.to_string();
-        Ok(self.db.run(move |conn| purchases::find(conn, &id)).await?)
-    }
-}
-
-/// A person must look: the purchase moves to `needs_attention` through the transition table
-/// ([`PurchaseEvent::NeedsInvestigation`]) and an alert is raised, in the caller's transaction.
-pub(crate) fn needs_attention(
-    conn: &mut DbConn,
-    purchase_id: &str,
-    alert_kind: &str,
-    message: &str,
-    now: i64,
-) -> Result<(), TransitionError> {
-    attention(
-        conn,
-        purchase_id,
-        &PurchaseEvent::NeedsInvestigation,
-        alert_kind,
-        message,
-        now,
-    )
-}
-
-/// Moves the purchase by `event` and raises an alert, in the caller's transaction.
-pub(crate) fn attention(
-    conn: &mut DbConn,
-    purchase_id: &str,
-    event: &PurchaseEvent,
-    alert_kind: &str,
-    message: &str,
-    now: i64,
-) -> Result<(), TransitionError> {
-    purchases::apply(conn, purchase_id, event, message, now)?;
-    fulfilment::raise_alert(conn, alert_kind, Some(purchase_id), message, now)?;
-    Ok(())
-}
-
-pub(crate) fn duration_ms(d: Duration) -> i64 {
-    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
-}
-
-fn system_ms(t: SystemTime) -> i64 {
-    t.duration_since(UNIX_EPOCH)
-        .map(duration_ms)
-        .unwrap_or_default()
 }
 
 /// Makes the tracking job of `upstream_order_id` due now: the upstream webhook is only a

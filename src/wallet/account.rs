@@ -24,6 +24,7 @@ use tokio::sync::watch;
 use crate::config::{Payments, Settings};
 use crate::db::account::AccountRow;
 use crate::db::{self, Db, DbError};
+use crate::domain::AlertKind;
 use crate::upstream::{Environment, PartnerAccount, PartnerClient};
 
 /// Scopes the shop cannot sell without: catalog sync, the wallet guard and this check, orders
@@ -40,7 +41,7 @@ pub const TOPUP_SCOPE: &str = "balance:write";
 /// A key expiring within this many days is warned about.
 pub const EXPIRY_WARNING_DAYS: i64 = 14;
 /// `alerts.kind` raised while checkout is refused for an unsafe pair.
-pub const UNSAFE_ALERT: &str = "unsafe_account";
+pub const UNSAFE_ALERT: AlertKind = AlertKind::UnsafeAccount;
 
 /// The start-up read gives up after this long; the shop then starts and keeps trying.
 const START_TIMEOUT: Duration = Duration::from_secs(10);

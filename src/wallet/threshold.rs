@@ -7,7 +7,7 @@
 //! same transaction, and they are retried until sent ([`super::alert_mail`]).
 
 use crate::db::{self, Db, DbError, admin, fulfilment};
-use crate::domain::Cents;
+use crate::domain::{AlertKind, Cents};
 use crate::orders::notify::Notifier;
 use crate::wallet::alert_mail;
 use crate::wallet::{Wallet, WalletError};
@@ -16,7 +16,7 @@ pub use crate::db::wallet::{
     DEFAULT_THRESHOLD_CENTS, PAUSE_BELOW_THRESHOLD_SETTING, THRESHOLD_SETTING, ThresholdPolicy,
 };
 /// `alerts.kind` of the shop's own low-balance alert.
-pub const LOW_BALANCE_ALERT: &str = "low_balance";
+pub const LOW_BALANCE_ALERT: AlertKind = AlertKind::LowBalance;
 /// The highest threshold the owner may set ($1,000,000).
 pub const MAX_THRESHOLD_CENTS: i64 = 100_000_000;
 

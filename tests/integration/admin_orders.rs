@@ -39,7 +39,13 @@ async fn support_gets_403_on_owner_actions_and_forms_need_csrf(backend: Backend)
     .await;
     app.db
         .run(|conn| {
-            storefront::db::fulfilment::raise_alert(conn, "needs_attention", Some("p1"), "look", 1)
+            storefront::db::fulfilment::raise_alert(
+                conn,
+                storefront::domain::AlertKind::NeedsAttention,
+                Some("p1"),
+                "look",
+                1,
+            )
         })
         .await
         .expect("alert");

@@ -14,7 +14,7 @@
 //!   back, and the job is sent again under the same key on a slow timer or when the owner
 //!   retries. Never refunded: the purchase is not at fault.
 //! - `idempotency_key_reused`, and an outcome still unknown after many attempts, are settled by
-//!   reconciliation ([`super::reconcile`]): an order found under the purchase's reference is
+//!   reconciliation (`orders::reconcile`): an order found under the purchase's reference is
 //!   adopted and tracked; a proven absence lets placement go on under the same key.
 //! - A refused request (400, 404) ends placement: the purchase needs attention and, with
 //!   `AUTO_REFUND`, the consumer is refunded.
@@ -23,12 +23,13 @@ use crate::db::outbox::LeasedJob;
 use crate::db::purchases::TransitionError;
 use crate::db::wallet::{self, PauseReason};
 use crate::db::{DbConn, admin, fulfilment, outbox as jobs, purchases};
+use crate::domain::AlertKind;
 use crate::domain::purchase::{PurchaseEvent, PurchaseStatus};
-use crate::orders::outbox::{
-    Inner, JobKind, OutboxError, Verdict, alert, attention, duration_ms, enqueue,
+use crate::orders::jobs::job::{
+    Job, JobContext, JobFuture, JobKind, OutboxError, Verdict, attention, duration_ms, enqueue,
 };
+use crate::orders::jobs::refund::refund_failed_delivery;
 use crate::orders::reconcile::{self, Lookup};
-use crate::orders::refund::refund_failed_delivery;
 use crate::upstream::{
     ApiAmount, Class, IdempotencyKey, OrderReference, OrderRequest, PathId, PlanId, Refusal,
     UpstreamError,
@@ -43,7 +44,20 @@ pub const MAX_REPRICES: i32 = 3;
 /// Proven absences after `idempotency_key_reused` before a person decides.
 const MAX_KEY_REUSED_LOOKUPS: i64 = 3;
 
-pub(crate) async fn place_order(ob: &Inner, leased: &LeasedJob) -> Result<Verdict, OutboxError> {
+/// Sends `POST /orders` for a paid purchase (same key and body on every retry).
+pub(crate) struct PlaceOrder;
+
+impl Job for PlaceOrder {
+    fn kind(&self) -> JobKind {
+        JobKind::PlaceOrder
+    }
+
+    fn run<'a>(&'a self, ctx: &'a JobContext, leased: &'a LeasedJob) -> JobFuture<'a> {
+        Box::pin(place_order(ctx, leased))
+    }
+}
+
+async fn place_order(ob: &JobContext, leased: &LeasedJob) -> Result<Verdict, OutboxError> {
     let Some(purchase) = ob.purchase(&leased.job.purchase_id).await? else {
         return Ok(Verdict::done(
             "purchase_missing",
@@ -130,7 +144,7 @@ fn order_request(purchase: &purchases::Purchase) -> Result<(IdempotencyKey, Orde
 /// purchase can no longer move to `ordered` (refunded meanwhile): that is a loss the owner must
 /// see, so it is recorded with an alert instead of being dropped.
 fn adopt(
-    ob: &Inner,
+    ob: &JobContext,
     label: &'static str,
     purchase_id: String,
     order_id: String,
@@ -153,7 +167,7 @@ fn adopt(
                     purchases::add_event(c, &purchase_id, Some(status), status, &message, now)?;
                     fulfilment::raise_alert(
                         c,
-                        alert::NEEDS_ATTENTION,
+                        AlertKind::NeedsAttention,
                         Some(&purchase_id),
                         &message,
                         now,
@@ -164,9 +178,9 @@ fn adopt(
             enqueue(c, &purchase_id, JobKind::TrackOrder, first_poll, now)?;
             // An accepted order proves the account can buy again: the pause it caused ends.
             // A pause for another reason (the wallet) stays.
-            admin::resolve_shop_alerts(c, alert::ACCOUNT_PROBLEM, now)?;
+            admin::resolve_shop_alerts(c, AlertKind::AccountProblem, now)?;
             wallet::resume_from(c, PauseReason::AccountProblem)?;
-            resolve_purchase_alerts(c, &purchase_id, alert::PLACEMENT_UNKNOWN, now)?;
+            resolve_purchase_alerts(c, &purchase_id, AlertKind::PlacementUnknown, now)?;
             Ok(())
         })
         .refreshing_wallet()
@@ -175,7 +189,7 @@ fn adopt(
 fn resolve_purchase_alerts(
     c: &mut DbConn,
     purchase_id: &str,
-    kind: &str,
+    kind: AlertKind,
     now: i64,
 ) -> Result<(), TransitionError> {
     fulfilment::resolve_alerts_of_kind(c, purchase_id, kind, now)?;
@@ -193,7 +207,7 @@ fn stop(c: &mut DbConn, purchase_id: &str, message: &str, now: i64) -> Result<()
         c,
         purchase_id,
         &PurchaseEvent::PlacementStopped,
-        alert::NEEDS_ATTENTION,
+        AlertKind::NeedsAttention,
         message,
         now,
     )
@@ -202,7 +216,7 @@ fn stop(c: &mut DbConn, purchase_id: &str, message: &str, now: i64) -> Result<()
 /// Maybe ordered: retry later with the same key and body. After many unknown outcomes in a
 /// row, look the order up by its reference instead of guessing.
 async fn unknown(
-    ob: &Inner,
+    ob: &JobContext,
     leased: &LeasedJob,
     purchase: &purchases::Purchase,
     error: &UpstreamError,
@@ -233,7 +247,7 @@ enum Doubt {
 /// absence go on under the same key; while the listing cannot be read, wait on a slow timer
 /// with the purchase flagged for the owner (never refunded: the order may exist).
 async fn reconcile(
-    ob: &Inner,
+    ob: &JobContext,
     leased: &LeasedJob,
     purchase: &purchases::Purchase,
     doubt: Doubt,
@@ -285,7 +299,12 @@ async fn reconcile(
                                     now,
                                 )?;
                             }
-                            resolve_purchase_alerts(c, &purchase_id, alert::PLACEMENT_UNKNOWN, now)
+                            resolve_purchase_alerts(
+                                c,
+                                &purchase_id,
+                                AlertKind::PlacementUnknown,
+                                now,
+                            )
                         },
                     ),
                 )
@@ -342,7 +361,7 @@ async fn reconcile(
                         )?;
                         fulfilment::raise_alert(
                             c,
-                            alert::PLACEMENT_UNKNOWN,
+                            AlertKind::PlacementUnknown,
                             Some(&purchase_id),
                             &message,
                             now,
@@ -359,7 +378,7 @@ async fn reconcile(
 /// cap, retry at the new cost under a new key generation, otherwise the admin decides (refund,
 /// or retry placement once the price is back).
 async fn price_changed(
-    ob: &Inner,
+    ob: &JobContext,
     leased: &LeasedJob,
     purchase: &purchases::Purchase,
 ) -> Result<Verdict, OutboxError> {
@@ -444,7 +463,7 @@ fn wait_for_owner(
     error: &UpstreamError,
     purchase_id: String,
     at: i64,
-    (pause, alert_kind): (PauseReason, &'static str),
+    (pause, alert_kind): (PauseReason, AlertKind),
     message: String,
 ) -> Verdict {
     Verdict::retry(label, error.to_string(), at).with_effects(move |c, now| {
@@ -458,7 +477,7 @@ fn wait_for_owner(
 
 /// No order; the wallet cannot pay for it.
 fn insufficient_balance(
-    ob: &Inner,
+    ob: &JobContext,
     purchase: &purchases::Purchase,
     error: &UpstreamError,
 ) -> Verdict {
@@ -472,7 +491,7 @@ fn insufficient_balance(
         at,
         (
             PauseReason::InsufficientBalance,
-            alert::INSUFFICIENT_BALANCE,
+            AlertKind::InsufficientBalance,
         ),
         "The upstream wallet cannot pay for paid orders: top it up. New sales are paused; \
          waiting orders are retried automatically."
@@ -483,7 +502,11 @@ fn insufficient_balance(
 
 /// The account cannot buy (expired or wrong key, a missing scope, a suspension): no order
 /// exists and none of the shop's paid orders can be placed until the owner fixes it.
-fn account_problem(ob: &Inner, purchase: &purchases::Purchase, error: &UpstreamError) -> Verdict {
+fn account_problem(
+    ob: &JobContext,
+    purchase: &purchases::Purchase,
+    error: &UpstreamError,
+) -> Verdict {
     let wait = duration_ms(ob.config.account_problem_wait);
     let at = crate::db::now_ms().saturating_add(wait);
     let message = format!(
@@ -500,7 +523,7 @@ fn account_problem(ob: &Inner, purchase: &purchases::Purchase, error: &UpstreamE
         error,
         purchase.id.clone(),
         at,
-        (PauseReason::AccountProblem, alert::ACCOUNT_PROBLEM),
+        (PauseReason::AccountProblem, AlertKind::AccountProblem),
         message,
     )
 }
@@ -518,7 +541,7 @@ fn describe(error: &UpstreamError) -> String {
 
 /// The request itself was refused: no order exists. The admin decides, or the consumer is
 /// refunded at once when `AUTO_REFUND` is on.
-fn rejected(ob: &Inner, purchase: &purchases::Purchase, error: &UpstreamError) -> Verdict {
+fn rejected(ob: &JobContext, purchase: &purchases::Purchase, error: &UpstreamError) -> Verdict {
     let message = format!("upstream refused the order, none was placed: {error}");
     let purchase_id = purchase.id.clone();
     let amount = purchase.price_cents;

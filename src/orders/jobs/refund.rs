@@ -9,10 +9,10 @@
 
 use crate::db::outbox::LeasedJob;
 use crate::db::{DbConn, DbError, fulfilment, purchases};
-use crate::domain::Cents;
 use crate::domain::purchase::{PurchaseEvent, PurchaseStatus, RefundCause};
-use crate::orders::outbox::{
-    Inner, JobKind, OutboxError, Verdict, alert, enqueue, needs_attention,
+use crate::domain::{AlertKind, Cents};
+use crate::orders::jobs::job::{
+    Job, JobContext, JobFuture, JobKind, OutboxError, Verdict, enqueue, needs_attention,
 };
 use crate::payments::{PaymentError, PaymentProvider, RefundStatus};
 
@@ -39,7 +39,20 @@ pub(crate) fn refund_failed_delivery(
     Ok(())
 }
 
-pub(crate) async fn refund(ob: &Inner, leased: &LeasedJob) -> Result<Verdict, OutboxError> {
+/// Refunds the consumer through the payment provider (stored idempotency key).
+pub(crate) struct Refund;
+
+impl Job for Refund {
+    fn kind(&self) -> JobKind {
+        JobKind::Refund
+    }
+
+    fn run<'a>(&'a self, ctx: &'a JobContext, leased: &'a LeasedJob) -> JobFuture<'a> {
+        Box::pin(refund(ctx, leased))
+    }
+}
+
+async fn refund(ob: &JobContext, leased: &LeasedJob) -> Result<Verdict, OutboxError> {
     let Some(purchase) = ob.purchase(&leased.job.purchase_id).await? else {
         return Ok(Verdict::done(
             "purchase_missing",
@@ -81,7 +94,7 @@ pub(crate) async fn refund(ob: &Inner, leased: &LeasedJob) -> Result<Verdict, Ou
         let message = "cannot refund: the provider's payment reference is unknown".to_string();
         return Ok(
             Verdict::done("no_payment_reference", message.clone()).with_effects(move |c, now| {
-                needs_attention(c, &purchase_id, alert::NEEDS_ATTENTION, &message, now)
+                needs_attention(c, &purchase_id, AlertKind::NeedsAttention, &message, now)
             }),
         );
     };
@@ -135,13 +148,7 @@ fn finish(purchase_id: String, refund_id: String, provider_id: Option<String>) -
         )?
         .moved()
         {
-            crate::orders::outbox::enqueue(
-                c,
-                &purchase_id,
-                crate::orders::outbox::JobKind::EmailRefunded,
-                now,
-                now,
-            )?;
+            enqueue(c, &purchase_id, JobKind::EmailRefunded, now, now)?;
         }
         Ok(())
     })
@@ -156,13 +163,13 @@ fn failed(
     let message = format!("refund failed: {reason}; refund the consumer by hand");
     Verdict::done("refund_failed", message.clone()).with_effects(move |c, now| {
         fulfilment::set_refund_status(c, &refund_id, "failed", provider_id.as_deref(), now)?;
-        needs_attention(c, &purchase_id, alert::NEEDS_ATTENTION, &message, now)
+        needs_attention(c, &purchase_id, AlertKind::NeedsAttention, &message, now)
     })
 }
 
 fn gave_up(purchase_id: String, reason: &str) -> Verdict {
     let message = format!("refund could not be completed: {reason}; check with the provider");
     Verdict::dead("refund_exhausted", message.clone()).with_effects(move |c, now| {
-        needs_attention(c, &purchase_id, alert::NEEDS_ATTENTION, &message, now)
+        needs_attention(c, &purchase_id, AlertKind::NeedsAttention, &message, now)
     })
 }

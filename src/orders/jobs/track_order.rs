@@ -1,4 +1,4 @@
-//! The `track_order` job: DESIGN purchase flow step 5. Polls `GET /orders/{id}` on a backoff
+//! The `track_order` job: polls `GET /orders/{id}` on a backoff
 //! schedule (seconds at first, then minutes, for days) until a terminal status, following spec
 //! section 3. Nothing here ever places another order: an order that fails, stalls, is under
 //! review or shows a status we do not know is handed to the admin or refunded, never
@@ -6,14 +6,29 @@
 
 use crate::db::outbox::LeasedJob;
 use crate::db::{fulfilment, purchases};
+use crate::domain::AlertKind;
 use crate::domain::purchase::{PurchaseEvent, PurchaseStatus};
-use crate::orders::outbox::{
-    Inner, JobKind, OutboxError, Verdict, alert, duration_ms, enqueue, needs_attention,
+use crate::orders::jobs::job::{
+    Job, JobContext, JobFuture, JobKind, OutboxError, Verdict, duration_ms, enqueue,
+    needs_attention,
 };
-use crate::orders::refund::refund_failed_delivery;
+use crate::orders::jobs::refund::refund_failed_delivery;
 use crate::upstream::{Class, OrderStatus, PathId};
 
-pub(crate) async fn track_order(ob: &Inner, leased: &LeasedJob) -> Result<Verdict, OutboxError> {
+/// Polls `GET /orders/{id}` until the order reaches a terminal status.
+pub(crate) struct TrackOrder;
+
+impl Job for TrackOrder {
+    fn kind(&self) -> JobKind {
+        JobKind::TrackOrder
+    }
+
+    fn run<'a>(&'a self, ctx: &'a JobContext, leased: &'a LeasedJob) -> JobFuture<'a> {
+        Box::pin(track_order(ctx, leased))
+    }
+}
+
+async fn track_order(ob: &JobContext, leased: &LeasedJob) -> Result<Verdict, OutboxError> {
     let Some(purchase) = ob.purchase(&leased.job.purchase_id).await? else {
         return Ok(Verdict::done(
             "purchase_missing",
@@ -35,7 +50,7 @@ pub(crate) async fn track_order(ob: &Inner, leased: &LeasedJob) -> Result<Verdic
             let message = format!("upstream order id {order_id:?} cannot be polled: {e}");
             return Ok(
                 Verdict::done("invalid_order_id", message.clone()).with_effects(move |c, now| {
-                    needs_attention(c, &purchase_id, alert::NEEDS_ATTENTION, &message, now)
+                    needs_attention(c, &purchase_id, AlertKind::NeedsAttention, &message, now)
                 }),
             );
         }
@@ -49,7 +64,7 @@ pub(crate) async fn track_order(ob: &Inner, leased: &LeasedJob) -> Result<Verdic
         );
         let purchase_id = purchase_id.clone();
         Verdict::dead("tracking_exhausted", message.clone()).with_effects(move |c, now| {
-            needs_attention(c, &purchase_id, alert::NEEDS_ATTENTION, &message, now)
+            needs_attention(c, &purchase_id, AlertKind::NeedsAttention, &message, now)
         })
     };
 
@@ -146,7 +161,7 @@ pub(crate) async fn track_order(ob: &Inner, leased: &LeasedJob) -> Result<Verdic
             )
             .with_effects(move |c, now| {
                 record_status(c, now)?;
-                needs_attention(c, &purchase_id, alert::PENDING_REVIEW, &message, now)
+                needs_attention(c, &purchase_id, AlertKind::PendingReview, &message, now)
             })
         }
         OrderStatus::Refunded => {
@@ -156,7 +171,7 @@ pub(crate) async fn track_order(ob: &Inner, leased: &LeasedJob) -> Result<Verdic
             );
             Verdict::done("refunded", "upstream status refunded").with_effects(move |c, now| {
                 record_status(c, now)?;
-                needs_attention(c, &purchase_id, alert::NEEDS_ATTENTION, &message, now)
+                needs_attention(c, &purchase_id, AlertKind::NeedsAttention, &message, now)
             })
         }
         OrderStatus::Other(_) if exhausted => give_up(status),
@@ -172,7 +187,7 @@ pub(crate) async fn track_order(ob: &Inner, leased: &LeasedJob) -> Result<Verdic
             )
             .with_effects(move |c, now| {
                 record_status(c, now)?;
-                needs_attention(c, &purchase_id, alert::UNFAMILIAR_STATUS, &message, now)
+                needs_attention(c, &purchase_id, AlertKind::UnfamiliarStatus, &message, now)
             })
         }
     };

@@ -1,0 +1,91 @@
+//! What an alert is about: the values of `alerts.kind`, one enum for the whole shop. The stored
+//! strings ([`AlertKind::as_str`]) are part of the database and never change; the emails' wording
+//! for each kind lives with the emails (`mail`).
+
+use std::fmt;
+
+/// Why a person is being told. Purchase alerts name a purchase; shop alerts name none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AlertKind {
+    /// The upstream wallet is running low; sales continue for now.
+    LowBalance,
+    /// An order was refused for lack of funds: it waits, and new sales are paused.
+    InsufficientBalance,
+    /// A purchase needs a decision (refund or absorb, unknown outcome, definitive error).
+    NeedsAttention,
+    /// Upstream holds an order for review; funds stay reserved, never reorder.
+    PendingReview,
+    /// Upstream reported a status this version does not know; the record is kept.
+    UnfamiliarStatus,
+    /// The supplier account and the payment settings form a pair the shop refuses to sell
+    /// with; checkout is refused until one of them changes.
+    UnsafeAccount,
+    /// Shop-wide: the supplier refuses orders from this account (key, scope, suspension).
+    AccountProblem,
+    /// A placement's outcome stayed unknown and upstream's order list could not settle it.
+    PlacementUnknown,
+    /// A consumer email could not be sent.
+    EmailFailed,
+    /// The payment provider reports a refund the shop did not make.
+    PaymentRefunded,
+    /// The consumer disputed the payment.
+    Dispute,
+}
+
+impl AlertKind {
+    pub const ALL: [Self; 11] = [
+        Self::LowBalance,
+        Self::InsufficientBalance,
+        Self::NeedsAttention,
+        Self::PendingReview,
+        Self::UnfamiliarStatus,
+        Self::UnsafeAccount,
+        Self::AccountProblem,
+        Self::PlacementUnknown,
+        Self::EmailFailed,
+        Self::PaymentRefunded,
+        Self::Dispute,
+    ];
+
+    /// The kind named by [`AlertKind::as_str`].
+    pub fn parse(raw: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str() == raw)
+    }
+
+    /// The value stored in `alerts.kind`, also used in logs.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::LowBalance => "low_balance",
+            Self::InsufficientBalance => "insufficient_balance",
+            Self::NeedsAttention => "needs_attention",
+            Self::PendingReview => "pending_review",
+            Self::UnfamiliarStatus => "unfamiliar_status",
+            Self::UnsafeAccount => "unsafe_account",
+            Self::AccountProblem => "account_problem",
+            Self::PlacementUnknown => "placement_unknown",
+            Self::EmailFailed => "email_failed",
+            Self::PaymentRefunded => "payment_refunded",
+            Self::Dispute => "dispute",
+        }
+    }
+}
+
+impl fmt::Display for AlertKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_reads_back_from_its_stored_name() {
+        for kind in AlertKind::ALL {
+            assert_eq!(AlertKind::parse(kind.as_str()), Some(kind));
+        }
+        assert_eq!(AlertKind::parse("low-balance"), None);
+    }
+}

@@ -1,0 +1,345 @@
+//! What every job is and gets: the [`Job`] trait, the [`JobContext`] it runs with, the
+//! [`Verdict`] it returns, the names of the job kinds ([`JobKind`]), how work is queued
+//! ([`enqueue`]) and the helpers jobs share (backoff, the `Retry-After` verdict, alerting a
+//! person). The runner (`orders::outbox`) and the jobs both depend on this file; it depends on
+//! neither.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use crate::db::outbox::{self as jobs, LeasedJob, Next};
+use crate::db::purchases::TransitionError;
+use crate::db::{Db, DbConn, DbError, fulfilment, now_ms, purchases};
+use crate::domain::purchase::PurchaseEvent;
+use crate::domain::{AlertKind, Cents};
+use crate::orders::installation::{InstallationError, InstallationKey};
+use crate::orders::notify::Notifier;
+use crate::payments::Provider;
+use crate::upstream::{Backoff, PartnerClient, UpstreamError};
+
+/// One kind of job. A job knows nothing of the runner: it reads what it needs through the
+/// [`JobContext`], does its work with no transaction or connection held, and returns a
+/// [`Verdict`] that the runner records (with the verdict's effects) only while the job's lease
+/// is still held. Every job must be idempotent: a crash after its work and before the record
+/// runs it again.
+pub(crate) trait Job: Sync {
+    /// The kind this job runs (`outbox_jobs.kind`).
+    fn kind(&self) -> JobKind;
+
+    /// One attempt at `leased`.
+    fn run<'a>(&'a self, ctx: &'a JobContext, leased: &'a LeasedJob) -> JobFuture<'a>;
+}
+
+/// What [`Job::run`] returns.
+pub(crate) type JobFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<Verdict, OutboxError>> + Send + 'a>>;
+
+/// What jobs run with. Cheap to share: the runner holds it in an `Arc`.
+pub(crate) struct JobContext {
+    pub db: Db,
+    pub upstream: PartnerClient,
+    pub payments: Arc<Provider>,
+    pub key: InstallationKey,
+    pub config: OutboxConfig,
+    /// Sends consumer emails; without one, email jobs wait (and say why).
+    pub notifier: Option<Notifier>,
+}
+
+/// What a job does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum JobKind {
+    /// Send `POST /orders` for a paid purchase (same key and body on every retry).
+    PlaceOrder,
+    /// Poll `GET /orders/{id}` until the order reaches a terminal status.
+    TrackOrder,
+    /// `GET /esims/{id}/installation` once, store it encrypted, purchase → `fulfilled`.
+    FetchInstallation,
+    /// Refund the consumer through the payment provider (stored idempotency key).
+    Refund,
+    /// Tell the consumer the payment arrived (with the private link).
+    EmailPaymentReceived,
+    /// Tell the consumer the eSIM is ready (the private link only, never the eSIM itself).
+    EmailEsimReady,
+    /// Tell the consumer the order could not be completed and was refunded.
+    EmailRefunded,
+}
+
+impl JobKind {
+    pub const ALL: [Self; 7] = [
+        Self::PlaceOrder,
+        Self::TrackOrder,
+        Self::FetchInstallation,
+        Self::Refund,
+        Self::EmailPaymentReceived,
+        Self::EmailEsimReady,
+        Self::EmailRefunded,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::PlaceOrder => "place_order",
+            Self::TrackOrder => "track_order",
+            Self::FetchInstallation => "fetch_installation",
+            Self::Refund => "refund",
+            Self::EmailPaymentReceived => "email_payment_received",
+            Self::EmailEsimReady => "email_esim_ready",
+            Self::EmailRefunded => "email_refunded",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str() == raw)
+    }
+}
+
+impl fmt::Display for JobKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Queues `kind` for `purchase_id`, due at `run_at_ms`. A job of that kind already open for the
+/// purchase makes this a no-op (a duplicate event queues nothing new); returns whether a job
+/// was inserted. Other replicas on PostgreSQL are told when the transaction commits; call
+/// `OutboxWaker::wake` (`orders::outbox`) after the commit to start this process's workers.
+pub fn enqueue(
+    conn: &mut DbConn,
+    purchase_id: &str,
+    kind: JobKind,
+    run_at_ms: i64,
+    now_ms: i64,
+) -> Result<bool, DbError> {
+    jobs::insert_job(conn, kind.as_str(), purchase_id, run_at_ms, now_ms)
+}
+
+/// Timing and policy of the outbox. [`OutboxConfig::new`] gives production values.
+#[derive(Debug, Clone)]
+pub struct OutboxConfig {
+    /// How long a claimed job belongs to its worker without a sign of life. The worker renews
+    /// it every third of this while the job runs (however long the HTTP calls take), so this
+    /// bounds how long a crashed worker's job waits before another worker takes it over. A
+    /// lease that lapses while its worker still runs (a stalled database) lets a second worker
+    /// start the same job: safe (same key and body; the first worker's late outcome is
+    /// refused), only wasteful.
+    pub lease: Duration,
+    /// Longest idle sleep: the bound for noticing jobs enqueued by other replicas.
+    pub poll_interval: Duration,
+    /// Backoff between retries after an unknown outcome or a failed call.
+    pub retry: Backoff,
+    /// `POST /orders` attempts in a row with an unknown outcome before the order is looked up
+    /// by its reference (never refunded automatically: the order may exist).
+    pub max_unknown_attempts: u32,
+    /// How often a placement whose outcome could not be reconciled (upstream's order list
+    /// unreadable) is looked up again.
+    pub reconcile_wait: Duration,
+    /// How long placements wait after an account problem (401, 403, a suspension) before
+    /// they are tried again without the owner.
+    pub account_problem_wait: Duration,
+    /// Attempts of `fetch_installation` and `refund` before they go `dead`.
+    pub max_attempts: u32,
+    /// How long a `place_order` waits after `insufficient_balance` before trying again.
+    pub insufficient_balance_wait: Duration,
+    /// Tracking poll schedule: seconds at first, then minutes.
+    pub tracking: Backoff,
+    /// Polls before tracking gives up (with the defaults, about five days).
+    pub max_tracking_polls: u32,
+    /// Poll interval while an order is `pending_review` or in an unfamiliar status.
+    pub review_poll_interval: Duration,
+    /// Margin guard after `price_changed`: consumer price − new cost must be at least this.
+    pub min_margin: Cents,
+    /// Refund on definitive upstream errors without waiting for the admin.
+    pub auto_refund: bool,
+}
+
+impl OutboxConfig {
+    pub fn new(min_margin: Cents, auto_refund: bool) -> Self {
+        Self {
+            lease: Duration::from_secs(30),
+            poll_interval: Duration::from_secs(2),
+            retry: Backoff {
+                base: Duration::from_secs(2),
+                cap: Duration::from_secs(10 * 60),
+            },
+            max_unknown_attempts: 25,
+            reconcile_wait: Duration::from_secs(30 * 60),
+            account_problem_wait: Duration::from_secs(15 * 60),
+            max_attempts: 25,
+            insufficient_balance_wait: Duration::from_secs(5 * 60),
+            tracking: Backoff {
+                base: Duration::from_secs(2),
+                cap: Duration::from_secs(15 * 60),
+            },
+            max_tracking_polls: 500,
+            review_poll_interval: Duration::from_secs(60 * 60),
+            min_margin,
+            auto_refund,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum OutboxError {
+    #[error(transparent)]
+    Db(#[from] DbError),
+    #[error("installation storage failed: {0}")]
+    Installation(#[from] InstallationError),
+    #[error(transparent)]
+    Transition(#[from] TransitionError),
+}
+
+impl From<diesel::result::Error> for OutboxError {
+    fn from(e: diesel::result::Error) -> Self {
+        Self::Db(DbError::Query(e))
+    }
+}
+
+type Effects = Box<dyn FnOnce(&mut DbConn, i64) -> Result<(), TransitionError> + Send>;
+
+/// A handler's verdict, recorded by the worker in one short transaction.
+pub(crate) struct Verdict {
+    pub next: Next,
+    /// Short label for `outbox_attempts.outcome` (`accepted`, `unknown`, `rate_limited`…).
+    pub label: &'static str,
+    /// Safe to show an admin: never installation values, never keys of upstream.
+    pub detail: String,
+    /// Business changes applied in the same transaction, only if the lease is still held.
+    pub effects: Option<Effects>,
+    /// Read `GET /balance` into the wallet row after recording (best effort).
+    pub refresh_wallet: bool,
+    /// The upstream gate to persist for every replica, if a 429 closed it.
+    pub gate_until_ms: Option<i64>,
+}
+
+impl Verdict {
+    pub fn done(label: &'static str, detail: impl Into<String>) -> Self {
+        Self {
+            next: Next::Done {
+                outcome: label.to_string(),
+            },
+            label,
+            detail: detail.into(),
+            effects: None,
+            refresh_wallet: false,
+            gate_until_ms: None,
+        }
+    }
+
+    pub fn retry(label: &'static str, detail: impl Into<String>, run_at_ms: i64) -> Self {
+        let detail = detail.into();
+        Self {
+            next: Next::Retry {
+                run_at_ms,
+                error: format!("{label}: {detail}"),
+            },
+            label,
+            detail,
+            effects: None,
+            refresh_wallet: false,
+            gate_until_ms: None,
+        }
+    }
+
+    pub fn dead(label: &'static str, detail: impl Into<String>) -> Self {
+        Self {
+            next: Next::Dead {
+                outcome: label.to_string(),
+            },
+            label,
+            detail: detail.into(),
+            effects: None,
+            refresh_wallet: false,
+            gate_until_ms: None,
+        }
+    }
+
+    /// Business changes to apply with the outcome. A purchase change the transition table
+    /// refuses rolls them back; the attempt is then recorded as `refused`, the job ends and
+    /// the admin is alerted (see the runner, `orders::outbox`).
+    pub fn with_effects(
+        mut self,
+        effects: impl FnOnce(&mut DbConn, i64) -> Result<(), TransitionError> + Send + 'static,
+    ) -> Self {
+        self.effects = Some(Box::new(effects));
+        self
+    }
+
+    pub fn refreshing_wallet(mut self) -> Self {
+        self.refresh_wallet = true;
+        self
+    }
+}
+
+impl JobContext {
+    /// The verdict for a `RetryAfter`: nothing goes upstream, from any replica, before the
+    /// gate opens; the job itself runs again exactly then.
+    pub(crate) fn rate_limited(&self, error: &UpstreamError, wait: Duration) -> Verdict {
+        let now = now_ms();
+        let from_error = now.saturating_add(duration_ms(wait));
+        let from_client = self.upstream.gate_opens_at().map(system_ms).unwrap_or(0);
+        let until = from_error.max(from_client);
+        let mut verdict = Verdict::retry("rate_limited", error.to_string(), until);
+        verdict.gate_until_ms = Some(until);
+        verdict
+    }
+
+    /// `now` + the backoff before retry number `attempt` (1 = the first attempt just failed).
+    pub(crate) fn backoff_at(&self, backoff: &Backoff, attempt: i32) -> i64 {
+        let n = u32::try_from(attempt.saturating_sub(1)).unwrap_or(0);
+        let delay = backoff.delay(n, &mut rand::rng());
+        now_ms().saturating_add(duration_ms(delay))
+    }
+
+    pub(crate) async fn purchase(
+        &self,
+        id: &str,
+    ) -> Result<Option<purchases::Purchase>, OutboxError> {
+        let id = id.to_string();
+        Ok(self.db.run(move |conn| purchases::find(conn, &id)).await?)
+    }
+}
+
+/// A person must look: the purchase moves to `needs_attention` through the transition table
+/// ([`PurchaseEvent::NeedsInvestigation`]) and an alert is raised, in the caller's transaction.
+pub(crate) fn needs_attention(
+    conn: &mut DbConn,
+    purchase_id: &str,
+    alert_kind: AlertKind,
+    message: &str,
+    now: i64,
+) -> Result<(), TransitionError> {
+    attention(
+        conn,
+        purchase_id,
+        &PurchaseEvent::NeedsInvestigation,
+        alert_kind,
+        message,
+        now,
+    )
+}
+
+/// Moves the purchase by `event` and raises an alert, in the caller's transaction.
+pub(crate) fn attention(
+    conn: &mut DbConn,
+    purchase_id: &str,
+    event: &PurchaseEvent,
+    alert_kind: AlertKind,
+    message: &str,
+    now: i64,
+) -> Result<(), TransitionError> {
+    purchases::apply(conn, purchase_id, event, message, now)?;
+    fulfilment::raise_alert(conn, alert_kind, Some(purchase_id), message, now)?;
+    Ok(())
+}
+
+pub(crate) fn duration_ms(d: Duration) -> i64 {
+    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
+}
+
+fn system_ms(t: SystemTime) -> i64 {
+    t.duration_since(UNIX_EPOCH)
+        .map(duration_ms)
+        .unwrap_or_default()
+}
