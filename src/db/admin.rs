@@ -10,11 +10,8 @@ use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Nullable};
 
 use crate::db::purchases::Purchase;
-use crate::db::schema::{
-    admin_users, alerts, installations, outbox_jobs, purchases, refunds, shop_settings,
-};
+use crate::db::schema::{admin_users, alerts, outbox_jobs, purchases, refunds};
 use crate::db::{DbConn, DbError, outbox};
-use crate::domain::AlertKind;
 
 /// Statuses that count as a sale: paid and not given back.
 const SOLD: &[&str] = &[
@@ -196,45 +193,6 @@ fn escape_like(text: &str) -> String {
     out
 }
 
-/// The last four digits of the purchase's ICCID, once installed.
-pub fn iccid_last4(conn: &mut DbConn, purchase_id: &str) -> Result<Option<String>, DbError> {
-    Ok(installations::table
-        .find(purchase_id)
-        .select(installations::iccid_last4)
-        .first(conn)
-        .optional()?)
-}
-
-/// Makes the purchase's queued jobs due now; returns how many.
-pub fn make_due_now(conn: &mut DbConn, purchase_id: &str, now_ms: i64) -> Result<usize, DbError> {
-    let due = diesel::update(
-        outbox_jobs::table
-            .filter(outbox_jobs::purchase_id.eq(purchase_id))
-            .filter(outbox_jobs::state.eq(outbox::QUEUED)),
-    )
-    .set((
-        outbox_jobs::run_at_ms.eq(now_ms),
-        outbox_jobs::updated_at_ms.eq(now_ms),
-    ))
-    .execute(conn)?;
-    if due > 0 {
-        // Every replica's workers, not only this one's (delivered at commit).
-        crate::db::outbox::announce(conn)?;
-    }
-    Ok(due)
-}
-
-/// Resolves the purchase's open alerts; returns how many.
-pub fn resolve_alerts(conn: &mut DbConn, purchase_id: &str, now_ms: i64) -> Result<usize, DbError> {
-    Ok(diesel::update(
-        alerts::table
-            .filter(alerts::purchase_id.eq(purchase_id))
-            .filter(alerts::resolved_at_ms.is_null()),
-    )
-    .set(alerts::resolved_at_ms.eq(now_ms))
-    .execute(conn)?)
-}
-
 // ---- wallet ---------------------------------------------------------------------------------
 
 /// Upstream cost of purchases placed upstream (they have an order id) and paid at or after
@@ -250,34 +208,6 @@ pub fn placed_cost_since(conn: &mut DbConn, since_ms: i64) -> Result<i64, DbErro
     Ok(total.unwrap_or(0))
 }
 
-/// A numeric setting, if it was ever set.
-pub fn setting(conn: &mut DbConn, name: &str) -> Result<Option<i64>, DbError> {
-    Ok(shop_settings::table
-        .find(name)
-        .select(shop_settings::value)
-        .first(conn)
-        .optional()?)
-}
-
-pub fn set_setting(conn: &mut DbConn, name: &str, value: i64, now_ms: i64) -> Result<(), DbError> {
-    crate::with_inner!(&mut *conn, |c| {
-        diesel::insert_into(shop_settings::table)
-            .values((
-                shop_settings::name.eq(name),
-                shop_settings::value.eq(value),
-                shop_settings::updated_at_ms.eq(now_ms),
-            ))
-            .on_conflict(shop_settings::name)
-            .do_update()
-            .set((
-                shop_settings::value.eq(value),
-                shop_settings::updated_at_ms.eq(now_ms),
-            ))
-            .execute(c)
-    })?;
-    Ok(())
-}
-
 /// Emails of the active owner accounts (who get the wallet alerts).
 pub fn owner_emails(conn: &mut DbConn) -> Result<Vec<String>, DbError> {
     Ok(admin_users::table
@@ -286,32 +216,4 @@ pub fn owner_emails(conn: &mut DbConn) -> Result<Vec<String>, DbError> {
         .order(admin_users::id)
         .select(admin_users::email)
         .load(conn)?)
-}
-
-/// The open alert of `kind` that belongs to no purchase, if there is one.
-pub fn open_shop_alert(conn: &mut DbConn, kind: AlertKind) -> Result<Option<i64>, DbError> {
-    Ok(alerts::table
-        .filter(alerts::kind.eq(kind.as_str()))
-        .filter(alerts::purchase_id.is_null())
-        .filter(alerts::resolved_at_ms.is_null())
-        .order(alerts::id.desc())
-        .select(alerts::id)
-        .first(conn)
-        .optional()?)
-}
-
-/// Resolves the open alerts of `kind` that belong to no purchase; returns how many.
-pub fn resolve_shop_alerts(
-    conn: &mut DbConn,
-    kind: AlertKind,
-    now_ms: i64,
-) -> Result<usize, DbError> {
-    Ok(diesel::update(
-        alerts::table
-            .filter(alerts::kind.eq(kind.as_str()))
-            .filter(alerts::purchase_id.is_null())
-            .filter(alerts::resolved_at_ms.is_null()),
-    )
-    .set(alerts::resolved_at_ms.eq(now_ms))
-    .execute(conn)?)
 }

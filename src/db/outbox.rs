@@ -541,3 +541,22 @@ pub fn upstream_gate_opens_at(conn: &mut DbConn, now_ms: i64) -> Result<Option<i
         .first(conn)
         .optional()?)
 }
+
+/// Makes the purchase's queued jobs due now; returns how many.
+pub fn make_due_now(conn: &mut DbConn, purchase_id: &str, now_ms: i64) -> Result<usize, DbError> {
+    let due = diesel::update(
+        outbox_jobs::table
+            .filter(outbox_jobs::purchase_id.eq(purchase_id))
+            .filter(outbox_jobs::state.eq(QUEUED)),
+    )
+    .set((
+        outbox_jobs::run_at_ms.eq(now_ms),
+        outbox_jobs::updated_at_ms.eq(now_ms),
+    ))
+    .execute(conn)?;
+    if due > 0 {
+        // Every replica's workers, not only this one's (delivered at commit).
+        crate::db::outbox::announce(conn)?;
+    }
+    Ok(due)
+}

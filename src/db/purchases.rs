@@ -280,3 +280,83 @@ pub fn add_link_token(
     })?;
     Ok(inserted == 1)
 }
+
+// ---- what upstream told us ----------------------------------------------------------------
+
+/// Stores the accepted order's id (once: an id already set is kept).
+pub fn set_upstream_order(
+    conn: &mut DbConn,
+    purchase_id: &str,
+    order_id: &str,
+    now_ms: i64,
+) -> Result<bool, DbError> {
+    let changed = diesel::update(
+        purchases::table
+            .filter(purchases::id.eq(purchase_id))
+            .filter(purchases::upstream_order_id.is_null()),
+    )
+    .set((
+        purchases::upstream_order_id.eq(order_id),
+        purchases::updated_at_ms.eq(now_ms),
+    ))
+    .execute(conn)?;
+    Ok(changed == 1)
+}
+
+/// Records the last status upstream reported, verbatim (an unfamiliar one included).
+pub fn set_upstream_status(
+    conn: &mut DbConn,
+    purchase_id: &str,
+    status: &str,
+    now_ms: i64,
+) -> Result<(), DbError> {
+    diesel::update(purchases::table.filter(purchases::id.eq(purchase_id)))
+        .set((
+            purchases::upstream_status.eq(status),
+            purchases::updated_at_ms.eq(now_ms),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+pub fn set_esim_id(
+    conn: &mut DbConn,
+    purchase_id: &str,
+    esim_id: &str,
+    now_ms: i64,
+) -> Result<(), DbError> {
+    diesel::update(purchases::table.filter(purchases::id.eq(purchase_id)))
+        .set((
+            purchases::esim_id.eq(esim_id),
+            purchases::updated_at_ms.eq(now_ms),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// After a definitive `price_changed`: the new cost and a new idempotency key under the next
+/// key generation, only if the purchase is still at `from_generation` and has no order.
+/// Returns whether it changed.
+pub fn reprice(
+    conn: &mut DbConn,
+    purchase_id: &str,
+    from_generation: i32,
+    new_cost_cents: i64,
+    new_key: &str,
+    now_ms: i64,
+) -> Result<bool, DbError> {
+    let changed = diesel::update(
+        purchases::table
+            .filter(purchases::id.eq(purchase_id))
+            .filter(purchases::key_generation.eq(from_generation))
+            .filter(purchases::upstream_order_id.is_null()),
+    )
+    .set((
+        purchases::cost_cents.eq(new_cost_cents),
+        purchases::idempotency_key.eq(new_key),
+        purchases::key_generation.eq(from_generation.saturating_add(1)),
+        purchases::updated_at_ms.eq(now_ms),
+    ))
+    .execute(conn)?;
+    Ok(changed == 1)
+}

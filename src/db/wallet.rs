@@ -77,9 +77,9 @@ pub struct ThresholdPolicy {
 
 pub fn threshold_policy(conn: &mut DbConn) -> Result<ThresholdPolicy, DbError> {
     Ok(ThresholdPolicy {
-        threshold_cents: crate::db::admin::setting(conn, THRESHOLD_SETTING)?
+        threshold_cents: crate::db::settings::setting(conn, THRESHOLD_SETTING)?
             .unwrap_or(DEFAULT_THRESHOLD_CENTS),
-        pause_below: crate::db::admin::setting(conn, PAUSE_BELOW_THRESHOLD_SETTING)?
+        pause_below: crate::db::settings::setting(conn, PAUSE_BELOW_THRESHOLD_SETTING)?
             .is_some_and(|v| v != 0),
     })
 }

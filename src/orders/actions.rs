@@ -8,7 +8,7 @@
 
 use crate::accounts::{Admin, action};
 use crate::db::purchases::{self, Purchase, TransitionError};
-use crate::db::{Db, DbConn, DbError, admin as admin_q, fulfilment, now_ms, outbox as jobs};
+use crate::db::{Db, DbConn, DbError, now_ms, outbox as jobs, refunds};
 use crate::domain::Cents;
 use crate::domain::purchase::{PlacementFacts, PurchaseEvent, RefundCause, Upstream};
 use crate::orders::outbox::{JobKind, enqueue};
@@ -51,7 +51,7 @@ pub fn placement_facts(conn: &mut DbConn, purchase: &Purchase) -> Result<Placeme
         }
         None => false,
     };
-    let refund_open = fulfilment::refund_for(conn, &purchase.id)?.is_some_and(|r| r.is_open());
+    let refund_open = refunds::refund_for(conn, &purchase.id)?.is_some_and(|r| r.is_open());
     Ok(PlacementFacts {
         upstream,
         attempt_in_flight,
@@ -128,7 +128,7 @@ pub fn refund(
     };
     let status = purchase.status.as_str();
     purchases::add_event(conn, purchase_id, Some(status), status, &note, now_ms)?;
-    fulfilment::ensure_refund(
+    refunds::ensure_refund(
         conn,
         purchase_id,
         purchase.price_cents,
@@ -164,7 +164,7 @@ pub fn retry(
     now_ms: i64,
 ) -> Result<Retried, TransitionError> {
     let purchase = find(conn, purchase_id)?;
-    let due = crate::db::admin::make_due_now(conn, purchase_id, now_ms)?;
+    let due = crate::db::outbox::make_due_now(conn, purchase_id, now_ms)?;
     if due > 0 {
         return Ok(Retried::MadeDue(due));
     }
@@ -354,7 +354,7 @@ pub async fn perform(
                     (act.slug(), details)
                 }
                 OrderAction::Resolve => {
-                    let n = admin_q::resolve_alerts(conn, &purchase_id, now)?;
+                    let n = crate::db::alerts::resolve_alerts(conn, &purchase_id, now)?;
                     (act.slug(), format!("{reason} ({n} alert(s) resolved)"))
                 }
                 OrderAction::ResendEmail => {

@@ -210,6 +210,6 @@ fn alert(
     message: &str,
     now: i64,
 ) -> Result<(), DbError> {
-    db::fulfilment::raise_alert(conn, kind, Some(purchase_id), message, now)?;
+    db::alerts::raise_alert(conn, kind, Some(purchase_id), message, now)?;
     Ok(())
 }

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 
 use crate::config::{Secret, SecretKey};
-use crate::db::fulfilment::{self, InstallationRow};
+use crate::db::installations::{self, InstallationRow};
 use crate::db::{DbConn, DbError};
 use crate::upstream::Installation;
 
@@ -259,7 +259,7 @@ pub fn load_installation(
     key: &InstallationKey,
     purchase_id: &str,
 ) -> Result<Option<InstallationDetails>, InstallationError> {
-    let Some(row) = fulfilment::installation(conn, purchase_id)? else {
+    let Some(row) = installations::installation(conn, purchase_id)? else {
         return Ok(None);
     };
     let plain = open(key, &row)?;
@@ -273,7 +273,7 @@ pub fn load_installation_with(
     keys: &InstallationKeys,
     purchase_id: &str,
 ) -> Result<Option<InstallationDetails>, InstallationError> {
-    let Some(row) = fulfilment::installation(conn, purchase_id)? else {
+    let Some(row) = installations::installation(conn, purchase_id)? else {
         return Ok(None);
     };
     let key = keys.by_id(&row.key_id).unwrap_or(&keys.current);
@@ -320,7 +320,7 @@ pub fn rotate(
     let mut after = String::new();
     loop {
         let (seen, last) = conn.write_tx(|conn| {
-            let rows = fulfilment::installations_under_key(conn, &old.id, &after, PAGE)?;
+            let rows = installations::installations_under_key(conn, &old.id, &after, PAGE)?;
             for row in &rows {
                 let plain = match open(old, row) {
                     Ok(plain) => plain,
@@ -331,7 +331,7 @@ pub fn rotate(
                     Err(other) => return Err(other),
                 };
                 let (nonce, ciphertext) = seal(new, &row.purchase_id, &plain)?;
-                if fulfilment::reencrypt_installation(
+                if installations::reencrypt_installation(
                     conn,
                     &row.purchase_id,
                     &old.id,
@@ -353,7 +353,7 @@ pub fn rotate(
 
 /// How many installations each key id seals: what a rotation has left to do.
 pub fn rows_per_key(conn: &mut DbConn) -> Result<Vec<(String, i64)>, InstallationError> {
-    Ok(fulfilment::installations_per_key(conn)?)
+    Ok(installations::installations_per_key(conn)?)
 }
 
 #[cfg(test)]

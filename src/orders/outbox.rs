@@ -47,7 +47,7 @@ use tracing::Instrument;
 use crate::config::DatabaseUrl;
 use crate::db::outbox::{self as jobs, AttemptRecord, LeasedJob};
 use crate::db::purchases::TransitionError;
-use crate::db::{Db, DbError, fulfilment, now_ms, purchases};
+use crate::db::{Db, DbError, alerts, now_ms, purchases};
 use crate::domain::AlertKind;
 use crate::orders::installation::InstallationKey;
 use crate::orders::jobs::job::{Job, JobContext, Verdict, duration_ms};
@@ -420,7 +420,7 @@ impl Outbox {
                     let status = refusal.status.as_str();
                     let purchase_id = leased.job.purchase_id.as_str();
                     purchases::add_event(conn, purchase_id, Some(status), status, &message, now)?;
-                    fulfilment::raise_alert(
+                    alerts::raise_alert(
                         conn,
                         AlertKind::NeedsAttention,
                         Some(purchase_id),

@@ -490,7 +490,8 @@ impl SupplierAccount {
             Checked::Safe => {
                 self.db
                     .run(|conn| {
-                        db::admin::resolve_shop_alerts(conn, UNSAFE_ALERT, db::now_ms()).map(|_| ())
+                        crate::db::alerts::resolve_shop_alerts(conn, UNSAFE_ALERT, db::now_ms())
+                            .map(|_| ())
                     })
                     .await
             }
@@ -601,8 +602,8 @@ impl SupplierAccount {
 /// Raises the shop's unsafe-account alert once and queues the owners' emails with it.
 fn raise_unsafe_alert(conn: &mut db::DbConn, message: &str, now: i64) -> Result<(), DbError> {
     conn.write_tx(|conn| {
-        let raised = db::fulfilment::raise_alert(conn, UNSAFE_ALERT, None, message, now)?;
-        if raised && let Some(alert_id) = db::admin::open_shop_alert(conn, UNSAFE_ALERT)? {
+        let raised = db::alerts::raise_alert(conn, UNSAFE_ALERT, None, message, now)?;
+        if raised && let Some(alert_id) = crate::db::alerts::open_shop_alert(conn, UNSAFE_ALERT)? {
             let owners = db::admin::owner_emails(conn)?;
             db::alert_mail::queue(conn, alert_id, &owners, now)?;
         }

@@ -6,7 +6,7 @@
 //! the threshold, so the next drop raises it again. Raising it queues the owners' emails in the
 //! same transaction, and they are retried until sent ([`super::alert_mail`]).
 
-use crate::db::{self, Db, DbError, admin, fulfilment};
+use crate::db::{self, Db, DbError, alerts};
 use crate::domain::{AlertKind, Cents};
 use crate::orders::notify::Notifier;
 use crate::wallet::alert_mail;
@@ -32,10 +32,10 @@ pub async fn check_low_balance(
         .run(move |conn| {
             let now = db::now_ms();
             conn.write_tx(|conn| {
-                let threshold =
-                    admin::setting(conn, THRESHOLD_SETTING)?.unwrap_or(DEFAULT_THRESHOLD_CENTS);
+                let threshold = crate::db::settings::setting(conn, THRESHOLD_SETTING)?
+                    .unwrap_or(DEFAULT_THRESHOLD_CENTS);
                 if available_cents >= threshold {
-                    admin::resolve_shop_alerts(conn, LOW_BALANCE_ALERT, now)?;
+                    crate::db::alerts::resolve_shop_alerts(conn, LOW_BALANCE_ALERT, now)?;
                     return Ok::<_, DbError>((false, false, threshold));
                 }
                 let message = format!(
@@ -43,8 +43,11 @@ pub async fn check_low_balance(
                     Cents::new(available_cents),
                     Cents::new(threshold)
                 );
-                let raised = fulfilment::raise_alert(conn, LOW_BALANCE_ALERT, None, &message, now)?;
-                if raised && let Some(alert_id) = admin::open_shop_alert(conn, LOW_BALANCE_ALERT)? {
+                let raised = alerts::raise_alert(conn, LOW_BALANCE_ALERT, None, &message, now)?;
+                if raised
+                    && let Some(alert_id) =
+                        crate::db::alerts::open_shop_alert(conn, LOW_BALANCE_ALERT)?
+                {
                     alert_mail::queue_for_owners(conn, alert_id, now)?;
                 }
                 Ok((true, raised, threshold))
@@ -86,8 +89,13 @@ impl Wallet<'_> {
                 let now = db::now_ms();
                 conn.write_tx(|conn| {
                     let before = db::wallet::threshold_policy(conn)?;
-                    admin::set_setting(conn, THRESHOLD_SETTING, policy.threshold_cents, now)?;
-                    admin::set_setting(
+                    crate::db::settings::set_setting(
+                        conn,
+                        THRESHOLD_SETTING,
+                        policy.threshold_cents,
+                        now,
+                    )?;
+                    crate::db::settings::set_setting(
                         conn,
                         PAUSE_BELOW_THRESHOLD_SETTING,
                         i64::from(policy.pause_below),

@@ -39,7 +39,7 @@ async fn support_gets_403_on_owner_actions_and_forms_need_csrf(backend: Backend)
     .await;
     app.db
         .run(|conn| {
-            storefront::db::fulfilment::raise_alert(
+            storefront::db::alerts::raise_alert(
                 conn,
                 storefront::domain::AlertKind::NeedsAttention,
                 Some("p1"),
@@ -241,7 +241,7 @@ async fn orders_are_searched_and_paged(backend: Backend) {
     // An upstream order id finds its purchase.
     app.db
         .run(|conn| {
-            storefront::db::fulfilment::set_upstream_order(conn, "p09", "ord_upstream_42", 1)
+            storefront::db::purchases::set_upstream_order(conn, "p09", "ord_upstream_42", 1)
         })
         .await
         .expect("set order");

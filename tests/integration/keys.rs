@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use storefront::config::{Secret, SecretKey};
 use storefront::db::purchases;
-use storefront::db::{Db, DbError, fulfilment, now_ms};
+use storefront::db::{Db, DbError, installations, now_ms};
 use storefront::orders::installation::{self, InstallationKey};
 use storefront::orders::links::order_token;
 use storefront::orders::outbox::{JobKind, enqueue};
@@ -207,7 +207,7 @@ fn activation_code(html: &str) -> String {
 
 async fn row_key_id(db: &Db, id: &str) -> String {
     let id = id.to_string();
-    db.run(move |c| fulfilment::installation(c, &id))
+    db.run(move |c| installations::installation(c, &id))
         .await
         .expect("query")
         .expect("installation stored")
@@ -429,7 +429,7 @@ async fn rotation_pages_through_every_row_and_reports_one_that_does_not_decrypt(
                         .build(),
                     "test",
                 )?;
-                fulfilment::insert_installation(c, row)?;
+                installations::insert_installation(c, row)?;
             }
             Ok::<_, DbError>(())
         })

@@ -6,8 +6,8 @@
 use std::time::Duration;
 
 use diesel::prelude::*;
-use storefront::db::schema::{purchases as purchases_t, refunds};
-use storefront::db::{DbError, fulfilment, now_ms};
+use storefront::db::schema::{purchases as purchases_t, refunds as refunds_t};
+use storefront::db::{DbError, now_ms, refunds};
 use storefront::domain::purchase::{PurchaseEvent, PurchaseStatus};
 use storefront::orders::actions;
 use storefront::orders::outbox::JobKind;
@@ -28,7 +28,7 @@ both_backends!(
 );
 
 async fn refund_rows(env: &Env) -> i64 {
-    env.q(|c| Ok(refunds::table.count().get_result(c)?)).await
+    env.q(|c| Ok(refunds_t::table.count().get_result(c)?)).await
 }
 
 /// The idempotency keys of `ids`, in id order.
@@ -185,7 +185,7 @@ async fn a_long_outage_is_reconciled_by_reference_and_never_refunded(backend: Ba
     env.upstream.sandbox.clear_faults();
     let key = purchase.idempotency_key.clone();
     let pid = id.clone();
-    env.q(move |c| storefront::db::admin::make_due_now(c, &pid, now_ms()))
+    env.q(move |c| storefront::db::outbox::make_due_now(c, &pid, now_ms()))
         .await;
     let workers = env.workers(1);
     let done = env
@@ -392,7 +392,7 @@ async fn a_refund_before_placement_cancels_it_in_the_same_transaction(backend: B
     env.assert_one_order_per_reference(0);
     let pid = id.clone();
     let refund = env
-        .q(move |c| fulfilment::refund_for(c, &pid))
+        .q(move |c| refunds::refund_for(c, &pid))
         .await
         .expect("one refund");
     assert_eq!(refund.status, "succeeded");

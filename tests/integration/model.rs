@@ -21,7 +21,7 @@ use std::time::Duration;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use storefront::db::outbox as jobs;
-use storefront::db::{DbError, admin, fulfilment, now_ms, purchases};
+use storefront::db::{DbError, admin, now_ms, purchases, refunds};
 use storefront::domain::purchase::PurchaseStatus;
 use storefront::orders::actions;
 use storefront::sandbox::{Fault, OrderRefusal, Outcome};
@@ -326,7 +326,7 @@ async fn check(env: &Env, bought: &[String]) -> Result<(), TestCaseError> {
         prop_assert!(upstream.len() <= 1, "{id}: {upstream:?}");
         let order = upstream.first();
         let pid = id.clone();
-        let refund = env.q(move |c| fulfilment::refund_for(c, &pid)).await;
+        let refund = env.q(move |c| refunds::refund_for(c, &pid)).await;
         let pid = id.clone();
         let timeline = env.q(move |c| purchases::events(c, &pid)).await;
         if let Some(refund) = &refund {

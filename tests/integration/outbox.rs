@@ -12,10 +12,13 @@ use std::time::{Duration, Instant};
 
 use diesel::prelude::*;
 use storefront::config::{Secret, SecretKey};
-use storefront::db::fulfilment::{self, Alert};
+use storefront::db::alerts::{self, Alert};
+use storefront::db::installations;
+use storefront::db::refunds;
+
 use storefront::db::outbox::{self as jobs, Attempt, Job, Next};
 use storefront::db::purchases::{self, NewPurchase, Purchase};
-use storefront::db::schema::{leases, purchases as purchases_t, refunds};
+use storefront::db::schema::{leases, purchases as purchases_t, refunds as refunds_t};
 use storefront::db::{Db, DbConn, DbError, now_ms};
 use storefront::domain::Cents;
 use storefront::domain::purchase::{PurchaseEvent, PurchaseStatus};
@@ -196,7 +199,7 @@ impl Env {
     }
 
     pub(crate) async fn alerts(&self) -> Vec<Alert> {
-        self.q(fulfilment::open_alerts).await
+        self.q(alerts::open_alerts).await
     }
 
     /// Starts `n` workers; the returned guard stops them.
@@ -318,7 +321,7 @@ async fn paid_purchase_is_fulfilled_with_installation_encrypted(backend: Backend
     let code = truth.activation_code.expose().clone();
     let row = {
         let id = id.clone();
-        env.q(move |c| fulfilment::installation(c, &id))
+        env.q(move |c| installations::installation(c, &id))
             .await
             .expect("installation row")
     };
@@ -544,7 +547,7 @@ async fn price_change_beyond_margin_needs_attention(backend: Backend) {
             .iter()
             .any(|a| a.kind == "needs_attention" && a.purchase_id.as_deref() == Some(&id))
     );
-    let refund_rows: i64 = env.q(|c| Ok(refunds::table.count().get_result(c)?)).await;
+    let refund_rows: i64 = env.q(|c| Ok(refunds_t::table.count().get_result(c)?)).await;
     assert_eq!(refund_rows, 0, "no automatic refund");
 }
 
@@ -639,7 +642,7 @@ async fn upstream_outcomes_end_as_specified_without_reorder(backend: Backend) {
     assert_eq!(failed.upstream_status.as_deref(), Some("failed"));
     let refund = {
         let id = ids[0].clone();
-        env.q(move |c| fulfilment::refund_for(c, &id))
+        env.q(move |c| refunds::refund_for(c, &id))
             .await
             .expect("refund row")
     };

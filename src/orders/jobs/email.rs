@@ -8,7 +8,7 @@ use crate::catalog::snapshot::destination_name;
 use crate::db::catalog::PlanRow;
 use crate::db::outbox::LeasedJob;
 use crate::db::schema::{catalog_plans, catalog_regions};
-use crate::db::{DbError, fulfilment, now_ms};
+use crate::db::{DbError, alerts, now_ms, refunds};
 use crate::domain::plan::describe_allowance;
 use crate::domain::purchase::RefundCause;
 use crate::domain::{AlertKind, Cents, Email};
@@ -92,7 +92,7 @@ async fn send(
         .run(move |c| {
             Ok::<_, DbError>((
                 plan_description(c, &plan_id)?,
-                fulfilment::refund_for(c, &purchase_id)?,
+                refunds::refund_for(c, &purchase_id)?,
             ))
         })
         .await?;
@@ -157,7 +157,7 @@ fn dead_with_alert(purchase_id: &str, kind: JobKind, reason: String) -> Verdict 
     let purchase_id = purchase_id.to_string();
     let message = format!("{} could not be sent: {reason}", kind.as_str());
     Verdict::dead("mail_failed", message.clone()).with_effects(move |c, now| {
-        fulfilment::raise_alert(c, AlertKind::EmailFailed, Some(&purchase_id), &message, now)?;
+        alerts::raise_alert(c, AlertKind::EmailFailed, Some(&purchase_id), &message, now)?;
         Ok(())
     })
 }

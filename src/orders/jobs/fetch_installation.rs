@@ -4,7 +4,7 @@
 
 use crate::db::outbox::LeasedJob;
 use crate::db::purchases::TransitionError;
-use crate::db::{DbConn, fulfilment, purchases};
+use crate::db::{DbConn, installations, purchases};
 use crate::domain::AlertKind;
 use crate::domain::purchase::PurchaseEvent;
 use crate::orders::installation::encrypt;
@@ -38,7 +38,7 @@ async fn fetch_installation(ob: &JobContext, leased: &LeasedJob) -> Result<Verdi
     let already = {
         let id = purchase_id.clone();
         ob.db
-            .run(move |c| fulfilment::installation(c, &id))
+            .run(move |c| installations::installation(c, &id))
             .await?
             .is_some()
     };
@@ -94,7 +94,7 @@ async fn fetch_installation(ob: &JobContext, leased: &LeasedJob) -> Result<Verdi
     Ok(
         Verdict::done("stored", format!("installation of eSIM {esim_id} stored")).with_effects(
             move |c, now| {
-                fulfilment::insert_installation(c, &row)?;
+                installations::insert_installation(c, &row)?;
                 mark_fulfilled(c, &purchase_id, &note, now)
             },
         ),

@@ -12,7 +12,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::db::outbox::{self as jobs, LeasedJob, Next};
 use crate::db::purchases::TransitionError;
-use crate::db::{Db, DbConn, DbError, fulfilment, now_ms, purchases};
+use crate::db::{Db, DbConn, DbError, alerts, now_ms, purchases};
 use crate::domain::purchase::PurchaseEvent;
 use crate::domain::{AlertKind, Cents};
 use crate::orders::installation::{InstallationError, InstallationKey};
@@ -330,7 +330,7 @@ pub(crate) fn attention(
     now: i64,
 ) -> Result<(), TransitionError> {
     purchases::apply(conn, purchase_id, event, message, now)?;
-    fulfilment::raise_alert(conn, alert_kind, Some(purchase_id), message, now)?;
+    alerts::raise_alert(conn, alert_kind, Some(purchase_id), message, now)?;
     Ok(())
 }
 

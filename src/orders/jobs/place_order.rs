@@ -22,7 +22,7 @@
 use crate::db::outbox::LeasedJob;
 use crate::db::purchases::TransitionError;
 use crate::db::wallet::{self, PauseReason};
-use crate::db::{DbConn, admin, fulfilment, outbox as jobs, purchases};
+use crate::db::{DbConn, alerts, outbox as jobs, purchases, refunds};
 use crate::domain::AlertKind;
 use crate::domain::purchase::{PurchaseEvent, PurchaseStatus};
 use crate::orders::jobs::job::{
@@ -78,7 +78,7 @@ async fn place_order(ob: &JobContext, leased: &LeasedJob) -> Result<Verdict, Out
     }
     let refund = {
         let id = purchase.id.clone();
-        ob.db.run(move |c| fulfilment::refund_for(c, &id)).await?
+        ob.db.run(move |c| refunds::refund_for(c, &id)).await?
     };
     if refund.is_some_and(|r| r.is_open()) {
         return Ok(Verdict::done(
@@ -154,7 +154,7 @@ fn adopt(
     let first_poll = ob.backoff_at(&ob.config.tracking, 1);
     Verdict::done(label, format!("order {order_id}"))
         .with_effects(move |c, now| {
-            fulfilment::set_upstream_order(c, &purchase_id, &order_id, now)?;
+            purchases::set_upstream_order(c, &purchase_id, &order_id, now)?;
             match purchases::apply(c, &purchase_id, &event, &note, now) {
                 Ok(_) => {}
                 Err(TransitionError::Refused(refusal)) => {
@@ -165,7 +165,7 @@ fn adopt(
                     );
                     let status = refusal.status.as_str();
                     purchases::add_event(c, &purchase_id, Some(status), status, &message, now)?;
-                    fulfilment::raise_alert(
+                    alerts::raise_alert(
                         c,
                         AlertKind::NeedsAttention,
                         Some(&purchase_id),
@@ -178,7 +178,7 @@ fn adopt(
             enqueue(c, &purchase_id, JobKind::TrackOrder, first_poll, now)?;
             // An accepted order proves the account can buy again: the pause it caused ends.
             // A pause for another reason (the wallet) stays.
-            admin::resolve_shop_alerts(c, AlertKind::AccountProblem, now)?;
+            crate::db::alerts::resolve_shop_alerts(c, AlertKind::AccountProblem, now)?;
             wallet::resume_from(c, PauseReason::AccountProblem)?;
             resolve_purchase_alerts(c, &purchase_id, AlertKind::PlacementUnknown, now)?;
             Ok(())
@@ -192,7 +192,7 @@ fn resolve_purchase_alerts(
     kind: AlertKind,
     now: i64,
 ) -> Result<(), TransitionError> {
-    fulfilment::resolve_alerts_of_kind(c, purchase_id, kind, now)?;
+    alerts::resolve_alerts_of_kind(c, purchase_id, kind, now)?;
     Ok(())
 }
 
@@ -359,7 +359,7 @@ async fn reconcile(
                             "",
                             now,
                         )?;
-                        fulfilment::raise_alert(
+                        alerts::raise_alert(
                             c,
                             AlertKind::PlacementUnknown,
                             Some(&purchase_id),
@@ -447,7 +447,7 @@ async fn price_changed(
     // Due at once: the new key has never been sent.
     Ok(
         Verdict::retry("price_changed_repriced", note.clone(), 0).with_effects(move |c, now| {
-            if fulfilment::reprice(c, &purchase_id, generation, new_cost, &new_key, now)? {
+            if purchases::reprice(c, &purchase_id, generation, new_cost, &new_key, now)? {
                 purchases::add_event(c, &purchase_id, Some(&status), &status, &note, now)?;
             }
             Ok(())
@@ -470,7 +470,7 @@ fn wait_for_owner(
         purchases::apply(c, &purchase_id, &PurchaseEvent::PlacementWaiting, "", now)?;
         wallet::pause_for(c, Some(pause))?;
         jobs::defer_kind(c, JobKind::PlaceOrder.as_str(), at, now)?;
-        fulfilment::raise_alert(c, alert_kind, None, &message, now)?;
+        alerts::raise_alert(c, alert_kind, None, &message, now)?;
         Ok(())
     })
 }

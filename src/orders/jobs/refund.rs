@@ -8,7 +8,7 @@
 //! refunded here (the order may exist).
 
 use crate::db::outbox::LeasedJob;
-use crate::db::{DbConn, DbError, fulfilment, purchases};
+use crate::db::{DbConn, DbError, purchases, refunds};
 use crate::domain::purchase::{PurchaseEvent, PurchaseStatus, RefundCause};
 use crate::domain::{AlertKind, Cents};
 use crate::orders::jobs::job::{
@@ -26,7 +26,7 @@ pub(crate) fn refund_failed_delivery(
     note: &str,
     now: i64,
 ) -> Result<(), DbError> {
-    fulfilment::ensure_refund(
+    refunds::ensure_refund(
         conn,
         purchase_id,
         amount_cents,
@@ -74,7 +74,7 @@ async fn refund(ob: &JobContext, leased: &LeasedJob) -> Result<Verdict, OutboxEr
                 c.write_tx(|c| {
                     // Normally written with the job; a job without its row refunds as a
                     // failed delivery, the only automatic cause.
-                    fulfilment::ensure_refund(
+                    refunds::ensure_refund(
                         c,
                         &id,
                         amount,
@@ -138,7 +138,7 @@ async fn refund(ob: &JobContext, leased: &LeasedJob) -> Result<Verdict, OutboxEr
 
 fn finish(purchase_id: String, refund_id: String, provider_id: Option<String>) -> Verdict {
     Verdict::done("refunded", "the consumer was refunded").with_effects(move |c, now| {
-        fulfilment::set_refund_status(c, &refund_id, "succeeded", provider_id.as_deref(), now)?;
+        refunds::set_refund_status(c, &refund_id, "succeeded", provider_id.as_deref(), now)?;
         if purchases::apply(
             c,
             &purchase_id,
@@ -162,7 +162,7 @@ fn failed(
 ) -> Verdict {
     let message = format!("refund failed: {reason}; refund the consumer by hand");
     Verdict::done("refund_failed", message.clone()).with_effects(move |c, now| {
-        fulfilment::set_refund_status(c, &refund_id, "failed", provider_id.as_deref(), now)?;
+        refunds::set_refund_status(c, &refund_id, "failed", provider_id.as_deref(), now)?;
         needs_attention(c, &purchase_id, AlertKind::NeedsAttention, &message, now)
     })
 }

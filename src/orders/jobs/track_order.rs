@@ -5,7 +5,7 @@
 //! reordered. An upstream webhook only makes this job due now (`outbox::wake_tracking`).
 
 use crate::db::outbox::LeasedJob;
-use crate::db::{fulfilment, purchases};
+use crate::db::purchases;
 use crate::domain::AlertKind;
 use crate::domain::purchase::{PurchaseEvent, PurchaseStatus};
 use crate::orders::jobs::job::{
@@ -84,7 +84,7 @@ async fn track_order(ob: &JobContext, leased: &LeasedJob) -> Result<Verdict, Out
         let purchase_id = purchase_id.clone();
         let status = status.clone();
         move |c: &mut crate::db::DbConn, now: i64| {
-            fulfilment::set_upstream_status(c, &purchase_id, &status, now)?;
+            purchases::set_upstream_status(c, &purchase_id, &status, now)?;
             Ok::<_, crate::db::purchases::TransitionError>(())
         }
     };
@@ -121,7 +121,7 @@ async fn track_order(ob: &JobContext, leased: &LeasedJob) -> Result<Verdict, Out
             Some(esim_id) => {
                 Verdict::done("fulfilled", format!("esim {esim_id}")).with_effects(move |c, now| {
                     record_status(c, now)?;
-                    fulfilment::set_esim_id(c, &purchase_id, &esim_id, now)?;
+                    purchases::set_esim_id(c, &purchase_id, &esim_id, now)?;
                     enqueue(c, &purchase_id, JobKind::FetchInstallation, now, now)?;
                     Ok(())
                 })

@@ -11,7 +11,7 @@ use super::{
     Chrome, CurrentAdmin, admin_page, check_csrf, client_addr, format_age, format_ms,
     require_owner, see_other,
 };
-use crate::db::{self, DbError, admin as q, fulfilment, wallet};
+use crate::db::{self, DbError, admin as q, alerts, wallet};
 use crate::domain::Cents;
 use crate::orders::actions;
 use crate::web::AppState;
@@ -126,7 +126,7 @@ pub async fn dashboard(
                 sales,
                 q::outbox_health(conn, now)?,
                 q::needing_attention(conn, ATTENTION_LIMIT)?,
-                fulfilment::open_alerts(conn)?,
+                alerts::open_alerts(conn)?,
                 crate::db::catalog::last_sync(conn)?,
             ))
         })

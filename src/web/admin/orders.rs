@@ -17,7 +17,7 @@ use super::{
     non_empty, require_owner, see_other,
 };
 use crate::accounts::Admin;
-use crate::db::{DbError, admin as q, fulfilment, outbox, purchases};
+use crate::db::{DbError, admin as q, alerts, outbox, purchases, refunds};
 use crate::domain::Cents;
 use crate::domain::purchase::{PurchaseEvent, PurchaseStatus};
 use crate::orders::actions::{self, ActionError, OrderAction};
@@ -405,9 +405,9 @@ async fn render_detail(
                 let attempts = outbox::attempts(conn, job.id)?;
                 jobs.push((job, attempts));
             }
-            let refund = fulfilment::refund_for(conn, &id)?;
-            let alerts = fulfilment::alerts_for_purchase(conn, &id)?;
-            let last4 = q::iccid_last4(conn, &id)?;
+            let refund = refunds::refund_for(conn, &id)?;
+            let alerts = alerts::alerts_for_purchase(conn, &id)?;
+            let last4 = crate::db::installations::iccid_last4(conn, &id)?;
             let facts = actions::placement_facts(conn, &purchase)?;
             Ok(Some((purchase, events, jobs, refund, alerts, last4, facts)))
         })
