@@ -7,7 +7,7 @@
 //! replica, finds no session. The console always keeps an active owner: the last one can be
 //! neither disabled nor demoted.
 
-use diesel::result::{DatabaseErrorKind, Error as DieselError};
+use diesel::result::Error as DieselError;
 
 use super::{
     Admin, MAX_PASSWORD_CHANGE_FAILURES, NewPassword, Role, SessionToken, THROTTLE_WINDOW_MS,
@@ -115,10 +115,7 @@ pub async fn create(
     .await
     .map_err(|err| match err {
         // Two owners adding the same email at once: the unique index decides.
-        UsersError::Db(DbError::Query(DieselError::DatabaseError(
-            DatabaseErrorKind::UniqueViolation,
-            _,
-        ))) => UsersError::EmailTaken,
+        UsersError::Db(db) if db.is_unique_violation() => UsersError::EmailTaken,
         other => other,
     })
 }

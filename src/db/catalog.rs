@@ -292,3 +292,27 @@ pub fn sync_history(conn: &mut DbConn, limit: i64) -> Result<Vec<SyncRow>, DbErr
         .limit(limit)
         .load(conn)?)
 }
+
+/// A plan as last synced (it may have left the live catalog since), with its region's name.
+pub fn stored_plan(
+    conn: &mut DbConn,
+    plan_id: &str,
+) -> Result<Option<(PlanRow, Option<String>)>, DbError> {
+    let row: Option<PlanRow> = catalog_plans::table
+        .find(plan_id)
+        .select(PlanRow::as_select())
+        .first(conn)
+        .optional()?;
+    let Some(row) = row else {
+        return Ok(None);
+    };
+    let region_name = match row.region.as_deref() {
+        Some(slug) => catalog_regions::table
+            .find(slug)
+            .select(catalog_regions::name)
+            .first(conn)
+            .optional()?,
+        None => None,
+    };
+    Ok(Some((row, region_name)))
+}

@@ -93,6 +93,17 @@ impl DbError {
         matches!(self, Self::Query(diesel::result::Error::NotFound))
     }
 
+    /// A unique index refused the write (two requests raced for the same value).
+    pub fn is_unique_violation(&self) -> bool {
+        matches!(
+            self,
+            Self::Query(diesel::result::Error::DatabaseError(
+                diesel::result::DatabaseErrorKind::UniqueViolation,
+                _,
+            ))
+        )
+    }
+
     /// The database cannot be reached right now (no free connection, cannot open, connection
     /// closed): a 503 worth retrying, not a bug.
     pub fn is_unavailable(&self) -> bool {

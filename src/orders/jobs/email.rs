@@ -2,12 +2,8 @@
 //! nothing new and a failed send is retried. Only a crash between the SMTP server's answer and
 //! the job's commit can send one email twice. Emails carry the private link, never the eSIM.
 
-use diesel::prelude::*;
-
 use crate::catalog::snapshot::destination_name;
-use crate::db::catalog::PlanRow;
 use crate::db::outbox::LeasedJob;
-use crate::db::schema::{catalog_plans, catalog_regions};
 use crate::db::{DbError, alerts, now_ms, refunds};
 use crate::domain::plan::describe_allowance;
 use crate::domain::purchase::RefundCause;
@@ -19,21 +15,8 @@ use crate::orders::links::{order_url, token_for_email};
 /// "France · 5 GB for 30 days" (or "Europe · …"), from the stored catalog: the plan may have
 /// left the live one. Named as the shop names it, not with upstream's multi-country label.
 fn plan_description(conn: &mut crate::db::DbConn, plan_id: &str) -> Result<String, DbError> {
-    let row: Option<PlanRow> = catalog_plans::table
-        .find(plan_id)
-        .select(PlanRow::as_select())
-        .first(conn)
-        .optional()?;
-    let Some(row) = row else {
+    let Some((row, region_name)) = crate::db::catalog::stored_plan(conn, plan_id)? else {
         return Ok(format!("eSIM plan {plan_id}"));
-    };
-    let region_name: Option<String> = match row.region.as_deref() {
-        Some(slug) => catalog_regions::table
-            .find(slug)
-            .select(catalog_regions::name)
-            .first(conn)
-            .optional()?,
-        None => None,
     };
     Ok(format!(
         "{} · {}",
