@@ -35,6 +35,7 @@ mod ops;
 mod outbox;
 mod sandbox;
 mod schema;
+mod settings_doc;
 mod shop;
 mod stripe;
 mod upstream;
