@@ -56,6 +56,26 @@ impl PurchaseStatus {
         Self::ALL.into_iter().find(|s| s.as_str() == raw)
     }
 
+    /// The status as the console shows it to a person.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::AwaitingPayment => "Awaiting payment",
+            Self::Paid => "Paid",
+            Self::Ordered => "Ordered",
+            Self::Provisioning => "Provisioning",
+            Self::Fulfilled => "Fulfilled",
+            Self::PaymentFailed => "Payment failed",
+            Self::NeedsAttention => "Needs attention",
+            Self::Failed => "Failed",
+            Self::Refunded => "Refunded",
+        }
+    }
+
+    /// [`Self::label`] of a stored status text; the text itself when it is not a status.
+    pub fn label_of(raw: &str) -> String {
+        Self::parse(raw).map_or_else(|| raw.to_string(), |s| s.label().to_string())
+    }
+
     /// Money was taken: the purchase was paid at some point (whatever happened since).
     pub fn was_paid(self) -> bool {
         !matches!(self, Self::AwaitingPayment | Self::PaymentFailed)

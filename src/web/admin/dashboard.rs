@@ -43,6 +43,7 @@ struct AttentionRow {
     href: String,
     id: String,
     status: String,
+    status_label: String,
     email: String,
     price: String,
     updated: String,
@@ -162,6 +163,7 @@ pub async fn dashboard(
             .into_iter()
             .map(|p| AttentionRow {
                 href: format!("/admin/orders/{}", p.id),
+                status_label: crate::domain::purchase::PurchaseStatus::label_of(&p.status),
                 status: p.status.clone(),
                 email: p.email.clone(),
                 price: money(p.price_cents),

@@ -44,12 +44,14 @@ struct OrderRow {
     created: String,
     email: String,
     status: String,
+    status_label: String,
     price: String,
     upstream_order_id: String,
 }
 
 struct StatusOption {
     value: &'static str,
+    label: &'static str,
     selected: bool,
 }
 
@@ -165,6 +167,7 @@ pub async fn list(
             .iter()
             .map(|s| StatusOption {
                 value: s.as_str(),
+                label: s.label(),
                 selected: status.as_deref() == Some(s.as_str()),
             })
             .collect(),
@@ -212,6 +215,7 @@ pub async fn list(
             href: format!("/admin/orders/{}", p.id),
             created: format_ms(p.created_at_ms),
             email: p.email.clone(),
+            status_label: PurchaseStatus::label_of(&p.status),
             status: p.status.clone(),
             price: Cents::new(p.price_cents).to_string(),
             upstream_order_id: p.upstream_order_id.clone().unwrap_or_default(),
@@ -272,6 +276,7 @@ struct OrderPage {
     chrome: Chrome,
     id: String,
     status: String,
+    status_label: &'static str,
     email: String,
     plan: String,
     price: String,
@@ -434,6 +439,7 @@ async fn render_detail(
     let page = OrderPage {
         chrome,
         status: purchase.status.clone(),
+        status_label: status.label(),
         email: purchase.email.clone(),
         plan,
         price: Cents::new(purchase.price_cents).to_string(),
@@ -455,9 +461,13 @@ async fn render_detail(
                 at: format_ms(e.at_ms),
                 datetime: datetime_ms(e.at_ms),
                 change: match &e.from_status {
-                    Some(from) if *from != e.to_status => format!("{from} → {}", e.to_status),
+                    Some(from) if *from != e.to_status => format!(
+                        "{} → {}",
+                        PurchaseStatus::label_of(from),
+                        PurchaseStatus::label_of(&e.to_status)
+                    ),
                     Some(_) => "note".to_string(),
-                    None => e.to_status.clone(),
+                    None => PurchaseStatus::label_of(&e.to_status),
                 },
                 note: e.note,
             })
