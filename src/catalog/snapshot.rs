@@ -118,6 +118,24 @@ impl ShopPlan {
     pub fn is_sellable(&self) -> bool {
         self.sellable
     }
+
+    /// Why the plan is not on sale, in the owner's words; `None` when it is.
+    pub fn not_sold_because(&self) -> Option<&'static str> {
+        if self.sellable {
+            return None;
+        }
+        Some(match self.price {
+            _ if !self.available => "withdrawn upstream",
+            None => "no price",
+            Some(price) if price < pricing::MIN_CARD_CHARGE => {
+                "price below the smallest card charge ($0.50)"
+            }
+            Some(price) if price > pricing::MAX_CARD_CHARGE => {
+                "price above the largest card charge ($999,999.99)"
+            }
+            Some(_) => "not chargeable",
+        })
+    }
 }
 
 /// Percent-encodes one path segment (plan ids are opaque and used exactly as given).
