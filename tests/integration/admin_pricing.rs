@@ -219,3 +219,74 @@ async fn a_markup_rule_is_previewed_saved_shown_on_the_shop_and_audited(backend:
     let (_, audit, _) = owner.get(&app, "/admin/audit").await;
     assert!(audit.contains("pricing_rule_saved"));
 }
+
+/// A country is named as people name it: its code in any case, or its name; a region by its
+/// name too. The rule is stored under the code or slug.
+#[tokio::test]
+async fn a_rule_s_country_or_region_is_found_by_name_or_lower_case_code() {
+    let (app, _upstream) = spawn_shop(Backend::Sqlite, 120).await.expect("sqlite");
+    create(&app.db, OWNER, Role::Owner).await;
+    let owner = login_as(&app, OWNER).await;
+    let snap = app.catalog.snapshot();
+    let local = snap
+        .plans()
+        .iter()
+        .find(|p| p.is_sellable())
+        .expect("a plan")
+        .clone();
+    let region = snap.regions().first().expect("a region").clone();
+    let (_, page, _) = owner.get(&app, "/admin/pricing").await;
+    assert!(
+        page.contains("<datalist id=\"scope-suggestions\">"),
+        "{page}"
+    );
+    let token = hidden(&page, "csrf_token");
+    let code_lower = local.country_code.to_lowercase();
+    for (kind, typed, stored) in [
+        ("country", code_lower.as_str(), local.country_code.as_str()),
+        (
+            "country",
+            local.country_name.as_str(),
+            local.country_code.as_str(),
+        ),
+        ("region", region.name.as_str(), region.slug.as_str()),
+    ] {
+        let (status, preview, _) = owner
+            .post(
+                &app,
+                "/admin/pricing/preview",
+                &[
+                    ("csrf_token", &token),
+                    ("scope_kind", kind),
+                    ("scope_value", typed),
+                    ("markup_percent", "30"),
+                    ("fixed", ""),
+                    ("min_margin", ""),
+                    ("ending", ""),
+                ],
+            )
+            .await;
+        assert_eq!(status, 200, "{kind} {typed}: {preview}");
+        assert!(
+            preview.contains(&format!("{kind} {stored}")),
+            "{kind} {typed} is stored as {stored}: {preview}"
+        );
+    }
+    let (status, refused, _) = owner
+        .post(
+            &app,
+            "/admin/pricing/preview",
+            &[
+                ("csrf_token", &token),
+                ("scope_kind", "country"),
+                ("scope_value", "Atlantis"),
+                ("markup_percent", "30"),
+                ("fixed", ""),
+                ("min_margin", ""),
+                ("ending", ""),
+            ],
+        )
+        .await;
+    assert_eq!(status, 400);
+    assert!(refused.contains("There is no country"), "{refused}");
+}

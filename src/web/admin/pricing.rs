@@ -78,15 +78,49 @@ fn hundredths(raw: &str) -> Option<i64> {
     whole.checked_mul(100)?.checked_add(frac)
 }
 
+/// The country an owner typed: its code in any case ("jp") or its name ("Japan"), among the
+/// countries that have local plans.
+fn country_named(snap: &Snapshot, typed: &str) -> Option<String> {
+    let code = typed.to_ascii_uppercase();
+    snap.plans()
+        .iter()
+        .find(|p| p.country_code == code || p.country_name.eq_ignore_ascii_case(typed))
+        .map(|p| p.country_code.clone())
+}
+
+/// The region an owner typed: its slug or its name, in any case.
+fn region_named(snap: &Snapshot, typed: &str) -> Option<String> {
+    snap.regions()
+        .iter()
+        .find(|r| r.slug.eq_ignore_ascii_case(typed) || r.name.eq_ignore_ascii_case(typed))
+        .map(|r| r.slug.clone())
+}
+
+/// What the "applies to" field suggests as the owner types: every country with local plans and
+/// every region, by code or slug, with its name.
+fn scope_suggestions(snap: &Snapshot) -> Vec<(String, String)> {
+    let mut countries: Vec<(String, String)> = snap
+        .plans()
+        .iter()
+        .map(|p| (p.country_code.clone(), p.country_name.clone()))
+        .collect();
+    countries.sort();
+    countries.dedup();
+    countries.extend(
+        snap.regions()
+            .iter()
+            .map(|r| (r.slug.clone(), format!("{} (region)", r.name))),
+    );
+    countries
+}
+
 /// The rule a form describes, checked against the catalog (the scope must exist).
 fn parse_rule(form: &RuleForm, snap: &Snapshot) -> Result<MarkupRule, String> {
     let value = form.scope_value.trim();
     let scope = match form.scope_kind.as_str() {
         "default" => RuleScope::Default,
-        "region" if snap.region(value).is_some() => RuleScope::Region(value.to_string()),
-        "country" if snap.plans().iter().any(|p| p.country_code == value) => {
-            RuleScope::Country(value.to_string())
-        }
+        "region" if let Some(slug) = region_named(snap, value) => RuleScope::Region(slug),
+        "country" if let Some(code) = country_named(snap, value) => RuleScope::Country(code),
         "plan" if snap.plan(value).is_some() => RuleScope::Plan(value.to_string()),
         "region" | "country" | "plan" => {
             return Err(format!(
@@ -164,11 +198,20 @@ struct Preview {
     below_cost: bool,
 }
 
+/// A plan as the shop titles it, or its id when it left the catalog.
+fn plan_name(snap: &Snapshot, id: &str) -> String {
+    snap.plan(id)
+        .map_or_else(|| id.to_string(), crate::web::shop::plan_title)
+}
+
 struct InversionView {
     destination: String,
     bigger: String,
+    /// The plan as the shop names it ("5 GB for 30 days"), beside its id.
+    bigger_title: String,
     bigger_price: String,
     smaller: String,
+    smaller_title: String,
     smaller_price: String,
 }
 
@@ -185,6 +228,8 @@ struct PricingPage {
     inversions: Vec<InversionView>,
     /// Inversions beyond the ones listed.
     more_inversions: usize,
+    /// Country codes and region slugs with their names, for the scope field's suggestions.
+    suggestions: Vec<(String, String)>,
 }
 
 /// Inversions listed on the page; the rest are counted.
@@ -214,6 +259,7 @@ async fn render(
     let (chrome, cookie) = Chrome::new(state, req, admin, "pricing");
     let bps = state.settings.default_markup_bps;
     let page = PricingPage {
+        suggestions: scope_suggestions(&snap),
         chrome,
         default_percent: format!("{}.{:02}%", bps / 100, bps % 100),
         rules: rows
@@ -242,8 +288,10 @@ async fn render(
                     .country_name(&i.destination)
                     .unwrap_or(&i.destination)
                     .to_string(),
+                bigger_title: plan_name(&snap, &i.bigger_plan),
                 bigger: i.bigger_plan.clone(),
                 bigger_price: i.bigger_price.to_string(),
+                smaller_title: plan_name(&snap, &i.smaller_plan),
                 smaller: i.smaller_plan.clone(),
                 smaller_price: i.smaller_price.to_string(),
             })
