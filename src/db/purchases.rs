@@ -230,6 +230,37 @@ pub fn expired_unpaid(conn: &mut DbConn, now_ms: i64, limit: i64) -> Result<Vec<
         .load(conn)?)
 }
 
+/// The purchases that balance-transaction `references` name, by their upstream order id or
+/// their own reference: `(reference, purchase id)` pairs.
+pub fn named_by_references(
+    conn: &mut DbConn,
+    references: &[String],
+) -> Result<Vec<(String, String)>, DbError> {
+    if references.is_empty() {
+        return Ok(Vec::new());
+    }
+    let rows: Vec<(String, String, Option<String>)> = purchases::table
+        .filter(
+            purchases::upstream_order_id
+                .eq_any(references)
+                .or(purchases::reference.eq_any(references)),
+        )
+        .select((
+            purchases::id,
+            purchases::reference,
+            purchases::upstream_order_id,
+        ))
+        .load(conn)?;
+    Ok(rows
+        .into_iter()
+        .flat_map(|(id, reference, order)| {
+            let by_order = order.map(|o| (o, id.clone()));
+            std::iter::once((reference, id)).chain(by_order)
+        })
+        .filter(|(r, _)| references.contains(r))
+        .collect())
+}
+
 /// Records the provider session created for an awaiting purchase.
 pub fn set_payment_session(conn: &mut DbConn, id: &str, session_id: &str) -> Result<(), DbError> {
     diesel::update(purchases::table.find(id))

@@ -64,6 +64,8 @@ pub struct WalletOverview {
     pub runway: String,
     /// The newest top-ups first.
     pub topups: Vec<TopupProgressRow>,
+    /// Shop purchases the page's transactions belong to: transaction reference → purchase id.
+    pub purchases_by_reference: std::collections::HashMap<String, String>,
 }
 
 impl WalletOverview {
@@ -90,7 +92,11 @@ impl Wallet<'_> {
             tracing::warn!(error = %err, "could not record top-up credits");
         }
         let now = db::now_ms();
-        let (row, spent_7d, policy, topups) = self
+        let references: Vec<String> = transactions
+            .as_ref()
+            .map(|page| page.data.iter().map(|t| t.reference.clone()).collect())
+            .unwrap_or_default();
+        let (row, spent_7d, policy, topups, named) = self
             .db
             .run(move |conn| {
                 Ok::<_, DbError>((
@@ -98,6 +104,7 @@ impl Wallet<'_> {
                     admin::placed_cost_since(conn, now - 7 * DAY_MS)?,
                     db::wallet::threshold_policy(conn)?,
                     db::topups::recent_topups(conn, RECENT_TOPUPS)?,
+                    db::purchases::named_by_references(conn, &references)?,
                 ))
             })
             .await?;
@@ -120,6 +127,7 @@ impl Wallet<'_> {
             below_threshold,
             runway,
             topups,
+            purchases_by_reference: named.into_iter().collect(),
         })
     }
 

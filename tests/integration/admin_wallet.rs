@@ -813,3 +813,32 @@ async fn support_resends_the_delivery_email_once_while_one_is_open(backend: Back
             .all(|r| r.1 != "order_resend_email" || r.0 == SUPPORT)
     );
 }
+
+/// The wallet's transactions lead to the shop's orders they paid for, and the first page shows
+/// the available credit after each one, ending at the live balance.
+#[tokio::test]
+async fn wallet_transactions_link_their_orders_and_show_a_running_balance() {
+    let (app, upstream) = spawn_shop(Backend::Sqlite, 60).await.expect("sqlite");
+    crate::admin::create(&app.db, crate::admin::OWNER, Role::Owner).await;
+    let purchase_id = crate::journeys::buy_and_wait_fulfilled(&app).await;
+    let owner = crate::admin::login_as(&app, crate::admin::OWNER).await;
+    let (status, page, _) = owner.get(&app, "/admin/wallet").await;
+    assert_eq!(status, 200);
+    assert!(
+        page.contains(&format!("href=\"/admin/orders/{purchase_id}\"")),
+        "the reservation links its order: {page}"
+    );
+    assert!(page.contains("Available after"), "{page}");
+    let live =
+        storefront::domain::Cents::new(upstream.sandbox.balance().available_cents).to_string();
+    let first_row = page
+        .split("Available after</th>")
+        .nth(1)
+        .and_then(|rest| rest.split("<tbody>").nth(1))
+        .and_then(|rest| rest.split("</tr>").next())
+        .unwrap_or_default();
+    assert!(
+        first_row.contains(&live),
+        "the newest transaction ends at the live balance {live}: {first_row}"
+    );
+}

@@ -95,6 +95,10 @@ struct TxView {
     available: String,
     reserved: String,
     reference: String,
+    /// The shop's order page, when the reference names one of its purchases.
+    order_href: Option<String>,
+    /// Available credit right after this transaction (first page, live balance known).
+    available_after: Option<String>,
     created: String,
 }
 
@@ -174,15 +178,33 @@ struct FormState {
     error: Option<String>,
 }
 
-fn tx_view(t: BalanceTransaction) -> TxView {
-    TxView {
-        id: t.id,
-        kind: t.kind,
-        available: money(t.available_delta_cents.get()),
-        reserved: money(t.reserved_delta_cents.get()),
-        reference: t.reference,
-        created: format_upstream_time(&t.created_at),
-    }
+/// The page's transactions, newest first. On the first page, with the live balance known, each
+/// row also shows the available credit right after it: the live figure, minus the later
+/// transactions' changes.
+fn tx_views(
+    page: Vec<BalanceTransaction>,
+    live_available: Option<i64>,
+    purchases: &std::collections::HashMap<String, String>,
+) -> Vec<TxView> {
+    let mut after = live_available;
+    page.into_iter()
+        .map(|t| {
+            let view = TxView {
+                id: t.id,
+                available: money(t.available_delta_cents.get()),
+                reserved: money(t.reserved_delta_cents.get()),
+                order_href: purchases
+                    .get(&t.reference)
+                    .map(|id| format!("/admin/orders/{id}")),
+                available_after: after.map(money),
+                reference: t.reference,
+                kind: t.kind,
+                created: format_upstream_time(&t.created_at),
+            };
+            after = after.map(|a| a.saturating_sub(t.available_delta_cents.get()));
+            view
+        })
+        .collect()
 }
 
 fn pause_message(reason: PauseReason, threshold: i64) -> String {
@@ -234,6 +256,7 @@ async fn render(
         below_threshold,
         runway,
         topups,
+        purchases_by_reference,
     } = overview;
     let (balance, balance_error) = match &live {
         Ok(b) => (
@@ -261,9 +284,14 @@ async fn render(
         ),
     };
     let threshold = policy.threshold_cents;
+    let live_available = live
+        .as_ref()
+        .ok()
+        .filter(|_| !paged)
+        .map(|b| b.available_cents.get());
     let (transactions, transactions_error, older_href) = match transactions {
         Ok(page) => (
-            page.data.into_iter().map(tx_view).collect(),
+            tx_views(page.data, live_available, &purchases_by_reference),
             None,
             page.next_cursor.map(|c| {
                 let query = url::form_urlencoded::Serializer::new(String::new())
