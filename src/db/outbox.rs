@@ -94,6 +94,7 @@ const CLAIM_POSTGRES: &str = "SELECT id, state, attempts, lease_owner FROM outbo
          OR (state = 'running' AND lease_expires_at_ms <= $1)) \
        AND (kind = $3 OR NOT EXISTS \
          (SELECT 1 FROM leases WHERE name = $2 AND expires_at_ms > $1)) \
+       AND ($4 = 'any' OR ($4 = 'placement') = (kind = 'place_order')) \
      ORDER BY CASE kind WHEN 'place_order' THEN 0 ELSE 1 END, run_at_ms, id \
      LIMIT 1 FOR UPDATE SKIP LOCKED";
 
@@ -102,7 +103,30 @@ const CLAIM_SQLITE: &str = "SELECT id, state, attempts, lease_owner FROM outbox_
          OR (state = 'running' AND lease_expires_at_ms <= ?1)) \
        AND (kind = ?3 OR NOT EXISTS \
          (SELECT 1 FROM leases WHERE name = ?2 AND expires_at_ms > ?1)) \
+       AND (?4 = 'any' OR (?4 = 'placement') = (kind = 'place_order')) \
      ORDER BY CASE kind WHEN 'place_order' THEN 0 ELSE 1 END, run_at_ms, id LIMIT 1";
+
+/// Which jobs a worker claims. Placement has workers of its own, so `POST /orders` never
+/// waits behind tracking polls and emails while upstream is slow, nor they behind it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lane {
+    /// `place_order` jobs only.
+    Placement,
+    /// Every other kind (tracking, installation fetch, refunds, emails).
+    Other,
+    /// Any job, placements first (tests and the CLI's one-off runs).
+    Any,
+}
+
+impl Lane {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Placement => "placement",
+            Self::Other => "other",
+            Self::Any => "any",
+        }
+    }
+}
 
 /// Inserts a queued `kind` job for `purchase_id`, due at `run_at_ms`, unless a job of that
 /// kind is already open (queued or running) for the purchase; returns whether one was
@@ -156,6 +180,7 @@ pub fn claim(
     worker: &str,
     now_ms: i64,
     lease_ms: i64,
+    lane: Lane,
 ) -> Result<Option<LeasedJob>, DbError> {
     conn.write_tx(|conn| {
         let candidate: Option<Candidate> = match conn {
@@ -163,12 +188,14 @@ pub fn claim(
                 .bind::<BigInt, _>(now_ms)
                 .bind::<Text, _>(UPSTREAM_GATE)
                 .bind::<Text, _>(GATE_EXEMPT_KIND)
+                .bind::<Text, _>(lane.as_str())
                 .get_result(pg)
                 .optional()?,
             DbConn::Sqlite(lite) => diesel::sql_query(CLAIM_SQLITE)
                 .bind::<BigInt, _>(now_ms)
                 .bind::<Text, _>(UPSTREAM_GATE)
                 .bind::<Text, _>(GATE_EXEMPT_KIND)
+                .bind::<Text, _>(lane.as_str())
                 .get_result(lite)
                 .optional()?,
         };

@@ -45,7 +45,7 @@ use tokio::task::JoinHandle;
 use tracing::Instrument;
 
 use crate::config::DatabaseUrl;
-use crate::db::outbox::{self as jobs, AttemptRecord, LeasedJob};
+use crate::db::outbox::{self as jobs, AttemptRecord, Lane, LeasedJob};
 use crate::db::purchases::TransitionError;
 use crate::db::{Db, DbError, alerts, now_ms, purchases};
 use crate::domain::AlertKind;
@@ -59,13 +59,20 @@ pub use crate::orders::jobs::job::{JobKind, OutboxConfig, OutboxError, enqueue};
 
 /// Wakes idle workers of this process: call it after committing a transaction that enqueued.
 #[derive(Debug, Clone, Default)]
-pub struct OutboxWaker(Arc<Notify>);
+pub struct OutboxWaker(Arc<[Notify; 2]>);
 
 impl OutboxWaker {
     pub fn wake(&self) {
+        // One worker of each lane: the new work may be a placement or anything else.
         // `notify_one` keeps a permit when no worker is waiting, so a wake-up that arrives
         // while every worker is busy is not lost.
-        self.0.notify_one();
+        for lane in self.0.iter() {
+            lane.notify_one();
+        }
+    }
+
+    fn notified(&self, lane: Lane) -> tokio::sync::futures::Notified<'_> {
+        self.0[usize::from(lane != Lane::Placement)].notified()
     }
 }
 
@@ -211,23 +218,26 @@ impl Outbox {
     /// is due (until woken, until the next job is due, or at most `poll_interval`), and stops
     /// when `shutdown` turns true, after finishing the job in hand.
     pub fn spawn(&self, workers: usize, shutdown: watch::Receiver<bool>) -> Vec<JoinHandle<()>> {
-        (0..workers.max(1))
-            .map(|n| {
+        let lanes = [(Lane::Placement, "p"), (Lane::Other, "o")];
+        lanes
+            .into_iter()
+            .flat_map(|(lane, tag)| (0..workers.max(1)).map(move |n| (lane, tag, n)))
+            .map(|(lane, tag, n)| {
                 let outbox = self.clone();
                 let shutdown = shutdown.clone();
-                let name = format!("{}-w{n}", self.replica);
-                tokio::spawn(async move { outbox.work(name, shutdown).await })
+                let name = format!("{}-{tag}{n}", self.replica);
+                tokio::spawn(async move { outbox.work(name, lane, shutdown).await })
             })
             .collect()
     }
 
-    async fn work(self, name: String, mut shutdown: watch::Receiver<bool>) {
+    async fn work(self, name: String, lane: Lane, mut shutdown: watch::Receiver<bool>) {
         tracing::debug!(worker = %name, "outbox worker started");
         loop {
             if *shutdown.borrow() {
                 break;
             }
-            let idle = match self.run_one(&name).await {
+            let idle = match self.run_one_in(&name, lane).await {
                 Ok(Some(_)) => continue,
                 Ok(None) => self.idle_wait().await,
                 Err(error) => {
@@ -236,7 +246,7 @@ impl Outbox {
                 }
             };
             tokio::select! {
-                () = self.waker.0.notified() => {}
+                () = self.waker.notified(lane) => {}
                 () = tokio::time::sleep(idle) => {}
                 changed = shutdown.changed() => {
                     if changed.is_err() {
@@ -263,12 +273,17 @@ impl Outbox {
     /// Claims one due job for `worker`, runs it and records the outcome. `None` when no job
     /// is due.
     pub async fn run_one(&self, worker: &str) -> Result<Option<JobReport>, OutboxError> {
+        self.run_one_in(worker, Lane::Any).await
+    }
+
+    /// [`Outbox::run_one`] for the jobs of `lane` only.
+    async fn run_one_in(&self, worker: &str, lane: Lane) -> Result<Option<JobReport>, OutboxError> {
         let lease_ms = duration_ms(self.inner.config.lease);
         let worker_name = worker.to_string();
         let claimed = self
             .inner
             .db
-            .run(move |conn| jobs::claim(conn, &worker_name, now_ms(), lease_ms))
+            .run(move |conn| jobs::claim(conn, &worker_name, now_ms(), lease_ms, lane))
             .await?;
         let Some(leased) = claimed else {
             return Ok(None);

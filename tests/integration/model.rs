@@ -289,7 +289,7 @@ async fn apply(env: &Env, plans: &[(String, i64)], bought: &mut Vec<String>, op:
             .await;
         }
         Op::Crash => {
-            env.q(|c| jobs::claim(c, "crashed-worker", now_ms(), 300))
+            env.q(|c| jobs::claim(c, "crashed-worker", now_ms(), 300, jobs::Lane::Any))
                 .await;
         }
     }

@@ -726,7 +726,7 @@ async fn stale_lease_is_reclaimed_and_the_late_worker_refused(backend: Backend) 
     let id = env.paid_purchase(&plan, cost, cost + 500).await;
     // A worker claims the job with a short lease, sends the order, and dies before recording.
     let crashed = env
-        .q(|c| jobs::claim(c, "crashed-worker", now_ms(), 200))
+        .q(|c| jobs::claim(c, "crashed-worker", now_ms(), 200, jobs::Lane::Any))
         .await
         .expect("claims the job");
     let purchase = env.purchase(&id).await;
