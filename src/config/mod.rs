@@ -465,7 +465,7 @@ pub fn database_url(src: &Source) -> Result<DatabaseUrl, ConfigError> {
 /// The Partner API settings alone (`catalog sync`).
 pub fn upstream_settings(src: &Source) -> Result<UpstreamSettings, ConfigError> {
     Ok(UpstreamSettings {
-        base_url: parse_http_url("UPSTREAM_BASE_URL", src.required("UPSTREAM_BASE_URL")?)?,
+        base_url: parse_api_url("UPSTREAM_BASE_URL", src.required("UPSTREAM_BASE_URL")?)?,
         api_key: Secret::new(src.required("UPSTREAM_API_KEY")?.to_string()),
         webhook_token: src.parsed("UPSTREAM_WEBHOOK_TOKEN", None, |raw| {
             parse_webhook_token(raw).map(Some)
@@ -514,14 +514,33 @@ fn parse_http_url(key: &str, raw: &str) -> Result<Url, ConfigError> {
     Url::parse(&trimmed).map_err(|e| ConfigError::new(key, format!("not a URL: {e}")))
 }
 
+/// A URL the shop sends a bearer key to: https, or http only to this machine (the sandbox, a
+/// local stand-in), so keys never cross a network in clear.
+fn parse_api_url(key: &str, raw: &str) -> Result<Url, ConfigError> {
+    let url = parse_http_url(key, raw)?;
+    let loopback = match url.host() {
+        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    };
+    if url.scheme() == "http" && !loopback {
+        return Err(ConfigError::new(
+            key,
+            "must be an https:// URL (http:// only to localhost): the API key would travel in clear",
+        ));
+    }
+    Ok(url)
+}
+
 fn parse_webhook_token(raw: &str) -> Result<Secret<String>, String> {
-    if raw.len() < 16
+    if raw.len() < 32
         || !raw
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
     {
         return Err(
-            "must be at least 16 characters of letters, digits, `-` or `_` (it is a URL path segment)"
+            "must be at least 32 characters of letters, digits, `-` or `_` (it is a URL path segment)"
                 .into(),
         );
     }
@@ -560,7 +579,7 @@ fn payments(src: &Source) -> Result<Payments, ConfigError> {
                     })
             };
             let api_base = match src.get("STRIPE_API_BASE") {
-                Some(raw) => parse_http_url("STRIPE_API_BASE", raw)?,
+                Some(raw) => parse_api_url("STRIPE_API_BASE", raw)?,
                 None => Url::parse("https://api.stripe.com")
                     .map_err(|e| ConfigError::new("STRIPE_API_BASE", e.to_string()))?,
             };
@@ -899,7 +918,7 @@ mod tests {
                 "STOREFRONT_DATABASE_URL",
                 "postgres://shop:pgpassword@db.internal/shop",
             ),
-            ("STOREFRONT_UPSTREAM_WEBHOOK_TOKEN", "hook_token_0123456789"),
+            ("STOREFRONT_UPSTREAM_WEBHOOK_TOKEN", "hook_token_0123456789abcdefghijklmn"),
             (
                 "STOREFRONT_METRICS_TOKEN",
                 "metrics_token_0123456789abcdef0123",
@@ -910,13 +929,55 @@ mod tests {
         for secret in [
             "pgpassword",
             "sk_live_supersecret",
-            "hook_token_0123456789",
+            "hook_token_0123456789abcdefghijklmn",
             "metrics_token_0123456789",
             "0102030405",
         ] {
             assert!(!debug.contains(secret), "{secret} leaked in {debug}");
         }
         assert!(debug.contains("db.internal"), "{debug}");
+    }
+
+    #[test]
+    fn keys_travel_only_over_https_or_to_this_machine() {
+        for (var, url) in [
+            ("STOREFRONT_UPSTREAM_BASE_URL", "http://partner.example.com/api/v1"),
+            ("STOREFRONT_UPSTREAM_BASE_URL", "http://10.0.0.5/api/v1"),
+            ("STOREFRONT_STRIPE_API_BASE", "http://stripe.internal"),
+        ] {
+            let mut pairs = vec![(var, url)];
+            if var == "STOREFRONT_STRIPE_API_BASE" {
+                pairs.extend([
+                    ("STOREFRONT_PAYMENTS", "stripe"),
+                    ("STOREFRONT_STRIPE_SECRET_KEY", "sk_test_123"),
+                    ("STOREFRONT_STRIPE_WEBHOOK_SECRET", "whsec_123"),
+                ]);
+            }
+            let err = with(&pairs).expect_err(url);
+            assert_eq!(err.var, var, "{url}");
+            assert!(err.to_string().contains("https"), "{err}");
+        }
+        for url in [
+            "https://partner.example.com/api/v1",
+            "http://127.0.0.1:8787/api/v1",
+            "http://localhost:8787/api/v1",
+            "http://[::1]:8787/api/v1",
+        ] {
+            assert!(
+                with(&[("STOREFRONT_UPSTREAM_BASE_URL", url)]).is_ok(),
+                "{url}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_upstream_webhook_token_is_at_least_32_characters() {
+        let short = "0123456789abcdef0123456789abcde";
+        let err = with(&[("STOREFRONT_UPSTREAM_WEBHOOK_TOKEN", short)]).expect_err("31");
+        assert_eq!(err.var, "STOREFRONT_UPSTREAM_WEBHOOK_TOKEN");
+        assert!(!err.to_string().contains(short), "not echoed: {err}");
+        let long = "0123456789abcdef0123456789abcdef";
+        assert!(with(&[("STOREFRONT_UPSTREAM_WEBHOOK_TOKEN", long)]).is_ok());
     }
 
     #[test]

@@ -179,7 +179,7 @@ async fn shop_on(backend: Backend, upstream: &SandboxHandle, key: &str) -> Optio
             ("STOREFRONT_UPSTREAM_API_KEY", key),
             (
                 "STOREFRONT_UPSTREAM_WEBHOOK_TOKEN",
-                "account-test-webhook-token",
+                "account-test-webhook-token-0123456789",
             ),
         ],
     )
