@@ -918,7 +918,10 @@ mod tests {
                 "STOREFRONT_DATABASE_URL",
                 "postgres://shop:pgpassword@db.internal/shop",
             ),
-            ("STOREFRONT_UPSTREAM_WEBHOOK_TOKEN", "hook_token_0123456789abcdefghijklmn"),
+            (
+                "STOREFRONT_UPSTREAM_WEBHOOK_TOKEN",
+                "hook_token_0123456789abcdefghijklmn",
+            ),
             (
                 "STOREFRONT_METRICS_TOKEN",
                 "metrics_token_0123456789abcdef0123",
@@ -941,7 +944,10 @@ mod tests {
     #[test]
     fn keys_travel_only_over_https_or_to_this_machine() {
         for (var, url) in [
-            ("STOREFRONT_UPSTREAM_BASE_URL", "http://partner.example.com/api/v1"),
+            (
+                "STOREFRONT_UPSTREAM_BASE_URL",
+                "http://partner.example.com/api/v1",
+            ),
             ("STOREFRONT_UPSTREAM_BASE_URL", "http://10.0.0.5/api/v1"),
             ("STOREFRONT_STRIPE_API_BASE", "http://stripe.internal"),
         ] {

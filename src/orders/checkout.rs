@@ -216,12 +216,23 @@ pub enum CheckoutError {
 }
 
 /// A purchase created and its payment page ready.
-#[derive(Debug)]
 pub struct Started {
     pub purchase_id: String,
     /// The private order token (only its hash is stored; it can be derived again).
     pub token: String,
     pub redirect_url: Url,
+}
+
+/// The token opens the buyer's eSIM, and the provider's page address may carry a session
+/// secret: neither is printed.
+impl std::fmt::Debug for Started {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Started")
+            .field("purchase_id", &self.purchase_id)
+            .field("token", &"[redacted]")
+            .field("redirect_url", &"[redacted]")
+            .finish()
+    }
 }
 
 fn random_hex(bytes: usize) -> String {
@@ -538,6 +549,21 @@ pub fn expire_unpaid(conn: &mut crate::db::DbConn, now_ms: i64) -> Result<usize,
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_started_checkout_prints_neither_its_token_nor_the_payment_page() {
+        let started = super::Started {
+            purchase_id: "abc".into(),
+            token: "0123456789abcdef-private".into(),
+            redirect_url: url::Url::parse("https://pay.example/cs_secret").expect("url"),
+        };
+        let shown = format!("{started:?}");
+        assert!(
+            !shown.contains("private") && !shown.contains("cs_secret"),
+            "{shown}"
+        );
+        assert!(shown.contains("abc"), "{shown}");
+    }
+
     use proptest::prelude::*;
 
     use super::*;

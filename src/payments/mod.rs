@@ -15,7 +15,7 @@ use url::Url;
 use crate::domain::{Cents, Email};
 
 /// What the provider's hosted page should charge.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct CheckoutRequest {
     pub purchase_id: String,
     pub amount: Cents,
@@ -30,6 +30,22 @@ pub struct CheckoutRequest {
     /// When the hosted page stops taking payment (unix seconds), so a consumer cannot pay long
     /// after the sale stopped holding wallet credit. Providers without expiry ignore it.
     pub expires_at_unix: Option<i64>,
+}
+
+/// The return URLs lead to the private order page: they are not printed, nor is the email.
+impl std::fmt::Debug for CheckoutRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CheckoutRequest")
+            .field("purchase_id", &self.purchase_id)
+            .field("amount", &self.amount)
+            .field("email", &"[redacted]")
+            .field("description", &self.description)
+            .field("success_url", &"[redacted]")
+            .field("cancel_url", &"[redacted]")
+            .field("idempotency_key", &self.idempotency_key)
+            .field("expires_at_unix", &self.expires_at_unix)
+            .finish()
+    }
 }
 
 /// A created checkout session: where to send the consumer.
@@ -214,5 +230,30 @@ impl PaymentProvider for Provider {
             Self::Demo(p) => p.refund(payment_reference, amount, idempotency_key).await,
             Self::Stripe(p) => p.refund(payment_reference, amount, idempotency_key).await,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_checkout_request_prints_no_private_link_and_no_email() {
+        let link =
+            Url::parse("https://shop.example/orders/abc?token=0123secrettoken").expect("url");
+        let request = CheckoutRequest {
+            purchase_id: "abc".into(),
+            amount: Cents::new(500),
+            email: Email::parse("someone@example.com").expect("email"),
+            description: "France · 5 GB for 30 days".into(),
+            success_url: link.clone(),
+            cancel_url: link,
+            idempotency_key: "checkout-abc".into(),
+            expires_at_unix: None,
+        };
+        let shown = format!("{request:?}");
+        assert!(!shown.contains("secrettoken"), "{shown}");
+        assert!(!shown.contains("someone@"), "{shown}");
+        assert!(shown.contains("abc"), "{shown}");
     }
 }
