@@ -13,6 +13,7 @@ mod admin_cli;
 mod admin_login;
 mod admin_orders;
 mod admin_pricing;
+mod admin_roles;
 mod admin_users;
 mod admin_wallet;
 mod browser;
