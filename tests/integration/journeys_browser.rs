@@ -2,7 +2,8 @@
 //! window, against one shop: search, choose a daily plan, buy, pay on the demo page, wait and
 //! install; the same with JavaScript off; a declined payment and a retry; checkout errors
 //! sent from the keyboard. axe-core runs in every page type on the way (with scripts on; it
-//! needs timers) and must find no critical or serious violation.
+//! needs timers), and in the customer emails' HTML, and must find no critical or serious
+//! violation.
 //!
 //! axe-core comes from the npm registry into `$CARGO_TARGET_DIR/axe` (or `target/axe`;
 //! `.ci/run` installs it: `npm install --prefix <dir> axe-core@4`). Without it the axe checks
@@ -17,6 +18,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use storefront::catalog::ShopPlan;
+use storefront::mail::{OutgoingEmail, Receipt};
 
 use crate::helpers::{Backend, TestApp, spawn_shop};
 use crate::webdriver::{Browser, LAPTOP, PHONE};
@@ -374,6 +376,58 @@ async fn checkout_errors_by_keyboard(j: &Journey<'_>, plan: &ShopPlan) {
     j.wait_for("TEST MODE", 10, false).await;
 }
 
+/// The customer emails' HTML, written into a blank page: axe-core finds nothing critical or
+/// serious (contrast included), and nothing makes the phone scroll sideways.
+async fn emails_pass_axe(browser: &Browser, axe: &str) {
+    let url = url::Url::parse(
+        "https://shop.example.com/orders/3fa29c1e0b7d44aa1234?token=Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MDEyMzQ1Njc4OTA",
+    )
+    .expect("url");
+    let to = || storefront::domain::Email::parse("jane@example.com").expect("email");
+    let receipt = Receipt::new(
+        "3fa29c1e0b7d44aa1234",
+        "Japan · 1 GB per day for 7 days",
+        storefront::domain::Cents::new(3_669),
+        1_795_334_400_000,
+    );
+    let mails = [
+        (
+            "payment-received",
+            OutgoingEmail::payment_received(to(), "eSIM shop", &url, &receipt),
+        ),
+        (
+            "esim-ready",
+            OutgoingEmail::esim_ready(to(), "eSIM shop", &url, &receipt),
+        ),
+        (
+            "refunded",
+            OutgoingEmail::order_refunded(to(), "eSIM shop", &url, &receipt, "Sold out"),
+        ),
+    ];
+    for (name, mail) in mails {
+        let mail = mail.expect("render");
+        browser.goto("about:blank").await;
+        browser
+            .execute_with(
+                "document.open(); document.write(arguments[0]); document.close();",
+                serde_json::json!([mail.html]),
+            )
+            .await;
+        let found = serious_violations(browser, axe).await;
+        assert!(found.is_empty(), "axe-core on the {name} email: {found:#?}");
+        let wide = browser.overflowing().await;
+        assert!(
+            wide.is_empty(),
+            "the {name} email scrolls sideways: {wide:?}"
+        );
+        if std::env::var_os("STOREFRONT_SCREENSHOTS").is_some() {
+            browser
+                .screenshot(&screenshot_dir().join(format!("email-{name}-phone.png")))
+                .await;
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_traveller_on_a_phone_searches_buys_pays_and_installs_with_and_without_javascript() {
     let Some(browser) = Browser::start(PHONE).await else {
@@ -401,6 +455,9 @@ async fn a_traveller_on_a_phone_searches_buys_pays_and_installs_with_and_without
                 && found.iter().any(|v| v.contains("image-alt")),
             "{found:?}"
         );
+    }
+    if let Some(axe) = axe.as_deref() {
+        emails_pass_axe(&browser, axe).await;
     }
     let plan = daily_plan(&app);
     {

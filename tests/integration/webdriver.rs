@@ -235,10 +235,15 @@ impl Browser {
 
     /// Runs `script` (a function body) in the page and returns its value.
     pub async fn execute(&self, script: &str) -> Value {
+        self.execute_with(script, json!([])).await
+    }
+
+    /// [`Self::execute`] with `arguments` for the script.
+    pub async fn execute_with(&self, script: &str, arguments: Value) -> Value {
         self.call(
             reqwest::Method::POST,
             &self.session_path("/execute/sync"),
-            Some(json!({"script": script, "args": []})),
+            Some(json!({"script": script, "args": arguments})),
         )
         .await
     }
