@@ -8,11 +8,23 @@
   if (page) {
     var seconds = parseInt(page.getAttribute("data-refresh-seconds"), 10) || 10;
     var key = "order-reloads:" + location.pathname;
-    var done = parseInt(sessionStorage.getItem(key) || "0", 10);
+    // Storage can be refused (private modes): then the reloads are not counted.
+    var count = function (value) {
+      try {
+        if (value === undefined) {
+          return parseInt(sessionStorage.getItem(key) || "0", 10);
+        }
+        sessionStorage.setItem(key, String(value));
+      } catch (e) {
+        return 0;
+      }
+      return value;
+    };
+    var done = count();
     if (done * seconds < 600) {
       var tick = function () {
         if (document.visibilityState === "visible") {
-          sessionStorage.setItem(key, String(done + 1));
+          count(done + 1);
           location.reload();
         } else {
           setTimeout(tick, seconds * 1000);
