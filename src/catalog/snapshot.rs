@@ -585,15 +585,18 @@ impl Snapshot {
     }
 
     /// Destinations and listed regions matching `query`, ignoring case and accents: an exact
-    /// country code first, then names that start with the query, then names that contain it.
+    /// country code or another name of the country ([`countries::ALIASES`]) first, then names
+    /// that start with the query, then names that contain it.
     pub fn search(&self, query: &str) -> Vec<Found<'_>> {
         let query = query.trim();
         let key = plan::search_key(query);
         if key.is_empty() {
             return Vec::new();
         }
+        // "usa", "england", "ivory coast": another name of one country, found first.
+        let alias = countries::alias(&key);
         let rank = |name_key: &str, code: Option<&str>| -> Option<u8> {
-            if code.is_some_and(|c| c.eq_ignore_ascii_case(query)) {
+            if code.is_some_and(|c| c.eq_ignore_ascii_case(query) || alias == Some(c)) {
                 Some(0)
             } else if name_key.starts_with(&key) {
                 Some(1)
@@ -853,6 +856,9 @@ mod tests {
                 "United Arab Emirates"
             ]
         );
+        // Other names of a country find it first, whatever upstream calls it.
+        assert_eq!(names("UAE"), ["United Arab Emirates"]);
+        assert_eq!(names("emirates"), ["United Arab Emirates"]);
         // The Caribbean has no regional plan on sale: not offered.
         assert!(names("caribbean").is_empty());
         assert!(names("  ").is_empty());

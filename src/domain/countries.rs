@@ -267,6 +267,84 @@ pub fn name(code: &str) -> Option<&'static str> {
         .map(|i| ISO_3166_1[i].1)
 }
 
+/// Other names people type for a country, as [`crate::domain::plan::search_key`] folds them
+/// (lower case, accents dropped): common English names, former names, constituent countries
+/// and abbreviations, each with the code whose page answers it. Searching one of these finds
+/// that country first, whatever name upstream gives it.
+pub const ALIASES: &[(&str, &str)] = &[
+    ("usa", "US"),
+    ("us", "US"),
+    ("u.s.", "US"),
+    ("u.s.a.", "US"),
+    ("united states", "US"),
+    ("united states of america", "US"),
+    ("america", "US"),
+    ("uk", "GB"),
+    ("u.k.", "GB"),
+    ("britain", "GB"),
+    ("great britain", "GB"),
+    ("england", "GB"),
+    ("scotland", "GB"),
+    ("wales", "GB"),
+    ("northern ireland", "GB"),
+    ("turkey", "TR"),
+    ("turkiye", "TR"),
+    ("vietnam", "VN"),
+    ("viet nam", "VN"),
+    ("ivory coast", "CI"),
+    ("cote d'ivoire", "CI"),
+    ("cote divoire", "CI"),
+    ("korea", "KR"),
+    ("south korea", "KR"),
+    ("republic of korea", "KR"),
+    ("russia", "RU"),
+    ("russian federation", "RU"),
+    ("czechia", "CZ"),
+    ("czech republic", "CZ"),
+    ("holland", "NL"),
+    ("the netherlands", "NL"),
+    ("netherlands", "NL"),
+    ("uae", "AE"),
+    ("emirates", "AE"),
+    ("dubai", "AE"),
+    ("abu dhabi", "AE"),
+    ("burma", "MM"),
+    ("myanmar", "MM"),
+    ("swaziland", "SZ"),
+    ("eswatini", "SZ"),
+    ("macedonia", "MK"),
+    ("north macedonia", "MK"),
+    ("cape verde", "CV"),
+    ("cabo verde", "CV"),
+    ("east timor", "TL"),
+    ("timor-leste", "TL"),
+    ("laos", "LA"),
+    ("vatican", "VA"),
+    ("holy see", "VA"),
+    ("taiwan", "TW"),
+    ("hong kong", "HK"),
+    ("macau", "MO"),
+    ("drc", "CD"),
+    ("congo-kinshasa", "CD"),
+    ("congo-brazzaville", "CG"),
+    ("bosnia", "BA"),
+    ("persia", "IR"),
+    ("iran", "IR"),
+    ("syria", "SY"),
+    ("bali", "ID"),
+    ("mainland china", "CN"),
+    ("prc", "CN"),
+];
+
+/// The code another name of a country stands for (`query` folded as by
+/// [`crate::domain::plan::search_key`]), if it is one of [`ALIASES`].
+pub fn alias(query: &str) -> Option<&'static str> {
+    ALIASES
+        .iter()
+        .find(|(name, _)| *name == query)
+        .map(|(_, code)| *code)
+}
+
 /// Countries among the world's most visited by international tourists (UN Tourism's arrival
 /// rankings, roughly most visited first): what "popular destinations" means for a travel eSIM
 /// shop, which has no sales figures of its own to rank by.
@@ -295,6 +373,22 @@ mod tests {
         for code in MOST_VISITED {
             assert!(self::name(code).is_some(), "{code}");
         }
+    }
+
+    #[test]
+    fn aliases_are_folded_unique_and_name_real_codes() {
+        for (i, (alias, code)) in ALIASES.iter().enumerate() {
+            assert_eq!(crate::domain::plan::search_key(alias), *alias, "{alias}");
+            assert!(name(code).is_some(), "{alias} → {code}");
+            assert!(
+                ALIASES[..i].iter().all(|(a, _)| a != alias),
+                "{alias} twice"
+            );
+        }
+        assert_eq!(alias("usa"), Some("US"));
+        assert_eq!(alias("england"), Some("GB"));
+        assert_eq!(alias("ivory coast"), Some("CI"));
+        assert_eq!(alias("japan"), None);
     }
 
     #[test]

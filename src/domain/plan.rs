@@ -39,7 +39,27 @@ impl Activation {
             Self::Other(_) => "When validity starts was not reported. Ask us before you buy.",
         }
     }
+
+    /// When to install, for the order page: a plan whose validity starts at installation
+    /// loses days if installed early.
+    pub fn install_advice(&self) -> &'static str {
+        match self {
+            Self::FirstInstall => {
+                "Validity starts when you install this eSIM, so install it when you arrive, or \
+                 just before you need it. You need Wi-Fi or another connection to install it."
+            }
+            Self::FirstNetwork => {
+                "Validity starts when this eSIM first connects to a network at your destination, \
+                 so you can install it now, while you have Wi-Fi, and it waits until you arrive."
+            }
+            Self::Other(_) => UNKNOWN_INSTALL_ADVICE,
+        }
+    }
 }
+
+/// When to install, when the plan's activation policy is not known: the careful choice.
+pub const UNKNOWN_INSTALL_ADVICE: &str = "Install it shortly before you need it, while you have \
+     Wi-Fi or another connection: some plans start counting their days at installation.";
 
 /// `1024` → `1 GB`, `1536` → `1.5 GB`, `500` → `500 MB`, `1500` → `1,500 MB` (spec 2.4: 1024 MB
 /// is 1 GB). Gigabytes are shown only when one decimal says exactly how much the plan gives;
@@ -295,6 +315,22 @@ mod tests {
             "Orange, SFR"
         );
         assert_eq!(Activation::parse("first_install"), Activation::FirstInstall);
+        // Installing early burns the days of a plan that starts at installation.
+        assert!(
+            Activation::FirstInstall
+                .install_advice()
+                .contains("install it when you arrive")
+        );
+        assert!(
+            !Activation::FirstInstall
+                .install_advice()
+                .contains("before you travel")
+        );
+        assert!(
+            Activation::FirstNetwork
+                .install_advice()
+                .contains("install it now")
+        );
         assert!(
             Activation::parse("first_network")
                 .describe()

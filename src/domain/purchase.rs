@@ -12,6 +12,22 @@
 
 use std::fmt;
 
+/// The short reference a customer sees and quotes (`SF-3FA2-9C1E`): the first eight
+/// characters of the purchase id, upper case, in two groups. Support finds the order by the
+/// id it starts with; it is not a key to open the order, which needs the private link.
+pub fn order_number(purchase_id: &str) -> String {
+    let head: String = purchase_id
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .take(8)
+        .map(|c| c.to_ascii_uppercase())
+        .collect();
+    match head.split_at_checked(4) {
+        Some((a, b)) if !b.is_empty() => format!("SF-{a}-{b}"),
+        _ => format!("SF-{head}"),
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PurchaseStatus {
     AwaitingPayment,
@@ -414,6 +430,14 @@ impl fmt::Display for PurchaseStatus {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn order_numbers_are_short_upper_case_and_grouped() {
+        assert_eq!(order_number("3fa29c1e0b7d44aa1234"), "SF-3FA2-9C1E");
+        assert_eq!(order_number("ab12"), "SF-AB12");
+        assert_eq!(order_number("ab12c"), "SF-AB12-C");
+        assert_eq!(order_number(""), "SF-");
+    }
     use PurchaseStatus::*;
 
     fn facts(upstream: Upstream) -> PlacementFacts {

@@ -122,6 +122,39 @@ impl AlertKind {
     }
 }
 
+/// What a customer's email says about the order itself, like a receipt: its short number,
+/// the plan, the amount and the day it was ordered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Receipt {
+    /// `SF-3FA2-9C1E` ([`crate::domain::purchase::order_number`]).
+    pub order_number: String,
+    /// "France · 5 GB for 30 days".
+    pub plan: String,
+    pub amount: Cents,
+    /// `2026-11-23` (UTC).
+    pub ordered_on: String,
+}
+
+impl Receipt {
+    /// The receipt of the purchase `purchase_id`, ordered at `ordered_at_ms` (Unix ms).
+    pub fn new(purchase_id: &str, plan: &str, amount: Cents, ordered_at_ms: i64) -> Self {
+        let ordered_on =
+            time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ordered_at_ms) * 1_000_000)
+                .ok()
+                .and_then(|t| {
+                    t.format(&time::macros::format_description!("[year]-[month]-[day]"))
+                        .ok()
+                })
+                .unwrap_or_default();
+        Self {
+            order_number: crate::domain::purchase::order_number(purchase_id),
+            plan: plan.to_string(),
+            amount,
+            ordered_on,
+        }
+    }
+}
+
 /// What the layout needs from every email. Fields are read by the templates.
 struct Frame<'a> {
     /// The name at the top: the shop's, or "storefront" for admin alerts.
@@ -140,38 +173,35 @@ struct Frame<'a> {
 #[template(path = "mail/payment_received.html")]
 struct PaymentReceivedHtml<'a> {
     frame: &'a Frame<'a>,
-    plan: &'a str,
-    amount: &'a str,
+    receipt: &'a Receipt,
 }
 
 #[derive(Template)]
 #[template(path = "mail/payment_received.txt")]
 struct PaymentReceivedText<'a> {
     frame: &'a Frame<'a>,
-    plan: &'a str,
-    amount: &'a str,
+    receipt: &'a Receipt,
 }
 
 #[derive(Template)]
 #[template(path = "mail/esim_ready.html")]
 struct EsimReadyHtml<'a> {
     frame: &'a Frame<'a>,
-    plan: &'a str,
+    receipt: &'a Receipt,
 }
 
 #[derive(Template)]
 #[template(path = "mail/esim_ready.txt")]
 struct EsimReadyText<'a> {
     frame: &'a Frame<'a>,
-    plan: &'a str,
+    receipt: &'a Receipt,
 }
 
 #[derive(Template)]
 #[template(path = "mail/order_refunded.html")]
 struct OrderRefundedHtml<'a> {
     frame: &'a Frame<'a>,
-    plan: &'a str,
-    amount: &'a str,
+    receipt: &'a Receipt,
     reason: &'a str,
 }
 
@@ -179,8 +209,7 @@ struct OrderRefundedHtml<'a> {
 #[template(path = "mail/order_refunded.txt")]
 struct OrderRefundedText<'a> {
     frame: &'a Frame<'a>,
-    plan: &'a str,
-    amount: &'a str,
+    receipt: &'a Receipt,
     reason: &'a str,
 }
 
@@ -222,8 +251,7 @@ impl OutgoingEmail {
         to: Email,
         shop_name: &str,
         order_url: &Url,
-        plan_description: &str,
-        amount: Cents,
+        receipt: &Receipt,
     ) -> Result<Self, MailError> {
         let frame = Frame {
             brand: shop_name,
@@ -232,19 +260,15 @@ impl OutgoingEmail {
             action_label: "View your order",
             action_url: order_url.as_str(),
         };
-        let amount = amount.to_string();
-        let plan = plan_description;
         let (text, html) = render_pair(
             "payment_received",
             &PaymentReceivedText {
                 frame: &frame,
-                plan,
-                amount: &amount,
+                receipt,
             },
             &PaymentReceivedHtml {
                 frame: &frame,
-                plan,
-                amount: &amount,
+                receipt,
             },
         )?;
         Ok(Self::new(
@@ -261,7 +285,7 @@ impl OutgoingEmail {
         to: Email,
         shop_name: &str,
         order_url: &Url,
-        plan_description: &str,
+        receipt: &Receipt,
     ) -> Result<Self, MailError> {
         let frame = Frame {
             brand: shop_name,
@@ -270,16 +294,15 @@ impl OutgoingEmail {
             action_label: "Install your eSIM",
             action_url: order_url.as_str(),
         };
-        let plan = plan_description;
         let (text, html) = render_pair(
             "esim_ready",
             &EsimReadyText {
                 frame: &frame,
-                plan,
+                receipt,
             },
             &EsimReadyHtml {
                 frame: &frame,
-                plan,
+                receipt,
             },
         )?;
         Ok(Self::new(
@@ -296,8 +319,7 @@ impl OutgoingEmail {
         to: Email,
         shop_name: &str,
         order_url: &Url,
-        plan_description: &str,
-        amount: Cents,
+        receipt: &Receipt,
         reason: &str,
     ) -> Result<Self, MailError> {
         let frame = Frame {
@@ -307,21 +329,16 @@ impl OutgoingEmail {
             action_label: "View your order",
             action_url: order_url.as_str(),
         };
-        let amount = amount.to_string();
-        let plan = plan_description;
-        let amount = amount.as_str();
         let (text, html) = render_pair(
             "order_refunded",
             &OrderRefundedText {
                 frame: &frame,
-                plan,
-                amount,
+                receipt,
                 reason,
             },
             &OrderRefundedHtml {
                 frame: &frame,
-                plan,
-                amount,
+                receipt,
                 reason,
             },
         )?;
@@ -412,6 +429,39 @@ mod tests {
         Email::parse("jane@example.com").expect("valid")
     }
 
+    fn receipt(plan: &str, cents: i64) -> Receipt {
+        Receipt::new("3fa29c1e0b7d", plan, Cents::new(cents), 0)
+    }
+
+    /// Every customer email carries its receipt: order number, plan, amount and date; and the
+    /// long link may wrap anywhere, but no text is cut mid-word.
+    #[test]
+    fn customer_emails_carry_the_receipt_and_keep_words_whole() {
+        let url = order_url();
+        let r = receipt("Japan · 1 GB per day for 7 days", 3_669);
+        for mail in [
+            OutgoingEmail::payment_received(to(), "Shop", &url, &r),
+            OutgoingEmail::esim_ready(to(), "Shop", &url, &r),
+            OutgoingEmail::order_refunded(to(), "Shop", &url, &r, "Sold out"),
+        ] {
+            let mail = mail.expect("render");
+            for body in [&mail.text, &mail.html] {
+                for shown in [
+                    "SF-3FA2-9C1E",
+                    "Japan · 1 GB per day",
+                    "$36.69",
+                    "1970-01-01",
+                ] {
+                    assert!(body.contains(shown), "{shown} missing: {body}");
+                }
+                assert!(!body.contains("cannot be reinstalled"), "{body}");
+            }
+            assert!(!mail.html.contains("break-all"), "{}", mail.html);
+            // Small grey text on the grey page is #4b5563 (7:1), never the paler #6b7280.
+            assert!(!mail.html.contains("#6b7280"), "{}", mail.html);
+        }
+    }
+
     fn order_url() -> Url {
         Url::parse("https://shop.example.com/orders/42?token=tok_abcdef0123456789").expect("url")
     }
@@ -423,8 +473,7 @@ mod tests {
             to(),
             "Shop <b>&</b>",
             &order_url(),
-            plan,
-            Cents::new(123_456),
+            &receipt(plan, 123_456),
         )
         .expect("render");
         assert!(!mail.html.contains("<script>"), "{}", mail.html);
@@ -441,7 +490,8 @@ mod tests {
     fn links_are_escaped_in_attributes() {
         // `Url` already percent-encodes quotes and angle brackets; `&` stays and is escaped.
         let url = Url::parse("https://shop.example.com/orders/1?token=abc&lang=ja").expect("url");
-        let mail = OutgoingEmail::esim_ready(to(), "Shop", &url, "Plan").expect("render");
+        let mail =
+            OutgoingEmail::esim_ready(to(), "Shop", &url, &receipt("Plan", 500)).expect("render");
         assert!(
             mail.html
                 .contains(r#"href="https://shop.example.com/orders/1?token=abc&#38;lang=ja""#),
@@ -455,9 +505,9 @@ mod tests {
     fn html_loads_nothing_and_runs_nothing() {
         let url = order_url();
         for mail in [
-            OutgoingEmail::payment_received(to(), "Shop", &url, "Plan", Cents::new(500)),
-            OutgoingEmail::esim_ready(to(), "Shop", &url, "Plan"),
-            OutgoingEmail::order_refunded(to(), "Shop", &url, "Plan", Cents::new(500), "Sold out"),
+            OutgoingEmail::payment_received(to(), "Shop", &url, &receipt("Plan", 500)),
+            OutgoingEmail::esim_ready(to(), "Shop", &url, &receipt("Plan", 500)),
+            OutgoingEmail::order_refunded(to(), "Shop", &url, &receipt("Plan", 500), "Sold out"),
             OutgoingEmail::alert(to(), AlertKind::LowBalance, "Wallet at $12.00", &url),
         ] {
             let mail = mail.expect("render");
@@ -503,7 +553,8 @@ mod tests {
 
     #[test]
     fn debug_hides_bodies_and_the_full_address() {
-        let mail = OutgoingEmail::esim_ready(to(), "Shop", &order_url(), "Plan").expect("render");
+        let mail = OutgoingEmail::esim_ready(to(), "Shop", &order_url(), &receipt("Plan", 500))
+            .expect("render");
         let debug = format!("{mail:?}");
         assert!(!debug.contains("tok_abcdef"), "{debug}");
         assert!(!debug.contains("jane@"), "{debug}");

@@ -20,7 +20,7 @@ use rand::RngCore;
 
 pub use crate::domain::AlertKind;
 pub use error::{MailError, Retry};
-pub use message::{Audience, OutgoingEmail};
+pub use message::{Audience, OutgoingEmail, Receipt};
 pub use smtp::{SmtpEndpoint, SmtpSecurity};
 
 use crate::config::{MailSettings, MailTransport, SHOP_NAME};
@@ -178,7 +178,7 @@ mod tests {
             Email::parse("jane@example.com").expect("ok"),
             "Shop",
             &url,
-            "P",
+            &message::Receipt::new("p1", "P", crate::domain::Cents::new(100), 0),
         )
         .expect("render")
     }

@@ -46,6 +46,11 @@ static ASSETS: LazyLock<Vec<Asset>> = LazyLock::new(|| {
             include_str!("../../static/style.css"),
         ),
         asset(
+            "order.js",
+            "text/javascript; charset=utf-8",
+            include_str!("../../static/order.js"),
+        ),
+        asset(
             "favicon.svg",
             "image/svg+xml",
             include_str!("../../static/favicon.svg"),
@@ -84,6 +89,11 @@ fn href(name: &str) -> String {
 /// The path pages use for the stylesheet.
 pub fn stylesheet_href() -> String {
     href("style.css")
+}
+
+/// The path of the order page's small script (reload while waiting, copy buttons).
+pub fn order_script_href() -> String {
+    href("order.js")
 }
 
 /// The path pages use for the icon.

@@ -16,7 +16,7 @@ use crate::orders::checkout::{Checkout, CheckoutError, CheckoutForm};
 use crate::orders::confirm;
 use crate::payments::Provider;
 use crate::web::error::AppError;
-use crate::web::shop::{plan_title, render_plan};
+use crate::web::shop::{FieldError, plan_title, render_plan};
 use crate::web::{AppState, csrf, pages};
 
 #[derive(Deserialize)]
@@ -69,34 +69,50 @@ pub async fn checkout(
         ));
     }
     let client = crate::web::client_addr::client_key(&req);
-    if !state.checkout_limiter.allow(client) {
-        return Err(AppError::TooManyRequests);
-    }
     let snap = state.catalog.snapshot();
     let plan = snap.plan(&form.plan_id).ok_or(AppError::NotFound)?;
-    let email = match Email::parse(form.email.trim()) {
-        Ok(email) => email,
-        Err(_) => {
-            return Ok(render_plan(
-                &state,
-                &req,
-                plan,
-                StatusCode::BAD_REQUEST,
-                form.email,
-                Some("Enter the email address where we should send your eSIM, like name@example.com.".into()),
-            ));
-        }
-    };
+    if !state.checkout_limiter.allow(client) {
+        // The form stays, with what was typed: waiting a moment and sending it again works.
+        let mut response = render_plan(
+            &state,
+            &req,
+            plan,
+            StatusCode::TOO_MANY_REQUESTS,
+            form.email,
+            vec![FieldError::general(
+                "Too many checkout attempts from your connection. Wait a minute, then send the form again.",
+            )],
+        );
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, header::HeaderValue::from_static("60"));
+        return Ok(response);
+    }
+    // Every problem with the form at once, in the order of its fields.
+    let email = Email::parse(form.email.trim()).ok();
+    let mut errors = Vec::new();
+    if email.is_none() {
+        errors.push(FieldError::field(
+            "email",
+            "Enter the email address where we should send your eSIM, like name@example.com.",
+        ));
+    }
     if form.confirm_device.is_none() {
+        errors.push(FieldError::field(
+            "confirm_device",
+            "Confirm that your phone supports eSIM and is not carrier-locked.",
+        ));
+    }
+    let Some(email) = email.filter(|_| errors.is_empty()) else {
         return Ok(render_plan(
             &state,
             &req,
             plan,
             StatusCode::BAD_REQUEST,
             form.email,
-            Some("Please confirm that your phone supports eSIM and is not carrier-locked.".into()),
+            errors,
         ));
-    }
+    };
     let expected_price = match form.expected_price_cents.as_deref().map(str::trim) {
         None | Some("") => None,
         Some(raw) => Some(Cents::new(raw.parse::<i64>().map_err(|_| {

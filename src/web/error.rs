@@ -22,6 +22,11 @@ use crate::web::request_id;
 pub enum AppError {
     #[error("not found")]
     NotFound,
+    /// Any address under `/orders` that does not open an order: an unknown id, or a known one
+    /// without the private link's token or cookie (another device). One answer for both, so
+    /// it says nothing about which orders exist, only how to open one's own.
+    #[error("order not found")]
+    OrderNotFound,
     #[error("{0}")]
     BadRequest(String),
     /// A machine endpoint (`/metrics`) without the right bearer token.
@@ -56,6 +61,11 @@ impl AppError {
             Self::NotFound => (
                 "Page not found",
                 "There is nothing at this address. Check the link, or start again from the home page."
+                    .to_string(),
+            ),
+            Self::OrderNotFound => (
+                "Open your order from your email",
+                "Your order page opens from the private link in the emails we send about your order (“View your order” or “Install your eSIM”). On another device, such as a computer to scan the QR code from, open that email there and use its link. The emails come from this shop once your payment is confirmed; if you cannot find one, check your spam folder."
                     .to_string(),
             ),
             Self::BadRequest(msg) => ("That did not work", msg.clone()),
@@ -176,7 +186,7 @@ impl From<WalletError> for AppError {
 impl ResponseError for AppError {
     fn status_code(&self) -> StatusCode {
         match self {
-            Self::NotFound => StatusCode::NOT_FOUND,
+            Self::NotFound | Self::OrderNotFound => StatusCode::NOT_FOUND,
             Self::BadRequest(_) => StatusCode::BAD_REQUEST,
             Self::Unauthorized => StatusCode::UNAUTHORIZED,
             Self::Forbidden(_) => StatusCode::FORBIDDEN,

@@ -117,7 +117,12 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             "/demo-pay/{session}/{action}",
             web::post().to(checkout::demo_pay_action),
         )
-        .route("/orders/{id}", web::get().to(orders::order))
+        .service(
+            web::scope("/orders")
+                .wrap(actix_web::middleware::from_fn(order_not_found))
+                .route("/{id}", web::get().to(orders::order))
+                .default_service(web::to(not_found)),
+        )
         .route("/webhooks/stripe", web::post().to(webhooks::stripe))
         .route(
             "/webhooks/upstream/{token}",
@@ -128,4 +133,22 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 
 async fn not_found() -> Result<HttpResponse, AppError> {
     Err(AppError::NotFound)
+}
+
+/// Every 404 under `/orders` becomes [`AppError::OrderNotFound`]: the same page whether the
+/// order exists or not, saying how to open one's own (the private link in the email).
+async fn order_not_found(
+    req: actix_web::dev::ServiceRequest,
+    next: actix_web::middleware::Next<impl actix_web::body::MessageBody + 'static>,
+) -> Result<actix_web::dev::ServiceResponse<actix_web::body::BoxBody>, actix_web::Error> {
+    use actix_web::ResponseError;
+    let res = next.call(req).await?;
+    if res.status() == actix_web::http::StatusCode::NOT_FOUND {
+        let (req, _) = res.into_parts();
+        return Ok(actix_web::dev::ServiceResponse::new(
+            req,
+            AppError::OrderNotFound.error_response(),
+        ));
+    }
+    Ok(res.map_into_boxed_body())
 }

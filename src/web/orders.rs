@@ -11,7 +11,8 @@ use serde::Deserialize;
 use crate::db;
 use crate::domain::Cents;
 use crate::domain::esim::{parse_activation_code, safe_install_link};
-use crate::domain::purchase::PurchaseStatus;
+use crate::domain::plan::UNKNOWN_INSTALL_ADVICE;
+use crate::domain::purchase::{PurchaseStatus, order_number};
 use crate::orders::installation::{InstallationDetails, load_installation_with};
 use crate::orders::links::hash_token;
 use crate::web::checkout::order_cookie;
@@ -37,6 +38,7 @@ pub struct InstallView {
     pub smdp_address: String,
     pub matching_id: String,
     pub install_link: Option<String>,
+    /// When to install, from the plan's activation policy.
     pub activation: &'static str,
 }
 
@@ -48,6 +50,11 @@ struct OrderPage {
     headline: &'static str,
     explanation: &'static str,
     refresh: bool,
+    /// `SF-3FA2-9C1E`: what the customer quotes to support.
+    order_number: String,
+    order_href: String,
+    /// An email with the private link exists (sent once the payment is confirmed).
+    emailed: bool,
     plan: String,
     plan_href: String,
     price: String,
@@ -60,23 +67,23 @@ fn words(status: PurchaseStatus) -> (&'static str, &'static str) {
     match status {
         AwaitingPayment => (
             "Confirming your payment…",
-            "As soon as your payment provider confirms the payment, we order your eSIM. This page updates by itself.",
+            "As soon as your payment provider confirms the payment, we order your eSIM.",
         ),
         Paid => (
             "Payment received",
-            "We are ordering your eSIM now. This usually takes less than a minute; this page updates by itself and we email you when it is ready.",
+            "We are ordering your eSIM now. This usually takes less than a minute; we email you when it is ready.",
         ),
         Ordered | Provisioning => (
             "Your eSIM is being prepared",
-            "Our supplier is preparing your eSIM. This page updates by itself and we email you when it is ready.",
+            "Our supplier is preparing your eSIM. We email you when it is ready.",
         ),
         Fulfilled => (
             "Your eSIM is ready",
-            "Install it while you have Wi-Fi, ideally before you travel. Do not delete this eSIM from your phone: it cannot be reinstalled.",
+            "Install it on the phone you are travelling with: the steps are below.",
         ),
         PaymentFailed => (
             "Payment not completed",
-            "Your payment did not go through or the payment page expired. Nothing was charged. You can start again from the plan page.",
+            "Your payment did not go through or the payment page expired. Nothing was charged. You can try again from the plan page.",
         ),
         NeedsAttention => (
             "We are looking into your order",
@@ -188,7 +195,7 @@ pub async fn order(
     let install = details.map(|d| {
         let activation = snap
             .plan(&purchase.plan_id)
-            .map_or("", |p| p.activation.describe());
+            .map_or(UNKNOWN_INSTALL_ADVICE, |p| p.activation.install_advice());
         install_view(&d, activation)
     });
     let plan = snap
@@ -208,6 +215,9 @@ pub async fn order(
                 | PurchaseStatus::Provisioning
         ),
         plan,
+        order_number: order_number(&purchase.id),
+        order_href: format!("/orders/{}", purchase.id),
+        emailed: status.was_paid(),
         plan_href: format!("/plans/{}", purchase.plan_id),
         price: Cents::new(purchase.price_cents).to_string(),
         email: crate::domain::Email::parse(purchase.email.as_str())

@@ -162,17 +162,26 @@ struct SearchPage {
     results: Vec<DestinationLink>,
 }
 
+/// A search with exactly one match goes straight to that destination (303: the answer depends
+/// on the catalog of the moment); otherwise the results page.
 pub async fn search(state: web::Data<AppState>, query: web::Query<SearchQuery>) -> HttpResponse {
     let snap = state.catalog.snapshot();
     let q: String = query.q.chars().take(80).collect();
-    catalog_page(&SearchPage {
-        results: snap
-            .search(&q)
-            .into_iter()
-            .map(DestinationLink::found)
-            .collect(),
-        query: q,
-    })
+    let results: Vec<DestinationLink> = snap
+        .search(&q)
+        .into_iter()
+        .map(DestinationLink::found)
+        .collect();
+    if let [only] = results.as_slice() {
+        return HttpResponse::SeeOther()
+            .insert_header((LOCATION, only.href.as_str()))
+            .insert_header((
+                CACHE_CONTROL,
+                HeaderValue::from_static("public, max-age=60"),
+            ))
+            .finish();
+    }
+    catalog_page(&SearchPage { results, query: q })
 }
 
 #[derive(Template)]
@@ -537,8 +546,42 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 pub struct BuyForm {
     pub csrf_token: String,
     pub email: String,
-    pub error: Option<String>,
+    /// Everything wrong with the last submission, in the order of the fields.
+    pub errors: Vec<FieldError>,
     pub expected_price_cents: i64,
+}
+
+impl BuyForm {
+    /// The message for the field with id `field`, if it has one.
+    pub fn error_for(&self, field: &str) -> Option<&str> {
+        self.errors
+            .iter()
+            .find(|e| e.field == Some(field))
+            .map(|e| e.message.as_str())
+    }
+}
+
+/// One problem with the checkout form: about a field (its element id, which the error
+/// summary links to), or about the whole submission.
+pub struct FieldError {
+    pub field: Option<&'static str>,
+    pub message: String,
+}
+
+impl FieldError {
+    pub fn field(id: &'static str, message: &str) -> Self {
+        Self {
+            field: Some(id),
+            message: message.to_string(),
+        }
+    }
+
+    pub fn general(message: &str) -> Self {
+        Self {
+            field: None,
+            message: message.to_string(),
+        }
+    }
 }
 
 #[derive(Template)]
@@ -572,7 +615,7 @@ pub(crate) fn render_plan(
     plan: &ShopPlan,
     status: StatusCode,
     email: String,
-    error: Option<String>,
+    errors: Vec<FieldError>,
 ) -> HttpResponse {
     let snap = state.catalog.snapshot();
     let issued = csrf::issue(req, &state.settings.secret_key, state.secure_cookies);
@@ -603,7 +646,7 @@ pub(crate) fn render_plan(
         form: BuyForm {
             csrf_token: issued.token,
             email,
-            error,
+            errors,
             expected_price_cents: plan.price.map_or(0, Cents::get),
         },
     };
@@ -624,6 +667,6 @@ pub async fn plan(
         plan,
         StatusCode::OK,
         String::new(),
-        None,
+        Vec::new(),
     ))
 }

@@ -100,6 +100,16 @@ async fn a_demo_purchase_is_paid_once_and_queued_once(backend: Backend) {
         !order.contains("data-status=\"awaiting_payment\""),
         "{order}"
     );
+    // The short order number to quote; no meta refresh while it waits (a button instead).
+    let number = storefront::domain::purchase::order_number(&purchase_id(&order_path));
+    assert!(
+        order.contains(&format!(
+            "Order <strong data-order-number>{number}</strong>"
+        )),
+        "{order}"
+    );
+    assert!(!order.contains("http-equiv"), "{order}");
+    assert!(order.contains(">Refresh status</a>"), "{order}");
     assert_eq!(headers["cache-control"], "no-store");
     assert_eq!(headers["referrer-policy"], "no-referrer");
     assert_eq!(headers["x-robots-tag"], "noindex");
@@ -108,7 +118,20 @@ async fn a_demo_purchase_is_paid_once_and_queued_once(backend: Backend) {
     // The outbox places the order, tracks it and stores the installation.
     let order = wait_fulfilled(&app, &browser, &order_path).await;
     assert!(order.contains("<svg"), "the QR code is on the page");
-    assert!(order.contains("Do not delete this eSIM"));
+    assert_eq!(
+        order.matches("Do not delete this eSIM").count(),
+        1,
+        "{order}"
+    );
+    // When to install follows the plan's activation policy; installing on the phone itself
+    // comes before the QR code, which is for another screen.
+    assert!(order.contains(plan.activation.install_advice()), "{order}");
+    assert!(!order.contains("before you travel"), "{order}");
+    assert!(
+        order.find("id=\"activation-code\"") < order.find("<svg"),
+        "on-device installation first"
+    );
+    assert!(order.contains(&number), "{order}");
     let code = order
         .split("id=\"activation-code\" class=\"copy\" type=\"text\" readonly value=\"")
         .nth(1)
@@ -166,6 +189,21 @@ async fn a_demo_purchase_is_paid_once_and_queued_once(backend: Backend) {
         404
     );
     assert_eq!(stranger.get(&app, "/orders/nope").await.0, 404);
+    // On another device the page says how to open one's order, and the same for an order
+    // that does not exist (only the request id differs).
+    let before_request_id = |page: &str| {
+        page.split("request id")
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let (_, known, _) = stranger.get(&app, &order_path).await;
+    let (_, unknown, _) = stranger.get(&app, "/orders/0123456789abcdef0123").await;
+    assert!(known.contains("private link in the emails"), "{known}");
+    assert_eq!(before_request_id(&known), before_request_id(&unknown));
+    let (status, other, _) = stranger.get(&app, "/orders/a/b").await;
+    assert_eq!(status, 404);
+    assert_eq!(before_request_id(&other), before_request_id(&unknown));
 }
 
 /// Fifty checkouts at once from fifty clients: each is checked against the wallet under its
@@ -290,6 +328,42 @@ async fn checkout_refuses_forged_and_incomplete_forms_without_writing() {
         page.contains("supports eSIM and is not carrier-locked"),
         "{page}"
     );
+    // Both problems at once: a summary above the fields linking to each, which takes the
+    // focus, and each field marked invalid and described by its message.
+    let (status, page, _) = browser
+        .post(
+            &app,
+            "/checkout",
+            &[
+                ("csrf_token", &token),
+                ("plan_id", &plan.id),
+                ("email", "nobody"),
+            ],
+        )
+        .await;
+    assert_eq!(status, 400);
+    let summary = page
+        .split("class=\"error-summary\"")
+        .nth(1)
+        .and_then(|rest| rest.split("</div>").next())
+        .expect("an error summary");
+    assert!(summary.contains("There are 2 problems"), "{summary}");
+    assert!(summary.contains("href=\"#email\""), "{summary}");
+    assert!(summary.contains("href=\"#confirm_device\""), "{summary}");
+    assert!(summary.contains("autofocus"), "{summary}");
+    assert_eq!(page.matches("aria-invalid=\"true\"").count(), 2, "{page}");
+    assert!(
+        page.contains("aria-describedby=\"email-error email-hint\""),
+        "{page}"
+    );
+    assert!(
+        page.contains("aria-describedby=\"confirm_device-error\""),
+        "{page}"
+    );
+    assert!(
+        page.find("error-summary") < page.find("id=\"email\""),
+        "the summary comes before the fields"
+    );
     assert_eq!(count(&app.db, "purchases").await, 0);
 }
 
@@ -388,7 +462,15 @@ async fn a_declined_payment_queues_nothing_and_says_so() {
     let (_, order, _) = browser.get(&app, &location(&headers)).await;
     assert!(order.contains("data-status=\"payment_failed\""), "{order}");
     assert!(order.contains("Nothing was charged"));
+    // A way to try again, and no word of an email: none is sent for a declined payment.
+    assert!(
+        order.contains(&format!("href=\"/plans/{}\" data-try-again", plan.id)),
+        "{order}"
+    );
+    assert!(!order.contains("your email"), "{order}");
+    assert!(!order.contains("http-equiv"), "{order}");
     assert_eq!(count(&app.db, "jobs").await, 0);
+    assert!(app.emails().is_empty());
 }
 
 /// The reviewer's path: Decline, then the old form's Pay. The decline is final: 409, no

@@ -280,11 +280,16 @@ async fn the_checkout_rate_limit_counts_an_ipv6_64_once() {
         assert_eq!(buy(&app, &browser, &plan, "a@example.com").await.0, 303);
     }
     let fresh_address = via("2001:db8:9:9:ffff:1234:5678:9abc");
+    let (status, page, headers) = buy(&app, &fresh_address, &plan, "kept@example.com").await;
     assert_eq!(
-        buy(&app, &fresh_address, &plan, "a@example.com").await.0,
-        429,
+        status, 429,
         "a new address in the same /64 is the same client"
     );
+    // The plan page with its form and what was typed, saying to wait: not a dead end.
+    assert!(page.contains("Too many checkout attempts"), "{page}");
+    assert!(page.contains("value=\"kept@example.com\""), "{page}");
+    assert!(page.contains("action=\"/checkout\""), "{page}");
+    assert_eq!(headers["retry-after"], "60");
     let next_network = via("2001:db8:9:a::1");
     assert_eq!(
         buy(&app, &next_network, &plan, "a@example.com").await.0,

@@ -15,7 +15,7 @@ use std::process::{Child, Command, Stdio};
 use serde_json::Value;
 use storefront::config::{MailSettings, MailTransport, Secret};
 use storefront::domain::{Cents, Email};
-use storefront::mail::{AlertKind, MailError, Mailer, OutgoingEmail, Retry};
+use storefront::mail::{AlertKind, MailError, Mailer, OutgoingEmail, Receipt, Retry};
 use url::Url;
 
 const FROM: &str = "Tokyo eSIM 東京 <shop@example.com>";
@@ -189,6 +189,16 @@ fn order_url() -> Url {
 
 const PLAN: &str = "日本 Japan 10 GB · 30 days";
 
+/// The receipt of a purchase ordered on 2026-11-22 (UTC).
+fn receipt(plan: &str, cents: i64) -> Receipt {
+    Receipt::new(
+        "3fa29c1e0b7d44aa1234",
+        plan,
+        Cents::new(cents),
+        1_795_334_400_000,
+    )
+}
+
 #[tokio::test]
 async fn the_folder_receives_one_parseable_multipart_message() {
     let root = tempfile::tempdir().expect("tempdir");
@@ -198,8 +208,7 @@ async fn the_folder_receives_one_parseable_multipart_message() {
         consumer(),
         "Tokyo eSIM 東京",
         &order_url(),
-        PLAN,
-        Cents::new(123_456),
+        &receipt(PLAN, 123_456),
     )
     .expect("render");
     mailer.send(&mail).await.expect("written");
@@ -226,6 +235,9 @@ async fn the_folder_receives_one_parseable_multipart_message() {
         assert!(body.contains("$1,234.56"), "{body}");
         assert!(body.contains("日本 Japan 10 GB"), "{body}");
         assert!(body.contains("Tokyo eSIM 東京"), "{body}");
+        // A receipt: the short order number to quote, and the day of the order.
+        assert!(body.contains("SF-3FA2-9C1E"), "{body}");
+        assert!(body.contains("2026-11-22"), "{body}");
     }
 
     // A second message gets its own file; nothing half-written is left behind.
@@ -249,7 +261,8 @@ async fn customers_replies_go_to_the_support_address_under_the_shop_s_name() {
     })
     .expect("mailer");
     let shop = storefront::config::SHOP_NAME;
-    let ready = OutgoingEmail::esim_ready(consumer(), shop, &order_url(), PLAN).expect("render");
+    let ready = OutgoingEmail::esim_ready(consumer(), shop, &order_url(), &receipt(PLAN, 1_000))
+        .expect("render");
     mailer.send(&ready).await.expect("written");
     let details = Url::parse("https://shop.example.com/admin/wallet").expect("url");
     let ops = Email::parse("ops@example.com").expect("valid");
@@ -285,7 +298,8 @@ async fn the_esim_ready_email_carries_the_private_link_and_nothing_to_install_wi
     let root = tempfile::tempdir().expect("tempdir");
     let mailer = dir_mailer(root.path());
     let url = order_url();
-    let mail = OutgoingEmail::esim_ready(consumer(), "Shop", &url, PLAN).expect("render");
+    let mail =
+        OutgoingEmail::esim_ready(consumer(), "Shop", &url, &receipt(PLAN, 1_000)).expect("render");
     mailer.send(&mail).await.expect("written");
 
     let files = eml_files(root.path());
@@ -329,8 +343,7 @@ async fn hostile_plan_names_are_escaped_in_the_html_part() {
         consumer(),
         "Shop",
         &order_url(),
-        hostile,
-        Cents::new(599),
+        &receipt(hostile, 599),
         "Upstream said <b>no</b> & closed",
     )
     .expect("render");
@@ -368,7 +381,8 @@ async fn smtp_delivers_to_a_real_server_when_the_url_asks_for_plain_text() {
     )
     .expect("render");
     let ready =
-        OutgoingEmail::esim_ready(consumer(), "Shop 商店", &order_url(), PLAN).expect("render");
+        OutgoingEmail::esim_ready(consumer(), "Shop 商店", &order_url(), &receipt(PLAN, 1_000))
+            .expect("render");
 
     // Clones share the transport and may send concurrently.
     let clone = mailer.clone();
@@ -406,7 +420,7 @@ async fn smtp_rejections_are_permanent_and_deferrals_transient() {
             Email::parse(address).expect("valid"),
             "Shop",
             &order_url(),
-            PLAN,
+            &receipt(PLAN, 1_000),
         )
         .expect("render")
     };
@@ -429,7 +443,8 @@ async fn without_tls_none_a_plain_server_gets_nothing() {
     let Some(server) = SmtpServer::start() else {
         return;
     };
-    let mail = OutgoingEmail::esim_ready(consumer(), "Shop", &order_url(), PLAN).expect("render");
+    let mail = OutgoingEmail::esim_ready(consumer(), "Shop", &order_url(), &receipt(PLAN, 1_000))
+        .expect("render");
 
     // smtp:// alone means STARTTLS required; this server does not offer it.
     let err = smtp_mailer(server.url("")).send(&mail).await.unwrap_err();
@@ -458,7 +473,8 @@ async fn a_closed_port_is_a_transient_connection_error() {
     let mailer = smtp_mailer(format!(
         "smtp://mailer:hunter2-secret@127.0.0.1:{port}?tls=none"
     ));
-    let mail = OutgoingEmail::esim_ready(consumer(), "Shop", &order_url(), PLAN).expect("render");
+    let mail = OutgoingEmail::esim_ready(consumer(), "Shop", &order_url(), &receipt(PLAN, 1_000))
+        .expect("render");
     let err = mailer.send(&mail).await.unwrap_err();
     assert!(matches!(err, MailError::Connection(_)), "{err:?}");
     assert_eq!(err.retry(), Retry::Transient);

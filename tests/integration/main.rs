@@ -26,6 +26,7 @@ mod crash;
 mod db;
 mod failpoints;
 mod frame;
+mod journeys_browser;
 mod keys;
 mod lifecycle;
 mod lifecycle_console;

@@ -36,6 +36,17 @@ pub struct Browser {
 impl Browser {
     /// `None` only when Chromium or ChromeDriver is missing outside CI (after a loud message).
     pub async fn start(size: (u32, u32)) -> Option<Self> {
+        Self::start_with(size, &[]).await
+    }
+
+    /// A browser with JavaScript turned off for pages (WebDriver's own scripts still run, so
+    /// a test can inspect the page and run axe-core in it).
+    pub async fn start_without_javascript(size: (u32, u32)) -> Option<Self> {
+        Self::start_with(size, &["--blink-settings=scriptEnabled=false"]).await
+    }
+
+    /// [`Self::start`] with more Chromium arguments.
+    pub async fn start_with(size: (u32, u32), extra_args: &[&str]) -> Option<Self> {
         let (Some(driver), Some(chromium)) = (
             find_binary(&["chromedriver"]),
             find_binary(&["chromium", "chromium-browser", "google-chrome"]),
@@ -68,7 +79,7 @@ impl Browser {
             _profile: profile,
         };
         browser.wait_for_driver().await;
-        let args = [
+        let mut args = vec![
             "--headless=new".to_string(),
             "--no-sandbox".into(),
             "--disable-gpu".into(),
@@ -80,6 +91,7 @@ impl Browser {
             format!("--window-size={},{}", size.0, size.1),
             format!("--user-data-dir={}", browser._profile.path().display()),
         ];
+        args.extend(extra_args.iter().map(|a| (*a).to_string()));
         let answer = browser
             .call(
                 reqwest::Method::POST,
@@ -223,12 +235,67 @@ impl Browser {
 
     /// Runs `script` (a function body) in the page and returns its value.
     pub async fn execute(&self, script: &str) -> Value {
+        self.execute_with(script, json!([])).await
+    }
+
+    /// [`Self::execute`] with `arguments` for the script.
+    pub async fn execute_with(&self, script: &str, arguments: Value) -> Value {
         self.call(
             reqwest::Method::POST,
             &self.session_path("/execute/sync"),
+            Some(json!({"script": script, "args": arguments})),
+        )
+        .await
+    }
+
+    /// Runs `script` (a function body whose last argument is the callback to call with the
+    /// result) in the page and returns what it passed to the callback.
+    pub async fn execute_async(&self, script: &str) -> Value {
+        self.call(
+            reqwest::Method::POST,
+            &self.session_path("/execute/async"),
             Some(json!({"script": script, "args": []})),
         )
         .await
+    }
+
+    /// Types `keys` into the element that has the focus (WebDriver key codes such as
+    /// `\u{E007}`, Enter, included).
+    pub async fn keys_to_focused(&self, keys: &str) {
+        let value = self
+            .call(
+                reqwest::Method::GET,
+                &self.session_path("/element/active"),
+                None,
+            )
+            .await;
+        let element = value[ELEMENT].as_str().unwrap_or_default().to_string();
+        self.call(
+            reqwest::Method::POST,
+            &self.session_path(&format!("/element/{element}/value")),
+            Some(json!({"text": keys})),
+        )
+        .await;
+    }
+
+    /// Deletes every cookie of the current site: the browser becomes another device.
+    pub async fn delete_cookies(&self) {
+        self.call(reqwest::Method::DELETE, &self.session_path("/cookie"), None)
+            .await;
+    }
+
+    /// A screenshot that reports failure instead of failing the test: for a test that is
+    /// already failing.
+    pub async fn try_screenshot(&self, path: &Path) -> Result<(), String> {
+        let res = self
+            .http
+            .get(format!("{}{}", self.base, self.session_path("/screenshot")))
+            .send()
+            .await
+            .map_err(|e| e.to_string())?;
+        let body: Value = res.json().await.map_err(|e| e.to_string())?;
+        let png = decode_base64(body["value"].as_str().ok_or("no screenshot")?);
+        std::fs::write(path, png).map_err(|e| e.to_string())
     }
 
     /// Elements wider than the viewport make the whole page scroll sideways: the ones that

@@ -8,7 +8,7 @@ use crate::db::{DbError, alerts, now_ms, refunds};
 use crate::domain::plan::describe_allowance;
 use crate::domain::purchase::RefundCause;
 use crate::domain::{AlertKind, Cents, Email};
-use crate::mail::OutgoingEmail;
+use crate::mail::{OutgoingEmail, Receipt};
 use crate::orders::jobs::job::{Job, JobContext, JobFuture, JobKind, OutboxError, Verdict};
 use crate::orders::links::{order_url, token_for_email};
 
@@ -97,19 +97,23 @@ async fn send(
             .await?
     };
     let link = order_url(&notifier.public_url, &purchase.id, &token);
-    let amount = Cents::new(purchase.price_cents);
+    let receipt = Receipt::new(
+        &purchase.id,
+        &description,
+        Cents::new(purchase.price_cents),
+        purchase.created_at_ms,
+    );
     let shop = notifier.shop_name.as_str();
     let message = match email {
         ConsumerEmail::PaymentReceived => {
-            OutgoingEmail::payment_received(to, shop, &link, &description, amount)
+            OutgoingEmail::payment_received(to, shop, &link, &receipt)
         }
-        ConsumerEmail::EsimReady => OutgoingEmail::esim_ready(to, shop, &link, &description),
+        ConsumerEmail::EsimReady => OutgoingEmail::esim_ready(to, shop, &link, &receipt),
         ConsumerEmail::Refunded => OutgoingEmail::order_refunded(
             to,
             shop,
             &link,
-            &description,
-            amount,
+            &receipt,
             refund_reason.customer_reason(),
         ),
     };
