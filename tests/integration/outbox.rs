@@ -17,7 +17,7 @@ use storefront::db::installations;
 use storefront::db::refunds;
 
 use storefront::db::outbox::{self as jobs, Attempt, Job, Next};
-use storefront::db::purchases::{self, NewPurchase, Purchase};
+use storefront::db::purchases::{self, Purchase};
 use storefront::db::schema::{leases, purchases as purchases_t, refunds as refunds_t};
 use storefront::db::{Db, DbConn, DbError, now_ms};
 use storefront::domain::Cents;
@@ -132,21 +132,13 @@ impl Env {
     pub(crate) async fn paid_purchase(&self, plan_id: &str, cost: i64, price: i64) -> String {
         let id = format!("pur_{}", random_suffix());
         let now = now_ms();
-        let new = NewPurchase {
-            id: id.clone(),
-            status: "awaiting_payment".into(),
-            email: "ana@example.com".into(),
-            plan_id: plan_id.to_string(),
-            price_cents: price,
-            cost_cents: cost,
-            reference: format!("ref-{id}"),
-            idempotency_key: IdempotencyKey::generate().as_str().to_string(),
-            access_token_hash: format!("hash-{id}"),
-            payment_provider: "demo".into(),
-            expires_at_ms: now + 1_800_000,
-            created_at_ms: now,
-            updated_at_ms: now,
-        };
+        let new = crate::fixtures::purchase(&id)
+            .plan(plan_id)
+            .price(price)
+            .cost(cost)
+            .idempotency_key(IdempotencyKey::generate().as_str())
+            .created(now)
+            .build();
         let pid = id.clone();
         self.q(move |c| {
             c.write_tx(|c| {
