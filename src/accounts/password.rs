@@ -1,7 +1,10 @@
 //! Admin passwords: the policy (length, not a well-known password) and argon2id hashing.
 //!
-//! Hashing and verifying take tens of milliseconds of CPU by design: callers run them on a
-//! blocking thread ([`hash_blocking`], [`verify_blocking`]), never on an async worker.
+//! Hashing and verifying take tens of milliseconds of CPU and 19 MiB of memory by design:
+//! callers run them on a blocking thread ([`hash_blocking`], [`verify_blocking`]), never on an
+//! async worker, and at most one per core at a time. A caller that cannot start within
+//! [`WAIT`] gets [`HashError::Busy`] (the web answers 503 "try again"), so a storm of logins
+//! costs a bounded amount of memory instead of 19 MiB each.
 
 use std::fmt;
 
@@ -119,8 +122,14 @@ impl fmt::Debug for NewPassword {
     }
 }
 
+/// How long a hash may wait for a free core before the caller is told to try again.
+pub const WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
 #[derive(Debug, thiserror::Error)]
 pub enum HashError {
+    /// Every core is hashing already and none came free within [`WAIT`].
+    #[error("every password hashing slot is busy")]
+    Busy,
     #[error("password hashing failed: {0}")]
     Hash(String),
     #[error("the hashing task did not finish: {0}")]
@@ -199,10 +208,31 @@ pub fn decoy_hash() -> &'static str {
     })
 }
 
-pub async fn hash_blocking(password: NewPassword) -> Result<String, HashError> {
-    tokio::task::spawn_blocking(move || hash(password.expose()))
+/// The hashes allowed to run at once: one per core.
+fn slots() -> &'static tokio::sync::Semaphore {
+    static SLOTS: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
+    SLOTS.get_or_init(|| {
+        tokio::sync::Semaphore::new(std::thread::available_parallelism().map_or(1, usize::from))
+    })
+}
+
+/// Runs `work` on a blocking thread once a hashing slot is free, holding it until done.
+async fn in_slot<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, HashError> {
+    let permit = tokio::time::timeout(WAIT, slots().acquire())
         .await
-        .map_err(|e| HashError::Task(e.to_string()))?
+        .map_err(|_| HashError::Busy)?
+        .map_err(|_| HashError::Busy)?;
+    let done = tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| HashError::Task(e.to_string()));
+    drop(permit);
+    done
+}
+
+pub async fn hash_blocking(password: NewPassword) -> Result<String, HashError> {
+    in_slot(move || hash(password.expose())).await?
 }
 
 /// `stored` is `None` for an unknown account: the decoy is checked and the answer is `No`.
@@ -210,7 +240,7 @@ pub async fn verify_blocking(
     password: String,
     stored: Option<String>,
 ) -> Result<Verified, HashError> {
-    tokio::task::spawn_blocking(move || match stored {
+    in_slot(move || match stored {
         Some(stored) => verify(&password, &stored),
         None => {
             let _ = verify(&password, decoy_hash());
@@ -218,7 +248,6 @@ pub async fn verify_blocking(
         }
     })
     .await
-    .map_err(|e| HashError::Task(e.to_string()))
 }
 
 #[cfg(test)]
@@ -257,6 +286,37 @@ mod tests {
         assert_eq!(verify("correct horse battery", &stored), Verified::Yes);
         assert_eq!(verify("wrong horse battery", &stored), Verified::No);
         assert_eq!(verify("anything", "not a hash"), Verified::No);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn hashes_beyond_the_cores_wait_briefly_then_are_told_to_retry() {
+        let stored = hash("correct horse battery").expect("hash");
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        // Far more at once than the slots can serve within the wait.
+        let attempts: Vec<_> = (0..cores * 60)
+            .map(|_| {
+                let stored = stored.clone();
+                tokio::spawn(verify_blocking(
+                    "correct horse battery".to_string(),
+                    Some(stored),
+                ))
+            })
+            .collect();
+        let (mut yes, mut busy) = (0, 0);
+        for attempt in attempts {
+            match attempt.await.expect("task") {
+                Ok(Verified::Yes) => yes += 1,
+                Err(HashError::Busy) => busy += 1,
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+        assert!(yes >= cores, "{yes} verified");
+        assert!(busy > 0, "the excess is refused, not queued");
+        assert_eq!(
+            slots().available_permits(),
+            cores,
+            "every slot is given back"
+        );
     }
 
     #[test]
