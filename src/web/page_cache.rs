@@ -288,11 +288,11 @@ impl SlottedPage {
         })
     }
 
-    /// The page with `value` in its slot, gzipped when `gzip`. `value` must be at most 64 KiB
-    /// (one stored block); a CSRF token is 64 bytes.
+    /// The page with `value` in its slot, gzipped when `gzip` and `value` fits one stored
+    /// block (64 KiB; a CSRF token is 64 bytes), else plain.
     pub fn body(&self, value: &str, gzip: bool) -> Bytes {
         let value = if self.slotted { value.as_bytes() } else { b"" };
-        if !gzip {
+        if !gzip || value.len() > usize::from(u16::MAX) {
             let mut body = Vec::with_capacity(self.before.len() + value.len() + self.after.len());
             body.extend_from_slice(&self.before);
             body.extend_from_slice(value);
@@ -300,7 +300,6 @@ impl SlottedPage {
             return Bytes::from(body);
         }
         let len = u16::try_from(value.len()).unwrap_or(u16::MAX);
-        let value = &value[..usize::from(len)];
         let mut crc = flate2::Crc::new();
         crc.update(&self.before);
         crc.update(value);
@@ -325,7 +324,7 @@ impl SlottedPage {
     /// The answer to `req` with `value` in the slot: gzipped when the client accepts gzip, and
     /// never compressed again by the middleware.
     pub fn respond(&self, req: &HttpRequest, value: &str, status: StatusCode) -> HttpResponse {
-        let gzip = accepts_gzip(req);
+        let gzip = accepts_gzip(req) && (!self.slotted || value.len() <= usize::from(u16::MAX));
         let mut builder = HttpResponse::build(status);
         builder
             .insert_header((
