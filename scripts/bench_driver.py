@@ -231,6 +231,41 @@ def wrk(path):
     )
 
 
+def logins(base, email, password, n):
+    """N browsers take a login form each, then all sign in at once; prints the statuses."""
+    n = int(n)
+    browsers = []
+    for _ in range(n):
+        b = Browser(base)
+        status, html, _ = b.request("GET", "/admin/login")
+        if status != 200 or not hidden(html, "csrf_token"):
+            raise SystemExit(f"GET /admin/login answered {status}")
+        browsers.append((b, hidden(html, "csrf_token")))
+    barrier = threading.Barrier(n, timeout=TIMEOUT)
+    statuses = [None] * n
+
+    def one(i):
+        b, token = browsers[i]
+        barrier.wait()
+        try:
+            statuses[i] = b.request(
+                "POST",
+                "/admin/login",
+                {"email": email, "password": password, "csrf_token": token},
+            )[0]
+        except Exception:  # a reset connection counts as an error, like a 500
+            statuses[i] = 0
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    count = lambda *codes: sum(1 for s in statuses if s in codes)
+    other = n - count(303, 429, 503)
+    print(f"{count(303)} {count(429, 503)} {other}")
+
+
 def main(argv):
     if len(argv) < 2:
         raise SystemExit(__doc__)
@@ -241,6 +276,7 @@ def main(argv):
         "pay": pay,
         "stats": stats,
         "wrk": wrk,
+        "logins": logins,
     }[cmd](*args)
 
 

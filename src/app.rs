@@ -177,10 +177,13 @@ impl Application {
             checkout_live_reads: crate::orders::checkout::LiveReads::default(),
             outbox,
             pages: crate::web::page_cache::PageCache::default(),
+            plan_pages: crate::web::page_cache::SlottedCache::default(),
             installation_keys,
+            installs: crate::web::order_cache::InstallCache::default(),
             sales: crate::wallet::SalesState::default(),
             account,
         });
+        background.push(tokio::spawn(sweep_installs(state.clone(), stopped.clone())));
         background.push(tokio::spawn(watch_wallet(state.clone(), stopped)));
         let server = web::serve(state, listener, SHUTDOWN_GRACE_SECS)
             .map_err(|source| StartError::Bind { addr, source })?;
@@ -224,6 +227,16 @@ async fn watch_wallet(state: ActixData<AppState>, mut shutdown: watch::Receiver<
         state.wallet().refresh_and_check().await;
         tokio::select! {
             _ = tokio::time::sleep(Duration::from_secs(60)) => {}
+            _ = shutdown.changed() => return,
+        }
+    }
+}
+
+/// Drops the order page's expired installation views even when no page is viewed.
+async fn sweep_installs(state: ActixData<AppState>, mut shutdown: watch::Receiver<bool>) {
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep(crate::web::order_cache::TTL) => state.installs.sweep(),
             _ = shutdown.changed() => return,
         }
     }

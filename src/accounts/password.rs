@@ -1,12 +1,18 @@
 //! Admin passwords: the policy (length, not a well-known password) and argon2id hashing.
 //!
-//! Hashing and verifying take tens of milliseconds of CPU by design: callers run them on a
-//! blocking thread ([`hash_blocking`], [`verify_blocking`]), never on an async worker.
+//! Hashing and verifying take tens of milliseconds of CPU and 19 MiB of memory by design:
+//! callers hand them to one of the hashing threads ([`hash_blocking`], [`verify_blocking`]),
+//! never to an async worker, and at most one per core runs at a time. A caller that cannot start within
+//! [`WAIT`] gets [`HashError::Busy`] (the web answers 503 "try again"), so a storm of logins
+//! costs a bounded amount of memory instead of 19 MiB each.
 
 use std::fmt;
+use std::sync::{Mutex, OnceLock, mpsc};
 
-use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
-use argon2::{Algorithm, Argon2, Params, Version};
+use std::cell::RefCell;
+
+use argon2::password_hash::{self, Output, ParamsString, PasswordHash, SaltString};
+use argon2::{Algorithm, Argon2, Block, Params, Version};
 use rand::RngCore;
 
 /// OWASP's argon2id floor: 19 MiB, two passes, one lane.
@@ -119,29 +125,108 @@ impl fmt::Debug for NewPassword {
     }
 }
 
+/// How long a hash may wait for a free core before the caller is told to try again.
+pub const WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
 #[derive(Debug, thiserror::Error)]
 pub enum HashError {
+    /// Every core is hashing already and none came free within [`WAIT`].
+    #[error("every password hashing slot is busy")]
+    Busy,
     #[error("password hashing failed: {0}")]
     Hash(String),
     #[error("the hashing task did not finish: {0}")]
     Task(String),
 }
 
-fn hasher() -> Argon2<'static> {
-    let params = Params::new(MEMORY_KIB, ITERATIONS, PARALLELISM, None)
-        .expect("the argon2 parameters are constants within range");
-    Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
+fn params() -> Params {
+    Params::new(MEMORY_KIB, ITERATIONS, PARALLELISM, None)
+        .expect("the argon2 parameters are constants within range")
+}
+
+/// Runs `work` with `blocks` Argon2 blocks of memory: this thread's own buffer, kept for the
+/// next hash, so a hashing thread allocates its 19 MiB once rather than on every hash (freed
+/// and re-allocated, the allocator kept several such blocks resident). A stored hash asking
+/// for more than today's parameters gets a buffer of its own, freed afterwards.
+fn with_memory<T>(blocks: usize, work: impl FnOnce(&mut [Block]) -> T) -> T {
+    thread_local! {
+        static MEMORY: RefCell<Vec<Block>> = const { RefCell::new(Vec::new()) };
+    }
+    if blocks > params().block_count() {
+        return work(&mut vec![Block::default(); blocks]);
+    }
+    MEMORY.with(|memory| {
+        let mut memory = memory.borrow_mut();
+        if memory.len() < blocks {
+            memory.resize(blocks, Block::default());
+        }
+        work(&mut memory[..blocks])
+    })
+}
+
+/// The Argon2 output of `password` and the raw `salt`, `len` bytes long.
+fn compute(
+    argon: &Argon2<'_>,
+    params: &Params,
+    password: &[u8],
+    salt: &[u8],
+    len: usize,
+) -> Result<Output, password_hash::Error> {
+    with_memory(params.block_count(), |memory| {
+        Output::init_with(len, |out| {
+            Ok(argon.hash_password_into_with_memory(password, salt, out, &mut *memory)?)
+        })
+    })
 }
 
 /// A PHC string (`$argon2id$v=19$m=19456,t=2,p=1$…`) with a fresh random salt.
 pub fn hash(password: &str) -> Result<String, HashError> {
-    let mut salt = [0u8; 16];
-    rand::rng().fill_bytes(&mut salt);
-    let salt = SaltString::encode_b64(&salt).map_err(|e| HashError::Hash(e.to_string()))?;
-    hasher()
-        .hash_password(password.as_bytes(), &salt)
-        .map(|h| h.to_string())
-        .map_err(|e| HashError::Hash(e.to_string()))
+    let failed = |e: password_hash::Error| HashError::Hash(e.to_string());
+    let mut raw_salt = [0u8; 16];
+    rand::rng().fill_bytes(&mut raw_salt);
+    let salt = SaltString::encode_b64(&raw_salt).map_err(failed)?;
+    let params = params();
+    let argon = Argon2::new(Algorithm::Argon2id, Version::V0x13, params.clone());
+    let output = compute(
+        &argon,
+        &params,
+        password.as_bytes(),
+        &raw_salt,
+        Params::DEFAULT_OUTPUT_LEN,
+    )
+    .map_err(failed)?;
+    let phc = PasswordHash {
+        algorithm: Algorithm::Argon2id.ident(),
+        version: Some(Version::V0x13.into()),
+        params: ParamsString::try_from(&params).map_err(failed)?,
+        salt: Some(salt.as_salt()),
+        hash: Some(output),
+    };
+    Ok(phc.to_string())
+}
+
+/// Whether `password` gives the output stored in `parsed`, under its algorithm, version,
+/// parameters and salt (compared in constant time).
+fn matches(password: &str, parsed: &PasswordHash<'_>) -> bool {
+    let (Some(salt), Some(expected)) = (parsed.salt, parsed.hash) else {
+        return false;
+    };
+    let Ok(algorithm) = Algorithm::try_from(parsed.algorithm) else {
+        return false;
+    };
+    let Ok(version) = parsed.version.map(Version::try_from).transpose() else {
+        return false;
+    };
+    let Ok(params) = Params::try_from(parsed) else {
+        return false;
+    };
+    let mut salt_buffer = [0u8; 64];
+    let Ok(salt) = salt.decode_b64(&mut salt_buffer) else {
+        return false;
+    };
+    let argon = Argon2::new(algorithm, version.unwrap_or_default(), params.clone());
+    compute(&argon, &params, password.as_bytes(), salt, expected.len())
+        .is_ok_and(|computed| computed == expected)
 }
 
 /// What a login check found.
@@ -160,10 +245,7 @@ pub fn verify(password: &str, stored: &str) -> Verified {
         tracing::error!("an admin password hash does not parse; that account cannot log in");
         return Verified::No;
     };
-    if Argon2::default()
-        .verify_password(password.as_bytes(), &parsed)
-        .is_err()
-    {
+    if !matches(password, &parsed) {
         return Verified::No;
     }
     if !is_weaker_than_current(&parsed) {
@@ -191,7 +273,7 @@ fn is_weaker_than_current(parsed: &PasswordHash<'_>) -> bool {
 /// A hash of a random password, verified against when the email is unknown so that a login
 /// takes as long for an unknown account as for a wrong password.
 pub fn decoy_hash() -> &'static str {
-    static DECOY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    static DECOY: OnceLock<String> = OnceLock::new();
     DECOY.get_or_init(|| {
         let mut bytes = [0u8; 24];
         rand::rng().fill_bytes(&mut bytes);
@@ -199,10 +281,82 @@ pub fn decoy_hash() -> &'static str {
     })
 }
 
-pub async fn hash_blocking(password: NewPassword) -> Result<String, HashError> {
-    tokio::task::spawn_blocking(move || hash(password.expose()))
+/// The hashing threads: one per core, started on first use, each taking jobs from one queue.
+/// Dedicated threads (not the runtime's blocking pool, whose threads come and go) keep the
+/// memory Argon2 frees within as many allocator arenas as there are threads, so a storm of
+/// logins cannot leave 19 MiB behind in each of many short-lived threads.
+struct Hashers {
+    slots: tokio::sync::Semaphore,
+    jobs: Mutex<mpsc::Sender<Job>>,
+}
+
+type Job = Box<dyn FnOnce() + Send>;
+
+fn hashers() -> &'static Hashers {
+    static HASHERS: OnceLock<Hashers> = OnceLock::new();
+    HASHERS.get_or_init(|| {
+        let threads = std::thread::available_parallelism().map_or(1, usize::from);
+        let (jobs, queue) = mpsc::channel::<Job>();
+        let queue = std::sync::Arc::new(Mutex::new(queue));
+        let mut started = 0;
+        for i in 0..threads {
+            let queue = std::sync::Arc::clone(&queue);
+            let spawned = std::thread::Builder::new()
+                .name(format!("password-hash-{i}"))
+                .spawn(move || {
+                    loop {
+                        let job = match queue.lock() {
+                            Ok(queue) => queue.recv(),
+                            Err(poisoned) => poisoned.into_inner().recv(),
+                        };
+                        let Ok(job) = job else { return };
+                        // A panicking hash answers its caller with an error, and the thread
+                        // stays for the next one.
+                        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
+                    }
+                });
+            match spawned {
+                Ok(_) => started += 1,
+                Err(err) => tracing::error!(error = %err, "could not start a hashing thread"),
+            }
+        }
+        Hashers {
+            // No slot without a thread to run it: with none, every hash is told to retry.
+            slots: tokio::sync::Semaphore::new(started),
+            jobs: Mutex::new(jobs),
+        }
+    })
+}
+
+/// Runs `work` on a hashing thread once a slot is free (within [`WAIT`]), the slot held until
+/// `work` is done, even if the caller stops waiting for it.
+async fn in_slot<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, HashError> {
+    let hashers = hashers();
+    let permit = tokio::time::timeout(WAIT, hashers.slots.acquire())
         .await
-        .map_err(|e| HashError::Task(e.to_string()))?
+        .map_err(|_| HashError::Busy)?
+        .map_err(|_| HashError::Busy)?;
+    let (done, result) = tokio::sync::oneshot::channel();
+    let job: Job = Box::new(move || {
+        let out = work();
+        drop(permit);
+        let _ = done.send(out);
+    });
+    hashers
+        .jobs
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .send(job)
+        .map_err(|_| HashError::Task("the hashing threads are gone".into()))?;
+    result
+        .await
+        .map_err(|_| HashError::Task("the hash did not finish".into()))
+}
+
+pub async fn hash_blocking(password: NewPassword) -> Result<String, HashError> {
+    in_slot(move || hash(password.expose())).await?
 }
 
 /// `stored` is `None` for an unknown account: the decoy is checked and the answer is `No`.
@@ -210,7 +364,7 @@ pub async fn verify_blocking(
     password: String,
     stored: Option<String>,
 ) -> Result<Verified, HashError> {
-    tokio::task::spawn_blocking(move || match stored {
+    in_slot(move || match stored {
         Some(stored) => verify(&password, &stored),
         None => {
             let _ = verify(&password, decoy_hash());
@@ -218,11 +372,12 @@ pub async fn verify_blocking(
         }
     })
     .await
-    .map_err(|e| HashError::Task(e.to_string()))
 }
 
 #[cfg(test)]
 mod tests {
+    use argon2::password_hash::{PasswordHasher, PasswordVerifier};
+
     use super::*;
 
     #[test]
@@ -257,6 +412,53 @@ mod tests {
         assert_eq!(verify("correct horse battery", &stored), Verified::Yes);
         assert_eq!(verify("wrong horse battery", &stored), Verified::No);
         assert_eq!(verify("anything", "not a hash"), Verified::No);
+        // The same PHC string as the crate's own hasher and verifier read and write.
+        let parsed = PasswordHash::new(&stored).expect("phc");
+        assert!(
+            Argon2::default()
+                .verify_password(b"correct horse battery", &parsed)
+                .is_ok()
+        );
+        let theirs = Argon2::new(Algorithm::Argon2id, Version::V0x13, params())
+            .hash_password(
+                b"correct horse battery",
+                &SaltString::encode_b64(&[9u8; 16]).expect("salt"),
+            )
+            .expect("hash")
+            .to_string();
+        assert_eq!(verify("correct horse battery", &theirs), Verified::Yes);
+        assert_eq!(verify("correct horse batterz", &theirs), Verified::No);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn hashes_beyond_the_cores_wait_briefly_then_are_told_to_retry() {
+        let stored = hash("correct horse battery").expect("hash");
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        // Far more at once than the slots can serve within the wait.
+        let attempts: Vec<_> = (0..cores * 60)
+            .map(|_| {
+                let stored = stored.clone();
+                tokio::spawn(verify_blocking(
+                    "correct horse battery".to_string(),
+                    Some(stored),
+                ))
+            })
+            .collect();
+        let (mut yes, mut busy) = (0, 0);
+        for attempt in attempts {
+            match attempt.await.expect("task") {
+                Ok(Verified::Yes) => yes += 1,
+                Err(HashError::Busy) => busy += 1,
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+        assert!(yes >= cores, "{yes} verified");
+        assert!(busy > 0, "the excess is refused, not queued");
+        assert_eq!(
+            hashers().slots.available_permits(),
+            cores,
+            "every slot is given back"
+        );
     }
 
     #[test]

@@ -12,4 +12,5 @@ pub(crate) mod jobs;
 pub mod links;
 pub mod notify;
 pub mod outbox;
+pub mod page;
 pub mod reconcile;

@@ -8,13 +8,17 @@ use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpResponse, ResponseError};
 
+use crate::accounts::AccountsError;
+use crate::accounts::password::HashError;
 use crate::accounts::users::UsersError;
 use crate::db::DbError;
 use crate::db::purchases::TransitionError;
 use crate::orders::actions::ActionError;
 use crate::orders::confirm::DeliveryError;
+use crate::orders::page::OrderPageError;
 use crate::payments::demo::SessionClosed;
 use crate::wallet::WalletError;
+use crate::web::page_cache::SlotError;
 use crate::web::pages::{self, ErrorPage};
 use crate::web::request_id;
 
@@ -126,9 +130,47 @@ impl From<UsersError> for AppError {
                 "Your current password is not right. Nothing was changed.".into(),
             ),
             UsersError::Throttled => Self::TooManyRequests,
-            UsersError::Hash(cause) => Self::internal(cause),
+            UsersError::Hash(cause) => cause.into(),
             UsersError::Db(cause) => cause.into(),
         }
+    }
+}
+
+impl From<OrderPageError> for AppError {
+    fn from(err: OrderPageError) -> Self {
+        match err {
+            OrderPageError::Db(db) => db.into(),
+            OrderPageError::Installation(cause) => Self::internal(cause),
+        }
+    }
+}
+
+impl From<HashError> for AppError {
+    /// Every password hashing slot busy is a prompt "try again", not a failure.
+    fn from(err: HashError) -> Self {
+        match err {
+            HashError::Busy => Self::Unavailable(err.to_string()),
+            other => Self::internal(other),
+        }
+    }
+}
+
+impl From<AccountsError> for AppError {
+    fn from(err: AccountsError) -> Self {
+        match err {
+            AccountsError::Hash(cause) => cause.into(),
+            AccountsError::Db(db) => db.into(),
+            AccountsError::EmailTaken => {
+                Self::Conflict("An account with this email already exists.".into())
+            }
+        }
+    }
+}
+
+impl From<SlotError> for AppError {
+    /// A cached page that cannot be split or compressed: a bug.
+    fn from(err: SlotError) -> Self {
+        Self::internal(err)
     }
 }
 

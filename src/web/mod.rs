@@ -12,6 +12,7 @@ pub mod error;
 mod metrics;
 mod middleware;
 mod ops;
+pub mod order_cache;
 mod orders;
 pub mod page_cache;
 pub mod pages;
@@ -54,8 +55,12 @@ pub struct AppState {
     pub outbox: Outbox,
     /// Rendered catalog pages of the current snapshot.
     pub pages: page_cache::PageCache,
+    /// Plan pages of the current snapshot, with a slot for the form's CSRF token.
+    pub plan_pages: page_cache::SlottedCache,
     /// Opens stored installations, under the current secret key or a previous one.
     pub installation_keys: InstallationKeys,
+    /// What the order page derived from opened installations, briefly (see `order_cache`).
+    pub installs: order_cache::InstallCache,
     /// Whether new sales are paused, as the plan pages show it.
     pub sales: crate::wallet::SalesState,
     /// The supplier account: whether checkout may sell, and what the console shows.

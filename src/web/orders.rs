@@ -2,19 +2,20 @@
 //! for a cookie, so the token leaves the address bar) or that cookie; anything else is the same
 //! 404 as an unknown id, so the answer says nothing about which ids exist.
 
+use std::sync::Arc;
+
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderName, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 use serde::Deserialize;
 
-use crate::db;
 use crate::domain::Cents;
 use crate::domain::esim::{parse_activation_code, safe_install_link};
 use crate::domain::plan::UNKNOWN_INSTALL_ADVICE;
 use crate::domain::purchase::{PurchaseStatus, order_number};
-use crate::orders::installation::{InstallationDetails, load_installation_with};
-use crate::orders::links::hash_token;
+use crate::orders::installation::InstallationDetails;
+use crate::orders::page::{purchase_for_link, read_order};
 use crate::web::checkout::order_cookie;
 use crate::web::error::AppError;
 use crate::web::shop::plan_title;
@@ -45,7 +46,7 @@ pub struct InstallView {
 #[derive(Template)]
 #[template(path = "orders/order.html")]
 struct OrderPage {
-    install: Option<InstallView>,
+    install: Option<Arc<InstallView>>,
     status: &'static str,
     headline: &'static str,
     explanation: &'static str,
@@ -149,13 +150,7 @@ pub async fn order(
     }
     // The token from the email: valid → keep it in a cookie and drop it from the address.
     if let Some(token) = query.token.as_deref() {
-        let hash = hash_token(token);
-        let (lookup, h) = (id.clone(), hash.clone());
-        let found = state
-            .db
-            .run(move |conn| db::purchases::find_with_token(conn, &lookup, &h))
-            .await?;
-        if found.is_none() {
+        if purchase_for_link(&state.db, &id, token).await?.is_none() {
             return Err(AppError::NotFound);
         }
         let mut response = HttpResponse::SeeOther()
@@ -169,35 +164,38 @@ pub async fn order(
         .cookie(&format!("order_{id}"))
         .map(|c| c.value().to_string())
         .ok_or(AppError::NotFound)?;
-    let hash = hash_token(&token);
-    let lookup = id.clone();
-    let keys = state.installation_keys.clone();
-    // One trip to the pool: the purchase, its timeline and, once fulfilled, its installation.
-    let (purchase, events, details) = state
-        .db
-        .run(move |conn| {
-            let Some(purchase) = db::purchases::find_with_token(conn, &lookup, &hash)? else {
-                return Ok::<_, AppError>(None);
-            };
-            let events = db::purchases::events(conn, &purchase.id)?;
-            let details = if purchase.status() == PurchaseStatus::Fulfilled {
-                load_installation_with(conn, &keys, &purchase.id).map_err(AppError::internal)?
-            } else {
-                None
-            };
-            Ok(Some((purchase, events, details)))
-        })
-        .await?
-        .ok_or(AppError::NotFound)?;
+    // A view derived within the cache's lifetime spares reading and opening the installation;
+    // it is used only once the token has proved the purchase below.
+    let cached = state.installs.get(&id);
+    let record = read_order(
+        &state.db,
+        &state.installation_keys,
+        &id,
+        &token,
+        cached.is_none(),
+    )
+    .await?
+    .ok_or(AppError::NotFound)?;
+    let purchase = record.purchase;
     let status = purchase.status();
     let (headline, explanation) = words(status);
     let snap = state.catalog.snapshot();
-    let install = details.map(|d| {
-        let activation = snap
-            .plan(&purchase.plan_id)
-            .map_or(UNKNOWN_INSTALL_ADVICE, |p| p.activation.install_advice());
-        install_view(&d, activation)
-    });
+    let install = if status == PurchaseStatus::Fulfilled {
+        match (cached, record.installation) {
+            (Some(view), _) => Some(view),
+            (None, Some(details)) => {
+                let activation = snap
+                    .plan(&purchase.plan_id)
+                    .map_or(UNKNOWN_INSTALL_ADVICE, |p| p.activation.install_advice());
+                let view = Arc::new(install_view(&details, activation));
+                state.installs.insert(&purchase.id, Arc::clone(&view));
+                Some(view)
+            }
+            (None, None) => None,
+        }
+    } else {
+        None
+    };
     let plan = snap
         .plan(&purchase.plan_id)
         .map(plan_title)
@@ -223,7 +221,8 @@ pub async fn order(
         email: crate::domain::Email::parse(purchase.email.as_str())
             .map(|e| e.masked())
             .unwrap_or_default(),
-        timeline: events
+        timeline: record
+            .events
             .iter()
             .rev()
             // Staff notes and other same-status events are for the admin's timeline only.
@@ -237,6 +236,13 @@ pub async fn order(
     let mut response = pages::render(StatusCode::OK, &page);
     let headers = response.headers_mut();
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    // The page holds the buyer's activation code next to text an attacker can make vary (the
+    // timeline, the email): it is never compressed (BREACH). A `Content-Encoding` already set
+    // makes the compression middleware pass the body through as it is.
+    headers.insert(
+        header::CONTENT_ENCODING,
+        HeaderValue::from_static("identity"),
+    );
     headers.insert(
         header::REFERRER_POLICY,
         HeaderValue::from_static("no-referrer"),

@@ -139,13 +139,7 @@ fn positive_quality(q: &str) -> bool {
 /// The pages of the current snapshot, by key.
 #[derive(Debug, Default)]
 pub struct PageCache {
-    pages: Mutex<Pages>,
-}
-
-#[derive(Debug, Default)]
-struct Pages {
-    generation: u64,
-    by_key: HashMap<String, Arc<CachedPage>>,
+    pages: Generations<CachedPage>,
 }
 
 impl PageCache {
@@ -157,11 +151,55 @@ impl PageCache {
         key: &str,
         render: impl FnOnce() -> Result<String, E>,
     ) -> Result<Arc<CachedPage>, E> {
+        self.pages
+            .get_or_make(generation, key, || render().map(CachedPage::new))
+    }
+
+    /// How many pages are kept now (for tests and metrics).
+    pub fn len(&self) -> usize {
+        self.pages.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Values of one snapshot generation, by key, at most [`MAX_PAGES`] of them.
+#[derive(Debug)]
+struct Generations<P> {
+    pages: Mutex<Pages<P>>,
+}
+
+impl<P> Default for Generations<P> {
+    fn default() -> Self {
+        Self {
+            pages: Mutex::new(Pages {
+                generation: 0,
+                by_key: HashMap::new(),
+            }),
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Pages<P> {
+    generation: u64,
+    by_key: HashMap<String, Arc<P>>,
+}
+
+impl<P> Generations<P> {
+    fn get_or_make<E>(
+        &self,
+        generation: u64,
+        key: &str,
+        make: impl FnOnce() -> Result<P, E>,
+    ) -> Result<Arc<P>, E> {
         if let Some(page) = self.lookup(generation, key) {
             return Ok(page);
         }
-        // Rendered outside the lock: two first requests may both render; one copy is kept.
-        let page = Arc::new(CachedPage::new(render()?));
+        // Made outside the lock: two first requests may both make it; one copy is kept.
+        let page = Arc::new(make()?);
         let mut pages = self.lock();
         if pages.generation == generation && pages.by_key.len() < MAX_PAGES {
             pages
@@ -172,7 +210,7 @@ impl PageCache {
         Ok(page)
     }
 
-    fn lookup(&self, generation: u64, key: &str) -> Option<Arc<CachedPage>> {
+    fn lookup(&self, generation: u64, key: &str) -> Option<Arc<P>> {
         let mut pages = self.lock();
         if pages.generation != generation {
             // Another snapshot: its pages are stale (a later generation is never replaced
@@ -186,14 +224,164 @@ impl PageCache {
         pages.by_key.get(key).cloned()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Pages> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Pages<P>> {
         // A panic while holding the lock leaves a map that is still whole.
         self.pages.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// How many pages are kept now (for tests and metrics).
-    pub fn len(&self) -> usize {
+    fn len(&self) -> usize {
         self.lock().by_key.len()
+    }
+}
+
+/// A page that is the same for every visitor but for one per-visitor value (a form's CSRF
+/// token), kept per snapshot: rendered once with [`SLOT`] where the value goes, split there,
+/// and each half compressed once. A request only joins the halves around its value. A page
+/// rendered without the slot (no form on it) is kept whole and takes no value.
+///
+/// The gzip form is one deflate stream: the first half compressed and flushed to a byte
+/// boundary, the value as a stored (uncompressed) block, the second half compressed on its
+/// own; only the CRC is computed per request. The value is never compressed, so it cannot be
+/// guessed through the compressed length (BREACH).
+#[derive(Debug)]
+pub struct SlottedPage {
+    before: Bytes,
+    after: Bytes,
+    /// Raw deflate of `before`, ending in a sync flush.
+    deflated_before: Bytes,
+    /// Raw deflate of `after`, ending in the final block.
+    deflated_after: Bytes,
+    /// Whether the page has the slot (else `after` is empty and no value goes in).
+    slotted: bool,
+}
+
+/// What a page is rendered with in place of its per-visitor value: letters and dashes only,
+/// so it comes out of the template's escaping unchanged.
+pub const SLOT: &str = "per-visitor-value-slot-e1c5b7a2d9f04c36";
+
+/// A rendered page that cannot be kept as a [`SlottedPage`].
+#[derive(Debug, thiserror::Error)]
+pub enum SlotError {
+    #[error("the page holds its per-visitor slot more than once")]
+    Repeated,
+    #[error("the page could not be compressed")]
+    Compress,
+}
+
+impl SlottedPage {
+    pub fn new(html: &str) -> Result<Self, SlotError> {
+        let (before, after, slotted) = match html.split_once(SLOT) {
+            Some((before, after)) => (before, after, true),
+            None => (html, "", false),
+        };
+        if after.contains(SLOT) {
+            return Err(SlotError::Repeated);
+        }
+        let deflated_before = deflate(before.as_bytes(), flate2::FlushCompress::Sync);
+        let deflated_after = deflate(after.as_bytes(), flate2::FlushCompress::Finish);
+        Ok(Self {
+            before: Bytes::copy_from_slice(before.as_bytes()),
+            after: Bytes::copy_from_slice(after.as_bytes()),
+            deflated_before: Bytes::from(deflated_before.ok_or(SlotError::Compress)?),
+            deflated_after: Bytes::from(deflated_after.ok_or(SlotError::Compress)?),
+            slotted,
+        })
+    }
+
+    /// The page with `value` in its slot, gzipped when `gzip` and `value` fits one stored
+    /// block (64 KiB; a CSRF token is 64 bytes), else plain.
+    pub fn body(&self, value: &str, gzip: bool) -> Bytes {
+        let value = if self.slotted { value.as_bytes() } else { b"" };
+        if !gzip || value.len() > usize::from(u16::MAX) {
+            let mut body = Vec::with_capacity(self.before.len() + value.len() + self.after.len());
+            body.extend_from_slice(&self.before);
+            body.extend_from_slice(value);
+            body.extend_from_slice(&self.after);
+            return Bytes::from(body);
+        }
+        let len = u16::try_from(value.len()).unwrap_or(u16::MAX);
+        let mut crc = flate2::Crc::new();
+        crc.update(&self.before);
+        crc.update(value);
+        crc.update(&self.after);
+        let mut body = Vec::with_capacity(
+            10 + self.deflated_before.len() + 5 + value.len() + self.deflated_after.len() + 8,
+        );
+        // The gzip header: deflate, no name or time, unknown OS.
+        body.extend_from_slice(&[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255]);
+        body.extend_from_slice(&self.deflated_before);
+        // A stored block, not the last: BFINAL 0, BTYPE 00, padded to the byte; LEN, NLEN.
+        body.push(0);
+        body.extend_from_slice(&len.to_le_bytes());
+        body.extend_from_slice(&(!len).to_le_bytes());
+        body.extend_from_slice(value);
+        body.extend_from_slice(&self.deflated_after);
+        body.extend_from_slice(&crc.sum().to_le_bytes());
+        body.extend_from_slice(&crc.amount().to_le_bytes());
+        Bytes::from(body)
+    }
+
+    /// The answer to `req` with `value` in the slot: gzipped when the client accepts gzip, and
+    /// never compressed again by the middleware.
+    pub fn respond(&self, req: &HttpRequest, value: &str, status: StatusCode) -> HttpResponse {
+        let gzip = accepts_gzip(req) && (!self.slotted || value.len() <= usize::from(u16::MAX));
+        let mut builder = HttpResponse::build(status);
+        builder
+            .insert_header((
+                CONTENT_TYPE,
+                HeaderValue::from_static("text/html; charset=utf-8"),
+            ))
+            .insert_header((VARY, HeaderValue::from_static("Accept-Encoding")))
+            // Set either way, so the compression middleware leaves the body alone.
+            .insert_header((
+                CONTENT_ENCODING,
+                HeaderValue::from_static(if gzip { "gzip" } else { "identity" }),
+            ));
+        builder.body(self.body(value, gzip))
+    }
+}
+
+/// Raw deflate of `bytes`, ending with `flush` (a sync flush leaves the stream open at a byte
+/// boundary; finish writes the final block).
+fn deflate(bytes: &[u8], flush: flate2::FlushCompress) -> Option<Vec<u8>> {
+    let mut compress = flate2::Compress::new(flate2::Compression::best(), false);
+    let mut out = Vec::with_capacity(bytes.len() / 3 + 64);
+    loop {
+        let consumed = usize::try_from(compress.total_in()).ok()?;
+        let status = compress
+            .compress_vec(&bytes[consumed..], &mut out, flush)
+            .ok()?;
+        let done = usize::try_from(compress.total_in()).ok()? == bytes.len()
+            && (status == flate2::Status::StreamEnd
+                || (flush != flate2::FlushCompress::Finish && out.len() < out.capacity()));
+        if done {
+            return Some(out);
+        }
+        out.reserve(out.capacity().max(1024));
+    }
+}
+
+/// The slotted pages of the current snapshot, by key.
+#[derive(Debug, Default)]
+pub struct SlottedCache {
+    pages: Generations<SlottedPage>,
+}
+
+impl SlottedCache {
+    /// The page `key` of snapshot `generation`: from the cache, or rendered by `render` (with
+    /// [`SLOT`] in place of the per-visitor value) and kept while there is room.
+    pub fn get_or_render<E: From<SlotError>>(
+        &self,
+        generation: u64,
+        key: &str,
+        render: impl FnOnce() -> Result<String, E>,
+    ) -> Result<Arc<SlottedPage>, E> {
+        self.pages
+            .get_or_make(generation, key, || Ok(SlottedPage::new(&render()?)?))
+    }
+
+    pub fn len(&self) -> usize {
+        self.pages.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -324,6 +512,59 @@ mod tests {
             assert_eq!(page.html, format!("page {i}").as_bytes());
         }
         assert_eq!(cache.len(), MAX_PAGES);
+    }
+
+    fn gunzip(body: &[u8]) -> String {
+        let mut out = String::new();
+        flate2::read::GzDecoder::new(body)
+            .read_to_string(&mut out)
+            .expect("valid gzip");
+        out
+    }
+
+    #[test]
+    fn a_slotted_page_joins_its_halves_around_each_value_plain_and_gzipped() {
+        let html = format!(
+            "<!doctype html><p>{}<input value=\"{SLOT}\"><p>{}",
+            "Plan 1 GB · 7 days ".repeat(300),
+            "Buy now ".repeat(200)
+        );
+        let page = SlottedPage::new(&html).expect("one slot");
+        for token in ["a".repeat(64), "0123abcd".repeat(8), String::new()] {
+            let expected = html.replace(SLOT, &token);
+            assert_eq!(page.body(&token, false), expected.as_bytes());
+            let zipped = page.body(&token, true);
+            assert!(zipped.len() < expected.len() / 4, "compressed");
+            // `GzDecoder` checks the CRC and the length in the trailer.
+            assert_eq!(gunzip(&zipped), expected);
+            // The value itself is stored as it is: never compressed.
+            assert!(token.is_empty() || zipped.windows(64).any(|w| w == token.as_bytes()));
+        }
+        assert!(SlottedPage::new(&format!("{SLOT}{SLOT}")).is_err());
+        // A page without a form takes no value.
+        let whole = "<p>sold out</p>".repeat(50);
+        let page = SlottedPage::new(&whole).expect("no slot is fine");
+        assert_eq!(page.body("token", false), whole.as_bytes());
+        assert_eq!(gunzip(&page.body("token", true)), whole);
+    }
+
+    #[actix_web::test]
+    async fn a_slotted_page_is_never_compressed_by_the_middleware() {
+        let page = SlottedPage::new(&format!("<p>{SLOT}</p>")).expect("one slot");
+        let plain = page.respond(&req(&[("accept-encoding", "br")]), "t", StatusCode::OK);
+        assert_eq!(
+            plain.headers().get(CONTENT_ENCODING).map(|v| v.as_bytes()),
+            Some(&b"identity"[..])
+        );
+        let zipped = page.respond(&req(&[("accept-encoding", "gzip")]), "t", StatusCode::OK);
+        assert_eq!(
+            zipped.headers().get(CONTENT_ENCODING).map(|v| v.as_bytes()),
+            Some(&b"gzip"[..])
+        );
+        let body = actix_web::body::to_bytes(zipped.into_body())
+            .await
+            .expect("body");
+        assert_eq!(gunzip(&body), "<p>t</p>");
     }
 
     #[test]

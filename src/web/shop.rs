@@ -12,7 +12,7 @@ use crate::catalog::{Destination, Found, PlanKind, ShopPlan, ShopRegion, Snapsho
 use crate::domain::{Cents, plan};
 use crate::payments::PaymentProvider;
 use crate::web::error::AppError;
-use crate::web::{AppState, csrf, pages};
+use crate::web::{AppState, csrf, page_cache, pages};
 
 /// A catalog page of the current snapshot, rendered once and then answered from
 /// [`crate::web::page_cache`] until the snapshot changes. `key` names the page and every
@@ -609,17 +609,15 @@ struct PlanPage {
     form: BuyForm,
 }
 
-pub(crate) fn render_plan(
+/// The plan page of `plan` with `form`, as the template renders it.
+fn plan_page(
     state: &AppState,
-    req: &HttpRequest,
+    snap: &Snapshot,
     plan: &ShopPlan,
-    status: StatusCode,
-    email: String,
-    errors: Vec<FieldError>,
-) -> HttpResponse {
-    let snap = state.catalog.snapshot();
-    let issued = csrf::issue(req, &state.settings.secret_key, state.secure_cookies);
-    let page = PlanPage {
+    paused: bool,
+    form: BuyForm,
+) -> PlanPage {
+    PlanPage {
         title: plan_title(plan),
         id: plan.id.clone(),
         country_name: plan.country_name.clone(),
@@ -632,7 +630,7 @@ pub(crate) fn render_plan(
         online: plan
             .price
             .is_some_and(|p| p >= state.payments.minimum_charge()),
-        paused: state.sales.paused(),
+        paused,
         is_daily: plan.is_daily,
         activation: plan.activation.describe(),
         fair_use: plan.fair_use().to_string(),
@@ -641,18 +639,37 @@ pub(crate) fn render_plan(
         coverage: if plan.kind == PlanKind::Local {
             Vec::new()
         } else {
-            coverage_names(&snap, &plan.coverage)
+            coverage_names(snap, &plan.coverage)
         },
-        form: BuyForm {
-            csrf_token: issued.token,
-            email,
-            errors,
-            expected_price_cents: plan.price.map_or(0, Cents::get),
-        },
+        form,
+    }
+}
+
+/// The plan page with what the visitor typed and what was wrong with it (a checkout that
+/// could not start), rendered for this answer only.
+pub(crate) fn render_plan(
+    state: &AppState,
+    req: &HttpRequest,
+    plan: &ShopPlan,
+    status: StatusCode,
+    email: String,
+    errors: Vec<FieldError>,
+) -> HttpResponse {
+    let snap = state.catalog.snapshot();
+    let issued = csrf::issue(req, &state.settings.secret_key, state.secure_cookies);
+    let form = BuyForm {
+        csrf_token: issued.token,
+        email,
+        errors,
+        expected_price_cents: plan.price.map_or(0, Cents::get),
     };
+    let page = plan_page(state, &snap, plan, state.sales.paused(), form);
     pages::private_page(status, &page, issued.cookie)
 }
 
+/// The plan page as a first visit sees it: the same for every visitor of this snapshot (and
+/// pause state) but for the form's CSRF token, so it comes from [`crate::web::page_cache`]
+/// rendered and compressed once, and only the token (one HMAC) is made per request.
 pub async fn plan(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -661,12 +678,30 @@ pub async fn plan(
     let snap = state.catalog.snapshot();
     let plan = snap.plan(&id).ok_or(AppError::NotFound)?;
     state.sales.refresh_if_stale(&state.db).await;
-    Ok(render_plan(
-        &state,
-        &req,
-        plan,
-        StatusCode::OK,
-        String::new(),
-        Vec::new(),
-    ))
+    // The buy box says "temporarily unavailable" while sales are paused: one page per state.
+    let paused = state.sales.paused();
+    let key = format!("plan/{}?paused={paused}", plan.id);
+    let page = state
+        .plan_pages
+        .get_or_render(snap.generation(), &key, || {
+            let form = BuyForm {
+                csrf_token: page_cache::SLOT.to_string(),
+                email: String::new(),
+                errors: Vec::new(),
+                expected_price_cents: plan.price.map_or(0, Cents::get),
+            };
+            plan_page(&state, &snap, plan, paused, form)
+                .render()
+                .map_err(AppError::internal)
+        })?;
+    let issued = csrf::issue(&req, &state.settings.secret_key, state.secure_cookies);
+    let mut response = page.respond(&req, &issued.token, StatusCode::OK);
+    // The form holds a per-browser token.
+    response
+        .headers_mut()
+        .insert(CACHE_CONTROL, HeaderValue::from_static("private, no-store"));
+    if let Some(cookie) = issued.cookie {
+        let _ = response.add_cookie(&cookie);
+    }
+    Ok(response)
 }

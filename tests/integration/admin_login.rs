@@ -19,6 +19,7 @@ both_backends!(
     an_address_spraying_accounts_is_throttled_on_the_21st_attempt,
     failures_from_many_addresses_throttle_the_account_everywhere_for_a_minute,
     idle_and_absolute_timeouts_end_sessions,
+    a_storm_of_logins_is_answered_or_told_to_retry_never_failed,
 );
 
 fn actions(rows: &[(String, String, Option<String>, String)]) -> Vec<&str> {
@@ -511,4 +512,50 @@ async fn idle_and_absolute_timeouts_end_sessions(backend: Backend) {
         .await
         .expect("seen");
     assert!(now_ms() - seen < 60_000, "the request refreshed last_seen");
+}
+
+/// Forty sign-ins at once: password hashing runs one per core, so the excess either waits its
+/// turn briefly or is told to try again (503 with `Retry-After`); none fails with a 500.
+async fn a_storm_of_logins_is_answered_or_told_to_retry_never_failed(backend: Backend) {
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    create(&app.db, OWNER, Role::Owner).await;
+    let mut browsers = Vec::new();
+    for _ in 0..40 {
+        let browser = Browser::default();
+        let token = browser.csrf(&app).await;
+        browsers.push((browser, token));
+    }
+    let app = std::sync::Arc::new(app);
+    let attempts: Vec<_> = browsers
+        .into_iter()
+        .map(|(browser, token)| {
+            let app = std::sync::Arc::clone(&app);
+            tokio::spawn(async move {
+                let (status, _, headers) = browser
+                    .post(
+                        &app,
+                        "/admin/login",
+                        &[
+                            ("email", OWNER),
+                            ("password", PASSWORD),
+                            ("csrf_token", &token),
+                        ],
+                    )
+                    .await;
+                (status, headers.get("retry-after").is_some())
+            })
+        })
+        .collect();
+    let mut signed_in = 0;
+    for attempt in attempts {
+        let (status, retry_after) = attempt.await.expect("task");
+        match status {
+            303 => signed_in += 1,
+            503 => assert!(retry_after, "a 503 says when to try again"),
+            other => panic!("a login in the storm answered {other}"),
+        }
+    }
+    assert!(signed_in >= 1, "the storm does not lock everyone out");
 }

@@ -65,7 +65,8 @@ pub(crate) async fn age_catalog(app: &TestApp, by: std::time::Duration) {
 
 both_backends!(
     a_demo_purchase_is_paid_once_and_queued_once,
-    fifty_checkouts_at_once_hold_no_more_than_their_share
+    fifty_checkouts_at_once_hold_no_more_than_their_share,
+    the_order_page_is_never_compressed_and_never_stored
 );
 
 async fn a_demo_purchase_is_paid_once_and_queued_once(backend: Backend) {
@@ -766,4 +767,55 @@ async fn an_expired_checkout_fails_and_a_late_payment_is_still_honoured() {
         .expect("apply");
     assert!(matches!(applied, Applied::Paid { .. }), "{applied:?}");
     assert_eq!(count(&app.db, "jobs").await, 1);
+}
+
+/// The fulfilled order page holds the activation code: however the browser asks, it is sent
+/// uncompressed (a compressed length would leak it, BREACH) and never stored; a second view
+/// (from the in-memory cache of the opened installation) shows the same values.
+async fn the_order_page_is_never_compressed_and_never_stored(backend: Backend) {
+    let Some((app, _upstream)) = spawn_shop(backend, 120).await else {
+        return;
+    };
+    let plan = sellable_plan(&app);
+    let browser = Browser::default();
+    let (_, _, headers) = buy(&app, &browser, &plan, "gzip@example.com").await;
+    let (_, _, headers) = pay(&app, &browser, &location(&headers)).await;
+    let order_path = location(&headers);
+    let first = wait_fulfilled(&app, &browser, &order_path).await;
+    let code = first
+        .split("id=\"activation-code\" class=\"copy\" type=\"text\" readonly value=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("activation code field")
+        .to_string();
+    for encoding in ["gzip", "gzip, deflate, br, zstd", "br", "*"] {
+        let res = app
+            .client
+            .get(app.url(&order_path))
+            .header("cookie", browser.cookie_header())
+            .header("accept-encoding", encoding)
+            .send()
+            .await
+            .expect("get");
+        assert_eq!(res.status(), 200, "{encoding}");
+        let headers = res.headers().clone();
+        let sent = headers
+            .get("content-encoding")
+            .map(|v| v.to_str().expect("ascii").to_string());
+        assert!(
+            sent.is_none() || sent.as_deref() == Some("identity"),
+            "{encoding}: sent as {sent:?}"
+        );
+        assert_eq!(headers["cache-control"], "no-store", "{encoding}");
+        let body = res.text().await.expect("plain text body");
+        assert!(
+            body.contains(&code),
+            "{encoding}: the code is readable as sent"
+        );
+        assert!(body.contains("<svg"), "{encoding}");
+    }
+    // Another browser without the order cookie sees nothing, cached view or not.
+    let (status, page, _) = Browser::default().get(&app, &order_path).await;
+    assert_eq!(status, 404);
+    assert!(!page.contains(&code));
 }

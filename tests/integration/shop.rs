@@ -669,6 +669,73 @@ async fn unknown_plans_countries_and_regions_are_404_pages() {
     }
 }
 
+/// The plan page is the same for every visitor but for the form's CSRF token: gzipped for
+/// clients that take gzip, each answer carries the token of its own browser's cookie (a first
+/// visit gets a cookie and the token for it), and the page is never stored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_plan_page_carries_each_browsers_own_token_gzipped_or_plain() {
+    use std::io::Read;
+
+    let (app, _upstream) = spawn_shop(Backend::Sqlite, 120).await.expect("sqlite");
+    let plan = app.catalog.snapshot().plans()[0].id.clone();
+    let path = format!("/plans/{plan}");
+    let mut tokens = HashSet::new();
+    let mut pages = HashSet::new();
+    for encoding in ["gzip", "identity", "gzip", "br"] {
+        let res = app
+            .client
+            .get(app.url(&path))
+            .header("accept-encoding", encoding)
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(res.status(), 200, "{encoding}");
+        assert_eq!(res.headers()["cache-control"], "private, no-store");
+        let sent = res
+            .headers()
+            .get("content-encoding")
+            .map(|v| v.to_str().expect("ascii").to_string());
+        let cookie = res.headers()["set-cookie"]
+            .to_str()
+            .expect("ascii")
+            .split(';')
+            .next()
+            .expect("pair")
+            .to_string();
+        let bytes = res.bytes().await.expect("body");
+        let html = if sent.as_deref() == Some("gzip") {
+            assert_eq!(encoding, "gzip");
+            let mut unzipped = String::new();
+            flate2::read::GzDecoder::new(&bytes[..])
+                .read_to_string(&mut unzipped)
+                .expect("valid gzip");
+            assert!(bytes.len() < unzipped.len() / 2, "compressed");
+            unzipped
+        } else {
+            assert_ne!(encoding, "gzip", "a browser taking gzip gets gzip");
+            String::from_utf8(bytes.to_vec()).expect("utf-8")
+        };
+        assert!(html.contains("</html>"));
+        let token = hidden(&html, "csrf_token");
+        assert_eq!(token.len(), 64, "{token}");
+        assert!(tokens.insert(token.clone()), "a new browser, a new token");
+        pages.insert(html.replace(&token, "TOKEN"));
+
+        // The token fits this browser's cookie: the same browser sees the same token again.
+        let again = app
+            .client
+            .get(app.url(&path))
+            .header("cookie", &cookie)
+            .send()
+            .await
+            .expect("request");
+        assert!(again.headers().get("set-cookie").is_none());
+        let html = again.text().await.expect("body");
+        assert_eq!(hidden(&html, "csrf_token"), token);
+    }
+    assert_eq!(pages.len(), 1, "the same page around each token");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pages_are_compressed_small_and_cacheable() {
     let (app, _upstream) = spawn_shop(Backend::Sqlite, 600).await.expect("sqlite");

@@ -92,12 +92,7 @@ pub async fn login(
     }
     let previous = session_token(&req, state.secure_cookies);
     let client = client_addr(&req);
-    let outcome = accounts::login(&state.db, &email, form.password, &client, previous)
-        .await
-        .map_err(|e| match e {
-            accounts::AccountsError::Db(db) => AppError::from(db),
-            other => AppError::internal(other),
-        })?;
+    let outcome = accounts::login(&state.db, &email, form.password, &client, previous).await?;
     match outcome {
         LoginOutcome::Success { admin, token } => {
             tracing::info!(admin.id = admin.user_id, "admin signed in");
