@@ -161,11 +161,16 @@ pub fn search_orders(
         .into_boxed();
     if let Some(text) = &filter.query {
         let pattern = format!("%{}%", escape_like(&text.to_lowercase()));
+        // The customer's order number (`SF-3FA2-9C1E`) is the start of the purchase id. Text
+        // that is no order number gets the empty pattern, which no (non-empty) id matches.
+        let by_number = crate::domain::purchase::order_number_prefix(text)
+            .map_or_else(String::new, |prefix| format!("{prefix}%"));
         query = query.filter(
             lower(purchases::email)
                 .like(pattern)
                 .escape('\\')
                 .or(purchases::id.eq(text.clone()))
+                .or(purchases::id.like(by_number))
                 .or(purchases::reference.eq(text.clone()))
                 .or(purchases::upstream_order_id.eq(text.clone())),
         );

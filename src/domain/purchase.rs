@@ -28,6 +28,22 @@ pub fn order_number(purchase_id: &str) -> String {
     }
 }
 
+/// The purchase-id prefix an order number stands for, however the customer typed it
+/// (`SF-3FA2-9C1E`, `sf 3fa29c1e`, `3FA2-9C1E`); `None` for text that is not one.
+pub fn order_number_prefix(typed: &str) -> Option<String> {
+    let trimmed = typed.trim();
+    let rest = trimmed
+        .get(..2)
+        .filter(|p| p.eq_ignore_ascii_case("sf"))
+        .map_or(trimmed, |_| &trimmed[2..]);
+    let prefix: String = rest
+        .chars()
+        .filter(|c| !matches!(c, '-' | ' '))
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    (prefix.len() == 8 && prefix.chars().all(|c| c.is_ascii_alphanumeric())).then_some(prefix)
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PurchaseStatus {
     AwaitingPayment,
@@ -491,6 +507,33 @@ mod tests {
             }
         }
         events
+    }
+
+    #[test]
+    fn an_order_number_reads_back_as_its_id_prefix() {
+        let id = "3fa29c1e0b7d4411aa02";
+        let shown = order_number(id);
+        assert_eq!(shown, "SF-3FA2-9C1E");
+        for typed in [
+            shown.as_str(),
+            "sf-3fa2-9c1e",
+            " SF 3FA2 9C1E ",
+            "3fa2-9c1e",
+        ] {
+            assert_eq!(
+                order_number_prefix(typed).as_deref(),
+                Some("3fa29c1e"),
+                "{typed}"
+            );
+        }
+        for typed in [
+            "SF-3FA2",
+            "ana@example.com",
+            "SF-3FA2-9C1E-77",
+            "sf-3fa2-9c1%",
+        ] {
+            assert_eq!(order_number_prefix(typed), None, "{typed}");
+        }
     }
 
     #[test]

@@ -247,6 +247,24 @@ async fn orders_are_searched_and_paged(backend: Backend) {
         .expect("set order");
     assert_eq!(find("q=ord_upstream_42").await, 1);
 
+    // The order number a customer quotes finds the order, however it is typed.
+    insert_purchase(
+        &app.db,
+        "3fa29c1e0b7d4411aa02",
+        "quoted@example.com",
+        "paid",
+        start,
+    )
+    .await;
+    for typed in ["SF-3FA2-9C1E", "sf-3fa2-9c1e", "3FA2-9C1E"] {
+        let (_, page, _) = browser.get(&app, &format!("/admin/orders?q={typed}")).await;
+        assert!(
+            page.contains("href=\"/admin/orders/3fa29c1e0b7d4411aa02\""),
+            "{typed}: {page}"
+        );
+        assert_eq!(page.matches("href=\"/admin/orders/p").count(), 0, "{typed}");
+    }
+
     // The dashboard lists the order that needs attention.
     let (_, dashboard, _) = browser.get(&app, "/admin").await;
     assert!(
