@@ -152,20 +152,10 @@ async fn a_long_outage_is_reconciled_by_reference_and_never_refunded(backend: Ba
     );
     let place = env.job(&id, JobKind::PlaceOrder).await;
     assert_eq!(place.state, "queued", "never dead: {place:?}");
-    let outcomes: Vec<String> = env
-        .attempts(place.id)
-        .await
-        .into_iter()
-        .map(|a| a.outcome)
-        .collect();
+    let outcomes: Vec<String> = env.outcomes(place.id).await;
     assert_eq!(outcomes, ["unknown", "unknown", "reconcile_failed"]);
     assert_eq!(refund_rows(&env).await, 0);
-    let alert = env
-        .alerts()
-        .await
-        .into_iter()
-        .find(|a| a.purchase_id.as_deref() == Some(&id))
-        .expect("the owner sees it");
+    let alert = env.alert_for(&id).await.expect("the owner sees it");
     assert_eq!(alert.kind, "placement_unknown");
     assert!(
         alert.message.contains(&purchase.reference),
@@ -237,12 +227,7 @@ async fn idempotency_key_reuse_is_reconciled_not_refunded(backend: Backend) {
     let id = paid(&env, 1).await.remove(0);
     env.outbox.run_due_once().await.expect("runs");
     let place = env.job(&id, JobKind::PlaceOrder).await;
-    let outcomes: Vec<String> = env
-        .attempts(place.id)
-        .await
-        .into_iter()
-        .map(|a| a.outcome)
-        .collect();
+    let outcomes: Vec<String> = env.outcomes(place.id).await;
     assert!(
         !outcomes.is_empty() && outcomes.iter().all(|o| o == "reconciled_absent"),
         "looked up, not refused: {outcomes:?}"
@@ -305,12 +290,7 @@ async fn repricing_stops_after_three_new_keys_with_the_numbers(backend: Backend)
     assert_eq!(purchase.key_generation, 3, "no fourth key");
     let place = env.job(&id, JobKind::PlaceOrder).await;
     assert_eq!(place.outcome.as_deref(), Some("price_changed_cap"));
-    let alert = env
-        .alerts()
-        .await
-        .into_iter()
-        .find(|a| a.purchase_id.as_deref() == Some(&id))
-        .expect("alerted");
+    let alert = env.alert_for(&id).await.expect("alerted");
     for figure in [
         storefront::domain::Cents::new(cost + 5_000).to_string(),
         storefront::domain::Cents::new(cost).to_string(),

@@ -190,6 +190,23 @@ impl Env {
         self.q(move |c| jobs::attempts(c, job_id)).await
     }
 
+    /// How each attempt of job `job_id` ended, oldest first.
+    pub(crate) async fn outcomes(&self, job_id: i64) -> Vec<String> {
+        self.attempts(job_id)
+            .await
+            .into_iter()
+            .map(|a| a.outcome)
+            .collect()
+    }
+
+    /// The first open alert about purchase `id`, if any.
+    pub(crate) async fn alert_for(&self, id: &str) -> Option<Alert> {
+        self.alerts()
+            .await
+            .into_iter()
+            .find(|a| a.purchase_id.as_deref() == Some(id))
+    }
+
     pub(crate) async fn alerts(&self) -> Vec<Alert> {
         self.q(alerts::open_alerts).await
     }
@@ -400,12 +417,7 @@ async fn failures_after_commit_never_buy_twice(backend: Backend) {
             "{fault:?}"
         );
         let place = env.job(&id, JobKind::PlaceOrder).await;
-        let outcomes: Vec<String> = env
-            .attempts(place.id)
-            .await
-            .into_iter()
-            .map(|a| a.outcome)
-            .collect();
+        let outcomes: Vec<String> = env.outcomes(place.id).await;
         assert_eq!(
             outcomes.last().map(String::as_str),
             Some("accepted"),
@@ -748,12 +760,7 @@ async fn stale_lease_is_reclaimed_and_the_late_worker_refused(backend: Backend) 
     env.assert_one_order_per_reference(1);
     assert_eq!(purchase.upstream_order_id, Some(sent.order_id));
     let place = env.job(&id, JobKind::PlaceOrder).await;
-    let outcomes: Vec<String> = env
-        .attempts(place.id)
-        .await
-        .into_iter()
-        .map(|a| a.outcome)
-        .collect();
+    let outcomes: Vec<String> = env.outcomes(place.id).await;
     assert_eq!(outcomes, ["lease_expired", "accepted"]);
 
     // The crashed worker wakes up late: its outcome is refused.

@@ -180,20 +180,10 @@ fn adopt(
             // A pause for another reason (the wallet) stays.
             crate::db::alerts::resolve_shop_alerts(c, AlertKind::AccountProblem, now)?;
             wallet::resume_from(c, PauseReason::AccountProblem)?;
-            resolve_purchase_alerts(c, &purchase_id, AlertKind::PlacementUnknown, now)?;
+            alerts::resolve_alerts_of_kind(c, &purchase_id, AlertKind::PlacementUnknown, now)?;
             Ok(())
         })
         .refreshing_wallet()
-}
-
-fn resolve_purchase_alerts(
-    c: &mut DbConn,
-    purchase_id: &str,
-    kind: AlertKind,
-    now: i64,
-) -> Result<(), TransitionError> {
-    alerts::resolve_alerts_of_kind(c, purchase_id, kind, now)?;
-    Ok(())
 }
 
 /// Placement ended without an order: the purchase needs a person (refund, or retry it).
@@ -299,12 +289,13 @@ async fn reconcile(
                                     now,
                                 )?;
                             }
-                            resolve_purchase_alerts(
+                            alerts::resolve_alerts_of_kind(
                                 c,
                                 &purchase_id,
                                 AlertKind::PlacementUnknown,
                                 now,
-                            )
+                            )?;
+                            Ok(())
                         },
                     ),
                 )
