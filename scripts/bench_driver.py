@@ -9,6 +9,8 @@ plan page -> CSRF cookie/token -> POST /checkout -> POST /demo-pay/{session}/pay
                                  write one JSON line per purchase to OUT
   pay FILE THREADS               pay every purchase in FILE at once (a barrier releases all
                                  THREADS together); prints the count of 303 answers
+  pay-each FILE GAP_MS           pay the purchases in FILE one at a time, GAP_MS apart (an
+                                 idle shop between payments); prints the count of 303 answers
   stats                          read "paid_ms|started_ms|finished_ms" rows on stdin, print
                                  "n accepted p50_ms p99_ms rate_per_s span_ms"
   wrk FILE                       parse wrk --latency output: "rps p50_ms p99_ms"
@@ -22,6 +24,7 @@ import json
 import re
 import sys
 import threading
+import time
 import urllib.parse
 
 TIMEOUT = 30.0
@@ -178,6 +181,20 @@ def pay(path, threads):
     print(ok)
 
 
+def pay_each(path, gap_ms):
+    rows = [json.loads(line) for line in open(path) if line.strip()]
+    ok = 0
+    for row in rows:
+        time.sleep(int(gap_ms) / 1000.0)
+        b = Browser(row["base"])
+        b.cookies = dict(row["cookies"])
+        status = b.request(
+            "POST", f"/demo-pay/{row['session']}/pay", {"csrf_token": row["csrf_token"]}
+        )[0]
+        ok += status == 303
+    print(ok)
+
+
 def percentile(sorted_values, p):
     if not sorted_values:
         return float("nan")
@@ -274,6 +291,7 @@ def main(argv):
         "pick-plan": pick_plan,
         "create": create,
         "pay": pay,
+        "pay-each": pay_each,
         "stats": stats,
         "wrk": wrk,
         "logins": logins,
