@@ -106,6 +106,8 @@ pub struct Outbox {
     waker: OutboxWaker,
     /// Distinguishes this process's workers in lease tokens.
     replica: Arc<str>,
+    /// Reads the balance after accepted orders, coalesced, off the workers' path.
+    balance: crate::wallet::BalanceRefresher,
 }
 
 impl fmt::Debug for Outbox {
@@ -164,6 +166,7 @@ impl Outbox {
             jobs,
             waker: OutboxWaker::default(),
             replica: replica.into(),
+            balance: crate::wallet::BalanceRefresher::default(),
         }
     }
 
@@ -214,20 +217,32 @@ impl Outbox {
         ))
     }
 
-    /// Starts `workers` workers. Each claims and runs due jobs one at a time, sleeps when none
-    /// is due (until woken, until the next job is due, or at most `poll_interval`), and stops
-    /// when `shutdown` turns true, after finishing the job in hand.
+    /// Starts `workers` workers per lane (placements; everything else). Each claims and runs
+    /// due jobs one at a time, sleeps when none is due (until woken, until the next job is due,
+    /// or at most `poll_interval`), and stops when `shutdown` turns true, after finishing the
+    /// job in hand.
+    ///
+    /// The balance reads that accepted orders ask for run on a task of their own, coalesced
+    /// (`wallet::BalanceRefresher`), so a placement worker goes on to the next job at once.
     pub fn spawn(&self, workers: usize, shutdown: watch::Receiver<bool>) -> Vec<JoinHandle<()>> {
+        let refresher = self.balance.spawn(
+            self.inner.db.clone(),
+            self.inner.upstream.clone(),
+            shutdown.clone(),
+        );
         let lanes = [(Lane::Placement, "p"), (Lane::Other, "o")];
-        lanes
-            .into_iter()
-            .flat_map(|(lane, tag)| (0..workers.max(1)).map(move |n| (lane, tag, n)))
-            .map(|(lane, tag, n)| {
-                let outbox = self.clone();
-                let shutdown = shutdown.clone();
-                let name = format!("{}-{tag}{n}", self.replica);
-                tokio::spawn(async move { outbox.work(name, lane, shutdown).await })
-            })
+        std::iter::once(refresher)
+            .chain(
+                lanes
+                    .into_iter()
+                    .flat_map(|(lane, tag)| (0..workers.max(1)).map(move |n| (lane, tag, n)))
+                    .map(|(lane, tag, n)| {
+                        let outbox = self.clone();
+                        let shutdown = shutdown.clone();
+                        let name = format!("{}-{tag}{n}", self.replica);
+                        tokio::spawn(async move { outbox.work(name, lane, shutdown).await })
+                    }),
+            )
             .collect()
     }
 
@@ -457,8 +472,9 @@ impl Outbox {
                 },
             ),
         };
-        if recorded && refresh_wallet {
-            // Best effort: a failed balance read only leaves the wallet row older.
+        if recorded && refresh_wallet && !self.balance.request() {
+            // No background reader (a one-off run): read now. Best effort: a failed balance
+            // read only leaves the wallet row older.
             crate::wallet::refresh(&self.inner.db, &self.inner.upstream).await;
         }
         // A recorded outcome may have queued follow-up work that is due now.

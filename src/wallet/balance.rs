@@ -5,8 +5,13 @@
 //! balance read shows enough credit ([`crate::db::wallet::paused_after_read`]); the shop's plan
 //! pages read the pause through [`SalesState`], a short-lived copy of the row.
 
+use std::sync::Arc;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+
+use tokio::sync::{Notify, watch};
+use tokio::task::JoinHandle;
 
 use crate::db::topups::TopupProgressRow;
 use crate::db::wallet::WalletRow;
@@ -30,6 +35,59 @@ pub async fn refresh(db: &Db, upstream: &PartnerClient) {
     match upstream.balance().await {
         Ok(balance) => store(db, &balance).await,
         Err(err) => tracing::warn!(error = %err, "could not refresh the wallet balance"),
+    }
+}
+
+/// Coalesces the balance reads that accepted orders ask for. An order's acceptance changes
+/// the balance, so the wallet row should be read again soon, but a burst of acceptances needs
+/// one read, not one each, and a placement worker must not wait for it: [`request`] only
+/// marks a read as wanted. While one read is in flight, any number of requests cause exactly
+/// one more read after it (a `Notify` permit), so the row always ends newer than the last
+/// acceptance.
+///
+/// [`request`]: BalanceRefresher::request
+#[derive(Debug, Clone, Default)]
+pub struct BalanceRefresher(Arc<RefresherState>);
+
+#[derive(Debug, Default)]
+struct RefresherState {
+    wanted: Notify,
+    running: AtomicBool,
+}
+
+impl BalanceRefresher {
+    /// Asks the background reader for a read. False when no reader runs (tests and one-off
+    /// commands): the caller then reads itself.
+    pub fn request(&self) -> bool {
+        if !self.0.running.load(Ordering::Acquire) {
+            return false;
+        }
+        self.0.wanted.notify_one();
+        true
+    }
+
+    /// Starts the background reader; it stops when `shutdown` turns true.
+    pub fn spawn(
+        &self,
+        db: Db,
+        upstream: PartnerClient,
+        mut shutdown: watch::Receiver<bool>,
+    ) -> JoinHandle<()> {
+        let state = Arc::clone(&self.0);
+        state.running.store(true, Ordering::Release);
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    () = state.wanted.notified() => refresh(&db, &upstream).await,
+                    changed = shutdown.changed() => {
+                        if changed.is_err() || *shutdown.borrow() {
+                            break;
+                        }
+                    }
+                }
+            }
+            state.running.store(false, Ordering::Release);
+        })
     }
 }
 

@@ -29,7 +29,7 @@ use crate::orders::notify::Notifier;
 use crate::upstream::PartnerClient;
 
 pub use account::{AccountFacts, Overview, SalesHeld, SupplierAccount, UnsafePair};
-pub use balance::{SalesState, WalletOverview, refresh};
+pub use balance::{BalanceRefresher, SalesState, WalletOverview, refresh};
 pub use threshold::ThresholdPolicy;
 pub use topup::{TopupAnswer, TopupProgress, TopupRefusal};
 

@@ -58,7 +58,21 @@ impl Job for PlaceOrder {
 }
 
 async fn place_order(ob: &JobContext, leased: &LeasedJob) -> Result<Verdict, OutboxError> {
-    let Some(purchase) = ob.purchase(&leased.job.purchase_id).await? else {
+    // The purchase and its refund, if any, in one trip to the pool.
+    let (purchase, refund) = {
+        let id = leased.job.purchase_id.clone();
+        ob.db
+            .run(move |c| {
+                let purchase = purchases::find(c, &id)?;
+                let refund = match &purchase {
+                    Some(_) => refunds::refund_for(c, &id)?,
+                    None => None,
+                };
+                Ok::<_, crate::db::DbError>((purchase, refund))
+            })
+            .await?
+    };
+    let Some(purchase) = purchase else {
         return Ok(Verdict::done(
             "purchase_missing",
             "the purchase row is gone",
@@ -76,10 +90,6 @@ async fn place_order(ob: &JobContext, leased: &LeasedJob) -> Result<Verdict, Out
             format!("purchase is {}, not paid", purchase.status),
         ));
     }
-    let refund = {
-        let id = purchase.id.clone();
-        ob.db.run(move |c| refunds::refund_for(c, &id)).await?
-    };
     if refund.is_some_and(|r| r.is_open()) {
         return Ok(Verdict::done(
             "cancelled_refund",
