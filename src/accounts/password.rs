@@ -6,6 +6,7 @@
 //! [`WAIT`] gets [`HashError::Busy`] (the web answers 503 "try again"), so a storm of logins
 //! costs a bounded amount of memory instead of 19 MiB each.
 
+use std::collections::HashSet;
 use std::fmt;
 use std::sync::{Mutex, OnceLock, mpsc};
 
@@ -24,60 +25,26 @@ pub const MIN_CHARS: usize = 12;
 /// Long enough for any passphrase, short enough that hashing cannot be abused.
 pub const MAX_CHARS: usize = 256;
 
-/// A few of the most used passwords of 12 characters or more (breach corpora); anything on it
-/// is refused whatever its length.
-const COMMON: &[&str] = &[
-    "123456789012",
-    "1234567890123",
-    "12345678901234",
-    "123456789123",
-    "1q2w3e4r5t6y",
-    "1qaz2wsx3edc",
-    "qwertyuiop12",
-    "qwertyuiop123",
-    "qwertyuiopasdfghjkl",
-    "qwerty123456",
-    "qwertyqwerty",
-    "asdfghjkl123",
-    "zxcvbnm12345",
-    "password1234",
-    "password12345",
-    "password123456",
-    "passwordpassword",
-    "password123!",
-    "p@ssw0rd1234",
-    "administrator",
-    "administrator1",
-    "admin1234567",
-    "adminadmin123",
-    "letmein12345",
-    "iloveyou1234",
-    "welcome12345",
-    "welcome123456",
-    "changeme1234",
-    "changemenow!",
-    "trustno1trustno1",
-    "football1234",
-    "baseball1234",
-    "sunshine1234",
-    "princess1234",
-    "superman1234",
-    "monkey123456",
-    "dragon123456",
-    "abcdefghijkl",
-    "abc123abc123",
-    "aaaaaaaaaaaa",
-    "111111111111",
-    "000000000000",
-    "987654321098",
-    "correcthorsebatterystaple",
-    "starwars1234",
-    "liverpool123",
-    "chelsea12345",
-    "michael12345",
-    "computer1234",
-    "internet1234",
-];
+/// The 10,000 most used passwords of 12 characters or more (a leaked-password frequency list;
+/// the file names its source), lower-cased, one per line, `#` lines being comments. Anything
+/// on it is refused whatever its case.
+const COMMON_LIST: &str = include_str!("common_passwords.txt");
+
+/// The common list as a set, built on first use.
+fn common() -> &'static HashSet<&'static str> {
+    static COMMON: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    COMMON.get_or_init(|| {
+        COMMON_LIST
+            .lines()
+            .filter(|line| !line.is_empty() && !line.starts_with('#'))
+            .collect()
+    })
+}
+
+/// Whether `password` is on the common list, ignoring case.
+pub fn is_common(password: &str) -> bool {
+    common().contains(password.to_lowercase().as_str())
+}
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PasswordError {
@@ -102,8 +69,7 @@ impl NewPassword {
         if chars > MAX_CHARS {
             return Err(PasswordError::TooLong);
         }
-        let lowered = raw.to_lowercase();
-        if COMMON.contains(&lowered.as_str()) || is_one_repeated_char(&lowered) {
+        if is_common(raw) || is_one_repeated_char(&raw.to_lowercase()) {
             return Err(PasswordError::Common);
         }
         Ok(Self(raw.to_string()))
@@ -400,6 +366,42 @@ mod tests {
             format!("{:?}", NewPassword::parse("secret words here").unwrap()),
             "NewPassword(<redacted>)"
         );
+    }
+
+    #[test]
+    fn the_common_list_holds_ten_thousand_long_leaked_passwords() {
+        let entries = common();
+        assert_eq!(entries.len(), 10_000);
+        assert!(entries.iter().all(|p| p.chars().count() >= MIN_CHARS));
+        assert!(
+            entries.iter().all(|p| *p == p.to_lowercase()),
+            "stored lower-cased, so a lower-cased lookup finds every entry"
+        );
+        assert!(
+            !entries.iter().any(|p| p.starts_with('#')),
+            "no comment line"
+        );
+    }
+
+    #[test]
+    fn well_known_long_passwords_are_refused_in_any_case() {
+        for known in [
+            "123qweasdzxc",
+            "1qaz2wsx3edc",
+            "QWERTY123456",
+            "Password1234",
+            "iloveyou1234",
+            "123456789012",
+        ] {
+            let refused = NewPassword::parse(known).unwrap_err();
+            assert_eq!(refused, PasswordError::Common, "{known}");
+            assert_eq!(
+                refused.to_string(),
+                "this password is on the list of commonly used passwords; choose another"
+            );
+        }
+        assert!(NewPassword::parse("Umbrella cactus 7 violin").is_ok());
+        assert!(NewPassword::parse("tangerine-orbit-quarry-lantern").is_ok());
     }
 
     #[test]

@@ -289,7 +289,7 @@ impl SlottedPage {
     }
 
     /// The page with `value` in its slot, gzipped when `gzip` and `value` fits one stored
-    /// block (64 KiB; a CSRF token is 64 bytes), else plain.
+    /// block (64 KiB; a CSRF token is 128 bytes), else plain.
     pub fn body(&self, value: &str, gzip: bool) -> Bytes {
         let value = if self.slotted { value.as_bytes() } else { b"" };
         if !gzip || value.len() > usize::from(u16::MAX) {

@@ -23,6 +23,7 @@ mod checkout_holds;
 mod cli;
 mod consumer;
 mod crash;
+mod csrf;
 mod db;
 mod failpoints;
 mod frame;

@@ -137,7 +137,8 @@ fn require_owner(admin: &Admin) -> Result<(), AppError> {
     }
 }
 
-/// 403 unless the form's CSRF token matches this browser's cookie.
+/// 403 unless the form's CSRF token matches this browser's session (signed in) or CSRF cookie
+/// (the login form): see [`csrf`].
 fn check_csrf(state: &AppState, req: &HttpRequest, token: &str) -> Result<(), AppError> {
     // Previous keys too: a form rendered by a replica on the other key verifies mid-rotation.
     let keys = state.settings.accepted_secret_keys();
@@ -211,7 +212,10 @@ impl Chrome {
     }
 }
 
-/// An admin page: never cached, never indexed, with the CSRF cookie when the browser has none.
+/// An admin page: never cached, never indexed, never compressed, with the CSRF cookie when the
+/// browser has none. Console pages show customers' data and secrets beside text a visitor can
+/// make vary (the search box, notes), so compression could leak them (BREACH): the
+/// `Content-Encoding` set here makes the compression middleware pass the body through as it is.
 fn admin_page<T: Template>(
     status: StatusCode,
     page: &T,
@@ -220,6 +224,10 @@ fn admin_page<T: Template>(
     let mut response = pages::render(status, page);
     let headers = response.headers_mut();
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(
+        header::CONTENT_ENCODING,
+        HeaderValue::from_static("identity"),
+    );
     headers.insert(
         HeaderName::from_static("x-robots-tag"),
         HeaderValue::from_static("noindex"),
