@@ -15,6 +15,7 @@ use tokio::task::JoinHandle;
 use crate::catalog::Catalog;
 use crate::config::{Payments, Settings};
 use crate::db::Db;
+use crate::db::outbox::SharedUpstreamGate;
 use crate::mail::Mailer;
 use crate::orders::installation::{InstallationKey, InstallationKeys};
 use crate::orders::notify::Notifier;
@@ -95,6 +96,11 @@ impl Application {
     /// watch). Nothing is served until [`Application::run_until_stopped`].
     pub async fn build(settings: Settings, db: Db) -> Result<Self, StartError> {
         let client = PartnerClient::from_settings(&settings.upstream)?;
+        // Every path of every replica holds back after a 429 (catalog, checkout, wallet, jobs).
+        client.share_gate(Arc::new(SharedUpstreamGate::new(
+            db.clone(),
+            &format!("serve:{}", std::process::id()),
+        )));
         let account = Arc::new(SupplierAccount::new(
             db.clone(),
             client.clone(),

@@ -4,6 +4,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
 
@@ -287,8 +288,12 @@ async fn catalog_sync(
     })?;
     let db = Db::open(&url, 2)?;
     db.migrate().await?;
-    let catalog = Catalog::new(db, default_markup_bps);
     let holder = format!("cli:{}", std::process::id());
+    client.share_gate(Arc::new(crate::db::outbox::SharedUpstreamGate::new(
+        db.clone(),
+        &holder,
+    )));
+    let catalog = Catalog::new(db, default_markup_bps);
     match catalog.sync(&client, &holder).await {
         Ok(SyncOutcome::Synced(report)) => {
             println!(

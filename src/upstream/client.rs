@@ -27,7 +27,7 @@ use super::models::{
     Installation, Order, OrderRequest, Page, PartnerAccount, Plan, Region, TopUpRequest,
 };
 use super::pager::{self, PageSource};
-use super::retry::{Backoff, GetRetry, RateGate, gate_closed, retry_get};
+use super::retry::{Backoff, GetRetry, RateGate, SharedGate, gate_closed, retry_get};
 use super::types::{
     CountryCode, Cursor, IdempotencyKey, PageLimit, PathId, RegionSlug, TopUpAmount,
 };
@@ -147,6 +147,8 @@ struct Inner {
     get_retry: GetRetry,
     max_pages: u32,
     gate: RateGate,
+    /// The gate other processes of the shop see, once [`PartnerClient::share_gate`] set it.
+    shared: std::sync::OnceLock<Arc<dyn SharedGate>>,
 }
 
 impl fmt::Debug for PartnerClient {
@@ -222,12 +224,20 @@ impl PartnerClient {
                 },
                 max_pages: config.max_pages,
                 gate: RateGate::default(),
+                shared: std::sync::OnceLock::new(),
             }),
         })
     }
 
     pub fn from_settings(settings: &UpstreamSettings) -> Result<Self, ClientBuildError> {
         Self::new(UpstreamClientConfig::from_settings(settings))
+    }
+
+    /// Shares the `Retry-After` gate through `store` with the shop's other processes (see
+    /// [`SharedGate`]); this client and its clones then read it before every request and
+    /// publish every 429. Set once; a second call changes nothing.
+    pub fn share_gate(&self, store: Arc<dyn SharedGate>) {
+        let _ = self.inner.shared.set(store);
     }
 
     /// When the `Retry-After` gate opens again; `None` while requests may be sent.
@@ -475,6 +485,15 @@ impl PartnerClient {
         template: Template,
         expected: StatusCode,
     ) -> Result<T, UpstreamError> {
+        if let Some(shared) = self.inner.shared.get() {
+            // Another replica (or path) may have met a 429 a moment ago.
+            if let Some(until) = shared.opens_at().await {
+                self.inner.gate.close_until(until);
+            }
+            if let Some(wait) = self.inner.gate.remaining() {
+                return Err(gate_closed(wait));
+            }
+        }
         let started = Instant::now();
         let (method, status, result) = match request.build() {
             Err(error) => (None, None, Err(from_transport(error))),
@@ -493,6 +512,15 @@ impl PartnerClient {
             }
         };
         self.inner.gate.observe(&result);
+        if let (Some(shared), Some(until)) = (self.inner.shared.get(), self.inner.gate.opens_at())
+            && let Err(error) = &result
+            && error.kind() == ErrorKind::RateLimited
+        {
+            // On a task of its own: the answer goes back to the caller at once (and `T`
+            // need not cross threads); the row is written a moment later.
+            let shared = Arc::clone(shared);
+            tokio::spawn(async move { shared.close_until(until).await });
+        }
         let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         let method = method.as_ref().map(Method::as_str).unwrap_or("?");
         match &result {

@@ -22,7 +22,7 @@ pub use models::{
     PartnerAccount, Plan, Region, TopUpRequest,
 };
 pub use pager::PageSource;
-pub use retry::Backoff;
+pub use retry::{Backoff, GateFuture, SharedGate};
 pub use types::{
     ApiAmount, CountryCode, Cursor, IdempotencyKey, InvalidValue, OrderReference, PageLimit,
     PathId, PlanId, Problem, RegionSlug, TopUpAmount,

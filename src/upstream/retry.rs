@@ -74,6 +74,14 @@ impl RateGate {
         }
     }
 
+    /// Closes the gate until the wall-clock time `until` (a closure another replica shared);
+    /// a time already past changes nothing.
+    pub fn close_until(&self, until: SystemTime) {
+        if let Ok(wait) = until.duration_since(SystemTime::now()) {
+            self.close_for(wait);
+        }
+    }
+
     /// The wall-clock time the gate opens, `None` when open: what the outbox persists.
     pub fn opens_at(&self) -> Option<SystemTime> {
         self.remaining()?;
@@ -112,6 +120,21 @@ impl RateGate {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
+
+/// Where the processes of one shop share the `Retry-After` gate (the database). A 429 is a
+/// fact about the API key, so every replica and every path must hold back, not only the one
+/// that met it: the client reads the shared closure before each request and publishes each
+/// 429 it meets. Both are best effort: a store that cannot be reached leaves the client with
+/// its own process's gate.
+pub trait SharedGate: Send + Sync {
+    /// When the shared gate opens, if it is closed now.
+    fn opens_at(&self) -> GateFuture<'_, Option<SystemTime>>;
+    /// Closes the shared gate until `until`, never shortening a longer closure.
+    fn close_until(&self, until: SystemTime) -> GateFuture<'_, ()>;
+}
+
+/// What [`SharedGate`]'s methods return.
+pub type GateFuture<'a, T> = std::pin::Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// The error of a request held back by the gate: nothing was sent.
 pub(crate) fn gate_closed(wait: Duration) -> UpstreamError {

@@ -39,6 +39,7 @@ mod outbox;
 mod sandbox;
 mod schema;
 mod settings_doc;
+mod shared_gate;
 mod shop;
 mod stripe;
 mod upstream;
