@@ -709,6 +709,40 @@ pub async fn reset_from_cli(db: &Db, email: &str) -> Result<Option<bool>, DbErro
     .await
 }
 
+/// What [`rotate`] did with the TOTP secrets.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Rotation {
+    /// Secrets re-sealed under the current key.
+    pub resealed: usize,
+    /// Accounts whose secret is sealed under a key not given, or does not open: left as they
+    /// are (an owner, or `admin reset-totp`, can reset them).
+    pub unreadable: Vec<i64>,
+}
+
+/// Re-seals every TOTP secret not under the current key (`storefront keys rotate`), in one
+/// short transaction: there is one row per console account.
+pub async fn rotate(db: &Db, keys: &TotpKeys) -> Result<Rotation, TotpError> {
+    let keys = keys.clone();
+    db.run(move |conn| {
+        conn.write_tx(|conn| {
+            let mut rotation = Rotation::default();
+            for row in t::not_under_key(conn, &keys.current.id)? {
+                match open(&keys, &row) {
+                    Ok((secret, _)) => {
+                        let (key_id, nonce, ciphertext) =
+                            seal(&keys.current, row.user_id, secret.expose())?;
+                        t::reseal(conn, row.user_id, &key_id, &nonce, &ciphertext)?;
+                        rotation.resealed += 1;
+                    }
+                    Err(_) => rotation.unreadable.push(row.user_id),
+                }
+            }
+            Ok(rotation)
+        })
+    })
+    .await
+}
+
 /// An owner requires TOTP for every console account, or stops requiring it. Requiring it ends
 /// the sessions of every account without TOTP (they enrol at their next login); the owner must
 /// have TOTP on first.

@@ -72,6 +72,14 @@ pub fn start_enrolment(
     Ok(true)
 }
 
+/// Every stored secret sealed under a key other than `key_id`.
+pub fn not_under_key(conn: &mut DbConn, key_id: &str) -> Result<Vec<TotpRow>, DbError> {
+    Ok(admin_totp::table
+        .filter(admin_totp::key_id.ne(key_id))
+        .select(TotpRow::as_select())
+        .load(conn)?)
+}
+
 /// Replaces the sealed secret (re-sealed under another key), keeping everything else.
 pub fn reseal(
     conn: &mut DbConn,

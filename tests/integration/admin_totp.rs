@@ -22,6 +22,7 @@ use crate::both_backends;
 use crate::helpers::{Backend, TestApp, spawn_app};
 
 both_backends!(
+    keys_rotate_reseals_totp_secrets,
     login_with_totp_wants_the_right_fresh_code,
     a_recovery_code_signs_in_once_and_only_once,
     an_owner_requiring_totp_sends_accounts_without_it_to_enrolment,
@@ -96,7 +97,7 @@ async fn confirm(
 
 /// Enrols the signed-in `browser` (a wrong code first, which replaces the secret), and returns
 /// the secret, the code that confirmed it (of the current step) and the recovery codes.
-async fn enrol(browser: &Browser, app: &TestApp) -> (Vec<u8>, String, Vec<String>) {
+pub(crate) async fn enrol(browser: &Browser, app: &TestApp) -> (Vec<u8>, String, Vec<String>) {
     let (status, page, headers) = browser.get(app, "/admin/account/totp").await;
     assert_eq!(status, 200, "{page}");
     assert_eq!(headers["cache-control"], "no-store");
@@ -586,4 +587,63 @@ async fn fifty_parallel_wrong_passwords_verify_no_more_than_the_limit(backend: B
     assert_eq!(status, 429, "{page}");
     assert!(page.contains("Wait 15 minutes"), "{page}");
     assert_eq!(headers["retry-after"], "900");
+}
+
+/// `storefront keys rotate` moves TOTP secrets to the current key too, so dropping the previous
+/// key does not lock anyone out; a secret no key given opens is reported, not lost.
+async fn keys_rotate_reseals_totp_secrets(backend: Backend) {
+    use storefront::accounts::totp::{self, TotpKeys};
+    use storefront::accounts::{Admin, Stage};
+    use storefront::config::SecretKey;
+
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    create(&app.db, OWNER, Role::Owner).await;
+    let (a, b, c) = (
+        SecretKey::generate(),
+        SecretKey::generate(),
+        SecretKey::generate(),
+    );
+    let admin = Admin {
+        user_id: user_id(&app.db, OWNER).await,
+        email: OWNER.into(),
+        role: Role::Owner,
+        session_hash: "0".repeat(64),
+        stage: Stage::Full,
+    };
+    let under_a = TotpKeys::derive(&a, &[]);
+    let enrolment = totp::start_enrolment(&app.db, &under_a, &admin, "local")
+        .await
+        .expect("enrol");
+    assert!(!format!("{enrolment:?}").contains(enrolment.secret_base32.expose().as_str()));
+    let secret = totp_rs::Secret::Encoded(enrolment.secret_base32.expose().clone())
+        .to_bytes()
+        .expect("base32");
+    totp::confirm_enrolment(
+        &app.db,
+        &under_a,
+        &admin,
+        "local",
+        &code_at_step(&secret, step_now()),
+    )
+    .await
+    .expect("confirm");
+
+    let rotation = totp::rotate(&app.db, &TotpKeys::derive(&b, std::slice::from_ref(&a)))
+        .await
+        .expect("rotate");
+    assert_eq!((rotation.resealed, rotation.unreadable.len()), (1, 0));
+    let again = totp::rotate(&app.db, &TotpKeys::derive(&b, &[]))
+        .await
+        .expect("rotate");
+    assert_eq!(
+        (again.resealed, again.unreadable.len()),
+        (0, 0),
+        "all under B now"
+    );
+    let lost = totp::rotate(&app.db, &TotpKeys::derive(&c, &[]))
+        .await
+        .expect("rotate");
+    assert_eq!(lost.unreadable, vec![admin.user_id]);
 }
