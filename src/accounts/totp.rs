@@ -396,12 +396,35 @@ pub async fn start_enrolment(
     if !started {
         return Err(TotpError::AlreadyOn);
     }
-    let text = base32(&secret);
-    let qr = render_qr(&otpauth_uri(&text, &admin.email))?;
+    enrolment(&secret, &admin.email)
+}
+
+fn enrolment(secret: &[u8], account: &str) -> Result<Enrolment, TotpError> {
+    let text = base32(secret);
+    let qr = render_qr(&otpauth_uri(&text, account))?;
     Ok(Enrolment {
         secret_base32: Secret::new(text),
         qr_svg: Secret::new(qr),
     })
+}
+
+/// The enrolment started and not confirmed yet, to show again (a reload, a mistyped code);
+/// `None` when there is none.
+pub async fn pending_enrolment(
+    db: &Db,
+    keys: &TotpKeys,
+    admin: &Admin,
+) -> Result<Option<Enrolment>, TotpError> {
+    let user_id = admin.user_id;
+    let Some(row) = db
+        .run(move |conn| t::find(conn, user_id))
+        .await?
+        .filter(|row| row.confirmed_at_ms.is_none())
+    else {
+        return Ok(None);
+    };
+    let (secret, _) = open(keys, &row)?;
+    enrolment(secret.expose(), &admin.email).map(Some)
 }
 
 /// A new full session replacing every session of the account (this browser's included).

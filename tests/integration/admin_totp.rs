@@ -12,7 +12,7 @@ use std::sync::Arc;
 use diesel::prelude::*;
 use storefront::accounts::Role;
 use storefront::accounts::totp::{STEP_SECS, code_at_step};
-use storefront::db::schema::{admin_totp, admin_users};
+use storefront::db::schema::{admin_sessions, admin_totp, admin_users};
 use storefront::db::{Db, DbError, now_ms};
 
 use crate::admin::{
@@ -95,26 +95,59 @@ async fn confirm(
         .await
 }
 
-/// Enrols the signed-in `browser` (a wrong code first, which replaces the secret), and returns
-/// the secret, the code that confirmed it (of the current step) and the recovery codes.
-pub(crate) async fn enrol(browser: &Browser, app: &TestApp) -> (Vec<u8>, String, Vec<String>) {
+/// Starts (or starts over) enrolment from the enrolment `page` on screen; returns the page that
+/// shows the new secret.
+async fn start_enrolment(browser: &Browser, app: &TestApp, page: &str) -> String {
+    let token = hidden(page, "csrf_token");
+    let (status, _, headers) = browser
+        .post(app, "/admin/account/totp/start", &[("csrf_token", &token)])
+        .await;
+    assert_eq!(status, 303);
+    assert_eq!(location(&headers), "/admin/account/totp");
     let (status, page, headers) = browser.get(app, "/admin/account/totp").await;
     assert_eq!(status, 200, "{page}");
     assert_eq!(headers["cache-control"], "no-store");
+    page
+}
+
+/// Enrols the signed-in `browser` (a wrong code and a restart on the way), and returns the
+/// secret, the code that confirmed it (of the current step) and the recovery codes.
+pub(crate) async fn enrol(browser: &Browser, app: &TestApp) -> (Vec<u8>, String, Vec<String>) {
+    let (status, page, _) = browser.get(app, "/admin/account/totp").await;
+    assert_eq!(status, 200, "{page}");
+    assert!(page.contains("Set up two-factor sign-in"), "{page}");
+    assert!(
+        !page.contains("data-totp-secret"),
+        "looking creates no secret"
+    );
+
+    let page = start_enrolment(browser, app, &page).await;
     assert!(page.contains("<svg"), "our QR code is on the page");
     let first = secret_of(&page);
     assert_eq!(first.len(), 20, "160-bit secret");
+    let (_, reloaded, _) = browser.get(app, "/admin/account/totp").await;
+    assert_eq!(
+        secret_of(&reloaded),
+        first,
+        "a reload shows the same secret"
+    );
 
     let (status, page, _) = confirm(browser, app, &page, &wrong_code(&first)).await;
     assert_eq!(status, 400, "{page}");
     assert!(page.contains("did not match"), "{page}");
+    assert_eq!(
+        secret_of(&page),
+        first,
+        "a mistyped code keeps the secret already scanned"
+    );
+
+    // Starting over replaces the secret: the first one's code no longer confirms anything.
+    let page = start_enrolment(browser, app, &page).await;
     let secret = secret_of(&page);
-    assert_ne!(secret, first, "a failed confirmation shows a new secret");
-    // The replaced secret's code no longer confirms anything.
+    assert_ne!(secret, first);
     let stale = code_at_step(&first, step_now());
     let (status, page, _) = confirm(browser, app, &page, &stale).await;
     assert_eq!(status, 400, "{page}");
-    let secret = secret_of(&page);
 
     let code = code_at_step(&secret, step_now());
     let (status, page, _) = confirm(browser, app, &page, &code).await;
@@ -263,6 +296,22 @@ async fn a_recovery_code_signs_in_once_and_only_once(backend: Backend) {
     create(&app.db, OWNER, Role::Owner).await;
     let owner = login_as(&app, OWNER).await;
     let (_, _, codes) = enrol(&owner, &app).await;
+
+    // A login waits ten minutes for its second factor, no longer.
+    let late = Browser::default();
+    assert_eq!(password_step(&late, &app, OWNER).await, "/admin/login/totp");
+    app.db
+        .run(|conn| {
+            diesel::update(admin_sessions::table.filter(admin_sessions::stage.eq("totp")))
+                .set(admin_sessions::created_at_ms.eq(now_ms() - 11 * 60_000))
+                .execute(conn)?;
+            Ok::<_, DbError>(())
+        })
+        .await
+        .expect("age");
+    let (status, _, headers) = late.get(&app, "/admin/login/totp").await;
+    assert_eq!(status, 303);
+    assert_eq!(location(&headers), "/admin/login");
 
     let browser = Browser::default();
     assert_eq!(

@@ -81,6 +81,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         )
         .route("/admin/account/totp", web::get().to(totp::account_page))
         .route("/admin/account/totp", web::post().to(totp::confirm))
+        .route("/admin/account/totp/start", web::post().to(totp::start))
         .route(
             "/admin/account/totp/recovery-codes",
             web::post().to(totp::renew_codes),

@@ -3,8 +3,9 @@
 //! (requiring TOTP for all, resetting an account's TOTP). The rules live in
 //! [`crate::accounts::totp`]; these handlers parse the form and show the outcome.
 //!
-//! The secret appears in clear on one page only, the enrolment page, and the recovery codes on
-//! the page that issues them; both are `no-store` like every console page.
+//! The secret appears in clear on one page only, the enrolment page (until it is confirmed), and
+//! the recovery codes on the page that issues them; both are `no-store` like every console page.
+//! Only a POST creates a secret.
 
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
@@ -151,7 +152,9 @@ pub async fn submit_code(
 
 /// What the account page for TOTP shows.
 enum View {
-    /// A fresh secret to scan and confirm.
+    /// Not set up: a button that starts enrolment.
+    Off,
+    /// Enrolment started: the secret to scan, and the form for its first code.
     Enrol {
         secret_base32: String,
         qr_svg: String,
@@ -195,20 +198,23 @@ fn render_totp(
     admin_page(status, &page, cookie)
 }
 
-/// A fresh secret on the page (a new one on every visit until one is confirmed).
-async fn enrolment_view(
-    state: &AppState,
-    admin: &Admin,
-    client: &str,
-) -> Result<Option<View>, AppError> {
-    match totp::start_enrolment(&state.db, &keys(state), admin, client).await {
-        Ok(enrolment) => Ok(Some(View::Enrol {
-            secret_base32: enrolment.secret_base32.expose().clone(),
-            qr_svg: enrolment.qr_svg.expose().clone(),
-        })),
-        Err(TotpError::AlreadyOn) => Ok(None),
-        Err(err) => Err(err.into()),
+/// The page for the account as it is: on, enrolling (the same secret as before), or off.
+async fn current_view(state: &AppState, admin: &Admin) -> Result<View, AppError> {
+    let status = totp::status(&state.db, admin.user_id).await?;
+    if status.on {
+        return Ok(View::On {
+            recovery_codes_left: status.recovery_codes_left,
+        });
     }
+    Ok(
+        match totp::pending_enrolment(&state.db, &keys(state), admin).await? {
+            Some(enrolment) => View::Enrol {
+                secret_base32: enrolment.secret_base32.expose().clone(),
+                qr_svg: enrolment.qr_svg.expose().clone(),
+            },
+            None => View::Off,
+        },
+    )
 }
 
 #[derive(Deserialize)]
@@ -225,19 +231,7 @@ pub async fn account_page(
     if admin.stage == Stage::Totp {
         return Ok(see_other(home_of(admin.stage)));
     }
-    let status = totp::status(&state.db, admin.user_id).await?;
-    let view = if status.on {
-        View::On {
-            recovery_codes_left: status.recovery_codes_left,
-        }
-    } else {
-        match enrolment_view(&state, &admin, &client_addr(&req)).await? {
-            Some(view) => view,
-            None => View::On {
-                recovery_codes_left: status.recovery_codes_left,
-            },
-        }
-    };
+    let view = current_view(&state, &admin).await?;
     let flash = query.recovery_left.map(|left| {
         format!(
             "You signed in with a recovery code; it no longer works. {left} recovery code(s) left."
@@ -252,6 +246,23 @@ pub async fn account_page(
         flash,
         None,
     ))
+}
+
+/// Starts enrolment with a fresh secret (replacing one not confirmed yet), then shows it.
+pub async fn start(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    AnyStageAdmin(admin): AnyStageAdmin,
+    form: web::Form<CsrfForm>,
+) -> Result<HttpResponse, AppError> {
+    check_csrf(&state, &req, &form.csrf_token)?;
+    if admin.stage == Stage::Totp {
+        return Ok(see_other(home_of(admin.stage)));
+    }
+    match totp::start_enrolment(&state.db, &keys(&state), &admin, &client_addr(&req)).await {
+        Ok(_) | Err(TotpError::AlreadyOn) => Ok(see_other("/admin/account/totp")),
+        Err(err) => Err(err.into()),
+    }
 }
 
 pub async fn confirm(
@@ -290,16 +301,14 @@ pub async fn confirm(
         Err(TotpError::AlreadyOn) => Ok(see_other("/admin/account/totp")),
         Err(err @ (TotpError::WrongCode | TotpError::Throttled)) => {
             let throttled = matches!(err, TotpError::Throttled);
-            // A new secret: the one just shown is not shown again after a wrong code.
-            let Some(view) = enrolment_view(&state, &admin, &client).await? else {
-                return Ok(see_other("/admin/account/totp"));
-            };
+            // The same secret again: the app already holds it.
+            let view = current_view(&state, &admin).await?;
             let (status, message) = if throttled {
                 (StatusCode::TOO_MANY_REQUESTS, THROTTLED)
             } else {
                 (
                     StatusCode::BAD_REQUEST,
-                    "That code did not match. Scan the new code below (the previous one was replaced) and try again.",
+                    "That code did not match. Check the time on your phone, wait for the next code and try again.",
                 )
             };
             let response = render_totp(&state, &req, &admin, status, view, None, Some(message));
