@@ -32,6 +32,7 @@ pub use session::SessionToken;
 /// Wrong current passwords on "Your account" per account (only a signed-in session of that
 /// account can produce them).
 pub const MAX_PASSWORD_CHANGE_FAILURES: i64 = 5;
+/// The window [`MAX_PASSWORD_CHANGE_FAILURES`] counts over (logins: [`throttle`]).
 pub const THROTTLE_WINDOW_MS: i64 = 60 * 1000;
 
 /// Audit actions.

@@ -825,13 +825,14 @@ pub fn stage_after_password(conn: &mut DbConn, user_id: i64) -> Result<Stage, Db
     }
 }
 
-/// How long a session may wait for its second factor or enrolment.
+/// How long a session may wait for its second factor.
 pub const PENDING_MS: i64 = 10 * 60 * 1000;
 
 /// Whether a session in `stage` created at `created_ms` is still alive at `now_ms`, on top of
-/// the usual timeouts.
+/// the usual timeouts: one waiting for its code lives [`PENDING_MS`]; full and enrolment
+/// sessions only have the usual ones.
 pub fn pending_alive(stage: Stage, created_ms: i64, now_ms: i64) -> bool {
-    stage == Stage::Full || now_ms - created_ms < PENDING_MS
+    stage != Stage::Totp || now_ms - created_ms < PENDING_MS
 }
 
 #[cfg(test)]
