@@ -4,56 +4,44 @@
 //! A disabled account cannot log in (the answer is the same as for a wrong password) and its
 //! sessions stop working at once.
 //!
-//! Everything a replica needs is in the database (sessions, the failures that throttle
-//! logins), so any replica can serve any admin request. Throttling counts failed logins in
-//! the audit log over the last minute, three ways (see [`login_throttled`]): per account and
-//! client, so guessing one password from one place is slow; per client across all accounts,
-//! so spraying many accounts is slow too; and per account across all clients, with a ceiling
-//! only a distributed attack reaches. A client is a [`ClientKey`](crate::domain::ClientKey):
-//! an IPv4 address, or a whole IPv6 /64 (fresh addresses inside one network do not buy fresh
-//! attempts); the log shows the full address. Someone else's failures
-//! therefore do not keep the owner out, and nothing is ever locked for good: the answer is a
-//! 429 for the rest of the minute.
+//! Everything a replica needs is in the database (sessions, the attempts that throttle logins),
+//! so any replica can serve any admin request. Every password is reserved as an attempt before
+//! Argon2 sees it ([`throttle`]: per account and client, per client, per account everywhere over
+//! 15 minutes and an hour; IPv6 clients by /64), so parallel guesses cannot outrun the limit.
+//!
+//! An account with TOTP ([`totp`]) signs in in two steps: the right password opens a session
+//! that may only enter the code (or a recovery code); the code replaces it with a full session.
+//! When an owner requires TOTP for all, an account without it gets a session that may only
+//! enrol.
 
 pub mod password;
 pub mod session;
+pub mod throttle;
+pub mod totp;
 pub mod users;
 
 use std::fmt;
 
 use crate::db::accounts::{self as q, NewAudit, SessionRow};
+use crate::db::login_attempts::{Kind as AttemptKind, Outcome as AttemptOutcome};
 use crate::db::{Db, DbConn, DbError};
 use crate::domain::{Email, EmailError};
 pub use password::{NewPassword, PasswordError};
 pub use session::SessionToken;
 
-/// Failed logins for one account from one client address within [`THROTTLE_WINDOW_MS`]
-/// before the next from there is refused.
-pub const MAX_FAILURES_PER_ACCOUNT_AND_CLIENT: i64 = 5;
-/// Failed logins from one client address for any accounts (an office behind one NAT counts
-/// once).
-pub const MAX_FAILURES_PER_CLIENT: i64 = 20;
-/// Failed logins for one account from all addresses together: far above what one person
-/// mistyping produces, so only an attack from many addresses at once reaches it, and then the
-/// account waits out the minute like everyone else.
-pub const MAX_FAILURES_PER_ACCOUNT: i64 = 100;
 /// Wrong current passwords on "Your account" per account (only a signed-in session of that
 /// account can produce them).
 pub const MAX_PASSWORD_CHANGE_FAILURES: i64 = 5;
+/// The window [`MAX_PASSWORD_CHANGE_FAILURES`] counts over (logins: [`throttle`]).
 pub const THROTTLE_WINDOW_MS: i64 = 60 * 1000;
-
-/// Whether the next login is refused, given the failures of the last minute.
-pub fn login_throttled(recent: &q::RecentCounts) -> bool {
-    recent.pair >= MAX_FAILURES_PER_ACCOUNT_AND_CLIENT
-        || recent.client >= MAX_FAILURES_PER_CLIENT
-        || recent.actor >= MAX_FAILURES_PER_ACCOUNT
-}
 
 /// Audit actions.
 pub mod action {
     pub const LOGIN: &str = "login";
     pub const LOGIN_FAILED: &str = "login_failed";
     pub const LOGIN_THROTTLED: &str = "login_throttled";
+    /// The password was right; the login waits for the second factor or enrolment.
+    pub const LOGIN_PASSWORD_OK: &str = "login_password_ok";
     pub const LOGOUT: &str = "logout";
     pub const USER_CREATED: &str = "user_created";
     pub const USER_ROLE_CHANGED: &str = "user_role_changed";
@@ -68,6 +56,45 @@ pub mod action {
     pub const ORDER_RESOLVE: &str = "order_resolve";
     pub const ORDER_RESEND_EMAIL: &str = "order_resend_email";
     pub const PLACEMENTS_RETRY: &str = "placements_retry";
+    pub const TOTP_ENROLMENT_STARTED: &str = "totp_enrolment_started";
+    pub const TOTP_ENABLED: &str = "totp_enabled";
+    pub const TOTP_FAILED: &str = "totp_failed";
+    pub const TOTP_THROTTLED: &str = "totp_throttled";
+    pub const TOTP_RECOVERY_CODES_RENEWED: &str = "totp_recovery_codes_renewed";
+    pub const TOTP_RESET: &str = "totp_reset";
+    pub const TOTP_REQUIRED: &str = "totp_required";
+    pub const TOTP_NOT_REQUIRED: &str = "totp_not_required";
+}
+
+/// What a session may do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// Everything its role allows.
+    Full,
+    /// The password was right; only the TOTP code (or a recovery code) may be entered.
+    Totp,
+    /// The password was right, TOTP is required for all and the account has none: only
+    /// enrolment.
+    Enrol,
+}
+
+impl Stage {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Full => "full",
+            Self::Totp => "totp",
+            Self::Enrol => "enrol",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Self> {
+        match raw {
+            "full" => Some(Self::Full),
+            "totp" => Some(Self::Totp),
+            "enrol" => Some(Self::Enrol),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,6 +142,7 @@ pub struct Admin {
     pub role: Role,
     /// Identifies the session in the database (the hash, not the cookie value).
     pub session_hash: String,
+    pub stage: Stage,
 }
 
 impl fmt::Debug for Admin {
@@ -122,6 +150,7 @@ impl fmt::Debug for Admin {
         f.debug_struct("Admin")
             .field("user_id", &self.user_id)
             .field("role", &self.role)
+            .field("stage", &self.stage)
             .finish_non_exhaustive()
     }
 }
@@ -212,7 +241,8 @@ pub async fn user_exists(db: &Db, email: &Email) -> Result<bool, DbError> {
 /// The result of a login attempt. Failures are deliberately not told apart.
 #[derive(Debug)]
 pub enum LoginOutcome {
-    /// Signed in: the browser gets `token`; any session it presented is gone.
+    /// The password was right: the browser gets `token`; any session it presented is gone.
+    /// `admin.stage` says whether the session is full or waits for TOTP or enrolment.
     Success {
         admin: Admin,
         token: SessionToken,
@@ -235,52 +265,25 @@ pub async fn login(
         Ok(email) => email.as_str().to_string(),
         Err(_) => email_raw.trim().to_lowercase().chars().take(254).collect(),
     };
-    let client = client_addr.to_string();
-    let lookup_actor = actor.clone();
-    let (throttled, user) = db
-        .run(move |conn| {
-            let now = crate::db::now_ms();
-            let recent = q::count_recent(
-                conn,
-                action::LOGIN_FAILED,
-                &lookup_actor,
-                &client,
-                now - THROTTLE_WINDOW_MS,
-            )?;
-            if login_throttled(&recent) {
-                // One entry per account and address per window: a client hammering a
-                // throttled login cannot grow the audit log with every request.
-                let noted = q::count_recent(
-                    conn,
-                    action::LOGIN_THROTTLED,
-                    &lookup_actor,
-                    &client,
-                    now - THROTTLE_WINDOW_MS,
-                )?;
-                if noted.pair == 0 {
-                    q::append_audit(
-                        conn,
-                        &NewAudit {
-                            at_ms: now,
-                            user_id: None,
-                            actor: &lookup_actor,
-                            action: action::LOGIN_THROTTLED,
-                            target: None,
-                            client_addr: &client,
-                            details: "too many failed logins in the last minute",
-                        },
-                    )?;
-                }
-                return Ok::<_, DbError>((true, None));
-            }
-            Ok((false, q::find_user_by_email(conn, &lookup_actor)?))
-        })
-        .await?;
-    if throttled {
+    // Counted before Argon2 runs: a burst of guesses is refused past the limit, not verified.
+    let Some(reservation) =
+        throttle::reserve(db, AttemptKind::Password, &actor, client_addr).await?
+    else {
         return Ok(LoginOutcome::Throttled);
-    }
+    };
+    let lookup_actor = actor.clone();
+    let user = db
+        .run(move |conn| q::find_user_by_email(conn, &lookup_actor))
+        .await?;
     let stored = user.as_ref().map(|u| u.password_hash.clone());
-    let verified = password::verify_blocking(password, stored).await?;
+    let verified = match password::verify_blocking(password, stored).await {
+        Ok(verified) => verified,
+        Err(err) => {
+            // Nothing was verified (every hashing slot was busy): the attempt does not count.
+            reservation.release(db).await?;
+            return Err(err.into());
+        }
+    };
     let client = client_addr.to_string();
     let (verified, user) = match (verified, user) {
         (verified, Some(user)) if verified != password::Verified::No && user.is_active() => {
@@ -294,18 +297,21 @@ pub async fn login(
                 "wrong email or password"
             };
             db.run(move |conn| {
-                q::append_audit(
-                    conn,
-                    &NewAudit {
-                        at_ms: crate::db::now_ms(),
-                        user_id: None,
-                        actor: &actor,
-                        action: action::LOGIN_FAILED,
-                        target: None,
-                        client_addr: &client,
-                        details,
-                    },
-                )
+                conn.write_tx(|conn| {
+                    reservation.settle_in(conn, AttemptOutcome::Failed)?;
+                    q::append_audit(
+                        conn,
+                        &NewAudit {
+                            at_ms: crate::db::now_ms(),
+                            user_id: None,
+                            actor: &actor,
+                            action: action::LOGIN_FAILED,
+                            target: None,
+                            client_addr: &client,
+                            details,
+                        },
+                    )
+                })
             })
             .await?;
             return Ok(LoginOutcome::Failed);
@@ -313,44 +319,72 @@ pub async fn login(
     };
     let Some(role) = Role::parse(&user.role) else {
         tracing::error!(admin.id = user.id, "admin account has an unknown role");
+        reservation.settle(db, AttemptOutcome::Failed).await?;
         return Ok(LoginOutcome::Failed);
     };
     let token = SessionToken::generate();
-    let admin = Admin {
+    let mut admin = Admin {
         user_id: user.id,
         email: user.email.clone(),
         role,
         session_hash: token.hash(),
+        stage: Stage::Full,
     };
     let row_admin = admin.clone();
-    db.run(move |conn| {
-        let now = crate::db::now_ms();
-        conn.write_tx(|conn| {
-            q::delete_expired_sessions(conn, now - session::IDLE_MS, now - session::ABSOLUTE_MS)?;
-            if let Some(previous) = &previous {
-                q::delete_session(conn, &previous.hash())?;
-            }
-            q::insert_session(
-                conn,
-                &SessionRow {
-                    id_hash: row_admin.session_hash.clone(),
-                    user_id: row_admin.user_id,
-                    created_at_ms: now,
-                    last_seen_ms: now,
-                    client_addr: client.clone(),
-                },
-            )?;
-            q::set_last_login(conn, row_admin.user_id, now)?;
-            let details = if let password::Verified::YesRehashed(new_hash) = &verified {
-                q::set_password_hash(conn, row_admin.user_id, new_hash, now)?;
-                "signed in; password rehashed with current parameters"
-            } else {
-                "signed in"
-            };
-            row_admin.audit(conn, action::LOGIN, None, &client, details, now)
+    let stage = db
+        .run(move |conn| {
+            let now = crate::db::now_ms();
+            conn.write_tx(|conn| {
+                let stage = totp::stage_after_password(conn, row_admin.user_id)?;
+                q::delete_expired_sessions(
+                    conn,
+                    now - session::IDLE_MS,
+                    now - session::ABSOLUTE_MS,
+                )?;
+                if let Some(previous) = &previous {
+                    q::delete_session(conn, &previous.hash())?;
+                }
+                q::insert_session(
+                    conn,
+                    &SessionRow {
+                        id_hash: row_admin.session_hash.clone(),
+                        user_id: row_admin.user_id,
+                        created_at_ms: now,
+                        last_seen_ms: now,
+                        client_addr: client.clone(),
+                        stage: stage.as_str().to_string(),
+                    },
+                )?;
+                if let password::Verified::YesRehashed(new_hash) = &verified {
+                    q::set_password_hash(conn, row_admin.user_id, new_hash, now)?;
+                }
+                // The password guess is over either way; a second factor is throttled on its own.
+                reservation.settle_in(conn, AttemptOutcome::Success)?;
+                let rehashed = matches!(verified, password::Verified::YesRehashed(_));
+                let (audited, details) = match (stage, rehashed) {
+                    (Stage::Full, false) => (action::LOGIN, "signed in"),
+                    (Stage::Full, true) => (
+                        action::LOGIN,
+                        "signed in; password rehashed with current parameters",
+                    ),
+                    (Stage::Totp, _) => (
+                        action::LOGIN_PASSWORD_OK,
+                        "right password; waiting for the TOTP code",
+                    ),
+                    (Stage::Enrol, _) => (
+                        action::LOGIN_PASSWORD_OK,
+                        "right password; TOTP is required for all: sent to enrolment",
+                    ),
+                };
+                if stage == Stage::Full {
+                    q::set_last_login(conn, row_admin.user_id, now)?;
+                }
+                row_admin.audit(conn, audited, None, &client, details, now)?;
+                Ok::<_, DbError>(stage)
+            })
         })
-    })
-    .await?;
+        .await?;
+    admin.stage = stage;
     Ok(LoginOutcome::Success { admin, token })
 }
 
@@ -362,7 +396,12 @@ pub async fn authenticate(db: &Db, token: SessionToken) -> Result<Option<Admin>,
         let Some((session, user)) = q::find_session(conn, &id_hash)? else {
             return Ok(None);
         };
-        if !session::is_alive(session.created_at_ms, session.last_seen_ms, now) || !user.is_active()
+        let Some(stage) = Stage::parse(&session.stage) else {
+            return Ok(None);
+        };
+        if !session::is_alive(session.created_at_ms, session.last_seen_ms, now)
+            || !totp::pending_alive(stage, session.created_at_ms, now)
+            || !user.is_active()
         {
             q::delete_session(conn, &id_hash)?;
             return Ok(None);
@@ -378,6 +417,7 @@ pub async fn authenticate(db: &Db, token: SessionToken) -> Result<Option<Admin>,
             email: user.email,
             role,
             session_hash: id_hash,
+            stage,
         }))
     })
     .await
@@ -394,38 +434,4 @@ pub async fn logout(db: &Db, admin: Admin, client_addr: &str) -> Result<(), DbEr
         })
     })
     .await
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn counts(pair: i64, actor: i64, client: i64) -> q::RecentCounts {
-        q::RecentCounts {
-            pair,
-            actor,
-            client,
-        }
-    }
-
-    #[test]
-    fn each_budget_throttles_on_its_own() {
-        assert!(!login_throttled(&counts(0, 0, 0)));
-        assert!(
-            !login_throttled(&counts(4, 99, 19)),
-            "just below every limit"
-        );
-        assert!(
-            login_throttled(&counts(5, 5, 5)),
-            "one account from one address"
-        );
-        assert!(
-            login_throttled(&counts(0, 0, 20)),
-            "one address spraying accounts"
-        );
-        assert!(
-            login_throttled(&counts(0, 100, 0)),
-            "one account from everywhere"
-        );
-    }
 }

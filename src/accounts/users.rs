@@ -307,6 +307,7 @@ pub async fn change_own_password(
                     created_at_ms: now,
                     last_seen_ms: now,
                     client_addr: client.clone(),
+                    stage: super::Stage::Full.as_str().to_string(),
                 },
             )?;
             me.audit(

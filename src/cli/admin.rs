@@ -1,6 +1,7 @@
 //! `storefront admin create-user`: the way the first owner (and every later account) comes to
 //! exist. The password never appears on the command line (it would show in `ps` and shell
-//! history): it is read from standard input, without echo on a terminal.
+//! history): it is read from standard input, without echo on a terminal. `reset-totp` removes an
+//! account's second factor when nobody can do it from the console.
 
 use std::io::{BufRead, IsTerminal, Write};
 
@@ -23,6 +24,15 @@ pub async fn create_user(url: DatabaseUrl, email: &str, role: &str) -> Result<()
     match accounts::create_user(&db, &email, role, password, "cli").await {
         Ok(_) => {
             println!("created {role} account {}", email.as_str());
+            let required = accounts::totp::is_required_for_all(&db).await?;
+            println!(
+                "two-factor sign-in (TOTP): not set up; {}",
+                if required {
+                    "required for every account, so the console asks for it right after the first login"
+                } else {
+                    "set it up in the console under \"Your account\" (owners should)"
+                }
+            );
             Ok(())
         }
         Err(AccountsError::EmailTaken) => Err(CliError::Input(format!(
@@ -31,6 +41,34 @@ pub async fn create_user(url: DatabaseUrl, email: &str, role: &str) -> Result<()
         ))),
         Err(AccountsError::Db(e)) => Err(CliError::Db(e)),
         Err(other) => Err(CliError::Io(other.to_string())),
+    }
+}
+
+/// `storefront admin reset-totp`: removes the account's TOTP and recovery codes.
+pub async fn reset_totp(url: DatabaseUrl, email: &str) -> Result<(), CliError> {
+    let email =
+        accounts::admin_email(email).map_err(|e| CliError::Input(format!("--email: {e}")))?;
+    let db = Db::open(&url, 2)?;
+    db.migrate().await?;
+    match accounts::totp::reset_from_cli(&db, email.as_str()).await? {
+        None => Err(CliError::Input(format!(
+            "there is no account with the email {}",
+            email.as_str()
+        ))),
+        Some(had) => {
+            if had {
+                println!(
+                    "two-factor sign-in of {} removed and its sessions ended; it sets up a new authenticator at its next login",
+                    email.as_str()
+                );
+            } else {
+                println!(
+                    "{} had no two-factor sign-in; its sessions were ended",
+                    email.as_str()
+                );
+            }
+            Ok(())
+        }
     }
 }
 

@@ -1,8 +1,10 @@
 //! `storefront keys`: the secret key's life. `generate` prints a new key; `rotate` re-seals
-//! every installation still under a previous key (`STOREFRONT_PREVIOUS_SECRET_KEYS`) with the
-//! current one (`STOREFRONT_SECRET_KEY`), so the previous keys can then be dropped. The
+//! every installation and every console account's TOTP secret still under a previous key
+//! (`STOREFRONT_PREVIOUS_SECRET_KEYS`) with the current one (`STOREFRONT_SECRET_KEY`), so the
+//! previous keys can then be dropped. The
 //! operator's steps are in docs/architecture.md ("Rotating the secret key").
 
+use crate::accounts::{self, totp::TotpKeys};
 use crate::config::{ConfigError, DatabaseUrl, PREFIX, PREVIOUS_SECRET_KEYS, SecretKey};
 use crate::db::Db;
 use crate::orders::installation::{self, InstallationError, InstallationKeys};
@@ -66,7 +68,31 @@ pub async fn rotate(
         keys.current().id()
     );
 
+    let totp = accounts::totp::rotate(&db, &TotpKeys::derive(&current, &previous))
+        .await
+        .map_err(|e| match e {
+            accounts::totp::TotpError::Db(db) => CliError::Db(db),
+            other => CliError::Io(other.to_string()),
+        })?;
+    println!(
+        "console TOTP secrets: {} re-sealed under the current key",
+        totp.resealed
+    );
+
     let mut problems = Vec::new();
+    if !totp.unreadable.is_empty() {
+        problems.push(format!(
+            "the TOTP secrets of {} console account(s) (ids {}) do not open with any key given: \
+             add their key to STOREFRONT_PREVIOUS_SECRET_KEYS, or reset their two-factor sign-in \
+             (`storefront admin reset-totp`)",
+            totp.unreadable.len(),
+            totp.unreadable
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
     for (id, purchases) in &unreadable {
         problems.push(format!(
             "{} installations under {id} do not decrypt with it and were left as they are \

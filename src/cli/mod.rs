@@ -100,6 +100,9 @@ enum AdminCommand {
     /// Create an admin account in STOREFRONT_DATABASE_URL (pending migrations are applied
     /// first). The password is read as one line from standard input, or asked for twice when
     /// standard input is a terminal: at least 12 characters and not a commonly used password.
+    /// The account starts without two-factor sign-in (TOTP): it sets it up in the console under
+    /// "Your account", and must do so right after its first login when an owner requires TOTP
+    /// for every account.
     CreateUser {
         /// The account's email address (its login).
         #[arg(long, value_name = "EMAIL")]
@@ -107,6 +110,14 @@ enum AdminCommand {
         /// `owner` (everything) or `support` (orders and notes only).
         #[arg(long, value_name = "ROLE", value_parser = ["owner", "support"])]
         role: String,
+    },
+    /// Remove an account's two-factor sign-in (TOTP secret and recovery codes) and end its
+    /// sessions, for an owner who lost both their phone and their recovery codes (in the
+    /// console, another owner does this from the users page). Audited as done by `cli`.
+    ResetTotp {
+        /// The account's email address.
+        #[arg(long, value_name = "EMAIL")]
+        email: String,
     },
 }
 
@@ -249,6 +260,10 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Admin(AdminCommand::CreateUser { email, role }) => {
             let url = config::database_url(&source)?;
             runtime.block_on(admin::create_user(url, &email, &role))
+        }
+        Command::Admin(AdminCommand::ResetTotp { email }) => {
+            let url = config::database_url(&source)?;
+            runtime.block_on(admin::reset_totp(url, &email))
         }
         Command::Keys(KeysCommand::Generate) => {
             keys::generate();

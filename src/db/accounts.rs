@@ -186,6 +186,8 @@ pub struct SessionRow {
     pub created_at_ms: i64,
     pub last_seen_ms: i64,
     pub client_addr: String,
+    /// `full`, `totp` (waits for the code) or `enrol` (must enrol before anything else).
+    pub stage: String,
 }
 
 pub fn insert_session(conn: &mut DbConn, row: &SessionRow) -> Result<(), DbError> {
@@ -196,6 +198,7 @@ pub fn insert_session(conn: &mut DbConn, row: &SessionRow) -> Result<(), DbError
             admin_sessions::created_at_ms.eq(row.created_at_ms),
             admin_sessions::last_seen_ms.eq(row.last_seen_ms),
             admin_sessions::client_addr.eq(&row.client_addr),
+            admin_sessions::stage.eq(&row.stage),
         ))
         .execute(conn)?;
     Ok(())
@@ -224,6 +227,14 @@ pub fn touch_session(conn: &mut DbConn, id_hash: &str, now_ms: i64) -> Result<()
 /// Deletes one session; returns whether it existed.
 pub fn delete_session(conn: &mut DbConn, id_hash: &str) -> Result<bool, DbError> {
     Ok(diesel::delete(admin_sessions::table.find(id_hash)).execute(conn)? > 0)
+}
+
+/// Deletes every session of these accounts; returns how many there were.
+pub fn delete_sessions_of(conn: &mut DbConn, user_ids: &[i64]) -> Result<usize, DbError> {
+    Ok(
+        diesel::delete(admin_sessions::table.filter(admin_sessions::user_id.eq_any(user_ids)))
+            .execute(conn)?,
+    )
 }
 
 /// Deletes every session of the account; returns how many there were.

@@ -18,6 +18,7 @@ pub mod holds;
 pub mod installations;
 pub mod lease;
 pub mod listen;
+pub mod login_attempts;
 pub mod metrics;
 pub mod outbox;
 pub mod payment_events;
@@ -27,6 +28,7 @@ pub mod refunds;
 pub mod schema;
 pub mod settings;
 pub mod topups;
+pub mod totp;
 pub mod wallet;
 
 use std::path::Path;

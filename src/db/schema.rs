@@ -234,6 +234,9 @@ diesel::allow_tables_to_appear_in_same_query!(
     admin_users,
     admin_sessions,
     admin_audit,
+    admin_totp,
+    admin_recovery_codes,
+    admin_login_attempts,
     topups,
     shop_settings,
     alert_emails,
@@ -267,8 +270,45 @@ diesel::table! {
         created_at_ms -> BigInt,
         last_seen_ms -> BigInt,
         client_addr -> Text,
+        stage -> Text,
     }
 }
+
+diesel::table! {
+    admin_totp (user_id) {
+        user_id -> BigInt,
+        key_id -> Text,
+        nonce -> Text,
+        ciphertext -> Text,
+        created_at_ms -> BigInt,
+        confirmed_at_ms -> Nullable<BigInt>,
+        last_step -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    admin_recovery_codes (id) {
+        id -> BigInt,
+        user_id -> BigInt,
+        code_hash -> Text,
+        created_at_ms -> BigInt,
+        used_at_ms -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    admin_login_attempts (id) {
+        id -> BigInt,
+        kind -> Text,
+        actor -> Text,
+        client_key -> Text,
+        at_ms -> BigInt,
+        state -> Text,
+    }
+}
+
+diesel::joinable!(admin_totp -> admin_users (user_id));
+diesel::joinable!(admin_recovery_codes -> admin_users (user_id));
 
 diesel::table! {
     admin_audit (id) {

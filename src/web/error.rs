@@ -10,6 +10,7 @@ use actix_web::{HttpResponse, ResponseError};
 
 use crate::accounts::AccountsError;
 use crate::accounts::password::HashError;
+use crate::accounts::totp::TotpError;
 use crate::accounts::users::UsersError;
 use crate::db::DbError;
 use crate::db::purchases::TransitionError;
@@ -132,6 +133,29 @@ impl From<UsersError> for AppError {
             UsersError::Throttled => Self::TooManyRequests,
             UsersError::Hash(cause) => cause.into(),
             UsersError::Db(cause) => cause.into(),
+        }
+    }
+}
+
+impl From<TotpError> for AppError {
+    fn from(err: TotpError) -> Self {
+        match err {
+            TotpError::NotOwner => {
+                Self::Forbidden("This needs an owner account. Ask an owner to do it.".into())
+            }
+            TotpError::NotFound => Self::NotFound,
+            TotpError::AlreadyOn => Self::Conflict("TOTP is already on for this account.".into()),
+            TotpError::NotOn => Self::Conflict("TOTP is not on for this account.".into()),
+            TotpError::WrongCode => {
+                Self::BadRequest("That code is wrong or was already used.".into())
+            }
+            TotpError::Throttled => Self::TooManyRequests,
+            TotpError::OwnerWithout => Self::Conflict(
+                "Turn TOTP on for your own account first (Your account → Two-factor sign-in): requiring it for everyone would otherwise sign you out too."
+                    .into(),
+            ),
+            TotpError::Unreadable(_) | TotpError::Seal => Self::internal(err),
+            TotpError::Db(cause) => cause.into(),
         }
     }
 }

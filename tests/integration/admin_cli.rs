@@ -1,5 +1,6 @@
 //! Staff accounts made through the binary: `storefront admin create-user` and its password
-//! policy, and the demo's owner account, whose password is printed on first start only.
+//! policy, `admin reset-totp`, and the demo's owner account, whose password is printed on first
+//! start only.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -40,6 +41,14 @@ fn create_user_cli(url: &str, email: &str, role: &str, password: &str) -> std::p
     child.wait_with_output().expect("wait")
 }
 
+fn reset_totp_cli(url: &str, email: &str) -> std::process::Output {
+    storefront_binary()
+        .args(["admin", "reset-totp", "--email", email])
+        .env("STOREFRONT_DATABASE_URL", url)
+        .output()
+        .expect("run")
+}
+
 async fn create_user_through_the_binary(backend: Backend) {
     let Some(test_db) = TestDb::new(backend) else {
         return;
@@ -62,14 +71,46 @@ async fn create_user_through_the_binary(backend: Backend) {
     // Migrations are applied first, on a database that has none yet.
     let out = create_user_cli(&url, OWNER, "owner", PASSWORD);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
-    assert!(String::from_utf8_lossy(&out.stdout).contains("created owner account"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("created owner account"), "{stdout}");
+    assert!(
+        stdout.contains("two-factor sign-in (TOTP): not set up; set it up in the console"),
+        "{stdout}"
+    );
     let out = create_user_cli(&url, "OWNER@example.com", "support", PASSWORD);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("already exists"));
 
     let db = test_db.migrated().await;
     let app = spawn_app_on(test_db, db).await;
-    login_as(&app, OWNER).await;
+    let owner = login_as(&app, OWNER).await;
+
+    // The last owner lost their phone and recovery codes: the command line resets TOTP.
+    crate::admin_totp::enrol(&owner, &app).await;
+    let browser = crate::admin::Browser::default();
+    let (_, _, headers) = browser.login(&app, OWNER, PASSWORD).await;
+    assert_eq!(crate::admin::location(&headers), "/admin/login/totp");
+    let out = reset_totp_cli(&url, "nobody@example.com");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no account"));
+    let out = reset_totp_cli(&url, OWNER);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .contains("two-factor sign-in of owner@example.com removed")
+    );
+    assert_eq!(owner.get(&app, "/admin").await.0, 303, "its sessions ended");
+    let (_, _, headers) = browser.login(&app, OWNER, PASSWORD).await;
+    assert_eq!(
+        crate::admin::location(&headers),
+        "/admin",
+        "the password alone again"
+    );
+    let rows = crate::admin::audit_rows(&app.db).await;
+    assert!(
+        rows.iter().any(|r| r.0 == "cli" && r.1 == "totp_reset"),
+        "{rows:?}"
+    );
     let hash: String = app
         .db
         .run(|conn| {

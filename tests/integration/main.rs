@@ -14,6 +14,7 @@ mod admin_login;
 mod admin_orders;
 mod admin_pricing;
 mod admin_roles;
+mod admin_totp;
 mod admin_users;
 mod admin_wallet;
 mod browser;

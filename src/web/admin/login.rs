@@ -1,5 +1,6 @@
 //! `/admin/login` and `POST /admin/logout`. A failed login never says whether the email or
-//! the password was wrong; too many failures in a minute answer 429 for a while.
+//! the password was wrong; too many failures answer 429 for a while (see
+//! [`crate::accounts::throttle`]). An account with TOTP goes on to `/admin/login/totp`.
 
 use actix_web::cookie::{Cookie, SameSite};
 use actix_web::http::StatusCode;
@@ -9,7 +10,7 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    CurrentAdmin, admin_page, check_csrf, client_addr, see_other, session_cookie, session_token,
+    AnyStageAdmin, admin_page, check_csrf, client_addr, see_other, session_cookie, session_token,
 };
 use crate::accounts::{self, LoginOutcome, session};
 use crate::web::error::AppError;
@@ -24,7 +25,7 @@ struct LoginPage {
 }
 
 const FAILED: &str = "Wrong email or password.";
-const THROTTLED: &str = "Too many failed attempts. Wait a minute, then try again.";
+const THROTTLED: &str = "Too many failed attempts. Wait 15 minutes, then try again.";
 
 fn render(
     state: &AppState,
@@ -47,9 +48,9 @@ pub async fn login_page(
     req: HttpRequest,
 ) -> Result<HttpResponse, AppError> {
     if let Some(token) = session_token(&req, state.secure_cookies)
-        && accounts::authenticate(&state.db, token).await?.is_some()
+        && let Some(admin) = accounts::authenticate(&state.db, token).await?
     {
-        return Ok(see_other("/admin"));
+        return Ok(see_other(super::totp::home_of(admin.stage)));
     }
     Ok(render(&state, &req, StatusCode::OK, String::new(), None))
 }
@@ -95,9 +96,13 @@ pub async fn login(
     let outcome = accounts::login(&state.db, &email, form.password, &client, previous).await?;
     match outcome {
         LoginOutcome::Success { admin, token } => {
-            tracing::info!(admin.id = admin.user_id, "admin signed in");
+            tracing::info!(
+                admin.id = admin.user_id,
+                session.stage = admin.stage.as_str(),
+                "admin password accepted"
+            );
             let cookie = session_cookie(&state, &token);
-            let mut response = see_other("/admin");
+            let mut response = see_other(super::totp::home_of(admin.stage));
             let _ = response.add_cookie(&cookie);
             Ok(response)
         }
@@ -116,9 +121,10 @@ pub async fn login(
                 email,
                 Some(THROTTLED),
             );
-            response
-                .headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from_static("60"));
+            response.headers_mut().insert(
+                header::RETRY_AFTER,
+                HeaderValue::from(accounts::throttle::RETRY_AFTER_SECS),
+            );
             Ok(response)
         }
     }
@@ -133,7 +139,7 @@ pub struct CsrfForm {
 pub async fn logout(
     state: web::Data<AppState>,
     req: HttpRequest,
-    CurrentAdmin(admin): CurrentAdmin,
+    AnyStageAdmin(admin): AnyStageAdmin,
     form: web::Form<CsrfForm>,
 ) -> Result<HttpResponse, AppError> {
     check_csrf(&state, &req, &form.csrf_token)?;

@@ -13,6 +13,7 @@ mod dashboard;
 mod login;
 mod orders;
 mod pricing;
+mod totp;
 mod users;
 mod wallet;
 
@@ -25,7 +26,7 @@ use actix_web::http::header::{self, HeaderName, HeaderValue};
 use actix_web::{FromRequest, HttpRequest, HttpResponse, ResponseError, web};
 use askama::Template;
 
-use crate::accounts::{self, Admin, SessionToken, session};
+use crate::accounts::{self, Admin, SessionToken, Stage, session};
 use crate::web::error::AppError;
 use crate::web::{AppState, csrf, pages};
 
@@ -34,6 +35,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/admin/", web::get().to(dashboard::dashboard))
         .route("/admin/login", web::get().to(login::login_page))
         .route("/admin/login", web::post().to(login::login))
+        .route("/admin/login/totp", web::get().to(totp::code_page))
+        .route("/admin/login/totp", web::post().to(totp::submit_code))
         .route("/admin/logout", web::post().to(login::logout))
         .route(
             "/admin/placements/retry",
@@ -64,17 +67,52 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/admin/wallet/threshold", web::post().to(wallet::threshold))
         .route("/admin/users", web::get().to(users::list))
         .route("/admin/users", web::post().to(users::create))
+        .route(
+            "/admin/users/totp-required",
+            web::post().to(totp::set_required),
+        )
+        .route("/admin/users/{id}/reset-totp", web::post().to(totp::reset))
         .route("/admin/users/{id}", web::get().to(users::detail))
         .route("/admin/users/{id}/{action}", web::post().to(users::action))
         .route("/admin/account", web::get().to(account::page))
         .route(
             "/admin/account/password",
             web::post().to(account::change_password),
+        )
+        .route("/admin/account/totp", web::get().to(totp::account_page))
+        .route("/admin/account/totp", web::post().to(totp::confirm))
+        .route("/admin/account/totp/start", web::post().to(totp::start))
+        .route(
+            "/admin/account/totp/recovery-codes",
+            web::post().to(totp::renew_codes),
         );
 }
 
-/// The signed-in admin. Extracting it with no live session answers 303 to the login page.
+/// The signed-in admin with a full session. Extracting it with no live session answers 303 to
+/// the login page; a session still waiting for its TOTP code or for enrolment is sent there.
 pub struct CurrentAdmin(pub Admin);
+
+/// The admin behind a live session at any stage: for the second step of a login, enrolment and
+/// logout.
+pub struct AnyStageAdmin(pub Admin);
+
+/// A session that may only enter its code or enrol: go there.
+#[derive(Debug, thiserror::Error)]
+#[error("second factor required")]
+struct StageRequired(&'static str);
+
+impl ResponseError for StageRequired {
+    fn status_code(&self) -> StatusCode {
+        StatusCode::SEE_OTHER
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        HttpResponse::SeeOther()
+            .insert_header((header::LOCATION, self.0))
+            .insert_header((header::CACHE_CONTROL, "no-store"))
+            .finish()
+    }
+}
 
 /// No live session: go and log in.
 #[derive(Debug, thiserror::Error)]
@@ -106,6 +144,28 @@ fn session_token(req: &HttpRequest, secure: bool) -> Option<SessionToken> {
         .and_then(|c| SessionToken::from_cookie(c.value()))
 }
 
+async fn any_stage(req: HttpRequest) -> Result<Admin, actix_web::Error> {
+    let state = state_of(&req)?;
+    let Some(token) = session_token(&req, state.secure_cookies) else {
+        return Err(LoginRequired.into());
+    };
+    match accounts::authenticate(&state.db, token).await {
+        Ok(Some(admin)) => Ok(admin),
+        Ok(None) => Err(LoginRequired.into()),
+        Err(err) => Err(AppError::from(err).into()),
+    }
+}
+
+impl FromRequest for AnyStageAdmin {
+    type Error = actix_web::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
+
+    fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
+        let req = req.clone();
+        Box::pin(async move { any_stage(req).await.map(Self) })
+    }
+}
+
 impl FromRequest for CurrentAdmin {
     type Error = actix_web::Error;
     type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
@@ -113,14 +173,10 @@ impl FromRequest for CurrentAdmin {
     fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
         let req = req.clone();
         Box::pin(async move {
-            let state = state_of(&req)?;
-            let Some(token) = session_token(&req, state.secure_cookies) else {
-                return Err(LoginRequired.into());
-            };
-            match accounts::authenticate(&state.db, token).await {
-                Ok(Some(admin)) => Ok(Self(admin)),
-                Ok(None) => Err(LoginRequired.into()),
-                Err(err) => Err(AppError::from(err).into()),
+            let admin = any_stage(req).await?;
+            match admin.stage {
+                Stage::Full => Ok(Self(admin)),
+                stage => Err(StageRequired(totp::home_of(stage)).into()),
             }
         })
     }

@@ -1,10 +1,13 @@
 //! `/admin/users` (owners): the console's accounts, paged, and a form to add one;
-//! `/admin/users/{id}`: one account, with its role, disable/enable and password reset.
+//! `/admin/users/{id}`: one account, with its role, disable/enable, password reset and its
+//! two-factor state (reset by an owner in [`super::totp`]).
 //!
 //! The rules (who may do what, the last active owner, ending sessions, the audit entry) live
 //! in [`crate::accounts::users`]; this module parses the forms and shows the outcome. A form
 //! that is refused comes back with its message and, when adding an account, the email and
 //! role as typed (never the password).
+
+use std::collections::HashMap;
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -15,6 +18,7 @@ use super::{
     Chrome, CurrentAdmin, Pager, admin_page, check_csrf, client_addr, format_ms, refusal,
     require_owner, see_other,
 };
+use crate::accounts::totp;
 use crate::accounts::users::{self, Change};
 use crate::accounts::{self, Admin, NewPassword, Role};
 use crate::db::accounts::{self as q, UserSummary};
@@ -32,9 +36,11 @@ struct UserView {
     created: String,
     last_login: String,
     is_you: bool,
+    /// `on`, `enrolling` or `off`.
+    totp: &'static str,
 }
 
-fn view(user: UserSummary, me: &Admin) -> UserView {
+fn view(user: UserSummary, me: &Admin, totp: &HashMap<i64, bool>) -> UserView {
     let role = Role::parse(&user.role).map_or("unknown", Role::as_str);
     UserView {
         href: format!("/admin/users/{}", user.id),
@@ -47,6 +53,11 @@ fn view(user: UserSummary, me: &Admin) -> UserView {
         created: format_ms(user.created_at_ms),
         last_login: user.last_login_ms.map_or_else(|| "never".into(), format_ms),
         is_you: user.id == me.user_id,
+        totp: match totp.get(&user.id) {
+            Some(true) => "on",
+            Some(false) => "enrolling",
+            None => "off",
+        },
         email: user.email,
     }
 }
@@ -70,11 +81,15 @@ struct UsersPage {
     older_href: Option<String>,
     form: NewUserForm,
     min_chars: usize,
+    /// Whether every console account must use TOTP.
+    totp_required: bool,
+    flash: Option<&'static str>,
 }
 
 #[derive(Deserialize)]
 pub struct ListQuery {
     page: Option<u32>,
+    done: Option<String>,
 }
 
 async fn render_list(
@@ -84,6 +99,7 @@ async fn render_list(
     status: StatusCode,
     pager: Pager,
     form: NewUserForm,
+    flash: Option<&'static str>,
 ) -> Result<HttpResponse, AppError> {
     let offset = i64::try_from(pager.offset(PAGE_SIZE)).unwrap_or(i64::MAX);
     let mut found = state
@@ -92,10 +108,17 @@ async fn render_list(
         .await?;
     let has_more = found.len() > PAGE_SIZE as usize;
     found.truncate(PAGE_SIZE as usize);
+    let totp_states = totp::states(&state.db, found.iter().map(|u| u.id).collect()).await?;
+    let totp_required = totp::is_required_for_all(&state.db).await?;
     let (chrome, cookie) = Chrome::new(state, req, admin, "users");
     let view = UsersPage {
         chrome,
-        users: found.into_iter().map(|u| view(u, admin)).collect(),
+        users: found
+            .into_iter()
+            .map(|u| view(u, admin, &totp_states))
+            .collect(),
+        totp_required,
+        flash,
         page: pager.number,
         newer_href: pager.previous_href("/admin/users", &[]),
         older_href: pager.next_href("/admin/users", &[], has_more),
@@ -119,6 +142,13 @@ pub async fn list(
         StatusCode::OK,
         Pager::from_query(query.page),
         NewUserForm::default(),
+        match query.done.as_deref() {
+            Some("totp-required") => Some(
+                "Two-factor sign-in is now required: accounts without it were signed out and set it up at their next login.",
+            ),
+            Some("totp-optional") => Some("Two-factor sign-in is no longer required for everyone."),
+            _ => None,
+        },
     )
     .await
 }
@@ -184,6 +214,7 @@ pub async fn create(
                 StatusCode::BAD_REQUEST,
                 Pager::from_query(None),
                 typed(message),
+                None,
             )
             .await;
         }
@@ -215,6 +246,7 @@ pub async fn create(
                 status,
                 Pager::from_query(None),
                 typed(message),
+                None,
             )
             .await
         }
@@ -247,6 +279,9 @@ fn flash_text(done: Option<&str>) -> Option<&'static str> {
         "enable" => "Account enabled: it can log in again.",
         "password" => "Password reset: the account's sessions were ended.",
         "unchanged" => "Nothing to change: the account already was that way.",
+        "totp-reset" => {
+            "Two-factor sign-in reset: the account's sessions were ended; it sets up a new authenticator at its next login."
+        }
         _ => return None,
     })
 }
@@ -270,11 +305,12 @@ async fn render_detail(
         .run(move |conn| q::find_summary(conn, id))
         .await?
         .ok_or(AppError::NotFound)?;
+    let totp_states = totp::states(&state.db, vec![id]).await?;
     let (chrome, cookie) = Chrome::new(state, req, admin, "users");
     let page = UserPage {
         chrome,
         id,
-        user: view(user, admin),
+        user: view(user, admin, &totp_states),
         flash,
         error,
         min_chars: accounts::password::MIN_CHARS,

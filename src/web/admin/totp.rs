@@ -1,0 +1,408 @@
+//! The console's second factor: `/admin/login/totp` (the code after the password),
+//! `/admin/account/totp` (enrolment, recovery codes) and the owners' controls on the users pages
+//! (requiring TOTP for all, resetting an account's TOTP). The rules live in
+//! [`crate::accounts::totp`]; these handlers parse the form and show the outcome.
+//!
+//! The secret appears in clear on one page only, the enrolment page (until it is confirmed), and
+//! the recovery codes on the page that issues them; both are `no-store` like every console page.
+//! Only a POST creates a secret.
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{HttpRequest, HttpResponse, web};
+use askama::Template;
+use serde::Deserialize;
+
+use super::{
+    AnyStageAdmin, Chrome, CurrentAdmin, admin_page, check_csrf, client_addr, see_other,
+    session_cookie,
+};
+use crate::accounts::throttle::RETRY_AFTER_SECS;
+use crate::accounts::totp::{self, TotpError, TotpKeys};
+use crate::accounts::{Admin, Stage};
+use crate::web::AppState;
+use crate::web::error::AppError;
+
+fn keys(state: &AppState) -> TotpKeys {
+    TotpKeys::derive(
+        &state.settings.secret_key,
+        &state.settings.previous_secret_keys,
+    )
+}
+
+fn retry_after(mut response: HttpResponse) -> HttpResponse {
+    if let Ok(value) = HeaderValue::from_str(&RETRY_AFTER_SECS.to_string()) {
+        response.headers_mut().insert(header::RETRY_AFTER, value);
+    }
+    response
+}
+
+const THROTTLED: &str = "Too many wrong codes. Wait 15 minutes, then try again.";
+
+// ---- the second step of a login -------------------------------------------------------------
+
+#[derive(Template)]
+#[template(path = "admin/login_totp.html")]
+struct CodePage {
+    csrf_token: String,
+    email: String,
+    error: Option<&'static str>,
+}
+
+fn render_code(
+    state: &AppState,
+    req: &HttpRequest,
+    admin: &Admin,
+    status: StatusCode,
+    error: Option<&'static str>,
+) -> HttpResponse {
+    let (chrome, cookie) = Chrome::new(state, req, admin, "login");
+    let page = CodePage {
+        csrf_token: chrome.csrf_token,
+        email: admin.email.clone(),
+        error,
+    };
+    admin_page(status, &page, cookie)
+}
+
+/// Where a session in `stage` belongs.
+pub fn home_of(stage: Stage) -> &'static str {
+    match stage {
+        Stage::Full => "/admin",
+        Stage::Totp => "/admin/login/totp",
+        Stage::Enrol => "/admin/account/totp",
+    }
+}
+
+pub async fn code_page(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    AnyStageAdmin(admin): AnyStageAdmin,
+) -> HttpResponse {
+    if admin.stage != Stage::Totp {
+        return see_other(home_of(admin.stage));
+    }
+    render_code(&state, &req, &admin, StatusCode::OK, None)
+}
+
+#[derive(Deserialize)]
+pub struct CodeForm {
+    #[serde(default)]
+    csrf_token: String,
+    #[serde(default)]
+    code: String,
+}
+
+pub async fn submit_code(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    AnyStageAdmin(admin): AnyStageAdmin,
+    form: web::Form<CodeForm>,
+) -> Result<HttpResponse, AppError> {
+    check_csrf(&state, &req, &form.csrf_token)?;
+    if admin.stage != Stage::Totp {
+        return Ok(see_other(home_of(admin.stage)));
+    }
+    let code: String = form.code.trim().chars().take(64).collect();
+    if code.is_empty() {
+        return Ok(render_code(
+            &state,
+            &req,
+            &admin,
+            StatusCode::BAD_REQUEST,
+            Some("Enter the code from your authenticator app, or a recovery code."),
+        ));
+    }
+    let client = client_addr(&req);
+    match totp::complete_login(&state.db, &keys(&state), &admin, &client, &code).await {
+        Ok((token, how)) => {
+            tracing::info!(
+                admin.id = admin.user_id,
+                "admin signed in with a second factor"
+            );
+            let location = match how {
+                totp::SecondFactor::Code => "/admin".to_string(),
+                totp::SecondFactor::RecoveryCode(left) => {
+                    format!("/admin/account/totp?recovery_left={left}")
+                }
+            };
+            let mut response = see_other(&location);
+            let _ = response.add_cookie(&session_cookie(&state, &token));
+            Ok(response)
+        }
+        Err(TotpError::WrongCode) => Ok(render_code(
+            &state,
+            &req,
+            &admin,
+            StatusCode::UNAUTHORIZED,
+            Some("That code is wrong or was already used. Wait for the next code and try again."),
+        )),
+        Err(TotpError::Throttled) => Ok(retry_after(render_code(
+            &state,
+            &req,
+            &admin,
+            StatusCode::TOO_MANY_REQUESTS,
+            Some(THROTTLED),
+        ))),
+        Err(err) => Err(err.into()),
+    }
+}
+
+// ---- enrolment and recovery codes -----------------------------------------------------------
+
+/// What the account page for TOTP shows.
+enum View {
+    /// Not set up: a button that starts enrolment.
+    Off,
+    /// Enrolment started: the secret to scan, and the form for its first code.
+    Enrol {
+        secret_base32: String,
+        qr_svg: String,
+    },
+    /// TOTP is on.
+    On { recovery_codes_left: i64 },
+    /// Recovery codes just issued, shown this once.
+    Codes(Vec<String>),
+}
+
+#[derive(Template)]
+#[template(path = "admin/account_totp.html")]
+struct TotpPage {
+    chrome: Chrome,
+    /// Enrolment is all this session may do.
+    enrol_only: bool,
+    view: View,
+    flash: Option<String>,
+    error: Option<&'static str>,
+    digits: usize,
+}
+
+fn render_totp(
+    state: &AppState,
+    req: &HttpRequest,
+    admin: &Admin,
+    status: StatusCode,
+    view: View,
+    flash: Option<String>,
+    error: Option<&'static str>,
+) -> HttpResponse {
+    let (chrome, cookie) = Chrome::new(state, req, admin, "account");
+    let page = TotpPage {
+        chrome,
+        enrol_only: admin.stage == Stage::Enrol,
+        view,
+        flash,
+        error,
+        digits: totp::DIGITS,
+    };
+    admin_page(status, &page, cookie)
+}
+
+/// The page for the account as it is: on, enrolling (the same secret as before), or off.
+async fn current_view(state: &AppState, admin: &Admin) -> Result<View, AppError> {
+    let status = totp::status(&state.db, admin.user_id).await?;
+    if status.on {
+        return Ok(View::On {
+            recovery_codes_left: status.recovery_codes_left,
+        });
+    }
+    Ok(
+        match totp::pending_enrolment(&state.db, &keys(state), admin).await? {
+            Some(enrolment) => View::Enrol {
+                secret_base32: enrolment.secret_base32.expose().clone(),
+                qr_svg: enrolment.qr_svg.expose().clone(),
+            },
+            None => View::Off,
+        },
+    )
+}
+
+#[derive(Deserialize)]
+pub struct TotpQuery {
+    recovery_left: Option<i64>,
+}
+
+pub async fn account_page(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    AnyStageAdmin(admin): AnyStageAdmin,
+    query: web::Query<TotpQuery>,
+) -> Result<HttpResponse, AppError> {
+    if admin.stage == Stage::Totp {
+        return Ok(see_other(home_of(admin.stage)));
+    }
+    let view = current_view(&state, &admin).await?;
+    let flash = query.recovery_left.map(|left| {
+        format!(
+            "You signed in with a recovery code; it no longer works. {left} recovery code(s) left."
+        )
+    });
+    Ok(render_totp(
+        &state,
+        &req,
+        &admin,
+        StatusCode::OK,
+        view,
+        flash,
+        None,
+    ))
+}
+
+/// Starts enrolment with a fresh secret (replacing one not confirmed yet), then shows it.
+pub async fn start(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    AnyStageAdmin(admin): AnyStageAdmin,
+    form: web::Form<CsrfForm>,
+) -> Result<HttpResponse, AppError> {
+    check_csrf(&state, &req, &form.csrf_token)?;
+    if admin.stage == Stage::Totp {
+        return Ok(see_other(home_of(admin.stage)));
+    }
+    match totp::start_enrolment(&state.db, &keys(&state), &admin, &client_addr(&req)).await {
+        Ok(_) | Err(TotpError::AlreadyOn) => Ok(see_other("/admin/account/totp")),
+        Err(err) => Err(err.into()),
+    }
+}
+
+pub async fn confirm(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    AnyStageAdmin(admin): AnyStageAdmin,
+    form: web::Form<CodeForm>,
+) -> Result<HttpResponse, AppError> {
+    check_csrf(&state, &req, &form.csrf_token)?;
+    if admin.stage == Stage::Totp {
+        return Ok(see_other(home_of(admin.stage)));
+    }
+    let client = client_addr(&req);
+    let code: String = form.code.trim().chars().take(64).collect();
+    match totp::confirm_enrolment(&state.db, &keys(&state), &admin, &client, &code).await {
+        Ok((codes, token)) => {
+            tracing::info!(admin.id = admin.user_id, "admin turned TOTP on");
+            // The session was replaced by a full one: the page renders for it.
+            let admin = Admin {
+                session_hash: token.hash(),
+                stage: Stage::Full,
+                ..admin
+            };
+            let mut response = render_totp(
+                &state,
+                &req,
+                &admin,
+                StatusCode::OK,
+                View::Codes(codes.expose().to_vec()),
+                Some("TOTP is on. Your other sessions were ended.".into()),
+                None,
+            );
+            let _ = response.add_cookie(&session_cookie(&state, &token));
+            Ok(response)
+        }
+        Err(TotpError::AlreadyOn) => Ok(see_other("/admin/account/totp")),
+        Err(err @ (TotpError::WrongCode | TotpError::Throttled)) => {
+            let throttled = matches!(err, TotpError::Throttled);
+            // The same secret again: the app already holds it.
+            let view = current_view(&state, &admin).await?;
+            let (status, message) = if throttled {
+                (StatusCode::TOO_MANY_REQUESTS, THROTTLED)
+            } else {
+                (
+                    StatusCode::BAD_REQUEST,
+                    "That code did not match. Check the time on your phone, wait for the next code and try again.",
+                )
+            };
+            let response = render_totp(&state, &req, &admin, status, view, None, Some(message));
+            Ok(if throttled {
+                retry_after(response)
+            } else {
+                response
+            })
+        }
+        Err(err) => Err(err.into()),
+    }
+}
+
+#[derive(Deserialize)]
+pub struct CsrfForm {
+    #[serde(default)]
+    csrf_token: String,
+}
+
+pub async fn renew_codes(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    form: web::Form<CsrfForm>,
+) -> Result<HttpResponse, AppError> {
+    check_csrf(&state, &req, &form.csrf_token)?;
+    match totp::renew_recovery_codes(&state.db, &admin, &client_addr(&req)).await {
+        Ok(codes) => Ok(render_totp(
+            &state,
+            &req,
+            &admin,
+            StatusCode::OK,
+            View::Codes(codes.expose().to_vec()),
+            Some("New recovery codes issued; the old ones no longer work.".into()),
+            None,
+        )),
+        Err(TotpError::NotOn) => Ok(see_other("/admin/account/totp")),
+        Err(err) => Err(err.into()),
+    }
+}
+
+// ---- owners ---------------------------------------------------------------------------------
+
+#[derive(Deserialize)]
+pub struct RequireForm {
+    #[serde(default)]
+    csrf_token: String,
+    #[serde(default)]
+    required: String,
+}
+
+pub async fn set_required(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    form: web::Form<RequireForm>,
+) -> Result<HttpResponse, AppError> {
+    check_csrf(&state, &req, &form.csrf_token)?;
+    let required = match form.required.as_str() {
+        "on" => true,
+        "off" => false,
+        _ => return Err(AppError::BadRequest("Choose on or off.".into())),
+    };
+    totp::set_required_for_all(&state.db, &admin, required, &client_addr(&req)).await?;
+    tracing::info!(
+        admin.id = admin.user_id,
+        totp.required = required,
+        "TOTP requirement changed"
+    );
+    Ok(see_other(if required {
+        "/admin/users?done=totp-required"
+    } else {
+        "/admin/users?done=totp-optional"
+    }))
+}
+
+pub async fn reset(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    path: web::Path<String>,
+    form: web::Form<CsrfForm>,
+) -> Result<HttpResponse, AppError> {
+    check_csrf(&state, &req, &form.csrf_token)?;
+    let id: i64 = path.parse().map_err(|_| AppError::NotFound)?;
+    totp::reset(&state.db, &admin, id, &client_addr(&req)).await?;
+    tracing::info!(
+        admin.id = admin.user_id,
+        user.id = id,
+        "TOTP of an account reset"
+    );
+    if id == admin.user_id {
+        // One's own sessions ended with it.
+        return Ok(see_other("/admin/login"));
+    }
+    Ok(see_other(&format!("/admin/users/{id}?done=totp-reset")))
+}
