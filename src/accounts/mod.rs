@@ -67,6 +67,7 @@ pub mod action {
     pub const ORDER_REFUND: &str = "order_refund";
     pub const ORDER_RESOLVE: &str = "order_resolve";
     pub const ORDER_RESEND_EMAIL: &str = "order_resend_email";
+    pub const ORDER_REVOKE_LINKS: &str = "order_revoke_links";
     pub const PLACEMENTS_RETRY: &str = "placements_retry";
 }
 

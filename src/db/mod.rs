@@ -19,6 +19,7 @@ pub mod installations;
 pub mod lease;
 pub mod listen;
 pub mod metrics;
+pub mod order_links;
 pub mod outbox;
 pub mod payment_events;
 pub mod pricing;

@@ -207,6 +207,8 @@ pub enum OrderAction {
     RefundKeepCost,
     Resolve,
     ResendEmail,
+    /// Ends every private link of the order, and the cookies they set.
+    RevokeLinks,
 }
 
 impl OrderAction {
@@ -218,6 +220,7 @@ impl OrderAction {
             "refund-keep-cost" => Some(Self::RefundKeepCost),
             "resolve" => Some(Self::Resolve),
             "resend" => Some(Self::ResendEmail),
+            "revoke-links" => Some(Self::RevokeLinks),
             _ => None,
         }
     }
@@ -230,6 +233,7 @@ impl OrderAction {
             Self::RefundKeepCost => "refund-keep-cost",
             Self::Resolve => "resolve",
             Self::ResendEmail => "resend",
+            Self::RevokeLinks => "revoke-links",
         }
     }
 
@@ -240,6 +244,7 @@ impl OrderAction {
             Self::Refund | Self::RefundKeepCost => action::ORDER_REFUND,
             Self::Resolve => action::ORDER_RESOLVE,
             Self::ResendEmail => action::ORDER_RESEND_EMAIL,
+            Self::RevokeLinks => action::ORDER_REVOKE_LINKS,
         }
     }
 
@@ -357,6 +362,10 @@ pub async fn perform(
                     let n = crate::db::alerts::resolve_alerts(conn, &purchase_id, now)?;
                     (act.slug(), format!("{reason} ({n} alert(s) resolved)"))
                 }
+                OrderAction::RevokeLinks => {
+                    let n = revoke_links(conn, &purchase, &by.email, &reason, now)?;
+                    (act.slug(), format!("{reason} ({n} link(s) revoked)"))
+                }
                 OrderAction::ResendEmail => {
                     purchases::apply(
                         conn,
@@ -390,6 +399,23 @@ pub async fn perform(
         })
     })
     .await
+}
+
+/// The console's "revoke order links", in the caller's transaction: every link token of the
+/// purchase made so far stops opening its page (and so do the cookies they set), with a note
+/// on the timeline. Returns how many were revoked. An email sent later carries a new link.
+pub fn revoke_links(
+    conn: &mut DbConn,
+    purchase: &Purchase,
+    by: &str,
+    reason: &str,
+    now_ms: i64,
+) -> Result<usize, DbError> {
+    let n = crate::db::order_links::revoke_all(conn, &purchase.id, now_ms)?;
+    let status = purchase.status.as_str();
+    let note = format!("Order links revoked by {by} ({n}): {reason}");
+    purchases::add_event(conn, &purchase.id, Some(status), status, &note, now_ms)?;
+    Ok(n)
 }
 
 /// [`retry_waiting_placements`] for an owner from the console, with its audit entry, in one
