@@ -111,7 +111,10 @@ async fn revoked_links_and_their_cookies_get_the_unknown_order_page(backend: Bac
     assert!(!console.contains("Revoke order links"), "{console}");
     let owner = login_as(&app, OWNER).await;
     let (_, console, _) = owner.get(&app, &format!("/admin/orders/{id}")).await;
-    assert!(console.contains("Revoke order links (3 working)"), "{console}");
+    assert!(
+        console.contains("Revoke order links (3 working)"),
+        "{console}"
+    );
     // Without the console's CSRF token nothing happens.
     let (status, _, _) = owner
         .post(
@@ -121,7 +124,12 @@ async fn revoked_links_and_their_cookies_get_the_unknown_order_page(backend: Bac
         )
         .await;
     assert_eq!(status, 403);
-    assert_eq!(open_link(&app, &Browser::default(), &id, &tokens[0]).await.1, 200);
+    assert_eq!(
+        open_link(&app, &Browser::default(), &id, &tokens[0])
+            .await
+            .1,
+        200
+    );
 
     let (status, _, headers) = owner
         .act(&app, &id, "revoke-links", "sent to the wrong address")
@@ -134,15 +142,20 @@ async fn revoked_links_and_their_cookies_get_the_unknown_order_page(backend: Bac
     let (_, console, _) = owner.get(&app, &location(&headers)).await;
     assert!(console.contains("links are revoked"), "{console}");
     assert!(console.contains("(0 working, 3 revoked)"), "{console}");
-    assert!(console.contains("Order links revoked by"), "on the timeline");
+    assert!(
+        console.contains("Order links revoked by"),
+        "on the timeline"
+    );
     let audit = audit_rows(&app.db).await;
     let target = format!("purchase:{id}");
     assert!(
-        audit.iter().any(|(actor, action, on, details)| actor == OWNER
-            && action == "order_revoke_links"
-            && on.as_deref() == Some(target.as_str())
-            && details.contains("sent to the wrong address")
-            && details.contains("3 link(s) revoked")),
+        audit
+            .iter()
+            .any(|(actor, action, on, details)| actor == OWNER
+                && action == "order_revoke_links"
+                && on.as_deref() == Some(target.as_str())
+                && details.contains("sent to the wrong address")
+                && details.contains("3 link(s) revoked")),
         "{audit:?}"
     );
 
@@ -151,12 +164,21 @@ async fn revoked_links_and_their_cookies_get_the_unknown_order_page(backend: Bac
     let (_, unknown, _) = Browser::default()
         .get(&app, "/orders/0123456789abcdef0123")
         .await;
-    let before_request_id = |page: &str| page.split("request id").next().unwrap_or_default().to_string();
+    let before_request_id = |page: &str| {
+        page.split("request id")
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    };
     for (who, browser) in [("phone", &phone), ("buyer", &buyer)] {
         let (status, page, _) = browser.get(&app, &format!("/orders/{id}")).await;
         assert_eq!(status, 404, "{who}: {page}");
         assert!(page.contains(HOW_TO_GET_IN), "{who}: {page}");
-        assert_eq!(before_request_id(&page), before_request_id(&unknown), "{who}");
+        assert_eq!(
+            before_request_id(&page),
+            before_request_id(&unknown),
+            "{who}"
+        );
     }
     for token in &tokens {
         let (status, page, _) = Browser::default()
@@ -167,7 +189,9 @@ async fn revoked_links_and_their_cookies_get_the_unknown_order_page(backend: Bac
     }
 
     // The way back: a resent delivery email carries a new link that works.
-    let (status, _, _) = owner.act(&app, &id, "resend", "new link after revoking").await;
+    let (status, _, _) = owner
+        .act(&app, &id, "resend", "new link after revoking")
+        .await;
     assert_eq!(status, 303);
     let tokens = wait_for_tokens(&app, &id, 3).await;
     let fresh = &tokens[2];
@@ -191,7 +215,10 @@ async fn links_expire_after_the_order_is_done(backend: Backend) {
     let day = 86_400_000_i64;
     move_fulfilment_back(&app.db, &id, 2 * day - 3_600_000).await;
     assert_eq!(buyer.get(&app, &format!("/orders/{id}")).await.0, 200);
-    assert_eq!(open_link(&app, &Browser::default(), &id, &token).await.1, 200);
+    assert_eq!(
+        open_link(&app, &Browser::default(), &id, &token).await.1,
+        200
+    );
 
     // Two days and an hour: the link and both cookies get the unknown order's page.
     move_fulfilment_back(&app.db, &id, 2 * 3_600_000).await;
@@ -340,7 +367,10 @@ async fn the_demo_payment_page_returns_to_the_order_page_without_a_token() {
         };
         assert_eq!(status, 303);
         let back = location(&headers);
-        assert!(back.starts_with("/orders/") && !back.contains('?'), "{back}");
+        assert!(
+            back.starts_with("/orders/") && !back.contains('?'),
+            "{back}"
+        );
         // The buyer's browser holds the cookie from checkout; another browser does not.
         let (status, page, _) = buyer.get(&app, &back).await;
         assert_eq!(status, 200, "{answer}: {page}");
