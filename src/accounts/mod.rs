@@ -68,6 +68,7 @@ pub mod action {
     pub const ORDER_RESOLVE: &str = "order_resolve";
     pub const ORDER_RESEND_EMAIL: &str = "order_resend_email";
     pub const ORDER_REVOKE_LINKS: &str = "order_revoke_links";
+    pub const ORDER_SEND_LINK: &str = "order_send_link";
     pub const PLACEMENTS_RETRY: &str = "placements_retry";
 }
 

@@ -12,7 +12,7 @@ use storefront::db::schema::{order_link_tokens, purchase_events};
 use storefront::db::{Db, DbConn, DbError, now_ms, purchases};
 use storefront::orders::links::hash_token;
 
-use crate::admin::{OWNER, SUPPORT, audit_rows, create, login_as};
+use crate::admin::{OWNER, SUPPORT, audit_rows, create, insert_purchase, login_as};
 use crate::both_backends;
 use crate::fixtures::purchase;
 use crate::helpers::{Backend, Browser, TestApp, TestDb, location, spawn_app_on, spawn_shop_with};
@@ -85,6 +85,7 @@ async fn fulfilled_purchase(app: &TestApp) -> (String, Browser) {
 
 both_backends!(
     revoked_links_and_their_cookies_get_the_unknown_order_page,
+    support_emails_a_new_link_for_a_paid_order,
     links_expire_after_the_order_is_done,
     a_link_sent_before_the_migration_still_works
 );
@@ -198,6 +199,64 @@ async fn revoked_links_and_their_cookies_get_the_unknown_order_page(backend: Bac
     assert!(!tokens[..2].contains(fresh));
     let (link, status, page) = open_link(&app, &phone, &id, fresh).await;
     assert_eq!((link, status), (303, 200), "{page}");
+}
+
+async fn support_emails_a_new_link_for_a_paid_order(backend: Backend) {
+    let Some((app, _upstream)) = spawn_shop_with(backend, 5, &[]).await else {
+        return;
+    };
+    create(&app.db, SUPPORT, Role::Support).await;
+    insert_purchase(
+        &app.db,
+        "refunded0000000000aa",
+        "ana@example.com",
+        "refunded",
+        now_ms(),
+    )
+    .await;
+    insert_purchase(
+        &app.db,
+        "unpaid00000000000aaa",
+        "bo@example.com",
+        "awaiting_payment",
+        now_ms(),
+    )
+    .await;
+    let support = login_as(&app, SUPPORT).await;
+
+    let (_, console, _) = support
+        .get(&app, "/admin/orders/unpaid00000000000aaa")
+        .await;
+    assert!(!console.contains("Email a new link"), "{console}");
+    let (status, page, _) = support
+        .act(&app, "unpaid00000000000aaa", "send-link", "asked by phone")
+        .await;
+    assert_eq!(status, 409);
+    assert!(page.contains("never paid"), "{page}");
+
+    let (_, console, _) = support
+        .get(&app, "/admin/orders/refunded0000000000aa")
+        .await;
+    assert!(console.contains("Email a new link"), "{console}");
+    let (status, _, headers) = support
+        .act(&app, "refunded0000000000aa", "send-link", "asked by phone")
+        .await;
+    assert_eq!(status, 303);
+    assert_eq!(
+        location(&headers),
+        "/admin/orders/refunded0000000000aa?done=send-link"
+    );
+    let token = wait_for_tokens(&app, "refunded0000000000aa", 1).await[0].clone();
+    let (link, status, page) =
+        open_link(&app, &Browser::default(), "refunded0000000000aa", &token).await;
+    assert_eq!((link, status), (303, 200), "{page}");
+    assert!(page.contains("data-status=\"refunded\""), "{page}");
+    assert!(
+        audit_rows(&app.db)
+            .await
+            .iter()
+            .any(|(actor, action, _, _)| actor == SUPPORT && action == "order_send_link")
+    );
 }
 
 async fn links_expire_after_the_order_is_done(backend: Backend) {

@@ -310,6 +310,8 @@ struct OrderPage {
     links_revoked: i64,
     /// Days the links keep working after the order is fulfilled or ended.
     link_days: u32,
+    /// Paid but not fulfilled: a new link can be emailed (fulfilled orders have the resend).
+    link_sendable: bool,
     flash: Option<String>,
     /// The action just refused, shown on the page it was sent from.
     refusal: Option<Refusal>,
@@ -366,6 +368,10 @@ fn flash_text(done: Option<&str>) -> Option<String> {
             "resend" => "The delivery email is queued; it goes out in a moment.",
             "resend_open" => {
                 "A delivery email for this order is already queued: nothing more was added."
+            }
+            "send-link" => "An email with a new link to the order is queued; it goes out in a moment.",
+            "send-link_open" => {
+                "An email to the customer is already queued: it carries a new link, so nothing more was added."
             }
             "revoke-links" => {
                 "The order's links are revoked: they, and the browsers that opened them, no longer open the order page. The next email to the customer carries a new link."
@@ -537,6 +543,7 @@ async fn render_detail(
         links_live: links.0,
         links_revoked: links.1,
         link_days: state.settings.order_link_days,
+        link_sendable: status.was_paid() && status != PurchaseStatus::Fulfilled,
         flash,
         refusal,
         id: purchase.id,
