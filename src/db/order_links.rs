@@ -54,16 +54,22 @@ pub fn revoke_all(conn: &mut DbConn, purchase_id: &str, now_ms: i64) -> Result<u
     .execute(conn)?)
 }
 
-/// How many link tokens of `purchase_id` exist: `(not revoked, revoked)`.
-pub fn counts(conn: &mut DbConn, purchase_id: &str) -> Result<(i64, i64), DbError> {
+/// A purchase's link tokens, by whether they were revoked.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LinkCounts {
+    /// Not revoked (they open the page until the purchase's links expire).
+    pub live: usize,
+    pub revoked: usize,
+}
+
+pub fn counts(conn: &mut DbConn, purchase_id: &str) -> Result<LinkCounts, DbError> {
     let revoked: Vec<Option<i64>> = order_link_tokens::table
         .filter(order_link_tokens::purchase_id.eq(purchase_id))
         .select(order_link_tokens::revoked_at_ms)
         .load(conn)?;
     let gone = revoked.iter().filter(|r| r.is_some()).count();
-    let live = revoked.len() - gone;
-    Ok((
-        i64::try_from(live).unwrap_or(i64::MAX),
-        i64::try_from(gone).unwrap_or(i64::MAX),
-    ))
+    Ok(LinkCounts {
+        live: revoked.len() - gone,
+        revoked: gone,
+    })
 }

@@ -306,8 +306,8 @@ struct OrderPage {
     /// Fulfilled: the delivery email can be sent again.
     resendable: bool,
     /// The order's private link tokens that still open its page (unless expired).
-    links_live: i64,
-    links_revoked: i64,
+    links_live: usize,
+    links_revoked: usize,
     /// Days the links keep working after the order is fulfilled or ended.
     link_days: u32,
     /// Paid but not fulfilled: a new link can be emailed (fulfilled orders have the resend).
@@ -540,8 +540,8 @@ async fn render_detail(
         },
         redrivable: status.on(&PurchaseEvent::AdminRedrive { facts }).is_ok(),
         resendable: status == PurchaseStatus::Fulfilled,
-        links_live: links.0,
-        links_revoked: links.1,
+        links_live: links.live,
+        links_revoked: links.revoked,
         link_days: state.settings.order_link_days,
         link_sendable: status.was_paid() && status != PurchaseStatus::Fulfilled,
         flash,
