@@ -140,7 +140,6 @@ impl Application {
         .with_notifier(Notifier {
             mailer,
             public_url: settings.public_url.clone(),
-            secret_key: settings.secret_key.clone(),
             shop_name: SHOP_NAME.to_string(),
         });
 

@@ -55,6 +55,8 @@ pub mod action {
     pub const ORDER_REFUND: &str = "order_refund";
     pub const ORDER_RESOLVE: &str = "order_resolve";
     pub const ORDER_RESEND_EMAIL: &str = "order_resend_email";
+    pub const ORDER_REVOKE_LINKS: &str = "order_revoke_links";
+    pub const ORDER_SEND_LINK: &str = "order_send_link";
     pub const PLACEMENTS_RETRY: &str = "placements_retry";
     pub const TOTP_ENROLMENT_STARTED: &str = "totp_enrolment_started";
     pub const TOTP_ENABLED: &str = "totp_enabled";

@@ -350,6 +350,9 @@ pub struct Settings {
     pub auto_refund: bool,
     /// Checkouts one client address may start per minute.
     pub checkout_rate_limit: u32,
+    /// `STOREFRONT_ORDER_LINK_DAYS`: days the private order links keep working after the
+    /// purchase was fulfilled or ended.
+    pub order_link_days: u32,
     pub log_format: LogFormat,
     /// The bearer token `GET /metrics` asks for; `None` turns the endpoint off (404).
     pub metrics_token: Option<Secret<String>>,
@@ -394,6 +397,11 @@ impl Settings {
             checkout_rate_limit: src.parsed("CHECKOUT_RATE_LIMIT", 10, |raw| {
                 parse_int_in(raw, 1, 1_000_000)
             })?,
+            order_link_days: src.parsed(
+                "ORDER_LINK_DAYS",
+                crate::orders::links::DEFAULT_VALID_DAYS,
+                |raw| parse_int_in(raw, 1, 3_650),
+            )?,
             log_format: log_format(src)?,
             metrics_token: src.parsed("METRICS_TOKEN", None, |raw| {
                 parse_metrics_token(raw).map(Some)

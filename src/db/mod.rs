@@ -20,6 +20,7 @@ pub mod lease;
 pub mod listen;
 pub mod login_attempts;
 pub mod metrics;
+pub mod order_links;
 pub mod outbox;
 pub mod payment_events;
 pub mod pricing;

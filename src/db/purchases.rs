@@ -4,7 +4,7 @@
 
 use diesel::prelude::*;
 
-use crate::db::schema::{order_link_tokens, purchase_events, purchases};
+use crate::db::schema::{purchase_events, purchases};
 use crate::db::{DbConn, DbError};
 use crate::domain::purchase::{self as lifecycle, Next, PurchaseStatus, Refusal};
 
@@ -23,6 +23,9 @@ pub struct Purchase {
     pub upstream_order_id: Option<String>,
     pub upstream_status: Option<String>,
     pub esim_id: Option<String>,
+    /// The hash of the link token made at checkout. Links are looked up and revoked through
+    /// `order_link_tokens`, which holds this hash too; the column is unique, so it is still
+    /// written, but nothing reads it to open a page.
     pub access_token_hash: String,
     pub payment_provider: String,
     pub payment_session_id: Option<String>,
@@ -267,49 +270,6 @@ pub fn set_payment_session(conn: &mut DbConn, id: &str, session_id: &str) -> Res
         .set(purchases::payment_session_id.eq(session_id))
         .execute(conn)?;
     Ok(())
-}
-
-/// Purchase `id`, if `token_hash` is the hash of one of its private link tokens: the one made
-/// at checkout, or one registered since ([`add_link_token`]).
-pub fn find_with_token(
-    conn: &mut DbConn,
-    id: &str,
-    token_hash: &str,
-) -> Result<Option<Purchase>, DbError> {
-    let registered = order_link_tokens::table
-        .filter(order_link_tokens::purchase_id.eq(purchases::id))
-        .filter(order_link_tokens::token_hash.eq(token_hash));
-    Ok(purchases::table
-        .filter(purchases::id.eq(id))
-        .filter(
-            purchases::access_token_hash
-                .eq(token_hash)
-                .or(diesel::dsl::exists(registered)),
-        )
-        .select(Purchase::as_select())
-        .first(conn)
-        .optional()?)
-}
-
-/// Registers another private link token of `purchase_id` by its hash (a link made under a
-/// newer secret key); registering one twice changes nothing. Returns whether it was new.
-pub fn add_link_token(
-    conn: &mut DbConn,
-    purchase_id: &str,
-    token_hash: &str,
-    now_ms: i64,
-) -> Result<bool, DbError> {
-    let inserted = crate::with_inner!(&mut *conn, |c| {
-        diesel::insert_into(order_link_tokens::table)
-            .values((
-                order_link_tokens::purchase_id.eq(purchase_id),
-                order_link_tokens::token_hash.eq(token_hash),
-                order_link_tokens::created_at_ms.eq(now_ms),
-            ))
-            .on_conflict_do_nothing()
-            .execute(c)
-    })?;
-    Ok(inserted == 1)
 }
 
 // ---- what upstream told us ----------------------------------------------------------------

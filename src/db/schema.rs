@@ -209,6 +209,7 @@ diesel::table! {
         purchase_id -> Text,
         token_hash -> Text,
         created_at_ms -> BigInt,
+        revoked_at_ms -> Nullable<BigInt>,
     }
 }
 

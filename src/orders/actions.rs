@@ -10,7 +10,9 @@ use crate::accounts::{Admin, action};
 use crate::db::purchases::{self, Purchase, TransitionError};
 use crate::db::{Db, DbConn, DbError, now_ms, outbox as jobs, refunds};
 use crate::domain::Cents;
-use crate::domain::purchase::{PlacementFacts, PurchaseEvent, RefundCause, Upstream};
+use crate::domain::purchase::{
+    PlacementFacts, PurchaseEvent, PurchaseStatus, RefundCause, Upstream,
+};
 use crate::orders::outbox::{JobKind, enqueue};
 
 /// Attempt outcomes that leave a placement's result unknown until it is settled by a later
@@ -207,6 +209,10 @@ pub enum OrderAction {
     RefundKeepCost,
     Resolve,
     ResendEmail,
+    /// Ends every private link of the order, and the cookies they set.
+    RevokeLinks,
+    /// Emails the customer the order's status email again, with a new link.
+    SendLink,
 }
 
 impl OrderAction {
@@ -218,6 +224,8 @@ impl OrderAction {
             "refund-keep-cost" => Some(Self::RefundKeepCost),
             "resolve" => Some(Self::Resolve),
             "resend" => Some(Self::ResendEmail),
+            "revoke-links" => Some(Self::RevokeLinks),
+            "send-link" => Some(Self::SendLink),
             _ => None,
         }
     }
@@ -230,6 +238,8 @@ impl OrderAction {
             Self::RefundKeepCost => "refund-keep-cost",
             Self::Resolve => "resolve",
             Self::ResendEmail => "resend",
+            Self::RevokeLinks => "revoke-links",
+            Self::SendLink => "send-link",
         }
     }
 
@@ -240,19 +250,22 @@ impl OrderAction {
             Self::Refund | Self::RefundKeepCost => action::ORDER_REFUND,
             Self::Resolve => action::ORDER_RESOLVE,
             Self::ResendEmail => action::ORDER_RESEND_EMAIL,
+            Self::RevokeLinks => action::ORDER_REVOKE_LINKS,
+            Self::SendLink => action::ORDER_SEND_LINK,
         }
     }
 
-    /// Support may add notes and resend the delivery email; the rest is for owners.
+    /// Support may add notes and resend the delivery email or a new link (to the customer's
+    /// own address); the rest is for owners.
     pub fn owner_only(self) -> bool {
-        !matches!(self, Self::Note | Self::ResendEmail)
+        !matches!(self, Self::Note | Self::ResendEmail | Self::SendLink)
     }
 
     /// Whether the action may have queued work the workers should start at once.
     pub fn queues_work(self) -> bool {
         matches!(
             self,
-            Self::Retry | Self::Refund | Self::RefundKeepCost | Self::ResendEmail
+            Self::Retry | Self::Refund | Self::RefundKeepCost | Self::ResendEmail | Self::SendLink
         )
     }
 }
@@ -357,6 +370,29 @@ pub async fn perform(
                     let n = crate::db::alerts::resolve_alerts(conn, &purchase_id, now)?;
                     (act.slug(), format!("{reason} ({n} alert(s) resolved)"))
                 }
+                OrderAction::RevokeLinks => {
+                    let n = revoke_links(conn, &purchase, &by.email, &reason, now)?;
+                    (act.slug(), format!("{reason} ({n} link(s) revoked)"))
+                }
+                OrderAction::SendLink => {
+                    let Some(kind) = link_email(purchase.status()) else {
+                        return Err(ActionError::Conflict(
+                            "Not possible: this order was never paid, so no email about it exists; its page opens only in the browser that checked out.".into(),
+                        ));
+                    };
+                    let status = purchase.status.as_str();
+                    let note = format!("New link emailed by {}: {reason}", by.email);
+                    purchases::add_event(conn, &purchase_id, Some(status), status, &note, now)?;
+                    // A no-op while that email is queued: it will carry a new link anyway.
+                    if enqueue(conn, &purchase_id, kind, now, now)? {
+                        (act.slug(), format!("{reason} ({} queued)", kind.as_str()))
+                    } else {
+                        (
+                            "send-link_open",
+                            format!("{reason} (an email was already queued; nothing added)"),
+                        )
+                    }
+                }
                 OrderAction::ResendEmail => {
                     purchases::apply(
                         conn,
@@ -390,6 +426,38 @@ pub async fn perform(
         })
     })
     .await
+}
+
+/// The email that gives a customer a new link to their order in `status`: the one the shop
+/// sent last about it; `None` before payment (no email exists then).
+pub fn link_email(status: PurchaseStatus) -> Option<JobKind> {
+    match status {
+        PurchaseStatus::AwaitingPayment | PurchaseStatus::PaymentFailed => None,
+        PurchaseStatus::Fulfilled => Some(JobKind::EmailEsimReady),
+        PurchaseStatus::Refunded => Some(JobKind::EmailRefunded),
+        PurchaseStatus::Paid
+        | PurchaseStatus::Ordered
+        | PurchaseStatus::Provisioning
+        | PurchaseStatus::NeedsAttention
+        | PurchaseStatus::Failed => Some(JobKind::EmailPaymentReceived),
+    }
+}
+
+/// The console's "revoke order links", in the caller's transaction: every link token of the
+/// purchase made so far stops opening its page (and so do the cookies they set), with a note
+/// on the timeline. Returns how many were revoked. An email sent later carries a new link.
+pub fn revoke_links(
+    conn: &mut DbConn,
+    purchase: &Purchase,
+    by: &str,
+    reason: &str,
+    now_ms: i64,
+) -> Result<usize, DbError> {
+    let n = crate::db::order_links::revoke_all(conn, &purchase.id, now_ms)?;
+    let status = purchase.status.as_str();
+    let note = format!("Order links revoked by {by} ({n}): {reason}");
+    purchases::add_event(conn, &purchase.id, Some(status), status, &note, now_ms)?;
+    Ok(n)
 }
 
 /// [`retry_waiting_placements`] for an owner from the console, with its audit entry, in one

@@ -50,14 +50,13 @@ use rand::RngCore;
 use url::Url;
 
 use crate::catalog::{ShopPlan, Snapshot};
-use crate::config::SecretKey;
 use crate::db::holds::{HeldBy, NewHold};
 use crate::db::purchases::NewPurchase;
 use crate::db::purchases::TransitionError;
 use crate::db::{self, Db, DbConn, DbError};
 use crate::domain::purchase::{PurchaseEvent, PurchaseStatus};
 use crate::domain::{Cents, ClientKey, Email};
-use crate::orders::links::{hash_token, order_token, order_url};
+use crate::orders::links::{hash_token, new_token, return_url};
 use crate::payments::{CheckoutRequest, PaymentError, PaymentProvider, Provider};
 use crate::upstream::{Class, IdempotencyKey, PartnerClient, PathId};
 
@@ -218,7 +217,7 @@ pub enum CheckoutError {
 /// A purchase created and its payment page ready.
 pub struct Started {
     pub purchase_id: String,
-    /// The private order token (only its hash is stored; it can be derived again).
+    /// The private order token for the buyer's cookie (only its hash is stored).
     pub token: String,
     pub redirect_url: Url,
 }
@@ -243,7 +242,6 @@ fn random_hex(bytes: usize) -> String {
 
 pub struct Checkout<'a> {
     pub db: &'a Db,
-    pub secret_key: &'a SecretKey,
     pub upstream: &'a PartnerClient,
     pub payments: &'a Provider,
     pub snapshot: &'a Snapshot,
@@ -276,7 +274,7 @@ impl Checkout<'_> {
 
         let now = db::now_ms();
         let id = random_hex(10);
-        let token = order_token(self.secret_key, &id);
+        let token = new_token();
         let key = IdempotencyKey::generate();
         let new = NewPurchase {
             id: id.clone(),
@@ -303,7 +301,13 @@ impl Checkout<'_> {
         };
         let admitted = self
             .db
-            .run(move |conn| conn.write_tx(|conn| admit(conn, &new, hold)))
+            .run(move |conn| {
+                conn.write_tx(|conn| {
+                    let counted = admit(conn, &new, hold)?;
+                    db::order_links::insert(conn, &new.id, &new.access_token_hash, now)?;
+                    Ok(counted)
+                })
+            })
             .await;
         match admitted {
             Ok(held) => {
@@ -318,7 +322,8 @@ impl Checkout<'_> {
             Err(Admission::Db(err)) => return Err(err.into()),
         }
 
-        let order_page = order_url(self.public_url, &id, &token);
+        // The way back carries no token: the cookie set with the redirect opens the page.
+        let order_page = return_url(self.public_url, &id);
         let request = CheckoutRequest {
             purchase_id: id.clone(),
             amount: price,

@@ -1,29 +1,78 @@
-//! The private link to a purchase's order page. Its token is an HMAC of the purchase id under a
-//! key derived from the shop's secret key: unguessable without that key, never stored (only its
-//! hash is, for lookup), and recomputable whenever an email must carry the link again.
+//! The private links to a purchase's order page, and what they are worth.
 //!
-//! A purchase may have several valid tokens: the one made at checkout (its hash is
-//! `purchases.access_token_hash`) and one per secret key the shop has used since. After the
-//! secret key is rotated, an email about an older purchase carries the new key's token;
-//! [`token_for_email`] registers its hash (`order_link_tokens`) before the email can leave,
-//! while links already sent keep working through the hash stored at checkout. No key has to
-//! be kept for old links, and no step of the rotation has to touch them.
+//! # Tokens
+//!
+//! A link's token is 256 random bits from the operating system, written as hex. Only its
+//! SHA-256 is stored (`order_link_tokens`, with its purchase, when it was made and, once
+//! revoked, when), so a copy of the database opens no order page.
+//!
+//! Every link handed out gets a token of its own: the checkout's (kept in the buyer's cookie,
+//! never shown) and one per email ([`issue`], recorded before the email can leave). A token
+//! that is stored only as a hash cannot be put into a later email, and a token derived from
+//! the purchase (an HMAC under the shop's key) could not be revoked without a generation
+//! counter beside it; a fresh token per email needs neither, and revoking is one update of
+//! the purchase's rows. The secret key plays no part, so rotating it leaves every link alone.
+//! Tokens made by an email that was then not sent (a retry makes its own) are never known to
+//! anyone and end with the others.
+//!
+//! # What a token opens, and for how long
+//!
+//! A token opens its purchase's page while its row is not revoked and the purchase's links
+//! have not expired: [`LinkPolicy::valid_for_ms`] after the purchase was fulfilled, or after
+//! it ended otherwise (refunded, failed, never paid). Until then (waiting for payment, being
+//! prepared, being looked into) links do not expire. The order page's cookie holds the token
+//! itself, so revocation and expiry end the cookie too. Revoking ends every token made so
+//! far; an email sent afterwards (the console's resend, or the shop's own notices) carries a
+//! fresh one, which is how a customer whose link was revoked gets back in.
+//!
+//! The token is never given to the payment provider: its return addresses are the plain
+//! order page ([`return_url`]), which the buyer's cookie from checkout opens.
 
-use hmac::{Hmac, Mac};
+use rand::TryRngCore;
+use rand::rngs::OsRng;
 use sha2::{Digest, Sha256};
 use url::Url;
 
-use crate::config::SecretKey;
-use crate::db::purchases::{self, Purchase};
-use crate::db::{DbConn, DbError};
+use crate::db::purchases::{self, Purchase, PurchaseEvent};
+use crate::db::{DbConn, DbError, order_links};
+use crate::domain::purchase::PurchaseStatus;
 
-/// The token of `purchase_id`'s private link (256 bits, hex).
-pub fn order_token(secret: &SecretKey, purchase_id: &str) -> String {
-    let mut mac =
-        Hmac::<Sha256>::new_from_slice(secret.bytes()).expect("HMAC takes keys of any length");
-    mac.update(b"storefront order link v1:");
-    mac.update(purchase_id.as_bytes());
-    hex::encode(mac.finalize().into_bytes())
+/// Days a purchase's links keep working after it was fulfilled or ended, unless configured.
+pub const DEFAULT_VALID_DAYS: u32 = 90;
+
+const DAY_MS: i64 = 86_400_000;
+
+/// How long links work once their purchase is done.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LinkPolicy {
+    pub valid_for_ms: i64,
+}
+
+impl LinkPolicy {
+    pub fn days(days: u32) -> Self {
+        Self {
+            valid_for_ms: i64::from(days).saturating_mul(DAY_MS),
+        }
+    }
+}
+
+impl Default for LinkPolicy {
+    fn default() -> Self {
+        Self::days(DEFAULT_VALID_DAYS)
+    }
+}
+
+/// A new token: 256 bits from the operating system's generator, as 64 hex digits.
+///
+/// # Panics
+///
+/// When the operating system cannot give random bytes: no secret can be made without them.
+pub fn new_token() -> String {
+    let mut bytes = [0u8; 32];
+    OsRng
+        .try_fill_bytes(&mut bytes)
+        .expect("the operating system's random number generator works");
+    hex::encode(bytes)
 }
 
 /// What is stored to find a purchase by its token.
@@ -31,28 +80,72 @@ pub fn hash_token(token: &str) -> String {
     hex::encode(Sha256::digest(token.as_bytes()))
 }
 
-/// The token an email about `purchase` carries, made under the current `secret`. When the
-/// purchase was created under another key its hash is registered first (once; idempotent),
-/// so the link works on every replica as soon as the email is sent.
-pub fn token_for_email(
-    conn: &mut DbConn,
-    secret: &SecretKey,
-    purchase: &Purchase,
-    now_ms: i64,
-) -> Result<String, DbError> {
-    let token = order_token(secret, &purchase.id);
-    let hash = hash_token(&token);
-    if hash != purchase.access_token_hash {
-        conn.write_tx(|conn| purchases::add_link_token(conn, &purchase.id, &hash, now_ms))?;
-    }
+/// Makes a new token for `purchase_id` and records its hash, in the caller's transaction.
+pub fn issue(conn: &mut DbConn, purchase_id: &str, now_ms: i64) -> Result<String, DbError> {
+    let token = new_token();
+    order_links::insert(conn, purchase_id, &hash_token(&token), now_ms)?;
     Ok(token)
+}
+
+/// When a purchase with `status` and `events` (oldest first) stops opening through its
+/// links: `valid_for` after it was first fulfilled, or after it entered the state that
+/// ended it; `None` while it is not done.
+pub fn expires_at(
+    status: PurchaseStatus,
+    events: &[PurchaseEvent],
+    policy: LinkPolicy,
+) -> Option<i64> {
+    // When the purchase moved into `to` (staff notes repeat the status and do not count).
+    let entered = |to: &'static str| {
+        events
+            .iter()
+            .filter(move |e| e.to_status == to && e.from_status.as_deref() != Some(to))
+            .map(|e| e.at_ms)
+    };
+    let done_at = entered(PurchaseStatus::Fulfilled.as_str())
+        .min()
+        .or_else(|| match status {
+            PurchaseStatus::Refunded | PurchaseStatus::Failed | PurchaseStatus::PaymentFailed => {
+                entered(status.as_str()).max()
+            }
+            _ => None,
+        })?;
+    Some(done_at.saturating_add(policy.valid_for_ms))
+}
+
+/// The purchase `id` and its timeline (oldest first) when `token` is one of its live links at
+/// `now_ms`; `None` for an unknown id, a wrong, revoked or expired token alike.
+pub fn open(
+    conn: &mut DbConn,
+    id: &str,
+    token: &str,
+    policy: LinkPolicy,
+    now_ms: i64,
+) -> Result<Option<(Purchase, Vec<PurchaseEvent>)>, DbError> {
+    let Some(purchase) = order_links::find_purchase(conn, id, &hash_token(token))? else {
+        return Ok(None);
+    };
+    let events = purchases::events(conn, &purchase.id)?;
+    if expires_at(purchase.status(), &events, policy).is_some_and(|at| now_ms >= at) {
+        return Ok(None);
+    }
+    Ok(Some((purchase, events)))
 }
 
 /// `{public_url}/orders/{id}?token=…`: the link emails carry.
 pub fn order_url(public_url: &Url, purchase_id: &str, token: &str) -> Url {
+    let mut url = return_url(public_url, purchase_id);
+    url.query_pairs_mut().append_pair("token", token);
+    url
+}
+
+/// `{public_url}/orders/{id}`: where the payment provider sends the buyer back. It carries
+/// no token: the cookie set at checkout opens it in the buyer's browser, and elsewhere it is
+/// the page that points to the emailed link.
+pub fn return_url(public_url: &Url, purchase_id: &str) -> Url {
     let mut url = public_url.clone();
     url.set_path(&format!("/orders/{purchase_id}"));
-    url.query_pairs_mut().append_pair("token", token);
+    url.set_query(None);
     url
 }
 
@@ -60,19 +153,77 @@ pub fn order_url(public_url: &Url, purchase_id: &str, token: &str) -> Url {
 mod tests {
     use super::*;
 
+    fn event(to: &str, from: Option<&str>, at_ms: i64) -> PurchaseEvent {
+        PurchaseEvent {
+            id: at_ms,
+            purchase_id: "p1".into(),
+            at_ms,
+            from_status: from.map(str::to_string),
+            to_status: to.into(),
+            note: String::new(),
+        }
+    }
+
     #[test]
-    fn tokens_are_per_purchase_and_per_key() {
-        let a = SecretKey::from_bytes([1; 32]);
-        let b = SecretKey::from_bytes([2; 32]);
-        assert_eq!(order_token(&a, "p1"), order_token(&a, "p1"));
-        assert_ne!(order_token(&a, "p1"), order_token(&a, "p2"));
-        assert_ne!(order_token(&a, "p1"), order_token(&b, "p1"));
-        assert_eq!(order_token(&a, "p1").len(), 64);
-        let url = order_url(
-            &Url::parse("https://shop.example").expect("url"),
-            "p1",
-            "t0k",
+    fn tokens_are_random_256_bit_hex() {
+        let (a, b) = (new_token(), new_token());
+        assert_ne!(a, b);
+        assert_eq!(a.len(), 64);
+        assert!(a.chars().all(|c| c.is_ascii_hexdigit()));
+        assert_ne!(hash_token(&a), a);
+        assert_eq!(hash_token(&a), hash_token(&a));
+    }
+
+    #[test]
+    fn links_carry_the_token_and_return_addresses_do_not() {
+        let base = Url::parse("https://shop.example").expect("url");
+        assert_eq!(
+            order_url(&base, "p1", "t0k").as_str(),
+            "https://shop.example/orders/p1?token=t0k"
         );
-        assert_eq!(url.as_str(), "https://shop.example/orders/p1?token=t0k");
+        assert_eq!(
+            return_url(&base, "p1").as_str(),
+            "https://shop.example/orders/p1"
+        );
+    }
+
+    #[test]
+    fn links_expire_after_fulfilment_or_the_end_and_not_before() {
+        let policy = LinkPolicy::days(1);
+        let paid = [
+            event("awaiting_payment", None, 10),
+            event("paid", Some("awaiting_payment"), 20),
+        ];
+        assert_eq!(expires_at(PurchaseStatus::Paid, &paid, policy), None);
+        let mut fulfilled = paid.to_vec();
+        fulfilled.push(event("fulfilled", Some("provisioning"), 30));
+        // A staff note on the fulfilled order does not move the clock.
+        fulfilled.push(event("fulfilled", Some("fulfilled"), 40));
+        assert_eq!(
+            expires_at(PurchaseStatus::Fulfilled, &fulfilled, policy),
+            Some(30 + DAY_MS)
+        );
+        // Refunded later: still counted from the fulfilment.
+        fulfilled.push(event("refunded", Some("fulfilled"), 50));
+        assert_eq!(
+            expires_at(PurchaseStatus::Refunded, &fulfilled, policy),
+            Some(30 + DAY_MS)
+        );
+        let unpaid = [
+            event("awaiting_payment", None, 10),
+            event("payment_failed", Some("awaiting_payment"), 60),
+        ];
+        assert_eq!(
+            expires_at(PurchaseStatus::PaymentFailed, &unpaid, policy),
+            Some(60 + DAY_MS)
+        );
+        let looked_into = [
+            event("awaiting_payment", None, 10),
+            event("needs_attention", Some("paid"), 70),
+        ];
+        assert_eq!(
+            expires_at(PurchaseStatus::NeedsAttention, &looked_into, policy),
+            None
+        );
     }
 }

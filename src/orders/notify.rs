@@ -1,10 +1,9 @@
 //! What the shop needs to write to consumers: the mail transport and the shop's public
-//! address, name and secret (for the private order links). The consumer emails themselves are
+//! address (for the private order links) and name. The consumer emails themselves are
 //! outbox jobs (`orders::jobs::email`); the owners' alert emails use it too.
 
 use url::Url;
 
-use crate::config::SecretKey;
 use crate::mail::Mailer;
 
 /// What the outbox needs to write to consumers.
@@ -12,6 +11,5 @@ use crate::mail::Mailer;
 pub struct Notifier {
     pub mailer: Mailer,
     pub public_url: Url,
-    pub secret_key: SecretKey,
     pub shop_name: String,
 }

@@ -1,13 +1,13 @@
 //! What the consumer's order page reads: a purchase by its id and private-link token, its
 //! timeline and, once fulfilled, its decrypted installation, in one trip to the pool.
 
-use crate::db::purchases::{self, Purchase, PurchaseEvent};
-use crate::db::{Db, DbError};
+use crate::db::purchases::{Purchase, PurchaseEvent};
+use crate::db::{Db, DbError, now_ms};
 use crate::domain::purchase::PurchaseStatus;
 use crate::orders::installation::{
     InstallationDetails, InstallationError, InstallationKeys, load_installation_with,
 };
-use crate::orders::links::hash_token;
+use crate::orders::links::{self, LinkPolicy};
 
 #[derive(Debug, thiserror::Error)]
 pub enum OrderPageError {
@@ -26,16 +26,20 @@ pub struct OrderRecord {
     pub installation: Option<InstallationDetails>,
 }
 
-/// The purchase `id` when `token` is one of its link tokens; `None` for any other pair, so an
-/// unknown id and a wrong token look the same.
+/// The purchase `id` when `token` is one of its live link tokens (not revoked, not expired
+/// under `policy`); `None` for any other pair, so an unknown id and a wrong, revoked or
+/// expired token look the same.
 pub async fn purchase_for_link(
     db: &Db,
     id: &str,
     token: &str,
+    policy: LinkPolicy,
 ) -> Result<Option<Purchase>, DbError> {
-    let (id, hash) = (id.to_string(), hash_token(token));
-    db.run(move |conn| purchases::find_with_token(conn, &id, &hash))
-        .await
+    let (id, token) = (id.to_string(), token.to_string());
+    let opened = db
+        .run(move |conn| links::open(conn, &id, &token, policy, now_ms()))
+        .await?;
+    Ok(opened.map(|(purchase, _)| purchase))
 }
 
 /// The order page's data for `id` and `token` (`None` as for [`purchase_for_link`]). The
@@ -46,14 +50,14 @@ pub async fn read_order(
     keys: &InstallationKeys,
     id: &str,
     token: &str,
+    policy: LinkPolicy,
     with_installation: bool,
 ) -> Result<Option<OrderRecord>, OrderPageError> {
-    let (id, hash, keys) = (id.to_string(), hash_token(token), keys.clone());
+    let (id, token, keys) = (id.to_string(), token.to_string(), keys.clone());
     db.run(move |conn| {
-        let Some(purchase) = purchases::find_with_token(conn, &id, &hash)? else {
+        let Some((purchase, events)) = links::open(conn, &id, &token, policy, now_ms())? else {
             return Ok(None);
         };
-        let events = purchases::events(conn, &purchase.id)?;
         let installation = if with_installation && purchase.status() == PurchaseStatus::Fulfilled {
             load_installation_with(conn, &keys, &purchase.id)?
         } else {

@@ -22,7 +22,8 @@ pub struct CheckoutRequest {
     pub email: Email,
     /// One line shown on the payment page ("France · 5 GB for 30 days").
     pub description: String,
-    /// Where the consumer lands after paying or cancelling (the private order page).
+    /// Where the consumer lands after paying or cancelling: the order page, without its
+    /// private token (the buyer's cookie opens it).
     pub success_url: Url,
     pub cancel_url: Url,
     /// Makes a retried creation return the same session.
@@ -32,7 +33,7 @@ pub struct CheckoutRequest {
     pub expires_at_unix: Option<i64>,
 }
 
-/// The return URLs lead to the private order page: they are not printed, nor is the email.
+/// The return URLs name the order: they are not printed, nor is the email.
 impl std::fmt::Debug for CheckoutRequest {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CheckoutRequest")

@@ -121,7 +121,6 @@ pub async fn checkout(
     };
     let checkout = Checkout {
         db: &state.db,
-        secret_key: &state.settings.secret_key,
         upstream: &state.upstream,
         payments: state.payments.as_ref(),
         snapshot: &snap,

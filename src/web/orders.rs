@@ -1,6 +1,8 @@
 //! The consumer's private order page. Reachable only with the emailed token (exchanged at once
-//! for a cookie, so the token leaves the address bar) or that cookie; anything else is the same
-//! 404 as an unknown id, so the answer says nothing about which ids exist.
+//! for a cookie, so the token leaves the address bar) or that cookie, while the token is
+//! neither revoked nor expired (`orders::links`); anything else is the same 404 as an unknown
+//! id, so the answer says nothing about which ids exist. The payment provider returns the
+//! buyer here without a token: the cookie set at checkout opens the page.
 
 use std::sync::Arc;
 
@@ -15,6 +17,7 @@ use crate::domain::esim::{parse_activation_code, safe_install_link};
 use crate::domain::plan::UNKNOWN_INSTALL_ADVICE;
 use crate::domain::purchase::{PurchaseStatus, order_number};
 use crate::orders::installation::InstallationDetails;
+use crate::orders::links::LinkPolicy;
 use crate::orders::page::{purchase_for_link, read_order};
 use crate::web::checkout::order_cookie;
 use crate::web::error::AppError;
@@ -148,9 +151,13 @@ pub async fn order(
     if id.len() > 64 {
         return Err(AppError::NotFound);
     }
+    let policy = LinkPolicy::days(state.settings.order_link_days);
     // The token from the email: valid → keep it in a cookie and drop it from the address.
     if let Some(token) = query.token.as_deref() {
-        if purchase_for_link(&state.db, &id, token).await?.is_none() {
+        if purchase_for_link(&state.db, &id, token, policy)
+            .await?
+            .is_none()
+        {
             return Err(AppError::NotFound);
         }
         let mut response = HttpResponse::SeeOther()
@@ -172,6 +179,7 @@ pub async fn order(
         &state.installation_keys,
         &id,
         &token,
+        policy,
         cached.is_none(),
     )
     .await?

@@ -36,6 +36,7 @@ mod listen;
 mod mail;
 mod model;
 mod ops;
+mod order_links;
 mod outbox;
 mod sandbox;
 mod schema;

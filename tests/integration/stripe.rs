@@ -1060,3 +1060,78 @@ fn unknown_event_types_are_verified_but_other() {
         Err(PaymentError::Malformed(_))
     ));
 }
+
+// ---- the shop's checkout through Stripe -------------------------------------------------
+
+/// A checkout in a shop paying through Stripe: the session Stripe is asked for returns the
+/// buyer to the plain order page (no private token anywhere in the request), the buyer's
+/// browser opens it with the cookie set at checkout, and another browser gets the page that
+/// points to the emailed link.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_shop_gives_stripe_return_urls_without_the_order_token() {
+    let fake = FakeStripe::start().await;
+    let api_base = fake.base.as_str().trim_end_matches('/').to_string();
+    let (app, _upstream) = crate::helpers::spawn_shop_with(
+        crate::helpers::Backend::Sqlite,
+        20,
+        &[
+            ("STOREFRONT_PAYMENTS", "stripe"),
+            ("STOREFRONT_STRIPE_SECRET_KEY", KEY),
+            ("STOREFRONT_STRIPE_WEBHOOK_SECRET", WHSEC),
+            ("STOREFRONT_STRIPE_API_BASE", api_base.as_str()),
+        ],
+    )
+    .await
+    .expect("sqlite");
+    let plan = crate::journeys::sellable_plan(&app);
+    let buyer = crate::helpers::Browser::default();
+    let (status, page, headers) =
+        crate::journeys::buy(&app, &buyer, &plan, "ana@example.com").await;
+    assert_eq!(status, 303, "{page}");
+    assert!(
+        crate::helpers::location(&headers).starts_with("https://checkout.stripe.com/"),
+        "the buyer is sent to Stripe"
+    );
+
+    let sessions: Vec<Recorded> = fake
+        .requests()
+        .into_iter()
+        .filter(|r| r.path == "/v1/checkout/sessions")
+        .collect();
+    assert_eq!(sessions.len(), 1);
+    let sent = &sessions[0];
+    let field = |name: &str| {
+        sent.form
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    };
+    let purchase_id = field("client_reference_id");
+    let cookie = buyer
+        .cookie(&format!("order_{purchase_id}"))
+        .expect("the order cookie is set with the redirect to Stripe");
+    let order_page = app.url(&format!("/orders/{purchase_id}"));
+    assert_eq!(
+        field("success_url"),
+        format!("{order_page}?session_id={{CHECKOUT_SESSION_ID}}")
+    );
+    assert_eq!(field("cancel_url"), order_page);
+    assert!(
+        !sent.raw_body.contains(&cookie) && !sent.raw_body.contains("token"),
+        "{}",
+        sent.raw_body
+    );
+
+    // Back from Stripe as it sends the buyer (the template replaced by the session id).
+    let back = format!("/orders/{purchase_id}?session_id=cs_test_fake1");
+    let (status, page, _) = buyer.get(&app, &back).await;
+    assert_eq!(status, 200, "{page}");
+    assert!(page.contains("data-status=\"awaiting_payment\""), "{page}");
+    let (status, page, _) = crate::helpers::Browser::default().get(&app, &back).await;
+    assert_eq!(status, 404);
+    assert!(page.contains("private link in the emails"), "{page}");
+    // Cancelled: the same page, without the session id.
+    let (status, _, _) = buyer.get(&app, &format!("/orders/{purchase_id}")).await;
+    assert_eq!(status, 200);
+}

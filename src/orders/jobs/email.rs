@@ -10,7 +10,7 @@ use crate::domain::purchase::RefundCause;
 use crate::domain::{AlertKind, Cents, Email};
 use crate::mail::{OutgoingEmail, Receipt};
 use crate::orders::jobs::job::{Job, JobContext, JobFuture, JobKind, OutboxError, Verdict};
-use crate::orders::links::{order_url, token_for_email};
+use crate::orders::links::{issue, order_url};
 
 /// "France · 5 GB for 30 days" (or "Europe · …"), from the stored catalog: the plan may have
 /// left the live one. Named as the shop names it, not with upstream's multi-country label.
@@ -90,10 +90,11 @@ async fn send(
             ));
         }
     };
+    // A token of its own, recorded before the email can leave (see `orders::links`).
     let token = {
-        let (secret, purchase) = (notifier.secret_key.clone(), purchase.clone());
+        let purchase_id = purchase.id.clone();
         ob.db
-            .run(move |c| token_for_email(c, &secret, &purchase, now_ms()))
+            .run(move |c| c.write_tx(|c| issue(c, &purchase_id, now_ms())))
             .await?
     };
     let link = order_url(&notifier.public_url, &purchase.id, &token);

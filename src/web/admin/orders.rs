@@ -305,6 +305,13 @@ struct OrderPage {
     redrivable: bool,
     /// Fulfilled: the delivery email can be sent again.
     resendable: bool,
+    /// The order's private link tokens that still open its page (unless expired).
+    links_live: usize,
+    links_revoked: usize,
+    /// Days the links keep working after the order is fulfilled or ended.
+    link_days: u32,
+    /// Paid but not fulfilled: a new link can be emailed (fulfilled orders have the resend).
+    link_sendable: bool,
     flash: Option<String>,
     /// The action just refused, shown on the page it was sent from.
     refusal: Option<Refusal>,
@@ -362,6 +369,13 @@ fn flash_text(done: Option<&str>) -> Option<String> {
             "resend_open" => {
                 "A delivery email for this order is already queued: nothing more was added."
             }
+            "send-link" => "An email with a new link to the order is queued; it goes out in a moment.",
+            "send-link_open" => {
+                "An email to the customer is already queued: it carries a new link, so nothing more was added."
+            }
+            "revoke-links" => {
+                "The order's links are revoked: they, and the browsers that opened them, no longer open the order page. The next email to the customer carries a new link."
+            }
             _ => return None,
         }
         .to_string(),
@@ -414,10 +428,13 @@ async fn render_detail(
             let alerts = alerts::alerts_for_purchase(conn, &id)?;
             let last4 = crate::db::installations::iccid_last4(conn, &id)?;
             let facts = actions::placement_facts(conn, &purchase)?;
-            Ok(Some((purchase, events, jobs, refund, alerts, last4, facts)))
+            let links = crate::db::order_links::counts(conn, &id)?;
+            Ok(Some((
+                purchase, events, jobs, refund, alerts, last4, facts, links,
+            )))
         })
         .await?;
-    let Some((purchase, events, jobs, refund, alerts, last4, facts)) = loaded else {
+    let Some((purchase, events, jobs, refund, alerts, last4, facts, links)) = loaded else {
         return Err(AppError::NotFound);
     };
     let snap = state.catalog.snapshot();
@@ -523,6 +540,10 @@ async fn render_detail(
         },
         redrivable: status.on(&PurchaseEvent::AdminRedrive { facts }).is_ok(),
         resendable: status == PurchaseStatus::Fulfilled,
+        links_live: links.live,
+        links_revoked: links.revoked,
+        link_days: state.settings.order_link_days,
+        link_sendable: status.was_paid() && status != PurchaseStatus::Fulfilled,
         flash,
         refusal,
         id: purchase.id,

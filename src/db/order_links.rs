@@ -1,0 +1,75 @@
+//! The private order links' tokens, by their SHA-256 only: which purchase each opens, when it
+//! was made and, once revoked, when.
+
+use diesel::prelude::*;
+
+use crate::db::purchases::Purchase;
+use crate::db::schema::{order_link_tokens, purchases};
+use crate::db::{DbConn, DbError};
+
+/// Records a new link token of `purchase_id` by its hash, in the caller's transaction.
+pub fn insert(
+    conn: &mut DbConn,
+    purchase_id: &str,
+    token_hash: &str,
+    now_ms: i64,
+) -> Result<(), DbError> {
+    diesel::insert_into(order_link_tokens::table)
+        .values((
+            order_link_tokens::purchase_id.eq(purchase_id),
+            order_link_tokens::token_hash.eq(token_hash),
+            order_link_tokens::created_at_ms.eq(now_ms),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Purchase `id`, if `token_hash` is the hash of one of its link tokens that is not revoked;
+/// `None` for any other pair (expiry is the caller's to judge).
+pub fn find_purchase(
+    conn: &mut DbConn,
+    id: &str,
+    token_hash: &str,
+) -> Result<Option<Purchase>, DbError> {
+    let live = order_link_tokens::table
+        .filter(order_link_tokens::purchase_id.eq(purchases::id))
+        .filter(order_link_tokens::token_hash.eq(token_hash))
+        .filter(order_link_tokens::revoked_at_ms.is_null());
+    Ok(purchases::table
+        .filter(purchases::id.eq(id))
+        .filter(diesel::dsl::exists(live))
+        .select(Purchase::as_select())
+        .first(conn)
+        .optional()?)
+}
+
+/// Revokes every link token of `purchase_id` not revoked yet; returns how many.
+pub fn revoke_all(conn: &mut DbConn, purchase_id: &str, now_ms: i64) -> Result<usize, DbError> {
+    Ok(diesel::update(
+        order_link_tokens::table
+            .filter(order_link_tokens::purchase_id.eq(purchase_id))
+            .filter(order_link_tokens::revoked_at_ms.is_null()),
+    )
+    .set(order_link_tokens::revoked_at_ms.eq(now_ms))
+    .execute(conn)?)
+}
+
+/// A purchase's link tokens, by whether they were revoked.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LinkCounts {
+    /// Not revoked (they open the page until the purchase's links expire).
+    pub live: usize,
+    pub revoked: usize,
+}
+
+pub fn counts(conn: &mut DbConn, purchase_id: &str) -> Result<LinkCounts, DbError> {
+    let revoked: Vec<Option<i64>> = order_link_tokens::table
+        .filter(order_link_tokens::purchase_id.eq(purchase_id))
+        .select(order_link_tokens::revoked_at_ms)
+        .load(conn)?;
+    let gone = revoked.iter().filter(|r| r.is_some()).count();
+    Ok(LinkCounts {
+        live: revoked.len() - gone,
+        revoked: gone,
+    })
+}

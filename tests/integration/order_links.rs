@@ -1,0 +1,440 @@
+//! The private order links: a token of its own in every email, revoked by an owner from the
+//! console (the browsers that opened it lose the page too), expiring after the order is done,
+//! links sent before the random tokens still working, and a way back from the payment page
+//! that carries no token.
+
+use std::time::{Duration, Instant};
+
+use diesel::prelude::*;
+use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
+use storefront::accounts::Role;
+use storefront::db::schema::{order_link_tokens, purchase_events};
+use storefront::db::{Db, DbConn, DbError, now_ms, purchases};
+use storefront::orders::links::hash_token;
+
+use crate::admin::{OWNER, SUPPORT, audit_rows, create, insert_purchase, login_as};
+use crate::both_backends;
+use crate::fixtures::purchase;
+use crate::helpers::{Backend, Browser, TestApp, TestDb, location, spawn_app_on, spawn_shop_with};
+use crate::journeys::{buy, decline, pay, purchase_id, sellable_plan, wait_fulfilled};
+
+const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/sqlite");
+const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
+/// The migration that made link tokens random, revocable and expiring.
+const LINKS_MIGRATION: &str = "20261123000015";
+
+/// What the page for an unknown order says (the same for a revoked or expired link).
+const HOW_TO_GET_IN: &str = "private link in the emails";
+
+/// Tokens of `/orders/{id}?token=` links in the emails so far, in the order written.
+fn emailed_tokens(app: &TestApp, id: &str) -> Vec<String> {
+    let marker = format!("/orders/{id}?token=");
+    app.emails()
+        .iter()
+        .filter_map(|raw| {
+            // Undo quoted-printable soft breaks and `=` escapes, whichever part holds the link.
+            let text = raw
+                .replace("=\r\n", "")
+                .replace("=\n", "")
+                .replace("=3D", "=");
+            text.split(&marker)
+                .nth(1)
+                .map(|rest| rest.chars().take_while(char::is_ascii_hexdigit).collect())
+        })
+        .collect()
+}
+
+async fn wait_for_tokens(app: &TestApp, id: &str, count: usize) -> Vec<String> {
+    let started = Instant::now();
+    loop {
+        let tokens = emailed_tokens(app, id);
+        if tokens.len() >= count {
+            return tokens;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "{count} emails about {id} expected, found {}",
+            tokens.len()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Opens the emailed link in `browser`: the answer to the link, then to the page it leads to.
+async fn open_link(app: &TestApp, browser: &Browser, id: &str, token: &str) -> (u16, u16, String) {
+    let (link_status, _, _) = browser
+        .get(app, &format!("/orders/{id}?token={token}"))
+        .await;
+    let (status, page, _) = browser.get(app, &format!("/orders/{id}")).await;
+    (link_status, status, page)
+}
+
+/// A purchase bought and paid through the demo provider, fulfilled: its id and the browser
+/// that bought it.
+async fn fulfilled_purchase(app: &TestApp) -> (String, Browser) {
+    let plan = sellable_plan(app);
+    let buyer = Browser::default();
+    let (status, _, headers) = buy(app, &buyer, &plan, "ana@example.com").await;
+    assert_eq!(status, 303);
+    let (status, _, headers) = pay(app, &buyer, &location(&headers)).await;
+    assert_eq!(status, 303);
+    let order_path = location(&headers);
+    wait_fulfilled(app, &buyer, &order_path).await;
+    (purchase_id(&order_path), buyer)
+}
+
+both_backends!(
+    revoked_links_and_their_cookies_get_the_unknown_order_page,
+    support_emails_a_new_link_for_a_paid_order,
+    links_expire_after_the_order_is_done,
+    a_link_sent_before_the_migration_still_works
+);
+
+async fn revoked_links_and_their_cookies_get_the_unknown_order_page(backend: Backend) {
+    let Some((app, _upstream)) = spawn_shop_with(backend, 20, &[]).await else {
+        return;
+    };
+    create(&app.db, OWNER, Role::Owner).await;
+    create(&app.db, SUPPORT, Role::Support).await;
+    let (id, buyer) = fulfilled_purchase(&app).await;
+    let tokens = wait_for_tokens(&app, &id, 2).await;
+    assert_ne!(tokens[0], tokens[1], "each email carries a link of its own");
+    let phone = Browser::default();
+    let (link, status, page) = open_link(&app, &phone, &id, &tokens[1]).await;
+    assert_eq!((link, status), (303, 200), "{page}");
+    assert!(page.contains("data-status=\"fulfilled\""));
+
+    // Support may not revoke; the console offers the action to owners only.
+    let support = login_as(&app, SUPPORT).await;
+    let (status, _, _) = support.act(&app, &id, "revoke-links", "forwarded").await;
+    assert_eq!(status, 403);
+    let (_, console, _) = support.get(&app, &format!("/admin/orders/{id}")).await;
+    assert!(!console.contains("Revoke order links"), "{console}");
+    let owner = login_as(&app, OWNER).await;
+    let (_, console, _) = owner.get(&app, &format!("/admin/orders/{id}")).await;
+    assert!(
+        console.contains("Revoke order links (3 working)"),
+        "{console}"
+    );
+    // Without the console's CSRF token nothing happens.
+    let (status, _, _) = owner
+        .post(
+            &app,
+            &format!("/admin/orders/{id}/revoke-links"),
+            &[("csrf_token", "forged"), ("reason", "x")],
+        )
+        .await;
+    assert_eq!(status, 403);
+    assert_eq!(
+        open_link(&app, &Browser::default(), &id, &tokens[0])
+            .await
+            .1,
+        200
+    );
+
+    let (status, _, headers) = owner
+        .act(&app, &id, "revoke-links", "sent to the wrong address")
+        .await;
+    assert_eq!(status, 303);
+    assert_eq!(
+        location(&headers),
+        format!("/admin/orders/{id}?done=revoke-links")
+    );
+    let (_, console, _) = owner.get(&app, &location(&headers)).await;
+    assert!(console.contains("links are revoked"), "{console}");
+    assert!(console.contains("(0 working, 3 revoked)"), "{console}");
+    assert!(
+        console.contains("Order links revoked by"),
+        "on the timeline"
+    );
+    let audit = audit_rows(&app.db).await;
+    let target = format!("purchase:{id}");
+    assert!(
+        audit
+            .iter()
+            .any(|(actor, action, on, details)| actor == OWNER
+                && action == "order_revoke_links"
+                && on.as_deref() == Some(target.as_str())
+                && details.contains("sent to the wrong address")
+                && details.contains("3 link(s) revoked")),
+        "{audit:?}"
+    );
+
+    // Every link, and every browser that opened one (the phone, the buyer's own), gets the
+    // page an unknown order gets.
+    let (_, unknown, _) = Browser::default()
+        .get(&app, "/orders/0123456789abcdef0123")
+        .await;
+    let before_request_id = |page: &str| {
+        page.split("request id")
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    };
+    for (who, browser) in [("phone", &phone), ("buyer", &buyer)] {
+        let (status, page, _) = browser.get(&app, &format!("/orders/{id}")).await;
+        assert_eq!(status, 404, "{who}: {page}");
+        assert!(page.contains(HOW_TO_GET_IN), "{who}: {page}");
+        assert_eq!(
+            before_request_id(&page),
+            before_request_id(&unknown),
+            "{who}"
+        );
+    }
+    for token in &tokens {
+        let (status, page, _) = Browser::default()
+            .get(&app, &format!("/orders/{id}?token={token}"))
+            .await;
+        assert_eq!(status, 404, "{page}");
+        assert_eq!(before_request_id(&page), before_request_id(&unknown));
+    }
+
+    // The way back: a resent delivery email carries a new link that works.
+    let (status, _, _) = owner
+        .act(&app, &id, "resend", "new link after revoking")
+        .await;
+    assert_eq!(status, 303);
+    let tokens = wait_for_tokens(&app, &id, 3).await;
+    let fresh = &tokens[2];
+    assert!(!tokens[..2].contains(fresh));
+    let (link, status, page) = open_link(&app, &phone, &id, fresh).await;
+    assert_eq!((link, status), (303, 200), "{page}");
+}
+
+async fn support_emails_a_new_link_for_a_paid_order(backend: Backend) {
+    let Some((app, _upstream)) = spawn_shop_with(backend, 5, &[]).await else {
+        return;
+    };
+    create(&app.db, SUPPORT, Role::Support).await;
+    insert_purchase(
+        &app.db,
+        "refunded0000000000aa",
+        "ana@example.com",
+        "refunded",
+        now_ms(),
+    )
+    .await;
+    insert_purchase(
+        &app.db,
+        "unpaid00000000000aaa",
+        "bo@example.com",
+        "awaiting_payment",
+        now_ms(),
+    )
+    .await;
+    let support = login_as(&app, SUPPORT).await;
+
+    let (_, console, _) = support
+        .get(&app, "/admin/orders/unpaid00000000000aaa")
+        .await;
+    assert!(!console.contains("Email a new link"), "{console}");
+    let (status, page, _) = support
+        .act(&app, "unpaid00000000000aaa", "send-link", "asked by phone")
+        .await;
+    assert_eq!(status, 409);
+    assert!(page.contains("never paid"), "{page}");
+
+    let (_, console, _) = support
+        .get(&app, "/admin/orders/refunded0000000000aa")
+        .await;
+    assert!(console.contains("Email a new link"), "{console}");
+    let (status, _, headers) = support
+        .act(&app, "refunded0000000000aa", "send-link", "asked by phone")
+        .await;
+    assert_eq!(status, 303);
+    assert_eq!(
+        location(&headers),
+        "/admin/orders/refunded0000000000aa?done=send-link"
+    );
+    let token = wait_for_tokens(&app, "refunded0000000000aa", 1).await[0].clone();
+    let (link, status, page) =
+        open_link(&app, &Browser::default(), "refunded0000000000aa", &token).await;
+    assert_eq!((link, status), (303, 200), "{page}");
+    assert!(page.contains("data-status=\"refunded\""), "{page}");
+    assert!(
+        audit_rows(&app.db)
+            .await
+            .iter()
+            .any(|(actor, action, _, _)| actor == SUPPORT && action == "order_send_link")
+    );
+}
+
+async fn links_expire_after_the_order_is_done(backend: Backend) {
+    let Some((app, _upstream)) =
+        spawn_shop_with(backend, 20, &[("STOREFRONT_ORDER_LINK_DAYS", "2")]).await
+    else {
+        return;
+    };
+    let (id, buyer) = fulfilled_purchase(&app).await;
+    let token = wait_for_tokens(&app, &id, 2).await[1].clone();
+    let phone = Browser::default();
+    assert_eq!(open_link(&app, &phone, &id, &token).await.1, 200);
+
+    // Fulfilled a day and 23 hours ago: still open.
+    let day = 86_400_000_i64;
+    move_fulfilment_back(&app.db, &id, 2 * day - 3_600_000).await;
+    assert_eq!(buyer.get(&app, &format!("/orders/{id}")).await.0, 200);
+    assert_eq!(
+        open_link(&app, &Browser::default(), &id, &token).await.1,
+        200
+    );
+
+    // Two days and an hour: the link and both cookies get the unknown order's page.
+    move_fulfilment_back(&app.db, &id, 2 * 3_600_000).await;
+    for browser in [&buyer, &phone] {
+        let (status, page, _) = browser.get(&app, &format!("/orders/{id}")).await;
+        assert_eq!(status, 404, "{page}");
+        assert!(page.contains(HOW_TO_GET_IN), "{page}");
+    }
+    let (status, _, _) = Browser::default()
+        .get(&app, &format!("/orders/{id}?token={token}"))
+        .await;
+    assert_eq!(status, 404);
+
+    // An unpaid checkout's cookie ends the same way once the payment page has failed.
+    let plan = sellable_plan(&app);
+    let other = Browser::default();
+    let (_, _, headers) = buy(&app, &other, &plan, "bo@example.com").await;
+    let (status, _, headers) = decline(&app, &other, &location(&headers)).await;
+    assert_eq!(status, 303);
+    let order_path = location(&headers);
+    assert_eq!(other.get(&app, &order_path).await.0, 200);
+    let unpaid = purchase_id(&order_path);
+    let events = unpaid.clone();
+    app.db
+        .run(move |conn| {
+            diesel::update(purchase_events::table.filter(purchase_events::purchase_id.eq(events)))
+                .set(purchase_events::at_ms.eq(purchase_events::at_ms - 3 * day))
+                .execute(conn)
+                .map_err(DbError::from)
+        })
+        .await
+        .expect("age the timeline");
+    assert_eq!(other.get(&app, &order_path).await.0, 404);
+}
+
+/// Moves the moment `id` was fulfilled `by_ms` into the past.
+async fn move_fulfilment_back(db: &Db, id: &str, by_ms: i64) {
+    let id = id.to_string();
+    let moved = db
+        .run(move |conn| {
+            diesel::update(
+                purchase_events::table
+                    .filter(purchase_events::purchase_id.eq(id))
+                    .filter(purchase_events::to_status.eq("fulfilled")),
+            )
+            .set(purchase_events::at_ms.eq(purchase_events::at_ms - by_ms))
+            .execute(conn)
+            .map_err(DbError::from)
+        })
+        .await
+        .expect("move the fulfilment");
+    assert!(moved >= 1);
+}
+
+/// Applies the migrations before the one that made tokens random, one at a time.
+fn migrate_up_to_links(conn: &mut DbConn) {
+    match conn {
+        DbConn::Sqlite(c) => {
+            let pending = c.pending_migrations(SQLITE_MIGRATIONS).expect("pending");
+            for m in pending {
+                if m.name().version().to_string() == LINKS_MIGRATION {
+                    return;
+                }
+                c.run_migration(&*m).expect("migration");
+            }
+        }
+        DbConn::Postgres(c) => {
+            let pending = c.pending_migrations(POSTGRES_MIGRATIONS).expect("pending");
+            for m in pending {
+                if m.name().version().to_string() == LINKS_MIGRATION {
+                    return;
+                }
+                c.run_migration(&*m).expect("migration");
+            }
+        }
+    }
+    panic!("the order links migration is not among the migrations");
+}
+
+async fn a_link_sent_before_the_migration_still_works(backend: Backend) {
+    let Some(test_db) = TestDb::new(backend) else {
+        return;
+    };
+    let db = test_db.open();
+    // As the shop left the database before: the checkout's hash on the purchase, and one link
+    // made under a later secret key in `order_link_tokens`.
+    let checkout_token = "7f".repeat(32);
+    let later_token = "a0".repeat(32);
+    let (checkout_hash, later_hash) = (hash_token(&checkout_token), hash_token(&later_token));
+    db.run(move |conn| {
+        migrate_up_to_links(conn);
+        let mut row = purchase("legacy0000000000aaaa").status("paid").build();
+        row.access_token_hash = checkout_hash;
+        purchases::insert(conn, &row, "checkout started")?;
+        diesel::sql_query(format!(
+            "INSERT INTO order_link_tokens (purchase_id, token_hash, created_at_ms) \
+             VALUES ('legacy0000000000aaaa', '{later_hash}', {})",
+            now_ms()
+        ))
+        .execute(conn)?;
+        Ok::<_, DbError>(())
+    })
+    .await
+    .expect("the database as it was");
+    db.migrate().await.expect("the remaining migrations");
+    let rows = db
+        .run(|conn| {
+            order_link_tokens::table
+                .filter(order_link_tokens::purchase_id.eq("legacy0000000000aaaa"))
+                .count()
+                .get_result::<i64>(conn)
+                .map_err(DbError::from)
+        })
+        .await
+        .expect("rows");
+    assert_eq!(rows, 2, "both old links are link tokens now");
+
+    let app = spawn_app_on(test_db, db).await;
+    let id = "legacy0000000000aaaa";
+    for token in [&checkout_token, &later_token] {
+        let (link, status, page) = open_link(&app, &Browser::default(), id, token).await;
+        assert_eq!((link, status), (303, 200), "{page}");
+        assert!(page.contains("data-status=\"paid\""), "{page}");
+    }
+    let (status, _, _) = Browser::default()
+        .get(&app, &format!("/orders/{id}?token={}", "0".repeat(64)))
+        .await;
+    assert_eq!(status, 404);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_demo_payment_page_returns_to_the_order_page_without_a_token() {
+    let (app, _upstream) = spawn_shop_with(Backend::Sqlite, 20, &[])
+        .await
+        .expect("sqlite");
+    let plan = sellable_plan(&app);
+    for answer in ["pay", "decline"] {
+        let buyer = Browser::default();
+        let (_, _, headers) = buy(&app, &buyer, &plan, "ana@example.com").await;
+        let pay_page = location(&headers);
+        assert!(!pay_page.contains("token"), "{pay_page}");
+        let (status, _, headers) = if answer == "pay" {
+            pay(&app, &buyer, &pay_page).await
+        } else {
+            decline(&app, &buyer, &pay_page).await
+        };
+        assert_eq!(status, 303);
+        let back = location(&headers);
+        assert!(
+            back.starts_with("/orders/") && !back.contains('?'),
+            "{back}"
+        );
+        // The buyer's browser holds the cookie from checkout; another browser does not.
+        let (status, page, _) = buyer.get(&app, &back).await;
+        assert_eq!(status, 200, "{answer}: {page}");
+        let (status, page, _) = Browser::default().get(&app, &back).await;
+        assert_eq!(status, 404);
+        assert!(page.contains(HOW_TO_GET_IN), "{page}");
+    }
+}
