@@ -177,6 +177,17 @@ impl Journey<'_> {
     /// The plan page of `plan` to the demo payment page: email, the device box, then Enter.
     async fn check_out(&self, plan: &ShopPlan, email: &str) {
         self.goto(&format!("/plans/{}", plan.id)).await;
+        // On a phone the price, the email field and the button are on the first screen.
+        let fold = self
+            .browser
+            .execute(
+                "const bottom = s => document.querySelector(s).getBoundingClientRect().bottom;\
+                 return [bottom('.buy .price'), bottom('#email'),\
+                   bottom('form.checkout button[type=submit]')]\
+                   .every(b => b <= window.innerHeight);",
+            )
+            .await;
+        assert_eq!(fold, true, "the buy box is above the fold");
         self.browser.type_into("#email", email).await;
         self.browser.click("#confirm_device").await;
         self.browser
