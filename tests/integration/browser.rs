@@ -2,7 +2,8 @@
 //! a laptop-sized window, against one shop: log in; change a country's markup with the picker
 //! (the country typed by its name) and see the plan page's price change; top up the wallet, pay
 //! on the sandbox's hosted checkout page and see the credit; refund a customer's order from its
-//! page and see it refunded, in the console and on the customer's own order page. A browser
+//! page and see it refunded, in the console and on the customer's own order page; and find an
+//! abandoned checkout left out of the orders list until asked for. A browser
 //! applies the shop's CSP, which a plain HTTP client does not: this is the test that catches a
 //! form whose answer the browser refuses to follow.
 //!
@@ -14,8 +15,11 @@
 
 use std::time::{Duration, Instant};
 
+use diesel::prelude::*;
 use storefront::accounts::Role;
 use storefront::catalog::{PlanKind, ShopPlan};
+use storefront::db::DbError;
+use storefront::db::schema::purchases;
 
 use crate::admin::{OWNER, PASSWORD, create};
 use crate::helpers::{Backend, TestApp, location, spawn_shop};
@@ -209,6 +213,30 @@ async fn top_up(browser: &Browser, app: &TestApp, axe: Option<&str>, upstream_ba
     );
 }
 
+/// The orders list leaves the abandoned checkout out, says so, and shows it when asked.
+async fn abandoned(browser: &Browser, app: &TestApp, axe: Option<&str>, id: &str) {
+    browser.goto(&app.url("/admin/orders")).await;
+    let page = browser.wait_for("<h1>Orders</h1>").await;
+    assert!(
+        !page.contains(&format!("href=\"/admin/orders/{id}\"")),
+        "the abandoned checkout is not listed: {page}"
+    );
+    assert!(
+        browser
+            .text("[data-hidden-abandoned]")
+            .await
+            .starts_with("1 abandoned checkout "),
+        "{page}"
+    );
+    browser.click("[data-hidden-abandoned] a").await;
+    let page = browser.wait_for(">Abandoned checkout</span>").await;
+    assert!(
+        page.contains(&format!("href=\"/admin/orders/{id}\"")),
+        "{page}"
+    );
+    check(browser, axe, "abandoned checkouts").await;
+}
+
 /// The owner finds the customer's order in the list, refunds it from its page (the eSIM was
 /// bought from the wallet: "refund and keep the cost") and sees it refunded.
 async fn refund(browser: &Browser, app: &TestApp, axe: Option<&str>, id: &str) {
@@ -280,6 +308,26 @@ async fn an_owner_reprices_tops_up_and_refunds_in_a_browser() {
     let order_path = location(&headers);
     wait_fulfilled(&app, &shopper, &order_path).await;
     let id = purchase_id(&order_path);
+    // And a checkout someone left on the payment page until it closed.
+    let (status, _, _) =
+        crate::journeys::buy(&app, &shopper, &plan, "changed.mind@example.com").await;
+    assert_eq!(status, 303);
+    let left = app
+        .db
+        .run(|conn| {
+            diesel::update(
+                purchases::table.filter(purchases::email.eq("changed.mind@example.com")),
+            )
+            .set(purchases::expires_at_ms.eq(0_i64))
+            .execute(conn)?;
+            purchases::table
+                .filter(purchases::email.eq("changed.mind@example.com"))
+                .select(purchases::id)
+                .first::<String>(conn)
+                .map_err(DbError::from)
+        })
+        .await
+        .expect("an abandoned checkout");
     upstream.sandbox.set_balance(45_678).expect("balance");
 
     let _shot = ShotOnFailure {
@@ -298,6 +346,7 @@ async fn an_owner_reprices_tops_up_and_refunds_in_a_browser() {
     reprice(&browser, &app, axe, &plan).await;
     top_up(&browser, &app, axe, 45_678).await;
     assert_eq!(upstream.sandbox.balance().available_cents, 45_678 + 2_550);
+    abandoned(&browser, &app, axe, &left).await;
     refund(&browser, &app, axe, &id).await;
 
     // The customer's own order page says so.
