@@ -227,6 +227,22 @@ pub fn count_abandoned(conn: &mut DbConn, filter: &OrderFilter) -> Result<i64, D
     Ok(filtered(&only).count().get_result(conn)?)
 }
 
+/// [`search_orders`], and how many abandoned checkouts matched but were hidden (0 unless
+/// `filter` hides them).
+pub fn orders_page(
+    conn: &mut DbConn,
+    filter: &OrderFilter,
+    offset: i64,
+    limit: i64,
+) -> Result<(Vec<Purchase>, i64), DbError> {
+    let found = search_orders(conn, filter, offset, limit)?;
+    let hidden = match filter.abandoned {
+        Abandoned::Hide => count_abandoned(conn, filter)?,
+        Abandoned::Include | Abandoned::Only => 0,
+    };
+    Ok((found, hidden))
+}
+
 fn escape_like(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {

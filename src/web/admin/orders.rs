@@ -225,14 +225,7 @@ pub async fn list(
     let offset = i64::try_from(pager.offset(PAGE_SIZE)).unwrap_or(i64::MAX);
     let (mut found, hidden) = state
         .db
-        .run(move |conn| {
-            let found = q::search_orders(conn, &filter, offset, i64::from(PAGE_SIZE) + 1)?;
-            let hidden = match filter.abandoned {
-                q::Abandoned::Hide => q::count_abandoned(conn, &filter)?,
-                _ => 0,
-            };
-            Ok::<_, DbError>((found, hidden))
-        })
+        .run(move |conn| q::orders_page(conn, &filter, offset, i64::from(PAGE_SIZE) + 1))
         .await?;
     let has_more = found.len() > PAGE_SIZE as usize;
     found.truncate(PAGE_SIZE as usize);
