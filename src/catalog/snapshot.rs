@@ -63,7 +63,6 @@ pub struct ShopPlan {
 pub struct PlanLabels {
     /// `/plans/{id}` with the id percent-encoded.
     pub href: String,
-    pub allowance: String,
     pub data: String,
     pub validity: String,
     /// `$12.99`, or empty when the plan is not priced.
@@ -93,7 +92,6 @@ impl ShopPlan {
     fn with_labels(mut self) -> Self {
         self.labels = PlanLabels {
             href: format!("/plans/{}", path_segment(&self.id)),
-            allowance: self.allowance(),
             data: self.data_label(),
             validity: self.validity_label(),
             price: self.price.map(|p| p.to_string()).unwrap_or_default(),

@@ -9,9 +9,9 @@
 //!
 //! axe-core runs on every console page type on the way and must find no critical or serious
 //! violation (see [`crate::journeys_browser`] for where it comes from). A failure leaves a
-//! screenshot of the page in the screenshot folder; the wallet and top-up pages are always
-//! shot at phone and laptop sizes there (and must not scroll sideways on a phone), for a person
-//! to look at.
+//! screenshot of the page in the screenshot folder; the wallet, top-up and abandoned-checkout
+//! pages are always shot at phone and laptop sizes there (and must not scroll sideways on a
+//! phone), for a person to look at.
 
 use std::time::{Duration, Instant};
 
@@ -235,6 +235,7 @@ async fn abandoned(browser: &Browser, app: &TestApp, axe: Option<&str>, id: &str
         "{page}"
     );
     check(browser, axe, "abandoned checkouts").await;
+    shoot(browser, "orders-abandoned", None).await;
 }
 
 /// The owner finds the customer's order in the list, refunds it from its page (the eSIM was
