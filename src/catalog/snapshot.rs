@@ -63,24 +63,66 @@ pub struct ShopPlan {
 pub struct PlanLabels {
     /// `/plans/{id}` with the id percent-encoded.
     pub href: String,
-    pub allowance: String,
     pub data: String,
     pub validity: String,
     /// `$12.99`, or empty when the plan is not priced.
     pub price: String,
     /// `9 countries`, `1 country`: how many countries the plan covers.
     pub coverage: String,
+    /// `5G · NTT docomo, SoftBank`: what upstream reported of the networks; empty when
+    /// nothing. What most often tells two plans of the same size apart.
+    pub network: String,
+    /// `Starts when installed`; empty when the activation policy is not known.
+    pub starts: &'static str,
+    /// The fair-use text, shortened for a card; empty when upstream gave none.
+    pub fair_use: String,
+    /// A daily plan's price is for the whole trip: `total for 7 days`. Empty for other plans
+    /// and one-day plans.
+    pub price_note: String,
+    /// A daily plan's price for one day, `$5.24/day`; empty when `price_note` is.
+    pub per_day: String,
+    /// A daily plan's data over the trip: `7 GB in total`. Empty for other plans.
+    pub total_data: String,
 }
+
+/// How much of a fair-use text a plan card shows; the plan page shows all of it.
+const CARD_FAIR_USE_CHARS: usize = 90;
 
 impl ShopPlan {
     fn with_labels(mut self) -> Self {
         self.labels = PlanLabels {
             href: format!("/plans/{}", path_segment(&self.id)),
-            allowance: self.allowance(),
             data: self.data_label(),
             validity: self.validity_label(),
             price: self.price.map(|p| p.to_string()).unwrap_or_default(),
             coverage: plan::count(self.coverage.len(), "country", "countries"),
+            network: [
+                self.network_type_label().map(str::to_string),
+                self.networks_label(),
+            ]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(" · "),
+            starts: self.activation.short().unwrap_or_default(),
+            fair_use: self
+                .fair_use()
+                .map(|f| plan::shorten(&f, CARD_FAIR_USE_CHARS).into_owned())
+                .unwrap_or_default(),
+            price_note: if self.is_daily && self.validity_days > 1 {
+                format!("total for {}", plan::describe_validity(self.validity_days))
+            } else {
+                String::new()
+            },
+            per_day: self
+                .price_per_day()
+                .map(|day| format!("{day}/day"))
+                .unwrap_or_default(),
+            total_data: if self.is_daily && self.validity_days > 1 {
+                format!("{} in total", plan::format_data(self.total_data_mb()))
+            } else {
+                String::new()
+            },
         };
         self
     }
@@ -103,14 +145,24 @@ impl ShopPlan {
     pub fn total_data_mb(&self) -> i64 {
         plan::total_data_mb(self.data_mb, self.validity_days, self.is_daily)
     }
-    pub fn fair_use(&self) -> Cow<'_, str> {
+    /// Upstream's fair-use text as words; `None` when it gave none.
+    pub fn fair_use(&self) -> Option<Cow<'_, str>> {
         plan::describe_fair_use(&self.fup_policy)
     }
-    pub fn network_type_label(&self) -> &str {
+    /// "5G"; `None` when not reported.
+    pub fn network_type_label(&self) -> Option<&str> {
         plan::describe_network_type(self.network_type.as_deref())
     }
-    pub fn networks_label(&self) -> String {
+    /// "NTT docomo, SoftBank"; `None` when none are listed.
+    pub fn networks_label(&self) -> Option<String> {
         plan::describe_networks(self.networks.as_deref())
+    }
+    /// A daily plan's price for one day; `None` for other plans and one-day plans. The
+    /// price itself is already the total for the whole validity.
+    pub fn price_per_day(&self) -> Option<Cents> {
+        self.price
+            .filter(|_| self.is_daily)
+            .and_then(|p| plan::per_day(p, self.validity_days))
     }
     /// A plan the shop sells now: listed upstream, and priced in USD at an amount a card
     /// payment can charge ([`pricing::card_chargeable`]). The one rule every list, count and

@@ -41,6 +41,16 @@ impl Purchase {
     pub fn status(&self) -> PurchaseStatus {
         PurchaseStatus::parse(&self.status).unwrap_or(PurchaseStatus::NeedsAttention)
     }
+
+    /// See [`lifecycle::is_abandoned`].
+    pub fn is_abandoned(&self, now_ms: i64) -> bool {
+        lifecycle::is_abandoned(
+            self.status(),
+            self.paid_at_ms.is_some(),
+            self.expires_at_ms,
+            now_ms,
+        )
+    }
 }
 
 #[derive(Debug, Clone, Insertable)]

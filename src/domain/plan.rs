@@ -1,8 +1,10 @@
 //! How a plan is described to a consumer, honestly (Partner API spec section 2.4): a daily
 //! allowance is never shown as a trip total, an empty fair-use text never reads as "unlimited",
-//! and a value upstream did not report says so.
+//! and a detail upstream did not report is left out rather than shown as a placeholder.
 
 use std::borrow::Cow;
+
+use crate::domain::Cents;
 
 /// When a plan's validity starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,6 +39,15 @@ impl Activation {
                 "Validity starts when the eSIM first connects to a network in the destination."
             }
             Self::Other(_) => "When validity starts was not reported. Ask us before you buy.",
+        }
+    }
+
+    /// When validity starts, in a few words for a plan card; `None` when not reported.
+    pub fn short(&self) -> Option<&'static str> {
+        match self {
+            Self::FirstInstall => Some("Starts when installed"),
+            Self::FirstNetwork => Some("Starts on first connection"),
+            Self::Other(_) => None,
         }
     }
 
@@ -134,17 +145,35 @@ pub fn describe_validity(validity_days: i64) -> String {
     days(validity_days)
 }
 
-/// The fair-use text as plain words, or an explicit note that none was given (never
-/// "unlimited"). Upstream's text is not trusted as markup: anything that looks like an HTML tag
-/// is taken out (a `<script>` or `<style>` element with its content), so the consumer reads
-/// words rather than tags; the page still escapes what is left.
-pub fn describe_fair_use(fup: &str) -> Cow<'_, str> {
+/// The fair-use text as plain words; `None` when upstream gave none (which is not "unlimited":
+/// the page then says nothing about fair use rather than promise anything). Upstream's text is
+/// not trusted as markup: anything that looks like an HTML tag is taken out (a `<script>` or
+/// `<style>` element with its content), so the consumer reads words rather than tags; the
+/// page still escapes what is left.
+pub fn describe_fair_use(fup: &str) -> Option<Cow<'_, str>> {
     let text = strip_tags(fup);
-    if text.trim().is_empty() {
-        Cow::Borrowed("No fair-use details provided.")
-    } else {
-        text
+    (!text.trim().is_empty()).then_some(text)
+}
+
+/// At most `max` characters of `text`, cut at a word with `…` when it is longer.
+pub fn shorten(text: &str, max: usize) -> Cow<'_, str> {
+    if text.chars().count() <= max {
+        return Cow::Borrowed(text);
     }
+    let cut: String = text.chars().take(max.saturating_sub(1)).collect();
+    let at_word = cut
+        .rfind(char::is_whitespace)
+        .map_or(cut.as_str(), |end| &cut[..end]);
+    Cow::Owned(format!(
+        "{}…",
+        at_word.trim_end_matches(|c: char| c.is_whitespace() || ",;:.-".contains(c))
+    ))
+}
+
+/// The price of one day of a plan that costs `total` for `days` days, to the nearest cent;
+/// `None` for a plan of one day or less (its price is the day's).
+pub fn per_day(total: Cents, days: i64) -> Option<Cents> {
+    (days > 1).then(|| Cents::new((total.get() + days / 2) / days))
 }
 
 /// Tags that sit inside a run of words; any other tag separates words.
@@ -202,19 +231,21 @@ fn strip_tags(text: &str) -> Cow<'_, str> {
     Cow::Owned(out.split_whitespace().collect::<Vec<_>>().join(" "))
 }
 
-pub fn describe_network_type(network_type: Option<&str>) -> &str {
-    match network_type {
-        Some(t) if !t.trim().is_empty() => t,
-        _ => "not reported",
-    }
+/// The reported technology ("5G"); `None` when upstream gave none.
+pub fn describe_network_type(network_type: Option<&str>) -> Option<&str> {
+    network_type.map(str::trim).filter(|t| !t.is_empty())
 }
 
-pub fn describe_networks(networks: Option<&[String]>) -> String {
-    match networks {
-        None => "not reported".to_string(),
-        Some([]) => "none listed".to_string(),
-        Some(list) => list.join(", "),
-    }
+/// The reported network names, comma-separated; `None` when upstream listed none (null or an
+/// empty list alike: the consumer has nothing to read either way).
+pub fn describe_networks(networks: Option<&[String]>) -> Option<String> {
+    let names: Vec<&str> = networks
+        .unwrap_or_default()
+        .iter()
+        .map(|n| n.trim())
+        .filter(|n| !n.is_empty())
+        .collect();
+    (!names.is_empty()).then(|| names.join(", "))
 }
 
 /// Folds a name for search: lower case, Latin diacritics removed ("Curaçao" → "curacao").
@@ -299,20 +330,22 @@ mod tests {
     }
 
     #[test]
-    fn missing_details_are_said_to_be_missing() {
-        assert_eq!(describe_fair_use(""), "No fair-use details provided.");
-        assert_eq!(describe_fair_use("  "), "No fair-use details provided.");
+    fn missing_details_are_left_out() {
+        assert_eq!(describe_fair_use(""), None);
+        assert_eq!(describe_fair_use("  "), None);
         assert_eq!(
-            describe_fair_use("512 kbps after 2 GB"),
-            "512 kbps after 2 GB"
+            describe_fair_use("512 kbps after 2 GB").as_deref(),
+            Some("512 kbps after 2 GB")
         );
-        assert_eq!(describe_network_type(None), "not reported");
-        assert_eq!(describe_network_type(Some("5G")), "5G");
-        assert_eq!(describe_networks(None), "not reported");
-        assert_eq!(describe_networks(Some(&[])), "none listed");
+        assert_eq!(describe_network_type(None), None);
+        assert_eq!(describe_network_type(Some(" ")), None);
+        assert_eq!(describe_network_type(Some("5G")), Some("5G"));
+        assert_eq!(describe_networks(None), None);
+        assert_eq!(describe_networks(Some(&[])), None);
+        assert_eq!(describe_networks(Some(&[" ".to_string()])), None);
         assert_eq!(
-            describe_networks(Some(&["Orange".to_string(), "SFR".to_string()])),
-            "Orange, SFR"
+            describe_networks(Some(&["Orange".to_string(), "SFR".to_string()])).as_deref(),
+            Some("Orange, SFR")
         );
         assert_eq!(Activation::parse("first_install"), Activation::FirstInstall);
         // Installing early burns the days of a plan that starts at installation.
@@ -349,31 +382,51 @@ mod tests {
         assert_eq!(
             describe_fair_use(
                 "Speeds <b>may</b> drop to 1 Mbps after 3 GB & video is limited to 480p <script>alert(1)</script>"
-            ),
-            "Speeds may drop to 1 Mbps after 3 GB & video is limited to 480p"
+            )
+            .as_deref(),
+            Some("Speeds may drop to 1 Mbps after 3 GB & video is limited to 480p")
         );
         assert_eq!(
-            describe_fair_use("Line one.<br/>Line <EM>two</EM>.<p>Three"),
-            "Line one. Line two. Three"
+            describe_fair_use("Line one.<br/>Line <EM>two</EM>.<p>Three").as_deref(),
+            Some("Line one. Line two. Three")
         );
         assert_eq!(
-            describe_fair_use("<style>p{}</style>1 GB then 128 kbps<SCRIPT src=x></SCRIPT>"),
-            "1 GB then 128 kbps"
+            describe_fair_use("<style>p{}</style>1 GB then 128 kbps<SCRIPT src=x></SCRIPT>")
+                .as_deref(),
+            Some("1 GB then 128 kbps")
         );
         // A `<` that opens no tag is text.
         assert_eq!(
-            describe_fair_use("Speed < 1 Mbps when 3 <5"),
-            "Speed < 1 Mbps when 3 <5"
-        );
-        assert_eq!(describe_fair_use("a <b unclosed"), "a <b unclosed");
-        assert_eq!(
-            describe_fair_use("<b></b> <i> </i>"),
-            "No fair-use details provided."
+            describe_fair_use("Speed < 1 Mbps when 3 <5").as_deref(),
+            Some("Speed < 1 Mbps when 3 <5")
         );
         assert_eq!(
-            describe_fair_use("<script>never closed"),
-            "No fair-use details provided."
+            describe_fair_use("a <b unclosed").as_deref(),
+            Some("a <b unclosed")
         );
+        assert_eq!(describe_fair_use("<b></b> <i> </i>"), None);
+        assert_eq!(describe_fair_use("<script>never closed"), None);
+    }
+
+    #[test]
+    fn long_texts_are_shortened_at_a_word() {
+        assert_eq!(shorten("Speed is reduced", 40), "Speed is reduced");
+        assert_eq!(
+            shorten(
+                "Speed is reduced to 128 kbps after 90% of the allowance.",
+                30
+            ),
+            "Speed is reduced to 128 kbps…"
+        );
+        assert!(shorten(&"x".repeat(50), 10).chars().count() <= 10);
+    }
+
+    #[test]
+    fn a_daily_price_is_the_total_over_the_days() {
+        assert_eq!(per_day(Cents::new(3_669), 7), Some(Cents::new(524)));
+        assert_eq!(per_day(Cents::new(700), 7), Some(Cents::new(100)));
+        assert_eq!(per_day(Cents::new(3_669), 1), None);
+        assert_eq!(per_day(Cents::new(3_669), 0), None);
     }
 
     #[test]

@@ -113,6 +113,19 @@ impl PurchaseStatus {
         !matches!(self, Self::AwaitingPayment | Self::PaymentFailed)
     }
 
+    /// The statuses of a checkout that was never paid.
+    pub const UNPAID: [Self; 2] = [Self::AwaitingPayment, Self::PaymentFailed];
+}
+
+/// An abandoned checkout: never paid, and its payment page has closed (`expires_at_ms` is
+/// past). The expiry sweep moves such a purchase from `awaiting_payment` to `payment_failed`
+/// (event `checkout expired`), a declined one is there already; either way nobody is going to
+/// pay it now, and a payment that still arrives moves it on as usual.
+pub fn is_abandoned(status: PurchaseStatus, paid: bool, expires_at_ms: i64, now_ms: i64) -> bool {
+    !paid && PurchaseStatus::UNPAID.contains(&status) && expires_at_ms <= now_ms
+}
+
+impl PurchaseStatus {
     /// The transition table: what `event` does to a purchase in status `self`.
     pub fn on(self, event: &PurchaseEvent) -> Result<Next, Refusal> {
         use Next::{Stay, To};

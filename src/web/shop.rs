@@ -43,25 +43,38 @@ fn catalog_page<T: Template>(page: &T) -> HttpResponse {
 /// A plan as a card in a list: borrowed from the snapshot, nothing formatted per view.
 pub struct PlanCard<'a> {
     pub href: &'a str,
-    pub allowance: &'a str,
     pub data: &'a str,
     pub validity: &'a str,
     pub price: &'a str,
     pub kind: &'static str,
     /// `9 countries`, `1 country`.
     pub coverage: &'a str,
+    /// What tells plans of the same size apart; each empty when upstream did not say.
+    pub network: &'a str,
+    pub starts: &'static str,
+    pub fair_use: &'a str,
+    /// A daily plan's price is the trip's: `total for 7 days`, and `$5.24/day`.
+    pub price_note: &'a str,
+    pub per_day: &'a str,
+    /// A daily plan's data over the trip: `7 GB in total`.
+    pub total_data: &'a str,
 }
 
 impl<'a> PlanCard<'a> {
     pub(crate) fn new(plan: &'a ShopPlan) -> Self {
         Self {
             href: &plan.labels.href,
-            allowance: &plan.labels.allowance,
             data: &plan.labels.data,
             validity: &plan.labels.validity,
             price: &plan.labels.price,
             kind: kind_label(plan.kind),
             coverage: &plan.labels.coverage,
+            network: &plan.labels.network,
+            starts: plan.labels.starts,
+            fair_use: &plan.labels.fair_use,
+            price_note: &plan.labels.price_note,
+            per_day: &plan.labels.per_day,
+            total_data: &plan.labels.total_data,
         }
     }
 }
@@ -588,6 +601,7 @@ impl FieldError {
 #[template(path = "shop/plan.html")]
 struct PlanPage {
     title: String,
+    /// The checkout form's `plan_id`; not shown.
     id: String,
     country_name: String,
     /// The listing the breadcrumb leads back to (country, region or all countries).
@@ -601,10 +615,16 @@ struct PlanPage {
     /// New sales are paused (the wallet): the buy box says so instead of offering checkout.
     paused: bool,
     is_daily: bool,
+    /// `total for 7 days` and `$5.24/day` for a daily plan of several days, else empty.
+    price_note: String,
+    per_day: String,
+    /// `7 GB in total` for a daily plan of several days, else empty.
+    total_data: String,
     activation: &'static str,
-    fair_use: String,
-    network_type: String,
-    networks: String,
+    /// Each `None` when upstream did not give it: the page leaves the row out.
+    fair_use: Option<String>,
+    network_type: Option<String>,
+    networks: Option<String>,
     coverage: Vec<String>,
     form: BuyForm,
 }
@@ -632,9 +652,12 @@ fn plan_page(
             .is_some_and(|p| p >= state.payments.minimum_charge()),
         paused,
         is_daily: plan.is_daily,
+        price_note: plan.labels.price_note.clone(),
+        per_day: plan.labels.per_day.clone(),
+        total_data: plan.labels.total_data.clone(),
         activation: plan.activation.describe(),
-        fair_use: plan.fair_use().to_string(),
-        network_type: plan.network_type_label().to_string(),
+        fair_use: plan.fair_use().map(|f| f.into_owned()),
+        network_type: plan.network_type_label().map(str::to_string),
         networks: plan.networks_label(),
         coverage: if plan.kind == PlanKind::Local {
             Vec::new()

@@ -1,6 +1,6 @@
 //! The admin console's orders: roles and CSRF on the order actions, searching and paging
-//! the orders list (by text, status and UTC date range), and a real order's page and its
-//! audited actions.
+//! the orders list (by text, status and UTC date range; abandoned checkouts left out unless
+//! asked for), and a real order's page and its audited actions.
 
 use std::time::{Duration, Instant};
 
@@ -13,6 +13,7 @@ use crate::admin::{
     Browser, OWNER, SUPPORT, audit_rows, create, insert_purchase, location, login_as,
 };
 use crate::both_backends;
+use crate::fixtures::purchase;
 use crate::helpers::{Backend, spawn_app, spawn_shop};
 use crate::journeys::buy_and_wait_fulfilled;
 
@@ -20,6 +21,7 @@ both_backends!(
     support_gets_403_on_owner_actions_and_forms_need_csrf,
     orders_are_searched_and_paged,
     orders_are_found_by_utc_date_range_and_pages_keep_the_filters,
+    abandoned_checkouts_are_left_out_of_the_list_until_asked_for,
     a_real_order_is_shown_without_installation_values_and_actions_are_audited,
 );
 
@@ -554,4 +556,102 @@ async fn a_real_order_is_shown_without_installation_values_and_actions_are_audit
         rows.iter()
             .any(|r| r.1 == "order_refund" && r.3.contains("customer cancelled the trip"))
     );
+}
+
+/// Checkouts nobody paid whose payment page has closed pile up; the list leaves them out by
+/// default, says how many it left out, and shows them (labelled) when asked, before and after
+/// the expiry sweep moves them to `payment_failed`.
+async fn abandoned_checkouts_are_left_out_of_the_list_until_asked_for(backend: Backend) {
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    create(&app.db, SUPPORT, Role::Support).await;
+    let now = now_ms();
+    // (id, status, created, expires after creation)
+    let rows = [
+        ("a-paid", "paid", now - 7_200_000, 1_800_000),
+        ("a-open", "awaiting_payment", now - 60_000, 1_800_000),
+        ("a-gone1", "awaiting_payment", now - 7_200_000, 1_800_000),
+        ("a-gone2", "awaiting_payment", now - 3_600_000, 1_800_000),
+        ("a-declined", "payment_failed", now - 5_400_000, 1_800_000),
+        ("a-declined-now", "payment_failed", now - 60_000, 1_800_000),
+    ];
+    for (id, status, created, expires) in rows {
+        let new = purchase(id)
+            .status(status)
+            .email(&format!("{id}@example.com"))
+            .created(created)
+            .expires_in(expires)
+            .build();
+        app.db
+            .run(move |conn| purchases::insert(conn, &new, "created"))
+            .await
+            .expect("insert");
+    }
+    let browser = login_as(&app, SUPPORT).await;
+    let listed = |page: &str| -> Vec<String> {
+        page.split("href=\"/admin/orders/")
+            .skip(1)
+            .filter_map(|rest| rest.split('"').next())
+            .map(str::to_string)
+            .collect()
+    };
+    let check = async |sweep: &str| {
+        let (status, page, _) = browser.get(&app, "/admin/orders").await;
+        assert_eq!(status, 200);
+        assert_eq!(
+            listed(&page),
+            ["a-open", "a-declined-now", "a-paid"],
+            "{sweep}: the default list leaves the abandoned checkouts out"
+        );
+        assert!(
+            page.contains("3 abandoned checkouts (never paid, payment page closed) are not listed"),
+            "{sweep}: {page}"
+        );
+        assert!(!page.contains("Abandoned checkout<"), "{page}");
+        assert!(page.contains("href=\"/admin/orders?status=abandoned\">Show abandoned checkouts"));
+
+        let (status, page, _) = browser.get(&app, "/admin/orders?status=abandoned").await;
+        assert_eq!(status, 200);
+        assert_eq!(
+            listed(&page),
+            ["a-gone2", "a-declined", "a-gone1"],
+            "{sweep}: the filter shows them"
+        );
+        assert_eq!(
+            page.matches(">Abandoned checkout</span>").count(),
+            3,
+            "{page}"
+        );
+        assert!(
+            page.contains("value=\"abandoned\" selected"),
+            "the filter stays chosen"
+        );
+        assert!(!page.contains("data-hidden-abandoned"));
+
+        // A search narrows the note's count and its link keeps the search.
+        let (_, page, _) = browser.get(&app, "/admin/orders?q=gone").await;
+        assert!(listed(&page).is_empty(), "{page}");
+        assert!(page.contains("2 abandoned checkouts"), "{page}");
+        assert!(
+            page.contains("href=\"/admin/orders?q=gone&#38;status=abandoned\""),
+            "{page}"
+        );
+    };
+    check("before the sweep").await;
+    // Choosing an unpaid status lists its abandoned checkouts too, labelled.
+    let (_, page, _) = browser
+        .get(&app, "/admin/orders?status=awaiting_payment")
+        .await;
+    assert_eq!(listed(&page), ["a-open", "a-gone2", "a-gone1"]);
+    assert_eq!(page.matches(">Abandoned checkout</span>").count(), 2);
+    assert_eq!(page.matches(">Awaiting payment</span>").count(), 1);
+
+    let moved = app
+        .db
+        .run(move |conn| storefront::orders::checkout::expire_unpaid(conn, now_ms()))
+        .await
+        .expect("sweep");
+    assert_eq!(moved, 2, "the sweep moves the two expired unpaid checkouts");
+    check("after the sweep").await;
 }

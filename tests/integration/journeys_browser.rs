@@ -33,7 +33,7 @@ fn target_dir() -> PathBuf {
     )
 }
 
-fn screenshot_dir() -> PathBuf {
+pub(crate) fn screenshot_dir() -> PathBuf {
     let dir = std::env::var_os("STOREFRONT_SCREENSHOTS")
         .map_or_else(|| target_dir().join("screenshots"), PathBuf::from);
     std::fs::create_dir_all(&dir).expect("screenshot folder");
@@ -41,7 +41,7 @@ fn screenshot_dir() -> PathBuf {
 }
 
 /// axe-core's script, from the npm install under the target folder.
-fn axe_source() -> Option<String> {
+pub(crate) fn axe_source() -> Option<String> {
     let path = std::env::var_os("STOREFRONT_AXE_DIR")
         .map_or_else(|| target_dir().join("axe"), PathBuf::from)
         .join("node_modules/axe-core/axe.min.js");
@@ -64,7 +64,7 @@ fn axe_source() -> Option<String> {
 }
 
 /// The critical and serious violations axe-core finds on the current page.
-async fn serious_violations(browser: &Browser, axe: &str) -> Vec<String> {
+pub(crate) async fn serious_violations(browser: &Browser, axe: &str) -> Vec<String> {
     let loaded = browser
         .execute(&format!("{axe}\n;return typeof window.axe;"))
         .await;
@@ -177,6 +177,17 @@ impl Journey<'_> {
     /// The plan page of `plan` to the demo payment page: email, the device box, then Enter.
     async fn check_out(&self, plan: &ShopPlan, email: &str) {
         self.goto(&format!("/plans/{}", plan.id)).await;
+        // On a phone the price, the email field and the button are on the first screen.
+        let fold = self
+            .browser
+            .execute(
+                "const bottom = s => document.querySelector(s).getBoundingClientRect().bottom;\
+                 return [bottom('.buy .price'), bottom('#email'),\
+                   bottom('form.checkout button[type=submit]')]\
+                   .every(b => b <= window.innerHeight);",
+            )
+            .await;
+        assert_eq!(fold, true, "the buy box is above the fold");
         self.browser.type_into("#email", email).await;
         self.browser.click("#confirm_device").await;
         self.browser
@@ -187,9 +198,9 @@ impl Journey<'_> {
 }
 
 /// Takes a screenshot of the page a journey was on when it failed.
-struct ShotOnFailure<'a> {
-    browser: &'a Browser,
-    name: &'static str,
+pub(crate) struct ShotOnFailure<'a> {
+    pub(crate) browser: &'a Browser,
+    pub(crate) name: &'static str,
 }
 
 impl Drop for ShotOnFailure<'_> {

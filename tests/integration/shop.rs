@@ -112,8 +112,18 @@ async fn every_plan_and_country_of_a_600_plan_catalog_has_an_honest_page() {
                 "{path}: a daily plan says per day"
             );
         }
+        // What upstream did not give is left out, not shown as a placeholder; no internal
+        // plan id is shown.
+        for placeholder in [
+            "No fair-use details",
+            "none listed",
+            "not reported",
+            "Plan id",
+        ] {
+            assert!(!html.contains(placeholder), "{path} shows {placeholder:?}");
+        }
         if plan.fup_policy.is_empty() {
-            assert!(html.contains("No fair-use details provided."), "{path}");
+            assert!(!html.contains("<dt>Fair use</dt>"), "{path}");
             assert!(!html.to_lowercase().contains("unlimited"), "{path}");
         }
         if plan.fup_policy.contains("<b>") {
@@ -131,23 +141,21 @@ async fn every_plan_and_country_of_a_600_plan_catalog_has_an_honest_page() {
             saw_1500_mb = true;
         }
         match &plan.networks {
-            None => assert!(
-                html.contains("<dt>Networks</dt><dd>not reported</dd>"),
+            Some(list) if !list.is_empty() => assert!(
+                html.contains(&format!(
+                    "<dt>Networks</dt><dd>{}</dd>",
+                    escaped(&list.join(", "))
+                )),
                 "{path}"
             ),
-            Some(list) if list.is_empty() => {
-                assert!(
-                    html.contains("<dt>Networks</dt><dd>none listed</dd>"),
-                    "{path}"
-                )
-            }
-            Some(_) => {}
+            _ => assert!(!html.contains("<dt>Networks</dt>"), "{path}"),
         }
-        if plan.network_type.is_none() {
-            assert!(
-                html.contains("<dt>Network type</dt><dd>not reported</dd>"),
+        match &plan.network_type {
+            Some(kind) => assert!(
+                html.contains(&format!("<dt>Network type</dt><dd>{kind}</dd>")),
                 "{path}"
-            );
+            ),
+            None => assert!(!html.contains("<dt>Network type</dt>"), "{path}"),
         }
         let activation = match plan.activation_type.as_str() {
             "first_install" => "when you install the eSIM",
@@ -228,15 +236,49 @@ async fn every_plan_and_country_of_a_600_plan_catalog_has_an_honest_page() {
     }
 
     // Every plan on sale is listed on some page: its country's, its region's, or (a global
-    // plan) the page of each country it covers.
-    let mut listed: HashSet<String> = HashSet::new();
+    // plan) the page of each country it covers; its card shows what tells it apart from a
+    // plan of the same size, and a daily plan's card that its price is the trip's.
+    let mut cards: HashMap<String, String> = HashMap::new();
     for path in countries.iter().chain(links(&html, "/regions/").iter()) {
         let (_, html) = page(&app, path).await;
-        listed.extend(links(&html, "/plans/"));
+        for card in html.split("<li class=\"card plan\">").skip(1) {
+            let card = card.split("</li>").next().unwrap_or_default();
+            if let Some(href) = links(card, "/plans/").into_iter().next() {
+                cards.insert(href, card.to_string());
+            }
+        }
     }
+    let (mut saw_daily, mut saw_networks) = (false, false);
     for plan in snap.plans().iter().filter(|p| p.is_sellable()) {
-        assert!(listed.contains(&plan.labels.href), "{} is listed", plan.id);
+        let card = cards
+            .get(&plan.labels.href)
+            .unwrap_or_else(|| panic!("{} is listed", plan.id));
+        let upstream = plans.iter().find(|p| p.id == plan.id).expect("upstream");
+        for placeholder in ["none listed", "not reported", "No fair-use"] {
+            assert!(!card.contains(placeholder), "{card}");
+        }
+        if let Some(names) = upstream.networks.as_ref().filter(|n| !n.is_empty()) {
+            assert!(card.contains(&escaped(&names.join(", "))), "{card}");
+            saw_networks = true;
+        }
+        match upstream.activation_type.as_str() {
+            "first_install" => assert!(card.contains("Starts when installed"), "{card}"),
+            _ => assert!(card.contains("Starts on first connection"), "{card}"),
+        }
+        if plan.is_daily && plan.validity_days > 1 {
+            let price = plan.price.expect("priced").get();
+            let days = plan.validity_days;
+            // The price is the trip's: the card says so, with the price of a day.
+            assert!(card.contains(&format!("total for {days} days")), "{card}");
+            let day = storefront::domain::Cents::new((price + days / 2) / days);
+            assert!(card.contains(&format!("{day}/day")), "{card}");
+            assert!(card.contains(" in total"), "{card}");
+            saw_daily = true;
+        } else {
+            assert!(!card.contains("total for"), "{card}");
+        }
     }
+    assert!(saw_daily && saw_networks, "the catalog had both kinds");
 }
 
 /// `text` as a page writes it (askama's escaping).

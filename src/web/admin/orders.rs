@@ -14,7 +14,7 @@ use serde::Deserialize;
 
 use super::{
     Chrome, CurrentAdmin, Pager, admin_page, check_csrf, client_addr, datetime_ms, format_ms,
-    non_empty, require_owner, see_other,
+    list_href, non_empty, require_owner, see_other,
 };
 use crate::accounts::Admin;
 use crate::db::{DbError, admin as q, alerts, outbox, purchases, refunds};
@@ -45,9 +45,14 @@ struct OrderRow {
     email: String,
     status: String,
     status_label: String,
+    /// Never paid, and its payment page has closed.
+    abandoned: bool,
     price: String,
     upstream_order_id: String,
 }
+
+/// The status filter's value for abandoned checkouts, which the list otherwise leaves out.
+const ABANDONED: &str = "abandoned";
 
 struct StatusOption {
     value: &'static str,
@@ -127,6 +132,13 @@ struct OrdersPage {
     chrome: Chrome,
     query: String,
     statuses: Vec<StatusOption>,
+    /// The status filter asks for abandoned checkouts only.
+    abandoned_selected: bool,
+    /// Abandoned checkouts that match but are not listed (the default).
+    hidden_abandoned: i64,
+    /// `3 abandoned checkouts (…) are not listed.`
+    hidden_note: String,
+    show_abandoned_href: String,
     from: String,
     to: String,
     /// Why the dates were refused; nothing is listed then.
@@ -150,6 +162,7 @@ pub async fn list(
     let text = non_empty(query.q).map(|t| t.chars().take(254).collect::<String>());
     let status = non_empty(query.status);
     if let Some(s) = &status
+        && s != ABANDONED
         && PurchaseStatus::parse(s).is_none()
     {
         return Err(AppError::BadRequest(format!(
@@ -171,6 +184,10 @@ pub async fn list(
                 selected: status.as_deref() == Some(s.as_str()),
             })
             .collect(),
+        abandoned_selected: status.as_deref() == Some(ABANDONED),
+        hidden_abandoned: 0,
+        hidden_note: String::new(),
+        show_abandoned_href: String::new(),
         from: from.clone().unwrap_or_default(),
         to: to.clone().unwrap_or_default(),
         date_error: None,
@@ -190,16 +207,25 @@ pub async fn list(
             return Ok(admin_page(StatusCode::BAD_REQUEST, &page_view, cookie));
         }
     };
+    // Abandoned checkouts are left out unless asked for, by name or by a status they have.
+    let abandoned = match status.as_deref() {
+        None => q::Abandoned::Hide,
+        Some(ABANDONED) => q::Abandoned::Only,
+        Some(_) => q::Abandoned::Include,
+    };
+    let now_ms = crate::db::now_ms();
     let filter = q::OrderFilter {
         query: text.clone(),
-        status: status.clone(),
+        status: status.clone().filter(|s| s != ABANDONED),
         created_from_ms,
         created_before_ms,
+        abandoned,
+        now_ms,
     };
     let offset = i64::try_from(pager.offset(PAGE_SIZE)).unwrap_or(i64::MAX);
-    let mut found = state
+    let (mut found, hidden) = state
         .db
-        .run(move |conn| q::search_orders(conn, &filter, offset, i64::from(PAGE_SIZE) + 1))
+        .run(move |conn| q::orders_page(conn, &filter, offset, i64::from(PAGE_SIZE) + 1))
         .await?;
     let has_more = found.len() > PAGE_SIZE as usize;
     found.truncate(PAGE_SIZE as usize);
@@ -209,13 +235,33 @@ pub async fn list(
         ("from", from.as_deref()),
         ("to", to.as_deref()),
     ];
+    page_view.hidden_abandoned = hidden;
+    page_view.hidden_note = match hidden {
+        1 => "1 abandoned checkout (never paid, payment page closed) is not listed.".to_string(),
+        n => format!("{n} abandoned checkouts (never paid, payment page closed) are not listed."),
+    };
+    page_view.show_abandoned_href = list_href(
+        "/admin/orders",
+        &[
+            ("q", text.as_deref()),
+            ("status", Some(ABANDONED)),
+            ("from", from.as_deref()),
+            ("to", to.as_deref()),
+        ],
+        1,
+    );
     page_view.rows = found
         .into_iter()
         .map(|p| OrderRow {
             href: format!("/admin/orders/{}", p.id),
             created: format_ms(p.created_at_ms),
             email: p.email.clone(),
-            status_label: PurchaseStatus::label_of(&p.status),
+            abandoned: p.is_abandoned(now_ms),
+            status_label: if p.is_abandoned(now_ms) {
+                "Abandoned checkout".to_string()
+            } else {
+                PurchaseStatus::label_of(&p.status)
+            },
             status: p.status.clone(),
             price: Cents::new(p.price_cents).to_string(),
             upstream_order_id: p.upstream_order_id.clone().unwrap_or_default(),
