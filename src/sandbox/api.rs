@@ -80,12 +80,24 @@ pub fn bearer(req: &HttpRequest) -> Option<String> {
 async fn gate(sb: &Sandbox, req: &HttpRequest, scope: Scope) -> Result<Caller, ApiError> {
     let latency = sb.with(|s| {
         s.api_requests += 1;
+        s.note_arrival(Instant::now());
         s.faults.latency
     });
     if !latency.is_zero() {
         tokio::time::sleep(latency).await;
     }
     sb.with(|s| {
+        let answer = admit(s, req, scope);
+        if let Err(ApiError::RateLimited { retry_after_secs }) = &answer {
+            s.note_rate_limited(Instant::now(), *retry_after_secs);
+        }
+        answer
+    })
+}
+
+/// The checks of [`gate`] after the latency: bursts, the key, its scope, the rate limit.
+fn admit(s: &mut super::state::State, req: &HttpRequest, scope: Scope) -> Result<Caller, ApiError> {
+    {
         s.take_burst()?;
         let key = bearer(req).ok_or(ApiError::Unauthorized)?;
         let record = s.key(&key).cloned().ok_or(ApiError::Unauthorized)?;
@@ -97,7 +109,7 @@ async fn gate(sb: &Sandbox, req: &HttpRequest, scope: Scope) -> Result<Caller, A
         }
         s.check_rate_limit(&key, Instant::now())?;
         Ok(Caller { record })
-    })
+    }
 }
 
 /// Reads a request body up to [`MAX_BODY_BYTES`]; anything larger is a 400, like any other

@@ -282,6 +282,9 @@ pub struct Stats {
     pub order_requests: u64,
     /// Partner API requests received, of any kind, refused ones included (a 429 counts).
     pub api_requests: u64,
+    /// Requests that arrived while a `Retry-After` the sandbox answered was still running
+    /// (past [`IN_FLIGHT_GRACE`] after the 429): each one a client that did not wait.
+    pub requests_inside_retry_after: u64,
     pub orders_by_reference: BTreeMap<String, usize>,
     /// References with more than one order: each one a double purchase by the client.
     pub duplicate_purchases: Vec<String>,
@@ -334,7 +337,15 @@ pub struct State {
     pub account_fails: bool,
     /// Every Partner API request that arrived (see [`Stats::api_requests`]).
     pub api_requests: u64,
+    /// Until when the last 429 told the client to wait, and since when (its answer time).
+    retry_after: Option<(Instant, Instant)>,
+    /// See [`Stats::requests_inside_retry_after`].
+    requests_inside_retry_after: u64,
 }
+
+/// Requests arriving this soon after a 429 may have been sent before the client read it (they
+/// were in flight), so they do not count against [`Stats::requests_inside_retry_after`].
+pub const IN_FLIGHT_GRACE: Duration = Duration::from_millis(100);
 
 impl State {
     pub fn new(cfg: StateConfig) -> Self {
@@ -378,6 +389,8 @@ impl State {
             order_requests: 0,
             account_fails: false,
             api_requests: 0,
+            retry_after: None,
+            requests_inside_retry_after: 0,
         }
     }
 
@@ -435,6 +448,25 @@ impl State {
             });
         }
         Ok(())
+    }
+
+    /// Counts a request arriving inside the `Retry-After` window of an earlier 429.
+    pub fn note_arrival(&mut self, now: Instant) {
+        if let Some((answered, until)) = self.retry_after
+            && now < until
+            && now.duration_since(answered) > IN_FLIGHT_GRACE
+        {
+            self.requests_inside_retry_after += 1;
+        }
+    }
+
+    /// Remembers a 429 answered at `now` with `Retry-After: secs`; a later, longer window wins.
+    pub fn note_rate_limited(&mut self, now: Instant, secs: u64) {
+        let until = now + Duration::from_secs(secs);
+        match self.retry_after {
+            Some((_, existing)) if existing >= until => {}
+            _ => self.retry_after = Some((now, until)),
+        }
     }
 
     /// Consumes one armed 503 or 429 burst, if any (checked before authentication, like a
@@ -857,6 +889,7 @@ impl State {
             orders: self.orders.len(),
             order_requests: self.order_requests,
             api_requests: self.api_requests,
+            requests_inside_retry_after: self.requests_inside_retry_after,
             orders_by_reference: by_reference,
             duplicate_purchases: duplicates,
             orders_by_status: by_status,
@@ -1023,6 +1056,23 @@ mod tests {
         );
         assert_eq!(s.balance().reserved_cents, 0);
         assert_eq!(s.balance().available_cents, 100_000 - plan.price_cents);
+    }
+
+    #[test]
+    fn requests_inside_a_retry_after_window_are_counted_after_the_grace() {
+        let mut s = state(0);
+        let t0 = Instant::now();
+        s.note_arrival(t0);
+        s.note_rate_limited(t0, 2);
+        s.note_arrival(t0 + Duration::from_millis(50)); // in flight when the 429 left
+        assert_eq!(s.stats().requests_inside_retry_after, 0);
+        s.note_arrival(t0 + Duration::from_millis(500));
+        s.note_arrival(t0 + Duration::from_millis(1900));
+        assert_eq!(s.stats().requests_inside_retry_after, 2);
+        s.note_arrival(t0 + Duration::from_millis(2100));
+        // A shorter 429 later does not shorten the window.
+        s.note_rate_limited(t0 + Duration::from_millis(600), 0);
+        assert_eq!(s.stats().requests_inside_retry_after, 2);
     }
 
     #[test]

@@ -7,25 +7,119 @@ use storefront::accounts::Role;
 use crate::admin::{Browser, OWNER, SUPPORT, create, login_as};
 use crate::helpers::{Backend, TestApp, location, spawn_shop};
 
-/// (method, path, anonymous, support, owner): the answer each gets.
+/// A console account the owner's rows act on (disable, reset TOTP).
+const THIRD: &str = "third@shop.example";
+
+/// (method, path, anonymous, support, owner): the answer each gets. `{id}` is a fulfilled
+/// purchase, `{uid}` a third console account. A POST carries only a valid form token and a
+/// reason (and `required=off`, which changes nothing), so an owner's 400/404/409 means
+/// "authorised, then refused on its merits". Rows that
+/// act on the visitor's own session come last (logout ends it).
 const MATRIX: &[(&str, &str, u16, u16, u16)] = &[
     ("GET", "/admin", 303, 200, 200),
+    ("GET", "/admin/", 303, 200, 200),
+    ("GET", "/admin/login", 200, 303, 303),
+    ("GET", "/admin/login/totp", 303, 303, 303),
+    ("POST", "/admin/login/totp", 303, 303, 303),
     ("GET", "/admin/orders", 303, 200, 200),
     ("GET", "/admin/orders/{id}", 303, 200, 200),
     ("GET", "/admin/catalog", 303, 200, 200),
     ("GET", "/admin/account", 303, 200, 200),
+    ("GET", "/admin/account/totp", 303, 200, 200),
     ("GET", "/admin/audit", 303, 403, 200),
     ("GET", "/admin/pricing", 303, 403, 200),
     ("GET", "/admin/wallet", 303, 403, 200),
+    ("GET", "/admin/wallet/topups/1", 303, 403, 404),
     ("GET", "/admin/users", 303, 403, 200),
+    ("GET", "/admin/users/{uid}", 303, 403, 200),
     ("POST", "/admin/orders/{id}/note", 303, 303, 303),
+    ("POST", "/admin/orders/{id}/resend", 303, 303, 303),
+    ("POST", "/admin/orders/{id}/send-link", 303, 303, 303),
     ("POST", "/admin/orders/{id}/resolve", 303, 403, 303),
+    ("POST", "/admin/orders/{id}/retry", 303, 403, 409),
     ("POST", "/admin/orders/{id}/refund", 303, 403, 409),
+    ("POST", "/admin/orders/{id}/refund-keep-cost", 303, 403, 303),
+    ("POST", "/admin/orders/{id}/revoke-links", 303, 403, 303),
+    ("POST", "/admin/orders/{id}/no-such-action", 303, 404, 404),
     ("POST", "/admin/placements/retry", 303, 403, 303),
     ("POST", "/admin/catalog/sync", 303, 403, 303),
+    ("POST", "/admin/pricing/preview", 303, 403, 400),
+    ("POST", "/admin/pricing/save", 303, 403, 400),
     ("POST", "/admin/pricing/delete", 303, 403, 404),
+    ("POST", "/admin/wallet/topup", 303, 403, 400),
     ("POST", "/admin/wallet/threshold", 303, 403, 400),
+    ("POST", "/admin/users", 303, 403, 400),
+    ("POST", "/admin/users/totp-required", 303, 403, 303),
+    ("POST", "/admin/users/{uid}/reset-totp", 303, 403, 409),
+    ("POST", "/admin/users/{uid}/disable", 303, 403, 303),
+    ("POST", "/admin/account/password", 303, 400, 400),
+    ("POST", "/admin/account/totp/start", 303, 303, 303),
+    ("POST", "/admin/account/totp", 303, 400, 400),
+    ("POST", "/admin/account/totp/recovery-codes", 303, 303, 303),
+    ("POST", "/admin/login", 400, 400, 400),
+    ("POST", "/admin/logout", 303, 303, 303),
 ];
+
+/// The console's route table as `src/web/admin/mod.rs` declares it: `(method, template)`.
+fn declared_routes() -> Vec<(String, String)> {
+    let source = include_str!("../../src/web/admin/mod.rs");
+    let start = source.find("pub fn configure").expect("configure()");
+    let end = start + source[start..].find("\n}\n").expect("end of configure()");
+    let mut routes = Vec::new();
+    let mut rest = &source[start..end];
+    while let Some(at) = rest.find(".route(") {
+        rest = &rest[at + ".route(".len()..];
+        let open = rest.find('"').expect("path literal");
+        let close = open + 1 + rest[open + 1..].find('"').expect("end of path");
+        let path = rest[open + 1..close].to_string();
+        let method = if rest[close..]
+            .trim_start_matches(|c: char| c != 'w')
+            .starts_with("web::get()")
+        {
+            "GET"
+        } else {
+            "POST"
+        };
+        routes.push((method.to_string(), path));
+    }
+    routes
+}
+
+/// Whether the concrete `path` is an instance of the route `template` (`{x}` matches any
+/// one segment).
+fn instance_of(path: &str, template: &str) -> bool {
+    let (p, t): (Vec<_>, Vec<_>) = (path.split('/').collect(), template.split('/').collect());
+    p.len() == t.len()
+        && p.iter()
+            .zip(&t)
+            .all(|(p, t)| p == t || (t.starts_with('{') && !p.is_empty()))
+}
+
+#[test]
+fn the_matrix_covers_every_console_route() {
+    let routes = declared_routes();
+    assert!(routes.len() >= 30, "parsed {} routes", routes.len());
+    for (method, template) in &routes {
+        let covered = MATRIX.iter().any(|(m, path, ..)| {
+            m == method
+                && instance_of(path, template)
+                && !template_is_more_specific(path, template, &routes)
+        });
+        assert!(
+            covered,
+            "{method} {template} is missing from the role matrix"
+        );
+    }
+}
+
+/// True when `path` is better matched by another declared route than `template` (e.g.
+/// `/admin/users/{uid}/reset-totp` is its own route, not an `{action}`).
+fn template_is_more_specific(path: &str, template: &str, routes: &[(String, String)]) -> bool {
+    let literal = |t: &str| t.split('/').filter(|s| !s.starts_with('{')).count();
+    routes.iter().any(|(_, other)| {
+        other != template && instance_of(path, other) && literal(other) > literal(template)
+    })
+}
 
 async fn answer(app: &TestApp, who: &Browser, method: &str, path: &str) -> (u16, String) {
     if method == "GET" {
@@ -40,7 +134,11 @@ async fn answer(app: &TestApp, who: &Browser, method: &str, path: &str) -> (u16,
         .post(
             app,
             path,
-            &[("csrf_token", &token), ("reason", "checking roles")],
+            &[
+                ("csrf_token", &token),
+                ("reason", "checking roles"),
+                ("required", "off"),
+            ],
         )
         .await;
     if status == 303 {
@@ -54,25 +152,42 @@ async fn every_console_route_answers_each_role_as_it_should() {
     let (app, _upstream) = spawn_shop(Backend::Sqlite, 30).await.expect("sqlite");
     create(&app.db, OWNER, Role::Owner).await;
     create(&app.db, SUPPORT, Role::Support).await;
+    create(&app.db, THIRD, Role::Support).await;
+    let third_id = crate::admin_users::user_id(&app.db, THIRD)
+        .await
+        .to_string();
     let purchase_id = crate::journeys::buy_and_wait_fulfilled(&app).await;
     let anonymous = Browser::default();
     let support = login_as(&app, SUPPORT).await;
     let owner = login_as(&app, OWNER).await;
+    // Every row is tried before failing, so one run names every wrong answer.
+    let mut wrong = Vec::new();
     for &(method, template, anon, support_expected, owner_expected) in MATRIX {
-        let path = template.replace("{id}", &purchase_id);
+        let path = template
+            .replace("{id}", &purchase_id)
+            .replace("{uid}", &third_id);
         let (status, body) = answer(&app, &anonymous, method, &path).await;
-        assert_eq!(status, anon, "anonymous {method} {path}");
-        if status == 303 {
-            assert!(
-                body.ends_with("/admin/login"),
-                "anonymous {method} {path} → {body}"
-            );
+        if status != anon {
+            wrong.push(format!("anonymous {method} {path}: {status}, not {anon}"));
+        } else if status == 303 && !body.ends_with("/admin/login") {
+            wrong.push(format!(
+                "anonymous {method} {path} → {body}, not the login page"
+            ));
         }
         let (status, _) = answer(&app, &support, method, &path).await;
-        assert_eq!(status, support_expected, "support {method} {path}");
+        if status != support_expected {
+            wrong.push(format!(
+                "support {method} {path}: {status}, not {support_expected}"
+            ));
+        }
         let (status, _) = answer(&app, &owner, method, &path).await;
-        assert_eq!(status, owner_expected, "owner {method} {path}");
+        if status != owner_expected {
+            wrong.push(format!(
+                "owner {method} {path}: {status}, not {owner_expected}"
+            ));
+        }
     }
+    assert!(wrong.is_empty(), "wrong answers:\n{}", wrong.join("\n"));
 }
 
 #[tokio::test]

@@ -22,7 +22,7 @@ both_backends!(
 const NEW_PASSWORD: &str = "fresh pass phrase for ana";
 const OTHER_PASSWORD: &str = "another fine pass phrase";
 
-async fn user_id(db: &Db, email: &str) -> i64 {
+pub(crate) async fn user_id(db: &Db, email: &str) -> i64 {
     let email = email.to_string();
     db.run(move |conn| {
         Ok::<_, DbError>(

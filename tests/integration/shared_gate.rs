@@ -87,6 +87,8 @@ async fn a_429_met_by_one_process_holds_back_another(backend: Backend) {
         "nothing reached upstream inside the Retry-After window"
     );
 
+    assert_eq!(handle.sandbox.stats().requests_inside_retry_after, 0);
+
     // The sandbox itself is not limiting any more: a client that shares no gate goes through,
     // so what held the second one back was the shared gate.
     client(&handle.base_url, None, "loner")
