@@ -382,7 +382,14 @@ async fn a_refund_before_placement_cancels_it_in_the_same_transaction(backend: B
 }
 
 async fn a_refund_is_refused_while_the_outcome_is_unknown(backend: Backend) {
-    let Some(env) = env(backend, |_| {}).await else {
+    // The retry after the unknown outcome waits a minute, so it cannot come due (and settle the
+    // outcome) while `run_due_once` is still running the other jobs on a slow machine.
+    let Some(env) = env(backend, |config| {
+        config.retry.base = Duration::from_secs(60);
+        config.retry.cap = Duration::from_secs(60);
+    })
+    .await
+    else {
         return;
     };
     env.upstream.sandbox.inject(Fault::UnavailableBurst(1));
@@ -404,6 +411,9 @@ async fn a_refund_is_refused_while_the_outcome_is_unknown(backend: Backend) {
     assert_eq!(refund_rows(&env).await, 0);
     assert_eq!(env.job(&id, JobKind::PlaceOrder).await.state, "queued");
     // Once settled by upstream, the order goes ahead as usual.
+    let pid = id.clone();
+    env.q(move |c| storefront::db::outbox::make_due_now(c, &pid, now_ms()))
+        .await;
     let workers = env.workers(1);
     env.wait_status(&id, PurchaseStatus::Fulfilled, WITHIN)
         .await;
