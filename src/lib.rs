@@ -13,7 +13,9 @@ pub mod failpoints;
 pub mod mail;
 pub mod orders;
 pub mod payments;
+
 pub mod sandbox;
+pub mod sealing;
 pub mod telemetry;
 pub mod upstream;
 pub mod wallet;

@@ -18,9 +18,6 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use chacha20poly1305::aead::{Aead, KeyInit, Payload};
-use chacha20poly1305::{ChaCha20Poly1305, Key, Nonce};
-use hmac::{Hmac, Mac};
 use rand::RngCore;
 use sha2::{Digest, Sha256};
 use totp_rs::{Algorithm, TOTP};
@@ -33,6 +30,7 @@ use crate::db::accounts::{self as q, SessionRow};
 use crate::db::login_attempts::{Kind, Outcome};
 use crate::db::totp::{self as t, TotpRow};
 use crate::db::{Db, DbConn, DbError, now_ms, settings};
+use crate::sealing::{SealKey, SealKeys};
 
 /// Seconds per time step.
 pub const STEP_SECS: u64 = 30;
@@ -47,7 +45,6 @@ const ISSUER: &str = "storefront console";
 pub const REQUIRE_SETTING: &str = "require_totp";
 
 const SECRET_BYTES: usize = 20;
-const NONCE_LEN: usize = 12;
 
 #[derive(Debug, thiserror::Error)]
 pub enum TotpError {
@@ -82,62 +79,28 @@ impl From<diesel::result::Error> for TotpError {
 }
 
 /// One key that seals TOTP secrets, derived from a secret key.
-#[derive(Clone)]
-struct SealKey {
-    id: String,
-    key: Secret<[u8; 32]>,
-}
-
-impl SealKey {
-    fn derive(secret: &SecretKey) -> Self {
-        let derive = |label: &[u8]| -> [u8; 32] {
-            let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(secret.bytes())
-                .unwrap_or_else(|_| unreachable!("HMAC takes keys of any length"));
-            mac.update(label);
-            mac.finalize().into_bytes().into()
-        };
-        let key = derive(b"storefront totp secret encryption key v1");
-        let id = derive(b"storefront totp key id v1");
-        Self {
-            id: format!("v1:{}", hex::encode(&id[..8])),
-            key: Secret::new(key),
-        }
-    }
-
-    fn cipher(&self) -> ChaCha20Poly1305 {
-        ChaCha20Poly1305::new(Key::from_slice(self.key.expose()))
-    }
-}
-
 /// The keys of a running shop: new secrets are sealed under the current one; secrets sealed
 /// under a previous key (`STOREFRONT_PREVIOUS_SECRET_KEYS`) still open and are re-sealed under
 /// the current key at their next use.
 #[derive(Clone)]
-pub struct TotpKeys {
-    current: SealKey,
-    previous: Vec<SealKey>,
-}
+pub struct TotpKeys(SealKeys);
 
 impl fmt::Debug for TotpKeys {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("TotpKeys")
-            .field("current", &self.current.id)
+            .field("current", &self.0.current().id())
             .finish_non_exhaustive()
     }
 }
 
 impl TotpKeys {
     pub fn derive(current: &SecretKey, previous: &[SecretKey]) -> Self {
-        Self {
-            current: SealKey::derive(current),
-            previous: previous.iter().map(SealKey::derive).collect(),
-        }
-    }
-
-    fn by_id(&self, id: &str) -> Option<&SealKey> {
-        std::iter::once(&self.current)
-            .chain(&self.previous)
-            .find(|k| k.id == id)
+        Self(SealKeys::derive(
+            current,
+            previous,
+            b"storefront totp secret encryption key v1",
+            b"storefront totp key id v1",
+        ))
     }
 }
 
@@ -147,41 +110,20 @@ fn aad(user_id: i64) -> String {
 
 /// `(key id, nonce, ciphertext)` of `secret` for the account.
 fn seal(key: &SealKey, user_id: i64, secret: &[u8]) -> Result<(String, String, String), TotpError> {
-    let mut nonce = [0u8; NONCE_LEN];
-    rand::rng().fill_bytes(&mut nonce);
-    let ciphertext = key
-        .cipher()
-        .encrypt(
-            Nonce::from_slice(&nonce),
-            Payload {
-                msg: secret,
-                aad: aad(user_id).as_bytes(),
-            },
-        )
+    let (nonce, ciphertext) = key
+        .seal(secret, aad(user_id).as_bytes())
         .map_err(|_| TotpError::Seal)?;
-    Ok((key.id.clone(), hex::encode(nonce), hex::encode(ciphertext)))
+    Ok((key.id().to_string(), nonce, ciphertext))
 }
 
 /// The secret of a row, and whether it was sealed under a previous key.
 fn open(keys: &TotpKeys, row: &TotpRow) -> Result<(Secret<Vec<u8>>, bool), TotpError> {
     let unreadable = || TotpError::Unreadable(row.user_id);
-    let key = keys.by_id(&row.key_id).ok_or_else(unreadable)?;
-    let nonce = hex::decode(&row.nonce).map_err(|_| unreadable())?;
-    if nonce.len() != NONCE_LEN {
-        return Err(unreadable());
-    }
-    let ciphertext = hex::decode(&row.ciphertext).map_err(|_| unreadable())?;
+    let key = keys.0.by_id(&row.key_id).ok_or_else(unreadable)?;
     let secret = key
-        .cipher()
-        .decrypt(
-            Nonce::from_slice(&nonce),
-            Payload {
-                msg: &ciphertext,
-                aad: aad(row.user_id).as_bytes(),
-            },
-        )
+        .open(&row.nonce, &row.ciphertext, aad(row.user_id).as_bytes())
         .map_err(|_| unreadable())?;
-    Ok((Secret::new(secret), key.id != keys.current.id))
+    Ok((secret, key.id() != keys.0.current().id()))
 }
 
 fn totp(secret: &[u8]) -> TOTP {
@@ -372,7 +314,7 @@ pub async fn start_enrolment(
 ) -> Result<Enrolment, TotpError> {
     let mut secret = [0u8; SECRET_BYTES];
     rand::rng().fill_bytes(&mut secret);
-    let (key_id, nonce, ciphertext) = seal(&keys.current, admin.user_id, &secret)?;
+    let (key_id, nonce, ciphertext) = seal(keys.0.current(), admin.user_id, &secret)?;
     let (me, client) = (admin.clone(), client_addr.to_string());
     let started = db
         .run(move |conn| {
@@ -554,7 +496,7 @@ pub async fn complete_login(
     let step = matching_step(secret.expose(), input, now_secs());
     let recovery = normalise_recovery_code(input).map(|c| recovery_hash(user_id, &c));
     let resealed = if stale_key {
-        Some(seal(&keys.current, user_id, secret.expose())?)
+        Some(seal(keys.0.current(), user_id, secret.expose())?)
     } else {
         None
     };
@@ -749,11 +691,11 @@ pub async fn rotate(db: &Db, keys: &TotpKeys) -> Result<Rotation, TotpError> {
     db.run(move |conn| {
         conn.write_tx(|conn| {
             let mut rotation = Rotation::default();
-            for row in t::not_under_key(conn, &keys.current.id)? {
+            for row in t::not_under_key(conn, keys.0.current().id())? {
                 match open(&keys, &row) {
                     Ok((secret, _)) => {
                         let (key_id, nonce, ciphertext) =
-                            seal(&keys.current, row.user_id, secret.expose())?;
+                            seal(keys.0.current(), row.user_id, secret.expose())?;
                         t::reseal(conn, row.user_id, &key_id, &nonce, &ciphertext)?;
                         rotation.resealed += 1;
                     }
@@ -878,7 +820,7 @@ mod tests {
         let a = TotpKeys::derive(&SecretKey::generate(), &[]);
         let b = TotpKeys::derive(&SecretKey::generate(), &[]);
         let (key_id, nonce, ciphertext) =
-            seal(&a.current, 7, b"twenty bytes secret!").expect("seal");
+            seal(a.0.current(), 7, b"twenty bytes secret!").expect("seal");
         let row = |user_id| TotpRow {
             user_id,
             key_id: key_id.clone(),

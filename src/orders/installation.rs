@@ -12,19 +12,13 @@
 
 use std::fmt;
 
-use chacha20poly1305::aead::{Aead, KeyInit, Payload};
-use chacha20poly1305::{ChaCha20Poly1305, Key, Nonce};
-use hmac::{Hmac, Mac};
-use rand::RngCore;
 use serde::{Deserialize, Serialize};
-use sha2::Sha256;
 
 use crate::config::{Secret, SecretKey};
 use crate::db::installations::{self, InstallationRow};
 use crate::db::{DbConn, DbError};
+use crate::sealing::SealKey;
 use crate::upstream::Installation;
-
-const NONCE_LEN: usize = 12;
 
 #[derive(Debug, thiserror::Error)]
 pub enum InstallationError {
@@ -56,42 +50,27 @@ impl From<diesel::result::Error> for InstallationError {
 /// The encryption key for installations, derived from the shop's secret key (never the
 /// secret itself, which also signs cookies), with a public id stored on each row.
 #[derive(Clone)]
-pub struct InstallationKey {
-    id: String,
-    key: Secret<[u8; 32]>,
-}
+pub struct InstallationKey(SealKey);
 
 impl InstallationKey {
     pub fn derive(secret: &SecretKey) -> Self {
-        let derive = |label: &[u8]| -> [u8; 32] {
-            // HMAC accepts keys of any length, so this cannot fail.
-            let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(secret.bytes())
-                .unwrap_or_else(|_| unreachable!("HMAC takes keys of any length"));
-            mac.update(label);
-            mac.finalize().into_bytes().into()
-        };
-        let key = derive(b"storefront installation encryption key v1");
-        let id = derive(b"storefront installation key id v1");
-        Self {
-            id: format!("v1:{}", hex::encode(&id[..8])),
-            key: Secret::new(key),
-        }
+        Self(SealKey::derive(
+            secret,
+            b"storefront installation encryption key v1",
+            b"storefront installation key id v1",
+        ))
     }
 
     /// Stored with each row; identifies the key without revealing it.
     pub fn id(&self) -> &str {
-        &self.id
-    }
-
-    fn cipher(&self) -> ChaCha20Poly1305 {
-        ChaCha20Poly1305::new(Key::from_slice(self.key.expose()))
+        self.0.id()
     }
 }
 
 impl fmt::Debug for InstallationKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("InstallationKey")
-            .field("id", &self.id)
+            .field("id", &self.id())
             .field("key", &"[redacted]")
             .finish()
     }
@@ -127,7 +106,7 @@ impl InstallationKeys {
     fn by_id(&self, key_id: &str) -> Option<&InstallationKey> {
         std::iter::once(&self.current)
             .chain(&self.previous)
-            .find(|k| k.id == key_id)
+            .find(|k| k.id() == key_id)
     }
 }
 
@@ -158,49 +137,25 @@ fn seal(
     plain: &Sealed,
 ) -> Result<(String, String), InstallationError> {
     let json = serde_json::to_vec(plain).map_err(|_| InstallationError::Seal)?;
-    let mut nonce = [0u8; NONCE_LEN];
-    rand::rng().fill_bytes(&mut nonce);
-    let ciphertext = key
-        .cipher()
-        .encrypt(
-            Nonce::from_slice(&nonce),
-            Payload {
-                msg: &json,
-                aad: purchase_id.as_bytes(),
-            },
-        )
-        .map_err(|_| InstallationError::Seal)?;
-    Ok((hex::encode(nonce), hex::encode(ciphertext)))
+    key.0
+        .seal(&json, purchase_id.as_bytes())
+        .map_err(|_| InstallationError::Seal)
 }
 
 fn open(key: &InstallationKey, row: &InstallationRow) -> Result<Sealed, InstallationError> {
-    if row.key_id != key.id {
+    if row.key_id != key.id() {
         return Err(InstallationError::WrongKey {
             purchase_id: row.purchase_id.clone(),
             row_key_id: row.key_id.clone(),
-            key_id: key.id.clone(),
+            key_id: key.id().to_string(),
         });
     }
     let corrupt = || InstallationError::Corrupt(row.purchase_id.clone());
-    let nonce = hex::decode(&row.nonce).map_err(|_| corrupt())?;
-    if nonce.len() != NONCE_LEN {
-        return Err(corrupt());
-    }
-    // Into a buffer of the right size: `hex::decode` collects byte by byte through an
-    // iterator of results, a measurable share of an order page view for a QR-sized row.
-    let mut ciphertext = vec![0; row.ciphertext.len() / 2];
-    hex::decode_to_slice(&row.ciphertext, &mut ciphertext).map_err(|_| corrupt())?;
     let json = key
-        .cipher()
-        .decrypt(
-            Nonce::from_slice(&nonce),
-            Payload {
-                msg: &ciphertext,
-                aad: row.purchase_id.as_bytes(),
-            },
-        )
+        .0
+        .open(&row.nonce, &row.ciphertext, row.purchase_id.as_bytes())
         .map_err(|_| corrupt())?;
-    serde_json::from_slice(&json).map_err(|_| corrupt())
+    serde_json::from_slice(json.expose()).map_err(|_| corrupt())
 }
 
 /// An inline SVG QR code of `activation_code` (no XML declaration: it goes inside HTML).
@@ -244,7 +199,7 @@ pub fn encrypt(
     Ok(InstallationRow {
         purchase_id: purchase_id.to_string(),
         esim_id: installation.esim_id.clone(),
-        key_id: key.id.clone(),
+        key_id: key.id().to_string(),
         nonce,
         ciphertext,
         iccid_last4: last4(installation.iccid.expose()),
@@ -314,13 +269,13 @@ pub fn rotate(
 ) -> Result<Rotation, InstallationError> {
     const PAGE: i64 = 100;
     let mut rotation = Rotation::default();
-    if old.id == new.id {
+    if old.id() == new.id() {
         return Ok(rotation);
     }
     let mut after = String::new();
     loop {
         let (seen, last) = conn.write_tx(|conn| {
-            let rows = installations::installations_under_key(conn, &old.id, &after, PAGE)?;
+            let rows = installations::installations_under_key(conn, old.id(), &after, PAGE)?;
             for row in &rows {
                 let plain = match open(old, row) {
                     Ok(plain) => plain,
@@ -334,8 +289,8 @@ pub fn rotate(
                 if installations::reencrypt_installation(
                     conn,
                     &row.purchase_id,
-                    &old.id,
-                    &new.id,
+                    old.id(),
+                    new.id(),
                     &nonce,
                     &ciphertext,
                 )? {
