@@ -51,6 +51,16 @@ impl Purchase {
             now_ms,
         )
     }
+
+    /// The status in words as the console shows it: an abandoned checkout says so, whatever
+    /// its stored status (awaiting payment, or payment failed once the sweep ran).
+    pub fn status_label(&self, now_ms: i64) -> String {
+        if self.is_abandoned(now_ms) {
+            "Abandoned checkout".to_string()
+        } else {
+            PurchaseStatus::label_of(&self.status)
+        }
+    }
 }
 
 #[derive(Debug, Clone, Insertable)]

@@ -646,6 +646,11 @@ async fn abandoned_checkouts_are_left_out_of_the_list_until_asked_for(backend: B
     assert_eq!(listed(&page), ["a-open", "a-gone2", "a-gone1"]);
     assert_eq!(page.matches(">Abandoned checkout</span>").count(), 2);
     assert_eq!(page.matches(">Awaiting payment</span>").count(), 1);
+    // Its own page says so too; a checkout still open does not.
+    let (_, page, _) = browser.get(&app, "/admin/orders/a-gone1").await;
+    assert!(page.contains(">Abandoned checkout</span>"), "{page}");
+    let (_, page, _) = browser.get(&app, "/admin/orders/a-open").await;
+    assert!(page.contains(">Awaiting payment</span>"), "{page}");
 
     let moved = app
         .db

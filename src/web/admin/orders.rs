@@ -257,11 +257,7 @@ pub async fn list(
             created: format_ms(p.created_at_ms),
             email: p.email.clone(),
             abandoned: p.is_abandoned(now_ms),
-            status_label: if p.is_abandoned(now_ms) {
-                "Abandoned checkout".to_string()
-            } else {
-                PurchaseStatus::label_of(&p.status)
-            },
+            status_label: p.status_label(now_ms),
             status: p.status.clone(),
             price: Cents::new(p.price_cents).to_string(),
             upstream_order_id: p.upstream_order_id.clone().unwrap_or_default(),
@@ -322,7 +318,7 @@ struct OrderPage {
     chrome: Chrome,
     id: String,
     status: String,
-    status_label: &'static str,
+    status_label: String,
     email: String,
     plan: String,
     price: String,
@@ -502,7 +498,7 @@ async fn render_detail(
     let page = OrderPage {
         chrome,
         status: purchase.status.clone(),
-        status_label: status.label(),
+        status_label: purchase.status_label(crate::db::now_ms()),
         email: purchase.email.clone(),
         plan,
         price: Cents::new(purchase.price_cents).to_string(),
