@@ -152,7 +152,7 @@ pub(crate) async fn enrol(browser: &Browser, app: &TestApp) -> (Vec<u8>, String,
     let code = code_at_step(&secret, step_now());
     let (status, page, _) = confirm(browser, app, &page, &code).await;
     assert_eq!(status, 200, "{page}");
-    assert!(page.contains("TOTP is on"), "{page}");
+    assert!(page.contains("Two-factor sign-in is on"), "{page}");
     let codes = marked(&page, "data-recovery-code>");
     assert_eq!(codes.len(), 10, "{page}");
     // Shown once: the account page now only counts them.

@@ -292,7 +292,7 @@ pub async fn confirm(
                 &admin,
                 StatusCode::OK,
                 View::Codes(codes.expose().to_vec()),
-                Some("TOTP is on. Your other sessions were ended.".into()),
+                Some("Two-factor sign-in is on. Your other sessions were ended.".into()),
                 None,
             );
             let _ = response.add_cookie(&session_cookie(&state, &token));
