@@ -183,7 +183,19 @@ pub fn claim(
     lease_ms: i64,
     lane: Lane,
 ) -> Result<Option<LeasedJob>, DbError> {
-    conn.write_tx(|conn| {
+    conn.write_tx(|conn| claim_in(conn, worker, now_ms, lease_ms, lane))
+}
+
+/// [`claim`] in the caller's write transaction: a worker that has just recorded a job claims
+/// its next one in the same transaction (one commit per job instead of two).
+pub fn claim_in(
+    conn: &mut DbConn,
+    worker: &str,
+    now_ms: i64,
+    lease_ms: i64,
+    lane: Lane,
+) -> Result<Option<LeasedJob>, DbError> {
+    {
         let candidate: Option<Candidate> = match conn {
             DbConn::Postgres(pg) => diesel::sql_query(CLAIM_POSTGRES)
                 .bind::<BigInt, _>(now_ms)
@@ -240,7 +252,7 @@ pub fn claim(
             )?;
         }
         Ok(Some(LeasedJob { job, lease }))
-    })
+    }
 }
 
 /// What happens to a job after an attempt.

@@ -24,6 +24,10 @@
 //! `lease_expired` and runs the job again. Every job is therefore idempotent: a retried
 //! `POST /orders` reuses the stored key and body, so upstream answers with the same order.
 //!
+//! A busy worker claims its next job in the transaction that records the last one, so a run of
+//! due jobs costs one commit per job rather than two; a crash right after that commit leaves
+//! the claimed job to its lease like any other.
+//!
 //! Workers wake at once on [`OutboxWaker::wake`] (called by enqueue paths of this process after
 //! they commit) and otherwise sleep until the next job is due, at most `poll_interval`. On
 //! PostgreSQL other replicas' work wakes them too: every write that makes a job due also
@@ -87,9 +91,32 @@ pub struct JobReport {
     pub recorded: bool,
 }
 
+/// Whether recording a job also claims the worker's next one.
+#[derive(Debug, Clone, Copy)]
+enum Chain {
+    /// Claim the next due job of `lane` in the recording transaction.
+    Next { lane: Lane },
+    /// Claim nothing (one-off runs, and a worker that is stopping).
+    Stop,
+}
+
+impl Chain {
+    fn unless(self, stopping: bool) -> Self {
+        if stopping { Self::Stop } else { self }
+    }
+
+    fn for_worker(self, worker: &str) -> Option<(String, Lane)> {
+        match self {
+            Self::Next { lane } => Some((worker.to_string(), lane)),
+            Self::Stop => None,
+        }
+    }
+}
+
 /// How recording an outcome ended.
 enum Recorded {
-    Yes,
+    /// Recorded; with the worker's next job when the same transaction claimed one.
+    Yes(Option<Box<LeasedJob>>),
     /// Another worker holds the job now: nothing was written.
     LeaseLost,
     /// The effects were refused by the transition table and the refusal was recorded instead.
@@ -248,12 +275,21 @@ impl Outbox {
 
     async fn work(self, name: String, lane: Lane, mut shutdown: watch::Receiver<bool>) {
         tracing::debug!(worker = %name, "outbox worker started");
+        // The job claimed in the transaction that recorded the last one, if any.
+        let mut held: Option<LeasedJob> = None;
         loop {
-            if *shutdown.borrow() {
+            let stopping = *shutdown.borrow();
+            if stopping && held.is_none() {
                 break;
             }
-            let idle = match self.run_one_in(&name, lane).await {
-                Ok(Some(_)) => continue,
+            // A job already claimed is run even when stopping (it is the job in hand), but no
+            // further one is claimed with its record.
+            let next = Chain::Next { lane }.unless(stopping);
+            let idle = match self.run_one_in(&name, lane, held.take(), next).await {
+                Ok(Some((_, claimed))) => {
+                    held = claimed;
+                    continue;
+                }
                 Ok(None) => self.idle_wait().await,
                 Err(error) => {
                     tracing::error!(worker = %name, error = %error, "outbox worker failed; backing off");
@@ -288,20 +324,37 @@ impl Outbox {
     /// Claims one due job for `worker`, runs it and records the outcome. `None` when no job
     /// is due.
     pub async fn run_one(&self, worker: &str) -> Result<Option<JobReport>, OutboxError> {
-        self.run_one_in(worker, Lane::Any).await
+        Ok(self
+            .run_one_in(worker, Lane::Any, None, Chain::Stop)
+            .await?
+            .map(|(report, _)| report))
     }
 
-    /// [`Outbox::run_one`] for the jobs of `lane` only.
-    async fn run_one_in(&self, worker: &str, lane: Lane) -> Result<Option<JobReport>, OutboxError> {
-        let lease_ms = duration_ms(self.inner.config.lease);
-        let worker_name = worker.to_string();
-        let claimed = self
-            .inner
-            .db
-            .run(move |conn| jobs::claim(conn, &worker_name, now_ms(), lease_ms, lane))
-            .await?;
-        let Some(leased) = claimed else {
-            return Ok(None);
+    /// [`Outbox::run_one`] for the jobs of `lane` only, starting with `held` when the last
+    /// record already claimed it. With [`Chain::Next`] the transaction that records this job
+    /// also claims the lane's next due job, returned beside the report.
+    async fn run_one_in(
+        &self,
+        worker: &str,
+        lane: Lane,
+        held: Option<LeasedJob>,
+        chain: Chain,
+    ) -> Result<Option<(JobReport, Option<LeasedJob>)>, OutboxError> {
+        let leased = match held {
+            Some(leased) => leased,
+            None => {
+                let lease_ms = duration_ms(self.inner.config.lease);
+                let worker_name = worker.to_string();
+                let claimed = self
+                    .inner
+                    .db
+                    .run(move |conn| jobs::claim(conn, &worker_name, now_ms(), lease_ms, lane))
+                    .await?;
+                let Some(leased) = claimed else {
+                    return Ok(None);
+                };
+                leased
+            }
         };
         crate::failpoints::failpoint!(crate::failpoints::AFTER_CLAIM);
         let started_at_ms = now_ms();
@@ -319,7 +372,9 @@ impl Outbox {
         heartbeat.abort();
         let verdict = verdict?;
         crate::failpoints::failpoint!(crate::failpoints::AFTER_SEND_BEFORE_COMMIT);
-        let report = self.record(leased, started_at_ms, verdict).await?;
+        let (report, next) = self
+            .record(leased, started_at_ms, verdict, chain.for_worker(worker))
+            .await?;
         crate::failpoints::failpoint!(crate::failpoints::AFTER_RESULT_COMMIT);
         tracing::info!(
             job.id = report.job_id,
@@ -329,7 +384,7 @@ impl Outbox {
             recorded = report.recorded,
             "outbox job ran"
         );
-        Ok(Some(report))
+        Ok(Some((report, next)))
     }
 
     /// Keeps `leased` alive while it runs: renews the lease every third of its length.
@@ -382,9 +437,10 @@ impl Outbox {
         leased: LeasedJob,
         started_at_ms: i64,
         verdict: Verdict,
-    ) -> Result<JobReport, OutboxError> {
+        next: Option<(String, Lane)>,
+    ) -> Result<(JobReport, Option<LeasedJob>), OutboxError> {
         let Verdict {
-            next,
+            next: outcome,
             label,
             detail,
             effects,
@@ -400,6 +456,7 @@ impl Outbox {
         };
         let replica = self.replica.clone();
         let job_kind = leased.job.kind.clone();
+        let lease_ms = duration_ms(self.inner.config.lease);
         let recorded = self
             .inner
             .db
@@ -415,13 +472,19 @@ impl Outbox {
                         outcome: label.to_string(),
                         detail: detail.clone(),
                     };
-                    if !jobs::settle(conn, &leased, &next, &attempt, now)? {
+                    if !jobs::settle(conn, &leased, &outcome, &attempt, now)? {
                         return Ok::<_, TransitionError>(Recorded::LeaseLost);
                     }
                     if let Some(effects) = effects {
                         effects(conn, now)?;
                     }
-                    Ok(Recorded::Yes)
+                    let claimed = match &next {
+                        Some((worker, lane)) => {
+                            jobs::claim_in(conn, worker, now_ms(), lease_ms, *lane)?.map(Box::new)
+                        }
+                        None => None,
+                    };
+                    Ok(Recorded::Yes(claimed))
                 });
                 let refusal = match first {
                     Err(TransitionError::Refused(refusal)) => refusal,
@@ -461,15 +524,16 @@ impl Outbox {
                 })
             })
             .await?;
-        let (recorded, report) = match recorded {
-            Recorded::Yes => (true, report),
-            Recorded::LeaseLost => (false, report),
+        let (recorded, report, claimed) = match recorded {
+            Recorded::Yes(claimed) => (true, report, claimed.map(|job| *job)),
+            Recorded::LeaseLost => (false, report, None),
             Recorded::Refused => (
                 true,
                 JobReport {
                     outcome: "refused".to_string(),
                     ..report
                 },
+                None,
             ),
         };
         if recorded && refresh_wallet && !self.balance.request() {
@@ -479,7 +543,7 @@ impl Outbox {
         }
         // A recorded outcome may have queued follow-up work that is due now.
         self.waker.wake();
-        Ok(JobReport { recorded, ..report })
+        Ok((JobReport { recorded, ..report }, claimed))
     }
 
     /// Runs every job that is due now, one after another, and returns how many ran. For tests
