@@ -755,9 +755,15 @@ impl State {
             Some(super::WebhookDisorder::Duplicate) => return vec![change.clone(), change],
             None => return vec![change],
         }
+        // An order moves on by itself from `paid`, `provisioning`, and `fulfilled` when it is
+        // to be refunded; any other status is where it stays.
         let settled = self.order(&change.order_id).is_none_or(|o| {
-            !matches!(o.status.as_str(), "paid" | "provisioning")
-                && !(o.status == "fulfilled" && o.outcome == Outcome::Refunded)
+            let moves_on = match o.status.as_str() {
+                "paid" | "provisioning" => true,
+                "fulfilled" => o.outcome == Outcome::Refunded,
+                _ => false,
+            };
+            !moves_on
         });
         let order_id = change.order_id.clone();
         let held = self.withheld_webhooks.entry(order_id.clone()).or_default();
@@ -1206,7 +1212,14 @@ mod tests {
         let twice = placed_order(&mut s, Outcome::Failed);
         assert_eq!(
             announced(&mut s, &twice),
-            ["paid", "paid", "provisioning", "provisioning", "failed", "failed"]
+            [
+                "paid",
+                "paid",
+                "provisioning",
+                "provisioning",
+                "failed",
+                "failed"
+            ]
         );
 
         s.faults.webhooks = Some(crate::sandbox::WebhookDisorder::Reverse);
