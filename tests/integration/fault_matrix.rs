@@ -114,7 +114,8 @@ const STEPS: [Step; 5] = [
 #[derive(Debug, Clone, Copy)]
 struct Expect {
     /// How the step met the fault: the struck job's attempt outcome, the checkout's HTTP
-    /// status, or `refund_accepted` / `refund_refused` for an owner's refund.
+    /// status, or for an owner's refund the placement's outcome and `refund_accepted` or
+    /// `refund_refused`. Empty: not checked (webhooks wake whichever poll comes first).
     first: &'static str,
     /// The purchase's status at the end.
     status: PurchaseStatus,
@@ -155,7 +156,7 @@ const fn fulfilled(first: &'static str) -> Expect {
 
 /// The owner refunded while placement waited: nothing is placed, ever.
 const REFUNDED_UNPLACED: Expect = Expect {
-    first: "refund_accepted",
+    first: "",
     status: PurchaseStatus::Refunded,
     orders: 0,
     refund: Some("succeeded"),
@@ -189,7 +190,7 @@ const CELLS: &[Cell] = &[
         Fault::FailAfterCommit,
         Step::Refund,
         Expect {
-            first: "refund_refused",
+            first: "unknown, refund_refused",
             ..fulfilled("")
         },
     ),
@@ -237,7 +238,7 @@ const CELLS: &[Cell] = &[
         Fault::Unavailable,
         Step::Refund,
         Expect {
-            first: "refund_refused",
+            first: "unknown, refund_refused",
             ..fulfilled("")
         },
     ),
@@ -265,7 +266,10 @@ const CELLS: &[Cell] = &[
     cell(
         Fault::PriceJump,
         Step::Refund,
+        // The refund is the decision the alert asked for; closing the alert stays the
+        // owner's (Resolve).
         Expect {
+            first: "price_changed_below_margin, refund_accepted",
             alerts: &["needs_attention"],
             ..REFUNDED_UNPLACED
         },
@@ -277,14 +281,28 @@ const CELLS: &[Cell] = &[
         Step::Placement,
         fulfilled("insufficient_balance"),
     ),
-    cell(Fault::InsufficientBalance, Step::Refund, REFUNDED_UNPLACED),
+    cell(
+        Fault::InsufficientBalance,
+        Step::Refund,
+        Expect {
+            first: "insufficient_balance, refund_accepted",
+            ..REFUNDED_UNPLACED
+        },
+    ),
     // ---- suspension --------------------------------------------------------------------------
     cell(
         Fault::Suspension,
         Step::Placement,
         fulfilled("account_problem"),
     ),
-    cell(Fault::Suspension, Step::Refund, REFUNDED_UNPLACED),
+    cell(
+        Fault::Suspension,
+        Step::Refund,
+        Expect {
+            first: "account_problem, refund_accepted",
+            ..REFUNDED_UNPLACED
+        },
+    ),
     // ---- expired key -------------------------------------------------------------------------
     // The plan cannot be re-read: nothing is sold; after the renewal it is.
     cell(Fault::ExpiredKey, Step::Checkout, fulfilled("503")),
@@ -301,13 +319,18 @@ const CELLS: &[Cell] = &[
     ),
     cell(Fault::ExpiredKey, Step::Refund, REFUNDED_AFTER_FAILURE),
     // ---- terminal and unfamiliar order statuses ----------------------------------------------
-    cell(Fault::Status("fulfilled"), Step::Tracking, fulfilled("")),
+    // Tracking polls once the order upstream is in the status.
+    cell(
+        Fault::Status("fulfilled"),
+        Step::Tracking,
+        fulfilled("fulfilled"),
+    ),
     // The reservation is released upstream and the consumer refunded.
     cell(
         Fault::Status("failed"),
         Step::Tracking,
         Expect {
-            first: "",
+            first: "failed",
             ..REFUNDED_AFTER_FAILURE
         },
     ),
@@ -316,7 +339,7 @@ const CELLS: &[Cell] = &[
         Fault::Status("pending_review"),
         Step::Tracking,
         Expect {
-            first: "",
+            first: "pending_review",
             status: S::NeedsAttention,
             orders: 1,
             refund: None,
@@ -329,7 +352,7 @@ const CELLS: &[Cell] = &[
         Fault::Status("refunded"),
         Step::Tracking,
         Expect {
-            first: "",
+            first: "refunded",
             status: S::NeedsAttention,
             orders: 1,
             refund: None,
@@ -341,7 +364,7 @@ const CELLS: &[Cell] = &[
         Fault::Status("on_hold"),
         Step::Tracking,
         Expect {
-            first: "",
+            first: "unfamiliar_status",
             status: S::NeedsAttention,
             orders: 1,
             refund: None,
@@ -657,14 +680,9 @@ fn judge(expect: &Expect, seen: &Seen) -> Result<(), String> {
 
 // ---- cells against the outbox ---------------------------------------------------------------
 
-/// The purchase's plan: cost `cost`, sold for `cost + 500` (a margin of 100 is required).
-struct Bought {
-    id: String,
-    plan: String,
-    cost: i64,
-}
-
-fn arm(up: &SandboxHandle, fault: Fault, step: Step, bought: &Bought) {
+/// Arms `fault` for a purchase of `plan`, which cost `cost` when sold for `cost + 500` (the
+/// shop requires a margin of 100).
+fn arm(up: &SandboxHandle, fault: Fault, step: Step, plan: &str, cost: i64) {
     let sb = &up.sandbox;
     match fault {
         Fault::FailAfterCommit => sb.inject(Sandbox::FailAfterCommit(1)),
@@ -680,12 +698,8 @@ fn arm(up: &SandboxHandle, fault: Fault, step: Step, bought: &Bought) {
             retry_after_secs: 1,
         }),
         Fault::Unavailable => sb.inject(Sandbox::UnavailableBurst(3)),
-        Fault::PriceChange => sb
-            .set_plan_price(&bought.plan, bought.cost + 50)
-            .expect("price"),
-        Fault::PriceJump => sb
-            .set_plan_price(&bought.plan, bought.cost + 450)
-            .expect("price"),
+        Fault::PriceChange => sb.set_plan_price(plan, cost + 50).expect("price"),
+        Fault::PriceJump => sb.set_plan_price(plan, cost + 450).expect("price"),
         Fault::InsufficientBalance => sb.set_balance(0).expect("balance"),
         Fault::Suspension => sb.set_purchasing_suspended(true),
         Fault::ExpiredKey => sb.set_account(AccountChange {
@@ -745,8 +759,7 @@ async fn outbox_cell(backend: Backend, cell: &Cell) -> Option<Seen> {
             .expect("outcome");
     }
     let id = env.paid_purchase(&plan, cost, cost + 500).await;
-    let bought = Bought { id, plan, cost };
-    let id = bought.id.as_str();
+    let id = id.as_str();
 
     let first = match cell.step {
         Step::Placement | Step::Tracking | Step::Installation => {
@@ -756,14 +769,17 @@ async fn outbox_cell(backend: Backend, cell: &Cell) -> Option<Seen> {
                 _ => JobKind::FetchInstallation,
             };
             advance_to(&env, id, kind).await;
-            arm(&env.upstream, cell.fault, cell.step, &bought);
+            if let Fault::Status(status) = cell.fault {
+                upstream_reaches(&env.upstream, status).await;
+            }
+            arm(&env.upstream, cell.fault, cell.step, &plan, cost);
             let first = strike(&env, id, kind).await;
             lift(&env.upstream, cell.fault);
             first
         }
         Step::Refund if refund_after_failure(cell.fault) => {
             advance_to(&env, id, JobKind::Refund).await;
-            arm(&env.upstream, cell.fault, cell.step, &bought);
+            arm(&env.upstream, cell.fault, cell.step, &plan, cost);
             let before = env.upstream.sandbox.stats().api_requests;
             let first = strike(&env, id, JobKind::Refund).await;
             let sent = env.upstream.sandbox.stats().api_requests - before;
@@ -775,8 +791,8 @@ async fn outbox_cell(backend: Backend, cell: &Cell) -> Option<Seen> {
             }
         }
         Step::Refund => {
-            arm(&env.upstream, cell.fault, cell.step, &bought);
-            strike(&env, id, JobKind::PlaceOrder).await;
+            arm(&env.upstream, cell.fault, cell.step, &plan, cost);
+            let struck = strike(&env, id, JobKind::PlaceOrder).await;
             let pid = id.to_string();
             let asked = env
                 .q(move |c| {
@@ -800,8 +816,8 @@ async fn outbox_cell(backend: Backend, cell: &Cell) -> Option<Seen> {
             .await;
             storefront::wallet::refresh(&env.db, &env.client).await;
             match asked {
-                Ok(_) => "refund_accepted".to_string(),
-                Err(_) => "refund_refused".to_string(),
+                Ok(_) => format!("{struck}, refund_accepted"),
+                Err(_) => format!("{struck}, refund_refused"),
             }
         }
         Step::Checkout => unreachable!("checkout cells run against the app"),
@@ -866,6 +882,18 @@ async fn strike(env: &Env, id: &str, kind: JobKind) -> String {
             return report.outcome;
         }
         assert!(started.elapsed() < WITHIN, "the {kind} job never ran");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// Waits until the (only) upstream order is in `status`.
+async fn upstream_reaches(up: &SandboxHandle, status: &str) {
+    let started = Instant::now();
+    while !up.sandbox.orders().iter().any(|o| o.status == status) {
+        assert!(
+            started.elapsed() < WITHIN,
+            "upstream never reached {status}"
+        );
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
@@ -937,11 +965,6 @@ async fn shop_cell(backend: Backend, cell: &Cell) -> Option<Result<Seen, String>
     .await?;
     let shopper = Browser::default();
     let plan = sellable_plan(&app);
-    let bought = Bought {
-        id: String::new(),
-        plan: plan.id.clone(),
-        cost: plan.cost.get(),
-    };
     let first;
     let (status, page, headers) = if cell.step == Step::Checkout {
         // An older catalog than a minute: checkout re-reads the plan live.
@@ -949,9 +972,15 @@ async fn shop_cell(backend: Backend, cell: &Cell) -> Option<Result<Seen, String>
         if cell.fault == Fault::InsufficientBalance {
             age_wallet(&app.db).await;
         }
-        arm(&up, cell.fault, cell.step, &bought);
+        arm(&up, cell.fault, cell.step, &plan.id, plan.cost.get());
+        let before = up.sandbox.stats().api_requests;
         let answer = buy(&app, &shopper, &plan, "matrix@example.com").await;
         first = answer.0.to_string();
+        if up.sandbox.stats().api_requests == before {
+            return Some(Err(format!(
+                "answered {first} without asking upstream: the fault was never met"
+            )));
+        }
         let written = count_purchases(&app.db).await;
         if answer.0 != 303 && written != 0 {
             return Some(Err(format!("{first} but {written} purchases written")));
@@ -975,7 +1004,7 @@ async fn shop_cell(backend: Backend, cell: &Cell) -> Option<Result<Seen, String>
             url: app.url(&format!("/webhooks/upstream/{token}")),
             secret: "matrix-secret".to_string(),
         }));
-        arm(&up, cell.fault, cell.step, &bought);
+        arm(&up, cell.fault, cell.step, &plan.id, plan.cost.get());
         first = String::new();
         buy(&app, &shopper, &plan, "matrix@example.com").await
     };
