@@ -347,7 +347,9 @@ const CELLS: &[Cell] = &[
             paused: false,
         },
     ),
-    // Upstream refunded the wallet: the consumer is not refunded automatically.
+    // Upstream refunded the wallet: the consumer is not refunded automatically. (Tracking ends
+    // at `fulfilled`: a refund upstream after the shop saw the order fulfilled is not polled
+    // for, and a webhook about it wakes nothing; this cell polls once the order is refunded.)
     cell(
         Fault::Status("refunded"),
         Step::Tracking,
