@@ -81,6 +81,8 @@ pub struct OutboxHealth {
     pub dead: i64,
     /// Placements queued for later (held back by a wallet or account problem, or backing off).
     pub waiting_placements: i64,
+    /// Placements queued (whenever due) or running.
+    pub open_placements: i64,
 }
 
 pub fn outbox_health(conn: &mut DbConn, now_ms: i64) -> Result<OutboxHealth, DbError> {
@@ -103,11 +105,13 @@ pub fn outbox_health(conn: &mut DbConn, now_ms: i64) -> Result<OutboxHealth, DbE
         .filter(outbox_jobs::run_at_ms.gt(now_ms))
         .count()
         .get_result(conn)?;
+    let open_placements = outbox::open_of_kind(conn, "place_order")?;
     Ok(OutboxHealth {
         pending,
         oldest_due_ms,
         dead,
         waiting_placements,
+        open_placements,
     })
 }
 

@@ -427,6 +427,15 @@ pub fn defer_kind(
     .execute(conn)?)
 }
 
+/// Jobs of `kind` that are queued or running, whenever due.
+pub fn open_of_kind(conn: &mut DbConn, kind: &str) -> Result<i64, DbError> {
+    Ok(outbox_jobs::table
+        .filter(outbox_jobs::kind.eq(kind))
+        .filter(outbox_jobs::state.eq_any([QUEUED, RUNNING]))
+        .count()
+        .get_result(conn)?)
+}
+
 /// Makes every queued job of `kind` due now (the owner fixed what they waited for), and tells
 /// every replica. Returns how many.
 pub fn make_kind_due_now(conn: &mut DbConn, kind: &str, now_ms: i64) -> Result<usize, DbError> {

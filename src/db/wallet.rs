@@ -6,6 +6,7 @@ use diesel::sql_types::BigInt;
 
 use crate::db::schema::wallet;
 use crate::db::{DbConn, DbError};
+use crate::domain::AlertKind;
 
 /// `shop_settings` name of the low-balance threshold, in cents.
 pub const THRESHOLD_SETTING: &str = "low_balance_threshold_cents";
@@ -132,6 +133,12 @@ pub fn store(
             committed,
             policy,
         );
+        // The owner's `insufficient_balance` alert ("top it up") ends with the shortage it
+        // announced: once a read shows credit covering every purchase waiting for it, as the
+        // pause does. Left open, it would keep telling the owner that sales are paused.
+        if available_cents >= committed {
+            crate::db::alerts::resolve_shop_alerts(conn, AlertKind::InsufficientBalance, now_ms)?;
+        }
         let reason = pause.map(PauseReason::as_str);
         if previous.is_some() {
             diesel::update(wallet::table.find(1_i64))

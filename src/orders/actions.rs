@@ -192,12 +192,23 @@ pub fn retry(
 
 /// The dashboard's "retry waiting placements": every placement held back (insufficient
 /// balance, an account problem) is due now, under its own key. Returns how many.
+///
+/// A pause for an account problem ends when the supplier accepts an order again. With no
+/// placement open at all (the waiting purchases were refunded), no order can ever show that,
+/// so the owner's word that the account is fixed ends the pause and its alert; an order the
+/// supplier still refuses pauses sales again.
 pub fn retry_waiting_placements(conn: &mut DbConn, now_ms: i64) -> Result<usize, TransitionError> {
-    Ok(jobs::make_kind_due_now(
-        conn,
-        JobKind::PlaceOrder.as_str(),
-        now_ms,
-    )?)
+    let due = jobs::make_kind_due_now(conn, JobKind::PlaceOrder.as_str(), now_ms)?;
+    if jobs::open_of_kind(conn, JobKind::PlaceOrder.as_str())? == 0
+        && crate::db::wallet::resume_from(conn, crate::db::wallet::PauseReason::AccountProblem)?
+    {
+        crate::db::alerts::resolve_shop_alerts(
+            conn,
+            crate::domain::AlertKind::AccountProblem,
+            now_ms,
+        )?;
+    }
+    Ok(due)
 }
 
 /// The order page's actions: what they are called in the URL, and who may take them.

@@ -18,7 +18,7 @@ use super::error::ApiError;
 use super::state::{SessionKind, SessionStatus};
 use super::{
     AccountChange, Fault, KeySpec, OrderRefusal, Outcome, RateLimit, Sandbox, Scope, WebhookConfig,
-    validate,
+    WebhookDisorder, validate,
 };
 
 pub fn mount(sandbox: Sandbox, cfg: &mut web::ServiceConfig) {
@@ -89,6 +89,14 @@ enum FaultBody {
     UnavailableBurst { count: u32 },
     Latency { ms: u64 },
     RefuseOrders { with: Option<RefusalBody> },
+    Webhooks { disorder: Option<DisorderBody> },
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "camelCase")]
+enum DisorderBody {
+    Duplicate,
+    Reverse,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]
@@ -121,6 +129,10 @@ impl From<FaultBody> for Fault {
                 RefusalBody::KeyExpired => OrderRefusal::KeyExpired,
                 RefusalBody::InsufficientScope => OrderRefusal::MissingScope,
                 RefusalBody::IdempotencyKeyReused => OrderRefusal::KeyReused,
+            })),
+            FaultBody::Webhooks { disorder } => Fault::Webhooks(disorder.map(|d| match d {
+                DisorderBody::Duplicate => WebhookDisorder::Duplicate,
+                DisorderBody::Reverse => WebhookDisorder::Reverse,
             })),
         }
     }

@@ -96,6 +96,19 @@ pub enum Fault {
     /// Every `POST /orders` is refused this way until `RefuseOrders(None)` or a clear: a key
     /// that expired or lost a scope mid-run, or a key reuse upstream claims to have seen.
     RefuseOrders(Option<OrderRefusal>),
+    /// Order webhooks misbehave this way until `Webhooks(None)` or a clear (spec: events "may
+    /// arrive late, twice or out of order").
+    Webhooks(Option<WebhookDisorder>),
+}
+
+/// How [`Fault::Webhooks`] delivers order webhooks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WebhookDisorder {
+    /// Every event is delivered twice, one after the other.
+    Duplicate,
+    /// An order's events are held back until it reaches a status it does not leave by itself,
+    /// then delivered newest first (the final status arrives before `paid`).
+    Reverse,
 }
 
 /// How [`Fault::RefuseOrders`] refuses.
@@ -227,6 +240,7 @@ impl Sandbox {
                 Fault::UnavailableBurst(n) => f.unavailable_burst = n,
                 Fault::Latency(d) => f.latency = d,
                 Fault::RefuseOrders(refusal) => f.refuse_orders = refusal,
+                Fault::Webhooks(disorder) => f.webhooks = disorder,
             }
         });
     }
@@ -380,15 +394,27 @@ impl Sandbox {
         });
     }
 
+    /// Sends the webhooks `change` calls for: one, or as [`Fault::Webhooks`] disorders them
+    /// (in turn, so their order on the wire is the order decided here).
     fn announce(&self, change: state::StatusChange) {
-        let Some(target) = self.with(|s| s.webhook.clone()) else {
+        let (target, changes) = self.with(|s| (s.webhook.clone(), s.webhook_deliveries(change)));
+        let Some(target) = target else {
             return;
         };
         let Some(client) = self.inner.http.clone() else {
             return;
         };
+        if changes.is_empty() {
+            return;
+        }
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            runtime.spawn(webhook::deliver(client, target, change));
+            let sandbox = self.clone();
+            runtime.spawn(async move {
+                for change in changes {
+                    let delivered = webhook::deliver(client.clone(), target.clone(), change).await;
+                    sandbox.with(|s| s.note_webhook(delivered));
+                }
+            });
         }
     }
 }

@@ -228,6 +228,7 @@ pub struct Faults {
     pub unavailable_burst: u32,
     pub latency: Duration,
     pub refuse_orders: Option<super::OrderRefusal>,
+    pub webhooks: Option<super::WebhookDisorder>,
 }
 
 /// A per-key request budget: at most `requests` per fixed `window`.
@@ -297,6 +298,10 @@ pub struct Stats {
     /// Number of balance transactions recorded.
     pub transactions: usize,
     pub ledger_invariant_holds: bool,
+    /// Order webhooks the receiver answered with 2xx (each copy of a duplicate counts).
+    pub webhooks_delivered: u64,
+    /// Order webhooks given up on after every retry was refused or failed.
+    pub webhooks_failed: u64,
 }
 
 pub struct StateConfig {
@@ -341,6 +346,10 @@ pub struct State {
     retry_after: Option<(Instant, Instant)>,
     /// See [`Stats::requests_inside_retry_after`].
     requests_inside_retry_after: u64,
+    /// Status changes held back by [`super::WebhookDisorder::Reverse`], per order, oldest first.
+    withheld_webhooks: HashMap<String, Vec<StatusChange>>,
+    webhooks_delivered: u64,
+    webhooks_failed: u64,
 }
 
 /// Requests arriving this soon after a 429 may have been sent before the client read it (they
@@ -391,6 +400,9 @@ impl State {
             api_requests: 0,
             retry_after: None,
             requests_inside_retry_after: 0,
+            withheld_webhooks: HashMap::new(),
+            webhooks_delivered: 0,
+            webhooks_failed: 0,
         }
     }
 
@@ -730,6 +742,49 @@ impl State {
         })
     }
 
+    /// The webhooks to send now for `change`, in order: itself; itself twice
+    /// ([`super::WebhookDisorder::Duplicate`]); or, held back under
+    /// [`super::WebhookDisorder::Reverse`], nothing until the order settles and then all its
+    /// held changes newest first. Changes held when the fault is cleared still come out when
+    /// their order settles.
+    pub fn webhook_deliveries(&mut self, change: StatusChange) -> Vec<StatusChange> {
+        let holding = self.withheld_webhooks.contains_key(&change.order_id);
+        match self.faults.webhooks {
+            Some(super::WebhookDisorder::Reverse) => {}
+            _ if holding => {}
+            Some(super::WebhookDisorder::Duplicate) => return vec![change.clone(), change],
+            None => return vec![change],
+        }
+        // An order moves on by itself from `paid`, `provisioning`, and `fulfilled` when it is
+        // to be refunded; any other status is where it stays.
+        let settled = self.order(&change.order_id).is_none_or(|o| {
+            let moves_on = match o.status.as_str() {
+                "paid" | "provisioning" => true,
+                "fulfilled" => o.outcome == Outcome::Refunded,
+                _ => false,
+            };
+            !moves_on
+        });
+        let order_id = change.order_id.clone();
+        let held = self.withheld_webhooks.entry(order_id.clone()).or_default();
+        held.push(change);
+        if !settled {
+            return Vec::new();
+        }
+        let mut all = self.withheld_webhooks.remove(&order_id).unwrap_or_default();
+        all.reverse();
+        all
+    }
+
+    /// Counts one webhook delivery that ended (see [`Stats::webhooks_delivered`]).
+    pub fn note_webhook(&mut self, delivered: bool) {
+        if delivered {
+            self.webhooks_delivered += 1;
+        } else {
+            self.webhooks_failed += 1;
+        }
+    }
+
     /// The order an eSIM belongs to, when that order is fulfilled or was (refunded after
     /// fulfilment keeps the issued eSIM readable).
     pub fn esim_order(&self, esim_id: &str) -> Option<&OrderRecord> {
@@ -900,6 +955,8 @@ impl State {
             transactions: self.ledger.transactions().len(),
             ledger_invariant_holds: self.ledger.invariant_holds()
                 && held == i128::from(self.ledger.reserved()),
+            webhooks_delivered: self.webhooks_delivered,
+            webhooks_failed: self.webhooks_failed,
         }
     }
 }
@@ -1096,6 +1153,108 @@ mod tests {
             s.check_rate_limit("a", t0 + Duration::from_secs(10))
                 .is_ok()
         );
+    }
+
+    fn placed_order(s: &mut State, outcome: Outcome) -> String {
+        let plan = s
+            .catalog()
+            .plans
+            .iter()
+            .find(|p| p.plan.price_cents > 0 && p.plan.price_cents < 10_000)
+            .map(|p| p.plan.clone())
+            .expect("a cheap plan");
+        s.set_plan_outcome(&plan.id, outcome).expect("exists");
+        let n = s.orders().len();
+        s.place_order(
+            &format!("key-{n:06}"),
+            OrderRequest {
+                plan_id: plan.id,
+                expected_price_cents: plan.price_cents,
+                reference: format!("r{n}"),
+            },
+        )
+        .expect("accepted")
+        .accepted
+        .order_id
+    }
+
+    /// The statuses `announce` would send for an order's whole life, in wire order.
+    fn announced(s: &mut State, order_id: &str) -> Vec<String> {
+        let paid = StatusChange {
+            order_id: order_id.to_string(),
+            reference: String::new(),
+            status: "paid".to_string(),
+            occurred_at: String::new(),
+        };
+        let mut sent: Vec<String> = s
+            .webhook_deliveries(paid)
+            .into_iter()
+            .map(|c| c.status)
+            .collect();
+        for step in [Step::Provision, Step::Conclude, Step::Refund] {
+            if let Some(change) = s.advance(order_id, step) {
+                sent.extend(s.webhook_deliveries(change).into_iter().map(|c| c.status));
+            }
+        }
+        sent
+    }
+
+    #[test]
+    fn webhook_disorder_duplicates_or_reverses_an_orders_events() {
+        let mut s = state(100_000);
+        let plain = placed_order(&mut s, Outcome::Fulfilled);
+        assert_eq!(
+            announced(&mut s, &plain),
+            ["paid", "provisioning", "fulfilled"]
+        );
+
+        s.faults.webhooks = Some(crate::sandbox::WebhookDisorder::Duplicate);
+        let twice = placed_order(&mut s, Outcome::Failed);
+        assert_eq!(
+            announced(&mut s, &twice),
+            [
+                "paid",
+                "paid",
+                "provisioning",
+                "provisioning",
+                "failed",
+                "failed"
+            ]
+        );
+
+        s.faults.webhooks = Some(crate::sandbox::WebhookDisorder::Reverse);
+        let reversed = placed_order(&mut s, Outcome::Fulfilled);
+        assert_eq!(
+            announced(&mut s, &reversed),
+            ["fulfilled", "provisioning", "paid"]
+        );
+        // An order refunded after fulfilment settles only at `refunded`.
+        let refunded = placed_order(&mut s, Outcome::Refunded);
+        assert_eq!(
+            announced(&mut s, &refunded),
+            ["refunded", "fulfilled", "provisioning", "paid"]
+        );
+
+        // Cleared midway: what was held still comes out, reversed, when the order settles.
+        let paid = placed_order(&mut s, Outcome::Fulfilled);
+        let change = StatusChange {
+            order_id: paid.clone(),
+            reference: String::new(),
+            status: "paid".to_string(),
+            occurred_at: String::new(),
+        };
+        assert!(s.webhook_deliveries(change).is_empty());
+        s.faults.webhooks = None;
+        let provisioning = s.advance(&paid, Step::Provision).expect("moves");
+        assert!(s.webhook_deliveries(provisioning).is_empty());
+        let done = s.advance(&paid, Step::Conclude).expect("moves");
+        let sent: Vec<String> = s
+            .webhook_deliveries(done)
+            .into_iter()
+            .map(|c| c.status)
+            .collect();
+        assert_eq!(sent, ["fulfilled", "provisioning", "paid"]);
+        assert!(s.stats().ledger_invariant_holds);
     }
 
     #[test]

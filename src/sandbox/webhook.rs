@@ -39,13 +39,14 @@ pub fn event(change: &StatusChange) -> WebhookEvent {
     }
 }
 
-/// Delivers one event; gives up quietly (one log line) after [`ATTEMPTS`] tries.
-pub async fn deliver(client: reqwest::Client, target: WebhookConfig, change: StatusChange) {
+/// Delivers one event; gives up quietly (one log line) after [`ATTEMPTS`] tries. True when the
+/// receiver answered 2xx.
+pub async fn deliver(client: reqwest::Client, target: WebhookConfig, change: StatusChange) -> bool {
     let body = match serde_json::to_vec(&event(&change)) {
         Ok(body) => body,
         Err(e) => {
             tracing::warn!(error = %e, "sandbox webhook: cannot encode event");
-            return;
+            return false;
         }
     };
     for attempt in 0..ATTEMPTS {
@@ -61,7 +62,7 @@ pub async fn deliver(client: reqwest::Client, target: WebhookConfig, change: Sta
             .send()
             .await;
         match result {
-            Ok(response) if response.status().is_success() => return,
+            Ok(response) if response.status().is_success() => return true,
             Ok(response) => tracing::debug!(
                 status = response.status().as_u16(),
                 attempt,
@@ -75,6 +76,7 @@ pub async fn deliver(client: reqwest::Client, target: WebhookConfig, change: Sta
         status = %change.status,
         "sandbox webhook: gave up after {ATTEMPTS} attempts"
     );
+    false
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! The owner's bad day through the console: a paid order waits because the wallet is short,
 //! the owner refunds it, tops up and retries everything waiting. The consumer gets one refund
-//! and one honest email, and no eSIM is bought for that order.
+//! and one honest email, and no eSIM is bought for that order. And a suspension whose only
+//! waiting order was refunded: nothing can prove the account fixed, so the owner resumes sales.
 
 use std::time::{Duration, Instant};
 
@@ -14,7 +15,10 @@ use crate::both_backends;
 use crate::helpers::{Backend, Browser, hidden, location, spawn_shop};
 use crate::journeys::{checkout_cheap_plan, pay};
 
-both_backends!(a_refund_while_the_wallet_is_short_buys_nothing_and_says_why);
+both_backends!(
+    a_refund_while_the_wallet_is_short_buys_nothing_and_says_why,
+    sales_paused_for_the_account_resume_by_hand_once_nothing_waits,
+);
 
 /// Undoes quoted-printable soft breaks and `=3D`, enough to read a sentence of an `.eml`.
 fn unfolded(raw: &str) -> String {
@@ -158,5 +162,102 @@ async fn a_refund_while_the_wallet_is_short_buys_nothing_and_says_why(backend: B
     assert!(
         order_page.contains("data-status=\"refunded\""),
         "{order_page}"
+    );
+}
+
+async fn open_alerts_of(app: &crate::helpers::TestApp, kind: &'static str) -> i64 {
+    app.db
+        .run(move |c| {
+            Ok::<_, DbError>(
+                alerts::table
+                    .filter(alerts::kind.eq(kind))
+                    .filter(alerts::resolved_at_ms.is_null())
+                    .count()
+                    .get_result::<i64>(c)?,
+            )
+        })
+        .await
+        .expect("alerts")
+}
+
+async fn sales_paused_for_the_account_resume_by_hand_once_nothing_waits(backend: Backend) {
+    let Some((app, upstream)) = spawn_shop(backend, 60).await else {
+        return;
+    };
+    create(&app.db, OWNER, Role::Owner).await;
+    let owner = login_as(&app, OWNER).await;
+
+    // The supplier suspends purchasing between the sale and its payment.
+    let shopper = Browser::default();
+    let pay_path = checkout_cheap_plan(&app, &shopper).await;
+    upstream.sandbox.set_purchasing_suspended(true);
+    let (status, _, headers) = pay(&app, &shopper, &pay_path).await;
+    assert_eq!(status, 303);
+    let purchase_id = location(&headers)
+        .trim_start_matches("/orders/")
+        .split('?')
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    let app_ref = &app;
+    wait_until("the placement meets the suspension", async || {
+        open_alerts_of(app_ref, "account_problem").await > 0
+    })
+    .await;
+
+    // The owner refunds the waiting order; the supplier lifts the suspension.
+    let (status, _, _) = owner
+        .act(
+            &app,
+            &purchase_id,
+            "refund",
+            "the supplier cannot deliver today",
+        )
+        .await;
+    assert_eq!(status, 303, "refund accepted");
+    let db = app.db.clone();
+    let id = purchase_id.clone();
+    wait_until("the purchase is refunded", async || {
+        let id = id.clone();
+        db.run(move |c| purchases::find(c, &id))
+            .await
+            .expect("find")
+            .is_some_and(|p| p.status == "refunded")
+    })
+    .await;
+    upstream.sandbox.set_purchasing_suspended(false);
+
+    // No order waits to prove the account fixed: the dashboard offers to resume by hand.
+    let (_, dashboard, _) = owner.get(&app, "/admin").await;
+    assert!(dashboard.contains("Sales are paused"), "{dashboard}");
+    assert!(
+        !dashboard.contains(">Retry waiting placements</button>"),
+        "nothing waits: {dashboard}"
+    );
+    assert!(dashboard.contains(">Resume sales</button>"), "{dashboard}");
+    let (status, _, _) = owner
+        .post(
+            &app,
+            "/admin/placements/retry",
+            &[("csrf_token", &hidden(&dashboard, "csrf_token"))],
+        )
+        .await;
+    assert_eq!(status, 303);
+    let (_, dashboard, _) = owner.get(&app, "/admin").await;
+    assert!(!dashboard.contains("Sales are paused"), "{dashboard}");
+    assert!(!dashboard.contains(">Resume sales</button>"), "{dashboard}");
+    assert_eq!(open_alerts_of(&app, "account_problem").await, 0);
+
+    // Shoppers can buy again (each process re-reads the pause within two seconds).
+    tokio::time::sleep(Duration::from_millis(2_100)).await;
+    let next = Browser::default();
+    let pay_path = checkout_cheap_plan(&app, &next).await;
+    let (status, _, headers) = pay(&app, &next, &pay_path).await;
+    assert_eq!(status, 303);
+    crate::journeys::wait_fulfilled(&app, &next, &location(&headers)).await;
+    assert_eq!(
+        upstream.sandbox.stats().orders,
+        1,
+        "only the new sale is bought"
     );
 }

@@ -27,6 +27,7 @@ mod crash;
 mod csrf;
 mod db;
 mod failpoints;
+mod fault_matrix;
 mod frame;
 mod journeys_browser;
 mod keys;

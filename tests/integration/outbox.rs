@@ -38,7 +38,7 @@ pub(crate) struct Env {
     pub(crate) db: Db,
     pub(crate) outbox: Outbox,
     pub(crate) upstream: SandboxHandle,
-    client: PartnerClient,
+    pub(crate) client: PartnerClient,
     key: InstallationKey,
     _test_db: TestDb,
 }

@@ -90,6 +90,9 @@ struct DashboardPage {
     dead_jobs: i64,
     /// Placements held back for later; an owner can make them due now.
     waiting_placements: i64,
+    /// Paused for the supplier account with no placement left to prove it fixed: an owner
+    /// resumes sales by hand.
+    resume_by_hand: bool,
     flash: Option<&'static str>,
     alerts: Vec<AlertRow>,
     sync: Option<SyncView>,
@@ -134,6 +137,9 @@ pub async fn dashboard(
         .await?;
     let account = state.account.overview().await?;
     let (chrome, cookie) = Chrome::new(&state, &req, &admin, "dashboard");
+    let account_problem = wallet_row
+        .as_ref()
+        .is_some_and(|w| w.pause() == Some(wallet::PauseReason::AccountProblem));
     let page = DashboardPage {
         chrome,
         wallet: wallet_row.map(|w| WalletView {
@@ -175,6 +181,7 @@ pub async fn dashboard(
         oldest_due: health.oldest_due_ms.map(|due| format_age(now - due)),
         dead_jobs: health.dead,
         waiting_placements: health.waiting_placements,
+        resume_by_hand: account_problem && health.open_placements == 0,
         flash: match query.done.as_deref() {
             Some("retry") => Some("Waiting placements are due now; workers are sending them."),
             _ => None,
