@@ -1128,3 +1128,236 @@ fn nul_characters_are_refused_with_a_message(backend: Backend) {
         }
     });
 }
+
+// ---- the upstream's answers, over the wire ------------------------------------------------------
+
+/// How the generated answer's body is framed.
+#[derive(Debug, Clone)]
+enum Framing {
+    /// `Content-Length` says the body's length.
+    Exact,
+    /// `Content-Length` says more than is sent before the connection closes.
+    Short(usize),
+    /// No `Content-Length`: the body ends when the connection closes.
+    UntilClose,
+}
+
+#[derive(Debug, Clone)]
+struct WireAnswer {
+    status: u16,
+    reason: String,
+    retry_after: Option<Vec<u8>>,
+    content_type: Option<String>,
+    framing: Framing,
+    body: Vec<u8>,
+}
+
+fn wire_answer() -> impl Strategy<Value = WireAnswer> {
+    (
+        prop_oneof![
+            4 => prop::sample::select(vec![200u16, 201, 202, 204, 400, 401, 403, 404, 409, 429, 500, 503]),
+            1 => 100u16..1000,
+        ],
+        "[ -~]{0,20}",
+        prop::option::of(prop_oneof![
+            3 => prop_oneof![
+                any::<u64>().prop_map(|n| n.to_string()),
+                (0u32..120).prop_map(|n| n.to_string()),
+                any::<i64>().prop_map(|n| n.to_string()),
+                "[0-9]{20,40}",
+                Just("Fri, 31 Dec 9999 23:59:59 GMT".to_string()),
+                Just("Sun, 06 Nov 1994 08:49:37 GMT".to_string()),
+                "[ -~]{0,30}",
+            ].prop_map(String::into_bytes),
+            // Any bytes a header value may hold (a control character would make the whole
+            // answer unreadable, a transport failure rather than a 429).
+            1 => prop::collection::vec(prop_oneof![32u8..127, 128u8..=255], 0..30),
+        ]),
+        prop::option::of(prop::sample::select(vec![
+            "application/json".to_string(),
+            "text/html".into(),
+            "application/json; charset=latin1".into(),
+        ])),
+        prop_oneof![
+            4 => Just(Framing::Exact),
+            1 => (1usize..1000).prop_map(Framing::Short),
+            1 => Just(Framing::UntilClose),
+        ],
+        prop_oneof![
+            3 => json().prop_map(|v| v.to_string().into_bytes()),
+            2 => stripe_event().prop_map(|v| v.to_string().into_bytes()),
+            1 => prop::collection::vec(any::<u8>(), 0..300),
+        ],
+    )
+        .prop_map(|(status, reason, retry_after, content_type, framing, body)| WireAnswer {
+            status,
+            reason,
+            retry_after,
+            content_type,
+            framing,
+            body,
+        })
+}
+
+impl WireAnswer {
+    fn bytes(&self) -> Vec<u8> {
+        let mut out = format!(
+            "HTTP/1.1 {} {}\r\nConnection: close\r\n",
+            self.status, self.reason
+        )
+        .into_bytes();
+        if let Some(value) = &self.retry_after {
+            out.extend_from_slice(b"Retry-After: ");
+            out.extend_from_slice(value);
+            out.extend_from_slice(b"\r\n");
+        }
+        if let Some(ct) = &self.content_type {
+            out.extend_from_slice(format!("Content-Type: {ct}\r\n").as_bytes());
+        }
+        match self.framing {
+            Framing::Exact => {
+                out.extend_from_slice(format!("Content-Length: {}\r\n", self.body.len()).as_bytes())
+            }
+            Framing::Short(more) => out.extend_from_slice(
+                format!("Content-Length: {}\r\n", self.body.len() + more).as_bytes(),
+            ),
+            Framing::UntilClose => {}
+        }
+        out.extend_from_slice(b"\r\n");
+        out.extend_from_slice(&self.body);
+        out
+    }
+}
+
+/// A server that answers every request with the bytes in `next`, then closes the connection.
+async fn scripted_server(next: std::sync::Arc<std::sync::Mutex<Vec<u8>>>) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let address = listener.local_addr().expect("address");
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let answer = next.lock().expect("answer").clone();
+            tokio::spawn(async move {
+                // Read the request head (and a small body) before answering.
+                let mut seen = Vec::new();
+                let mut buf = [0u8; 4096];
+                while !seen.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match socket.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => seen.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let _ = socket.write_all(&answer).await;
+                let _ = socket.shutdown().await;
+            });
+        }
+    });
+    format!("http://{address}/api/v1")
+}
+
+/// The upstream client over a real connection: any status line, `Retry-After`, framing
+/// (short, until close) and body ends in a value or a classified error, in bounded time.
+#[test]
+fn upstream_answers_over_the_wire_are_classified() {
+    use storefront::config::Secret;
+    use storefront::domain::Cents;
+    use storefront::upstream::{
+        ApiAmount, Class, IdempotencyKey, OrderReference, OrderRequest, PartnerClient, PathId,
+        PlanId, UpstreamClientConfig,
+    };
+    let rt = runtime();
+    let next = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let base = rt.block_on(scripted_server(next.clone()));
+    let mut config = UpstreamClientConfig::new(
+        reqwest::Url::parse(&base).expect("base"),
+        Secret::new("sk_test_fuzz".to_string()),
+    );
+    config.max_get_attempts = 1;
+    config.request_timeout = Duration::from_secs(5);
+    config.max_gate_wait = Duration::ZERO;
+    let id = PathId::parse("p1").expect("id");
+    let order = OrderRequest {
+        plan_id: PlanId::parse("p1-base").expect("plan"),
+        expected_price_cents: ApiAmount::new(Cents::new(500)).expect("amount"),
+        reference: OrderReference::parse("sf-fuzz").expect("reference"),
+    };
+    let fresh = std::cell::RefCell::new(PartnerClient::new(config.clone()).expect("client"));
+    let client = &fresh;
+    run(
+        "upstream answers over the wire",
+        cases(),
+        (wire_answer(), 0usize..6),
+        |(answer, call)| {
+            *next.lock().expect("answer") = answer.bytes();
+            let client = client.borrow().clone();
+            let started = std::time::Instant::now();
+            let class = rt.block_on(async {
+                let class =
+                    |r: Result<(), storefront::upstream::UpstreamError>| r.err().map(|e| e.class());
+                match call {
+                    0 => class(client.account().await.map(drop)),
+                    1 => class(client.balance().await.map(drop)),
+                    2 => class(client.plan(&id).await.map(drop)),
+                    3 => class(client.order(&id).await.map(drop)),
+                    4 => class(client.installation(&id).await.map(drop)),
+                    _ => class(
+                        client
+                            .create_order(&IdempotencyKey::generate(), &order)
+                            .await
+                            .map(drop),
+                    ),
+                }
+            });
+            if matches!(class, Some(Class::RetryAfter(_))) {
+                // The gate is closed now: a fresh client for what follows (building one costs
+                // its TLS setup, so only then).
+                *fresh.borrow_mut() = PartnerClient::new(config.clone()).expect("client");
+            }
+            prop_assert!(started.elapsed() < Duration::from_secs(6), "{answer:?}");
+            if answer.status == 429 {
+                prop_assert!(matches!(class, Some(Class::RetryAfter(_))), "{class:?}");
+            }
+            // Counted by class: 200 a value, 400 definitive, 429 rate-limited, 500 unknown.
+            Ok(match class {
+                None => 200,
+                Some(Class::Definitive) => 400,
+                Some(Class::RetryAfter(_)) => 429,
+                Some(Class::Unknown) => 500,
+            })
+        },
+    );
+}
+
+/// A 429 whose body breaks off (shorter than its `Content-Length`) is still a 429: its
+/// `Retry-After` closes the gate, so the next call is not sent. It once came back `Unknown`,
+/// leaving the gate open.
+#[test]
+fn a_429_whose_body_breaks_off_still_closes_the_gate() {
+    use storefront::config::Secret;
+    use storefront::upstream::{Class, ErrorKind, PartnerClient, UpstreamClientConfig};
+    let rt = runtime();
+    let next = std::sync::Arc::new(std::sync::Mutex::new(
+        b"HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\nRetry-After: 7\r\nContent-Length: 100\r\n\r\n{\"error\":"
+            .to_vec(),
+    ));
+    let base = rt.block_on(scripted_server(next));
+    let mut config = UpstreamClientConfig::new(
+        reqwest::Url::parse(&base).expect("base"),
+        Secret::new("sk_test_fuzz".to_string()),
+    );
+    config.max_get_attempts = 1;
+    config.max_gate_wait = Duration::ZERO;
+    let client = PartnerClient::new(config).expect("client");
+    rt.block_on(async {
+        let first = client.balance().await.expect_err("429");
+        assert_eq!(
+            first.class(),
+            Class::RetryAfter(Duration::from_secs(7)),
+            "{first}"
+        );
+        let second = client.balance().await.expect_err("gate closed");
+        assert_eq!(second.kind(), ErrorKind::GateClosed, "{second}");
+    });
+}
