@@ -6,8 +6,8 @@
 //!
 //! Each surface is one property with `STOREFRONT_FUZZ_CASES` cases (default 500, the CI form;
 //! the console's sign-in form a tenth, as each attempt hashes a password), on both backends;
-//! `scripts/fuzz` runs the long form. The upstream's answers are fuzzed at unit level, in
-//! `src/upstream/bad_answers.rs`.
+//! `scripts/fuzz` runs the long form. The upstream's answers are fuzzed here over the wire (a
+//! scripted HTTP server answering the client) and at unit level in `src/upstream/bad_answers.rs`.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime};
