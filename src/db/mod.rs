@@ -107,6 +107,23 @@ impl DbError {
         )
     }
 
+    /// The database refused a text value it cannot store: PostgreSQL takes no NUL character in
+    /// any text (SQLite stores it), whether written or only compared in a query. Only input
+    /// from outside carries one, so the sender is told, not the operator. PostgreSQL reports
+    /// it as `invalid byte sequence for encoding "UTF8": 0x00` (SQLSTATE 22021), which diesel
+    /// passes on as an unclassified error with that message; the byte stays `0x00` in every
+    /// translation of the message.
+    pub fn is_unstorable_text(&self) -> bool {
+        match self {
+            Self::Query(diesel::result::Error::DatabaseError(
+                diesel::result::DatabaseErrorKind::Unknown,
+                info,
+            )) => info.message().contains("0x00"),
+            Self::Query(diesel::result::Error::InvalidCString(_)) => true,
+            _ => false,
+        }
+    }
+
     /// The database cannot be reached right now (no free connection, cannot open, connection
     /// closed): a 503 worth retrying, not a bug.
     pub fn is_unavailable(&self) -> bool {

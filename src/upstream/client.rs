@@ -554,17 +554,26 @@ fn with_cursor(mut url: Url, cursor: Option<&Cursor>) -> Url {
 }
 
 /// Reads status, headers and at most [`MAX_BODY_BYTES`] of body.
+///
+/// A success body cut off or too large is an error of its own: after a 202 the order may exist,
+/// so it is `Unknown` whatever was read (the status is kept). Any other status classifies by
+/// itself, the body only adding detail: a 429 whose body breaks off still closes the gate for
+/// its `Retry-After`, and a 4xx is still a refusal. Such a body is kept as far as it was read.
 async fn read_response(mut response: reqwest::Response) -> Result<RawResponse, UpstreamError> {
     let status = response.status();
     let headers: HeaderMap = response.headers().clone();
     let mut body = Vec::new();
-    // A body cut off after a 202 is still Unknown (the order may exist); the status is kept.
-    while let Some(chunk) = response
-        .chunk()
-        .await
-        .map_err(|e| from_transport(e).with_status(status))?
-    {
+    loop {
+        let chunk = match response.chunk().await {
+            Ok(Some(chunk)) => chunk,
+            Ok(None) => break,
+            Err(e) if status.is_success() => return Err(from_transport(e).with_status(status)),
+            Err(_) => break,
+        };
         if body.len() + chunk.len() > MAX_BODY_BYTES {
+            if !status.is_success() {
+                break;
+            }
             return Err(UpstreamError::new(
                 ErrorKind::MalformedBody,
                 Class::Unknown,

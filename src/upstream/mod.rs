@@ -14,6 +14,9 @@ pub mod pager;
 pub mod retry;
 pub mod types;
 
+#[cfg(test)]
+mod bad_answers;
+
 pub use client::{ClientBuildError, Pager, PartnerClient, PlanFilter, UpstreamClientConfig};
 pub use error::{Class, ErrorCode, ErrorKind, RawResponse, Refusal, UpstreamError};
 pub use models::{

@@ -101,6 +101,8 @@ impl From<DbError> for AppError {
     fn from(err: DbError) -> Self {
         if err.is_not_found() {
             Self::NotFound
+        } else if err.is_unstorable_text() {
+            Self::BadRequest(UNSTORABLE_TEXT.into())
         } else if err.is_unavailable() {
             Self::Unavailable(err.to_string())
         } else {
@@ -297,6 +299,9 @@ impl ResponseError for AppError {
         response
     }
 }
+
+/// What a person sees when something they sent holds a character no text may hold (a NUL).
+pub const UNSTORABLE_TEXT: &str = "Some of the information sent contains a character that cannot be used (a null character). Remove it and try again.";
 
 /// What a person sees when a path, query, form or JSON body cannot be read.
 pub const BAD_INPUT: &str = "Some of the information sent was not valid. Go back and try again.";
