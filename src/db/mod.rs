@@ -52,6 +52,10 @@ const MIGRATION_LOCK_KEY: i64 = 0x5354_4f52_4546_524e; // "STOREFRN"
 /// How long a request waits for a free connection before the answer is 503.
 const POOL_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// How long a read that has a fallback (readiness, the sales-paused flag a page shows) waits
+/// for a connection: with the database gone it must not hold a page for [`POOL_TIMEOUT`].
+pub const QUICK_POOL_TIMEOUT: Duration = Duration::from_millis(800);
+
 /// How long SQLite waits on another writer's lock before giving up.
 const SQLITE_BUSY_TIMEOUT_MS: u32 = 5_000;
 
@@ -301,9 +305,20 @@ impl Db {
         T: Send + 'static,
         E: From<DbError> + Send + 'static,
     {
+        self.run_within(POOL_TIMEOUT, f).await
+    }
+
+    /// [`Db::run`], waiting at most `wait` for a connection (a free one, or a new one when the
+    /// database is unreachable) before giving up with [`DbError::PoolTimeout`].
+    pub async fn run_within<T, E, F>(&self, wait: Duration, f: F) -> Result<T, E>
+    where
+        F: FnOnce(&mut DbConn) -> Result<T, E> + Send + 'static,
+        T: Send + 'static,
+        E: From<DbError> + Send + 'static,
+    {
         let pool = self.pool.clone();
         tokio::task::spawn_blocking(move || {
-            let mut conn = pool.get().map_err(|_| DbError::PoolTimeout)?;
+            let mut conn = pool.get_timeout(wait).map_err(|_| DbError::PoolTimeout)?;
             f(&mut conn)
         })
         .await
@@ -314,9 +329,10 @@ impl Db {
         self.run(|conn| conn.run_migrations()).await
     }
 
-    /// Readiness: the database answers and every embedded migration is applied.
+    /// Readiness: the database answers and every embedded migration is applied. Gives up
+    /// after [`QUICK_POOL_TIMEOUT`] without a connection, so a probe learns of an outage at once.
     pub async fn check_ready(&self) -> Result<(), DbError> {
-        self.run(|conn| {
+        self.run_within(QUICK_POOL_TIMEOUT, |conn| {
             conn.batch_execute("SELECT 1")?;
             if conn.has_pending_migrations()? {
                 return Err(DbError::Migration("migrations are pending".into()));

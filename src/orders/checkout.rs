@@ -270,7 +270,7 @@ impl Checkout<'_> {
         if price < self.payments.minimum_charge() {
             return Err(CheckoutError::NotSellable);
         }
-        self.refresh_wallet_if_stale().await;
+        self.refresh_wallet_if_stale().await?;
 
         let now = db::now_ms();
         let id = random_hex(10);
@@ -439,23 +439,23 @@ impl Checkout<'_> {
         }
     }
 
-    /// Re-reads `GET /balance` when the stored one is older than a minute. A failure keeps the
-    /// stored value (the check then uses what is known, or refuses when nothing is).
-    /// Nothing is sent while upstream rate-limits the shop.
-    async fn refresh_wallet_if_stale(&self) {
+    /// Re-reads `GET /balance` when the stored one is older than a minute. A failed upstream
+    /// read keeps the stored value (the check then uses what is known, or refuses when nothing
+    /// is). Nothing is sent while upstream rate-limits the shop. A database that cannot be
+    /// read is the checkout's failure at once: every later step needs it too.
+    async fn refresh_wallet_if_stale(&self) -> Result<(), DbError> {
         if self.upstream.gate_opens_at().is_some() {
-            return;
+            return Ok(());
         }
         let fresh_enough = self
             .db
             .run(db::wallet::get)
-            .await
-            .ok()
-            .flatten()
+            .await?
             .is_some_and(|w| db::now_ms() - w.refreshed_at_ms < ms(WALLET_MAX_AGE));
         if !fresh_enough {
             crate::wallet::refresh(self.db, self.upstream).await;
         }
+        Ok(())
     }
 }
 
