@@ -56,6 +56,9 @@ const POOL_TIMEOUT: Duration = Duration::from_secs(5);
 /// for a connection: with the database gone it must not hold a page for [`POOL_TIMEOUT`].
 pub const QUICK_POOL_TIMEOUT: Duration = Duration::from_millis(800);
 
+/// SQLite's message for `SQLITE_FULL` (`sqlite3_errstr`).
+const SQLITE_FULL_MESSAGE: &str = "database or disk is full";
+
 /// How long SQLite waits on another writer's lock before giving up.
 const SQLITE_BUSY_TIMEOUT_MS: u32 = 5_000;
 
@@ -111,18 +114,19 @@ impl DbError {
         )
     }
 
-    /// The database cannot be reached right now (no free connection, cannot open, connection
-    /// closed): a 503 worth retrying, not a bug.
+    /// The database cannot be reached or written right now (no free connection, cannot open,
+    /// connection closed, SQLite's disk full): a 503 worth retrying, not a bug.
     pub fn is_unavailable(&self) -> bool {
-        matches!(
-            self,
-            Self::PoolTimeout
-                | Self::Open { .. }
-                | Self::Query(diesel::result::Error::DatabaseError(
-                    diesel::result::DatabaseErrorKind::ClosedConnection,
-                    _,
-                ))
-        )
+        use diesel::result::{DatabaseErrorKind, Error};
+        match self {
+            Self::PoolTimeout | Self::Open { .. } => true,
+            Self::Query(Error::DatabaseError(DatabaseErrorKind::ClosedConnection, _)) => true,
+            // SQLITE_FULL reaches diesel as an unknown error; its text is SQLite's own.
+            Self::Query(Error::DatabaseError(DatabaseErrorKind::Unknown, info)) => {
+                info.message() == SQLITE_FULL_MESSAGE
+            }
+            _ => false,
+        }
     }
 }
 

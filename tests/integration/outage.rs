@@ -511,3 +511,192 @@ async fn postgres_stopped_for_ten_seconds_mid_run_loses_nothing_and_the_shop_rec
         "a request failed with a 500 during the outage:\n{log}"
     );
 }
+
+/// A small tmpfs of the test's own, unmounted when dropped.
+struct SmallDisk {
+    dir: tempfile::TempDir,
+}
+
+impl SmallDisk {
+    /// `None` when this machine cannot mount one (not root, no `CAP_SYS_ADMIN`).
+    fn mount(megabytes: u32) -> Option<Self> {
+        let dir = tempfile::tempdir().expect("mount point");
+        let mounted = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={megabytes}m"), "tmpfs"])
+            .arg(dir.path())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        mounted.then_some(Self { dir })
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Writes a filler file until the disk refuses; returns its size.
+    fn fill(&self) -> u64 {
+        use std::io::Write;
+        let mut filler = File::create(self.filler()).expect("filler");
+        let chunk = vec![0u8; 64 * 1024];
+        let mut written = 0u64;
+        while filler.write_all(&chunk).is_ok() {
+            written += chunk.len() as u64;
+        }
+        // The last partial chunk may have left a few bytes free: take them too.
+        while filler.write_all(&[0u8]).is_ok() {
+            written += 1;
+        }
+        written
+    }
+
+    fn free(&self) {
+        std::fs::remove_file(self.filler()).expect("remove filler");
+    }
+
+    fn filler(&self) -> PathBuf {
+        self.dir.path().join("filler")
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = Command::new("umount")
+            .arg("-l")
+            .arg(self.dir.path())
+            .status();
+    }
+}
+
+fn sqlite3(db: &Path, sql: &str) -> String {
+    let out = Command::new("sqlite3")
+        .arg(db)
+        .arg(sql)
+        .output()
+        .expect("sqlite3");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+        + String::from_utf8_lossy(&out.stderr).trim()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sqlite_disk_full_mid_run_answers_a_clear_503_corrupts_nothing_and_recovers() {
+    crate::helpers::init_logs();
+    let Some(disk) = SmallDisk::mount(24) else {
+        eprintln!(
+            "\n!!!!!!!! cannot mount a tmpfs here (needs root with CAP_SYS_ADMIN): the SQLite \
+             disk-full test is NOT being run !!!!!!!!\n"
+        );
+        return;
+    };
+    let db_path = disk.path().join("shop.db");
+    let logs = tempfile::tempdir().expect("dir");
+    let (upstream, key) = spawn_sandbox(150).await;
+    let shop = Serve::start(
+        logs.path(),
+        &format!("sqlite://{}", db_path.display()),
+        &upstream.base_url,
+        &key,
+    );
+    let client = client();
+    let plan = first_plan(&client, &shop).await;
+
+    let buyers = start_buyers(&client, &shop, &plan, Duration::from_secs(6));
+    tokio::time::sleep(Duration::from_secs(2)).await;
+
+    // Full: the write-ahead log folded back into the file first, so the next write must grow it.
+    let checkpoint = sqlite3(&db_path, "PRAGMA wal_checkpoint(TRUNCATE);");
+    let filled = disk.fill();
+    eprintln!("disk full: checkpoint {checkpoint}, {filled} bytes of filler");
+    let full_at = Instant::now();
+    // Checkout answers a plain 503 (a write the disk refuses), quickly.
+    let mut refused = false;
+    while full_at.elapsed() < Duration::from_secs(4) && !refused {
+        let res = client
+            .get(shop.url(&format!("/plans/{plan}")))
+            .send()
+            .await
+            .expect("plan page");
+        assert_eq!(res.status(), 200, "the plan page needs no writes");
+        refused = checkout_status(&client, &shop, &plan).await == 503;
+    }
+    assert!(refused, "no checkout was refused while the disk was full");
+    assert_degraded_but_clear(&client, &shop, &plan).await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+
+    // Space again.
+    disk.free();
+    let mut purchases = Vec::new();
+    for buyer in buyers {
+        purchases.push(buyer.await.expect("buyer"));
+    }
+    assert_all_fulfilled_once(
+        &client,
+        &shop,
+        &upstream,
+        &purchases,
+        Duration::from_secs(60),
+    )
+    .await;
+    assert_eq!(
+        checkout_status(&client, &shop, &plan).await,
+        303,
+        "checkout works again"
+    );
+    let log = shop.log();
+    assert!(
+        log.contains("database or disk is full") && log.contains("dependency unavailable"),
+        "the log says the disk is full"
+    );
+    assert!(
+        !log.contains("request failed"),
+        "a request failed with a 500 while the disk was full:\n{log}"
+    );
+    drop(shop);
+    assert_eq!(sqlite3(&db_path, "PRAGMA integrity_check;"), "ok");
+}
+
+/// The status of one checkout of `plan` with a valid form.
+async fn checkout_status(client: &reqwest::Client, shop: &Serve, plan: &str) -> u16 {
+    let page = client
+        .get(shop.url(&format!("/plans/{plan}")))
+        .send()
+        .await
+        .expect("plan page");
+    let csrf = page
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find_map(|v| v.strip_prefix("csrf="))
+        .and_then(|v| v.split(';').next())
+        .expect("csrf cookie")
+        .to_string();
+    let html = page.text().await.expect("plan html");
+    let form = url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs([
+            (
+                "csrf_token",
+                hidden(&html, "csrf_token").expect("token").as_str(),
+            ),
+            ("plan_id", plan),
+            ("email", "disk@example.com"),
+            ("confirm_device", "yes"),
+            (
+                "expected_price_cents",
+                hidden(&html, "expected_price_cents")
+                    .expect("price")
+                    .as_str(),
+            ),
+        ])
+        .finish();
+    client
+        .post(shop.url("/checkout"))
+        .header("cookie", format!("csrf={csrf}"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(form)
+        .send()
+        .await
+        .expect("checkout answers")
+        .status()
+        .as_u16()
+}
