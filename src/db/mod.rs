@@ -33,6 +33,8 @@ pub mod totp;
 pub mod wallet;
 
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
@@ -142,6 +144,8 @@ pub enum Backend {
 #[derive(Debug)]
 pub struct ConnectionManager {
     url: DatabaseUrl,
+    /// Whether the last attempt to open a connection worked; see [`Db::run_within`].
+    reachable: Arc<AtomicBool>,
 }
 
 impl r2d2::ManageConnection for ConnectionManager {
@@ -149,6 +153,23 @@ impl r2d2::ManageConnection for ConnectionManager {
     type Error = r2d2::Error;
 
     fn connect(&self) -> Result<DbConn, r2d2::Error> {
+        let opened = self.open();
+        self.reachable.store(opened.is_ok(), Ordering::Relaxed);
+        opened
+    }
+
+    fn is_valid(&self, conn: &mut DbConn) -> Result<(), r2d2::Error> {
+        conn.batch_execute("SELECT 1")
+            .map_err(r2d2::Error::QueryError)
+    }
+
+    fn has_broken(&self, _conn: &mut DbConn) -> bool {
+        false
+    }
+}
+
+impl ConnectionManager {
+    fn open(&self) -> Result<DbConn, r2d2::Error> {
         match &self.url {
             DatabaseUrl::Postgres(url) => PgConnection::establish(url.expose())
                 .map(DbConn::Postgres)
@@ -164,15 +185,6 @@ impl r2d2::ManageConnection for ConnectionManager {
                 Ok(DbConn::Sqlite(conn))
             }
         }
-    }
-
-    fn is_valid(&self, conn: &mut DbConn) -> Result<(), r2d2::Error> {
-        conn.batch_execute("SELECT 1")
-            .map_err(r2d2::Error::QueryError)
-    }
-
-    fn has_broken(&self, _conn: &mut DbConn) -> bool {
-        false
     }
 }
 
@@ -258,6 +270,7 @@ impl DbConn {
 pub struct Db {
     pool: Pool<ConnectionManager>,
     backend: Backend,
+    reachable: Arc<AtomicBool>,
 }
 
 impl std::fmt::Debug for Db {
@@ -284,12 +297,20 @@ impl Db {
             }
             DatabaseUrl::Postgres(_) => Backend::Postgres,
         };
+        let reachable = Arc::new(AtomicBool::new(true));
         let pool = Pool::builder()
             .max_size(max_connections.max(1))
             .connection_timeout(POOL_TIMEOUT)
-            .build(ConnectionManager { url: url.clone() })
+            .build(ConnectionManager {
+                url: url.clone(),
+                reachable: Arc::clone(&reachable),
+            })
             .map_err(|e| open_error(e.to_string()))?;
-        Ok(Self { pool, backend })
+        Ok(Self {
+            pool,
+            backend,
+            reachable,
+        })
     }
 
     pub fn backend(&self) -> Backend {
@@ -313,13 +334,21 @@ impl Db {
     }
 
     /// [`Db::run`], waiting at most `wait` for a connection (a free one, or a new one when the
-    /// database is unreachable) before giving up with [`DbError::PoolTimeout`].
+    /// database is unreachable) before giving up with [`DbError::PoolTimeout`]. While the
+    /// last attempt to open a connection failed (the database is down, not merely busy) the
+    /// wait is at most [`QUICK_POOL_TIMEOUT`], so every request answers its 503 at once
+    /// instead of piling up; the pool keeps reconnecting in the background meanwhile.
     pub async fn run_within<T, E, F>(&self, wait: Duration, f: F) -> Result<T, E>
     where
         F: FnOnce(&mut DbConn) -> Result<T, E> + Send + 'static,
         T: Send + 'static,
         E: From<DbError> + Send + 'static,
     {
+        let wait = if self.reachable.load(Ordering::Relaxed) {
+            wait
+        } else {
+            wait.min(QUICK_POOL_TIMEOUT)
+        };
         let pool = self.pool.clone();
         tokio::task::spawn_blocking(move || {
             let mut conn = pool.get_timeout(wait).map_err(|_| DbError::PoolTimeout)?;

@@ -270,7 +270,7 @@ impl Checkout<'_> {
         if price < self.payments.minimum_charge() {
             return Err(CheckoutError::NotSellable);
         }
-        self.refresh_wallet_if_stale().await?;
+        self.refresh_wallet_if_stale().await;
 
         let now = db::now_ms();
         let id = random_hex(10);
@@ -441,21 +441,28 @@ impl Checkout<'_> {
 
     /// Re-reads `GET /balance` when the stored one is older than a minute. A failed upstream
     /// read keeps the stored value (the check then uses what is known, or refuses when nothing
-    /// is). Nothing is sent while upstream rate-limits the shop. A database that cannot be
-    /// read is the checkout's failure at once: every later step needs it too.
-    async fn refresh_wallet_if_stale(&self) -> Result<(), DbError> {
+    /// is). Nothing is sent while upstream rate-limits the shop. A wallet row that cannot be
+    /// read within [`db::QUICK_POOL_TIMEOUT`] is not refreshed now: the admission reads it in
+    /// its own transaction anyway, and with the database gone one wait for a connection is
+    /// enough before the 503.
+    async fn refresh_wallet_if_stale(&self) {
         if self.upstream.gate_opens_at().is_some() {
-            return Ok(());
+            return;
         }
-        let fresh_enough = self
+        let stale = match self
             .db
-            .run(db::wallet::get)
-            .await?
-            .is_some_and(|w| db::now_ms() - w.refreshed_at_ms < ms(WALLET_MAX_AGE));
-        if !fresh_enough {
+            .run_within(db::QUICK_POOL_TIMEOUT, db::wallet::get)
+            .await
+        {
+            Ok(row) => !row.is_some_and(|w| db::now_ms() - w.refreshed_at_ms < ms(WALLET_MAX_AGE)),
+            Err(err) => {
+                tracing::warn!(error = %err, "wallet row not read at checkout; not refreshed");
+                false
+            }
+        };
+        if stale {
             crate::wallet::refresh(self.db, self.upstream).await;
         }
-        Ok(())
     }
 }
 
