@@ -454,7 +454,7 @@ impl Checkout<'_> {
             .run_within(db::QUICK_POOL_TIMEOUT, db::wallet::get)
             .await
         {
-            Ok(row) => !row.is_some_and(|w| db::now_ms() - w.refreshed_at_ms < ms(WALLET_MAX_AGE)),
+            Ok(row) => row.is_none_or(|w| db::now_ms() - w.refreshed_at_ms >= ms(WALLET_MAX_AGE)),
             Err(err) => {
                 tracing::warn!(error = %err, "wallet row not read at checkout; not refreshed");
                 false
