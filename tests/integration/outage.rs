@@ -432,6 +432,11 @@ async fn postgres_stopped_for_ten_seconds_mid_run_loses_nothing_and_the_shop_rec
         "ready before the outage"
     );
 
+    // Orders take a few seconds upstream, so the purchases paid first are still being tracked
+    // when the database goes.
+    upstream
+        .sandbox
+        .set_provisioning_delays(Duration::from_secs(2), Duration::from_secs(2));
     let buyers = start_buyers(&client, &shop, &plan, Duration::from_secs(8));
     tokio::time::sleep(Duration::from_secs(2)).await;
 
@@ -600,6 +605,9 @@ async fn sqlite_disk_full_mid_run_answers_a_clear_503_corrupts_nothing_and_recov
     let client = client();
     let plan = first_plan(&client, &shop).await;
 
+    upstream
+        .sandbox
+        .set_provisioning_delays(Duration::from_secs(1), Duration::from_secs(1));
     let buyers = start_buyers(&client, &shop, &plan, Duration::from_secs(6));
     tokio::time::sleep(Duration::from_secs(2)).await;
 
