@@ -14,6 +14,19 @@ plan page -> CSRF cookie/token -> POST /checkout -> POST /demo-pay/{session}/pay
   stats                          read "paid_ms|started_ms|finished_ms" rows on stdin, print
                                  "n accepted p50_ms p99_ms rate_per_s span_ms"
   wrk FILE                       parse wrk --latency output: "rps p50_ms p99_ms"
+  pick-plans BASE N              print up to N sellable plan ids, one a line (as pick-plan)
+  checkouts BASE PLANS RATE SECS PREFIX OUT
+                                 for SECS seconds, start RATE purchases a second (plan page,
+                                 POST /checkout, demo Pay), rotating over the plan ids in file
+                                 PLANS; write the paid purchase ids to OUT, one a line; print
+                                 one line per step: "step n p50_ms p99_ms 5xx other" and a
+                                 last line "started paid 5xx errors"
+  verify STATS PAID ROWS         STATS: the sandbox's /_sandbox/stats JSON; PAID: paid purchase
+                                 ids; ROWS: "id|status|paid_at_ms" of the shop's purchases.
+                                 Paid = PAID and every row with paid_at_ms. Prints "paid
+                                 fulfilled lost duplicated orders"; exits 1 unless every paid
+                                 purchase is fulfilled with exactly one upstream order and
+                                 upstream holds no other order
 
 Every request has a timeout; every loop is bounded by N.
 """
@@ -283,6 +296,134 @@ def logins(base, email, password, n):
     print(f"{count(303)} {count(429, 503)} {other}")
 
 
+def sellable_plans(base, n):
+    b = Browser(base)
+    status, page, _ = b.request("GET", "/countries/US")
+    if status != 200:
+        raise SystemExit(f"GET /countries/US answered {status}")
+    found = []
+    for plan in list(dict.fromkeys(re.findall(r'href="/plans/([^"?#]+)"', page)))[:60]:
+        status, html, _ = b.request("GET", f"/plans/{plan}")
+        price = hidden(html, "expected_price_cents") if status == 200 else None
+        if price and hidden(html, "csrf_token") and 100 <= int(price) <= 20000:
+            found.append(plan)
+            if len(found) >= n:
+                break
+    return found
+
+
+def pick_plans(base, n):
+    plans = sellable_plans(base, int(n))
+    if not plans:
+        raise SystemExit("no sellable plan found on /countries/US")
+    print("\n".join(plans))
+
+
+def checkouts(base, plans_file, rate, secs, prefix, out):
+    """Purchases started at a fixed rate (open loop: a slow shop does not slow the arrivals)."""
+    plans = [p.strip() for p in open(plans_file) if p.strip()]
+    rate, secs = float(rate), float(secs)
+    total = int(rate * secs)
+    lock = threading.Lock()
+    lat = {"plan_page": [], "checkout": [], "pay": []}
+    fivexx = {k: 0 for k in lat}
+    other = {k: 0 for k in lat}
+    errors = []
+    paid = []
+
+    def timed(step, b, method, path, body=None, want=(200,)):
+        t0 = time.monotonic()
+        try:
+            status, html, headers = b.request(method, path, body)
+        except Exception as e:  # noqa: BLE001 - a reset or timeout is reported as an error
+            with lock:
+                errors.append(f"{step}: {e}")
+            return None
+        ms = (time.monotonic() - t0) * 1000.0
+        with lock:
+            lat[step].append(ms)
+            if status >= 500:
+                fivexx[step] += 1
+                errors.append(f"{step}: {status}")
+            elif status not in want:
+                other[step] += 1
+        return status, html, headers
+
+    def one(i):
+        b = Browser(base)
+        plan = plans[i % len(plans)]
+        r = timed("plan_page", b, "GET", f"/plans/{plan}")
+        if not r or r[0] != 200:
+            return
+        token, price = hidden(r[1], "csrf_token"), hidden(r[1], "expected_price_cents")
+        form = {
+            "csrf_token": token,
+            "plan_id": plan,
+            "email": f"{prefix}-{i}@load.invalid",
+            "confirm_device": "yes",
+            "expected_price_cents": price,
+        }
+        r = timed("checkout", b, "POST", "/checkout", form, want=(303,))
+        if not r or r[0] != 303:
+            return
+        session = r[2]["Location"].rstrip("/").rsplit("/", 1)[-1]
+        order = [k[len("order_"):] for k in b.cookies if k.startswith("order_")]
+        r = timed("pay", b, "POST", f"/demo-pay/{session}/pay", {"csrf_token": token}, want=(303,))
+        if r and r[0] == 303 and order:
+            with lock:
+                paid.append(order[0])
+
+    started = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=64) as pool:
+        futures = []
+        for i in range(total):
+            due = started + i / rate
+            wait = due - time.monotonic()
+            if wait > 0:
+                time.sleep(wait)
+            futures.append(pool.submit(one, i))
+        for f in futures:
+            f.result()
+    with open(out, "w") as fh:
+        fh.write("".join(p + "\n" for p in paid))
+    for step, values in lat.items():
+        values.sort()
+        print(
+            f"{step} {len(values)} {percentile(values, 50):.1f} {percentile(values, 99):.1f} "
+            f"{fivexx[step]} {other[step]}"
+        )
+    for e in errors[:5]:
+        print(f"  {e}", file=sys.stderr)
+    print(f"{total} {len(paid)} {sum(fivexx.values())} {len(errors)}")
+
+
+def verify(stats_file, paid_file, rows_file):
+    stats = json.load(open(stats_file))
+    told_paid = {p.strip() for p in open(paid_file) if p.strip()}
+    rows = {}
+    for line in open(rows_file):
+        parts = line.strip().split("|")
+        if len(parts) >= 3:
+            rows[parts[0]] = (parts[1], parts[2])
+    # Paid: what the driver was told, and what the shop recorded (a Pay whose answer was lost).
+    paid = told_paid | {p for p, (_, paid_at) in rows.items() if paid_at}
+    by_ref = stats.get("ordersByReference", {})
+    status = lambda p: rows.get(p, ("", ""))[0]
+    fulfilled = sum(1 for p in paid if status(p) == "fulfilled")
+    lost = sorted(p for p in paid if by_ref.get(f"sf-{p}", 0) < 1 or status(p) != "fulfilled")
+    duplicated = sorted(set(stats.get("duplicatePurchases", [])) | {r for r, n in by_ref.items() if n > 1})
+    orders = stats.get("orders", 0)
+    print(f"{len(paid)} {fulfilled} {len(lost)} {len(duplicated)} {orders}")
+    if lost:
+        print(f"  lost (paid, not fulfilled once upstream): {lost[:5]}", file=sys.stderr)
+    if duplicated:
+        print(f"  duplicated upstream orders: {duplicated[:5]}", file=sys.stderr)
+    if orders != len(paid):
+        print(f"  upstream holds {orders} orders for {len(paid)} paid purchases", file=sys.stderr)
+    if lost or duplicated or orders != len(paid) or not stats.get("ledgerInvariantHolds", False):
+        raise SystemExit(1)
+
+
 def main(argv):
     if len(argv) < 2:
         raise SystemExit(__doc__)
@@ -295,6 +436,9 @@ def main(argv):
         "stats": stats,
         "wrk": wrk,
         "logins": logins,
+        "pick-plans": pick_plans,
+        "checkouts": checkouts,
+        "verify": verify,
     }[cmd](*args)
 
 

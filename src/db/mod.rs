@@ -33,6 +33,8 @@ pub mod totp;
 pub mod wallet;
 
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
@@ -51,6 +53,13 @@ const MIGRATION_LOCK_KEY: i64 = 0x5354_4f52_4546_524e; // "STOREFRN"
 
 /// How long a request waits for a free connection before the answer is 503.
 const POOL_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How long a read that has a fallback (readiness, the sales-paused flag a page shows) waits
+/// for a connection: with the database gone it must not hold a page for [`POOL_TIMEOUT`].
+pub const QUICK_POOL_TIMEOUT: Duration = Duration::from_millis(800);
+
+/// SQLite's message for `SQLITE_FULL` (`sqlite3_errstr`).
+const SQLITE_FULL_MESSAGE: &str = "database or disk is full";
 
 /// How long SQLite waits on another writer's lock before giving up.
 const SQLITE_BUSY_TIMEOUT_MS: u32 = 5_000;
@@ -124,18 +133,19 @@ impl DbError {
         }
     }
 
-    /// The database cannot be reached right now (no free connection, cannot open, connection
-    /// closed): a 503 worth retrying, not a bug.
+    /// The database cannot be reached or written right now (no free connection, cannot open,
+    /// connection closed, SQLite's disk full): a 503 worth retrying, not a bug.
     pub fn is_unavailable(&self) -> bool {
-        matches!(
-            self,
-            Self::PoolTimeout
-                | Self::Open { .. }
-                | Self::Query(diesel::result::Error::DatabaseError(
-                    diesel::result::DatabaseErrorKind::ClosedConnection,
-                    _,
-                ))
-        )
+        use diesel::result::{DatabaseErrorKind, Error};
+        match self {
+            Self::PoolTimeout | Self::Open { .. } => true,
+            Self::Query(Error::DatabaseError(DatabaseErrorKind::ClosedConnection, _)) => true,
+            // SQLITE_FULL reaches diesel as an unknown error; its text is SQLite's own.
+            Self::Query(Error::DatabaseError(DatabaseErrorKind::Unknown, info)) => {
+                info.message() == SQLITE_FULL_MESSAGE
+            }
+            _ => false,
+        }
     }
 }
 
@@ -151,6 +161,8 @@ pub enum Backend {
 #[derive(Debug)]
 pub struct ConnectionManager {
     url: DatabaseUrl,
+    /// Whether the last attempt to open a connection worked; see [`Db::run_within`].
+    reachable: Arc<AtomicBool>,
 }
 
 impl r2d2::ManageConnection for ConnectionManager {
@@ -158,6 +170,23 @@ impl r2d2::ManageConnection for ConnectionManager {
     type Error = r2d2::Error;
 
     fn connect(&self) -> Result<DbConn, r2d2::Error> {
+        let opened = self.open();
+        self.reachable.store(opened.is_ok(), Ordering::Relaxed);
+        opened
+    }
+
+    fn is_valid(&self, conn: &mut DbConn) -> Result<(), r2d2::Error> {
+        conn.batch_execute("SELECT 1")
+            .map_err(r2d2::Error::QueryError)
+    }
+
+    fn has_broken(&self, _conn: &mut DbConn) -> bool {
+        false
+    }
+}
+
+impl ConnectionManager {
+    fn open(&self) -> Result<DbConn, r2d2::Error> {
         match &self.url {
             DatabaseUrl::Postgres(url) => PgConnection::establish(url.expose())
                 .map(DbConn::Postgres)
@@ -173,15 +202,6 @@ impl r2d2::ManageConnection for ConnectionManager {
                 Ok(DbConn::Sqlite(conn))
             }
         }
-    }
-
-    fn is_valid(&self, conn: &mut DbConn) -> Result<(), r2d2::Error> {
-        conn.batch_execute("SELECT 1")
-            .map_err(r2d2::Error::QueryError)
-    }
-
-    fn has_broken(&self, _conn: &mut DbConn) -> bool {
-        false
     }
 }
 
@@ -267,6 +287,7 @@ impl DbConn {
 pub struct Db {
     pool: Pool<ConnectionManager>,
     backend: Backend,
+    reachable: Arc<AtomicBool>,
 }
 
 impl std::fmt::Debug for Db {
@@ -293,12 +314,20 @@ impl Db {
             }
             DatabaseUrl::Postgres(_) => Backend::Postgres,
         };
+        let reachable = Arc::new(AtomicBool::new(true));
         let pool = Pool::builder()
             .max_size(max_connections.max(1))
             .connection_timeout(POOL_TIMEOUT)
-            .build(ConnectionManager { url: url.clone() })
+            .build(ConnectionManager {
+                url: url.clone(),
+                reachable: Arc::clone(&reachable),
+            })
             .map_err(|e| open_error(e.to_string()))?;
-        Ok(Self { pool, backend })
+        Ok(Self {
+            pool,
+            backend,
+            reachable,
+        })
     }
 
     pub fn backend(&self) -> Backend {
@@ -318,9 +347,28 @@ impl Db {
         T: Send + 'static,
         E: From<DbError> + Send + 'static,
     {
+        self.run_within(POOL_TIMEOUT, f).await
+    }
+
+    /// [`Db::run`], waiting at most `wait` for a connection (a free one, or a new one when the
+    /// database is unreachable) before giving up with [`DbError::PoolTimeout`]. While the
+    /// last attempt to open a connection failed (the database is down, not merely busy) the
+    /// wait is at most [`QUICK_POOL_TIMEOUT`], so every request answers its 503 at once
+    /// instead of piling up; the pool keeps reconnecting in the background meanwhile.
+    pub async fn run_within<T, E, F>(&self, wait: Duration, f: F) -> Result<T, E>
+    where
+        F: FnOnce(&mut DbConn) -> Result<T, E> + Send + 'static,
+        T: Send + 'static,
+        E: From<DbError> + Send + 'static,
+    {
+        let wait = if self.reachable.load(Ordering::Relaxed) {
+            wait
+        } else {
+            wait.min(QUICK_POOL_TIMEOUT)
+        };
         let pool = self.pool.clone();
         tokio::task::spawn_blocking(move || {
-            let mut conn = pool.get().map_err(|_| DbError::PoolTimeout)?;
+            let mut conn = pool.get_timeout(wait).map_err(|_| DbError::PoolTimeout)?;
             f(&mut conn)
         })
         .await
@@ -331,9 +379,10 @@ impl Db {
         self.run(|conn| conn.run_migrations()).await
     }
 
-    /// Readiness: the database answers and every embedded migration is applied.
+    /// Readiness: the database answers and every embedded migration is applied. Gives up
+    /// after [`QUICK_POOL_TIMEOUT`] without a connection, so a probe learns of an outage at once.
     pub async fn check_ready(&self) -> Result<(), DbError> {
-        self.run(|conn| {
+        self.run_within(QUICK_POOL_TIMEOUT, |conn| {
             conn.batch_execute("SELECT 1")?;
             if conn.has_pending_migrations()? {
                 return Err(DbError::Migration("migrations are pending".into()));

@@ -231,8 +231,9 @@ impl SalesState {
             .unwrap_or(false)
     }
 
-    /// Re-reads the wallet row when the copy is stale. A failed read keeps the last value: the
-    /// checkout's own check still refuses a sale the wallet cannot take.
+    /// Re-reads the wallet row when the copy is stale. A failed read keeps the last value (not
+    /// paused when there is none) for another round: the checkout's own check still refuses a
+    /// sale the wallet cannot take.
     pub async fn refresh_if_stale(&self, db: &Db) {
         let fresh = self
             .last
@@ -242,14 +243,22 @@ impl SalesState {
         if fresh {
             return;
         }
-        match db.run(db::wallet::get).await {
-            Ok(row) => {
-                let paused = row.is_some_and(|w| w.sales_paused);
-                if let Ok(mut last) = self.last.lock() {
-                    *last = Some((Instant::now(), paused));
-                }
+        let read = db.run_within(db::QUICK_POOL_TIMEOUT, db::wallet::get).await;
+        let paused = match read {
+            Ok(row) => row.is_some_and(|w| w.sales_paused),
+            Err(err) => {
+                // Asked again only when this answer is stale too: with the database gone,
+                // every page would otherwise wait for a connection.
+                tracing::warn!(error = %err, "could not read whether sales are paused");
+                self.last
+                    .lock()
+                    .ok()
+                    .and_then(|last| last.map(|(_, paused)| paused))
+                    .unwrap_or(false)
             }
-            Err(err) => tracing::warn!(error = %err, "could not read whether sales are paused"),
+        };
+        if let Ok(mut last) = self.last.lock() {
+            *last = Some((Instant::now(), paused));
         }
     }
 }

@@ -39,6 +39,7 @@ mod mail;
 mod model;
 mod ops;
 mod order_links;
+mod outage;
 mod outbox;
 mod sandbox;
 mod schema;
