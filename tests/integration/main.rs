@@ -38,6 +38,7 @@ mod model;
 mod ops;
 mod order_links;
 mod outbox;
+mod replicas;
 mod sandbox;
 mod schema;
 mod settings_doc;
