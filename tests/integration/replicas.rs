@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use diesel::prelude::*;
 use storefront::accounts::Role;
-use storefront::db::schema::{catalog_syncs, leases, outbox_attempts};
+use storefront::db::schema::{catalog_syncs, leases, outbox_attempts, outbox_jobs};
 use storefront::db::{Db, DbError, now_ms};
 
 use crate::admin::{OWNER, PASSWORD};
@@ -126,7 +126,8 @@ impl Replica {
             // The shortest period: both replicas try to sync several times during the run.
             .env("STOREFRONT_CATALOG_REFRESH_SECS", "10")
             .env("STOREFRONT_LOG_FORMAT", "json")
-            .env("RUST_LOG", "info")
+            // Debug for the outbox: its workers' names tell which process holds a lease.
+            .env("RUST_LOG", "info,storefront::orders::outbox=debug")
             .stdout(Stdio::null())
             .stderr(log)
             .spawn()
@@ -353,6 +354,54 @@ async fn sandbox_post(client: &reqwest::Client, base: &str, key: &str, path: &st
     assert!(res.status().is_success(), "{path}: {}", res.status());
 }
 
+/// The upstream in a process of its own; returns it, its base URL and its key.
+async fn start_sandbox(client: &reqwest::Client, dir: &Path) -> (Proc, String, String) {
+    let key = format!("sk_replicas_{}", random_suffix());
+    let upstream_port = free_port();
+    let sandbox_base = format!("http://127.0.0.1:{upstream_port}");
+    let sandbox = Proc(
+        binary()
+            .args([
+                "sandbox",
+                "--bind",
+                &format!("127.0.0.1:{upstream_port}"),
+                "--key",
+                &key,
+                "--plans",
+                "150",
+            ])
+            .stdout(Stdio::null())
+            .stderr(File::create(dir.join("sandbox.log")).expect("log"))
+            .spawn()
+            .expect("start sandbox"),
+    );
+    let started = Instant::now();
+    while client
+        .get(format!("{sandbox_base}/_sandbox/stats"))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .is_err()
+    {
+        assert!(started.elapsed() < Duration::from_secs(20), "no sandbox");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    (sandbox, sandbox_base, key)
+}
+
+/// The upstream's stats (`GET /_sandbox/stats`).
+async fn sandbox_stats(client: &reqwest::Client, base: &str, key: &str) -> serde_json::Value {
+    client
+        .get(format!("{base}/_sandbox/stats"))
+        .bearer_auth(key)
+        .send()
+        .await
+        .expect("stats")
+        .json()
+        .await
+        .expect("json")
+}
+
 /// `(finished_at_ms, detail)` of every attempt recorded as `lease_expired`.
 async fn lease_expired_attempts(db: &Db) -> Vec<(i64, String)> {
     db.run(|conn| {
@@ -375,41 +424,12 @@ async fn two_replicas_one_killed_buy_each_purchase_once_and_share_sessions_price
     let purchases = purchases_wanted();
     let run_started = Instant::now();
     let dir = tempfile::tempdir().expect("dir");
-    let key = format!("sk_replicas_{}", random_suffix());
-    let upstream_port = free_port();
-    let sandbox_base = format!("http://127.0.0.1:{upstream_port}");
-    let _sandbox = Proc(
-        binary()
-            .args([
-                "sandbox",
-                "--bind",
-                &format!("127.0.0.1:{upstream_port}"),
-                "--key",
-                &key,
-                "--plans",
-                "150",
-            ])
-            .stdout(Stdio::null())
-            .stderr(File::create(dir.path().join("sandbox.log")).expect("log"))
-            .spawn()
-            .expect("start sandbox"),
-    );
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .timeout(Duration::from_secs(20))
         .build()
         .expect("client");
-    let started = Instant::now();
-    while client
-        .get(format!("{sandbox_base}/_sandbox/stats"))
-        .bearer_auth(&key)
-        .send()
-        .await
-        .is_err()
-    {
-        assert!(started.elapsed() < Duration::from_secs(20), "no sandbox");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let (_sandbox, sandbox_base, key) = start_sandbox(&client, dir.path()).await;
     // Credit for every purchase of the long form.
     sandbox_post(
         &client,
@@ -643,15 +663,7 @@ async fn two_replicas_one_killed_buy_each_purchase_once_and_share_sessions_price
     }
 
     // Exactly one upstream order per purchase; nothing sent inside a Retry-After window.
-    let stats: serde_json::Value = client
-        .get(format!("{sandbox_base}/_sandbox/stats"))
-        .bearer_auth(&key)
-        .send()
-        .await
-        .expect("stats")
-        .json()
-        .await
-        .expect("json");
+    let stats = sandbox_stats(&client, &sandbox_base, &key).await;
     assert_eq!(
         stats["duplicatePurchases"],
         serde_json::json!([]),
@@ -737,4 +749,181 @@ async fn two_replicas_one_killed_buy_each_purchase_once_and_share_sessions_price
         run_started.elapsed().as_secs_f64()
     );
     drop(serve_b);
+}
+
+/// A replica stopped with SIGTERM while its worker waits on a slow `POST /orders` does not keep
+/// the job for the rest of its lease: it releases the lease on the way out and the other
+/// replica takes the job over at once, under the same key, so the order is placed once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replica_stopped_mid_job_hands_it_to_the_other_at_once() {
+    let Some(test_db) = TestDb::new(Backend::Postgres) else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("dir");
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(Duration::from_secs(20))
+        .build()
+        .expect("client");
+    let (_sandbox, sandbox_base, key) = start_sandbox(&client, dir.path()).await;
+    let upstream = format!("{sandbox_base}/api/v1");
+    let setup = Setup {
+        dir: dir.path(),
+        database_url: &test_db.url_text,
+        upstream: &upstream,
+        key: &key,
+    };
+    let mut replicas = [
+        Replica {
+            name: "a",
+            port: free_port(),
+            runs: 0,
+        },
+        Replica {
+            name: "b",
+            port: free_port(),
+            runs: 0,
+        },
+    ];
+    let mut serves: Vec<Proc> = replicas.iter_mut().map(|r| r.start(&setup)).collect();
+    let plan = wait_stocked(&client, &replicas[0].url("/countries/US")).await[0].clone();
+    wait_stocked(&client, &replicas[1].url("/countries/US")).await;
+    let db = test_db.open();
+
+    // Every upstream request now takes 6 s: a worker is inside POST /orders for a while.
+    sandbox_post(
+        &client,
+        &sandbox_base,
+        &key,
+        "faults",
+        r#"{"kind": "latency", "ms": 6000}"#,
+    )
+    .await;
+    let shop = replicas[0].url("");
+    let bought = buy_and_pay(&client, &shop, &shop, &plan, 0).await;
+    assert!(
+        bought.server_errors.is_empty(),
+        "{:?}",
+        bought.server_errors
+    );
+    let started = Instant::now();
+    let holder = loop {
+        let owner: Option<Option<String>> = db
+            .run(|conn| {
+                Ok::<_, DbError>(
+                    outbox_jobs::table
+                        .filter(outbox_jobs::kind.eq("place_order"))
+                        .filter(outbox_jobs::state.eq("running"))
+                        .select(outbox_jobs::lease_owner)
+                        .first(conn)
+                        .optional()?,
+                )
+            })
+            .await
+            .expect("jobs");
+        if let Some(Some(owner)) = owner {
+            // `{replica}-p0/{job}/{attempt}`: the worker's name, as the process logged it.
+            break owner.split('/').next().unwrap_or_default().to_string();
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "nobody started the placement"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let logs: Vec<String> = replicas
+        .iter()
+        .map(|r| {
+            std::fs::read_to_string(dir.path().join(format!("serve-{}-1.log", r.name)))
+                .unwrap_or_default()
+        })
+        .collect();
+    let stopped = logs
+        .iter()
+        .position(|log| log.contains(&format!("\"{holder}\"")))
+        .unwrap_or_else(|| panic!("no process logged the worker {holder}"));
+    let other = &replicas[1 - stopped];
+
+    // SIGTERM: the worker is cut off after the grace and its lease released as it exits.
+    let serve = &mut serves[stopped];
+    let _ = Command::new("kill")
+        .args(["-TERM", &serve.0.id().to_string()])
+        .status();
+    let stopping = Instant::now();
+    let status = loop {
+        if let Some(status) = serve.0.try_wait().expect("wait") {
+            break status;
+        }
+        assert!(
+            stopping.elapsed() < Duration::from_secs(30),
+            "the replica did not stop"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let exited_at_ms = now_ms();
+    assert!(status.success(), "the replica exits cleanly: {status}");
+    let log = std::fs::read_to_string(
+        dir.path()
+            .join(format!("serve-{}-1.log", replicas[stopped].name)),
+    )
+    .unwrap_or_default();
+    assert!(
+        log.contains("released the leases of unfinished jobs"),
+        "the stopped replica said nothing of its leases"
+    );
+
+    // The other takes the job over at once, not when the lease would have lapsed (up to 8 s
+    // later).
+    let started = Instant::now();
+    let taken_over = loop {
+        let taken = lease_expired_attempts(&db).await;
+        if let Some((at, _)) = taken.first() {
+            break at - exited_at_ms;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "nobody took the job over"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert!(
+        taken_over < 2_000,
+        "the job waited {taken_over} ms after its replica exited"
+    );
+    let cleared = client
+        .delete(format!("{sandbox_base}/_sandbox/faults"))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .expect("clear faults");
+    assert!(cleared.status().is_success());
+    // Fulfilled through the other replica, with one upstream order: the cut-off request and
+    // the resend carry the same key.
+    let started = Instant::now();
+    loop {
+        let page = client
+            .get(other.url(&format!("/orders/{}", bought.id)))
+            .header("cookie", &bought.cookie)
+            .send()
+            .await;
+        if let Ok(res) = page
+            && let Ok(html) = res.text().await
+            && html.contains("data-status=\"fulfilled\"")
+        {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(90),
+            "never fulfilled after the handover"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let stats = sandbox_stats(&client, &sandbox_base, &key).await;
+    assert_eq!(stats["orders"], 1, "{stats}");
+    assert_eq!(
+        stats["duplicatePurchases"],
+        serde_json::json!([]),
+        "{stats}"
+    );
+    eprintln!("replicas: a job released at SIGTERM was taken over {taken_over} ms after the exit");
 }
