@@ -61,7 +61,8 @@ fn listen_for_other_replicas(
 const SHUTDOWN_GRACE_SECS: u64 = 25;
 /// How the shop names itself in emails.
 const SHOP_NAME: &str = crate::config::SHOP_NAME;
-/// How long background work (catalog sync) gets to stop after the server has stopped.
+/// How long background work (catalog sync, outbox jobs in hand) gets to stop after the server
+/// has stopped, all of it together.
 const BACKGROUND_GRACE: Duration = Duration::from_secs(4);
 
 #[derive(Debug, thiserror::Error)]
@@ -221,11 +222,10 @@ impl Application {
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         let served = self.server.await;
         let _ = self.stop_background.send(true);
+        // One grace for all of them: they stop side by side.
+        let deadline = tokio::time::Instant::now() + BACKGROUND_GRACE;
         for mut task in self.background {
-            if tokio::time::timeout(BACKGROUND_GRACE, &mut task)
-                .await
-                .is_err()
-            {
+            if tokio::time::timeout_at(deadline, &mut task).await.is_err() {
                 tracing::warn!("background task did not stop in time");
                 task.abort();
             }
