@@ -123,11 +123,13 @@ impl Replica {
             )
             .env("STOREFRONT_MAIL_FROM", "shop@example.com")
             .env("STOREFRONT_CHECKOUT_RATE_LIMIT", "100000")
-            // The shortest period: both replicas try to sync several times during the run.
-            .env("STOREFRONT_CATALOG_REFRESH_SECS", "10")
             .env("STOREFRONT_LOG_FORMAT", "json")
-            // Debug for the outbox: its workers' names tell which process holds a lease.
-            .env("RUST_LOG", "info,storefront::orders::outbox=debug")
+            // Debug for the outbox (its workers' names tell which process holds a lease) and
+            // the upstream client (every request, for the run's figures).
+            .env(
+                "RUST_LOG",
+                "info,storefront::orders::outbox=debug,storefront::upstream=debug",
+            )
             .stdout(Stdio::null())
             .stderr(log)
             .spawn()
@@ -354,6 +356,45 @@ async fn sandbox_post(client: &reqwest::Client, base: &str, key: &str, path: &st
     assert!(res.status().is_success(), "{path}: {}", res.status());
 }
 
+/// The run's folder (logs, mail): removed afterwards, kept (and named on stderr) when the test
+/// fails.
+struct RunDir(Option<tempfile::TempDir>);
+
+impl RunDir {
+    fn new() -> Self {
+        Self(Some(tempfile::tempdir().expect("dir")))
+    }
+
+    fn path(&self) -> &Path {
+        self.0.as_ref().map_or(Path::new("."), |d| d.path())
+    }
+}
+
+impl Drop for RunDir {
+    fn drop(&mut self) {
+        if std::thread::panicking()
+            && let Some(dir) = self.0.take()
+        {
+            eprintln!("the run's logs are kept in {}", dir.keep().display());
+        }
+    }
+}
+
+/// Every log the shop processes of the run wrote.
+fn read_logs(dir: &Path) -> String {
+    let mut all = String::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.filter_map(Result::ok) {
+            if entry.file_name().to_string_lossy().starts_with("serve-")
+                && let Ok(text) = std::fs::read_to_string(entry.path())
+            {
+                all.push_str(&text);
+            }
+        }
+    }
+    all
+}
+
 /// The upstream in a process of its own; returns it, its base URL and its key.
 async fn start_sandbox(client: &reqwest::Client, dir: &Path) -> (Proc, String, String) {
     let key = format!("sk_replicas_{}", random_suffix());
@@ -423,7 +464,7 @@ async fn two_replicas_one_killed_buy_each_purchase_once_and_share_sessions_price
     };
     let purchases = purchases_wanted();
     let run_started = Instant::now();
-    let dir = tempfile::tempdir().expect("dir");
+    let dir = RunDir::new();
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .timeout(Duration::from_secs(20))
@@ -559,9 +600,24 @@ async fn two_replicas_one_killed_buy_each_purchase_once_and_share_sessions_price
     }
     let killed_at_ms = now_ms();
     serve_b.kill9();
+    // The catalog is now five minutes old: the restarted B (and A once it reloads) must re-read
+    // the live price at checkout, which is where a 429 window used to turn into a 503.
+    db.run(|conn| {
+        diesel::update(catalog_syncs::table)
+            .set((
+                catalog_syncs::started_at_ms.eq(catalog_syncs::started_at_ms - 300_000),
+                catalog_syncs::finished_at_ms.eq(catalog_syncs::finished_at_ms - 300_000),
+            ))
+            .execute(conn)
+            .map_err(DbError::from)
+    })
+    .await
+    .expect("age the catalog");
     tokio::time::sleep(Duration::from_secs(1)).await;
     serve_b = b.start(&setup);
-    // As it comes back, the upstream rate-limits the key: every replica must hold back.
+    wait_stocked(&client, &b.url("/countries/US")).await;
+    // Once it is back, the upstream rate-limits the key (whichever replica's request meets
+    // it): every path of every replica must hold back, and checkouts must still sell.
     sandbox_post(
         &client,
         &sandbox_base,
@@ -570,7 +626,6 @@ async fn two_replicas_one_killed_buy_each_purchase_once_and_share_sessions_price
         r#"{"kind": "rateLimitBurst", "count": 2, "retryAfterSecs": 1}"#,
     )
     .await;
-    wait_stocked(&client, &b.url("/countries/US")).await;
 
     // The session made on A still works on the restarted B; a markup change saved on B is
     // the price on A within 2 s.
@@ -685,7 +740,15 @@ async fn two_replicas_one_killed_buy_each_purchase_once_and_share_sessions_price
             "{stats}"
         );
     }
-    assert_eq!(stats["requestsInsideRetryAfter"], 0, "{stats}");
+    let sandbox_log = std::fs::read_to_string(dir.path().join("sandbox.log")).unwrap_or_default();
+    let inside: Vec<&str> = sandbox_log
+        .lines()
+        .filter(|l| l.contains("inside a Retry-After window"))
+        .collect();
+    assert_eq!(
+        stats["requestsInsideRetryAfter"], 0,
+        "requests reached the upstream inside a Retry-After window: {inside:#?}"
+    );
     assert_eq!(stats["ledgerInvariantHolds"], true, "{stats}");
     // The burst was met (and shared through the database), so the check above meant something.
     let gate: Option<(String, i64)> = db
@@ -745,6 +808,14 @@ async fn two_replicas_one_killed_buy_each_purchase_once_and_share_sessions_price
         );
     }
 
+    let logs = read_logs(dir.path());
+    let live_reads = logs.matches("\"upstream.path\":\"/plans/{id}\"").count();
+    let met_429 = logs.matches("\"http.status\":429").count();
+    let held_back = logs.matches("\"upstream.error\":\"GateClosed\"").count();
+    eprintln!(
+        "replicas: {live_reads} live price re-reads at checkout; {met_429} 429s met by the \
+         shop, {held_back} requests held back by the gate"
+    );
     eprintln!(
         "replicas: {purchases} purchases across 2 replicas, one SIGKILLed: {} upstream orders, \
          0 duplicates; {} jobs taken over, the last {takeover_ms} ms after the kill; all \
@@ -767,7 +838,7 @@ async fn a_replica_stopped_mid_job_hands_it_to_the_other_at_once() {
     let Some(test_db) = TestDb::new(Backend::Postgres) else {
         return;
     };
-    let dir = tempfile::tempdir().expect("dir");
+    let dir = RunDir::new();
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .timeout(Duration::from_secs(20))
