@@ -1,7 +1,9 @@
 //! Two replicas on one PostgreSQL database, the real binaries: one `storefront sandbox` process
 //! as the upstream, two `storefront serve` processes started at once on a fresh database (so
 //! their migrations race), and purchases checked out on one replica and paid on the other
-//! while one replica is SIGKILLed and restarted and the upstream answers a 429 burst.
+//! while one replica is SIGKILLed and restarted and the upstream answers a 429 burst. While it
+//! is down the stored catalog is aged past the one-minute freshness, so checkouts after the
+//! restart re-read live prices, into the 429 window the other replica's workers meet.
 //!
 //! Afterwards: every purchase has exactly one upstream order and is fulfilled; the jobs the
 //! killed replica held were taken over within 10 s of the kill; the private order page's
