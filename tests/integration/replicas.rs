@@ -41,6 +41,10 @@ const TAKEOVER: Duration = Duration::from_secs(10);
 /// The promise: a markup change is the price on every replica within this.
 const PRICE_EVERYWHERE: Duration = Duration::from_secs(2);
 
+/// The tests of this file start four `serve` processes and a sandbox each: one at a time, so
+/// that neither starves the other's processes of CPU (their timings are what they measure).
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 fn purchases_wanted() -> usize {
     std::env::var("STOREFRONT_REPLICAS_PURCHASES")
         .ok()
@@ -461,6 +465,7 @@ async fn lease_expired_attempts(db: &Db) -> Vec<(i64, String)> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_replicas_one_killed_buy_each_purchase_once_and_share_sessions_prices_and_the_gate() {
+    let _one_at_a_time = ONE_AT_A_TIME.lock().await;
     let Some(test_db) = TestDb::new(Backend::Postgres) else {
         return;
     };
@@ -837,6 +842,7 @@ async fn two_replicas_one_killed_buy_each_purchase_once_and_share_sessions_price
 /// replica takes the job over at once, under the same key, so the order is placed once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_replica_stopped_mid_job_hands_it_to_the_other_at_once() {
+    let _one_at_a_time = ONE_AT_A_TIME.lock().await;
     let Some(test_db) = TestDb::new(Backend::Postgres) else {
         return;
     };
