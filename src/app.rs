@@ -61,7 +61,8 @@ fn listen_for_other_replicas(
 const SHUTDOWN_GRACE_SECS: u64 = 25;
 /// How the shop names itself in emails.
 const SHOP_NAME: &str = crate::config::SHOP_NAME;
-/// How long background work (catalog sync) gets to stop after the server has stopped.
+/// How long background work (catalog sync, outbox jobs in hand) gets to stop after the server
+/// has stopped, all of it together.
 const BACKGROUND_GRACE: Duration = Duration::from_secs(4);
 
 #[derive(Debug, thiserror::Error)]
@@ -88,6 +89,8 @@ pub struct Application {
     server: Server,
     stop_background: watch::Sender<bool>,
     background: Vec<JoinHandle<()>>,
+    /// Kept to release the leases of jobs still running when the workers are stopped.
+    outbox: Outbox,
 }
 
 impl Application {
@@ -152,6 +155,7 @@ impl Application {
             stopped.clone(),
         ))];
         background.extend(outbox.spawn(settings.workers, stopped.clone()));
+        let own_outbox = outbox.clone();
         background.extend(listen_for_other_replicas(
             &settings.database_url,
             &outbox,
@@ -198,6 +202,7 @@ impl Application {
             server,
             stop_background,
             background,
+            outbox: own_outbox,
         })
     }
 
@@ -211,13 +216,25 @@ impl Application {
     }
 
     /// Serves until SIGTERM or SIGINT, then stops accepting, lets in-flight requests finish
-    /// and stops the background work.
+    /// and stops the background work. A job still running after the grace is abandoned and
+    /// its lease released, so another replica takes it over at once rather than when the
+    /// lease lapses.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         let served = self.server.await;
         let _ = self.stop_background.send(true);
-        for task in self.background {
-            if tokio::time::timeout(BACKGROUND_GRACE, task).await.is_err() {
+        // One grace for all of them: they stop side by side.
+        let deadline = tokio::time::Instant::now() + BACKGROUND_GRACE;
+        for mut task in self.background {
+            if tokio::time::timeout_at(deadline, &mut task).await.is_err() {
                 tracing::warn!("background task did not stop in time");
+                task.abort();
+            }
+        }
+        match self.outbox.release_leases().await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(jobs = n, "released the leases of unfinished jobs"),
+            Err(err) => {
+                tracing::warn!(error = %err, "could not release job leases; they lapse by themselves")
             }
         }
         served

@@ -142,15 +142,17 @@ impl Catalog {
         client: &PartnerClient,
         holder: &str,
     ) -> Result<SyncOutcome, SyncError> {
-        let started_ms = now_ms();
         let (name, who) = (SYNC_LEASE, holder.to_string());
+        let asked_ms = now_ms();
         let acquired = self
             .db
-            .run(move |conn| lease::try_acquire(conn, name, &who, started_ms, SYNC_LEASE_MS))
+            .run(move |conn| lease::try_acquire(conn, name, &who, asked_ms, SYNC_LEASE_MS))
             .await?;
         if !acquired {
             return Ok(SyncOutcome::Skipped);
         }
+        // Timed from the moment the lease is held, so recorded syncs never overlap.
+        let started_ms = now_ms();
         let outcome = self.sync_holding_lease(client, started_ms).await;
         let who = holder.to_string();
         if let Err(err) = self

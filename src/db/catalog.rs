@@ -235,9 +235,17 @@ pub fn record_sync(
     crate::db::announce_catalog_change(conn)
 }
 
-/// Everything the snapshot needs, read in one transaction so it is consistent.
+/// Everything the snapshot needs, read in one transaction so it is consistent. On PostgreSQL
+/// the transaction is `REPEATABLE READ`: under the default `READ COMMITTED` each statement sees
+/// its own moment, so a sync committing between the reads would give the plans from before it
+/// and the sync row from after it, and the replica would take the old catalog for the new one
+/// and never reload it.
 pub fn load_catalog(conn: &mut DbConn) -> Result<StoredCatalog, DbError> {
     conn.transaction(|conn| {
+        if let DbConn::Postgres(pg) = conn {
+            diesel::sql_query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                .execute(pg)?;
+        }
         Ok(StoredCatalog {
             countries: catalog_countries::table
                 .order(catalog_countries::code)

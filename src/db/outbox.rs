@@ -294,6 +294,25 @@ pub fn renew(conn: &mut DbConn, job_id: i64, lease: &str, until_ms: i64) -> Resu
     Ok(changed == 1)
 }
 
+/// Ends, as of `now_ms`, the leases of the running jobs held by the workers named
+/// `{replica}-…` (a replica shutting down whose workers did not finish in time): other
+/// replicas claim them at once, recording the attempt as `lease_expired` like any lease that
+/// lapsed, instead of waiting out the lease. Tells every replica. Returns how many.
+pub fn expire_leases_of(conn: &mut DbConn, replica: &str, now_ms: i64) -> Result<usize, DbError> {
+    let expired = diesel::update(
+        outbox_jobs::table
+            .filter(outbox_jobs::state.eq(RUNNING))
+            .filter(outbox_jobs::lease_owner.like(format!("{replica}-%")))
+            .filter(outbox_jobs::lease_expires_at_ms.gt(now_ms)),
+    )
+    .set(outbox_jobs::lease_expires_at_ms.eq(now_ms))
+    .execute(conn)?;
+    if expired > 0 {
+        announce(conn)?;
+    }
+    Ok(expired)
+}
+
 pub fn settle(
     conn: &mut DbConn,
     leased: &LeasedJob,

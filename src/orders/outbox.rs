@@ -219,6 +219,18 @@ impl Outbox {
         wake_tracking(&self.inner.db, Some(&self.waker), upstream_order_id).await
     }
 
+    /// Makes the jobs this process's workers still hold claimable by other replicas at once
+    /// (see `db::outbox::expire_leases_of`). Call after the workers stopped or were aborted
+    /// (a graceful shutdown whose jobs outlived the grace): their leases would otherwise keep
+    /// the jobs waiting until they lapse. Returns how many were released.
+    pub async fn release_leases(&self) -> Result<usize, DbError> {
+        let replica = self.replica.to_string();
+        self.inner
+            .db
+            .run(move |conn| conn.write_tx(|conn| jobs::expire_leases_of(conn, &replica, now_ms())))
+            .await
+    }
+
     /// The handle enqueue paths of this process use to wake the workers.
     pub fn waker(&self) -> OutboxWaker {
         self.waker.clone()

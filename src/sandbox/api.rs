@@ -78,11 +78,20 @@ pub fn bearer(req: &HttpRequest) -> Option<String> {
 
 /// Everything that happens before a Partner API handler's own work.
 async fn gate(sb: &Sandbox, req: &HttpRequest, scope: Scope) -> Result<Caller, ApiError> {
-    let latency = sb.with(|s| {
+    let (latency, inside) = sb.with(|s| {
         s.api_requests += 1;
-        s.note_arrival(Instant::now());
-        s.faults.latency
+        let inside = s.note_arrival(Instant::now());
+        (s.faults.latency, inside)
     });
+    if let Some((after, before_end)) = inside {
+        tracing::warn!(
+            method = %req.method(),
+            path = req.path(),
+            after_429_ms = after.as_millis(),
+            before_window_end_ms = before_end.as_millis(),
+            "a request arrived inside a Retry-After window this sandbox answered"
+        );
+    }
     if !latency.is_zero() {
         tokio::time::sleep(latency).await;
     }

@@ -462,14 +462,18 @@ impl State {
         Ok(())
     }
 
-    /// Counts a request arriving inside the `Retry-After` window of an earlier 429.
-    pub fn note_arrival(&mut self, now: Instant) {
+    /// Counts a request arriving inside the `Retry-After` window of an earlier 429; returns,
+    /// for one that is counted, how long after that 429 it came and how long before the
+    /// window's end.
+    pub fn note_arrival(&mut self, now: Instant) -> Option<(Duration, Duration)> {
         if let Some((answered, until)) = self.retry_after
             && now < until
             && now.duration_since(answered) > IN_FLIGHT_GRACE
         {
             self.requests_inside_retry_after += 1;
+            return Some((now.duration_since(answered), until.duration_since(now)));
         }
+        None
     }
 
     /// Remembers a 429 answered at `now` with `Retry-After: secs`; a later, longer window wins.

@@ -3,7 +3,7 @@
 //! hit, three purchases are bought and paid, the process dies there, restarts without fail
 //! points, and once quiet the sandbox (its own process) has exactly one order per paid purchase
 //! and every purchase is fulfilled. The six cases run at once, each with its own sandbox, port
-//! and directory, so the run takes about one lease (30 s) plus a purchase, not six.
+//! and directory, so the run takes about one lease (8 s) plus a purchase, not six.
 //!
 //! Built only with `--features failpoints`:
 //! `cargo test --features failpoints --test integration failpoints`.
@@ -33,7 +33,7 @@ const CASES: [(&str, Option<u64>); 6] = [
     ("after-installation-fetch", None),
 ];
 
-/// From the first payment to every purchase fulfilled, including the 30 s lease of a job
+/// From the first payment to every purchase fulfilled, including the 8 s lease of a job
 /// whose worker died and the restart.
 const QUIESCENCE: Duration = Duration::from_secs(100);
 

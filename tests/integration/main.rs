@@ -41,6 +41,7 @@ mod ops;
 mod order_links;
 mod outage;
 mod outbox;
+mod replicas;
 mod sandbox;
 mod schema;
 mod settings_doc;

@@ -284,6 +284,7 @@ both_backends!(
     upstream_outcomes_end_as_specified_without_reorder,
     eight_workers_place_fifty_purchases_once_each,
     stale_lease_is_reclaimed_and_the_late_worker_refused,
+    a_stopping_replica_releases_its_leases_to_the_others,
     webhook_hint_wakes_tracking,
 );
 
@@ -788,6 +789,40 @@ async fn stale_lease_is_reclaimed_and_the_late_worker_refused(backend: Backend) 
         env.job(&id, JobKind::PlaceOrder).await.outcome.as_deref(),
         Some("accepted")
     );
+}
+
+async fn a_stopping_replica_releases_its_leases_to_the_others(backend: Backend) {
+    let Some(env) = env(backend, |_| {}).await else {
+        return;
+    };
+    let (plan, cost) = env.plan(0);
+    let id = env.paid_purchase(&plan, cost, cost + 500).await;
+    // Replica `stopA` holds the job under a long lease; its workers did not finish in time.
+    env.q(|c| jobs::claim(c, "stopA-p0", now_ms(), 60_000, jobs::Lane::Any))
+        .await
+        .expect("claims the job");
+    assert!(
+        env.q(|c| jobs::claim(c, "other-p0", now_ms(), 60_000, jobs::Lane::Any))
+            .await
+            .is_none(),
+        "the lease holds the job"
+    );
+    // Another replica whose name is a prefix of this one's releases nothing of it.
+    let none = env
+        .q(|c| c.write_tx(|c| jobs::expire_leases_of(c, "stop", now_ms())))
+        .await;
+    assert_eq!(none, 0);
+    let released = env
+        .q(|c| c.write_tx(|c| jobs::expire_leases_of(c, "stopA", now_ms())))
+        .await;
+    assert_eq!(released, 1);
+    let taken = env
+        .q(|c| jobs::claim(c, "other-p0", now_ms(), 60_000, jobs::Lane::Any))
+        .await
+        .expect("another replica takes the job over at once");
+    assert_eq!(taken.job.purchase_id, id);
+    let outcomes = env.outcomes(taken.job.id).await;
+    assert_eq!(outcomes, ["lease_expired"], "the lost attempt is on record");
 }
 
 async fn webhook_hint_wakes_tracking(backend: Backend) {

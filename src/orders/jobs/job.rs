@@ -115,15 +115,21 @@ pub fn enqueue(
     jobs::insert_job(conn, kind.as_str(), purchase_id, run_at_ms, now_ms)
 }
 
+/// A running job's lease: renewed every third of it (under 3 s) while its worker lives, so a
+/// SIGKILLed replica's jobs are claimable by the others at most 8 s after its death, leaving
+/// room under the 10 s promise for a busy worker to get to them.
+pub const LEASE: Duration = Duration::from_secs(8);
+
 /// Timing and policy of the outbox. [`OutboxConfig::new`] gives production values.
 #[derive(Debug, Clone)]
 pub struct OutboxConfig {
     /// How long a claimed job belongs to its worker without a sign of life. The worker renews
     /// it every third of this while the job runs (however long the HTTP calls take), so this
-    /// bounds how long a crashed worker's job waits before another worker takes it over. A
-    /// lease that lapses while its worker still runs (a stalled database) lets a second worker
-    /// start the same job: safe (same key and body; the first worker's late outcome is
-    /// refused), only wasteful.
+    /// bounds how long a crashed replica's job waits before another worker takes it over
+    /// ([`LEASE`]: within 10 s). A lease that lapses while its worker still runs (two renewals
+    /// in a row failed: a stalled database) lets a second worker start the same job: safe (same
+    /// idempotency key and body, so upstream answers with the same order; the first worker's
+    /// late outcome is refused), only wasteful.
     pub lease: Duration,
     /// Longest idle sleep: the bound for noticing jobs enqueued by other replicas.
     pub poll_interval: Duration,
@@ -157,7 +163,7 @@ pub struct OutboxConfig {
 impl OutboxConfig {
     pub fn new(min_margin: Cents, auto_refund: bool) -> Self {
         Self {
-            lease: Duration::from_secs(30),
+            lease: LEASE,
             poll_interval: Duration::from_secs(2),
             retry: Backoff {
                 base: Duration::from_secs(2),
