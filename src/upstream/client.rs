@@ -21,7 +21,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use url::Url;
 
-use super::error::{Class, ErrorKind, RawResponse, UpstreamError, from_transport, interpret};
+use super::error::{
+    Class, ErrorKind, RawResponse, UpstreamError, classify_failure, from_transport, interpret,
+};
 use super::models::{
     AcceptedOrder, Balance, BalanceTransaction, CheckoutRequest, CheckoutSession, Country,
     Installation, Order, OrderRequest, Page, PartnerAccount, Plan, Region, TopUpRequest,
@@ -495,7 +497,10 @@ impl PartnerClient {
             }
         }
         let started = Instant::now();
-        let (method, status, result) = match request.build() {
+        // The exchange first, then what a failure means for the gate, and only then the
+        // decoding into `T`: the shared gate is written before the caller hears of a 429 (and
+        // no `T` is alive across that write).
+        let (method, status, answer) = match request.build() {
             Err(error) => (None, None, Err(from_transport(error))),
             Ok(request) => {
                 let method = request.method().clone();
@@ -503,24 +508,29 @@ impl PartnerClient {
                     Err(error) => (Some(method), None, Err(from_transport(error))),
                     Ok(response) => {
                         let status = response.status();
-                        let result = read_response(response)
-                            .await
-                            .and_then(|raw| interpret(&raw, expected, SystemTime::now()));
-                        (Some(method), Some(status), result)
+                        let now = SystemTime::now();
+                        let answer = read_response(response).await.and_then(|raw| {
+                            if raw.status == expected {
+                                Ok(raw)
+                            } else {
+                                Err(classify_failure(&raw, now))
+                            }
+                        });
+                        (Some(method), Some(status), answer)
                     }
                 }
             }
         };
-        self.inner.gate.observe(&result);
+        self.inner.gate.observe(&answer);
         if let (Some(shared), Some(until)) = (self.inner.shared.get(), self.inner.gate.opens_at())
-            && let Err(error) = &result
+            && let Err(error) = &answer
             && error.kind() == ErrorKind::RateLimited
         {
-            // On a task of its own: the answer goes back to the caller at once (and `T`
-            // need not cross threads); the row is written a moment later.
-            let shared = Arc::clone(shared);
-            tokio::spawn(async move { shared.close_until(until).await });
+            // Before the caller hears of the 429: a request another replica sends after this
+            // answer finds the gate closed.
+            shared.close_until(until).await;
         }
+        let result = answer.and_then(|raw| interpret(&raw, expected, SystemTime::now()));
         let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         let method = method.as_ref().map(Method::as_str).unwrap_or("?");
         match &result {
