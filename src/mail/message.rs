@@ -229,6 +229,27 @@ struct AlertText<'a> {
     advice: &'a str,
 }
 
+/// One order in the "your order links" email: its receipt and a fresh private link.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OrderLink {
+    pub receipt: Receipt,
+    pub url: Url,
+}
+
+#[derive(Template)]
+#[template(path = "mail/lost_link.html")]
+struct LostLinkHtml<'a> {
+    frame: &'a Frame<'a>,
+    orders: &'a [OrderLink],
+}
+
+#[derive(Template)]
+#[template(path = "mail/lost_link.txt")]
+struct LostLinkText<'a> {
+    frame: &'a Frame<'a>,
+    orders: &'a [OrderLink],
+}
+
 /// Renders the text and the HTML part; `name` says which email failed, for the error.
 fn render_pair(
     name: &'static str,
@@ -246,6 +267,45 @@ fn render_pair(
 }
 
 impl OutgoingEmail {
+    /// "Your order links": asked for on the "Lost your link?" page, one fresh private link per
+    /// paid order (newest first). `None` without orders: nothing is sent then.
+    pub fn lost_link(
+        to: Email,
+        shop_name: &str,
+        orders: &[OrderLink],
+    ) -> Option<Result<Self, MailError>> {
+        let newest = orders.first()?;
+        let frame = Frame {
+            brand: shop_name,
+            preheader: "The private links to your orders, as you asked.",
+            heading: "Your order links",
+            action_label: "View your latest order",
+            action_url: newest.url.as_str(),
+        };
+        Some(
+            render_pair(
+                "lost_link",
+                &LostLinkText {
+                    frame: &frame,
+                    orders,
+                },
+                &LostLinkHtml {
+                    frame: &frame,
+                    orders,
+                },
+            )
+            .map(|(text, html)| {
+                Self::new(
+                    Audience::Customer,
+                    to,
+                    format!("Your order links – {shop_name}"),
+                    text,
+                    html,
+                )
+            }),
+        )
+    }
+
     /// "We received your payment": sent when the provider confirms the payment.
     pub fn payment_received(
         to: Email,
