@@ -522,6 +522,40 @@ mod tests {
         }
     }
 
+    #[test]
+    fn order_links_email_lists_each_order_with_its_link_and_none_means_no_email() {
+        assert!(OutgoingEmail::lost_link(to(), "Shop", &[]).is_none());
+        let orders = [
+            OrderLink {
+                receipt: Receipt::new("aaaa1111", "<b>Japan</b> & Korea", Cents::new(500), 0),
+                url: Url::parse("https://shop.example.com/orders/aaaa1111?token=t1").expect("url"),
+            },
+            OrderLink {
+                receipt: Receipt::new("bbbb2222", "France · 5 GB", Cents::new(900), 86_400_000),
+                url: Url::parse("https://shop.example.com/orders/bbbb2222?token=t2").expect("url"),
+            },
+        ];
+        let mail = OutgoingEmail::lost_link(to(), "Shop", &orders)
+            .expect("orders")
+            .expect("render");
+        assert_eq!(mail.audience, Audience::Customer);
+        for body in [&mail.text, &mail.html] {
+            for shown in [
+                "SF-AAAA-1111",
+                "/orders/aaaa1111?token=t1",
+                "1970-01-01",
+                "SF-BBBB-2222",
+                "/orders/bbbb2222?token=t2",
+                "1970-01-02",
+                "France · 5 GB",
+            ] {
+                assert!(body.contains(shown), "{shown} missing: {body}");
+            }
+        }
+        assert!(!mail.html.contains("<b>Japan"), "{}", mail.html);
+        assert!(mail.text.contains("<b>Japan</b> & Korea"), "{}", mail.text);
+    }
+
     fn order_url() -> Url {
         Url::parse("https://shop.example.com/orders/42?token=tok_abcdef0123456789").expect("url")
     }
