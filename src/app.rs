@@ -171,6 +171,13 @@ impl Application {
             stopped.clone(),
         )));
 
+        let lost_link_wake = Arc::new(tokio::sync::Notify::new());
+        background.push(tokio::spawn(crate::orders::lost_link::run(
+            db.clone(),
+            outbox.inner.notifier.clone(),
+            Arc::clone(&lost_link_wake),
+            stopped.clone(),
+        )));
         let checkout_limiter =
             RateLimiter::new(settings.checkout_rate_limit, Duration::from_secs(60));
         let installation_keys =
@@ -183,6 +190,11 @@ impl Application {
             upstream: client,
             payments,
             checkout_limiter,
+            lost_link_limiter: RateLimiter::new(
+                crate::web::lost_link::PER_CLIENT_LIMIT,
+                crate::web::lost_link::PER_CLIENT_WINDOW,
+            ),
+            lost_link_wake,
             checkout_live_reads: crate::orders::checkout::LiveReads::default(),
             outbox,
             pages: crate::web::page_cache::PageCache::default(),

@@ -19,6 +19,7 @@ pub mod installations;
 pub mod lease;
 pub mod listen;
 pub mod login_attempts;
+pub mod lost_links;
 pub mod metrics;
 pub mod order_links;
 pub mod outbox;

@@ -400,3 +400,14 @@ diesel::table! {
 }
 
 diesel::joinable!(checkout_holds -> purchases (purchase_id));
+
+diesel::table! {
+    lost_link_requests (email) {
+        email -> Text,
+        requested_at_ms -> BigInt,
+        state -> Text,
+        attempts -> Integer,
+        next_attempt_ms -> BigInt,
+        last_error -> Nullable<Text>,
+    }
+}

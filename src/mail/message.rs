@@ -229,6 +229,27 @@ struct AlertText<'a> {
     advice: &'a str,
 }
 
+/// One order in the "your order links" email: its receipt and a fresh private link.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OrderLink {
+    pub receipt: Receipt,
+    pub url: Url,
+}
+
+#[derive(Template)]
+#[template(path = "mail/lost_link.html")]
+struct LostLinkHtml<'a> {
+    frame: &'a Frame<'a>,
+    orders: &'a [OrderLink],
+}
+
+#[derive(Template)]
+#[template(path = "mail/lost_link.txt")]
+struct LostLinkText<'a> {
+    frame: &'a Frame<'a>,
+    orders: &'a [OrderLink],
+}
+
 /// Renders the text and the HTML part; `name` says which email failed, for the error.
 fn render_pair(
     name: &'static str,
@@ -246,6 +267,45 @@ fn render_pair(
 }
 
 impl OutgoingEmail {
+    /// "Your order links": asked for on the "Lost your link?" page, one fresh private link per
+    /// paid order (newest first). `None` without orders: nothing is sent then.
+    pub fn lost_link(
+        to: Email,
+        shop_name: &str,
+        orders: &[OrderLink],
+    ) -> Option<Result<Self, MailError>> {
+        let newest = orders.first()?;
+        let frame = Frame {
+            brand: shop_name,
+            preheader: "The private links to your orders, as you asked.",
+            heading: "Your order links",
+            action_label: "View your latest order",
+            action_url: newest.url.as_str(),
+        };
+        Some(
+            render_pair(
+                "lost_link",
+                &LostLinkText {
+                    frame: &frame,
+                    orders,
+                },
+                &LostLinkHtml {
+                    frame: &frame,
+                    orders,
+                },
+            )
+            .map(|(text, html)| {
+                Self::new(
+                    Audience::Customer,
+                    to,
+                    format!("Your order links – {shop_name}"),
+                    text,
+                    html,
+                )
+            }),
+        )
+    }
+
     /// "We received your payment": sent when the provider confirms the payment.
     pub fn payment_received(
         to: Email,
@@ -460,6 +520,40 @@ mod tests {
             // Small grey text on the grey page is #4b5563 (7:1), never the paler #6b7280.
             assert!(!mail.html.contains("#6b7280"), "{}", mail.html);
         }
+    }
+
+    #[test]
+    fn order_links_email_lists_each_order_with_its_link_and_none_means_no_email() {
+        assert!(OutgoingEmail::lost_link(to(), "Shop", &[]).is_none());
+        let orders = [
+            OrderLink {
+                receipt: Receipt::new("aaaa1111", "<b>Japan</b> & Korea", Cents::new(500), 0),
+                url: Url::parse("https://shop.example.com/orders/aaaa1111?token=t1").expect("url"),
+            },
+            OrderLink {
+                receipt: Receipt::new("bbbb2222", "France · 5 GB", Cents::new(900), 86_400_000),
+                url: Url::parse("https://shop.example.com/orders/bbbb2222?token=t2").expect("url"),
+            },
+        ];
+        let mail = OutgoingEmail::lost_link(to(), "Shop", &orders)
+            .expect("orders")
+            .expect("render");
+        assert_eq!(mail.audience, Audience::Customer);
+        for body in [&mail.text, &mail.html] {
+            for shown in [
+                "SF-AAAA-1111",
+                "/orders/aaaa1111?token=t1",
+                "1970-01-01",
+                "SF-BBBB-2222",
+                "/orders/bbbb2222?token=t2",
+                "1970-01-02",
+                "France · 5 GB",
+            ] {
+                assert!(body.contains(shown), "{shown} missing: {body}");
+            }
+        }
+        assert!(!mail.html.contains("<b>Japan"), "{}", mail.html);
+        assert!(mail.text.contains("<b>Japan</b> & Korea"), "{}", mail.text);
     }
 
     fn order_url() -> Url {

@@ -20,7 +20,7 @@ use rand::RngCore;
 
 pub use crate::domain::AlertKind;
 pub use error::{MailError, Retry};
-pub use message::{Audience, OutgoingEmail, Receipt};
+pub use message::{Audience, OrderLink, OutgoingEmail, Receipt};
 pub use smtp::{SmtpEndpoint, SmtpSecurity};
 
 use crate::config::{MailSettings, MailTransport, SHOP_NAME};

@@ -10,6 +10,7 @@ pub mod confirm;
 pub mod installation;
 pub(crate) mod jobs;
 pub mod links;
+pub mod lost_link;
 pub mod notify;
 pub mod outbox;
 pub mod page;

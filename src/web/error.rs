@@ -70,7 +70,7 @@ impl AppError {
             ),
             Self::OrderNotFound => (
                 "Open your order from your email",
-                "Your order page opens from the private link in the emails we send about your order (“View your order” or “Install your eSIM”). On another device, such as a computer to scan the QR code from, open that email there and use its link. The emails come from this shop once your payment is confirmed; if you cannot find one, check your spam folder. Links stop working a while after an order is complete, or sooner when the shop ends them for your safety; the shop can send you a new one: quote your order number from the email."
+                "Your order page opens from the private link in the emails we send about your order (“View your order” or “Install your eSIM”). On another device, such as a computer to scan the QR code from, open that email there and use its link. The emails come from this shop once your payment is confirmed; if you cannot find one, check your spam folder. Links stop working a while after an order is complete, or sooner when the shop ends them for your safety: ask for fresh links by email below."
                     .to_string(),
             ),
             Self::BadRequest(msg) => ("That did not work", msg.clone()),
@@ -283,6 +283,7 @@ impl ResponseError for AppError {
             title,
             message: &message,
             request_id: &request_id,
+            lost_link: matches!(self, Self::OrderNotFound),
         };
         let mut response = pages::render(status, &page);
         if matches!(self, Self::TooManyRequests | Self::Unavailable(_)) {

@@ -9,6 +9,7 @@ mod checkout;
 pub mod client_addr;
 pub mod csrf;
 pub mod error;
+pub mod lost_link;
 mod metrics;
 mod middleware;
 mod ops;
@@ -48,6 +49,10 @@ pub struct AppState {
     /// Cookies carry `Secure` (and the `__Host-` prefix) when the shop is served over HTTPS.
     pub secure_cookies: bool,
     pub checkout_limiter: RateLimiter,
+    /// Per-client limit of "Lost your link?" requests.
+    pub lost_link_limiter: RateLimiter,
+    /// Wakes this process's "Lost your link?" sender after a request was queued.
+    pub lost_link_wake: Arc<tokio::sync::Notify>,
     /// This process's budget of live price re-reads at checkout.
     pub checkout_live_reads: crate::orders::checkout::LiveReads,
     /// The outbox: its waker starts this process's workers at once after a commit that
@@ -114,6 +119,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .configure(shop::configure)
         .configure(admin::configure)
         .route("/checkout", web::post().to(checkout::checkout))
+        .route("/lost-link", web::get().to(lost_link::show))
+        .route("/lost-link", web::post().to(lost_link::submit))
         .route(
             "/demo-pay/{session}",
             web::get().to(checkout::demo_pay_page),

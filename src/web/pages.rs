@@ -79,4 +79,6 @@ pub struct ErrorPage<'a> {
     pub title: &'a str,
     pub message: &'a str,
     pub request_id: &'a str,
+    /// Offer "Lost your link?" (the order pages' 404).
+    pub lost_link: bool,
 }

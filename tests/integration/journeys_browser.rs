@@ -284,6 +284,23 @@ async fn with_javascript(j: &Journey<'_>, plan: &ShopPlan) {
         "with JavaScript, Copy buttons"
     );
     j.check("order-fulfilled").await;
+
+    // Another device without the link: the order page's 404 leads to "Lost your link?".
+    let order_path = j.path().await;
+    j.browser.delete_cookies().await;
+    j.goto(&order_path).await;
+    j.wait_for("Lost your link? Get it by email", 10, false)
+        .await;
+    j.check("order-not-found").await;
+    j.browser.click("a[href='/lost-link']").await;
+    j.wait_for_path("/lost-link").await;
+    j.check("lost-link").await;
+    j.browser
+        .type_into("#email", &format!("phone.traveller@example.com{ENTER}"))
+        .await;
+    j.wait_for("If orders were paid for with that email address", 10, false)
+        .await;
+    j.check("lost-link-sent").await;
 }
 
 /// What the fulfilled order page must show a traveller on a phone.

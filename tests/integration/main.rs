@@ -35,6 +35,7 @@ mod keys;
 mod lifecycle;
 mod lifecycle_console;
 mod listen;
+mod lost_link;
 mod mail;
 mod model;
 mod ops;

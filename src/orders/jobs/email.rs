@@ -14,7 +14,10 @@ use crate::orders::links::{issue, order_url};
 
 /// "France · 5 GB for 30 days" (or "Europe · …"), from the stored catalog: the plan may have
 /// left the live one. Named as the shop names it, not with upstream's multi-country label.
-fn plan_description(conn: &mut crate::db::DbConn, plan_id: &str) -> Result<String, DbError> {
+pub(crate) fn plan_description(
+    conn: &mut crate::db::DbConn,
+    plan_id: &str,
+) -> Result<String, DbError> {
     let Some((row, region_name)) = crate::db::catalog::stored_plan(conn, plan_id)? else {
         return Ok(format!("eSIM plan {plan_id}"));
     };

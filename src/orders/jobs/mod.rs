@@ -7,7 +7,7 @@
 
 pub mod job;
 
-mod email;
+pub(crate) mod email;
 mod fetch_installation;
 mod place_order;
 mod refund;

@@ -1,0 +1,1 @@
+DROP TABLE lost_link_requests;
