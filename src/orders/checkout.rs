@@ -442,18 +442,15 @@ impl Checkout<'_> {
     /// Re-reads `GET /balance` when the stored one is older than a minute. A failed upstream
     /// read keeps the stored value (the check then uses what is known, or refuses when nothing
     /// is). Nothing is sent while upstream rate-limits the shop. A wallet row that cannot be
-    /// read within [`db::QUICK_POOL_TIMEOUT`] is not refreshed now: the admission reads it in
-    /// its own transaction anyway, and with the database gone one wait for a connection is
-    /// enough before the 503.
+    /// read is not refreshed now: the admission reads it in its own transaction anyway. A busy
+    /// pool is waited for as usual (a burst of checkouts must not decide on a stale wallet);
+    /// a database known to be down costs [`db::QUICK_POOL_TIMEOUT`] (see [`Db::run_within`]),
+    /// and one such wait is enough before the 503.
     async fn refresh_wallet_if_stale(&self) {
         if self.upstream.gate_opens_at().is_some() {
             return;
         }
-        let stale = match self
-            .db
-            .run_within(db::QUICK_POOL_TIMEOUT, db::wallet::get)
-            .await
-        {
+        let stale = match self.db.run(db::wallet::get).await {
             Ok(row) => row.is_none_or(|w| db::now_ms() - w.refreshed_at_ms >= ms(WALLET_MAX_AGE)),
             Err(err) => {
                 tracing::warn!(error = %err, "wallet row not read at checkout; not refreshed");
