@@ -409,10 +409,13 @@ fn prepare_sqlite_file(path: &Path) -> Result<(), String> {
 
 /// Milliseconds since the Unix epoch: the one time format the database compares on.
 pub fn now_ms() -> i64 {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default();
-    i64::try_from(now.as_millis()).unwrap_or(i64::MAX)
+    ms_of(std::time::SystemTime::now())
+}
+
+/// `t` as milliseconds since the Unix epoch, as the database stores times (0 before 1970).
+pub fn ms_of(t: std::time::SystemTime) -> i64 {
+    let since = t.duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    i64::try_from(since.as_millis()).unwrap_or(i64::MAX)
 }
 
 /// The channel other replicas hear a catalog change on (a sync, a markup rule), so they reload

@@ -618,13 +618,6 @@ impl SharedUpstreamGate {
     }
 }
 
-fn system_ms(t: std::time::SystemTime) -> i64 {
-    t.duration_since(std::time::UNIX_EPOCH)
-        .ok()
-        .and_then(|d| i64::try_from(d.as_millis()).ok())
-        .unwrap_or(0)
-}
-
 impl SharedGate for SharedUpstreamGate {
     fn opens_at(&self) -> GateFuture<'_, Option<std::time::SystemTime>> {
         Box::pin(async move {
@@ -648,7 +641,7 @@ impl SharedGate for SharedUpstreamGate {
 
     fn close_until(&self, until: std::time::SystemTime) -> GateFuture<'_, ()> {
         Box::pin(async move {
-            let until_ms = system_ms(until);
+            let until_ms = crate::db::ms_of(until);
             let holder = self.holder.clone();
             let closed = self
                 .db

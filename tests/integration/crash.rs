@@ -14,27 +14,10 @@ use rand::{Rng, SeedableRng};
 use tokio::sync::Mutex;
 
 use crate::consumer::{buy_and_pay, hidden};
-use crate::helpers::random_suffix;
+use crate::helpers::{binary, free_port, random_suffix};
 
 const PURCHASES: usize = 30;
 const KILLS: usize = 5;
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("free port")
-        .port()
-}
-
-fn binary() -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_storefront"));
-    for (key, _) in std::env::vars() {
-        if key.starts_with("STOREFRONT_") {
-            cmd.env_remove(key);
-        }
-    }
-    cmd
-}
 
 struct Shop {
     dir: tempfile::TempDir,

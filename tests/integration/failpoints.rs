@@ -16,7 +16,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::consumer::buy_and_pay;
-use crate::helpers::random_suffix;
+use crate::helpers::{free_port, random_suffix};
 
 const PURCHASES: usize = 3;
 
@@ -36,13 +36,6 @@ const CASES: [(&str, Option<u64>); 6] = [
 /// From the first payment to every purchase fulfilled, including the 8 s lease of a job
 /// whose worker died and the restart.
 const QUIESCENCE: Duration = Duration::from_secs(100);
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("free port")
-        .port()
-}
 
 /// The binary with no `STOREFRONT_*` variable of the test's own environment.
 fn binary(dir: &Path) -> Command {

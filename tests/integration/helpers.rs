@@ -50,6 +50,37 @@ pub fn init_logs() {
     }
 }
 
+/// A loopback port free right now, for a process the test starts.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("free port")
+        .port()
+}
+
+/// The storefront binary with no `STOREFRONT_*` variable of the test's own environment.
+pub fn binary() -> std::process::Command {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_storefront"));
+    for (key, _) in std::env::vars() {
+        if key.starts_with("STOREFRONT_") {
+            cmd.env_remove(key);
+        }
+    }
+    cmd
+}
+
+/// The value of the signed-out form cookie (`csrf`) a response sets.
+pub fn csrf_cookie(headers: &reqwest::header::HeaderMap) -> String {
+    headers
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find_map(|v| v.strip_prefix("csrf="))
+        .and_then(|v| v.split(';').next())
+        .expect("csrf cookie")
+        .to_string()
+}
+
 pub fn random_suffix() -> String {
     let mut bytes = [0u8; 6];
     rand::rng().fill_bytes(&mut bytes);

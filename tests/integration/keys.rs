@@ -18,7 +18,7 @@ use crate::both_backends;
 use crate::cli::{stderr_lines, storefront};
 use crate::consumer::{buy_and_pay, hidden};
 use crate::fixtures::purchase;
-use crate::helpers::{Backend, TestDb, spawn_sandbox};
+use crate::helpers::{Backend, TestDb, csrf_cookie, free_port, spawn_sandbox};
 
 const KEY_A: &str = "a1a2a3a4a5a6a7a8a9aaabacadaeafa0b1b2b3b4b5b6b7b8b9babbbcbdbebfb0";
 const KEY_B: &str = "b1b2b3b4b5b6b7b8b9babbbcbdbebfb0c1c2c3c4c5c6c7c8c9cacbcccdcecfc0";
@@ -27,13 +27,6 @@ fn key_id(hex: &str) -> String {
     InstallationKey::derive(&SecretKey::parse(hex).expect("key"))
         .id()
         .to_string()
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("free port")
-        .port()
 }
 
 /// `storefront serve`, SIGTERMed (and waited for) when dropped.
@@ -264,15 +257,7 @@ async fn a_rotated_key_keeps_every_install_page_and_link_working(backend: Backen
         .send()
         .await
         .expect("plan page");
-    let csrf_cookie = form_page
-        .headers()
-        .get_all("set-cookie")
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .find_map(|v| v.strip_prefix("csrf="))
-        .and_then(|v| v.split(';').next())
-        .expect("csrf cookie")
-        .to_string();
+    let csrf_cookie = csrf_cookie(form_page.headers());
     let form_html = form_page.text().await.expect("plan page body");
     let form = [
         (

@@ -12,7 +12,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::consumer::{buy_and_pay, hidden};
-use crate::helpers::{random_suffix, spawn_sandbox};
+use crate::helpers::{csrf_cookie, free_port, random_suffix, spawn_sandbox};
 
 /// Purchases bought while the database goes away and comes back.
 const PURCHASES: usize = 16;
@@ -23,13 +23,6 @@ const READY_TURNS: Duration = Duration::from_secs(2);
 /// The longest a checkout may take to answer while the database is known to be gone (far
 /// below the pool's 5 s wait for a connection when the database is merely busy).
 const CHECKOUT_ANSWERS: Duration = Duration::from_secs(3);
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("free port")
-        .port()
-}
 
 fn is_root() -> bool {
     Command::new("id")
@@ -266,48 +259,7 @@ async fn assert_degraded_but_clear(client: &reqwest::Client, shop: &Serve, plan:
         );
     }
     // A checkout with a valid form: the plan page's cookie and token.
-    let page = client
-        .get(shop.url(&format!("/plans/{plan}")))
-        .send()
-        .await
-        .expect("plan page");
-    let csrf = page
-        .headers()
-        .get_all("set-cookie")
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .find_map(|v| v.strip_prefix("csrf="))
-        .and_then(|v| v.split(';').next())
-        .expect("csrf cookie")
-        .to_string();
-    let html = page.text().await.expect("plan html");
-    let form = url::form_urlencoded::Serializer::new(String::new())
-        .extend_pairs([
-            (
-                "csrf_token",
-                hidden(&html, "csrf_token").expect("token").as_str(),
-            ),
-            ("plan_id", plan),
-            ("email", "outage@example.com"),
-            ("confirm_device", "yes"),
-            (
-                "expected_price_cents",
-                hidden(&html, "expected_price_cents")
-                    .expect("price")
-                    .as_str(),
-            ),
-        ])
-        .finish();
-    let started = Instant::now();
-    let res = client
-        .post(shop.url("/checkout"))
-        .header("cookie", format!("csrf={csrf}"))
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body(form)
-        .send()
-        .await
-        .expect("checkout answers during the outage");
-    let took = started.elapsed();
+    let (res, took) = checkout(client, shop, plan, "outage@example.com").await;
     let status = res.status().as_u16();
     let retry_after = res.headers().contains_key("retry-after");
     let body = res.text().await.unwrap_or_default();
@@ -663,22 +615,20 @@ async fn sqlite_disk_full_mid_run_answers_a_clear_503_corrupts_nothing_and_recov
     assert_eq!(sqlite3(&db_path, "PRAGMA integrity_check;"), "ok");
 }
 
-/// The status of one checkout of `plan` with a valid form.
-async fn checkout_status(client: &reqwest::Client, shop: &Serve, plan: &str) -> u16 {
+/// One checkout of `plan` with a valid form (the plan page's cookie and token), and how long
+/// the `POST /checkout` took to answer.
+async fn checkout(
+    client: &reqwest::Client,
+    shop: &Serve,
+    plan: &str,
+    email: &str,
+) -> (reqwest::Response, Duration) {
     let page = client
         .get(shop.url(&format!("/plans/{plan}")))
         .send()
         .await
         .expect("plan page");
-    let csrf = page
-        .headers()
-        .get_all("set-cookie")
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .find_map(|v| v.strip_prefix("csrf="))
-        .and_then(|v| v.split(';').next())
-        .expect("csrf cookie")
-        .to_string();
+    let csrf = csrf_cookie(page.headers());
     let html = page.text().await.expect("plan html");
     let form = url::form_urlencoded::Serializer::new(String::new())
         .extend_pairs([
@@ -687,7 +637,7 @@ async fn checkout_status(client: &reqwest::Client, shop: &Serve, plan: &str) -> 
                 hidden(&html, "csrf_token").expect("token").as_str(),
             ),
             ("plan_id", plan),
-            ("email", "disk@example.com"),
+            ("email", email),
             ("confirm_device", "yes"),
             (
                 "expected_price_cents",
@@ -697,14 +647,23 @@ async fn checkout_status(client: &reqwest::Client, shop: &Serve, plan: &str) -> 
             ),
         ])
         .finish();
-    client
+    let started = Instant::now();
+    let res = client
         .post(shop.url("/checkout"))
         .header("cookie", format!("csrf={csrf}"))
         .header("content-type", "application/x-www-form-urlencoded")
         .body(form)
         .send()
         .await
-        .expect("checkout answers")
+        .expect("checkout answers");
+    (res, started.elapsed())
+}
+
+/// The status of one checkout of `plan` with a valid form.
+async fn checkout_status(client: &reqwest::Client, shop: &Serve, plan: &str) -> u16 {
+    checkout(client, shop, plan, "disk@example.com")
+        .await
+        .0
         .status()
         .as_u16()
 }

@@ -29,7 +29,7 @@ use storefront::db::{Db, DbError, now_ms};
 
 use crate::admin::{OWNER, PASSWORD};
 use crate::consumer::hidden;
-use crate::helpers::{Backend, Browser, TestDb, random_suffix};
+use crate::helpers::{Backend, Browser, TestDb, binary, free_port, random_suffix};
 
 const DEFAULT_PURCHASES: usize = 60;
 /// Between two buyers starting.
@@ -51,24 +51,6 @@ fn purchases_wanted() -> usize {
         .and_then(|v| v.parse().ok())
         .filter(|n| *n > 0)
         .unwrap_or(DEFAULT_PURCHASES)
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("free port")
-        .port()
-}
-
-/// The binary with no `STOREFRONT_*` variable of the test's own environment.
-fn binary() -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_storefront"));
-    for (key, _) in std::env::vars() {
-        if key.starts_with("STOREFRONT_") {
-            cmd.env_remove(key);
-        }
-    }
-    cmd
 }
 
 /// A child process that is SIGKILLed when dropped, so a failed assertion leaves none behind.

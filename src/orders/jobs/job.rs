@@ -8,7 +8,7 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use crate::db::outbox::{self as jobs, LeasedJob, Next};
 use crate::db::purchases::TransitionError;
@@ -284,7 +284,11 @@ impl JobContext {
     pub(crate) fn rate_limited(&self, error: &UpstreamError, wait: Duration) -> Verdict {
         let now = now_ms();
         let from_error = now.saturating_add(duration_ms(wait));
-        let from_client = self.upstream.gate_opens_at().map(system_ms).unwrap_or(0);
+        let from_client = self
+            .upstream
+            .gate_opens_at()
+            .map(crate::db::ms_of)
+            .unwrap_or(0);
         let until = from_error.max(from_client);
         let mut verdict = Verdict::retry("rate_limited", error.to_string(), until);
         verdict.gate_until_ms = Some(until);
@@ -342,10 +346,4 @@ pub(crate) fn attention(
 
 pub(crate) fn duration_ms(d: Duration) -> i64 {
     i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
-}
-
-fn system_ms(t: SystemTime) -> i64 {
-    t.duration_since(UNIX_EPOCH)
-        .map(duration_ms)
-        .unwrap_or_default()
 }
