@@ -200,7 +200,8 @@ impl Application {
             pages: crate::web::page_cache::PageCache::default(),
             plan_pages: crate::web::page_cache::SlottedCache::default(),
             installation_keys,
-            installs: crate::web::order_cache::InstallCache::default(),
+            installs: crate::web::order_cache::InstallCache::for_installs(),
+            order_pages: crate::web::order_cache::PageCache::for_pages(),
             sales: crate::wallet::SalesState::default(),
             account,
         });
@@ -266,11 +267,14 @@ async fn watch_wallet(state: ActixData<AppState>, mut shutdown: watch::Receiver<
     }
 }
 
-/// Drops the order page's expired installation views even when no page is viewed.
+/// Drops the order page's expired installation views and pages even when no page is viewed.
 async fn sweep_installs(state: ActixData<AppState>, mut shutdown: watch::Receiver<bool>) {
     loop {
         tokio::select! {
-            _ = tokio::time::sleep(crate::web::order_cache::TTL) => state.installs.sweep(),
+            _ = tokio::time::sleep(crate::web::order_cache::PAGE_TTL) => {
+                state.installs.sweep();
+                state.order_pages.sweep();
+            }
             _ = shutdown.changed() => return,
         }
     }

@@ -319,6 +319,11 @@ impl Db {
         let pool = Pool::builder()
             .max_size(max_connections.max(1))
             .connection_timeout(POOL_TIMEOUT)
+            // A PostgreSQL connection can be dropped by the server or the network while it
+            // waits in the pool, so it answers `SELECT 1` before each use. A SQLite
+            // connection is a file handle of this process: nothing can take it away, and the
+            // check would be one more statement parsed on every trip to the pool.
+            .test_on_check_out(backend == Backend::Postgres)
             .build(ConnectionManager {
                 url: url.clone(),
                 reachable: Arc::clone(&reachable),

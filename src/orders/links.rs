@@ -77,7 +77,12 @@ pub fn new_token() -> String {
 
 /// What is stored to find a purchase by its token.
 pub fn hash_token(token: &str) -> String {
-    hex::encode(Sha256::digest(token.as_bytes()))
+    hex::encode(token_digest(token))
+}
+
+/// The SHA-256 of `token`, as [`hash_token`] stores it before hex encoding.
+pub fn token_digest(token: &str) -> [u8; 32] {
+    Sha256::digest(token.as_bytes()).into()
 }
 
 /// Makes a new token for `purchase_id` and records its hash, in the caller's transaction.

@@ -66,6 +66,8 @@ pub struct AppState {
     pub installation_keys: InstallationKeys,
     /// What the order page derived from opened installations, briefly (see `order_cache`).
     pub installs: order_cache::InstallCache,
+    /// Rendered pages of ended orders, for a moment (see `order_cache`).
+    pub order_pages: order_cache::PageCache,
     /// Whether new sales are paused, as the plan pages show it.
     pub sales: crate::wallet::SalesState,
     /// The supplier account: whether checkout may sell, and what the console shows.

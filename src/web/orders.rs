@@ -8,19 +8,22 @@ use std::sync::Arc;
 
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderName, HeaderValue};
+use actix_web::web::Bytes;
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 use serde::Deserialize;
 
+use crate::db::now_ms;
 use crate::domain::Cents;
 use crate::domain::esim::{parse_activation_code, safe_install_link};
 use crate::domain::plan::UNKNOWN_INSTALL_ADVICE;
 use crate::domain::purchase::{PurchaseStatus, order_number};
 use crate::orders::installation::InstallationDetails;
-use crate::orders::links::LinkPolicy;
+use crate::orders::links::{self, LinkPolicy};
 use crate::orders::page::{purchase_for_link, read_order};
 use crate::web::checkout::order_cookie;
 use crate::web::error::AppError;
+use crate::web::order_cache::RenderedOrder;
 use crate::web::shop::plan_title;
 use crate::web::{AppState, pages};
 
@@ -171,6 +174,17 @@ pub async fn order(
         .cookie(&format!("order_{id}"))
         .map(|c| c.value().to_string())
         .ok_or(AppError::NotFound)?;
+    let token_digest = links::token_digest(&token);
+    // An ended order's page rendered moments ago for this very token (see `order_cache`).
+    if let Some(kept) = state.order_pages.get(&id)
+        && kept.opens_for(&token_digest, now_ms())
+    {
+        return Ok(order_response(
+            HttpResponse::Ok()
+                .content_type("text/html; charset=utf-8")
+                .body(kept.body.clone()),
+        ));
+    }
     // A view derived within the cache's lifetime spares reading and opening the installation;
     // it is used only once the token has proved the purchase below.
     let cached = state.installs.get(&id);
@@ -241,7 +255,35 @@ pub async fn order(
             })
             .collect(),
     };
-    let mut response = pages::render(StatusCode::OK, &page);
+    let ended = matches!(
+        status,
+        PurchaseStatus::Fulfilled
+            | PurchaseStatus::Refunded
+            | PurchaseStatus::Failed
+            | PurchaseStatus::PaymentFailed
+    );
+    let response = match page.render() {
+        Ok(body) if ended => {
+            let body = Bytes::from(body);
+            state.order_pages.insert(
+                &purchase.id,
+                Arc::new(RenderedOrder {
+                    token_hash: token_digest,
+                    link_expires_at_ms: links::expires_at(status, &record.events, policy),
+                    body: body.clone(),
+                }),
+            );
+            HttpResponse::Ok()
+                .content_type("text/html; charset=utf-8")
+                .body(body)
+        }
+        _ => pages::render(StatusCode::OK, &page),
+    };
+    Ok(order_response(response))
+}
+
+/// The order page's headers: never stored, never compressed, never indexed.
+fn order_response(mut response: HttpResponse) -> HttpResponse {
     let headers = response.headers_mut();
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     // The page holds the buyer's activation code next to text an attacker can make vary (the
@@ -259,5 +301,5 @@ pub async fn order(
         HeaderName::from_static("x-robots-tag"),
         HeaderValue::from_static("noindex"),
     );
-    Ok(response)
+    response
 }

@@ -673,6 +673,8 @@ pub async fn action(
         }
         Err(ActionError::Db(err)) => return Err(err.into()),
     };
+    // The buyer's page shows the change at once (other replicas within their page TTL).
+    state.order_pages.forget(&id);
     if act.queues_work() {
         state.outbox.waker().wake();
     }
