@@ -32,6 +32,7 @@ pub mod settings;
 pub mod topups;
 pub mod totp;
 pub mod wallet;
+pub mod write_gate;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -218,7 +219,9 @@ impl DbConn {
     ///
     /// On SQLite it starts with `BEGIN IMMEDIATE`, taking the write lock up front: a deferred
     /// transaction that reads and then writes fails with "database is locked" under concurrent
-    /// writers whatever the busy timeout. On PostgreSQL it is an ordinary transaction.
+    /// writers whatever the busy timeout. Within a [`Db::run`], this process's writers first
+    /// queue on the database's [`write_gate::WriteGate`]. On PostgreSQL it is an ordinary
+    /// transaction.
     pub fn write_tx<T, E, F>(&mut self, f: F) -> Result<T, E>
     where
         F: FnOnce(&mut DbConn) -> Result<T, E>,
@@ -227,6 +230,8 @@ impl DbConn {
         let DbConn::Sqlite(inner) = self else {
             return self.transaction(f);
         };
+        // Held until the transaction has ended (see `write_gate`).
+        let _gate = write_gate::enter_current(Duration::from_millis(SQLITE_BUSY_TIMEOUT_MS.into()));
         AnsiTransactionManager::begin_transaction_sql(inner, "BEGIN IMMEDIATE")?;
         let outcome = f(self);
         let DbConn::Sqlite(inner) = self else {
@@ -289,6 +294,8 @@ pub struct Db {
     pool: Pool<ConnectionManager>,
     backend: Backend,
     reachable: Arc<AtomicBool>,
+    /// SQLite only: this process's writers queue here before taking the database's lock.
+    write_gate: Option<Arc<write_gate::WriteGate>>,
 }
 
 impl std::fmt::Debug for Db {
@@ -333,6 +340,7 @@ impl Db {
             pool,
             backend,
             reachable,
+            write_gate: (backend == Backend::Sqlite).then(Arc::default),
         })
     }
 
@@ -373,8 +381,10 @@ impl Db {
             wait.min(QUICK_POOL_TIMEOUT)
         };
         let pool = self.pool.clone();
+        let gate = self.write_gate.clone();
         tokio::task::spawn_blocking(move || {
             let mut conn = pool.get_timeout(wait).map_err(|_| DbError::PoolTimeout)?;
+            let _gate = write_gate::scope(gate);
             f(&mut conn)
         })
         .await
