@@ -163,6 +163,62 @@ impl Books<'_> {
     }
 }
 
+/// A CSV body in chunks, as it is made: the header, then a page of rows per chunk. A chunk
+/// that fails ends the body with the error, so a download stops visibly short instead of
+/// looking complete.
+pub type CsvChunks = tokio::sync::mpsc::Receiver<Result<String, BooksError>>;
+
+/// Rows per chunk of a CSV body (and per database page of the orders export).
+const CSV_PAGE: usize = 200;
+
+/// The orders the console's search `filter` finds, newest first, read a page at a time while
+/// the body is sent.
+pub fn orders_csv(db: Db, filter: crate::db::admin::OrderFilter) -> CsvChunks {
+    let (tx, rx) = tokio::sync::mpsc::channel(2);
+    tokio::spawn(async move {
+        if tx.send(Ok(csv::ORDER_HEADER.to_string())).await.is_err() {
+            return;
+        }
+        let page = i64::try_from(CSV_PAGE).unwrap_or(200);
+        let mut offset = 0_i64;
+        loop {
+            let f = filter.clone();
+            let rows = db
+                .run(move |conn| q::orders_export_page(conn, &f, offset, page))
+                .await
+                .map_err(BooksError::from);
+            let (chunk, last) = match rows {
+                Ok(rows) => (
+                    Ok(rows.iter().map(|(p, r)| csv::order_row(p, *r)).collect()),
+                    rows.len() < CSV_PAGE,
+                ),
+                Err(err) => (Err(err), true),
+            };
+            if tx.send(chunk).await.is_err() || last {
+                return;
+            }
+            offset = offset.saturating_add(page);
+        }
+    });
+    rx
+}
+
+/// Rows already made, sent as a CSV body a page at a time.
+pub fn rows_csv(header: &'static str, rows: Vec<String>) -> CsvChunks {
+    let (tx, rx) = tokio::sync::mpsc::channel(2);
+    tokio::spawn(async move {
+        if tx.send(Ok(header.to_string())).await.is_err() {
+            return;
+        }
+        for chunk in rows.chunks(CSV_PAGE) {
+            if tx.send(Ok(chunk.concat())).await.is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}
+
 /// The dashboard's figures for the `figures::DAYS` UTC days up to the one containing `now_ms`.
 pub async fn dashboard_figures(db: &Db, now_ms: i64) -> Result<figures::Figures, DbError> {
     let period = Period::last_days(now_ms, figures::DAYS);
