@@ -11,6 +11,7 @@
 
 use crate::books::Line;
 use crate::books::RunningTransaction;
+use crate::books::reconcile::wholesale_cost;
 use crate::db::purchases::Purchase;
 use crate::domain::Cents;
 use crate::domain::purchase::order_number;
@@ -81,17 +82,24 @@ fn with_money(mut cells: Vec<String>, amounts: &[Cents]) -> Vec<String> {
 
 pub const ORDER_HEADER: &str = "order_number,purchase_id,created_at,paid_at,status,email,plan_id,reference,upstream_order_id,upstream_status,price_cents,price_dollars,cost_cents,cost_dollars,refunded_cents,refunded_dollars,margin_cents,margin_dollars\r\n";
 
-/// An order's row: never a token, key or installation value.
+/// An order's row: never a token, key or installation value. The cost is what the shop
+/// paid wholesale (nothing for an order upstream failed or refunded), as in the
+/// reconciliation.
 pub fn order_row(p: &Purchase, refunded_cents: i64) -> String {
+    let paid = p.paid_at_ms.is_some();
     let price = Cents::new(p.price_cents);
-    let cost = Cents::new(p.cost_cents);
+    let cost = wholesale_cost(
+        p.upstream_order_id.is_some(),
+        p.upstream_status.as_deref(),
+        p.cost_cents,
+    );
     let refunded = Cents::new(refunded_cents);
     let margin = Cents::new(
-        p.price_cents
+        (if paid { p.price_cents } else { 0 })
             .saturating_sub(refunded_cents)
-            .saturating_sub(p.cost_cents),
+            .saturating_sub(cost),
     );
-    let paid = p.paid_at_ms.is_some();
+    let cost = Cents::new(cost);
     let cells = vec![
         number(order_number(&p.id)),
         text(&p.id),
@@ -104,7 +112,6 @@ pub fn order_row(p: &Purchase, refunded_cents: i64) -> String {
         text(p.upstream_order_id.as_deref().unwrap_or("")),
         text(p.upstream_status.as_deref().unwrap_or("")),
     ];
-    let margin = if paid { margin } else { Cents::ZERO };
     row(&with_money(cells, &[price, cost, refunded, margin]))
 }
 

@@ -185,6 +185,22 @@ impl Report {
     }
 }
 
+/// Upstream statuses after which the order's cost is back in the wallet (released or
+/// refunded).
+fn gives_cost_back(upstream_status: Option<&str>) -> bool {
+    matches!(upstream_status, Some("failed" | "refunded"))
+}
+
+/// What a purchase costs the shop wholesale: its cost once placed upstream, unless upstream
+/// failed or refunded the order.
+pub fn wholesale_cost(placed: bool, upstream_status: Option<&str>, cost_cents: i64) -> i64 {
+    if placed && !gives_cost_back(upstream_status) {
+        cost_cents
+    } else {
+        0
+    }
+}
+
 const ORDER_KINDS: &[&str] = &["reservation", "settlement", "release", "refund"];
 
 fn add(a: Cents, b: Cents) -> Cents {
@@ -336,9 +352,12 @@ fn order_line(
         0
     });
     line.refunded = Cents::new(p.refunded_cents);
-    let placed = p.upstream_order_id.is_some();
-    let returned = matches!(p.upstream_status.as_deref(), Some("failed" | "refunded"));
-    line.cost = Cents::new(if placed && !returned { p.cost_cents } else { 0 });
+    let returned = gives_cost_back(p.upstream_status.as_deref());
+    line.cost = Cents::new(wholesale_cost(
+        p.upstream_order_id.is_some(),
+        p.upstream_status.as_deref(),
+        p.cost_cents,
+    ));
     line.shop_wallet = Cents::new(line.cost.get().saturating_neg());
     match (order, p.upstream_order_id.as_deref()) {
         (None, Some(id)) => line.problems.push(format!(

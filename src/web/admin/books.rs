@@ -33,10 +33,7 @@ impl PeriodQuery {
         let from = non_empty(self.from.clone()).unwrap_or_else(|| month_start.to_string());
         let to = non_empty(self.to.clone()).unwrap_or_else(|| today.to_string());
         Period::parse(&from, &to).map_err(|e| {
-            books::PeriodError(
-                e.0.replace("--from", "“from”")
-                    .replace("--to", "“to”"),
-            )
+            books::PeriodError(e.0.replace("--from", "“from”").replace("--to", "“to”"))
         })
     }
 }
@@ -90,7 +87,10 @@ struct BooksPage {
 fn line_view(line: &books::Line) -> LineView {
     LineView {
         kind: line.kind.as_str(),
-        at: line.at_ms.map(format_ms).unwrap_or_else(|| "unknown".into()),
+        at: line
+            .at_ms
+            .map(format_ms)
+            .unwrap_or_else(|| "unknown".into()),
         purchase_href: line
             .purchase_id
             .as_ref()

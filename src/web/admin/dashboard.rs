@@ -126,7 +126,10 @@ fn figures_view(f: crate::books::figures::Figures) -> FiguresView {
             .collect(),
         abandoned_href: format!(
             "/admin/orders?status=abandoned&from={}",
-            f.days.first().map(|d| d.date.to_string()).unwrap_or_default()
+            f.days
+                .first()
+                .map(|d| d.date.to_string())
+                .unwrap_or_default()
         ),
         destinations: f
             .destinations
