@@ -197,6 +197,21 @@ async fn a_period_reconciles_and_the_injected_order_is_the_one_mismatch(backend:
         .expect("outcome");
     buy_and_wait_refunded(&app, &failing).await;
 
+    // The dashboard's 30 days: today's sale in the chart, both checkouts paid.
+    let (_, dashboard, _) = owner.get(&app, "/admin").await;
+    assert!(
+        dashboard.contains("role=\"img\" aria-labelledby=\"chart-title chart-desc\""),
+        "{dashboard}"
+    );
+    let price = good.price.expect("a price");
+    assert!(
+        dashboard.contains(&format!(": sales {price}</title>")),
+        "today's bar: {dashboard}"
+    );
+    assert!(dashboard.contains("data-conversion=\"100.0%\""), "{dashboard}");
+    assert!(dashboard.contains("data-abandoned=\"0\""), "{dashboard}");
+    assert!(dashboard.contains("1 order, "), "one destination sold: {dashboard}");
+
     // The day reconciles to the cent, in the console and on the command line.
     let day = today();
     let period = format!("/admin/books?from={day}&to={day}");
@@ -213,7 +228,7 @@ async fn a_period_reconciles_and_the_injected_order_is_the_one_mismatch(backend:
     assert!(stdout.starts_with("books match: "), "{stdout}");
 
     // An order placed upstream without the shop: the books no longer match, and say why.
-    let price = upstream
+    let cost = upstream
         .sandbox
         .plans()
         .iter()
@@ -226,7 +241,7 @@ async fn a_period_reconciles_and_the_injected_order_is_the_one_mismatch(backend:
         .header("Idempotency-Key", format!("manual-{}", random_suffix()))
         .json(&serde_json::json!({
             "planId": good.id,
-            "expectedPriceCents": price,
+            "expectedPriceCents": cost,
             "reference": "placed-by-hand",
         }))
         .send()
@@ -278,7 +293,7 @@ async fn a_period_reconciles_and_the_injected_order_is_the_one_mismatch(backend:
     let mismatched: Vec<_> = rows.iter().filter(|r| r["matches"] == "no").collect();
     assert_eq!(mismatched.len(), 1, "{rows:#?}");
     assert_eq!(mismatched[0]["upstream_reference"], order_id);
-    assert_eq!(mismatched[0]["difference_cents"], format!("-{price}"));
+    assert_eq!(mismatched[0]["difference_cents"], format!("-{cost}"));
     assert!(mismatched[0]["problems"].contains("has no purchase"));
     for r in &rows {
         for column in ["paid", "cost", "margin", "difference"] {
