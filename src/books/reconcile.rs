@@ -248,7 +248,7 @@ pub fn reconcile(period: Period, upstream: &Upstream, shop: &Shop) -> Report {
 }
 
 /// The transactions of each upstream order, by the order's index.
-fn order_transactions<'a>(upstream: &'a Upstream) -> HashMap<usize, Vec<&'a BalanceTransaction>> {
+fn order_transactions(upstream: &Upstream) -> HashMap<usize, Vec<&BalanceTransaction>> {
     let mut by_reference: HashMap<&str, usize> = HashMap::new();
     for (i, o) in upstream.orders.iter().enumerate() {
         by_reference.entry(o.reference.as_str()).or_insert(i);

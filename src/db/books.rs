@@ -185,9 +185,12 @@ pub struct BookTopup {
     pub confirmed_at_ms: Option<i64>,
 }
 
+/// id, session, amount, created, confirmed.
+type TopupRow = (i64, Option<String>, i64, i64, Option<i64>);
+
 /// Every top-up that reached upstream (it has a checkout session).
 pub fn topups(conn: &mut DbConn) -> Result<Vec<BookTopup>, DbError> {
-    let rows: Vec<(i64, Option<String>, i64, i64, Option<i64>)> = topups::table
+    let rows: Vec<TopupRow> = topups::table
         .filter(topups::session_id.is_not_null())
         .order(topups::id.asc())
         .select((

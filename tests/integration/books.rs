@@ -208,9 +208,15 @@ async fn a_period_reconciles_and_the_injected_order_is_the_one_mismatch(backend:
         dashboard.contains(&format!(": sales {price}</title>")),
         "today's bar: {dashboard}"
     );
-    assert!(dashboard.contains("data-conversion=\"100.0%\""), "{dashboard}");
+    assert!(
+        dashboard.contains("data-conversion=\"100.0%\""),
+        "{dashboard}"
+    );
     assert!(dashboard.contains("data-abandoned=\"0\""), "{dashboard}");
-    assert!(dashboard.contains("1 order, "), "one destination sold: {dashboard}");
+    assert!(
+        dashboard.contains("1 order, "),
+        "one destination sold: {dashboard}"
+    );
 
     // The day reconciles to the cent, in the console and on the command line.
     let day = today();
@@ -316,7 +322,10 @@ async fn a_period_reconciles_and_the_injected_order_is_the_one_mismatch(backend:
     assert_eq!(refunded["email"], "unlucky@example.com");
     assert_eq!(refunded["refunded_cents"], refunded["price_cents"]);
     assert_eq!(
-        (refunded["cost_cents"].as_str(), refunded["margin_cents"].as_str()),
+        (
+            refunded["cost_cents"].as_str(),
+            refunded["margin_cents"].as_str()
+        ),
         ("0", "0"),
         "upstream released the cost and the buyer got everything back"
     );
