@@ -239,8 +239,10 @@ pub fn chart(days: &[Day]) -> Chart {
         .unwrap_or(0)
         .min(0);
     let top_value = nice_ceiling(high);
+    // Losses get at least a sixth of the height, so the zero line and the lowest gridline
+    // keep their labels apart.
     let bottom_value = if low < 0 {
-        nice_ceiling(low.saturating_neg()).saturating_neg()
+        nice_ceiling(low.saturating_neg().max(top_value / 5)).saturating_neg()
     } else {
         0
     };
@@ -424,7 +426,11 @@ mod tests {
             "a loss hangs below zero"
         );
         assert_eq!(c.gridlines[0].label, "$2,000");
-        assert!(c.gridlines.iter().any(|g| g.label == "-$20"));
+        assert!(
+            c.gridlines.iter().any(|g| g.label == "-$500"),
+            "losses get a sixth of the height at least: {:?}",
+            c.gridlines
+        );
         assert_eq!(c.days.len(), 5);
         assert_eq!(nice_ceiling(1), 100);
         assert_eq!(nice_ceiling(101), 200);

@@ -360,3 +360,122 @@ async fn a_period_reconciles_and_the_injected_order_is_the_one_mismatch(backend:
     assert_eq!(wallet[0]["type"], "credit");
     assert_eq!(wallet[0]["available_after_dollars"], "500.00");
 }
+
+/// The dashboard's chart and the books page in a real browser, on a phone and a laptop: the
+/// chart is drawn without script, nothing scrolls sideways, axe-core finds nothing serious.
+/// With `STOREFRONT_SCREENSHOTS` set, both pages are shot at both sizes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dashboard_chart_and_the_books_read_on_a_phone_and_a_laptop() {
+    use crate::fixtures::purchase;
+    use crate::journeys_browser::{ShotOnFailure, axe_source, screenshot_dir, serious_violations};
+    use crate::webdriver::{Browser as Chrome, LAPTOP, PHONE};
+    use diesel::prelude::*;
+    use storefront::db::schema::purchases;
+
+    let Some((app, _upstream, _key)) = shop_with_empty_wallet(Backend::Sqlite).await else {
+        return;
+    };
+    let Some(browser) = Chrome::start_without_javascript(PHONE).await else {
+        return;
+    };
+    let axe = axe_source();
+    create(&app.db, OWNER, Role::Owner).await;
+    // A month of sales: one or two a day, a loss on one day (refunded, cost kept is not
+    // modelled here: a sale below cost).
+    let plans: Vec<ShopPlan> = app
+        .catalog
+        .snapshot()
+        .plans()
+        .iter()
+        .filter(|p| p.is_sellable())
+        .take(4)
+        .cloned()
+        .collect();
+    let now = storefront::db::now_ms();
+    for day in 0..30_i64 {
+        for n in 0..(1 + day % 3) {
+            let id = format!("fig-{day}-{n}");
+            let plan = &plans[usize::try_from(day + n).expect("small") % plans.len()];
+            let at = now - day * 86_400_000 - n * 60_000;
+            let price = 400 + (day * 137 + n * 59) % 2_600;
+            let cost = if day == 11 {
+                price + 300
+            } else {
+                price * 3 / 4
+            };
+            let new = purchase(&id)
+                .status("fulfilled")
+                .email("fig@example.com")
+                .plan(&plan.id)
+                .price(price)
+                .cost(cost)
+                .reference(format!("ref-{id}"))
+                .created(at)
+                .expires_in(3_600_000)
+                .build();
+            app.db
+                .run(move |conn| {
+                    storefront::db::purchases::insert(conn, &new, "created")?;
+                    diesel::update(purchases::table.find(&id))
+                        .set(purchases::paid_at_ms.eq(Some(at + 30_000)))
+                        .execute(conn)?;
+                    Ok::<_, storefront::db::DbError>(())
+                })
+                .await
+                .expect("a sale");
+        }
+    }
+    let _shot = ShotOnFailure {
+        browser: &browser,
+        name: "books",
+    };
+    browser.goto(&app.url("/admin/login")).await;
+    browser.wait_for("id=\"password\"").await;
+    browser.type_into("#email", OWNER).await;
+    browser.type_into("#password", PASSWORD).await;
+    browser.click("form button[type=submit]").await;
+    browser.wait_for("Log out").await;
+    for (path, name) in [("/admin", "dashboard"), ("/admin/books", "books")] {
+        browser.goto(&app.url(path)).await;
+        let page = browser.wait_for("</main>").await;
+        if name == "dashboard" {
+            assert!(
+                page.contains("class=\"bar-sales\""),
+                "the chart is in the page"
+            );
+            assert!(page.contains("<desc id=\"chart-desc\">"));
+        }
+        for size in [PHONE, LAPTOP] {
+            browser.set_size(size).await;
+            let wide = browser.overflowing().await;
+            assert!(
+                wide.is_empty(),
+                "{name} at {size:?} scrolls sideways: {wide:?}"
+            );
+            if let Some(axe) = &axe {
+                let violations = serious_violations(&browser, axe).await;
+                assert!(violations.is_empty(), "axe-core on {name}: {violations:#?}");
+            }
+            if std::env::var_os("STOREFRONT_SCREENSHOTS").is_some() {
+                // The part this test is about, at the top of the shot.
+                let anchor = if name == "dashboard" {
+                    "figures"
+                } else {
+                    "totals"
+                };
+                browser
+                    .execute(&format!(
+                        "document.getElementById('{anchor}').scrollIntoView();"
+                    ))
+                    .await;
+                let label = if size == PHONE { "phone" } else { "laptop" };
+                browser
+                    .screenshot(&screenshot_dir().join(format!("books-{name}-{label}.png")))
+                    .await;
+            }
+        }
+        browser.set_size(PHONE).await;
+    }
+    drop(_shot);
+    browser.quit().await;
+}
