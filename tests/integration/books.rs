@@ -362,7 +362,8 @@ async fn a_period_reconciles_and_the_injected_order_is_the_one_mismatch(backend:
 }
 
 /// The dashboard's chart and the books page in a real browser, on a phone and a laptop: the
-/// chart is drawn without script, nothing scrolls sideways, axe-core finds nothing serious.
+/// chart is in the served HTML (the console has no script of its own), nothing scrolls
+/// sideways, axe-core finds nothing serious.
 /// With `STOREFRONT_SCREENSHOTS` set, both pages are shot at both sizes.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_dashboard_chart_and_the_books_read_on_a_phone_and_a_laptop() {
@@ -375,7 +376,7 @@ async fn the_dashboard_chart_and_the_books_read_on_a_phone_and_a_laptop() {
     let Some((app, _upstream, _key)) = shop_with_empty_wallet(Backend::Sqlite).await else {
         return;
     };
-    let Some(browser) = Chrome::start_without_javascript(PHONE).await else {
+    let Some(browser) = Chrome::start(PHONE).await else {
         return;
     };
     let axe = axe_source();
