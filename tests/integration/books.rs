@@ -14,7 +14,10 @@ use crate::both_backends;
 use crate::helpers::{Backend, TestApp, binary, random_suffix, spawn_app_with};
 use crate::journeys::{buy, buy_and_wait_fulfilled, pay, sellable_plan};
 
-both_backends!(a_period_reconciles_and_the_injected_order_is_the_one_mismatch);
+both_backends!(
+    a_period_reconciles_and_the_injected_order_is_the_one_mismatch,
+    the_orders_csv_pages_through_every_order_the_search_finds,
+);
 
 /// The shop on a sandbox whose wallet starts empty (so every credit is a top-up).
 async fn shop_with_empty_wallet(backend: Backend) -> Option<(TestApp, SandboxHandle, String)> {
@@ -479,4 +482,71 @@ async fn the_dashboard_chart_and_the_books_read_on_a_phone_and_a_laptop() {
     }
     drop(_shot);
     browser.quit().await;
+}
+
+/// More orders than one page of the export: every one comes out once, newest first, and the
+/// search's text filter applies; email text a spreadsheet would run is neutralised.
+async fn the_orders_csv_pages_through_every_order_the_search_finds(backend: Backend) {
+    use crate::fixtures::purchase;
+
+    let Some(app) = crate::helpers::spawn_app(backend).await else {
+        return;
+    };
+    create(&app.db, OWNER, Role::Owner).await;
+    let owner = crate::admin::login_as(&app, OWNER).await;
+    let now = storefront::db::now_ms();
+    let news: Vec<_> = (0..450_i64)
+        .map(|i| {
+            let email = if i == 7 {
+                "=HYPERLINK(\"http://evil.example\")@example.com".to_string()
+            } else if i % 2 == 0 {
+                format!("even{i}@example.com")
+            } else {
+                format!("odd{i}@example.com")
+            };
+            purchase(&format!("bulk-{i:03}"))
+                .status("awaiting_payment")
+                .email(&email)
+                .plan("p1-base")
+                .price(1000 + i)
+                .cost(900)
+                .reference(format!("ref-bulk-{i}"))
+                .created(now - 1000 + i)
+                .expires_in(3_600_000)
+                .build()
+        })
+        .collect();
+    app.db
+        .run(move |conn| {
+            for new in &news {
+                storefront::db::purchases::insert(conn, new, "created")?;
+            }
+            Ok::<_, storefront::db::DbError>(())
+        })
+        .await
+        .expect("orders");
+
+    let rows = csv_rows(&app, &owner, "/admin/books/orders.csv").await;
+    assert_eq!(rows.len(), 450, "every order once, across pages");
+    let ids: Vec<&str> = rows.iter().map(|r| r["purchase_id"].as_str()).collect();
+    let mut expected: Vec<String> = (0..450).rev().map(|i| format!("bulk-{i:03}")).collect();
+    assert_eq!(
+        ids,
+        expected.iter().map(String::as_str).collect::<Vec<_>>(),
+        "newest first"
+    );
+    let guarded = rows
+        .iter()
+        .find(|r| r["purchase_id"] == "bulk-007")
+        .expect("row");
+    assert_eq!(
+        guarded["email"], "'=HYPERLINK(\"http://evil.example\")@example.com",
+        "a formula is kept as text"
+    );
+    assert_eq!(guarded["price_dollars"], "10.07");
+
+    let odd = csv_rows(&app, &owner, "/admin/books/orders.csv?q=odd").await;
+    expected.retain(|id| id[5..].parse::<i64>().expect("n") % 2 == 1 && id != "bulk-007");
+    assert_eq!(odd.len(), expected.len(), "the search's filter applies");
+    assert!(odd.iter().all(|r| r["email"].starts_with("odd")));
 }
