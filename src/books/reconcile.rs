@@ -298,8 +298,7 @@ fn purchase_lines(upstream: &Upstream, shop: &Shop) -> Vec<Line> {
         lines.push(line);
     }
     for (i, p) in shop.purchases.iter().enumerate() {
-        if !seen_purchases.contains(&i) && p.paid_at_ms.is_some()
-            || !seen_purchases.contains(&i) && p.upstream_order_id.is_some()
+        if !seen_purchases.contains(&i) && (p.paid_at_ms.is_some() || p.upstream_order_id.is_some())
         {
             lines.push(order_line(Some(p), None, &[]));
         }
