@@ -9,9 +9,8 @@
 //! as a formula, so such text gets a leading `'` (and is then quoted as needed). Numbers are
 //! written with [`number`] and keep their minus sign.
 
-use crate::books::Line;
-use crate::books::RunningTransaction;
-use crate::books::reconcile::wholesale_cost;
+use super::ledger::RunningTransaction;
+use super::reconcile::{Line, wholesale_cost};
 use crate::db::purchases::Purchase;
 use crate::domain::Cents;
 use crate::domain::purchase::order_number;

@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 
 use time::Date;
 
-use super::{DAY_MS, Period};
+use super::period::{DAY_MS, Period};
 use crate::db::books::FigureRows;
 use crate::domain::Cents;
 

@@ -17,7 +17,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::{Period, upstream_time_ms};
+use super::period::{Period, upstream_time_ms};
 use crate::db::books::{BookPurchase, BookTopup};
 use crate::domain::Cents;
 use crate::upstream::{BalanceTransaction, Order};
