@@ -4,6 +4,7 @@
 
 pub mod accounts;
 pub mod app;
+pub mod books;
 pub mod catalog;
 pub mod cli;
 pub mod config;

@@ -111,6 +111,16 @@ impl From<DbError> for AppError {
     }
 }
 
+impl From<crate::books::BooksError> for AppError {
+    /// The books need upstream: one that cannot be read is a 503, said plainly.
+    fn from(err: crate::books::BooksError) -> Self {
+        match err {
+            crate::books::BooksError::Db(db) => db.into(),
+            crate::books::BooksError::Upstream(cause) => Self::Unavailable(cause.to_string()),
+        }
+    }
+}
+
 impl From<UsersError> for AppError {
     fn from(err: UsersError) -> Self {
         match err {

@@ -18,6 +18,7 @@ mod admin_totp;
 mod admin_users;
 mod admin_wallet;
 mod bad_input;
+mod books;
 mod browser;
 mod catalog;
 mod checkout;
