@@ -32,6 +32,7 @@ mod fault_matrix;
 mod frame;
 mod journeys_browser;
 mod keys;
+mod languages;
 mod lifecycle;
 mod lifecycle_console;
 mod listen;
