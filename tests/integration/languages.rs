@@ -575,3 +575,78 @@ async fn an_order_keeps_the_language_it_was_bought_in(backend: Backend) {
 }
 
 both_backends!(an_order_keeps_the_language_it_was_bought_in);
+
+/// German is the longest of the three: the plan page and the fulfilled order page fit a
+/// phone's width in German, bought through the switcher in a real browser. The pages are
+/// shot (`plan-de-phone.png`, `order-de-phone.png`, `footer-de-phone.png`) into the journeys'
+/// screenshot folder for a person to look at.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn german_pages_fit_a_phone() {
+    let Some(browser) = crate::webdriver::Browser::start(crate::webdriver::PHONE).await else {
+        return;
+    };
+    let (app, _upstream) = spawn_shop_with(Backend::Sqlite, 40, &[])
+        .await
+        .expect("sqlite");
+    // A daily plan of several days has the longest texts (per day, in total).
+    let snap = app.catalog.snapshot();
+    let plan = snap
+        .plans()
+        .iter()
+        .filter(|p| {
+            p.is_sellable() && p.price.is_some_and(|c| c.get() >= 100) && p.cost.get() < 20_000
+        })
+        .max_by_key(|p| {
+            (
+                p.is_daily && p.validity_days > 1,
+                p.kind != storefront::catalog::PlanKind::Local,
+            )
+        })
+        .expect("a sellable plan")
+        .clone();
+    let dir = crate::journeys_browser::screenshot_dir();
+
+    browser
+        .goto(&app.url(&format!("{}?lang=de", plan.labels.href)))
+        .await;
+    let page = browser.wait_for("<html lang=\"de\">").await;
+    assert!(page.contains("Diese eSIM kaufen"), "{page}");
+    assert_eq!(
+        browser.overflowing().await,
+        Vec::<String>::new(),
+        "plan page"
+    );
+    browser.screenshot(&dir.join("plan-de-phone.png")).await;
+
+    browser.type_into("#email", "jonas@example.com").await;
+    browser.click("label[for=confirm_device]").await;
+    browser.click("form.checkout button[type=submit]").await;
+    browser.wait_for("TESTMODUS").await;
+    browser.click("form[action$='/pay'] button").await;
+    let started = Instant::now();
+    let order_url = loop {
+        let source = browser.source().await;
+        if source.contains("data-status=\"fulfilled\"") {
+            break browser.current_url().await;
+        }
+        assert!(started.elapsed() < Duration::from_secs(30), "{source}");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let here = browser.current_url().await;
+        browser.goto(&here).await;
+    };
+    let order = browser.source().await;
+    assert!(order.contains("Installiere deine eSIM"), "{order}");
+    assert_eq!(
+        browser.overflowing().await,
+        Vec::<String>::new(),
+        "order page"
+    );
+    browser.goto(&order_url).await;
+    browser.screenshot(&dir.join("order-de-phone.png")).await;
+    // The switcher at the foot of the page.
+    browser
+        .execute("window.scrollTo(0, document.body.scrollHeight); return null;")
+        .await;
+    browser.screenshot(&dir.join("footer-de-phone.png")).await;
+    browser.quit().await;
+}
