@@ -72,18 +72,27 @@ pub fn cookie(lang: Lang, secure: bool) -> Cookie<'static> {
         .finish()
 }
 
-/// Adds what an answer in a negotiated language needs: `Vary`, and for a `?lang=` choice the
-/// cookie, with the answer kept out of shared caches.
+/// Adds what an answer in a negotiated language needs: for a page, `Vary`; for a `?lang=`
+/// choice, the cookie, with the answer kept out of shared caches. Assets, redirects and JSON
+/// are the same in every language and do not vary.
 pub fn finish(headers: &mut header::HeaderMap, choice: Choice, secure: bool) {
     if !choice.negotiated {
         return;
     }
-    let vary = match headers.get(header::VARY).and_then(|v| v.to_str().ok()) {
-        Some(existing) if !existing.is_empty() => format!("{existing}, Accept-Language, Cookie"),
-        _ => "Accept-Language, Cookie".to_string(),
-    };
-    if let Ok(value) = HeaderValue::from_str(&vary) {
-        headers.insert(header::VARY, value);
+    let page = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/html"));
+    if page {
+        let vary = match headers.get(header::VARY).and_then(|v| v.to_str().ok()) {
+            Some(existing) if !existing.is_empty() => {
+                format!("{existing}, Accept-Language, Cookie")
+            }
+            _ => "Accept-Language, Cookie".to_string(),
+        };
+        if let Ok(value) = HeaderValue::from_str(&vary) {
+            headers.insert(header::VARY, value);
+        }
     }
     if choice.from_query {
         if let Ok(value) = HeaderValue::from_str(&cookie(choice.lang, secure).to_string()) {

@@ -381,6 +381,18 @@ async fn the_language_comes_from_the_switcher_the_cookie_or_the_browser() {
         "{vary}"
     );
     assert!(vary.contains("Accept-Encoding"), "{vary}");
+    // Assets are the same in every language: shared caches keep one copy.
+    let css = html
+        .split("rel=\"stylesheet\" href=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("a stylesheet");
+    let (headers, _) = get(&app, "de", "lang=es", css).await;
+    let vary = headers
+        .get("vary")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    assert!(!vary.contains("Accept-Language"), "{css}: {vary}");
 
     let (_, html) = get(&app, "fr-FR,de;q=0.8,es;q=0.9", "", "/").await;
     assert_eq!(lang_of(&html), "es", "the highest q-value the shop has");
