@@ -408,7 +408,8 @@ mod tests {
                 let path = entry.path();
                 if path.is_dir() {
                     dirs.push(path);
-                } else {
+                } else if !path.ends_with("src/i18n/mod.rs") {
+                    // This file names the calls it looks for.
                     files.push(path);
                 }
             }

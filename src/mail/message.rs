@@ -168,12 +168,12 @@ impl<'a> Frame<'a> {
     /// The frame of a customer email, its texts the messages `<name>-preheader`,
     /// `<name>-heading` and `<name>-action` in the current language.
     fn customer(name: &str, brand: &'a str, action_url: &'a str) -> Self {
-        let t = |part: &str| i18n::t(&format!("mail-{name}-{part}"));
+        let text = |part: &str| i18n::t(&format!("mail-{name}-{part}"));
         Self {
             brand,
-            preheader: t("preheader"),
-            heading: t("heading"),
-            action_label: t("action"),
+            preheader: text("preheader"),
+            heading: text("heading"),
+            action_label: text("action"),
             action_url,
         }
     }
