@@ -11,6 +11,7 @@ pub mod config;
 pub mod db;
 pub mod domain;
 pub mod failpoints;
+pub mod i18n;
 pub mod mail;
 pub mod orders;
 pub mod payments;

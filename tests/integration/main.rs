@@ -33,6 +33,7 @@ mod fault_matrix;
 mod frame;
 mod journeys_browser;
 mod keys;
+mod languages;
 mod lifecycle;
 mod lifecycle_console;
 mod listen;

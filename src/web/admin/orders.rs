@@ -356,7 +356,7 @@ struct JobView {
 
 struct RefundView {
     amount: String,
-    cause: &'static str,
+    cause: String,
     keeps_cost: bool,
     status: String,
     reason: String,
@@ -541,7 +541,13 @@ async fn render_detail(
     let snap = state.catalog.snapshot();
     let plan = snap
         .plan(&purchase.plan_id)
-        .map(|p| format!("{} ({})", crate::web::shop::plan_title(p), p.id))
+        .map(|p| {
+            format!(
+                "{} ({})",
+                crate::web::shop::plan_title(p, crate::i18n::Lang::En),
+                p.id
+            )
+        })
         .unwrap_or_else(|| purchase.plan_id.clone());
     let status = purchase.status();
     // The console offers exactly what the transition table allows.
@@ -614,7 +620,7 @@ async fn render_detail(
             .collect(),
         refund: refund.map(|r| RefundView {
             amount: Cents::new(r.amount_cents).to_string(),
-            cause: r.cause().customer_reason(),
+            cause: crate::i18n::Lang::En.t(r.cause().customer_reason()),
             keeps_cost: r.keeps_cost,
             status: r.status,
             reason: r.reason,
