@@ -81,6 +81,9 @@ pub enum StartError {
     /// The supplier account and the payment settings must not be used together.
     #[error(transparent)]
     UnsafePair(#[from] UnsafePair),
+    /// The message catalogs compiled in are incomplete (a build that skipped the tests).
+    #[error("message catalogs: {}", .0.join("; "))]
+    Catalogs(Vec<String>),
 }
 
 pub struct Application {
@@ -98,6 +101,7 @@ impl Application {
     /// catalog the database holds and starts the background work (catalog sync, account
     /// watch). Nothing is served until [`Application::run_until_stopped`].
     pub async fn build(settings: Settings, db: Db) -> Result<Self, StartError> {
+        crate::i18n::check().map_err(StartError::Catalogs)?;
         let client = PartnerClient::from_settings(&settings.upstream)?;
         // Every path of every replica holds back after a 429 (catalog, checkout, wallet, jobs).
         client.share_gate(Arc::new(SharedUpstreamGate::new(

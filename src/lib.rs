@@ -4,12 +4,14 @@
 
 pub mod accounts;
 pub mod app;
+pub mod books;
 pub mod catalog;
 pub mod cli;
 pub mod config;
 pub mod db;
 pub mod domain;
 pub mod failpoints;
+pub mod i18n;
 pub mod mail;
 pub mod orders;
 pub mod payments;

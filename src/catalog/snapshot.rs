@@ -15,6 +15,7 @@ use crate::domain::pricing::{
     self, LadderEntry, LadderInversion, MarkupRule, PlanKey, PriceBook, RuleScope,
 };
 use crate::domain::{Cents, countries};
+use crate::i18n::Lang;
 
 /// How plans are grouped for the consumer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,8 +55,10 @@ pub struct ShopPlan {
     pub fup_policy: String,
     pub available: bool,
     sellable: bool,
-    /// Texts every list shows, written once per snapshot rather than once per page view.
+    /// Texts every list shows, written once per snapshot rather than once per page view: in
+    /// English here, in the other languages in `translated` ([`ShopPlan::labels_in`]).
     pub labels: PlanLabels,
+    translated: [PlanLabels; 2],
 }
 
 /// The ready-made texts of a plan card.
@@ -73,7 +76,7 @@ pub struct PlanLabels {
     /// nothing. What most often tells two plans of the same size apart.
     pub network: String,
     /// `Starts when installed`; empty when the activation policy is not known.
-    pub starts: &'static str,
+    pub starts: String,
     /// The fair-use text, shortened for a card; empty when upstream gave none.
     pub fair_use: String,
     /// A daily plan's price is for the whole trip: `total for 7 days`. Empty for other plans
@@ -90,12 +93,28 @@ const CARD_FAIR_USE_CHARS: usize = 90;
 
 impl ShopPlan {
     fn with_labels(mut self) -> Self {
-        self.labels = PlanLabels {
+        self.labels = self.make_labels(Lang::En);
+        self.translated = [self.make_labels(Lang::Es), self.make_labels(Lang::De)];
+        self
+    }
+
+    /// The ready-made texts of this plan's card in `lang`.
+    pub fn labels_in(&self, lang: Lang) -> &PlanLabels {
+        match lang {
+            Lang::En => &self.labels,
+            Lang::Es => &self.translated[0],
+            Lang::De => &self.translated[1],
+        }
+    }
+
+    fn make_labels(&self, lang: Lang) -> PlanLabels {
+        let several_days = self.is_daily && self.validity_days > 1;
+        PlanLabels {
             href: format!("/plans/{}", path_segment(&self.id)),
-            data: self.data_label(),
-            validity: self.validity_label(),
-            price: self.price.map(|p| p.to_string()).unwrap_or_default(),
-            coverage: plan::count(self.coverage.len(), "country", "countries"),
+            data: self.data_label(lang),
+            validity: self.validity_label(lang),
+            price: self.price.map(|p| lang.money(p)).unwrap_or_default(),
+            coverage: lang.ta("countries-count", &[("count", self.coverage.len().into())]),
             network: [
                 self.network_type_label().map(str::to_string),
                 self.networks_label(),
@@ -104,42 +123,54 @@ impl ShopPlan {
             .flatten()
             .collect::<Vec<_>>()
             .join(" · "),
-            starts: self.activation.short().unwrap_or_default(),
+            starts: self
+                .activation
+                .short()
+                .map(|id| lang.t(id))
+                .unwrap_or_default(),
             fair_use: self
                 .fair_use()
                 .map(|f| plan::shorten(&f, CARD_FAIR_USE_CHARS).into_owned())
                 .unwrap_or_default(),
-            price_note: if self.is_daily && self.validity_days > 1 {
-                format!("total for {}", plan::describe_validity(self.validity_days))
+            price_note: if several_days {
+                lang.ta(
+                    "price-total-for",
+                    &[(
+                        "days",
+                        plan::describe_validity(lang, self.validity_days).into(),
+                    )],
+                )
             } else {
                 String::new()
             },
             per_day: self
                 .price_per_day()
-                .map(|day| format!("{day}/day"))
+                .map(|day| lang.ta("per-day", &[("amount", lang.money(day).into())]))
                 .unwrap_or_default(),
-            total_data: if self.is_daily && self.validity_days > 1 {
-                format!("{} in total", plan::format_data(self.total_data_mb()))
+            total_data: if several_days {
+                lang.ta(
+                    "data-in-total",
+                    &[("data", lang.data(self.total_data_mb()).into())],
+                )
             } else {
                 String::new()
             },
-        };
-        self
+        }
     }
 
-    pub fn allowance(&self) -> String {
-        plan::describe_allowance(self.data_mb, self.validity_days, self.is_daily)
+    pub fn allowance(&self, lang: Lang) -> String {
+        plan::describe_allowance(lang, self.data_mb, self.validity_days, self.is_daily)
     }
-    pub fn data_label(&self) -> String {
-        let data = plan::format_data(self.data_mb);
+    pub fn data_label(&self, lang: Lang) -> String {
+        let data = lang.data(self.data_mb);
         if self.is_daily {
-            format!("{data}/day")
+            lang.ta("per-day", &[("amount", data.into())])
         } else {
             data
         }
     }
-    pub fn validity_label(&self) -> String {
-        plan::describe_validity(self.validity_days)
+    pub fn validity_label(&self, lang: Lang) -> String {
+        plan::describe_validity(lang, self.validity_days)
     }
     /// The data over the whole validity (a daily allowance times the days).
     pub fn total_data_mb(&self) -> i64 {
@@ -375,6 +406,7 @@ fn shop_plan(row: &PlanRow, book: &PriceBook, region_names: &HashMap<&str, &str>
         available: row.available,
         sellable: row.available && price.is_some_and(pricing::card_chargeable),
         labels: PlanLabels::default(),
+        translated: Default::default(),
     }
     .with_labels()
 }
@@ -859,6 +891,7 @@ mod tests {
         let regional = snap.plan("p7-base").expect("plan");
         assert_eq!(regional.country_name, "Europe");
         assert_eq!(regional.labels.coverage, "3 countries");
+        assert_eq!(regional.labels_in(Lang::De).coverage, "3 Länder");
         assert_eq!(snap.listing_href(regional), "/regions/europe");
         let global = snap.plan("p8-base").expect("plan");
         assert_eq!(global.country_name, "Global");

@@ -18,11 +18,13 @@ pub const NO_ORDERS: &str = "no_orders";
 /// The mail server refused the message for good.
 pub const FAILED: &str = "failed";
 
-/// Queues an email to `email` (already lowercased) unless one was requested for it in the
-/// last `window_ms`; returns whether it was queued. In the caller's transaction.
+/// Queues an email to `email` (already lowercased), written in `language`, unless one was
+/// requested for it in the last `window_ms`; returns whether it was queued. In the caller's
+/// transaction.
 pub fn request(
     conn: &mut DbConn,
     email: &str,
+    language: &str,
     now_ms: i64,
     window_ms: i64,
 ) -> Result<bool, DbError> {
@@ -34,6 +36,7 @@ pub fn request(
                 lost_link_requests::state.eq(PENDING),
                 lost_link_requests::attempts.eq(0),
                 lost_link_requests::next_attempt_ms.eq(now_ms),
+                lost_link_requests::language.eq(language),
             ))
             .on_conflict(lost_link_requests::email)
             .do_nothing()
@@ -53,19 +56,29 @@ pub fn request(
         lost_link_requests::attempts.eq(0),
         lost_link_requests::next_attempt_ms.eq(now_ms),
         lost_link_requests::last_error.eq(None::<String>),
+        lost_link_requests::language.eq(language),
     ))
     .execute(conn)?;
     Ok(renewed == 1)
 }
 
-/// A queued request that is due: its address and how many attempts it had.
-pub fn due(conn: &mut DbConn, now_ms: i64, limit: i64) -> Result<Vec<(String, i32)>, DbError> {
+/// A queued request that is due: its address, how many attempts it had, and the language of
+/// the email.
+pub fn due(
+    conn: &mut DbConn,
+    now_ms: i64,
+    limit: i64,
+) -> Result<Vec<(String, i32, String)>, DbError> {
     Ok(lost_link_requests::table
         .filter(lost_link_requests::state.eq(PENDING))
         .filter(lost_link_requests::next_attempt_ms.le(now_ms))
         .order(lost_link_requests::next_attempt_ms)
         .limit(limit)
-        .select((lost_link_requests::email, lost_link_requests::attempts))
+        .select((
+            lost_link_requests::email,
+            lost_link_requests::attempts,
+            lost_link_requests::language,
+        ))
         .load(conn)?)
 }
 

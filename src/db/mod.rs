@@ -13,6 +13,7 @@ pub mod accounts;
 pub mod admin;
 pub mod alert_mail;
 pub mod alerts;
+pub mod books;
 pub mod catalog;
 pub mod holds;
 pub mod installations;

@@ -34,9 +34,16 @@ pub struct Purchase {
     pub paid_at_ms: Option<i64>,
     pub created_at_ms: i64,
     pub updated_at_ms: i64,
+    /// The language the customer bought in (`en`, `es`, `de`): its emails are written in it.
+    pub language: String,
 }
 
 impl Purchase {
+    /// [`Purchase::language`] as a language; English when the value is not one the shop has.
+    pub fn lang(&self) -> crate::i18n::Lang {
+        crate::i18n::Lang::parse(&self.language).unwrap_or_default()
+    }
+
     /// The status as a type; a value the schema's CHECK would refuse reads as needing attention.
     pub fn status(&self) -> PurchaseStatus {
         PurchaseStatus::parse(&self.status).unwrap_or(PurchaseStatus::NeedsAttention)
@@ -79,13 +86,21 @@ pub struct NewPurchase {
     pub expires_at_ms: i64,
     pub created_at_ms: i64,
     pub updated_at_ms: i64,
+    /// The customer's language code; `None` leaves the column's default (English), so a row
+    /// without one can also be written by code that predates the column.
+    #[diesel(skip_insertion)]
+    pub language: Option<String>,
 }
 
 /// Inserts a purchase with its first timeline event.
 pub fn insert(conn: &mut DbConn, new: &NewPurchase, note: &str) -> Result<(), DbError> {
-    diesel::insert_into(purchases::table)
-        .values(new)
-        .execute(conn)?;
+    let insert = diesel::insert_into(purchases::table);
+    match &new.language {
+        Some(language) => insert
+            .values((new, purchases::language.eq(language)))
+            .execute(conn)?,
+        None => insert.values(new).execute(conn)?,
+    };
     add_event(conn, &new.id, None, &new.status, note, new.created_at_ms)?;
     Ok(())
 }

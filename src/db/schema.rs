@@ -23,6 +23,7 @@ diesel::table! {
         paid_at_ms -> Nullable<BigInt>,
         created_at_ms -> BigInt,
         updated_at_ms -> BigInt,
+        language -> Text,
     }
 }
 
@@ -409,5 +410,6 @@ diesel::table! {
         attempts -> Integer,
         next_attempt_ms -> BigInt,
         last_error -> Nullable<Text>,
+        language -> Text,
     }
 }

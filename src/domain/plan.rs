@@ -5,6 +5,7 @@
 use std::borrow::Cow;
 
 use crate::domain::Cents;
+use crate::i18n::{Lang, msg};
 
 /// When a plan's validity starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,45 +33,39 @@ impl Activation {
         }
     }
 
+    /// When validity starts, as a message id (a sentence for the plan page).
     pub fn describe(&self) -> &'static str {
         match self {
-            Self::FirstInstall => "Validity starts when you install the eSIM.",
-            Self::FirstNetwork => {
-                "Validity starts when the eSIM first connects to a network in the destination."
-            }
-            Self::Other(_) => "When validity starts was not reported. Ask us before you buy.",
+            Self::FirstInstall => msg("activation-first-install"),
+            Self::FirstNetwork => msg("activation-first-network"),
+            Self::Other(_) => msg("activation-unknown"),
         }
     }
 
-    /// When validity starts, in a few words for a plan card; `None` when not reported.
+    /// When validity starts, in a few words for a plan card (a message id); `None` when not
+    /// reported.
     pub fn short(&self) -> Option<&'static str> {
         match self {
-            Self::FirstInstall => Some("Starts when installed"),
-            Self::FirstNetwork => Some("Starts on first connection"),
+            Self::FirstInstall => Some(msg("activation-short-first-install")),
+            Self::FirstNetwork => Some(msg("activation-short-first-network")),
             Self::Other(_) => None,
         }
     }
 
-    /// When to install, for the order page: a plan whose validity starts at installation
-    /// loses days if installed early.
+    /// When to install, for the order page (a message id): a plan whose validity starts at
+    /// installation loses days if installed early.
     pub fn install_advice(&self) -> &'static str {
         match self {
-            Self::FirstInstall => {
-                "Validity starts when you install this eSIM, so install it when you arrive, or \
-                 just before you need it. You need Wi-Fi or another connection to install it."
-            }
-            Self::FirstNetwork => {
-                "Validity starts when this eSIM first connects to a network at your destination, \
-                 so you can install it now, while you have Wi-Fi, and it waits until you arrive."
-            }
+            Self::FirstInstall => msg("install-advice-first-install"),
+            Self::FirstNetwork => msg("install-advice-first-network"),
             Self::Other(_) => UNKNOWN_INSTALL_ADVICE,
         }
     }
 }
 
-/// When to install, when the plan's activation policy is not known: the careful choice.
-pub const UNKNOWN_INSTALL_ADVICE: &str = "Install it shortly before you need it, while you have \
-     Wi-Fi or another connection: some plans start counting their days at installation.";
+/// When to install, when the plan's activation policy is not known: the careful choice (a
+/// message id).
+pub const UNKNOWN_INSTALL_ADVICE: &str = msg("install-advice-unknown");
 
 /// `1024` → `1 GB`, `1536` → `1.5 GB`, `500` → `500 MB`, `1500` → `1,500 MB` (spec 2.4: 1024 MB
 /// is 1 GB). Gigabytes are shown only when one decimal says exactly how much the plan gives;
@@ -113,36 +108,30 @@ pub fn total_data_mb(data_mb: i64, validity_days: i64, is_daily: bool) -> i64 {
     }
 }
 
-/// `1 country`, `9 countries`, `0 countries`.
-pub fn count(n: usize, singular: &str, plural: &str) -> String {
-    if n == 1 {
-        format!("1 {singular}")
-    } else {
-        format!("{n} {plural}")
-    }
+/// `1 day`, `7 days`, in `lang`.
+pub fn days(lang: Lang, n: i64) -> String {
+    lang.ta("days", &[("n", n.into())])
 }
 
-fn days(n: i64) -> String {
-    if n == 1 {
-        "1 day".to_string()
+/// The allowance in words: "1 GB per day for 7 days" or "5 GB for 30 days", in `lang`.
+pub fn describe_allowance(lang: Lang, data_mb: i64, validity_days: i64, is_daily: bool) -> String {
+    let id = if is_daily {
+        "allowance-daily"
     } else {
-        format!("{n} days")
-    }
-}
-
-/// The allowance in words: "1 GB per day for 7 days" or "5 GB for 30 days".
-pub fn describe_allowance(data_mb: i64, validity_days: i64, is_daily: bool) -> String {
-    let data = format_data(data_mb);
-    if is_daily {
-        format!("{data} per day for {}", days(validity_days))
-    } else {
-        format!("{data} for {}", days(validity_days))
-    }
+        "allowance"
+    };
+    lang.ta(
+        id,
+        &[
+            ("data", lang.data(data_mb).into()),
+            ("days", days(lang, validity_days).into()),
+        ],
+    )
 }
 
 /// The short validity label of a plan card.
-pub fn describe_validity(validity_days: i64) -> String {
-    days(validity_days)
+pub fn describe_validity(lang: Lang, validity_days: i64) -> String {
+    days(lang, validity_days)
 }
 
 /// The fair-use text as plain words; `None` when upstream gave none (which is not "unlimited":
@@ -316,17 +305,26 @@ mod tests {
     }
 
     #[test]
-    fn counts_are_singular_for_one() {
-        assert_eq!(count(1, "country", "countries"), "1 country");
-        assert_eq!(count(9, "country", "countries"), "9 countries");
-        assert_eq!(count(0, "plan", "plans"), "0 plans");
-    }
-
-    #[test]
     fn a_daily_plan_is_never_shown_as_a_trip_total() {
-        assert_eq!(describe_allowance(1024, 7, true), "1 GB per day for 7 days");
-        assert_eq!(describe_allowance(1024, 7, false), "1 GB for 7 days");
-        assert_eq!(describe_allowance(512, 1, false), "512 MB for 1 day");
+        let en = Lang::En;
+        assert_eq!(
+            describe_allowance(en, 1024, 7, true),
+            "1 GB per day for 7 days"
+        );
+        assert_eq!(describe_allowance(en, 1024, 7, false), "1 GB for 7 days");
+        assert_eq!(describe_allowance(en, 512, 1, false), "512 MB for 1 day");
+        assert_eq!(
+            describe_allowance(Lang::Es, 1536, 7, true),
+            "1,5 GB al día durante 7 días"
+        );
+        assert_eq!(
+            describe_allowance(Lang::De, 1024, 1, false),
+            "1 GB für 1 Tag"
+        );
+        assert_eq!(
+            describe_allowance(Lang::De, 1024, 30, true),
+            "1 GB pro Tag für 30 Tage"
+        );
     }
 
     #[test]
@@ -350,29 +348,29 @@ mod tests {
         assert_eq!(Activation::parse("first_install"), Activation::FirstInstall);
         // Installing early burns the days of a plan that starts at installation.
         assert!(
-            Activation::FirstInstall
-                .install_advice()
+            Lang::En
+                .t(Activation::FirstInstall.install_advice())
                 .contains("install it when you arrive")
         );
         assert!(
-            !Activation::FirstInstall
-                .install_advice()
+            !Lang::En
+                .t(Activation::FirstInstall.install_advice())
                 .contains("before you travel")
         );
         assert!(
-            Activation::FirstNetwork
-                .install_advice()
+            Lang::En
+                .t(Activation::FirstNetwork.install_advice())
                 .contains("install it now")
         );
         assert!(
-            Activation::parse("first_network")
-                .describe()
+            Lang::En
+                .t(Activation::parse("first_network").describe())
                 .contains("first connects")
         );
         assert_eq!(Activation::parse("on_purchase").as_str(), "on_purchase");
         assert!(
-            Activation::parse("on_purchase")
-                .describe()
+            Lang::En
+                .t(Activation::parse("on_purchase").describe())
                 .contains("not reported")
         );
     }

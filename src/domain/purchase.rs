@@ -312,12 +312,12 @@ impl RefundCause {
         Self::ALL.into_iter().find(|c| c.as_str() == raw)
     }
 
-    /// The reason as the customer reads it.
+    /// Why the customer was refunded, as a message id (`crate::i18n`).
     pub fn customer_reason(self) -> &'static str {
         match self {
-            Self::DeliveryFailed => "we could not deliver this eSIM",
-            Self::OnRequest => "the shop refunded this order on request",
-            Self::PaymentProblem => "there was a problem with the payment",
+            Self::DeliveryFailed => crate::i18n::msg("refund-reason-delivery-failed"),
+            Self::OnRequest => crate::i18n::msg("refund-reason-on-request"),
+            Self::PaymentProblem => crate::i18n::msg("refund-reason-payment-problem"),
         }
     }
 }

@@ -1,6 +1,10 @@
 //! The emails the shop sends: [`OutgoingEmail`] and one constructor per kind, rendered from the
 //! askama templates under `templates/mail/` (a shared layout, an HTML and a plain-text part each).
 //!
+//! Customer emails are written in the current language ([`crate::i18n::current`]): the caller
+//! renders them inside [`crate::i18n::sync_scope`] with the purchase's language. Alerts are
+//! for the shop's own people and stay English.
+//!
 //! Every value reaches the HTML through askama's escaping, including plan names from upstream,
 //! which may contain `<`, `&` or any script. The text part is not HTML and is not escaped.
 //! Consumer emails carry a link to the private order page and nothing else of the eSIM: no QR
@@ -14,6 +18,7 @@ use url::Url;
 
 use super::MailError;
 use crate::domain::{AlertKind, Cents, Email};
+use crate::i18n;
 
 /// A rendered email, ready for [`super::Mailer::send`].
 ///
@@ -123,34 +128,27 @@ impl AlertKind {
 }
 
 /// What a customer's email says about the order itself, like a receipt: its short number,
-/// the plan, the amount and the day it was ordered.
+/// the plan, the amount and the day it was ordered. The amount and the day are written in the
+/// email's language when it is rendered.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Receipt {
     /// `SF-3FA2-9C1E` ([`crate::domain::purchase::order_number`]).
     pub order_number: String,
-    /// "France · 5 GB for 30 days".
+    /// "France · 5 GB for 30 days", already in the email's language.
     pub plan: String,
     pub amount: Cents,
-    /// `2026-11-23` (UTC).
-    pub ordered_on: String,
+    /// When it was ordered (Unix ms); shown as its UTC day.
+    pub ordered_at_ms: i64,
 }
 
 impl Receipt {
     /// The receipt of the purchase `purchase_id`, ordered at `ordered_at_ms` (Unix ms).
     pub fn new(purchase_id: &str, plan: &str, amount: Cents, ordered_at_ms: i64) -> Self {
-        let ordered_on =
-            time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ordered_at_ms) * 1_000_000)
-                .ok()
-                .and_then(|t| {
-                    t.format(&time::macros::format_description!("[year]-[month]-[day]"))
-                        .ok()
-                })
-                .unwrap_or_default();
         Self {
             order_number: crate::domain::purchase::order_number(purchase_id),
             plan: plan.to_string(),
             amount,
-            ordered_on,
+            ordered_at_ms,
         }
     }
 }
@@ -160,10 +158,25 @@ struct Frame<'a> {
     /// The name at the top: the shop's, or "storefront" for admin alerts.
     brand: &'a str,
     /// The hidden preview line mail clients show next to the subject.
-    preheader: &'a str,
-    heading: &'a str,
-    action_label: &'a str,
+    preheader: String,
+    heading: String,
+    action_label: String,
     action_url: &'a str,
+}
+
+impl<'a> Frame<'a> {
+    /// The frame of a customer email, its texts the messages `<name>-preheader`,
+    /// `<name>-heading` and `<name>-action` in the current language.
+    fn customer(name: &str, brand: &'a str, action_url: &'a str) -> Self {
+        let text = |part: &str| i18n::t(&format!("mail-{name}-{part}"));
+        Self {
+            brand,
+            preheader: text("preheader"),
+            heading: text("heading"),
+            action_label: text("action"),
+            action_url,
+        }
+    }
 }
 
 // One struct per part. Askama picks the escaper from the file extension: `.html` escapes every
@@ -275,13 +288,7 @@ impl OutgoingEmail {
         orders: &[OrderLink],
     ) -> Option<Result<Self, MailError>> {
         let newest = orders.first()?;
-        let frame = Frame {
-            brand: shop_name,
-            preheader: "The private links to your orders, as you asked.",
-            heading: "Your order links",
-            action_label: "View your latest order",
-            action_url: newest.url.as_str(),
-        };
+        let frame = Frame::customer("lost", shop_name, newest.url.as_str());
         Some(
             render_pair(
                 "lost_link",
@@ -298,7 +305,7 @@ impl OutgoingEmail {
                 Self::new(
                     Audience::Customer,
                     to,
-                    format!("Your order links – {shop_name}"),
+                    i18n::ta("mail-lost-subject", "shop", shop_name),
                     text,
                     html,
                 )
@@ -313,13 +320,7 @@ impl OutgoingEmail {
         order_url: &Url,
         receipt: &Receipt,
     ) -> Result<Self, MailError> {
-        let frame = Frame {
-            brand: shop_name,
-            preheader: "We are getting your eSIM ready. You will get another email when it is.",
-            heading: "Thank you, your payment is confirmed",
-            action_label: "View your order",
-            action_url: order_url.as_str(),
-        };
+        let frame = Frame::customer("paid", shop_name, order_url.as_str());
         let (text, html) = render_pair(
             "payment_received",
             &PaymentReceivedText {
@@ -334,7 +335,7 @@ impl OutgoingEmail {
         Ok(Self::new(
             Audience::Customer,
             to,
-            format!("Payment received – {shop_name}"),
+            i18n::ta("mail-paid-subject", "shop", shop_name),
             text,
             html,
         ))
@@ -347,13 +348,7 @@ impl OutgoingEmail {
         order_url: &Url,
         receipt: &Receipt,
     ) -> Result<Self, MailError> {
-        let frame = Frame {
-            brand: shop_name,
-            preheader: "Open your private order page to install it.",
-            heading: "Your eSIM is ready to install",
-            action_label: "Install your eSIM",
-            action_url: order_url.as_str(),
-        };
+        let frame = Frame::customer("ready", shop_name, order_url.as_str());
         let (text, html) = render_pair(
             "esim_ready",
             &EsimReadyText {
@@ -368,13 +363,14 @@ impl OutgoingEmail {
         Ok(Self::new(
             Audience::Customer,
             to,
-            format!("Your eSIM is ready to install – {shop_name}"),
+            i18n::ta("mail-ready-subject", "shop", shop_name),
             text,
             html,
         ))
     }
 
-    /// "Your order was refunded", with the reason shown to the consumer as given.
+    /// "Your order was refunded"; `reason` is a message id
+    /// ([`crate::domain::purchase::RefundCause::customer_reason`]).
     pub fn order_refunded(
         to: Email,
         shop_name: &str,
@@ -382,13 +378,7 @@ impl OutgoingEmail {
         receipt: &Receipt,
         reason: &str,
     ) -> Result<Self, MailError> {
-        let frame = Frame {
-            brand: shop_name,
-            preheader: "The money is on its way back to you.",
-            heading: "Your order has been refunded",
-            action_label: "View your order",
-            action_url: order_url.as_str(),
-        };
+        let frame = Frame::customer("refunded", shop_name, order_url.as_str());
         let (text, html) = render_pair(
             "order_refunded",
             &OrderRefundedText {
@@ -405,7 +395,7 @@ impl OutgoingEmail {
         Ok(Self::new(
             Audience::Customer,
             to,
-            format!("Your order has been refunded – {shop_name}"),
+            i18n::ta("mail-refunded-subject", "shop", shop_name),
             text,
             html,
         ))
@@ -421,9 +411,9 @@ impl OutgoingEmail {
     ) -> Result<Self, MailError> {
         let frame = Frame {
             brand: "storefront",
-            preheader: summary,
-            heading: kind.title(),
-            action_label: "Open in the admin console",
+            preheader: summary.to_string(),
+            heading: kind.title().to_string(),
+            action_label: "Open in the admin console".to_string(),
             action_url: details_url.as_str(),
         };
         let advice = kind.advice();
@@ -502,7 +492,7 @@ mod tests {
         for mail in [
             OutgoingEmail::payment_received(to(), "Shop", &url, &r),
             OutgoingEmail::esim_ready(to(), "Shop", &url, &r),
-            OutgoingEmail::order_refunded(to(), "Shop", &url, &r, "Sold out"),
+            OutgoingEmail::order_refunded(to(), "Shop", &url, &r, "refund-reason-delivery-failed"),
         ] {
             let mail = mail.expect("render");
             for body in [&mail.text, &mail.html] {
@@ -510,7 +500,7 @@ mod tests {
                     "SF-3FA2-9C1E",
                     "Japan · 1 GB per day",
                     "$36.69",
-                    "1970-01-01",
+                    "1 Jan 1970",
                 ] {
                     assert!(body.contains(shown), "{shown} missing: {body}");
                 }
@@ -543,10 +533,10 @@ mod tests {
             for shown in [
                 "SF-AAAA-1111",
                 "/orders/aaaa1111?token=t1",
-                "1970-01-01",
+                "1 Jan 1970",
                 "SF-BBBB-2222",
                 "/orders/bbbb2222?token=t2",
-                "1970-01-02",
+                "2 Jan 1970",
                 "France · 5 GB",
             ] {
                 assert!(body.contains(shown), "{shown} missing: {body}");

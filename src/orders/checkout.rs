@@ -56,6 +56,7 @@ use crate::db::purchases::TransitionError;
 use crate::db::{self, Db, DbConn, DbError};
 use crate::domain::purchase::{PurchaseEvent, PurchaseStatus};
 use crate::domain::{Cents, ClientKey, Email};
+use crate::i18n::Lang;
 use crate::orders::links::{hash_token, new_token, return_url};
 use crate::payments::{CheckoutRequest, PaymentError, PaymentProvider, Provider};
 use crate::upstream::{Class, IdempotencyKey, PartnerClient, PathId};
@@ -130,6 +131,8 @@ pub struct CheckoutForm {
     pub expected_price: Option<Cents>,
     /// Who is buying, as the hold caps count them.
     pub client: ClientKey,
+    /// The language of the page the customer bought from: its emails are written in it.
+    pub language: Lang,
 }
 
 /// The wallet as a new sale sees it, in upstream cents.
@@ -290,6 +293,7 @@ impl Checkout<'_> {
             expires_at_ms: now + ms(CHECKOUT_TTL),
             created_at_ms: now,
             updated_at_ms: now,
+            language: Some(form.language.code().to_string()),
         };
         let hold = NewHold {
             purchase_id: id.clone(),
@@ -328,7 +332,7 @@ impl Checkout<'_> {
             purchase_id: id.clone(),
             amount: price,
             email: form.email,
-            description: format!("{} · {}", plan.country_name, plan.allowance()),
+            description: format!("{} · {}", plan.country_name, plan.allowance(form.language)),
             success_url: order_page.clone(),
             cancel_url: order_page,
             idempotency_key: format!("checkout-{id}"),

@@ -20,6 +20,7 @@ use tokio::sync::{Notify, watch};
 use crate::db::lost_links::{self as q, FAILED, NO_ORDERS, PENDING, SENT};
 use crate::db::{Db, DbError, now_ms};
 use crate::domain::{Cents, Email};
+use crate::i18n::{self, Lang};
 use crate::mail::{OrderLink, OutgoingEmail, Receipt};
 use crate::orders::jobs::email::plan_description;
 use crate::orders::links::{issue, order_url};
@@ -39,11 +40,12 @@ const BATCH: i64 = 20;
 /// How often the loop looks for requests queued by other replicas.
 const POLL: Duration = Duration::from_secs(5);
 
-/// Records that `email` wants its order links; returns whether an email was queued (false
-/// within the per-address window). The caller answers the same either way.
-pub async fn request(db: &Db, email: &Email) -> Result<bool, DbError> {
+/// Records that `email` wants its order links, in an email written in `lang`; returns
+/// whether an email was queued (false within the per-address window). The caller answers
+/// the same either way.
+pub async fn request(db: &Db, email: &Email, lang: Lang) -> Result<bool, DbError> {
     let key = email.as_str().to_lowercase();
-    db.run(move |c| c.write_tx(|c| q::request(c, &key, now_ms(), PER_EMAIL_WINDOW_MS)))
+    db.run(move |c| c.write_tx(|c| q::request(c, &key, lang.code(), now_ms(), PER_EMAIL_WINDOW_MS)))
         .await
 }
 
@@ -76,6 +78,7 @@ async fn attempt(
     notifier: &Notifier,
     email: &str,
     attempts: i32,
+    lang: Lang,
 ) -> Result<Outcome, DbError> {
     let Ok(to) = Email::parse(email) else {
         return Ok(Outcome::done(FAILED, Some("not a valid address".into())));
@@ -87,7 +90,7 @@ async fn attempt(
             purchases
                 .into_iter()
                 .map(|p| {
-                    let plan = plan_description(c, &p.plan_id)?;
+                    let plan = plan_description(c, &p.plan_id, lang)?;
                     Ok::<_, DbError>((p, plan))
                 })
                 .collect::<Result<Vec<_>, _>>()
@@ -121,7 +124,10 @@ async fn attempt(
             url: order_url(&notifier.public_url, &p.id, &token),
         })
         .collect();
-    let message = match OutgoingEmail::lost_link(to, &notifier.shop_name, &links) {
+    let message = i18n::sync_scope(lang, || {
+        OutgoingEmail::lost_link(to, &notifier.shop_name, &links)
+    });
+    let message = match message {
         Some(Ok(message)) => message,
         Some(Err(err)) => return Ok(Outcome::done(FAILED, Some(err.to_string()))),
         None => return Ok(Outcome::done(NO_ORDERS, None)),
@@ -145,7 +151,7 @@ pub async fn deliver_due(db: &Db, notifier: Option<&Notifier>) -> Result<usize, 
     };
     let due = db.run(|c| q::due(c, now_ms(), BATCH)).await?;
     let mut sent = 0;
-    for (email, attempts) in due {
+    for (email, attempts, language) in due {
         let claim = email.clone();
         let claimed = db
             .run(move |c| {
@@ -157,7 +163,8 @@ pub async fn deliver_due(db: &Db, notifier: Option<&Notifier>) -> Result<usize, 
             continue;
         }
         let attempts = attempts.saturating_add(1);
-        let outcome = attempt(db, notifier, &email, attempts).await?;
+        let lang = Lang::parse(&language).unwrap_or_default();
+        let outcome = attempt(db, notifier, &email, attempts, lang).await?;
         match outcome.state {
             SENT => sent += 1,
             PENDING => tracing::warn!(

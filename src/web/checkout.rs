@@ -12,6 +12,7 @@ use serde::Deserialize;
 
 use crate::catalog::ShopPlan;
 use crate::domain::{Cents, Email};
+use crate::i18n::{self, Lang};
 use crate::orders::checkout::{Checkout, CheckoutError, CheckoutForm};
 use crate::orders::confirm;
 use crate::payments::Provider;
@@ -29,12 +30,14 @@ pub struct CheckoutFields {
     /// "my device supports eSIM and is not carrier-locked"
     confirm_device: Option<String>,
     expected_price_cents: Option<String>,
+    /// The language the plan page was written in: the purchase's emails use it.
+    lang: Option<String>,
 }
 
 #[derive(Template)]
 #[template(path = "shop/checkout_problem.html")]
 struct ProblemPage<'a> {
-    title: &'static str,
+    title: String,
     message: String,
     plan_href: String,
     country_href: String,
@@ -64,9 +67,7 @@ pub async fn checkout(
         state.secure_cookies,
         &form.csrf_token,
     ) {
-        return Err(AppError::Forbidden(
-            "This form has expired. Go back, reload the page and try again.".into(),
-        ));
+        return Err(AppError::Forbidden(i18n::t("form-expired")));
     }
     let client = crate::web::client_addr::client_key(&req);
     let snap = state.catalog.snapshot();
@@ -79,9 +80,7 @@ pub async fn checkout(
             plan,
             StatusCode::TOO_MANY_REQUESTS,
             form.email,
-            vec![FieldError::general(
-                "Too many checkout attempts from your connection. Wait a minute, then send the form again.",
-            )],
+            vec![FieldError::general(&i18n::t("checkout-too-many"))],
         );
         response
             .headers_mut()
@@ -94,13 +93,13 @@ pub async fn checkout(
     if email.is_none() {
         errors.push(FieldError::field(
             "email",
-            "Enter the email address where we should send your eSIM, like name@example.com.",
+            &i18n::t("checkout-email-invalid"),
         ));
     }
     if form.confirm_device.is_none() {
         errors.push(FieldError::field(
             "confirm_device",
-            "Confirm that your phone supports eSIM and is not carrier-locked.",
+            &i18n::t("checkout-confirm-device"),
         ));
     }
     let Some(email) = email.filter(|_| errors.is_empty()) else {
@@ -116,7 +115,7 @@ pub async fn checkout(
     let expected_price = match form.expected_price_cents.as_deref().map(str::trim) {
         None | Some("") => None,
         Some(raw) => Some(Cents::new(raw.parse::<i64>().map_err(|_| {
-            AppError::BadRequest("The price in the form is not a number.".into())
+            AppError::BadRequest(i18n::t("checkout-price-not-number"))
         })?)),
     };
     let checkout = Checkout {
@@ -134,6 +133,11 @@ pub async fn checkout(
             email: email.clone(),
             expected_price,
             client,
+            language: form
+                .lang
+                .as_deref()
+                .and_then(Lang::parse)
+                .unwrap_or_else(i18n::current),
         })
         .await;
     match started {
@@ -165,11 +169,12 @@ fn problem(
             .map(crate::web::shop::PlanCard::new)
             .collect()
     };
+    let lang = i18n::current();
     let (title, message, confirm, alternatives, cookie) = match err {
         CheckoutError::UnknownPlan => return Err(AppError::NotFound),
         CheckoutError::PlanGone => (
-            "This plan is no longer available",
-            "Our supplier has just stopped selling this plan. Nothing was charged. These plans cover the same destination:".to_string(),
+            lang.t("problem-gone-title"),
+            lang.t("problem-gone"),
             None,
             alternatives(),
             None,
@@ -177,13 +182,13 @@ fn problem(
         CheckoutError::PriceChanged { new_price } => {
             let issued = csrf::issue(req, &state.settings.secret_key, state.secure_cookies);
             (
-                "The price has changed",
-                format!("The price of this plan is now {new_price}. Nothing was charged. Continue if you still want it."),
+                lang.t("problem-price-title"),
+                lang.ta("problem-price", &[("price", lang.money(new_price).into())]),
                 Some(ConfirmPrice {
                     csrf_token: issued.token,
                     plan_id: plan.id.clone(),
                     email: email.as_str().to_string(),
-                    new_price: new_price.to_string(),
+                    new_price: lang.money(new_price),
                     new_price_cents: new_price.get(),
                 }),
                 Vec::new(),
@@ -191,15 +196,15 @@ fn problem(
             )
         }
         CheckoutError::NotSellable => (
-            "This plan cannot be bought online",
-            "This plan cannot be paid for online right now. Nothing was charged.".to_string(),
+            lang.t("problem-not-sellable-title"),
+            lang.t("problem-not-sellable"),
             None,
             alternatives(),
             None,
         ),
         CheckoutError::WalletShort => (
-            "Temporarily unavailable",
-            "We cannot sell this plan right now. Nothing was charged. Please try again later.".to_string(),
+            lang.t("temporarily-unavailable"),
+            lang.t("problem-wallet-short"),
             None,
             Vec::new(),
             None,
@@ -207,8 +212,8 @@ fn problem(
         CheckoutError::SalesHeld(held) => {
             tracing::warn!(reason = %held, "sale refused: the supplier account is not confirmed");
             (
-                "Temporarily unavailable",
-                "We cannot take orders right now while we confirm our supplier account. Nothing was charged. Please try again in a few minutes.".to_string(),
+                lang.t("temporarily-unavailable"),
+                lang.t("problem-sales-held"),
                 None,
                 Vec::new(),
                 None,
@@ -280,11 +285,11 @@ pub async fn demo_pay_page(
     let snap = state.catalog.snapshot();
     let description = snap
         .plan(&purchase.plan_id)
-        .map(plan_title)
+        .map(|p| plan_title(p, i18n::current()))
         .unwrap_or_else(|| purchase.plan_id.clone());
     let issued = csrf::issue(&req, &state.settings.secret_key, state.secure_cookies);
     let page = DemoPayPage {
-        amount: Cents::new(purchase.price_cents).to_string(),
+        amount: i18n::current().money(Cents::new(purchase.price_cents)),
         description,
         email: Email::parse(purchase.email.as_str())
             .map(|e| e.masked())
@@ -324,9 +329,7 @@ pub async fn demo_pay_action(
         state.secure_cookies,
         &token,
     ) {
-        return Err(AppError::Forbidden(
-            "This form has expired. Go back, reload the page and try again.".into(),
-        ));
+        return Err(AppError::Forbidden(i18n::t("form-expired")));
     }
     let (session, action) = path.into_inner();
     let answer = crate::payments::demo::DemoAnswer::parse(&action).ok_or(AppError::NotFound)?;

@@ -14,6 +14,7 @@ use crate::accounts::totp::TotpError;
 use crate::accounts::users::UsersError;
 use crate::db::DbError;
 use crate::db::purchases::TransitionError;
+use crate::i18n;
 use crate::orders::actions::ActionError;
 use crate::orders::confirm::DeliveryError;
 use crate::orders::page::OrderPageError;
@@ -61,38 +62,19 @@ impl AppError {
         self.title_and_message().1
     }
 
-    fn title_and_message(&self) -> (&'static str, String) {
+    /// The title and message in the language of the request (English in the console).
+    fn title_and_message(&self) -> (String, String) {
+        let t = i18n::t;
         match self {
-            Self::NotFound => (
-                "Page not found",
-                "There is nothing at this address. Check the link, or start again from the home page."
-                    .to_string(),
-            ),
-            Self::OrderNotFound => (
-                "Open your order from your email",
-                "Your order page opens from the private link in the emails we send about your order (“View your order” or “Install your eSIM”). On another device, such as a computer to scan the QR code from, open that email there and use its link. The emails come from this shop once your payment is confirmed; if you cannot find one, check your spam folder. Links stop working a while after an order is complete, or sooner when the shop ends them for your safety: ask for fresh links by email below."
-                    .to_string(),
-            ),
-            Self::BadRequest(msg) => ("That did not work", msg.clone()),
-            Self::Unauthorized => (
-                "Not allowed",
-                "This address needs the operator's access token.".to_string(),
-            ),
-            Self::Forbidden(msg) => ("Not allowed", msg.clone()),
-            Self::Conflict(msg) => ("That cannot be done right now", msg.clone()),
-            Self::TooManyRequests => (
-                "Too many requests",
-                "Please wait a moment and try again.".to_string(),
-            ),
-            Self::Unavailable(_) => (
-                "Temporarily unavailable",
-                "The shop cannot answer right now. Please try again in a minute.".to_string(),
-            ),
-            Self::Internal(_) => (
-                "Something went wrong",
-                "An unexpected error stopped this request. It has been logged; quote the request id if you contact us."
-                    .to_string(),
-            ),
+            Self::NotFound => (t("error-not-found-title"), t("error-not-found")),
+            Self::OrderNotFound => (t("error-order-not-found-title"), t("error-order-not-found")),
+            Self::BadRequest(msg) => (t("error-bad-request-title"), msg.clone()),
+            Self::Unauthorized => (t("error-forbidden-title"), t("error-unauthorized")),
+            Self::Forbidden(msg) => (t("error-forbidden-title"), msg.clone()),
+            Self::Conflict(msg) => (t("error-conflict-title"), msg.clone()),
+            Self::TooManyRequests => (t("error-too-many-title"), t("error-too-many")),
+            Self::Unavailable(_) => (t("temporarily-unavailable"), t("error-unavailable")),
+            Self::Internal(_) => (t("error-internal-title"), t("error-internal")),
         }
     }
 }
@@ -102,11 +84,21 @@ impl From<DbError> for AppError {
         if err.is_not_found() {
             Self::NotFound
         } else if err.is_unstorable_text() {
-            Self::BadRequest(UNSTORABLE_TEXT.into())
+            Self::BadRequest(i18n::t("error-unstorable-text"))
         } else if err.is_unavailable() {
             Self::Unavailable(err.to_string())
         } else {
             Self::Internal(err.to_string())
+        }
+    }
+}
+
+impl From<crate::books::BooksError> for AppError {
+    /// The books need upstream: one that cannot be read is a 503, said plainly.
+    fn from(err: crate::books::BooksError) -> Self {
+        match err {
+            crate::books::BooksError::Db(db) => db.into(),
+            crate::books::BooksError::Upstream(cause) => Self::Unavailable(cause.to_string()),
         }
     }
 }
@@ -301,16 +293,10 @@ impl ResponseError for AppError {
     }
 }
 
-/// What a person sees when something they sent holds a character no text may hold (a NUL).
-pub const UNSTORABLE_TEXT: &str = "Some of the information sent contains a character that cannot be used (a null character). Remove it and try again.";
-
-/// What a person sees when a path, query, form or JSON body cannot be read.
-pub const BAD_INPUT: &str = "Some of the information sent was not valid. Go back and try again.";
-
 /// Maps extractor failures (a malformed path, query, form or JSON body; the configs in
 /// [`crate::web::configure`]) to a 400 page in plain words. The parser's own message names
 /// fields and types of our code, so it goes to the debug log, not to the page.
 pub fn bad_input(err: impl std::fmt::Display) -> actix_web::Error {
     tracing::debug!(error = %err, "request input not understood");
-    AppError::BadRequest(BAD_INPUT.into()).into()
+    AppError::BadRequest(i18n::t("error-bad-input")).into()
 }

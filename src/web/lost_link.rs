@@ -15,6 +15,7 @@ use askama::Template;
 use serde::Deserialize;
 
 use crate::domain::Email;
+use crate::i18n;
 use crate::web::error::AppError;
 use crate::web::{AppState, csrf, pages};
 
@@ -29,7 +30,7 @@ struct LostLinkPage {
     sent: bool,
     csrf_token: String,
     email: String,
-    error: Option<&'static str>,
+    error: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -45,7 +46,7 @@ fn form_page(
     req: &HttpRequest,
     status: StatusCode,
     email: String,
-    error: Option<&'static str>,
+    error: Option<String>,
 ) -> HttpResponse {
     let issued = csrf::issue(req, &state.settings.secret_key, state.secure_cookies);
     let page = LostLinkPage {
@@ -75,9 +76,7 @@ pub async fn submit(
         state.secure_cookies,
         token,
     ) {
-        return Err(AppError::Forbidden(
-            "This form has expired. Go back, reload the page and try again.".into(),
-        ));
+        return Err(AppError::Forbidden(i18n::t("form-expired")));
     }
     let typed = form.map(|f| f.email).unwrap_or_default();
     if !state
@@ -89,9 +88,7 @@ pub async fn submit(
             &req,
             StatusCode::TOO_MANY_REQUESTS,
             typed,
-            Some(
-                "Too many requests from your connection. Wait 15 minutes, then send the form again.",
-            ),
+            Some(i18n::t("lost-link-too-many")),
         );
         response
             .headers_mut()
@@ -104,10 +101,11 @@ pub async fn submit(
             &req,
             StatusCode::BAD_REQUEST,
             typed,
-            Some("Enter the email address you used at checkout, like name@example.com."),
+            Some(i18n::t("lost-link-email-invalid")),
         ));
     };
-    if crate::orders::lost_link::request(&state.db, &email).await? {
+    // The email is written in the language of this request.
+    if crate::orders::lost_link::request(&state.db, &email, i18n::current()).await? {
         state.lost_link_wake.notify_one();
     }
     let page = LostLinkPage {

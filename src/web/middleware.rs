@@ -1,6 +1,7 @@
 //! What every response passes through: a request id, one log line, and the security headers and
 //! cache policy that apply unless a handler chose its own. Its pages see the shop's support
-//! address ([`pages::support_email`]).
+//! address ([`pages::support_email`]) and are written in the request's language
+//! ([`language::choose`]).
 //!
 //! `HEAD` is served here too: the request is routed as the `GET` it mirrors, so every GET route
 //! answers HEAD with the same status and headers (uptime monitors use HEAD). The body is not
@@ -17,8 +18,9 @@ use actix_web::middleware::Next;
 use actix_web::web;
 use tracing::Instrument;
 
+use crate::i18n;
 use crate::web::request_id::{self, RequestId};
-use crate::web::{AppState, pages};
+use crate::web::{AppState, language, pages};
 
 /// `form-action` also names Stripe Checkout: browsers apply it to the redirect that follows a
 /// form POST, and the checkout form's answer redirects there. Upstream's hosted top-up page,
@@ -81,12 +83,17 @@ pub async fn around_request(
         .app_data::<web::Data<AppState>>()
         .and_then(|state| state.settings.mail.support_email.clone());
 
-    let outcome = request_id::scope(
-        id.clone(),
-        pages::with_support_email(support, next.call(req)),
-    )
-    .instrument(span.clone())
-    .await;
+    let language = language::choose(&req);
+    let served = language::scope(
+        &method,
+        i18n::scope(
+            language.lang,
+            pages::with_support_email(support, next.call(req)),
+        ),
+    );
+    let outcome = request_id::scope(id.clone(), served)
+        .instrument(span.clone())
+        .await;
     let mut res = outcome?;
 
     let status = res.status().as_u16();
@@ -101,6 +108,7 @@ pub async fn around_request(
     });
 
     let headers = res.headers_mut();
+    language::finish(headers, language, https);
     if let Ok(value) = HeaderValue::from_str(id.as_str()) {
         headers.insert(HeaderName::from_static("x-request-id"), value);
     }

@@ -18,6 +18,7 @@ use crate::domain::Cents;
 use crate::domain::esim::{parse_activation_code, safe_install_link};
 use crate::domain::plan::UNKNOWN_INSTALL_ADVICE;
 use crate::domain::purchase::{PurchaseStatus, order_number};
+use crate::i18n::{self, msg};
 use crate::orders::installation::InstallationDetails;
 use crate::orders::links::{self, LinkPolicy};
 use crate::orders::page::{purchase_for_link, read_order};
@@ -33,8 +34,12 @@ pub struct TokenQuery {
 }
 
 pub struct TimelineEntry {
+    /// `23 Nov 2026, 06:00 UTC`, in the page's language.
     pub at: String,
-    pub text: String,
+    /// `2026-11-23 06:00Z`, for `<time datetime>`.
+    pub datetime: String,
+    /// A message id.
+    pub text: &'static str,
 }
 
 /// What the buyer needs to install the eSIM. Shown only on this page.
@@ -45,7 +50,7 @@ pub struct InstallView {
     pub smdp_address: String,
     pub matching_id: String,
     pub install_link: Option<String>,
-    /// When to install, from the plan's activation policy.
+    /// When to install, from the plan's activation policy (a message id).
     pub activation: &'static str,
 }
 
@@ -54,6 +59,7 @@ pub struct InstallView {
 struct OrderPage {
     install: Option<Arc<InstallView>>,
     status: &'static str,
+    /// Message ids.
     headline: &'static str,
     explanation: &'static str,
     refresh: bool,
@@ -69,41 +75,27 @@ struct OrderPage {
     timeline: Vec<TimelineEntry>,
 }
 
+/// The headline and explanation of a status, as message ids.
 fn words(status: PurchaseStatus) -> (&'static str, &'static str) {
     use PurchaseStatus::*;
     match status {
         AwaitingPayment => (
-            "Confirming your payment…",
-            "As soon as your payment provider confirms the payment, we order your eSIM.",
+            msg("status-awaiting-payment"),
+            msg("status-awaiting-payment-text"),
         ),
-        Paid => (
-            "Payment received",
-            "We are ordering your eSIM now. This usually takes less than a minute; we email you when it is ready.",
-        ),
-        Ordered | Provisioning => (
-            "Your eSIM is being prepared",
-            "Our supplier is preparing your eSIM. We email you when it is ready.",
-        ),
-        Fulfilled => (
-            "Your eSIM is ready",
-            "Install it on the phone you are travelling with: the steps are below.",
-        ),
+        Paid => (msg("status-paid"), msg("status-paid-text")),
+        Ordered | Provisioning => (msg("status-preparing"), msg("status-preparing-text")),
+        Fulfilled => (msg("status-fulfilled"), msg("status-fulfilled-text")),
         PaymentFailed => (
-            "Payment not completed",
-            "Your payment did not go through or the payment page expired. Nothing was charged. You can try again from the plan page.",
+            msg("status-payment-failed"),
+            msg("status-payment-failed-text"),
         ),
         NeedsAttention => (
-            "We are looking into your order",
-            "Something needs a closer look on our side. You do not need to do anything: we will email you as soon as it is resolved.",
+            msg("status-needs-attention"),
+            msg("status-needs-attention-text"),
         ),
-        Failed => (
-            "We could not complete your order",
-            "Our supplier could not provide this eSIM. Your payment is being refunded in full.",
-        ),
-        Refunded => (
-            "Refunded",
-            "Your payment has been refunded in full to your original payment method.",
-        ),
+        Failed => (msg("status-failed"), msg("status-failed-text")),
+        Refunded => (msg("status-refunded"), msg("status-refunded-text")),
     }
 }
 
@@ -128,20 +120,8 @@ fn install_view(details: &InstallationDetails, activation: &'static str) -> Inst
     }
 }
 
-fn format_ms(ms: i64) -> String {
-    time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
-        .ok()
-        .and_then(|t| {
-            t.format(&time::macros::format_description!(
-                "[year]-[month]-[day] [hour]:[minute] UTC"
-            ))
-            .ok()
-        })
-        .unwrap_or_default()
-}
-
 fn event_text(to: &str) -> &'static str {
-    PurchaseStatus::parse(to).map_or("Updated", |s| words(s).0)
+    PurchaseStatus::parse(to).map_or(msg("status-updated"), |s| words(s).0)
 }
 
 pub async fn order(
@@ -218,9 +198,10 @@ pub async fn order(
     } else {
         None
     };
+    let lang = i18n::current();
     let plan = snap
         .plan(&purchase.plan_id)
-        .map(plan_title)
+        .map(|p| plan_title(p, lang))
         .unwrap_or_else(|| purchase.plan_id.clone());
     let page = OrderPage {
         install,
@@ -239,7 +220,7 @@ pub async fn order(
         order_href: format!("/orders/{}", purchase.id),
         emailed: status.was_paid(),
         plan_href: format!("/plans/{}", purchase.plan_id),
-        price: Cents::new(purchase.price_cents).to_string(),
+        price: lang.money(Cents::new(purchase.price_cents)),
         email: crate::domain::Email::parse(purchase.email.as_str())
             .map(|e| e.masked())
             .unwrap_or_default(),
@@ -250,8 +231,9 @@ pub async fn order(
             // Staff notes and other same-status events are for the admin's timeline only.
             .filter(|e| e.from_status.as_deref() != Some(e.to_status.as_str()))
             .map(|e| TimelineEntry {
-                at: format_ms(e.at_ms),
-                text: event_text(&e.to_status).to_string(),
+                at: lang.date_time(e.at_ms),
+                datetime: i18n::format::machine_date_time(e.at_ms),
+                text: event_text(&e.to_status),
             })
             .collect(),
     };

@@ -76,7 +76,7 @@ pub fn private_page<T: Template>(
 #[template(path = "errors/error.html")]
 pub struct ErrorPage<'a> {
     pub status: u16,
-    pub title: &'a str,
+    pub title: String,
     pub message: &'a str,
     pub request_id: &'a str,
     /// Offer "Lost your link?" (the order pages' 404).

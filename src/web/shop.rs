@@ -10,6 +10,7 @@ use serde::Deserialize;
 use crate::catalog::snapshot::path_segment;
 use crate::catalog::{Destination, Found, PlanKind, ShopPlan, ShopRegion, Snapshot};
 use crate::domain::{Cents, plan};
+use crate::i18n::{self, Lang};
 use crate::payments::PaymentProvider;
 use crate::web::error::AppError;
 use crate::web::{AppState, csrf, page_cache, pages};
@@ -24,7 +25,9 @@ fn cached_page<T: Template>(
     key: &str,
     build: impl FnOnce() -> T,
 ) -> Result<HttpResponse, AppError> {
-    let page = state.pages.get_or_render(snap.generation(), key, || {
+    // One page per language: the key names it, and the answer varies on what chose it.
+    let key = format!("{}:{key}", i18n::current().code());
+    let page = state.pages.get_or_render(snap.generation(), &key, || {
         build().render().map_err(AppError::internal)
     })?;
     Ok(page.respond(req))
@@ -46,12 +49,14 @@ pub struct PlanCard<'a> {
     pub data: &'a str,
     pub validity: &'a str,
     pub price: &'a str,
-    pub kind: &'static str,
+    pub kind: String,
+    /// A local plan (the card names no kind or coverage).
+    pub local: bool,
     /// `9 countries`, `1 country`.
     pub coverage: &'a str,
     /// What tells plans of the same size apart; each empty when upstream did not say.
     pub network: &'a str,
-    pub starts: &'static str,
+    pub starts: &'a str,
     pub fair_use: &'a str,
     /// A daily plan's price is the trip's: `total for 7 days`, and `$5.24/day`.
     pub price_note: &'a str,
@@ -61,34 +66,40 @@ pub struct PlanCard<'a> {
 }
 
 impl<'a> PlanCard<'a> {
+    /// `plan`'s card in the current language.
     pub(crate) fn new(plan: &'a ShopPlan) -> Self {
+        let lang = i18n::current();
+        let labels = plan.labels_in(lang);
         Self {
-            href: &plan.labels.href,
-            data: &plan.labels.data,
-            validity: &plan.labels.validity,
-            price: &plan.labels.price,
-            kind: kind_label(plan.kind),
-            coverage: &plan.labels.coverage,
-            network: &plan.labels.network,
-            starts: plan.labels.starts,
-            fair_use: &plan.labels.fair_use,
-            price_note: &plan.labels.price_note,
-            per_day: &plan.labels.per_day,
-            total_data: &plan.labels.total_data,
+            href: &labels.href,
+            data: &labels.data,
+            validity: &labels.validity,
+            price: &labels.price,
+            kind: lang.t(kind_label(plan.kind)),
+            local: plan.kind == PlanKind::Local,
+            coverage: &labels.coverage,
+            network: &labels.network,
+            starts: &labels.starts,
+            fair_use: &labels.fair_use,
+            price_note: &labels.price_note,
+            per_day: &labels.per_day,
+            total_data: &labels.total_data,
         }
     }
 }
 
+/// The kind of plan, as a message id.
 pub(crate) fn kind_label(kind: PlanKind) -> &'static str {
     match kind {
-        PlanKind::Local => "Local",
-        PlanKind::Regional => "Regional",
-        PlanKind::Global => "Global",
+        PlanKind::Local => i18n::msg("kind-local"),
+        PlanKind::Regional => i18n::msg("kind-regional"),
+        PlanKind::Global => i18n::msg("kind-global"),
     }
 }
 
-pub(crate) fn plan_title(plan: &ShopPlan) -> String {
-    format!("{} · {}", plan.country_name, plan.allowance())
+/// `France · 5 GB for 30 days`, in `lang`.
+pub(crate) fn plan_title(plan: &ShopPlan, lang: Lang) -> String {
+    format!("{} · {}", plan.country_name, plan.allowance(lang))
 }
 
 /// A destination or region as a link in a list: where it goes, its name, and what is on sale.
@@ -101,11 +112,17 @@ pub struct DestinationLink {
 
 impl DestinationLink {
     fn new(d: &Destination) -> Self {
+        let lang = i18n::current();
         let detail = match (d.local_plans, d.from_price, d.covering_from) {
-            (0, _, Some(price)) => format!("Regional and global plans from {price}"),
-            (0, _, None) => "Regional and global plans".to_string(),
-            (n, Some(price), _) => format!("{} from {price}", plan::count(n, "plan", "plans")),
-            (n, None, _) => plan::count(n, "plan", "plans"),
+            (0, _, Some(price)) => {
+                lang.ta("dest-covering-from", &[("price", lang.money(price).into())])
+            }
+            (0, _, None) => lang.t("dest-covering"),
+            (n, Some(price), _) => lang.ta(
+                "dest-plans-from",
+                &[("count", n.into()), ("price", lang.money(price).into())],
+            ),
+            (n, None, _) => lang.ta("dest-plans", &[("count", n.into())]),
         };
         Self {
             href: format!("/countries/{}", path_segment(&d.code)),
@@ -116,9 +133,16 @@ impl DestinationLink {
     }
 
     fn region(r: &ShopRegion) -> Self {
-        let countries = plan::count(r.coverage.len(), "country", "countries");
+        let lang = i18n::current();
+        let countries = lang.ta("countries-count", &[("count", r.coverage.len().into())]);
         let detail = match r.from_price {
-            Some(price) => format!("{countries} · from {price}"),
+            Some(price) => lang.ta(
+                "region-countries-from",
+                &[
+                    ("countries", countries.into()),
+                    ("price", lang.money(price).into()),
+                ],
+            ),
             None => countries,
         };
         Self {
@@ -134,7 +158,7 @@ impl DestinationLink {
             Found::Destination(d) => Self::new(d),
             Found::Region(r) => {
                 let mut link = Self::region(r);
-                link.detail = format!("Regional plans · {}", link.detail);
+                link.detail = i18n::ta("search-regional-plans", "detail", &link.detail);
                 link
             }
         }
@@ -311,7 +335,7 @@ impl ListOptions {
 
 pub struct SortOption {
     pub value: &'static str,
-    pub label: &'static str,
+    pub label: String,
     pub selected: bool,
 }
 
@@ -323,14 +347,14 @@ pub struct DaysOption {
 
 fn sort_options(current: Sort) -> Vec<SortOption> {
     [
-        (Sort::Price, "price", "Lowest price"),
-        (Sort::Data, "data", "Most data"),
-        (Sort::Validity, "validity", "Longest validity"),
+        (Sort::Price, "price", "sort-price"),
+        (Sort::Data, "data", "sort-data"),
+        (Sort::Validity, "validity", "sort-validity"),
     ]
     .into_iter()
     .map(|(sort, value, label)| SortOption {
         value,
-        label,
+        label: i18n::t(label),
         selected: sort == current,
     })
     .collect()
@@ -342,12 +366,12 @@ fn days_options(plans: &[&ShopPlan], current: Option<i64>) -> Vec<DaysOption> {
     all.dedup();
     std::iter::once(DaysOption {
         value: String::new(),
-        label: "Any duration".into(),
+        label: i18n::t("any-duration"),
         selected: current.is_none(),
     })
     .chain(all.into_iter().map(|d| DaysOption {
         value: d.to_string(),
-        label: crate::domain::plan::describe_validity(d),
+        label: crate::domain::plan::describe_validity(i18n::current(), d),
         selected: current == Some(d),
     }))
     .collect()
@@ -431,8 +455,8 @@ fn moved_permanently(location: &str) -> HttpResponse {
 #[template(path = "shop/region.html")]
 struct RegionPage<'a> {
     name: String,
-    /// `Covers 9 countries`.
-    covers: String,
+    /// How many countries the region covers.
+    coverage_count: usize,
     countries: Vec<CountryLink>,
     plans: Vec<PlanCard<'a>>,
     sorts: Vec<SortOption>,
@@ -459,6 +483,7 @@ pub async fn region(
     let options = ListOptions::parse(&query);
     let key = format!("region/{}?{}", region.slug, options.key());
     cached_page(&state, &req, &snap, &key, || {
+        let lang = i18n::current();
         let all = snap.region_plans(&region.slug);
         let mut countries: Vec<CountryLink> = region
             .coverage
@@ -468,14 +493,12 @@ pub async fn region(
                     name: d.name.clone(),
                     href: Some(format!("/countries/{}", path_segment(&d.code))),
                     detail: match (d.local_plans, d.from_price) {
-                        (0, _) => "no local plans".to_string(),
-                        (n, Some(price)) => {
-                            format!(
-                                "{} from {price}",
-                                plan::count(n, "local plan", "local plans")
-                            )
-                        }
-                        (n, None) => plan::count(n, "local plan", "local plans"),
+                        (0, _) => lang.t("local-plans-none"),
+                        (n, Some(price)) => lang.ta(
+                            "local-plans-from",
+                            &[("count", n.into()), ("price", lang.money(price).into())],
+                        ),
+                        (n, None) => lang.ta("local-plans", &[("count", n.into())]),
                     },
                 },
                 None => CountryLink {
@@ -488,10 +511,7 @@ pub async fn region(
         countries.sort_by_cached_key(|c| plan::search_key(&c.name));
         RegionPage {
             name: region.name.clone(),
-            covers: format!(
-                "Covers {}",
-                plan::count(region.coverage.len(), "country", "countries")
-            ),
+            coverage_count: region.coverage.len(),
             countries,
             days: days_options(&all, options.days),
             sorts: sort_options(options.sort),
@@ -606,6 +626,7 @@ struct PlanPage {
     country_name: String,
     /// The listing the breadcrumb leads back to (country, region or all countries).
     crumb_href: String,
+    /// `Local`, `Regional` or `Global`: which lead and crumbs the page shows.
     kind: &'static str,
     allowance: String,
     validity: String,
@@ -637,24 +658,30 @@ fn plan_page(
     paused: bool,
     form: BuyForm,
 ) -> PlanPage {
+    let lang = i18n::current();
+    let labels = plan.labels_in(lang);
     PlanPage {
-        title: plan_title(plan),
+        title: plan_title(plan, lang),
         id: plan.id.clone(),
         country_name: plan.country_name.clone(),
         crumb_href: snap.listing_href(plan),
-        kind: kind_label(plan.kind),
-        allowance: plan.allowance(),
-        validity: plan.validity_label(),
-        price: plan.price.map(|p| p.to_string()).unwrap_or_default(),
+        kind: match plan.kind {
+            PlanKind::Local => "Local",
+            PlanKind::Regional => "Regional",
+            PlanKind::Global => "Global",
+        },
+        allowance: plan.allowance(lang),
+        validity: plan.validity_label(lang),
+        price: labels.price.clone(),
         sellable: plan.is_sellable(),
         online: plan
             .price
             .is_some_and(|p| p >= state.payments.minimum_charge()),
         paused,
         is_daily: plan.is_daily,
-        price_note: plan.labels.price_note.clone(),
-        per_day: plan.labels.per_day.clone(),
-        total_data: plan.labels.total_data.clone(),
+        price_note: labels.price_note.clone(),
+        per_day: labels.per_day.clone(),
+        total_data: labels.total_data.clone(),
         activation: plan.activation.describe(),
         fair_use: plan.fair_use().map(|f| f.into_owned()),
         network_type: plan.network_type_label().map(str::to_string),
@@ -703,7 +730,11 @@ pub async fn plan(
     state.sales.refresh_if_stale(&state.db).await;
     // The buy box says "temporarily unavailable" while sales are paused: one page per state.
     let paused = state.sales.paused();
-    let key = format!("plan/{}?paused={paused}", plan.id);
+    let key = format!(
+        "{}:plan/{}?paused={paused}",
+        i18n::current().code(),
+        plan.id
+    );
     let page = state
         .plan_pages
         .get_or_render(snap.generation(), &key, || {

@@ -126,7 +126,10 @@ async fn a_demo_purchase_is_paid_once_and_queued_once(backend: Backend) {
     );
     // When to install follows the plan's activation policy; installing on the phone itself
     // comes before the QR code, which is for another screen.
-    assert!(order.contains(plan.activation.install_advice()), "{order}");
+    assert!(
+        order.contains(&storefront::i18n::Lang::En.t(plan.activation.install_advice())),
+        "{order}"
+    );
     assert!(!order.contains("before you travel"), "{order}");
     assert!(
         order.find("id=\"activation-code\"") < order.find("<svg"),

@@ -100,6 +100,7 @@ impl PurchaseBuilder {
             expires_at_ms: self.created_at_ms + self.expires_in_ms,
             created_at_ms: self.created_at_ms,
             updated_at_ms: self.created_at_ms,
+            language: None,
         }
     }
 }

@@ -197,6 +197,11 @@ impl TestApp {
         format!("{}{path}", self.address)
     }
 
+    /// The database URL as an operator would give it to the binary.
+    pub fn database_url(&self) -> String {
+        self._test_db.url_text.clone()
+    }
+
     pub async fn get(&self, path: &str) -> reqwest::Response {
         self.client
             .get(self.url(path))

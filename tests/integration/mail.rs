@@ -237,7 +237,7 @@ async fn the_folder_receives_one_parseable_multipart_message() {
         assert!(body.contains("Tokyo eSIM 東京"), "{body}");
         // A receipt: the short order number to quote, and the day of the order.
         assert!(body.contains("SF-3FA2-9C1E"), "{body}");
-        assert!(body.contains("2026-11-22"), "{body}");
+        assert!(body.contains("22 Nov 2026"), "{body}");
     }
 
     // A second message gets its own file; nothing half-written is left behind.

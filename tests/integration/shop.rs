@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 
 use storefront::catalog::PlanKind;
 use storefront::domain::plan::describe_allowance;
+use storefront::i18n::Lang;
 
 use crate::helpers::{Backend, Browser, TestApp, hidden, location, spawn_shop};
 
@@ -103,8 +104,12 @@ async fn every_plan_and_country_of_a_600_plan_catalog_has_an_honest_page() {
         let (status, html) = page(&app, &path).await;
         assert_eq!(status, 200, "{path}");
         assert_no_raw_upstream_markup(&path, &html);
-        let allowance =
-            describe_allowance(plan.data_amount_mb, plan.validity_days, plan.is_daily_plan);
+        let allowance = describe_allowance(
+            Lang::En,
+            plan.data_amount_mb,
+            plan.validity_days,
+            plan.is_daily_plan,
+        );
         assert!(html.contains(&allowance), "{path} lacks {allowance:?}");
         if plan.is_daily_plan {
             assert!(

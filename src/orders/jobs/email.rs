@@ -8,23 +8,26 @@ use crate::db::{DbError, alerts, now_ms, refunds};
 use crate::domain::plan::describe_allowance;
 use crate::domain::purchase::RefundCause;
 use crate::domain::{AlertKind, Cents, Email};
+use crate::i18n::{self, Lang};
 use crate::mail::{OutgoingEmail, Receipt};
 use crate::orders::jobs::job::{Job, JobContext, JobFuture, JobKind, OutboxError, Verdict};
 use crate::orders::links::{issue, order_url};
 
-/// "France · 5 GB for 30 days" (or "Europe · …"), from the stored catalog: the plan may have
-/// left the live one. Named as the shop names it, not with upstream's multi-country label.
+/// "France · 5 GB for 30 days" (or "Europe · …") in `lang`, from the stored catalog: the plan
+/// may have left the live one. Named as the shop names it, not with upstream's multi-country
+/// label.
 pub(crate) fn plan_description(
     conn: &mut crate::db::DbConn,
     plan_id: &str,
+    lang: Lang,
 ) -> Result<String, DbError> {
     let Some((row, region_name)) = crate::db::catalog::stored_plan(conn, plan_id)? else {
-        return Ok(format!("eSIM plan {plan_id}"));
+        return Ok(lang.ta("mail-unknown-plan", &[("id", plan_id.into())]));
     };
     Ok(format!(
         "{} · {}",
         destination_name(&row, region_name.as_deref()),
-        describe_allowance(row.data_mb, row.validity_days, row.is_daily)
+        describe_allowance(lang, row.data_mb, row.validity_days, row.is_daily)
     ))
 }
 
@@ -72,12 +75,14 @@ async fn send(
             "the purchase row is gone",
         ));
     };
+    // Every email of a purchase is written in the language the customer bought in.
+    let lang = purchase.lang();
     let (plan_id, purchase_id) = (purchase.plan_id.clone(), purchase.id.clone());
     let (description, refund) = ob
         .db
         .run(move |c| {
             Ok::<_, DbError>((
-                plan_description(c, &plan_id)?,
+                plan_description(c, &plan_id, lang)?,
                 refunds::refund_for(c, &purchase_id)?,
             ))
         })
@@ -108,7 +113,7 @@ async fn send(
         purchase.created_at_ms,
     );
     let shop = notifier.shop_name.as_str();
-    let message = match email {
+    let message = i18n::sync_scope(lang, || match email {
         ConsumerEmail::PaymentReceived => {
             OutgoingEmail::payment_received(to, shop, &link, &receipt)
         }
@@ -120,7 +125,7 @@ async fn send(
             &receipt,
             refund_reason.customer_reason(),
         ),
-    };
+    });
     let message = match message {
         Ok(message) => message,
         Err(err) => return Ok(Verdict::dead("render_failed", err.to_string())),

@@ -143,7 +143,7 @@ pub async fn page(
         .map(|p| PlanRow {
             id: p.id.clone(),
             href: format!("/plans/{}", p.id),
-            title: crate::web::shop::plan_title(p),
+            title: crate::web::shop::plan_title(p, crate::i18n::Lang::En),
             destination: p.country_name.clone(),
             cost: p.cost.to_string(),
             price: p.price.map(|c| c.to_string()).unwrap_or_default(),

@@ -78,9 +78,78 @@ struct SyncView {
     summary: String,
 }
 
+struct DayRow {
+    label: String,
+    date: String,
+    orders: i64,
+    sales: String,
+    margin: String,
+}
+
+struct DestinationRow {
+    name: String,
+    orders: i64,
+    sales: String,
+}
+
+/// The 30-day figures (owners): the chart's geometry and its table, destinations, conversion.
+struct FiguresView {
+    chart: crate::books::figures::Chart,
+    days: Vec<DayRow>,
+    total_sales: String,
+    total_margin: String,
+    destinations: Vec<DestinationRow>,
+    started: i64,
+    paid: i64,
+    conversion: String,
+    abandoned: i64,
+    abandoned_href: String,
+}
+
+fn figures_view(f: crate::books::figures::Figures) -> FiguresView {
+    use crate::books::figures::{chart, day_label};
+    FiguresView {
+        chart: chart(&f.days),
+        total_sales: f.total_sales().to_string(),
+        total_margin: f.total_margin().to_string(),
+        conversion: f.conversion(),
+        days: f
+            .days
+            .iter()
+            .map(|d| DayRow {
+                label: day_label(d.date),
+                date: d.date.to_string(),
+                orders: d.orders,
+                sales: d.sales.to_string(),
+                margin: d.margin.to_string(),
+            })
+            .collect(),
+        abandoned_href: format!(
+            "/admin/orders?status=abandoned&from={}",
+            f.days
+                .first()
+                .map(|d| d.date.to_string())
+                .unwrap_or_default()
+        ),
+        destinations: f
+            .destinations
+            .into_iter()
+            .map(|d| DestinationRow {
+                name: d.name,
+                orders: d.orders,
+                sales: d.sales.to_string(),
+            })
+            .collect(),
+        started: f.started,
+        paid: f.paid,
+        abandoned: f.abandoned,
+    }
+}
+
 #[derive(Template)]
 #[template(path = "admin/dashboard.html")]
 struct DashboardPage {
+    figures: Option<FiguresView>,
     chrome: Chrome,
     wallet: Option<WalletView>,
     sales: Vec<SalesRow>,
@@ -136,12 +205,20 @@ pub async fn dashboard(
         })
         .await?;
     let account = state.account.overview().await?;
+    let figures = if admin.is_owner() {
+        Some(figures_view(
+            crate::books::dashboard_figures(&state.db, now).await?,
+        ))
+    } else {
+        None
+    };
     let (chrome, cookie) = Chrome::new(&state, &req, &admin, "dashboard");
     let account_problem = wallet_row
         .as_ref()
         .is_some_and(|w| w.pause() == Some(wallet::PauseReason::AccountProblem));
     let page = DashboardPage {
         chrome,
+        figures,
         wallet: wallet_row.map(|w| WalletView {
             available: money(w.available_cents),
             reserved: money(w.reserved_cents),

@@ -1,5 +1,6 @@
 //! The admin console under `/admin`: login and logout, the dashboard, orders, pricing, the
-//! wallet, the catalog, the audit log, user management and each admin's own account page.
+//! wallet, the books (reconciliation and CSV exports), the catalog, the audit log, user
+//! management and each admin's own account page.
 //!
 //! Every page but the login form needs a live session ([`CurrentAdmin`]); without one the
 //! answer is a 303 to `/admin/login`. Every POST checks the CSRF token before anything else and
@@ -8,6 +9,7 @@
 
 mod account;
 mod audit;
+mod books;
 mod catalog;
 mod dashboard;
 mod login;
@@ -49,6 +51,13 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             web::post().to(orders::action),
         )
         .route("/admin/audit", web::get().to(audit::audit))
+        .route("/admin/books", web::get().to(books::page))
+        .route(
+            "/admin/books/reconciliation.csv",
+            web::get().to(books::reconciliation_csv),
+        )
+        .route("/admin/books/orders.csv", web::get().to(books::orders_csv))
+        .route("/admin/books/wallet.csv", web::get().to(books::wallet_csv))
         .route("/admin/pricing", web::get().to(pricing::page))
         .route(
             "/admin/pricing/preview",

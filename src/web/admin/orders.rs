@@ -38,6 +38,81 @@ pub struct ListQuery {
     page: Option<u32>,
 }
 
+impl ListQuery {
+    /// The search the query asks for; an unknown status is refused.
+    pub(super) fn search(&self) -> Result<Search, AppError> {
+        let text = non_empty(self.q.clone()).map(|t| t.chars().take(254).collect::<String>());
+        let status = non_empty(self.status.clone());
+        if let Some(s) = &status
+            && s != ABANDONED
+            && PurchaseStatus::parse(s).is_none()
+        {
+            return Err(AppError::BadRequest(format!(
+                "There is no order status {s:?}."
+            )));
+        }
+        let from = non_empty(self.from.clone()).map(|t| t.chars().take(40).collect::<String>());
+        let to = non_empty(self.to.clone()).map(|t| t.chars().take(40).collect::<String>());
+        Ok(Search {
+            text,
+            status,
+            from,
+            to,
+        })
+    }
+}
+
+/// The order search's fields, as typed: the list page and the orders CSV read the same.
+#[derive(Debug, Clone)]
+pub(super) struct Search {
+    pub(super) text: Option<String>,
+    pub(super) status: Option<String>,
+    pub(super) from: Option<String>,
+    pub(super) to: Option<String>,
+}
+
+impl Search {
+    /// The database filter, at `now_ms` (which checkouts count as abandoned).
+    fn filter(&self, now_ms: i64) -> Result<q::OrderFilter, DateRefusal> {
+        let (created_from_ms, created_before_ms) =
+            created_range(self.from.as_deref(), self.to.as_deref())?;
+        // Abandoned checkouts are left out unless asked for, by name or by a status they have.
+        let abandoned = match self.status.as_deref() {
+            None => q::Abandoned::Hide,
+            Some(ABANDONED) => q::Abandoned::Only,
+            Some(_) => q::Abandoned::Include,
+        };
+        Ok(q::OrderFilter {
+            query: self.text.clone(),
+            status: self.status.clone().filter(|s| s != ABANDONED),
+            created_from_ms,
+            created_before_ms,
+            abandoned,
+            now_ms,
+        })
+    }
+
+    /// The filter for an export; a refused date range is a 400 with the page's message.
+    pub(super) fn export_filter(&self, now_ms: i64) -> Result<q::OrderFilter, AppError> {
+        self.filter(now_ms)
+            .map_err(|refusal| AppError::BadRequest(refusal.message))
+    }
+
+    /// The query string of this search (no page), for links that keep it.
+    pub(super) fn query_string(&self) -> String {
+        list_href(
+            "",
+            &[
+                ("q", self.text.as_deref()),
+                ("status", self.status.as_deref()),
+                ("from", self.from.as_deref()),
+                ("to", self.to.as_deref()),
+            ],
+            1,
+        )
+    }
+}
+
 struct OrderRow {
     href: String,
     id: String,
@@ -150,6 +225,8 @@ struct OrdersPage {
     page: u32,
     newer_href: Option<String>,
     older_href: Option<String>,
+    /// The same search as CSV (owners).
+    csv_href: String,
 }
 
 pub async fn list(
@@ -159,19 +236,14 @@ pub async fn list(
     query: web::Query<ListQuery>,
 ) -> Result<HttpResponse, AppError> {
     let query = query.into_inner();
-    let text = non_empty(query.q).map(|t| t.chars().take(254).collect::<String>());
-    let status = non_empty(query.status);
-    if let Some(s) = &status
-        && s != ABANDONED
-        && PurchaseStatus::parse(s).is_none()
-    {
-        return Err(AppError::BadRequest(format!(
-            "There is no order status {s:?}."
-        )));
-    }
-    let from = non_empty(query.from).map(|t| t.chars().take(40).collect::<String>());
-    let to = non_empty(query.to).map(|t| t.chars().take(40).collect::<String>());
     let pager = Pager::from_query(query.page);
+    let search = query.search()?;
+    let Search {
+        text,
+        status,
+        from,
+        to,
+    } = search.clone();
     let (chrome, cookie) = Chrome::new(&state, &req, &admin, "orders");
     let mut page_view = OrdersPage {
         chrome,
@@ -197,30 +269,17 @@ pub async fn list(
         page: pager.number,
         newer_href: None,
         older_href: None,
+        csv_href: format!("/admin/books/orders.csv{}", search.query_string()),
     };
-    let (created_from_ms, created_before_ms) = match created_range(from.as_deref(), to.as_deref()) {
-        Ok(range) => range,
+    let now_ms = crate::db::now_ms();
+    let filter = match search.filter(now_ms) {
+        Ok(filter) => filter,
         Err(refusal) => {
             page_view.from_invalid = matches!(refusal.field, DateField::From | DateField::Both);
             page_view.to_invalid = matches!(refusal.field, DateField::To | DateField::Both);
             page_view.date_error = Some(refusal.message);
             return Ok(admin_page(StatusCode::BAD_REQUEST, &page_view, cookie));
         }
-    };
-    // Abandoned checkouts are left out unless asked for, by name or by a status they have.
-    let abandoned = match status.as_deref() {
-        None => q::Abandoned::Hide,
-        Some(ABANDONED) => q::Abandoned::Only,
-        Some(_) => q::Abandoned::Include,
-    };
-    let now_ms = crate::db::now_ms();
-    let filter = q::OrderFilter {
-        query: text.clone(),
-        status: status.clone().filter(|s| s != ABANDONED),
-        created_from_ms,
-        created_before_ms,
-        abandoned,
-        now_ms,
     };
     let offset = i64::try_from(pager.offset(PAGE_SIZE)).unwrap_or(i64::MAX);
     let (mut found, hidden) = state
@@ -297,7 +356,7 @@ struct JobView {
 
 struct RefundView {
     amount: String,
-    cause: &'static str,
+    cause: String,
     keeps_cost: bool,
     status: String,
     reason: String,
@@ -482,7 +541,13 @@ async fn render_detail(
     let snap = state.catalog.snapshot();
     let plan = snap
         .plan(&purchase.plan_id)
-        .map(|p| format!("{} ({})", crate::web::shop::plan_title(p), p.id))
+        .map(|p| {
+            format!(
+                "{} ({})",
+                crate::web::shop::plan_title(p, crate::i18n::Lang::En),
+                p.id
+            )
+        })
         .unwrap_or_else(|| purchase.plan_id.clone());
     let status = purchase.status();
     // The console offers exactly what the transition table allows.
@@ -555,7 +620,7 @@ async fn render_detail(
             .collect(),
         refund: refund.map(|r| RefundView {
             amount: Cents::new(r.amount_cents).to_string(),
-            cause: r.cause().customer_reason(),
+            cause: crate::i18n::Lang::En.t(r.cause().customer_reason()),
             keeps_cost: r.keeps_cost,
             status: r.status,
             reason: r.reason,

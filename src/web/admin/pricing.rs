@@ -200,8 +200,10 @@ struct Preview {
 
 /// A plan as the shop titles it, or its id when it left the catalog.
 fn plan_name(snap: &Snapshot, id: &str) -> String {
-    snap.plan(id)
-        .map_or_else(|| id.to_string(), crate::web::shop::plan_title)
+    snap.plan(id).map_or_else(
+        || id.to_string(),
+        |p| crate::web::shop::plan_title(p, crate::i18n::Lang::En),
+    )
 }
 
 struct InversionView {
@@ -345,7 +347,7 @@ fn preview(state: &AppState, snap: &Snapshot, rows: &[RuleRow], rule: &MarkupRul
         below_cost |= below;
         if out.len() < PREVIEW_ROWS {
             out.push(PreviewRow {
-                plan: crate::web::shop::plan_title(plan),
+                plan: crate::web::shop::plan_title(plan, crate::i18n::Lang::En),
                 href: format!("/plans/{}", plan.id),
                 cost: plan.cost.to_string(),
                 current: plan.price.map(|p| p.to_string()).unwrap_or_default(),

@@ -1,0 +1,45 @@
+# Die E-Mails an Kunden (die Warnungen an die Betreiber bleiben englisch und stehen nicht hier).
+
+mail-button-fallback = Wenn die Schaltfläche nicht funktioniert, kopiere diese Adresse in deinen Browser:
+mail-receipt-order = Bestellung
+mail-receipt-ordered-on = Bestellt am
+mail-unknown-plan = eSIM-Tarif { $id }
+mail-private-footer = Dieser Link ist privat: Wer ihn hat, kann deine Bestellung sehen. Bitte leite diese E-Mail nicht weiter. Nenn deine Bestellnummer { $number }, wenn du uns kontaktierst.
+
+mail-paid-subject = Zahlung erhalten – { $shop }
+mail-paid-preheader = Wir bereiten deine eSIM vor. Du bekommst eine weitere E-Mail, wenn sie bereit ist.
+mail-paid-heading = Danke, deine Zahlung ist bestätigt
+mail-paid-action = Bestellung ansehen
+mail-paid-intro = Wir haben deine Zahlung von { $amount } für { $plan } erhalten.
+mail-paid-intro-html = Wir haben deine Zahlung von <strong>{ $amount }</strong> für <strong>{ $plan }</strong> erhalten.
+mail-paid-next = Wir bereiten jetzt deine eSIM vor. Das dauert meist ein paar Minuten; wir schreiben dir wieder, sobald sie installiert werden kann. Du kannst deine Bestellung jederzeit verfolgen:
+
+mail-ready-subject = Deine eSIM ist bereit zur Installation – { $shop }
+mail-ready-preheader = Öffne deine private Bestellseite, um sie zu installieren.
+mail-ready-heading = Deine eSIM ist bereit zur Installation
+mail-ready-action = eSIM installieren
+mail-ready-intro = Deine eSIM für { $plan } ist bereit.
+mail-ready-intro-html = Deine eSIM für <strong>{ $plan }</strong> ist bereit.
+mail-ready-open = Öffne deine private Bestellseite, um sie zu installieren. Dort steht, wann du sie bei diesem Tarif installieren solltest, und du findest die Daten für die Installation auf deinem Handy, einen QR-Code zum Scannen von einem anderen Bildschirm und eine Schritt-für-Schritt-Anleitung für iPhone und Android.
+mail-ready-do-not-delete = Lösch diese eSIM nicht von deinem Handy, bevor deine Reise vorbei ist: Einmal gelöscht, lässt sie sich meist nicht erneut installieren.
+mail-ready-footer = Bewahre diese E-Mail auf: Über den Link kommst du zurück zu deinen Installationsdaten. Er ist privat, bitte gib ihn nicht weiter. Nenn deine Bestellnummer { $number }, wenn du uns kontaktierst.
+
+mail-refunded-subject = Deine Bestellung wurde erstattet – { $shop }
+mail-refunded-preheader = Dein Geld ist auf dem Weg zurück zu dir.
+mail-refunded-heading = Deine Bestellung wurde erstattet
+mail-refunded-action = Bestellung ansehen
+mail-refunded-intro = Wir haben dir { $amount } für { $plan } erstattet.
+mail-refunded-intro-html = Wir haben dir <strong>{ $amount }</strong> für <strong>{ $plan }</strong> erstattet.
+mail-refunded-reason = Grund: { $reason }
+mail-refunded-when = Die Erstattung geht auf die Karte oder das Konto, mit dem du bezahlt hast. Je nach Bank kann es 5 bis 10 Werktage dauern, bis sie auf deinem Kontoauszug erscheint.
+refund-reason-delivery-failed = wir konnten diese eSIM nicht liefern
+refund-reason-on-request = der Shop hat diese Bestellung auf Anfrage erstattet
+refund-reason-payment-problem = es gab ein Problem mit der Zahlung
+
+mail-lost-subject = Die Links zu deinen Bestellungen – { $shop }
+mail-lost-preheader = Die privaten Links zu deinen Bestellungen, wie angefordert.
+mail-lost-heading = Die Links zu deinen Bestellungen
+mail-lost-action = Letzte Bestellung ansehen
+mail-lost-intro = Jemand (hoffentlich du) hat die Links zu den Bestellungen mit dieser E-Mail-Adresse angefordert. Hier sind sie, die neueste zuerst. Jeder Link öffnet die Seite der Bestellung, auf der du deine eSIM installieren oder ansehen kannst.
+mail-lost-ignore = Wenn du diese E-Mail nicht angefordert hast, kannst du sie ignorieren: Die Links funktionieren nur für den, der diese E-Mail hat.
+mail-lost-footer = Diese Links sind privat: Wer sie hat, kann deine Bestellungen sehen. Bitte leite diese E-Mail nicht weiter.

@@ -1,0 +1,66 @@
+# Die private Bestellseite und die Demo-Zahlungsseite.
+
+order-title = Bestellung { $number }
+order-label = Bestellung
+order-refresh = Status aktualisieren
+order-try-again = Erneut versuchen
+order-install-heading = Installiere deine eSIM
+order-do-not-delete-html = <strong>Lösch diese eSIM nicht</strong> von deinem Handy, bevor deine Reise vorbei ist: Einmal gelöscht, lässt sie sich meist nicht erneut installieren.
+order-on-device = Auf dem Handy, mit dem du reist
+order-install-iphone = Auf dem iPhone installieren
+order-install-phone = Auf diesem Handy installieren
+order-install-hint-iphone = Tippe darauf auf dem iPhone, auf dem du die eSIM installierst. Sonst gib die Daten von Hand ein oder scanne den QR-Code von einem anderen Bildschirm.
+order-install-hint-phone = Tippe darauf auf dem Handy, auf dem du die eSIM installierst. Sonst gib die Daten von Hand ein oder scanne den QR-Code von einem anderen Bildschirm.
+order-by-hand = Von Hand eingeben
+order-select-to-copy = Wähle einen Wert aus, um ihn zu kopieren.
+order-activation-code = Aktivierungscode
+order-two-parts = Manche Handys fragen die beiden Teile einzeln ab:
+order-smdp-address = SM-DP+-Adresse
+order-matching-id = Aktivierungscode (Matching-ID)
+order-iphone-1-html = Öffne <strong>Einstellungen → Mobilfunk → eSIM hinzufügen</strong>.
+order-iphone-2-html = Tippe auf <strong>Details manuell eingeben</strong> und gib die SM-DP+-Adresse und den Aktivierungscode ein, oder wähle <strong>QR-Code verwenden</strong> und scanne den QR-Code.
+order-iphone-3 = Gib der neuen Leitung einen Namen (zum Beispiel „Reise“) und behalte deine gewohnte Leitung für Anrufe, wenn du möchtest.
+order-android-1-html = Öffne <strong>Einstellungen → Netzwerk &amp; Internet → SIMs → eSIM hinzufügen</strong> (Samsung: <strong>Verbindungen → SIM-Manager → eSIM hinzufügen</strong>).
+order-android-2-html = Wähle <strong>Aktivierungscode eingeben</strong> und füge den Code von oben ein, oder scanne den QR-Code.
+order-other-screen = Von einem anderen Bildschirm
+order-qr-label = QR-Code deiner eSIM
+order-qr-caption = Öffne diese Seite auf einem Computer oder Tablet (oder drucke sie aus) und scanne den QR-Code mit der Kamera des Handys.
+order-on-arrival = Schalte diese eSIM bei der Ankunft für mobile Daten ein und aktiviere Daten-Roaming für sie.
+order-number = Bestellnummer
+order-plan = Tarif
+order-email = E-Mail
+order-timeline = Verlauf
+order-newest-first = Neueste zuerst.
+order-keep-private = Halte den Link aus deiner E-Mail privat: Er öffnet diese Seite.
+
+install-advice-first-install = Die Gültigkeit beginnt mit der Installation dieser eSIM. Installiere sie also bei der Ankunft oder kurz bevor du sie brauchst. Zum Installieren brauchst du WLAN oder eine andere Verbindung.
+install-advice-first-network = Die Gültigkeit beginnt, wenn sich diese eSIM zum ersten Mal mit einem Netz an deinem Reiseziel verbindet. Du kannst sie also jetzt installieren, solange du WLAN hast, und sie wartet, bis du ankommst.
+install-advice-unknown = Installiere sie kurz bevor du sie brauchst, solange du WLAN oder eine andere Verbindung hast: Bei manchen Tarifen beginnen die Tage mit der Installation zu zählen.
+
+status-awaiting-payment = Deine Zahlung wird bestätigt …
+status-awaiting-payment-text = Sobald dein Zahlungsanbieter die Zahlung bestätigt, bestellen wir deine eSIM.
+status-paid = Zahlung erhalten
+status-paid-text = Wir bestellen jetzt deine eSIM. Das dauert meist weniger als eine Minute; wir schicken dir eine E-Mail, wenn sie bereit ist.
+status-preparing = Deine eSIM wird vorbereitet
+status-preparing-text = Unser Anbieter bereitet deine eSIM vor. Wir schicken dir eine E-Mail, wenn sie bereit ist.
+status-fulfilled = Deine eSIM ist bereit
+status-fulfilled-text = Installiere sie auf dem Handy, mit dem du reist: Die Schritte stehen unten.
+status-payment-failed = Zahlung nicht abgeschlossen
+status-payment-failed-text = Deine Zahlung ist nicht durchgegangen oder die Zahlungsseite ist abgelaufen. Es wurde nichts berechnet. Du kannst es auf der Tarifseite noch einmal versuchen.
+status-needs-attention = Wir sehen uns deine Bestellung an
+status-needs-attention-text = Etwas muss bei uns genauer geprüft werden. Du musst nichts tun: Wir schreiben dir, sobald es geklärt ist.
+status-failed = Wir konnten deine Bestellung nicht abschließen
+status-failed-text = Unser Anbieter konnte diese eSIM nicht bereitstellen. Du bekommst deine Zahlung vollständig erstattet.
+status-refunded = Erstattet
+status-refunded-text = Deine Zahlung wurde vollständig auf dein ursprüngliches Zahlungsmittel erstattet.
+status-updated = Aktualisiert
+
+pay-title = Zahlung im TESTMODUS
+pay-test-mode-html = <strong>TESTMODUS</strong> – Demo-Zahlungen: Keine Karte wird belastet und kein Geld bewegt.
+pay-amount = { $amount } bezahlen
+pay-for = Für
+pay-amount-label = Betrag
+pay-amount-usd = { $amount } (US-Dollar)
+pay-decline = Zahlung ablehnen
+pay-closed = Diese Zahlung ist nicht mehr offen.
+pay-see-order = Zu deiner Bestellung

@@ -1,0 +1,244 @@
+# Die Seiten des Shops: Rahmen, Katalog, Tarifseite, Probleme beim Kauf, Hilfe und Fehler.
+# Meldungen, die auf -html enden, enthalten eigenes Markup; ihre Argumente werden maskiert.
+
+## Rahmen
+
+skip-to-content = Zum Inhalt springen
+nav-main = Hauptmenü
+nav-countries = Länder
+nav-regions = Regionen
+nav-help = Hilfe
+nav-help-pages = Hilfe
+nav-language = Sprache
+title-suffix = eSIM-Shop
+footer-contact-html = Fragen zu einer Bestellung? Schreib uns an <a href="mailto:{ $address }">{ $address }</a> oder antworte auf eine E-Mail zu deiner Bestellung.
+footer-prices = Die Preise sind in US-Dollar und können sich bis zur Zahlung ändern.
+
+## Zahlen und Tarife
+
+days = { $n ->
+    [one] { $n } Tag
+   *[other] { $n } Tage
+}
+allowance = { $data } für { $days }
+allowance-daily = { $data } pro Tag für { $days }
+per-day = { $amount }/Tag
+price-total-for = insgesamt für { $days }
+data-in-total = { $data } insgesamt
+countries-count = { $count ->
+    [one] { $count } Land
+   *[other] { $count } Länder
+}
+kind-local = Lokal
+kind-regional = Regional
+kind-global = Global
+activation-first-install = Die Gültigkeit beginnt, wenn du die eSIM installierst.
+activation-first-network = Die Gültigkeit beginnt, wenn sich die eSIM zum ersten Mal mit einem Netz im Reiseland verbindet.
+activation-unknown = Wann die Gültigkeit beginnt, wurde nicht angegeben. Frag uns vor dem Kauf.
+activation-short-first-install = Beginnt bei Installation
+activation-short-first-network = Beginnt bei erster Verbindung
+
+## Listen
+
+catalog-loading = Unser Tarifkatalog wird gerade geladen. Bitte schau in einer Minute noch einmal vorbei.
+dest-covering-from = Regionale und globale Tarife ab { $price }
+dest-covering = Regionale und globale Tarife
+dest-plans-from = { $count ->
+    [one] { $count } Tarif
+   *[other] { $count } Tarife
+} ab { $price }
+dest-plans = { $count ->
+    [one] { $count } Tarif
+   *[other] { $count } Tarife
+}
+region-countries-from = { $countries } · ab { $price }
+local-plans-none = keine lokalen Tarife
+local-plans-from = { $count ->
+    [one] { $count } lokaler Tarif
+   *[other] { $count } lokale Tarife
+} ab { $price }
+local-plans = { $count ->
+    [one] { $count } lokaler Tarif
+   *[other] { $count } lokale Tarife
+}
+list-sort-by = Sortieren nach
+list-duration = Laufzeit
+list-apply = Anwenden
+list-all-durations = Alle Laufzeiten zeigen
+sort-price = Niedrigster Preis
+sort-data = Meiste Daten
+sort-validity = Längste Gültigkeit
+any-duration = Beliebige Laufzeit
+esim-for = eSIM für { $name }
+plans-heading-for = eSIM-Datentarife für { $name }
+countries-covered = Abgedeckte Länder
+
+## Startseite und Suche
+
+home-title = eSIM-Datentarife für Reisende
+home-heading = Mobile Daten für deine Reise, in Minuten installiert
+home-lead = Wähle dein Reiseziel, bezahle und erhalte deine eSIM per E-Mail. Keine Roaming-Rechnungen, keine Plastik-SIM.
+home-popular = Beliebte Reiseziele
+home-several-countries = Du reist in mehrere Länder?
+home-how = So funktioniert es
+home-step-check-html = Prüfe, ob dein Handy <a href="/help/compatibility">eSIM unterstützt und keinen SIM-Lock hat</a>.
+home-step-pay = Wähle einen Tarif und bezahle. Wir schicken dir per E-Mail einen privaten Link zu deiner eSIM.
+home-step-scan-html = Scanne den QR-Code auf deiner Bestellseite (manche eSIMs haben auch eine Installationsschaltfläche). <a href="/help/installation">Zu den Schritten</a>.
+search-label = Wohin reist du?
+search-placeholder = Ländername oder -code, z. B. Japan oder JP
+search-button = Suchen
+search-title = Suche: { $query }
+search-heading = Finde dein Reiseziel
+search-no-match-html = Kein Reiseziel passt zu „{ $query }“. Versuch es mit dem englischen Namen des Landes oder seinem zweistelligen Code, oder <a href="/countries">sieh dir alle Länder an</a>.
+search-results = { $count ->
+    [one] { $count } Reiseziel
+   *[other] { $count } Reiseziele
+} für „{ $query }“
+search-regional-plans = Regionale Tarife · { $detail }
+
+## Länder und Regionen
+
+countries-title = Alle Länder
+country-local-heading = Tarife für { $name }
+country-no-local = Für { $name } gibt es keine lokalen Tarife; die regionalen und globalen Tarife unten decken es ab.
+country-no-local-duration = Kein lokaler Tarif hat diese Laufzeit.
+country-covering-heading = Regionale und globale Tarife mit { $name }
+country-no-covering-duration = Kein regionaler oder globaler Tarif hat diese Laufzeit.
+country-no-covering = Zurzeit deckt kein regionaler oder globaler Tarif { $name } ab.
+regions-title = Regionale und globale Tarife
+regions-lead = Eine eSIM für mehrere Länder.
+regions-none = Zurzeit sind keine regionalen Tarife verfügbar.
+region-lead = Eine eSIM für die ganze Region. Deckt { $count ->
+    [one] { $count } Land
+   *[other] { $count } Länder
+} ab.
+region-plans-heading = Regionale Tarife für { $name }
+region-no-plans-duration = Kein regionaler Tarif hat diese Laufzeit.
+region-no-plans = Zurzeit ist kein regionaler Tarif für { $name } im Angebot. Die Länder unten haben vielleicht eigene Tarife.
+region-one-country = Du bleibst in einem Land? Seine Seite zeigt die Tarife nur für dieses Land.
+
+## Die Tarifseite
+
+plan-lead-local = Lokale eSIM für { $name }
+plan-lead-regional = Regionale eSIM für { $name }. Deckt { $count ->
+    [one] { $count } Land
+   *[other] { $count } Länder
+} ab.
+plan-lead-global = Globale eSIM. Deckt { $count ->
+    [one] { $count } Land
+   *[other] { $count } Länder
+} ab.
+temporarily-unavailable = Vorübergehend nicht verfügbar
+plan-buy = Diese eSIM kaufen
+plan-price = Preis
+plan-price-terms = USD, einmalig. Der Preis kann sich bis zur Zahlung ändern.
+plan-price-terms-daily = USD, einmalig, { $note } ({ $per_day }). Der Preis kann sich bis zur Zahlung ändern.
+plan-paused = Diese eSIM ist vorübergehend nicht verfügbar: Wir nehmen gerade keine neuen Bestellungen an. Es kann nichts berechnet werden. Bitte schau später wieder vorbei.
+form-problem = Es gibt ein Problem
+form-problems = { $count ->
+    [one] Es gibt ein Problem
+   *[other] Es gibt { $count } Probleme
+}
+form-error-prefix = Fehler:
+plan-email-label = E-Mail für deine eSIM
+plan-email-hint = An diese Adresse schicken wir den Link zu deiner eSIM. Prüfe sie genau.
+plan-confirm-device-html = Mein Handy unterstützt eSIM und hat keinen SIM-Lock (<a href="/help/compatibility">so prüfst du das</a>)
+plan-continue = Weiter zur Zahlung · { $price }
+plan-not-online = Dieser Tarif kann nicht online gekauft werden.
+plan-not-on-sale = Dieser Tarif ist nicht im Angebot. Er kann hier nicht gekauft werden.
+plan-details = Tarifdetails
+plan-data = Daten
+plan-daily-renews = das Volumen erneuert sich jeden Tag; ungenutzte Daten verfallen
+plan-validity = Gültigkeit
+plan-fair-use = Fair Use
+plan-network-type = Netztyp
+plan-networks = Netze
+plan-check-phone-html = Prüfe vor dem Kauf, ob <a href="/help/compatibility">dein Handy eSIM unterstützt und keinen SIM-Lock hat</a>.
+
+## Kauf
+
+form-expired = Dieses Formular ist abgelaufen. Geh zurück, lade die Seite neu und versuch es noch einmal.
+checkout-too-many = Zu viele Kaufversuche von deiner Verbindung. Warte eine Minute und sende das Formular dann erneut.
+checkout-email-invalid = Gib die E-Mail-Adresse ein, an die wir deine eSIM schicken sollen, z. B. name@example.com.
+checkout-confirm-device = Bestätige, dass dein Handy eSIM unterstützt und keinen SIM-Lock hat.
+checkout-price-not-number = Der Preis im Formular ist keine Zahl.
+problem-gone-title = Dieser Tarif ist nicht mehr verfügbar
+problem-gone = Unser Anbieter hat den Verkauf dieses Tarifs gerade eingestellt. Es wurde nichts berechnet. Diese Tarife decken dasselbe Reiseziel ab:
+problem-price-title = Der Preis hat sich geändert
+problem-price = Dieser Tarif kostet jetzt { $price }. Es wurde nichts berechnet. Fahre fort, wenn du ihn trotzdem möchtest.
+problem-not-sellable-title = Dieser Tarif kann nicht online gekauft werden
+problem-not-sellable = Dieser Tarif kann gerade nicht online bezahlt werden. Es wurde nichts berechnet.
+problem-wallet-short = Wir können diesen Tarif gerade nicht verkaufen. Es wurde nichts berechnet. Bitte versuch es später noch einmal.
+problem-sales-held = Wir nehmen gerade keine Bestellungen an, während wir unser Konto beim Anbieter bestätigen. Es wurde nichts berechnet. Bitte versuch es in ein paar Minuten noch einmal.
+problem-continue-at = Weiter für { $price }
+problem-back-to-plan = Zurück zum Tarif
+problem-all-plans-for = Alle Tarife für { $name }
+
+## Hilfe
+
+help-compatibility-title = Unterstützt mein Handy eSIM?
+help-installation-title = So funktioniert die Installation
+help-refunds-title = Erstattungsrichtlinie
+help-write-to-html = Schreib uns vor dem Kauf an <a href="mailto:{ $address }">{ $address }</a> oder frag den Hersteller deines Handys.
+compat-intro-html = Eine eSIM funktioniert nur auf einem Handy, das eSIM unterstützt <strong>und</strong> nicht an einen Mobilfunkanbieter gebunden ist. Prüfe beides vor dem Kauf: Eine installierte eSIM lässt sich nicht auf ein anderes Handy übertragen.
+compat-iphone-1-html = Öffne <strong>Einstellungen → Allgemein → Info</strong>.
+compat-iphone-2-html = Suche nach <strong>Digitale SIM</strong> oder <strong>Verfügbare SIM</strong>: Wenn es dort steht, unterstützt dein iPhone eSIM (iPhone XS, XR und neuer).
+compat-iphone-3-html = Unter <strong>Netzbetreibersperre</strong> muss <strong>Keine SIM-Beschränkungen</strong> stehen.
+compat-android-1-html = Öffne <strong>Einstellungen → Netzwerk &amp; Internet → SIMs</strong> (bei Samsung <strong>Verbindungen → SIM-Manager</strong>).
+compat-android-2-html = Wenn du <strong>eSIM hinzufügen</strong> oder <strong>Stattdessen SIM herunterladen</strong> siehst, unterstützt dein Handy eSIM.
+compat-android-3-html = Wähle <code>*#06#</code>: Eine Zeile mit <strong>EID</strong> bedeutet ebenfalls eSIM-Unterstützung.
+compat-android-4 = Um den SIM-Lock zu prüfen, leg eine SIM-Karte eines anderen Anbieters ein oder frag den Anbieter, bei dem du das Handy gekauft hast.
+compat-unsure = Immer noch unsicher?
+compat-ask-maker = Frag vor dem Kauf den Hersteller deines Handys oder den Anbieter, bei dem du es gekauft hast.
+compat-contract-locked = Handys, die mit Vertrag bei einem Anbieter gekauft wurden, sind oft gesperrt.
+install-step-1 = Nach der Zahlung schicken wir dir per E-Mail einen privaten Link. Behalte ihn für dich: Er zeigt deine eSIM.
+install-step-2 = Wann du installierst, hängt vom Tarif ab. Beginnt die Gültigkeit mit der Installation, installiere die eSIM bei der Ankunft oder kurz bevor du sie brauchst. Beginnt sie, wenn sich die eSIM zum ersten Mal mit einem Netz im Reiseland verbindet, kannst du sie schon vor der Reise installieren, solange du WLAN hast. Die Tarifseite und deine Bestellseite sagen dir, was gilt.
+install-step-3 = Öffne den Link auf einem zweiten Bildschirm und scanne den QR-Code mit der Kamera deines Handys. Manche eSIMs haben auch eine Installationsschaltfläche: Wenn deine Seite eine zeigt, kannst du den Link auf dem Handy selbst öffnen und darauf tippen. Klappt beides nicht, gib die SM-DP+-Adresse und den Aktivierungscode von Hand ein.
+install-step-4 = Schalte die eSIM bei der Ankunft für mobile Daten ein und aktiviere Daten-Roaming für diese Leitung.
+lost-email-html = E-Mail mit deinem Link verloren? <a href="/lost-link">Lass dir die Links zu deinen Bestellungen schicken</a>.
+install-do-not-delete-html = <strong>Lösch die eSIM nicht</strong> von deinem Handy, bevor du sie nicht mehr brauchst: Einmal gelöscht, lässt sie sich meist nicht erneut installieren.
+refunds-intro = Wir kaufen deine eSIM erst bei unserem Anbieter, wenn deine Zahlung bestätigt ist. Was passiert, wenn dabei etwas schiefgeht:
+refunds-not-issued-html = <strong>Der Anbieter meldet, dass deine eSIM nicht ausgestellt werden konnte.</strong> Du bekommst automatisch den vollen Betrag auf dein ursprüngliches Zahlungsmittel erstattet und eine E-Mail dazu.
+refunds-refused-html = <strong>Der Anbieter lehnt die Bestellung ab</strong> (zum Beispiel, weil der Tarif kurz vorher zurückgezogen wurde).
+refunds-refused-auto = Du bekommst automatisch den vollen Betrag erstattet.
+refunds-refused-manual = Wir sehen uns die Bestellung an und erstatten dir den vollen Betrag.
+refunds-unavailable-html = <strong>Unser Anbieter ist kurz nicht erreichbar, oder unser Konto dort braucht Aufmerksamkeit.</strong> Deine Bestellung wartet und wird abgeschlossen, sobald es geht; du zahlst nicht doppelt und bekommst nie zwei eSIMs. Wenn wir nicht warten wollen, erstatten wir dir den vollen Betrag.
+refunds-every-email = Jede Erstattungs-E-Mail sagt, welcher dieser Fälle eingetreten ist. Eine Erstattung geht auf die Karte oder das Konto, mit dem du bezahlt hast; je nach Bank kann es 5 bis 10 Werktage dauern, bis sie erscheint.
+refunds-broken-write-html = Wenn deine eSIM geliefert wurde, aber nicht funktioniert, schreib uns an <a href="mailto:{ $address }">{ $address }</a> (oder antworte auf deine Bestell-E-Mail) mit dem privaten Link aus dieser E-Mail, bevor du die eSIM löschst, und wir gehen der Sache nach.
+refunds-broken-keep = Wenn deine eSIM geliefert wurde, aber nicht funktioniert, lösch sie nicht und bewahre den privaten Link aus deiner E-Mail auf: Über ihn wird deine Bestellung gefunden.
+refunds-installed = Eine eSIM, die installiert oder genutzt wurde, kann nicht erstattet werden.
+
+## Link verloren?
+
+lost-link-title = Link verloren?
+lost-link-sent = Wenn mit dieser E-Mail-Adresse Bestellungen bezahlt wurden, schicken wir ihr jetzt die privaten Links dazu. Das kann ein paar Minuten dauern; sieh auch im Spam-Ordner nach.
+lost-link-sent-limit = Wir schicken diese E-Mail höchstens einmal alle 15 Minuten an eine Adresse, mit neuen Links zu deinen letzten Bestellungen. Die Links in deinen früheren E-Mails funktionieren weiter, außer der Shop hat sie beendet.
+lost-link-sent-retry-html = Nichts angekommen? Prüfe, ob du die Adresse eingegeben hast, die du beim Kauf verwendet hast, und <a href="/lost-link">versuch es</a> etwas später noch einmal.
+lost-link-intro = Deine Bestellseite öffnet sich über den privaten Link in den E-Mails, die wir dir zu deiner Bestellung geschickt haben. Gib die E-Mail-Adresse ein, die du beim Kauf verwendet hast, und wir schicken dir neue Links zu deinen Bestellungen.
+lost-link-email-label = E-Mail-Adresse vom Kauf
+lost-link-email-hint = Wir schreiben nur an diese Adresse, und nur, wenn sie Bestellungen bei uns hat.
+lost-link-submit = Links zu meinen Bestellungen schicken
+lost-link-too-many = Zu viele Anfragen von deiner Verbindung. Warte 15 Minuten und sende das Formular dann erneut.
+lost-link-email-invalid = Gib die E-Mail-Adresse ein, die du beim Kauf verwendet hast, z. B. name@example.com.
+
+## Fehler
+
+error-not-found-title = Seite nicht gefunden
+error-not-found = Unter dieser Adresse gibt es nichts. Prüfe den Link oder fang auf der Startseite neu an.
+error-order-not-found-title = Öffne deine Bestellung aus deiner E-Mail
+error-order-not-found = Deine Bestellseite öffnet sich über den privaten Link in den E-Mails, die wir dir zu deiner Bestellung schicken („Bestellung ansehen“ oder „eSIM installieren“). Auf einem anderen Gerät, etwa einem Computer, von dem du den QR-Code scannen willst, öffne diese E-Mail dort und nutze ihren Link. Die E-Mails kommen von diesem Shop, sobald deine Zahlung bestätigt ist; wenn du keine findest, sieh im Spam-Ordner nach. Links funktionieren einige Zeit nach Abschluss einer Bestellung nicht mehr, oder früher, wenn der Shop sie zu deiner Sicherheit beendet: Fordere unten neue Links per E-Mail an.
+error-bad-request-title = Das hat nicht geklappt
+error-forbidden-title = Nicht erlaubt
+error-unauthorized = Diese Adresse braucht das Zugriffstoken des Betreibers.
+error-conflict-title = Das geht gerade nicht
+error-too-many-title = Zu viele Anfragen
+error-too-many = Bitte warte einen Moment und versuch es noch einmal.
+error-unavailable = Der Shop kann gerade nicht antworten. Bitte versuch es in einer Minute noch einmal.
+error-internal-title = Etwas ist schiefgelaufen
+error-internal = Ein unerwarteter Fehler hat diese Anfrage gestoppt. Er wurde protokolliert; nenn die Anfrage-ID, wenn du uns kontaktierst.
+error-unstorable-text = Ein Teil der gesendeten Angaben enthält ein Zeichen, das nicht verwendet werden kann (ein Nullzeichen). Entferne es und versuch es noch einmal.
+error-bad-input = Ein Teil der gesendeten Angaben war ungültig. Geh zurück und versuch es noch einmal.
+error-lost-link = Link verloren? Per E-Mail anfordern
+error-home = Zur Startseite
+error-code = Fehler { $status }
+error-request-id = Anfrage-ID

@@ -1,0 +1,66 @@
+# The private order page and the demo payment page.
+
+order-title = Order { $number }
+order-label = Order
+order-refresh = Refresh status
+order-try-again = Try again
+order-install-heading = Install your eSIM
+order-do-not-delete-html = <strong>Do not delete this eSIM</strong> from your phone until your trip is over: once deleted, it usually cannot be installed again.
+order-on-device = On the phone you travel with
+order-install-iphone = Install on iPhone
+order-install-phone = Install on this phone
+order-install-hint-iphone = Tap it on the iPhone you are installing the eSIM on. Otherwise, enter the details by hand, or scan the QR code from another screen.
+order-install-hint-phone = Tap it on the phone you are installing the eSIM on. Otherwise, enter the details by hand, or scan the QR code from another screen.
+order-by-hand = Enter it by hand
+order-select-to-copy = Select a value to copy it.
+order-activation-code = Activation code
+order-two-parts = Some phones ask for its two parts separately:
+order-smdp-address = SM-DP+ address
+order-matching-id = Activation code (matching ID)
+order-iphone-1-html = Open <strong>Settings → Mobile Service → Add eSIM</strong> (or <strong>Cellular → Add eSIM</strong>).
+order-iphone-2-html = Tap <strong>Enter Details Manually</strong> and type the SM-DP+ address and activation code, or choose <strong>Use QR Code</strong> and scan the QR code.
+order-iphone-3 = Label the new line (for example “Travel”) and keep your usual line for calls if you like.
+order-android-1-html = Open <strong>Settings → Network &amp; internet → SIMs → Add eSIM</strong> (Samsung: <strong>Connections → SIM manager → Add eSIM</strong>).
+order-android-2-html = Choose <strong>Enter activation code</strong> and paste the code above, or scan the QR code.
+order-other-screen = From another screen
+order-qr-label = QR code of your eSIM
+order-qr-caption = Open this page on a computer or tablet (or print it) and scan the QR code with the phone’s camera.
+order-on-arrival = When you arrive, turn on this eSIM for mobile data and switch on data roaming for it.
+order-number = Order number
+order-plan = Plan
+order-email = Email
+order-timeline = Timeline
+order-newest-first = Newest first.
+order-keep-private = Keep the link from your email private: it opens this page.
+
+install-advice-first-install = Validity starts when you install this eSIM, so install it when you arrive, or just before you need it. You need Wi-Fi or another connection to install it.
+install-advice-first-network = Validity starts when this eSIM first connects to a network at your destination, so you can install it now, while you have Wi-Fi, and it waits until you arrive.
+install-advice-unknown = Install it shortly before you need it, while you have Wi-Fi or another connection: some plans start counting their days at installation.
+
+status-awaiting-payment = Confirming your payment…
+status-awaiting-payment-text = As soon as your payment provider confirms the payment, we order your eSIM.
+status-paid = Payment received
+status-paid-text = We are ordering your eSIM now. This usually takes less than a minute; we email you when it is ready.
+status-preparing = Your eSIM is being prepared
+status-preparing-text = Our supplier is preparing your eSIM. We email you when it is ready.
+status-fulfilled = Your eSIM is ready
+status-fulfilled-text = Install it on the phone you are travelling with: the steps are below.
+status-payment-failed = Payment not completed
+status-payment-failed-text = Your payment did not go through or the payment page expired. Nothing was charged. You can try again from the plan page.
+status-needs-attention = We are looking into your order
+status-needs-attention-text = Something needs a closer look on our side. You do not need to do anything: we will email you as soon as it is resolved.
+status-failed = We could not complete your order
+status-failed-text = Our supplier could not provide this eSIM. Your payment is being refunded in full.
+status-refunded = Refunded
+status-refunded-text = Your payment has been refunded in full to your original payment method.
+status-updated = Updated
+
+pay-title = TEST MODE payment
+pay-test-mode-html = <strong>TEST MODE</strong> — demo payments: no card is charged and no money moves.
+pay-amount = Pay { $amount }
+pay-for = For
+pay-amount-label = Amount
+pay-amount-usd = { $amount } USD
+pay-decline = Decline payment
+pay-closed = This payment is no longer open.
+pay-see-order = See your order

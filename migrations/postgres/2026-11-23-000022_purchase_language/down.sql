@@ -1,0 +1,2 @@
+ALTER TABLE lost_link_requests DROP COLUMN language;
+ALTER TABLE purchases DROP COLUMN language;

@@ -1,0 +1,220 @@
+//! CSV for the owner's exports (RFC 4180: comma separated, CRLF line ends, a field quoted
+//! when it holds a comma, a quote, a line break or surrounding space, its quotes doubled).
+//!
+//! Written by hand rather than with a crate: the exports need only this one quoting rule and
+//! the formula guard, and the rows are made in pages as the body streams.
+//!
+//! Free text (emails, references, upstream's strings) is guarded against formula injection:
+//! a spreadsheet treats a cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return
+//! as a formula, so such text gets a leading `'` (and is then quoted as needed). Numbers are
+//! written with [`number`] and keep their minus sign.
+
+use super::ledger::RunningTransaction;
+use super::reconcile::{Line, wholesale_cost};
+use crate::db::purchases::Purchase;
+use crate::domain::Cents;
+use crate::domain::purchase::order_number;
+
+/// One CSV row from its already-encoded cells, CRLF-terminated.
+pub fn row(cells: &[String]) -> String {
+    let mut out = cells.join(",");
+    out.push_str("\r\n");
+    out
+}
+
+/// A free-text cell: formula-guarded, then quoted when needed.
+pub fn text(value: &str) -> String {
+    let guarded = if value.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{value}")
+    } else {
+        value.to_string()
+    };
+    quote(&guarded)
+}
+
+/// A cell the shop itself produced (a number, a date, a status): quoted only if needed.
+pub fn number(value: impl ToString) -> String {
+    quote(&value.to_string())
+}
+
+fn quote(value: &str) -> String {
+    let needs =
+        value.contains([',', '"', '\n', '\r']) || value.starts_with(' ') || value.ends_with(' ');
+    if needs {
+        format!("\"{}\"", value.replace('"', "\"\""))
+    } else {
+        value.to_string()
+    }
+}
+
+/// `-12.05` for -1205 cents: dollars with two decimals, no sign for zero, no grouping.
+pub fn dollars(cents: Cents) -> String {
+    let value = cents.get();
+    let sign = if value < 0 { "-" } else { "" };
+    let abs = value.unsigned_abs();
+    format!("{sign}{}.{:02}", abs / 100, abs % 100)
+}
+
+/// `2026-11-22T14:03:05Z`; empty when the time is not representable.
+pub fn iso_ms(ms: i64) -> String {
+    time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
+        .ok()
+        .and_then(|t| {
+            t.format(&time::format_description::well_known::Rfc3339)
+                .ok()
+        })
+        .unwrap_or_default()
+}
+
+fn money(cents: Cents) -> [String; 2] {
+    [number(cents.get()), number(dollars(cents))]
+}
+
+fn with_money(mut cells: Vec<String>, amounts: &[Cents]) -> Vec<String> {
+    for a in amounts {
+        cells.extend(money(*a));
+    }
+    cells
+}
+
+// ---- orders ---------------------------------------------------------------------------------
+
+pub const ORDER_HEADER: &str = "order_number,purchase_id,created_at,paid_at,status,email,plan_id,reference,upstream_order_id,upstream_status,price_cents,price_dollars,cost_cents,cost_dollars,refunded_cents,refunded_dollars,margin_cents,margin_dollars\r\n";
+
+/// An order's row: never a token, key or installation value. The cost is what the shop
+/// paid wholesale (nothing for an order upstream failed or refunded), as in the
+/// reconciliation.
+pub fn order_row(p: &Purchase, refunded_cents: i64) -> String {
+    let paid = p.paid_at_ms.is_some();
+    let price = Cents::new(p.price_cents);
+    let cost = wholesale_cost(
+        p.upstream_order_id.is_some(),
+        p.upstream_status.as_deref(),
+        p.cost_cents,
+    );
+    let refunded = Cents::new(refunded_cents);
+    let margin = Cents::new(
+        (if paid { p.price_cents } else { 0 })
+            .saturating_sub(refunded_cents)
+            .saturating_sub(cost),
+    );
+    let cost = Cents::new(cost);
+    let cells = vec![
+        number(order_number(&p.id)),
+        text(&p.id),
+        number(iso_ms(p.created_at_ms)),
+        number(p.paid_at_ms.map(iso_ms).unwrap_or_default()),
+        number(&p.status),
+        text(&p.email),
+        text(&p.plan_id),
+        text(&p.reference),
+        text(p.upstream_order_id.as_deref().unwrap_or("")),
+        text(p.upstream_status.as_deref().unwrap_or("")),
+    ];
+    row(&with_money(cells, &[price, cost, refunded, margin]))
+}
+
+// ---- reconciliation -------------------------------------------------------------------------
+
+pub const RECONCILIATION_HEADER: &str = "kind,at,purchase_id,upstream_reference,upstream_status,matches,paid_cents,paid_dollars,refunded_cents,refunded_dollars,cost_cents,cost_dollars,margin_cents,margin_dollars,shop_wallet_cents,shop_wallet_dollars,upstream_wallet_cents,upstream_wallet_dollars,difference_cents,difference_dollars,transactions,problems\r\n";
+
+pub fn reconciliation_row(line: &Line) -> String {
+    let cells = vec![
+        number(line.kind.as_str()),
+        number(line.at_ms.map(iso_ms).unwrap_or_default()),
+        text(line.purchase_id.as_deref().unwrap_or("")),
+        text(&line.reference),
+        text(line.upstream_status.as_deref().unwrap_or("")),
+        number(if line.is_mismatch() { "no" } else { "yes" }),
+    ];
+    let mut cells = with_money(
+        cells,
+        &[
+            line.paid,
+            line.refunded,
+            line.cost,
+            line.margin(),
+            line.shop_wallet,
+            line.upstream_wallet,
+            line.difference(),
+        ],
+    );
+    cells.push(text(&line.transactions.join("; ")));
+    cells.push(text(&line.problems.join("; ")));
+    row(&cells)
+}
+
+// ---- wallet ---------------------------------------------------------------------------------
+
+pub const WALLET_HEADER: &str = "id,created_at,type,reference,available_delta_cents,available_delta_dollars,reserved_delta_cents,reserved_delta_dollars,available_after_cents,available_after_dollars,reserved_after_cents,reserved_after_dollars\r\n";
+
+pub fn wallet_row(r: &RunningTransaction) -> String {
+    let t = &r.transaction;
+    let cells = vec![
+        number(t.id),
+        // Upstream's own text when it is no readable time: kept, so nothing is lost.
+        match r.at_ms {
+            Some(ms) => number(iso_ms(ms)),
+            None => text(&t.created_at),
+        },
+        text(&t.kind),
+        text(&t.reference),
+    ];
+    row(&with_money(
+        cells,
+        &[
+            t.available_delta_cents,
+            t.reserved_delta_cents,
+            r.available_after,
+            r.reserved_after,
+        ],
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn dollars_are_exact_and_negatives_keep_their_sign() {
+        assert_eq!(dollars(Cents::new(0)), "0.00");
+        assert_eq!(dollars(Cents::new(5)), "0.05");
+        assert_eq!(dollars(Cents::new(-5)), "-0.05");
+        assert_eq!(dollars(Cents::new(-1205)), "-12.05");
+        assert_eq!(dollars(Cents::new(123_456)), "1234.56");
+        assert_eq!(dollars(Cents::new(i64::MIN)), "-92233720368547758.08");
+    }
+
+    #[test]
+    fn quoting_and_the_formula_guard() {
+        assert_eq!(text("plain@example.com"), "plain@example.com");
+        assert_eq!(text("a,b"), "\"a,b\"");
+        assert_eq!(text("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(text("two\nlines"), "\"two\nlines\"");
+        assert_eq!(text("=HYPERLINK(\"x\")"), "\"'=HYPERLINK(\"\"x\"\")\"");
+        assert_eq!(text("+1"), "'+1");
+        assert_eq!(text("-1"), "'-1");
+        assert_eq!(text("@sum"), "'@sum");
+        assert_eq!(number(-12), "-12", "numbers keep their sign");
+        assert_eq!(row(&[text("a"), number(1)]), "a,1\r\n");
+    }
+
+    #[test]
+    fn times_are_iso() {
+        assert_eq!(iso_ms(1_795_327_235_000), "2026-11-22T06:00:35Z");
+    }
+
+    proptest! {
+        #[test]
+        fn dollars_read_back_as_the_same_cents(c in any::<i64>()) {
+            let s = dollars(Cents::new(c));
+            let negative = s.starts_with('-');
+            let (whole, frac) = s.trim_start_matches('-').split_once('.').expect("a point");
+            prop_assert_eq!(frac.len(), 2);
+            let abs = whole.parse::<u128>().expect("digits") * 100 + frac.parse::<u128>().expect("digits");
+            prop_assert_eq!(abs, u128::from(c.unsigned_abs()));
+            prop_assert_eq!(negative, c < 0);
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! The owner's books: reconciliation of the shop's purchases and top-ups against upstream's
+//! wallet transactions and orders (`reconcile.rs`), the CSV exports (`csv.rs`, the wallet's
+//! running balances in `ledger.rs`) and the dashboard's 30-day figures with their chart
+//! (`figures.rs`), over periods of UTC days (`period.rs`). The children import one another,
+//! never this file; this file holds the capabilities that read the database and upstream.
+//!
+//! Upstream lists are walked whole (their order is not promised, so no early stop is safe),
+//! through the client's pager, its page cap and its shared `Retry-After` gate.
+
+pub mod csv;
+pub mod figures;
+pub mod ledger;
+pub mod period;
+pub mod reconcile;
+
+use crate::db::{Db, DbError, books as q};
+use crate::upstream::{BalanceTransaction, PageLimit, PartnerClient, UpstreamError};
+
+pub use ledger::RunningTransaction;
+pub use period::{Period, PeriodError, parse_day, upstream_time_ms};
+pub use reconcile::{Line, LineKind, Report};
+
+#[derive(Debug, thiserror::Error)]
+pub enum BooksError {
+    #[error(transparent)]
+    Db(#[from] DbError),
+    #[error("the supplier's API could not be read: {0}")]
+    Upstream(#[from] UpstreamError),
+}
+
+/// The books' capabilities over the database and the upstream client.
+pub struct Books<'a> {
+    pub db: &'a Db,
+    pub upstream: &'a PartnerClient,
+}
+
+impl Books<'_> {
+    /// The reconciliation of `period`: walks upstream's transactions and orders whole, reads
+    /// the shop's purchases and top-ups, and matches them.
+    pub async fn reconcile(&self, period: Period) -> Result<Report, BooksError> {
+        let transactions = self.all_transactions().await?;
+        let orders = self
+            .upstream
+            .orders_pager(PageLimit::new(100).unwrap_or_default())
+            .collect_all()
+            .await?;
+        let (purchases, topups) = self
+            .db
+            .run(|conn| Ok::<_, DbError>((q::paid_or_placed(conn)?, q::topups(conn)?)))
+            .await?;
+        Ok(reconcile::reconcile(
+            period,
+            &reconcile::Upstream {
+                transactions,
+                orders,
+            },
+            &reconcile::Shop { purchases, topups },
+        ))
+    }
+
+    async fn all_transactions(&self) -> Result<Vec<BalanceTransaction>, BooksError> {
+        Ok(self
+            .upstream
+            .balance_transactions_pager(PageLimit::new(100).unwrap_or_default())
+            .collect_all()
+            .await?)
+    }
+
+    /// Every wallet transaction, oldest first (by time, then id), with running balances from
+    /// the first: the listing is the wallet's whole history, so it starts at zero.
+    pub async fn wallet_transactions(&self) -> Result<Vec<RunningTransaction>, BooksError> {
+        Ok(ledger::running_balance(self.all_transactions().await?))
+    }
+}
+
+/// A CSV body in chunks, as it is made: the header, then a page of rows per chunk. A chunk
+/// that fails ends the body with the error, so a download stops visibly short instead of
+/// looking complete.
+pub type CsvChunks = tokio::sync::mpsc::Receiver<Result<String, BooksError>>;
+
+/// Rows per chunk of a CSV body (and per database page of the orders export).
+const CSV_PAGE: usize = 200;
+
+/// The orders the console's search `filter` finds, newest first, read a page at a time while
+/// the body is sent.
+pub fn orders_csv(db: Db, filter: crate::db::admin::OrderFilter) -> CsvChunks {
+    let (tx, rx) = tokio::sync::mpsc::channel(2);
+    tokio::spawn(async move {
+        if tx.send(Ok(csv::ORDER_HEADER.to_string())).await.is_err() {
+            return;
+        }
+        let page = i64::try_from(CSV_PAGE).unwrap_or(200);
+        let mut offset = 0_i64;
+        loop {
+            let f = filter.clone();
+            let rows = db
+                .run(move |conn| q::orders_export_page(conn, &f, offset, page))
+                .await
+                .map_err(BooksError::from);
+            let (chunk, last) = match rows {
+                Ok(rows) => (
+                    Ok(rows.iter().map(|(p, r)| csv::order_row(p, *r)).collect()),
+                    rows.len() < CSV_PAGE,
+                ),
+                Err(err) => (Err(err), true),
+            };
+            if tx.send(chunk).await.is_err() || last {
+                return;
+            }
+            offset = offset.saturating_add(page);
+        }
+    });
+    rx
+}
+
+/// Rows already made, sent as a CSV body a page at a time.
+pub fn rows_csv(header: &'static str, rows: Vec<String>) -> CsvChunks {
+    let (tx, rx) = tokio::sync::mpsc::channel(2);
+    tokio::spawn(async move {
+        if tx.send(Ok(header.to_string())).await.is_err() {
+            return;
+        }
+        for chunk in rows.chunks(CSV_PAGE) {
+            if tx.send(Ok(chunk.concat())).await.is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+/// The dashboard's figures for the `figures::DAYS` UTC days up to the one containing `now_ms`.
+pub async fn dashboard_figures(db: &Db, now_ms: i64) -> Result<figures::Figures, DbError> {
+    let period = Period::last_days(now_ms, figures::DAYS);
+    db.run(move |conn| {
+        let rows = q::figure_rows(conn, period.start_ms())?;
+        let filter = crate::db::admin::OrderFilter {
+            created_from_ms: Some(period.start_ms()),
+            created_before_ms: Some(period.end_ms()),
+            abandoned: crate::db::admin::Abandoned::Only,
+            now_ms,
+            ..Default::default()
+        };
+        let abandoned = crate::db::admin::count_abandoned(conn, &filter)?;
+        Ok(figures::figures(&rows, abandoned, now_ms))
+    })
+    .await
+}

@@ -1,0 +1,702 @@
+//! Matching the shop's books against upstream's, for one period. Pure: the caller gathers
+//! both sides (see [`super::Books::reconcile`]).
+//!
+//! Each upstream transaction lands on exactly one line, so the totals of the lines are the
+//! totals of both sides:
+//! - a **purchase line** per upstream order or paid purchase (joined by the purchase's
+//!   reference, or by the order id the shop stored), carrying the order's `reservation`,
+//!   `settlement`, `release` and `refund` transactions (by reference: the order id or its
+//!   reference). The shop expects the wallet to have paid the purchase's cost once, unless
+//!   upstream reported the order `failed` (released) or `refunded`;
+//! - a **top-up line** per `credit` and per top-up the shop confirmed;
+//! - an **other line** per transaction of another type ("unclassified") or for no known order.
+//!
+//! A line belongs to the period of its purchase's payment (a purchase with everything that
+//! happened to it since), or, without a purchase, of upstream's time for it. A line whose
+//! time cannot be read is listed in every period: it can be placed in none.
+
+use std::collections::{HashMap, HashSet};
+
+use super::period::{Period, upstream_time_ms};
+use crate::db::books::{BookPurchase, BookTopup};
+use crate::domain::Cents;
+use crate::upstream::{BalanceTransaction, Order};
+
+/// Upstream's side: every transaction and every order.
+#[derive(Debug, Clone, Default)]
+pub struct Upstream {
+    pub transactions: Vec<BalanceTransaction>,
+    pub orders: Vec<Order>,
+}
+
+/// The shop's side.
+#[derive(Debug, Clone, Default)]
+pub struct Shop {
+    pub purchases: Vec<BookPurchase>,
+    pub topups: Vec<BookTopup>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineKind {
+    Purchase,
+    TopUp,
+    Other,
+}
+
+impl LineKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Purchase => "purchase",
+            Self::TopUp => "top-up",
+            Self::Other => "unclassified",
+        }
+    }
+}
+
+/// One line of the books, with both sides.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Line {
+    pub kind: LineKind,
+    /// When it happened (payment, or upstream's time); `None` when unreadable.
+    pub at_ms: Option<i64>,
+    pub purchase_id: Option<String>,
+    /// Upstream's handle: the order id, the top-up's checkout session, the transaction's
+    /// reference.
+    pub reference: String,
+    pub upstream_status: Option<String>,
+    /// What the buyer paid, and got back.
+    pub paid: Cents,
+    pub refunded: Cents,
+    /// The wholesale cost the shop's books carry.
+    pub cost: Cents,
+    /// What the shop's books expect upstream's available credit to have moved by.
+    pub shop_wallet: Cents,
+    /// What it moved by: the sum of the line's transactions' `availableDeltaCents`.
+    pub upstream_wallet: Cents,
+    /// The transactions on the line: `type amount` each.
+    pub transactions: Vec<String>,
+    /// Why the two sides disagree; empty when they match.
+    pub problems: Vec<String>,
+}
+
+impl Line {
+    fn new(kind: LineKind, reference: &str) -> Self {
+        Self {
+            kind,
+            at_ms: None,
+            purchase_id: None,
+            reference: reference.to_string(),
+            upstream_status: None,
+            paid: Cents::ZERO,
+            refunded: Cents::ZERO,
+            cost: Cents::ZERO,
+            shop_wallet: Cents::ZERO,
+            upstream_wallet: Cents::ZERO,
+            transactions: Vec::new(),
+            problems: Vec::new(),
+        }
+    }
+
+    pub fn is_mismatch(&self) -> bool {
+        !self.problems.is_empty()
+    }
+
+    /// Paid, less refunded, less the cost.
+    pub fn margin(&self) -> Cents {
+        Cents::new(
+            self.paid
+                .get()
+                .saturating_sub(self.refunded.get())
+                .saturating_sub(self.cost.get()),
+        )
+    }
+
+    /// Upstream's movement less the shop's expectation.
+    pub fn difference(&self) -> Cents {
+        Cents::new(
+            self.upstream_wallet
+                .get()
+                .saturating_sub(self.shop_wallet.get()),
+        )
+    }
+
+    fn add_transaction(&mut self, t: &BalanceTransaction) {
+        self.upstream_wallet = Cents::new(
+            self.upstream_wallet
+                .get()
+                .saturating_add(t.available_delta_cents.get()),
+        );
+        self.transactions
+            .push(format!("{} {}", t.kind, t.available_delta_cents));
+    }
+
+    /// The line as one line of text: what the command prints per mismatch.
+    pub fn summary(&self) -> String {
+        let who = match &self.purchase_id {
+            Some(id) => format!(
+                "{} {} (upstream {})",
+                self.kind.as_str(),
+                id,
+                self.reference
+            ),
+            None => format!("{} {}", self.kind.as_str(), self.reference),
+        };
+        format!(
+            "{who}: {} [upstream {}, shop {}, difference {}]",
+            self.problems.join("; "),
+            self.upstream_wallet,
+            self.shop_wallet,
+            self.difference()
+        )
+    }
+}
+
+/// The period's books.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Report {
+    pub period: Period,
+    pub lines: Vec<Line>,
+    pub totals: Totals,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Totals {
+    pub purchases: i64,
+    pub paid: Cents,
+    pub refunded: Cents,
+    pub cost: Cents,
+    pub margin: Cents,
+    /// Top-ups the shop confirmed.
+    pub topups: Cents,
+    pub shop_wallet: Cents,
+    pub upstream_wallet: Cents,
+    /// `upstream_wallet − shop_wallet`: the sum of the mismatches' differences.
+    pub difference: Cents,
+    pub mismatches: i64,
+}
+
+impl Report {
+    pub fn mismatches(&self) -> impl Iterator<Item = &Line> {
+        self.lines.iter().filter(|l| l.is_mismatch())
+    }
+
+    pub fn matches(&self) -> bool {
+        self.totals.mismatches == 0 && self.totals.difference == Cents::ZERO
+    }
+}
+
+/// Upstream statuses after which the order's cost is back in the wallet (released or
+/// refunded).
+fn gives_cost_back(upstream_status: Option<&str>) -> bool {
+    matches!(upstream_status, Some("failed" | "refunded"))
+}
+
+/// What a purchase costs the shop wholesale: its cost once placed upstream, unless upstream
+/// failed or refunded the order.
+pub fn wholesale_cost(placed: bool, upstream_status: Option<&str>, cost_cents: i64) -> i64 {
+    if placed && !gives_cost_back(upstream_status) {
+        cost_cents
+    } else {
+        0
+    }
+}
+
+const ORDER_KINDS: &[&str] = &["reservation", "settlement", "release", "refund"];
+
+fn add(a: Cents, b: Cents) -> Cents {
+    Cents::new(a.get().saturating_add(b.get()))
+}
+
+/// Matches `shop` against `upstream` and keeps the lines of `period`.
+pub fn reconcile(period: Period, upstream: &Upstream, shop: &Shop) -> Report {
+    let mut lines = purchase_lines(upstream, shop);
+    lines.extend(topup_lines(upstream, shop));
+    lines.extend(other_lines(upstream));
+    lines.retain(|l| l.at_ms.is_none_or(|at| period.contains_ms(at)));
+    lines.sort_by(|a, b| {
+        (a.at_ms.is_none(), a.at_ms, &a.reference).cmp(&(b.at_ms.is_none(), b.at_ms, &b.reference))
+    });
+    let mut totals = Totals::default();
+    for line in &lines {
+        if line.kind == LineKind::Purchase {
+            totals.purchases += 1;
+            totals.paid = add(totals.paid, line.paid);
+            totals.refunded = add(totals.refunded, line.refunded);
+            totals.cost = add(totals.cost, line.cost);
+            totals.margin = add(totals.margin, line.margin());
+        }
+        if line.kind == LineKind::TopUp {
+            totals.topups = add(totals.topups, line.shop_wallet);
+        }
+        totals.shop_wallet = add(totals.shop_wallet, line.shop_wallet);
+        totals.upstream_wallet = add(totals.upstream_wallet, line.upstream_wallet);
+        if line.is_mismatch() {
+            totals.mismatches += 1;
+        }
+    }
+    totals.difference = Cents::new(
+        totals
+            .upstream_wallet
+            .get()
+            .saturating_sub(totals.shop_wallet.get()),
+    );
+    Report {
+        period,
+        lines,
+        totals,
+    }
+}
+
+/// The transactions of each upstream order, by the order's index.
+fn order_transactions(upstream: &Upstream) -> HashMap<usize, Vec<&BalanceTransaction>> {
+    let mut by_reference: HashMap<&str, usize> = HashMap::new();
+    for (i, o) in upstream.orders.iter().enumerate() {
+        by_reference.entry(o.reference.as_str()).or_insert(i);
+        by_reference.insert(o.id.as_str(), i);
+    }
+    let mut out: HashMap<usize, Vec<&BalanceTransaction>> = HashMap::new();
+    for t in &upstream.transactions {
+        if ORDER_KINDS.contains(&t.kind.as_str())
+            && let Some(&i) = by_reference.get(t.reference.as_str())
+        {
+            out.entry(i).or_default().push(t);
+        }
+    }
+    out
+}
+
+fn purchase_lines(upstream: &Upstream, shop: &Shop) -> Vec<Line> {
+    let by_reference: HashMap<&str, usize> = shop
+        .purchases
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.reference.as_str(), i))
+        .collect();
+    let by_order_id: HashMap<&str, usize> = shop
+        .purchases
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| p.upstream_order_id.as_deref().map(|id| (id, i)))
+        .collect();
+    let mut transactions = order_transactions(upstream);
+    let mut seen_purchases: HashSet<usize> = HashSet::new();
+    let mut seen_order_ids: HashMap<&str, usize> = HashMap::new();
+    let mut lines = Vec::new();
+    for (i, order) in upstream.orders.iter().enumerate() {
+        let txs = transactions.remove(&i).unwrap_or_default();
+        let purchase = by_reference
+            .get(order.reference.as_str())
+            .or_else(|| by_order_id.get(order.id.as_str()))
+            .copied();
+        let repeat = seen_order_ids.insert(order.id.as_str(), i).is_some();
+        let purchase = purchase.filter(|p| seen_purchases.insert(*p));
+        let mut line = order_line(purchase.map(|p| &shop.purchases[p]), Some(order), &txs);
+        if repeat {
+            line.problems
+                .push(format!("upstream lists order {} more than once", order.id));
+        }
+        lines.push(line);
+    }
+    for (i, p) in shop.purchases.iter().enumerate() {
+        if !seen_purchases.contains(&i) && (p.paid_at_ms.is_some() || p.upstream_order_id.is_some())
+        {
+            lines.push(order_line(Some(p), None, &[]));
+        }
+    }
+    lines
+}
+
+/// The line of one purchase and/or upstream order.
+fn order_line(
+    purchase: Option<&BookPurchase>,
+    order: Option<&Order>,
+    txs: &[&BalanceTransaction],
+) -> Line {
+    let reference = order
+        .map(|o| o.id.clone())
+        .or_else(|| purchase.and_then(|p| p.upstream_order_id.clone()))
+        .unwrap_or_default();
+    let mut line = Line::new(LineKind::Purchase, &reference);
+    line.upstream_status = order.map(|o| o.status.as_str().to_string());
+    for t in txs {
+        line.add_transaction(t);
+    }
+    let reservations = txs.iter().filter(|t| t.kind == "reservation").count();
+    let gave_back = txs
+        .iter()
+        .find(|t| t.kind == "release" || t.kind == "refund")
+        .map(|t| t.kind.clone());
+    let Some(p) = purchase else {
+        line.at_ms = order.and_then(|o| upstream_time_ms(&o.created_at));
+        if let Some(o) = order {
+            line.problems.push(format!(
+                "upstream order {} (reference {:?}, {}, {}) has no purchase in the shop",
+                o.id,
+                o.reference,
+                o.status.as_str(),
+                o.price_cents.cents()
+            ));
+            if line.at_ms.is_none() {
+                line.problems
+                    .push(format!("its time {:?} cannot be read", o.created_at));
+            }
+        }
+        return line;
+    };
+    line.at_ms = Some(p.paid_at_ms.unwrap_or(p.created_at_ms));
+    line.purchase_id = Some(p.id.clone());
+    line.paid = Cents::new(if p.paid_at_ms.is_some() {
+        p.price_cents
+    } else {
+        0
+    });
+    line.refunded = Cents::new(p.refunded_cents);
+    let returned = gives_cost_back(p.upstream_status.as_deref());
+    line.cost = Cents::new(wholesale_cost(
+        p.upstream_order_id.is_some(),
+        p.upstream_status.as_deref(),
+        p.cost_cents,
+    ));
+    line.shop_wallet = Cents::new(line.cost.get().saturating_neg());
+    match (order, p.upstream_order_id.as_deref()) {
+        (None, Some(id)) => line.problems.push(format!(
+            "the shop placed upstream order {id}, which upstream does not list"
+        )),
+        (Some(o), None) => line.problems.push(format!(
+            "upstream has order {} for this purchase; the shop does not record it as placed",
+            o.id
+        )),
+        (Some(o), Some(id)) if o.id != id => line.problems.push(format!(
+            "upstream order {} carries this purchase's reference; the shop recorded order {id}",
+            o.id
+        )),
+        _ => {}
+    }
+    if let Some(o) = order {
+        match reservations {
+            1 => {}
+            0 => line
+                .problems
+                .push("no debit (reservation) for this order".to_string()),
+            n => line
+                .problems
+                .push(format!("{n} debits (reservations) for one order")),
+        }
+        if o.price_cents.cents().get() != p.cost_cents {
+            line.problems.push(format!(
+                "upstream's price is {}, the shop's cost {}",
+                o.price_cents.cents(),
+                Cents::new(p.cost_cents)
+            ));
+        }
+    }
+    if line.problems.is_empty() && line.difference() != Cents::ZERO {
+        let why = match (&gave_back, returned) {
+            (Some(kind), false) => format!(
+                "upstream gave the cost back ({kind}); the shop still counts it (upstream status in the shop: {})",
+                p.upstream_status.as_deref().unwrap_or("none")
+            ),
+            (None, true) => format!(
+                "the shop expects the cost back (upstream status {}); upstream has not returned it",
+                p.upstream_status.as_deref().unwrap_or("none")
+            ),
+            _ => format!(
+                "the wallet moved {} for this order; the shop's books expect {}",
+                line.upstream_wallet, line.shop_wallet
+            ),
+        };
+        line.problems.push(why);
+    }
+    line
+}
+
+fn topup_lines(upstream: &Upstream, shop: &Shop) -> Vec<Line> {
+    let by_session: HashMap<&str, &BookTopup> = shop
+        .topups
+        .iter()
+        .map(|t| (t.session_id.as_str(), t))
+        .collect();
+    let mut credited: HashSet<&str> = HashSet::new();
+    let mut lines = Vec::new();
+    for t in upstream.transactions.iter().filter(|t| t.kind == "credit") {
+        let mut line = Line::new(LineKind::TopUp, &t.reference);
+        line.add_transaction(t);
+        line.at_ms = upstream_time_ms(&t.created_at);
+        match by_session.get(t.reference.as_str()) {
+            None => line.problems.push(format!(
+                "a credit of {} that matches no top-up the shop started",
+                t.available_delta_cents
+            )),
+            Some(topup) => {
+                line.at_ms = line.at_ms.or(topup.confirmed_at_ms);
+                if !credited.insert(topup.session_id.as_str()) {
+                    line.problems
+                        .push("a second credit for the same top-up".to_string());
+                } else if topup.confirmed_at_ms.is_some() {
+                    line.shop_wallet = Cents::new(topup.amount_cents);
+                    if topup.amount_cents != t.available_delta_cents.get() {
+                        line.problems.push(format!(
+                            "credited {}, the top-up was for {}",
+                            t.available_delta_cents,
+                            Cents::new(topup.amount_cents)
+                        ));
+                    }
+                } else {
+                    line.problems.push(
+                        "credited upstream; the shop has not confirmed the top-up yet (the wallet page does)"
+                            .to_string(),
+                    );
+                }
+            }
+        }
+        if line.at_ms.is_none() {
+            line.problems
+                .push(format!("its time {:?} cannot be read", t.created_at));
+        }
+        lines.push(line);
+    }
+    for topup in &shop.topups {
+        if let Some(confirmed) = topup.confirmed_at_ms
+            && !credited.contains(topup.session_id.as_str())
+        {
+            let mut line = Line::new(LineKind::TopUp, &topup.session_id);
+            line.at_ms = Some(confirmed);
+            line.shop_wallet = Cents::new(topup.amount_cents);
+            line.problems
+                .push("the shop confirmed this top-up; upstream lists no credit for it".into());
+            lines.push(line);
+        }
+    }
+    lines
+}
+
+/// Transactions neither an order's nor a credit: unknown types, and order movements for no
+/// order upstream lists.
+fn other_lines(upstream: &Upstream) -> Vec<Line> {
+    let order_refs: HashSet<&str> = upstream
+        .orders
+        .iter()
+        .flat_map(|o| [o.id.as_str(), o.reference.as_str()])
+        .collect();
+    let mut lines = Vec::new();
+    for t in &upstream.transactions {
+        let known_order_kind = ORDER_KINDS.contains(&t.kind.as_str());
+        if t.kind == "credit" || known_order_kind && order_refs.contains(t.reference.as_str()) {
+            continue;
+        }
+        let mut line = Line::new(LineKind::Other, &t.reference);
+        line.add_transaction(t);
+        line.at_ms = upstream_time_ms(&t.created_at);
+        line.problems.push(if known_order_kind {
+            format!(
+                "a {} of {} for {:?}, which is no order upstream lists",
+                t.kind, t.available_delta_cents, t.reference
+            )
+        } else {
+            format!(
+                "transaction {} of unclassified type {:?} ({} available, {} reserved)",
+                t.id, t.kind, t.available_delta_cents, t.reserved_delta_cents
+            )
+        });
+        if line.at_ms.is_none() {
+            line.problems
+                .push(format!("its time {:?} cannot be read", t.created_at));
+        }
+        lines.push(line);
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::upstream::{ApiAmount, OrderStatus};
+
+    const DAY: &str = "2026-11-10";
+
+    fn at(hour: u32) -> String {
+        format!("{DAY}T{hour:02}:00:00Z")
+    }
+
+    fn ms(hour: u32) -> i64 {
+        upstream_time_ms(&at(hour)).expect("time")
+    }
+
+    fn period() -> Period {
+        Period::parse(DAY, DAY).expect("period")
+    }
+
+    fn tx(
+        id: i64,
+        kind: &str,
+        available: i64,
+        reserved: i64,
+        reference: &str,
+    ) -> BalanceTransaction {
+        BalanceTransaction {
+            id,
+            kind: kind.into(),
+            available_delta_cents: Cents::new(available),
+            reserved_delta_cents: Cents::new(reserved),
+            reference: reference.into(),
+            created_at: at(10),
+        }
+    }
+
+    fn order(id: &str, reference: &str, status: &str, price: i64) -> Order {
+        Order {
+            id: id.into(),
+            reference: reference.into(),
+            status: OrderStatus::parse(status),
+            price_cents: ApiAmount::try_from(price).expect("amount"),
+            currency: "USD".into(),
+            created_at: at(10),
+            esim_id: None,
+        }
+    }
+
+    fn purchase(
+        id: &str,
+        order: Option<&str>,
+        upstream_status: &str,
+        price: i64,
+        cost: i64,
+    ) -> BookPurchase {
+        BookPurchase {
+            id: id.into(),
+            status: "fulfilled".into(),
+            plan_id: "p1-base".into(),
+            reference: format!("ref-{id}"),
+            upstream_order_id: order.map(str::to_string),
+            upstream_status: Some(upstream_status.into()),
+            price_cents: price,
+            cost_cents: cost,
+            paid_at_ms: Some(ms(9)),
+            created_at_ms: ms(9),
+            refunded_cents: 0,
+        }
+    }
+
+    /// A fulfilled sale, a failed one refunded to the buyer, and a verified top-up.
+    fn matching() -> (Upstream, Shop) {
+        let mut failed = purchase("b", Some("o2"), "failed", 500, 300);
+        failed.refunded_cents = 500;
+        let upstream = Upstream {
+            transactions: vec![
+                tx(1, "credit", 10_000, 0, "cs_1"),
+                tx(2, "reservation", -700, 700, "o1"),
+                tx(3, "settlement", 0, -700, "o1"),
+                tx(4, "reservation", -300, 300, "o2"),
+                tx(5, "release", 300, -300, "o2"),
+            ],
+            orders: vec![
+                order("o1", "ref-a", "fulfilled", 700),
+                order("o2", "ref-b", "failed", 300),
+            ],
+        };
+        let shop = Shop {
+            purchases: vec![purchase("a", Some("o1"), "fulfilled", 1000, 700), failed],
+            topups: vec![BookTopup {
+                id: 1,
+                session_id: "cs_1".into(),
+                amount_cents: 10_000,
+                created_at_ms: ms(8),
+                confirmed_at_ms: Some(ms(10)),
+            }],
+        };
+        (upstream, shop)
+    }
+
+    #[test]
+    fn matching_books_reconcile_to_the_cent() {
+        let (upstream, shop) = matching();
+        let report = reconcile(period(), &upstream, &shop);
+        assert!(
+            report.matches(),
+            "{:?}",
+            report.mismatches().collect::<Vec<_>>()
+        );
+        let t = report.totals;
+        assert_eq!(t.purchases, 2);
+        assert_eq!(
+            (t.paid.get(), t.refunded.get(), t.cost.get()),
+            (1500, 500, 700)
+        );
+        assert_eq!(t.margin.get(), 300);
+        assert_eq!(t.topups.get(), 10_000);
+        assert_eq!(t.upstream_wallet, t.shop_wallet);
+        assert_eq!(t.upstream_wallet.get(), 10_000 - 700);
+    }
+
+    #[test]
+    fn an_order_with_no_purchase_is_exactly_one_mismatch_with_its_amount() {
+        let (mut upstream, shop) = matching();
+        upstream.orders.push(order("o9", "stranger", "paid", 250));
+        upstream
+            .transactions
+            .push(tx(6, "reservation", -250, 250, "o9"));
+        let report = reconcile(period(), &upstream, &shop);
+        let found: Vec<&Line> = report.mismatches().collect();
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].reference, "o9");
+        assert!(found[0].summary().contains("has no purchase in the shop"));
+        assert_eq!(report.totals.difference.get(), -250);
+    }
+
+    #[test]
+    fn double_debits_missing_orders_and_unknown_types_are_named() {
+        let (mut upstream, mut shop) = matching();
+        upstream
+            .transactions
+            .push(tx(7, "reservation", -700, 700, "o1"));
+        upstream.transactions.push(tx(8, "bonus", 42, 0, "promo"));
+        shop.purchases
+            .push(purchase("c", Some("o404"), "paid", 100, 80));
+        let report = reconcile(period(), &upstream, &shop);
+        let texts: Vec<String> = report.mismatches().map(Line::summary).collect();
+        assert_eq!(texts.len(), 3, "{texts:#?}");
+        assert!(texts.iter().any(|t| t.contains("2 debits")));
+        assert!(
+            texts
+                .iter()
+                .any(|t| t.contains("unclassified type \"bonus\""))
+        );
+        assert!(texts.iter().any(|t| t.contains("o404")));
+        assert_eq!(report.totals.difference.get(), -700 + 42 + 80);
+    }
+
+    #[test]
+    fn a_release_the_shop_has_not_seen_and_an_unconfirmed_top_up_are_mismatches() {
+        let (upstream, mut shop) = matching();
+        shop.purchases[1].upstream_status = Some("provisioning".into());
+        shop.topups[0].confirmed_at_ms = None;
+        let report = reconcile(period(), &upstream, &shop);
+        let texts: Vec<String> = report.mismatches().map(Line::summary).collect();
+        assert_eq!(texts.len(), 2, "{texts:#?}");
+        assert!(
+            texts
+                .iter()
+                .any(|t| t.contains("gave the cost back (release)"))
+        );
+        assert!(texts.iter().any(|t| t.contains("not confirmed")));
+    }
+
+    #[test]
+    fn other_days_are_left_out_and_unreadable_times_are_kept() {
+        let (mut upstream, mut shop) = matching();
+        shop.purchases[0].paid_at_ms = Some(ms(9) - 86_400_000);
+        let mut odd = tx(9, "mystery", 1, 0, "x");
+        odd.created_at = "last tuesday".into();
+        upstream.transactions.push(odd);
+        let report = reconcile(period(), &upstream, &shop);
+        assert!(
+            report
+                .lines
+                .iter()
+                .all(|l| l.purchase_id.as_deref() != Some("a"))
+        );
+        let unreadable: Vec<&Line> = report.lines.iter().filter(|l| l.at_ms.is_none()).collect();
+        assert_eq!(unreadable.len(), 1);
+        assert!(unreadable[0].summary().contains("cannot be read"));
+    }
+}

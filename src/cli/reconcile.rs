@@ -1,0 +1,67 @@
+//! `storefront reconcile --from --to`: the console's reconciliation, for a scheduler. Prints
+//! one line per mismatch on standard output and a summary; the exit code says whether the
+//! books match (0) or not (1).
+
+use std::sync::Arc;
+
+use crate::books::{Books, Period};
+use crate::config::{ConfigError, DatabaseUrl, UpstreamSettings};
+use crate::db::Db;
+use crate::upstream::PartnerClient;
+
+use super::CliError;
+
+pub async fn run(
+    url: DatabaseUrl,
+    upstream: UpstreamSettings,
+    period: Period,
+) -> Result<(), CliError> {
+    let client = PartnerClient::from_settings(&upstream).map_err(|e| {
+        CliError::Config(ConfigError {
+            var: "STOREFRONT_UPSTREAM_BASE_URL".into(),
+            problem: e.to_string(),
+        })
+    })?;
+    let db = Db::open(&url, 2)?;
+    db.migrate().await?;
+    // A 429 seen by a running shop holds this command back too, and the other way round.
+    client.share_gate(Arc::new(crate::db::outbox::SharedUpstreamGate::new(
+        db.clone(),
+        &format!("cli:{}", std::process::id()),
+    )));
+    let books = Books {
+        db: &db,
+        upstream: &client,
+    };
+    let report = books.reconcile(period).await.map_err(|e| match e {
+        crate::books::BooksError::Db(db) => CliError::Db(db),
+        other => CliError::Io(other.to_string()),
+    })?;
+    for line in report.mismatches() {
+        println!("{}", line.summary());
+    }
+    let t = report.totals;
+    let summary = format!(
+        "{} to {}: {} purchases, paid {}, refunded {}, cost {}, margin {}; top-ups {}; \
+         upstream's wallet moved {}, the shop's books {}",
+        period.first,
+        period.last,
+        t.purchases,
+        t.paid,
+        t.refunded,
+        t.cost,
+        t.margin,
+        t.topups,
+        t.upstream_wallet,
+        t.shop_wallet
+    );
+    if report.matches() {
+        println!("books match: {summary}");
+        Ok(())
+    } else {
+        Err(CliError::Incomplete(format!(
+            "{} mismatches, off by {}: {summary}",
+            t.mismatches, t.difference
+        )))
+    }
+}

@@ -1,0 +1,276 @@
+//! The owner's books: the shop's side of the reconciliation (paid purchases with what was
+//! refunded to each buyer, top-ups), the rows the CSV exports page through, and the raw rows
+//! behind the dashboard's 30-day figures. Read-only; sums and per-day buckets are made by
+//! `crate::books` so that SQLite and PostgreSQL need no date functions of their own.
+
+use std::collections::HashMap;
+
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Nullable};
+
+use crate::db::admin::{OrderFilter, search_orders};
+use crate::db::purchases::Purchase;
+use crate::db::schema::{catalog_plans, purchases, refunds, topups};
+use crate::db::{DbConn, DbError};
+
+/// A purchase as the books see it: what the buyer paid, what the shop expects upstream to
+/// have charged, and what the buyer got back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BookPurchase {
+    pub id: String,
+    pub status: String,
+    pub plan_id: String,
+    pub reference: String,
+    pub upstream_order_id: Option<String>,
+    pub upstream_status: Option<String>,
+    pub price_cents: i64,
+    pub cost_cents: i64,
+    pub paid_at_ms: Option<i64>,
+    pub created_at_ms: i64,
+    /// Refunded to the buyer (refunds not failed).
+    pub refunded_cents: i64,
+}
+
+type BookColumns = (
+    purchases::id,
+    purchases::status,
+    purchases::plan_id,
+    purchases::reference,
+    purchases::upstream_order_id,
+    purchases::upstream_status,
+    purchases::price_cents,
+    purchases::cost_cents,
+    purchases::paid_at_ms,
+    purchases::created_at_ms,
+);
+
+const BOOK_COLUMNS: BookColumns = (
+    purchases::id,
+    purchases::status,
+    purchases::plan_id,
+    purchases::reference,
+    purchases::upstream_order_id,
+    purchases::upstream_status,
+    purchases::price_cents,
+    purchases::cost_cents,
+    purchases::paid_at_ms,
+    purchases::created_at_ms,
+);
+
+type BookRow = (
+    String,
+    String,
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+    i64,
+    i64,
+    Option<i64>,
+    i64,
+);
+
+fn book_purchase(row: BookRow, refunded: &HashMap<String, i64>) -> BookPurchase {
+    let (
+        id,
+        status,
+        plan_id,
+        reference,
+        upstream_order_id,
+        upstream_status,
+        price,
+        cost,
+        paid,
+        created,
+    ) = row;
+    BookPurchase {
+        refunded_cents: refunded.get(&id).copied().unwrap_or(0),
+        id,
+        status,
+        plan_id,
+        reference,
+        upstream_order_id,
+        upstream_status,
+        price_cents: price,
+        cost_cents: cost,
+        paid_at_ms: paid,
+        created_at_ms: created,
+    }
+}
+
+/// Every purchase that was paid or placed upstream: the reconciliation matches upstream
+/// orders against all of them (an order in the period may belong to an older purchase).
+pub fn paid_or_placed(conn: &mut DbConn) -> Result<Vec<BookPurchase>, DbError> {
+    let rows: Vec<BookRow> = purchases::table
+        .filter(
+            purchases::paid_at_ms
+                .is_not_null()
+                .or(purchases::upstream_order_id.is_not_null()),
+        )
+        .order((purchases::created_at_ms.asc(), purchases::id.asc()))
+        .select(BOOK_COLUMNS)
+        .load(conn)?;
+    let refunded = refunded_all(conn)?;
+    Ok(rows
+        .into_iter()
+        .map(|row| book_purchase(row, &refunded))
+        .collect())
+}
+
+/// Refunded to buyers, per purchase (every refund that did not fail).
+fn refunded_all(conn: &mut DbConn) -> Result<HashMap<String, i64>, DbError> {
+    let rows: Vec<(String, Option<i64>)> = refunds::table
+        .filter(refunds::status.ne("failed"))
+        .group_by(refunds::purchase_id)
+        .select((
+            refunds::purchase_id,
+            diesel::dsl::sql::<Nullable<BigInt>>("CAST(SUM(amount_cents) AS BIGINT)"),
+        ))
+        .load(conn)?;
+    Ok(rows
+        .into_iter()
+        .map(|(id, sum)| (id, sum.unwrap_or(0)))
+        .collect())
+}
+
+/// Refunded to buyers, for the purchases `ids`.
+fn refunded_for(conn: &mut DbConn, ids: &[String]) -> Result<HashMap<String, i64>, DbError> {
+    if ids.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let rows: Vec<(String, Option<i64>)> = refunds::table
+        .filter(refunds::status.ne("failed"))
+        .filter(refunds::purchase_id.eq_any(ids))
+        .group_by(refunds::purchase_id)
+        .select((
+            refunds::purchase_id,
+            diesel::dsl::sql::<Nullable<BigInt>>("CAST(SUM(amount_cents) AS BIGINT)"),
+        ))
+        .load(conn)?;
+    Ok(rows
+        .into_iter()
+        .map(|(id, sum)| (id, sum.unwrap_or(0)))
+        .collect())
+}
+
+/// One page of the console's order search (the same filter, the same order), with what each
+/// purchase had refunded: a page of the orders CSV.
+pub fn orders_export_page(
+    conn: &mut DbConn,
+    filter: &OrderFilter,
+    offset: i64,
+    limit: i64,
+) -> Result<Vec<(Purchase, i64)>, DbError> {
+    let found = search_orders(conn, filter, offset, limit)?;
+    let ids: Vec<String> = found.iter().map(|p| p.id.clone()).collect();
+    let refunded = refunded_for(conn, &ids)?;
+    Ok(found
+        .into_iter()
+        .map(|p| {
+            let r = refunded.get(&p.id).copied().unwrap_or(0);
+            (p, r)
+        })
+        .collect())
+}
+
+/// A wallet top-up the shop started, as the books see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BookTopup {
+    pub id: i64,
+    /// Upstream's checkout session: the reference of the credit it becomes.
+    pub session_id: String,
+    pub amount_cents: i64,
+    pub created_at_ms: i64,
+    /// When the shop saw the credit (a verified top-up).
+    pub confirmed_at_ms: Option<i64>,
+}
+
+/// id, session, amount, created, confirmed.
+type TopupRow = (i64, Option<String>, i64, i64, Option<i64>);
+
+/// Every top-up that reached upstream (it has a checkout session).
+pub fn topups(conn: &mut DbConn) -> Result<Vec<BookTopup>, DbError> {
+    let rows: Vec<TopupRow> = topups::table
+        .filter(topups::session_id.is_not_null())
+        .order(topups::id.asc())
+        .select((
+            topups::id,
+            topups::session_id,
+            topups::amount_cents,
+            topups::created_at_ms,
+            topups::confirmed_at_ms,
+        ))
+        .load(conn)?;
+    Ok(rows
+        .into_iter()
+        .filter_map(|(id, session, amount, created, confirmed)| {
+            session.map(|session_id| BookTopup {
+                id,
+                session_id,
+                amount_cents: amount,
+                created_at_ms: created,
+                confirmed_at_ms: confirmed,
+            })
+        })
+        .collect())
+}
+
+/// What the dashboard's figures are made of: every checkout started at or after `since_ms`
+/// and every purchase paid since then (with its refunds and whether the cost was kept), and
+/// the destination of each plan among them.
+#[derive(Debug, Clone, Default)]
+pub struct FigureRows {
+    pub purchases: Vec<BookPurchase>,
+    /// Purchases refunded with "refund and keep the cost".
+    pub kept_cost: Vec<String>,
+    /// Plan id → destination name, for the plans of `purchases` still in the catalog table.
+    pub destinations: HashMap<String, String>,
+}
+
+pub fn figure_rows(conn: &mut DbConn, since_ms: i64) -> Result<FigureRows, DbError> {
+    let rows: Vec<BookRow> = purchases::table
+        .filter(
+            purchases::created_at_ms
+                .ge(since_ms)
+                .or(purchases::paid_at_ms.ge(since_ms)),
+        )
+        .select(BOOK_COLUMNS)
+        .load(conn)?;
+    let ids: Vec<String> = rows.iter().map(|r| r.0.clone()).collect();
+    let mut refunded = HashMap::new();
+    let mut kept_cost = Vec::new();
+    let mut plan_ids: Vec<String> = Vec::new();
+    for chunk in ids.chunks(500) {
+        refunded.extend(refunded_for(conn, chunk)?);
+        kept_cost.extend(
+            refunds::table
+                .filter(refunds::purchase_id.eq_any(chunk))
+                .filter(refunds::keeps_cost.eq(true))
+                .filter(refunds::status.ne("failed"))
+                .select(refunds::purchase_id)
+                .load::<String>(conn)?,
+        );
+    }
+    for row in &rows {
+        if !plan_ids.contains(&row.2) {
+            plan_ids.push(row.2.clone());
+        }
+    }
+    let mut destinations = HashMap::new();
+    for chunk in plan_ids.chunks(500) {
+        destinations.extend(
+            catalog_plans::table
+                .filter(catalog_plans::id.eq_any(chunk))
+                .select((catalog_plans::id, catalog_plans::country_name))
+                .load::<(String, String)>(conn)?,
+        );
+    }
+    Ok(FigureRows {
+        purchases: rows
+            .into_iter()
+            .map(|row| book_purchase(row, &refunded))
+            .collect(),
+        kept_cost,
+        destinations,
+    })
+}

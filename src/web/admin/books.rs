@@ -1,0 +1,266 @@
+//! `/admin/books` (owners): the reconciliation of a period of UTC days against upstream, and
+//! the CSV exports — the reconciliation, the orders (the order search's filters) and the
+//! wallet's transactions with running balances. The exports stream as they are made.
+
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use actix_web::body::{BodySize, MessageBody};
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::web::Bytes;
+use actix_web::{HttpRequest, HttpResponse, web};
+use askama::Template;
+use serde::Deserialize;
+
+use super::orders::ListQuery;
+use super::{Chrome, CurrentAdmin, admin_page, format_ms, non_empty, require_owner};
+use crate::books::{self, Books, BooksError, CsvChunks, Period, csv};
+use crate::web::AppState;
+use crate::web::error::AppError;
+
+#[derive(Deserialize)]
+pub struct PeriodQuery {
+    from: Option<String>,
+    to: Option<String>,
+}
+
+impl PeriodQuery {
+    /// The asked period; without one, this month so far (UTC).
+    fn period(&self, now_ms: i64) -> Result<Period, books::PeriodError> {
+        let today = Period::last_days(now_ms, 1).last;
+        let month_start = today.replace_day(1).unwrap_or(today);
+        let from = non_empty(self.from.clone()).unwrap_or_else(|| month_start.to_string());
+        let to = non_empty(self.to.clone()).unwrap_or_else(|| today.to_string());
+        Period::parse(&from, &to).map_err(|e| {
+            books::PeriodError(e.0.replace("--from", "“from”").replace("--to", "“to”"))
+        })
+    }
+}
+
+struct LineView {
+    kind: &'static str,
+    at: String,
+    purchase_href: Option<String>,
+    purchase_id: String,
+    reference: String,
+    upstream_status: String,
+    paid: String,
+    refunded: String,
+    cost: String,
+    margin: String,
+    shop_wallet: String,
+    upstream_wallet: String,
+    difference: String,
+    transactions: String,
+    problems: Vec<String>,
+}
+
+struct TotalsView {
+    purchases: i64,
+    paid: String,
+    refunded: String,
+    cost: String,
+    margin: String,
+    topups: String,
+    shop_wallet: String,
+    upstream_wallet: String,
+    difference: String,
+    mismatches: i64,
+    matches: bool,
+}
+
+#[derive(Template)]
+#[template(path = "admin/books.html")]
+struct BooksPage {
+    chrome: Chrome,
+    from: String,
+    to: String,
+    period_error: Option<String>,
+    upstream_error: Option<String>,
+    mismatches: Vec<LineView>,
+    lines: Vec<LineView>,
+    totals: Option<TotalsView>,
+    csv_href: String,
+}
+
+fn line_view(line: &books::Line) -> LineView {
+    LineView {
+        kind: line.kind.as_str(),
+        at: line
+            .at_ms
+            .map(format_ms)
+            .unwrap_or_else(|| "unknown".into()),
+        purchase_href: line
+            .purchase_id
+            .as_ref()
+            .map(|id| format!("/admin/orders/{id}")),
+        purchase_id: line.purchase_id.clone().unwrap_or_default(),
+        reference: line.reference.clone(),
+        upstream_status: line.upstream_status.clone().unwrap_or_default(),
+        paid: line.paid.to_string(),
+        refunded: line.refunded.to_string(),
+        cost: line.cost.to_string(),
+        margin: line.margin().to_string(),
+        shop_wallet: line.shop_wallet.to_string(),
+        upstream_wallet: line.upstream_wallet.to_string(),
+        difference: line.difference().to_string(),
+        transactions: line.transactions.join(", "),
+        problems: line.problems.clone(),
+    }
+}
+
+fn books_of(state: &AppState) -> Books<'_> {
+    Books {
+        db: &state.db,
+        upstream: &state.upstream,
+    }
+}
+
+pub async fn page(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    query: web::Query<PeriodQuery>,
+) -> Result<HttpResponse, AppError> {
+    require_owner(&admin)?;
+    let (chrome, cookie) = Chrome::new(&state, &req, &admin, "books");
+    let mut view = BooksPage {
+        chrome,
+        from: query.from.clone().unwrap_or_default(),
+        to: query.to.clone().unwrap_or_default(),
+        period_error: None,
+        upstream_error: None,
+        mismatches: Vec::new(),
+        lines: Vec::new(),
+        totals: None,
+        csv_href: String::new(),
+    };
+    let period = match query.period(crate::db::now_ms()) {
+        Ok(period) => period,
+        Err(err) => {
+            view.period_error = Some(format!("{err}."));
+            return Ok(admin_page(StatusCode::BAD_REQUEST, &view, cookie));
+        }
+    };
+    view.from = period.first.to_string();
+    view.to = period.last.to_string();
+    view.csv_href = format!(
+        "/admin/books/reconciliation.csv?from={}&to={}",
+        period.first, period.last
+    );
+    let report = match books_of(&state).reconcile(period).await {
+        Ok(report) => report,
+        Err(BooksError::Upstream(err)) => {
+            tracing::warn!(error = %err, "reconciliation could not read upstream");
+            view.upstream_error = Some(format!(
+                "The supplier's API could not be read ({}), so the books cannot be matched right now. Try again in a few minutes.",
+                format!("{:?}", err.kind()).to_lowercase()
+            ));
+            return Ok(admin_page(StatusCode::SERVICE_UNAVAILABLE, &view, cookie));
+        }
+        Err(BooksError::Db(err)) => return Err(err.into()),
+    };
+    let t = report.totals;
+    view.totals = Some(TotalsView {
+        purchases: t.purchases,
+        paid: t.paid.to_string(),
+        refunded: t.refunded.to_string(),
+        cost: t.cost.to_string(),
+        margin: t.margin.to_string(),
+        topups: t.topups.to_string(),
+        shop_wallet: t.shop_wallet.to_string(),
+        upstream_wallet: t.upstream_wallet.to_string(),
+        difference: t.difference.to_string(),
+        mismatches: t.mismatches,
+        matches: report.matches(),
+    });
+    view.mismatches = report.mismatches().map(line_view).collect();
+    view.lines = report.lines.iter().map(line_view).collect();
+    Ok(admin_page(StatusCode::OK, &view, cookie))
+}
+
+/// A CSV body fed by `chunks`.
+struct CsvBody(CsvChunks);
+
+impl MessageBody for CsvBody {
+    type Error = BooksError;
+
+    fn size(&self) -> BodySize {
+        BodySize::Stream
+    }
+
+    fn poll_next(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Bytes, Self::Error>>> {
+        self.0
+            .poll_recv(cx)
+            .map(|chunk| chunk.map(|c| c.map(Bytes::from)))
+    }
+}
+
+/// A streamed CSV download named `filename`: never cached, never compressed (the body holds
+/// customers' data beside values a visitor can vary).
+fn csv_response(filename: &str, chunks: CsvChunks) -> HttpResponse {
+    let mut response = HttpResponse::Ok()
+        .content_type("text/csv; charset=utf-8")
+        .insert_header((
+            header::CONTENT_DISPOSITION,
+            format!("attachment; filename=\"{filename}\""),
+        ))
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .body(CsvBody(chunks));
+    response.headers_mut().insert(
+        header::CONTENT_ENCODING,
+        HeaderValue::from_static("identity"),
+    );
+    response
+}
+
+pub async fn reconciliation_csv(
+    state: web::Data<AppState>,
+    CurrentAdmin(admin): CurrentAdmin,
+    query: web::Query<PeriodQuery>,
+) -> Result<HttpResponse, AppError> {
+    require_owner(&admin)?;
+    let period = query
+        .period(crate::db::now_ms())
+        .map_err(|e| AppError::BadRequest(format!("{e}.")))?;
+    let report = books_of(&state).reconcile(period).await?;
+    let rows = report.lines.iter().map(csv::reconciliation_row).collect();
+    Ok(csv_response(
+        &format!("reconciliation-{}-{}.csv", period.first, period.last),
+        books::rows_csv(csv::RECONCILIATION_HEADER, rows),
+    ))
+}
+
+pub async fn orders_csv(
+    state: web::Data<AppState>,
+    CurrentAdmin(admin): CurrentAdmin,
+    query: web::Query<ListQuery>,
+) -> Result<HttpResponse, AppError> {
+    require_owner(&admin)?;
+    let filter = query.search()?.export_filter(crate::db::now_ms())?;
+    Ok(csv_response(
+        "orders.csv",
+        books::orders_csv(state.db.clone(), filter),
+    ))
+}
+
+pub async fn wallet_csv(
+    state: web::Data<AppState>,
+    CurrentAdmin(admin): CurrentAdmin,
+) -> Result<HttpResponse, AppError> {
+    require_owner(&admin)?;
+    let rows = books_of(&state)
+        .wallet_transactions()
+        .await?
+        .iter()
+        .map(csv::wallet_row)
+        .collect();
+    Ok(csv_response(
+        "wallet-transactions.csv",
+        books::rows_csv(csv::WALLET_HEADER, rows),
+    ))
+}
