@@ -29,6 +29,7 @@ use std::time::{Duration, Instant};
 
 use actix_web::web::Bytes;
 
+use crate::i18n::Lang;
 use crate::web::orders::InstallView;
 
 /// Purchases kept at most, per cache.
@@ -47,15 +48,19 @@ pub type PageCache = TimedCache<Arc<RenderedOrder>>;
 pub struct RenderedOrder {
     /// SHA-256 of the link token that opened the page.
     pub token_hash: [u8; 32],
+    /// The language it was rendered in.
+    pub lang: Lang,
     /// When the order's links stop opening it (ms since the epoch), if they expire.
     pub link_expires_at_ms: Option<i64>,
     pub body: Bytes,
 }
 
 impl RenderedOrder {
-    /// Whether this page may be sent to the holder of `token_hash` at `now_ms`.
-    pub fn opens_for(&self, token_hash: &[u8; 32], now_ms: i64) -> bool {
-        constant_time_eq(&self.token_hash, token_hash)
+    /// Whether this page may be sent to the holder of `token_hash` asking for `lang` at
+    /// `now_ms`.
+    pub fn opens_for(&self, token_hash: &[u8; 32], lang: Lang, now_ms: i64) -> bool {
+        self.lang == lang
+            && constant_time_eq(&self.token_hash, token_hash)
             && self.link_expires_at_ms.is_none_or(|at| now_ms < at)
     }
 }
@@ -299,20 +304,31 @@ mod tests {
     fn page(token: &str, expires: Option<i64>) -> Arc<RenderedOrder> {
         Arc::new(RenderedOrder {
             token_hash: crate::orders::links::token_digest(token),
+            lang: Lang::En,
             link_expires_at_ms: expires,
             body: Bytes::from_static(b"<p>LPA:1$a$b</p>"),
         })
     }
 
     #[test]
-    fn a_page_is_sent_only_to_its_token_and_only_until_its_link_expires() {
+    fn a_page_is_sent_only_to_its_token_in_its_language_until_its_link_expires() {
         let kept = page("tok-a", Some(1_000));
         let a = crate::orders::links::token_digest("tok-a");
         let b = crate::orders::links::token_digest("tok-b");
-        assert!(kept.opens_for(&a, 999));
-        assert!(!kept.opens_for(&b, 999), "another token reads the database");
-        assert!(!kept.opens_for(&a, 1_000), "an expired link is refused");
-        assert!(page("tok-a", None).opens_for(&a, i64::MAX));
+        assert!(kept.opens_for(&a, Lang::En, 999));
+        assert!(
+            !kept.opens_for(&b, Lang::En, 999),
+            "another token reads the database"
+        );
+        assert!(
+            !kept.opens_for(&a, Lang::De, 999),
+            "another language is rendered afresh"
+        );
+        assert!(
+            !kept.opens_for(&a, Lang::En, 1_000),
+            "an expired link is refused"
+        );
+        assert!(page("tok-a", None).opens_for(&a, Lang::En, i64::MAX));
     }
 
     #[test]

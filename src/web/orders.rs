@@ -157,7 +157,7 @@ pub async fn order(
     let token_digest = links::token_digest(&token);
     // An ended order's page rendered moments ago for this very token (see `order_cache`).
     if let Some(kept) = state.order_pages.get(&id)
-        && kept.opens_for(&token_digest, now_ms())
+        && kept.opens_for(&token_digest, i18n::current(), now_ms())
     {
         return Ok(order_response(
             HttpResponse::Ok()
@@ -251,6 +251,7 @@ pub async fn order(
                 &purchase.id,
                 Arc::new(RenderedOrder {
                     token_hash: token_digest,
+                    lang,
                     link_expires_at_ms: links::expires_at(status, &record.events, policy),
                     body: body.clone(),
                 }),
