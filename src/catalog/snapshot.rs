@@ -10,6 +10,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 
 use crate::db::catalog::{PlanRow, StoredCatalog, SyncRow};
+use crate::domain::currency::{DisplayPrice, Rate};
 use crate::domain::plan::{self, Activation};
 use crate::domain::pricing::{
     self, LadderEntry, LadderInversion, MarkupRule, PlanKey, PriceBook, RuleScope,
@@ -83,6 +84,9 @@ pub struct PlanLabels {
     pub per_day: String,
     /// A daily plan's data over the trip: `7 GB in total`. Empty for other plans.
     pub total_data: String,
+    /// The price in each display currency the owner set a rate for (`≈ €23.40`, with the
+    /// rate's date); empty when none is set or the plan is not priced.
+    pub fx: Vec<DisplayPrice>,
 }
 
 /// How much of a fair-use text a plan card shows; the plan page shows all of it.
@@ -118,6 +122,7 @@ impl ShopPlan {
                 .price_per_day()
                 .map(|day| format!("{day}/day"))
                 .unwrap_or_default(),
+            fx: Vec::new(),
             total_data: if self.is_daily && self.validity_days > 1 {
                 format!("{} in total", plan::format_data(self.total_data_mb()))
             } else {
@@ -250,6 +255,8 @@ pub struct Snapshot {
     listings: HashMap<String, String>,
     inversions: Vec<LadderInversion>,
     book: Option<PriceBook>,
+    /// The owner's display-only exchange rates, by currency code.
+    rates: Vec<Rate>,
     pub last_sync: Option<SyncRow>,
     pub last_good_sync: Option<SyncRow>,
     /// The pricing version the prices were computed under.
@@ -300,6 +307,21 @@ fn rules_from_rows(stored: &StoredCatalog) -> Vec<MarkupRule> {
                 tracing::error!(rule.id = row.id, error = %err, "stored markup rule is invalid; ignored");
             }
             rule.ok()
+        })
+        .collect()
+}
+
+/// The stored display rates that are valid; an invalid row is logged and left out.
+fn display_rates(stored: &StoredCatalog) -> Vec<Rate> {
+    stored
+        .display_rates
+        .iter()
+        .filter_map(|row| {
+            let rate = Rate::new(&row.currency, row.micros_per_usd, &row.rate_date);
+            if let Err(err) = &rate {
+                tracing::error!(currency = %row.currency, error = %err, "stored display rate is invalid; ignored");
+            }
+            rate.ok()
         })
         .collect()
 }
@@ -390,10 +412,17 @@ impl Snapshot {
             .filter(|r| r.available)
             .map(|r| (r.slug.as_str(), r.name.as_str()))
             .collect();
+        let rates = display_rates(stored);
         let plans: Vec<ShopPlan> = stored
             .plans
             .iter()
-            .map(|row| shop_plan(row, &book, &region_names))
+            .map(|row| {
+                let mut plan = shop_plan(row, &book, &region_names);
+                if let Some(price) = plan.price {
+                    plan.labels.fx = rates.iter().map(|r| r.show(price)).collect();
+                }
+                plan
+            })
             .collect();
 
         let mut snap = Snapshot {
@@ -401,6 +430,7 @@ impl Snapshot {
             last_sync: stored.last_sync.clone(),
             pricing_version: stored.pricing_version,
             last_good_sync: stored.last_good_sync.clone(),
+            rates,
             ..Snapshot::default()
         };
         for (i, plan) in plans.iter().enumerate() {
@@ -542,6 +572,16 @@ impl Snapshot {
             .price(key, cost)
             .ok()
             .filter(|price| pricing::card_chargeable(*price))
+    }
+
+    /// `usd` in each display currency the owner set a rate for (never what is charged).
+    pub fn display_prices(&self, usd: Cents) -> Vec<DisplayPrice> {
+        self.rates.iter().map(|r| r.show(usd)).collect()
+    }
+
+    /// The display rates the catalog was built with.
+    pub fn display_rates(&self) -> &[Rate] {
+        &self.rates
     }
 
     /// Every plan, on sale or not (the admin's view).

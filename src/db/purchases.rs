@@ -34,6 +34,11 @@ pub struct Purchase {
     pub paid_at_ms: Option<i64>,
     pub created_at_ms: i64,
     pub updated_at_ms: i64,
+    /// The promotion code the purchase was started with; `price_cents` is then
+    /// `list_price_cents − discount_cents`, and is what was charged.
+    pub promo_code: Option<String>,
+    pub list_price_cents: Option<i64>,
+    pub discount_cents: Option<i64>,
 }
 
 impl Purchase {
@@ -79,6 +84,9 @@ pub struct NewPurchase {
     pub expires_at_ms: i64,
     pub created_at_ms: i64,
     pub updated_at_ms: i64,
+    pub promo_code: Option<String>,
+    pub list_price_cents: Option<i64>,
+    pub discount_cents: Option<i64>,
 }
 
 /// Inserts a purchase with its first timeline event.

@@ -133,6 +133,17 @@ pub struct Receipt {
     pub amount: Cents,
     /// `2026-11-23` (UTC).
     pub ordered_on: String,
+    /// The promotion code the order used, when it used one.
+    pub promo: Option<PromoLine>,
+}
+
+/// A promotion code on a receipt: the code, the list price and what it took off (`amount`
+/// is what was paid).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromoLine {
+    pub code: String,
+    pub list_price: Cents,
+    pub discount: Cents,
 }
 
 impl Receipt {
@@ -151,7 +162,26 @@ impl Receipt {
             plan: plan.to_string(),
             amount,
             ordered_on,
+            promo: None,
         }
+    }
+
+    /// The receipt of a purchase made with a promotion code.
+    pub fn with_promo(
+        mut self,
+        code: Option<&str>,
+        list: Option<i64>,
+        discount: Option<i64>,
+    ) -> Self {
+        self.promo = match (code, list, discount) {
+            (Some(code), Some(list), Some(discount)) => Some(PromoLine {
+                code: code.to_string(),
+                list_price: Cents::new(list),
+                discount: Cents::new(discount),
+            }),
+            _ => None,
+        };
+        self
     }
 }
 

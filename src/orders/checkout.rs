@@ -51,9 +51,12 @@ use url::Url;
 
 use crate::catalog::{ShopPlan, Snapshot};
 use crate::db::holds::{HeldBy, NewHold};
+use crate::db::promo::NewRedemption;
 use crate::db::purchases::NewPurchase;
 use crate::db::purchases::TransitionError;
 use crate::db::{self, Db, DbConn, DbError};
+use crate::domain::pricing::PlanKey;
+use crate::domain::promo::{self, Discount, PromoRefusal, PromoScope};
 use crate::domain::purchase::{PurchaseEvent, PurchaseStatus};
 use crate::domain::{Cents, ClientKey, Email};
 use crate::orders::links::{hash_token, new_token, return_url};
@@ -130,6 +133,8 @@ pub struct CheckoutForm {
     pub expected_price: Option<Cents>,
     /// Who is buying, as the hold caps count them.
     pub client: ClientKey,
+    /// A promotion code, normalised (`domain::promo::normalise_code`).
+    pub promo_code: Option<String>,
 }
 
 /// The wallet as a new sale sees it, in upstream cents.
@@ -208,6 +213,9 @@ pub enum CheckoutError {
     RateLimited,
     #[error("the payment provider cannot be reached right now")]
     Payment(#[from] PaymentError),
+    /// The promotion code cannot be used for this purchase (nothing was reserved).
+    #[error(transparent)]
+    Promo(#[from] PromoRefusal),
     #[error(transparent)]
     Db(#[from] DbError),
     #[error(transparent)]
@@ -248,6 +256,8 @@ pub struct Checkout<'a> {
     pub public_url: &'a Url,
     pub account: &'a crate::wallet::SupplierAccount,
     pub live_reads: &'a LiveReads,
+    /// `STOREFRONT_MIN_MARGIN_CENTS`: no promotion code takes a price below cost plus this.
+    pub min_margin: Cents,
 }
 
 impl Checkout<'_> {
@@ -290,7 +300,22 @@ impl Checkout<'_> {
             expires_at_ms: now + ms(CHECKOUT_TTL),
             created_at_ms: now,
             updated_at_ms: now,
+            promo_code: None,
+            list_price_cents: None,
+            discount_cents: None,
         };
+        let promo = form.promo_code.clone().map(|code| PromoAsk {
+            code,
+            plan_id: plan.id.clone(),
+            country_code: plan.country_code.clone(),
+            region: plan.region.clone(),
+            // The provider's minimum charge is a floor too: a code never makes a plan unpayable.
+            min_margin: self.min_margin.max(Cents::new(
+                self.payments.minimum_charge().get() - cost.get(),
+            )),
+            email_key: email_key(&form.email),
+            reserved_until_ms: now + ms(CHECKOUT_TTL),
+        });
         let hold = NewHold {
             purchase_id: id.clone(),
             client_key: form.client.to_string(),
@@ -303,24 +328,27 @@ impl Checkout<'_> {
             .db
             .run(move |conn| {
                 conn.write_tx(|conn| {
-                    let counted = admit(conn, &new, hold)?;
+                    let mut new = new;
+                    let counted = admit(conn, &mut new, hold, promo.as_ref())?;
                     db::order_links::insert(conn, &new.id, &new.access_token_hash, now)?;
-                    Ok(counted)
+                    Ok((counted, new.price_cents))
                 })
             })
             .await;
-        match admitted {
-            Ok(held) => {
+        let price = match admitted {
+            Ok((held, charged)) => {
                 if !held {
                     tracing::info!(plan.id = %plan.id, "checkout beyond the hold caps: no credit held");
                 }
+                Cents::new(charged)
             }
             Err(Admission::WalletShort) => {
                 tracing::warn!(plan.id = %plan.id, "sale refused: the wallet cannot cover it");
                 return Err(CheckoutError::WalletShort);
             }
+            Err(Admission::Promo(refusal)) => return Err(refusal.into()),
             Err(Admission::Db(err)) => return Err(err.into()),
-        }
+        };
 
         // The way back carries no token: the cookie set with the redirect opens the page.
         let order_page = return_url(self.public_url, &id);
@@ -328,7 +356,14 @@ impl Checkout<'_> {
             purchase_id: id.clone(),
             amount: price,
             email: form.email,
-            description: format!("{} · {}", plan.country_name, plan.allowance()),
+            description: match &form.promo_code {
+                Some(code) => format!(
+                    "{} · {} · promotion code {code}",
+                    plan.country_name,
+                    plan.allowance()
+                ),
+                None => format!("{} · {}", plan.country_name, plan.allowance()),
+            },
             success_url: order_page.clone(),
             cancel_url: order_page,
             idempotency_key: format!("checkout-{id}"),
@@ -489,7 +524,84 @@ enum Admission {
     #[error("the wallet cannot cover this sale")]
     WalletShort,
     #[error(transparent)]
+    Promo(#[from] PromoRefusal),
+    #[error(transparent)]
     Db(#[from] DbError),
+}
+
+/// A promotion code to apply to a checkout, with what its rules look at.
+#[derive(Debug, Clone)]
+struct PromoAsk {
+    code: String,
+    plan_id: String,
+    country_code: String,
+    region: Option<String>,
+    /// The least margin over cost the discounted price keeps.
+    min_margin: Cents,
+    email_key: String,
+    reserved_until_ms: i64,
+}
+
+/// In the admission's transaction, with the code's row locked: checks the code (enabled, in
+/// its window, covering the plan, a use left overall and for this email, counting verified
+/// uses and reservations still running) and applies it to `new`'s price. [`reserve_use`]
+/// then holds the use once the purchase row exists.
+fn apply_promo(conn: &mut DbConn, new: &mut NewPurchase, ask: &PromoAsk) -> Result<(), Admission> {
+    let now = new.created_at_ms;
+    db::promo::lock(conn, &ask.code)?;
+    let row = db::promo::find(conn, &ask.code)?
+        .filter(|row| row.disabled_at_ms.is_none())
+        .ok_or(PromoRefusal::Unknown)?;
+    let discount = Discount::from_parts(&row.kind, row.value).map_err(|_| PromoRefusal::Unknown)?;
+    let scope = PromoScope::from_parts(&row.scope_kind, &row.scope_value)
+        .map_err(|_| PromoRefusal::Unknown)?;
+    promo::check_window(now, row.starts_at_ms, row.ends_at_ms)?;
+    let key = PlanKey {
+        plan_id: &ask.plan_id,
+        country_code: &ask.country_code,
+        region: ask.region.as_deref(),
+    };
+    if !scope.covers(key) {
+        return Err(PromoRefusal::OtherPlans.into());
+    }
+    let running = db::promo::running_reservations(conn, &row.code, None, now)?;
+    if !promo::has_room(row.used_count.saturating_add(running), row.max_uses) {
+        return Err(PromoRefusal::UsedUp.into());
+    }
+    if row.max_uses_per_email.is_some() {
+        let mine = db::promo::used_by_email(conn, &row.code, &ask.email_key)?
+            + db::promo::running_reservations(conn, &row.code, Some(&ask.email_key), now)?;
+        if !promo::has_room(mine, row.max_uses_per_email) {
+            return Err(PromoRefusal::UsedByEmail.into());
+        }
+    }
+    let list = Cents::new(new.price_cents);
+    let offer = promo::apply(&discount, list, Cents::new(new.cost_cents), ask.min_margin);
+    if offer.capped {
+        tracing::info!(promo.code = %row.code, plan.id = %ask.plan_id, "promotion code capped at the margin floor");
+    }
+    new.price_cents = offer.price.get();
+    new.promo_code = Some(row.code.clone());
+    new.list_price_cents = Some(list.get());
+    new.discount_cents = Some(offer.discount.get());
+    Ok(())
+}
+
+/// Reserves one use of the purchase's code until its payment page expires: the reservation
+/// counts against the caps while it runs and the purchase awaits payment.
+fn reserve_use(conn: &mut DbConn, new: &NewPurchase, ask: &PromoAsk) -> Result<(), Admission> {
+    db::promo::reserve(
+        conn,
+        &NewRedemption {
+            purchase_id: new.id.clone(),
+            code: new.promo_code.clone().unwrap_or_else(|| ask.code.clone()),
+            email_key: ask.email_key.clone(),
+            state: "reserved".into(),
+            reserved_until_ms: ask.reserved_until_ms,
+            created_at_ms: new.created_at_ms,
+        },
+    )?;
+    Ok(())
 }
 
 impl From<diesel::result::Error> for Admission {
@@ -502,7 +614,12 @@ impl From<diesel::result::Error> for Admission {
 /// the same credit one after another): ends the oldest holds of this client and email
 /// beyond their caps, checks the sale against the credit left, and inserts the purchase
 /// with its hold. Returns whether the hold counts. A refusal rolls everything back.
-fn admit(conn: &mut DbConn, new: &NewPurchase, mut hold: NewHold) -> Result<bool, Admission> {
+fn admit(
+    conn: &mut DbConn,
+    new: &mut NewPurchase,
+    mut hold: NewHold,
+    promo: Option<&PromoAsk>,
+) -> Result<bool, Admission> {
     let now = hold.created_at_ms;
     db::wallet::lock(conn)?;
     let Some(wallet) = db::wallet::get(conn)? else {
@@ -532,8 +649,24 @@ fn admit(conn: &mut DbConn, new: &NewPurchase, mut hold: NewHold) -> Result<bool
     if !counted {
         hold.expires_at_ms = now;
     }
-    db::purchases::insert(conn, new, "checkout started")?;
+    let note = match promo {
+        Some(ask) => {
+            // Checked before anything is written; the reservation follows the purchase row.
+            apply_promo(conn, new, ask)?;
+            format!(
+                "checkout started with promotion code {} ({} off {})",
+                new.promo_code.as_deref().unwrap_or_default(),
+                Cents::new(new.discount_cents.unwrap_or_default()),
+                Cents::new(new.list_price_cents.unwrap_or_default()),
+            )
+        }
+        None => "checkout started".to_string(),
+    };
+    db::purchases::insert(conn, new, &note)?;
     db::holds::insert(conn, &hold)?;
+    if let Some(ask) = promo {
+        reserve_use(conn, new, ask)?;
+    }
     Ok(counted)
 }
 

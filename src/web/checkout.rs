@@ -11,6 +11,7 @@ use askama::Template;
 use serde::Deserialize;
 
 use crate::catalog::ShopPlan;
+use crate::domain::promo::normalise_code;
 use crate::domain::{Cents, Email};
 use crate::orders::checkout::{Checkout, CheckoutError, CheckoutForm};
 use crate::orders::confirm;
@@ -29,6 +30,9 @@ pub struct CheckoutFields {
     /// "my device supports eSIM and is not carrier-locked"
     confirm_device: Option<String>,
     expected_price_cents: Option<String>,
+    /// An optional promotion code.
+    #[serde(default)]
+    promo_code: String,
 }
 
 #[derive(Template)]
@@ -79,6 +83,7 @@ pub async fn checkout(
             plan,
             StatusCode::TOO_MANY_REQUESTS,
             form.email,
+            form.promo_code,
             vec![FieldError::general(
                 "Too many checkout attempts from your connection. Wait a minute, then send the form again.",
             )],
@@ -103,6 +108,19 @@ pub async fn checkout(
             "Confirm that your phone supports eSIM and is not carrier-locked.",
         ));
     }
+    let promo_code = match form.promo_code.trim() {
+        "" => None,
+        raw => match normalise_code(raw) {
+            Ok(code) => Some(code),
+            Err(_) => {
+                errors.push(FieldError::field(
+                    "promo_code",
+                    "A promotion code is 3 to 32 letters and digits. Check it, or leave the field empty.",
+                ));
+                None
+            }
+        },
+    };
     let Some(email) = email.filter(|_| errors.is_empty()) else {
         return Ok(render_plan(
             &state,
@@ -110,6 +128,7 @@ pub async fn checkout(
             plan,
             StatusCode::BAD_REQUEST,
             form.email,
+            form.promo_code,
             errors,
         ));
     };
@@ -127,6 +146,7 @@ pub async fn checkout(
         public_url: &state.settings.public_url,
         account: &state.account,
         live_reads: &state.checkout_live_reads,
+        min_margin: state.settings.min_margin,
     };
     let started = checkout
         .start(CheckoutForm {
@@ -134,6 +154,7 @@ pub async fn checkout(
             email: email.clone(),
             expected_price,
             client,
+            promo_code,
         })
         .await;
     match started {
@@ -145,6 +166,16 @@ pub async fn checkout(
             let _ = response.add_cookie(&cookie);
             Ok(response)
         }
+        // The form again, the code's problem beside its field.
+        Err(CheckoutError::Promo(refusal)) => Ok(render_plan(
+            &state,
+            &req,
+            plan,
+            StatusCode::CONFLICT,
+            email.as_str().to_string(),
+            form.promo_code,
+            vec![FieldError::field("promo_code", &refusal.to_string())],
+        )),
         Err(err) => problem(&state, &req, plan, email, err),
     }
 }
@@ -219,6 +250,13 @@ fn problem(
         | CheckoutError::Payment(_) => {
             return Err(AppError::Unavailable(err.to_string()));
         }
+        CheckoutError::Promo(refusal) => (
+            "This promotion code cannot be used",
+            format!("{refusal} Nothing was charged."),
+            None,
+            Vec::new(),
+            None,
+        ),
         CheckoutError::Db(db) => return Err(db.into()),
         CheckoutError::Transition(err) => return Err(err.into()),
     };
@@ -255,6 +293,10 @@ struct DemoPayPage {
     open: bool,
     order_href: String,
     csrf_token: String,
+    /// `(code, list price, discount)` when a promotion code was used.
+    promo: Option<(String, String, String)>,
+    /// The amount in the owner's display currencies (what is charged stays USD).
+    fx: Vec<crate::domain::currency::DisplayPrice>,
 }
 
 fn demo_provider(state: &AppState) -> Result<&crate::payments::demo::DemoProvider, AppError> {
@@ -296,6 +338,19 @@ pub async fn demo_pay_page(
         ),
         order_href: format!("/orders/{}", purchase.id),
         csrf_token: issued.token,
+        promo: match (
+            &purchase.promo_code,
+            purchase.list_price_cents,
+            purchase.discount_cents,
+        ) {
+            (Some(code), Some(list), Some(off)) => Some((
+                code.clone(),
+                Cents::new(list).to_string(),
+                Cents::new(off).to_string(),
+            )),
+            _ => None,
+        },
+        fx: snap.display_prices(Cents::new(purchase.price_cents)),
         session,
     };
     Ok(pages::private_page(StatusCode::OK, &page, issued.cookie))
