@@ -152,7 +152,7 @@ pub fn apply(
                 if let Some(counted) = db::promo::mark_used(conn, &purchase.id, now)? {
                     let note = if counted.beyond_cap() {
                         format!(
-                            "promotion code {} counted: use {} of {} (paid after its reservation ended; the sale stands at the price charged)",
+                            "promotion code {} counted: use {}, beyond its cap of {} (a checkout was paid after its hold on the code ended; the sale stands at the price charged)",
                             counted.code,
                             counted.used_count,
                             counted.max_uses.unwrap_or_default()
