@@ -54,6 +54,8 @@ struct ConfirmPrice {
     email: String,
     new_price: String,
     new_price_cents: i64,
+    /// The promotion code the buyer entered, kept for the second try.
+    promo_code: String,
 }
 
 pub async fn checkout(
@@ -176,7 +178,7 @@ pub async fn checkout(
             form.promo_code,
             vec![FieldError::field("promo_code", &refusal.to_string())],
         )),
-        Err(err) => problem(&state, &req, plan, email, err),
+        Err(err) => problem(&state, &req, plan, email, form.promo_code, err),
     }
 }
 
@@ -185,6 +187,7 @@ fn problem(
     req: &HttpRequest,
     plan: &ShopPlan,
     email: Email,
+    promo_code: String,
     err: CheckoutError,
 ) -> Result<HttpResponse, AppError> {
     let snap = state.catalog.snapshot();
@@ -216,6 +219,7 @@ fn problem(
                     email: email.as_str().to_string(),
                     new_price: new_price.to_string(),
                     new_price_cents: new_price.get(),
+                    promo_code: promo_code.trim().to_string(),
                 }),
                 Vec::new(),
                 issued.cookie,

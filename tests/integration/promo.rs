@@ -25,6 +25,7 @@ both_backends!(
     a_payment_after_its_hold_ended_is_honoured_and_counted_beyond_the_cap,
     the_console_refuses_a_code_below_the_margin_floor_and_names_the_plans,
     a_display_currency_is_shown_but_never_changes_the_amount_charged,
+    a_code_keeps_to_its_plans_its_dates_and_its_cap_per_email,
 );
 
 /// A sellable plan with room between cost and price.
@@ -43,7 +44,7 @@ fn roomy_plan(app: &TestApp) -> ShopPlan {
         .clone()
 }
 
-async fn add_code(app: &TestApp, code: &str, percent_bps: i64, max_uses: Option<i64>) {
+pub(crate) async fn add_code(app: &TestApp, code: &str, percent_bps: i64, max_uses: Option<i64>) {
     let row = CodeRow {
         code: code.to_string(),
         kind: "percent".into(),
@@ -90,7 +91,7 @@ async fn used_count(app: &TestApp, code: &str) -> i64 {
 }
 
 /// Opens the plan page and submits its form with a promotion code.
-async fn buy_with_code(
+pub(crate) async fn buy_with_code(
     app: &TestApp,
     browser: &Browser,
     plan: &ShopPlan,
@@ -503,4 +504,112 @@ async fn a_display_currency_is_shown_but_never_changes_the_amount_charged(backen
     assert_eq!(status, 303);
     let (_, plan_page, _) = shopper.get(&app, &format!("/plans/{}", plan.id)).await;
     assert!(!plan_page.contains("≈ €"));
+}
+
+async fn a_code_keeps_to_its_plans_its_dates_and_its_cap_per_email(backend: Backend) {
+    let Some((app, _upstream, plan)) = shop(backend).await else {
+        return;
+    };
+    let elsewhere = app
+        .catalog
+        .snapshot()
+        .plans()
+        .iter()
+        .find(|p| p.is_sellable() && p.country_code != plan.country_code)
+        .expect("a plan for another country")
+        .clone();
+    let local = CodeRow {
+        code: "LOCAL".into(),
+        kind: "amount".into(),
+        value: 25,
+        starts_at_ms: 0,
+        ends_at_ms: None,
+        max_uses: None,
+        max_uses_per_email: Some(1),
+        scope_kind: "country".into(),
+        scope_value: plan.country_code.clone(),
+        used_count: 0,
+        disabled_at_ms: None,
+        created_at_ms: now_ms(),
+        created_by: "test".into(),
+    };
+    let over = CodeRow {
+        code: "OVER".into(),
+        max_uses_per_email: None,
+        scope_kind: "all".into(),
+        scope_value: String::new(),
+        ends_at_ms: Some(now_ms() - 1),
+        ..local.clone()
+    };
+    app.db
+        .run(move |conn| {
+            storefront::db::promo::insert(conn, &local)?;
+            storefront::db::promo::insert(conn, &over)
+        })
+        .await
+        .expect("codes");
+
+    let refused = |answer: Answer, why: &str| {
+        let (status, page, _) = answer;
+        assert_eq!(status, 409, "{page}");
+        assert!(page.contains(why), "{why}: {page}");
+        assert!(page.contains("aria-invalid=\"true\""), "beside its field");
+    };
+    let browser = Browser::default();
+    refused(
+        buy_with_code(&app, &browser, &elsewhere, "ana@example.com", "LOCAL").await,
+        "does not apply to this plan",
+    );
+    refused(
+        buy_with_code(&app, &browser, &plan, "ana@example.com", "OVER").await,
+        "has expired",
+    );
+    refused(
+        buy_with_code(&app, &browser, &plan, "ana@example.com", "NOPE").await,
+        "does not exist",
+    );
+    let (status, _, headers) =
+        buy_with_code(&app, &browser, &plan, "ana@example.com", "LOCAL").await;
+    assert_eq!(status, 303);
+    let (id, _) = pay(&app, &browser, &headers).await;
+    // The same mailbox with a tag is the same buyer.
+    refused(
+        buy_with_code(
+            &app,
+            &Browser::default(),
+            &plan,
+            "Ana+2@Example.com",
+            "LOCAL",
+        )
+        .await,
+        "already been used with this email",
+    );
+    let (status, _, _) =
+        buy_with_code(&app, &Browser::default(), &plan, "bea@example.com", "LOCAL").await;
+    assert_eq!(status, 303, "another buyer may use it");
+
+    // The receipt names the code and what it took off.
+    let list = plan.price.expect("priced");
+    let line = format!("LOCAL, $0.25 off {list}");
+    let started = std::time::Instant::now();
+    loop {
+        let receipts: Vec<String> = app
+            .emails()
+            .into_iter()
+            .map(|raw| {
+                raw.replace("=\r\n", "")
+                    .replace("=\n", "")
+                    .replace("=3D", "=")
+            })
+            .filter(|text| text.contains(&storefront::domain::purchase::order_number(&id)))
+            .collect();
+        if receipts.iter().any(|text| text.contains(&line)) {
+            break;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "no receipt with {line:?}: {receipts:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
 }
