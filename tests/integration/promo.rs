@@ -613,3 +613,37 @@ async fn a_code_keeps_to_its_plans_its_dates_and_its_cap_per_email(backend: Back
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
 }
+
+/// A rate written by another replica (here: straight into the shared PostgreSQL, as that
+/// replica's console would) reaches this replica's cached pages without a restart: the rate
+/// shares the pricing version and its `NOTIFY`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rate_set_on_another_replica_reaches_this_one_s_cached_pages() {
+    let Some((app, _upstream, plan)) = shop(Backend::Postgres).await else {
+        return;
+    };
+    let path = format!("/plans/{}", plan.id);
+    let shopper = Browser::default();
+    let (_, page, _) = shopper.get(&app, &path).await;
+    assert!(!page.contains("≈ £"), "no rate yet");
+    app.db
+        .run(|conn| {
+            conn.write_tx(|conn| {
+                storefront::db::display_rates::set(conn, "GBP", 790_000, "2026-11-21", now_ms())
+            })
+        })
+        .await
+        .expect("rate set elsewhere");
+    let started = std::time::Instant::now();
+    loop {
+        let (_, page, _) = shopper.get(&app, &path).await;
+        if page.contains("≈ £") && page.contains("rate of 2026-11-21") {
+            break;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(5),
+            "the cached plan page never showed the new rate"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
