@@ -84,9 +84,6 @@ pub struct NewPurchase {
     pub expires_at_ms: i64,
     pub created_at_ms: i64,
     pub updated_at_ms: i64,
-    pub promo_code: Option<String>,
-    pub list_price_cents: Option<i64>,
-    pub discount_cents: Option<i64>,
 }
 
 /// Inserts a purchase with its first timeline event.
@@ -246,6 +243,25 @@ pub fn set_paid(
         .set((
             purchases::paid_at_ms.eq(now_ms),
             purchases::payment_reference.eq(payment_reference),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Records the promotion code a purchase was started with: the list price and the discount
+/// (`price_cents` is already the discounted price, what is charged).
+pub fn set_promo(
+    conn: &mut DbConn,
+    id: &str,
+    code: &str,
+    list: crate::domain::Cents,
+    discount: crate::domain::Cents,
+) -> Result<(), DbError> {
+    diesel::update(purchases::table.find(id))
+        .set((
+            purchases::promo_code.eq(code),
+            purchases::list_price_cents.eq(list.get()),
+            purchases::discount_cents.eq(discount.get()),
         ))
         .execute(conn)?;
     Ok(())

@@ -300,9 +300,6 @@ impl Checkout<'_> {
             expires_at_ms: now + ms(CHECKOUT_TTL),
             created_at_ms: now,
             updated_at_ms: now,
-            promo_code: None,
-            list_price_cents: None,
-            discount_cents: None,
         };
         let promo = form.promo_code.clone().map(|code| PromoAsk {
             code,
@@ -544,9 +541,13 @@ struct PromoAsk {
 
 /// In the admission's transaction, with the code's row locked: checks the code (enabled, in
 /// its window, covering the plan, a use left overall and for this email, counting verified
-/// uses and reservations still running) and applies it to `new`'s price. [`reserve_use`]
-/// then holds the use once the purchase row exists.
-fn apply_promo(conn: &mut DbConn, new: &mut NewPurchase, ask: &PromoAsk) -> Result<(), Admission> {
+/// uses and reservations still running) and applies it to `new`'s price; returns the code as
+/// stored and the offer. [`record_promo`] then holds the use once the purchase row exists.
+fn apply_promo(
+    conn: &mut DbConn,
+    new: &mut NewPurchase,
+    ask: &PromoAsk,
+) -> Result<(String, promo::Offer), Admission> {
     let now = new.created_at_ms;
     db::promo::lock(conn, &ask.code)?;
     let row = db::promo::find(conn, &ask.code)?
@@ -581,20 +582,25 @@ fn apply_promo(conn: &mut DbConn, new: &mut NewPurchase, ask: &PromoAsk) -> Resu
         tracing::info!(promo.code = %row.code, plan.id = %ask.plan_id, "promotion code capped at the margin floor");
     }
     new.price_cents = offer.price.get();
-    new.promo_code = Some(row.code.clone());
-    new.list_price_cents = Some(list.get());
-    new.discount_cents = Some(offer.discount.get());
-    Ok(())
+    Ok((row.code, offer))
 }
 
-/// Reserves one use of the purchase's code until its payment page expires: the reservation
-/// counts against the caps while it runs and the purchase awaits payment.
-fn reserve_use(conn: &mut DbConn, new: &NewPurchase, ask: &PromoAsk) -> Result<(), Admission> {
+/// Records the code, list price and discount on the purchase, and reserves one use of the
+/// code until its payment page expires: the reservation counts against the caps while it runs
+/// and the purchase awaits payment.
+fn record_promo(
+    conn: &mut DbConn,
+    new: &NewPurchase,
+    ask: &PromoAsk,
+    code: String,
+    offer: &promo::Offer,
+) -> Result<(), Admission> {
+    db::purchases::set_promo(conn, &new.id, &code, offer.list, offer.discount)?;
     db::promo::reserve(
         conn,
         &NewRedemption {
             purchase_id: new.id.clone(),
-            code: new.promo_code.clone().unwrap_or_else(|| ask.code.clone()),
+            code,
             email_key: ask.email_key.clone(),
             state: "reserved".into(),
             reserved_until_ms: ask.reserved_until_ms,
@@ -649,23 +655,22 @@ fn admit(
     if !counted {
         hold.expires_at_ms = now;
     }
-    let note = match promo {
-        Some(ask) => {
-            // Checked before anything is written; the reservation follows the purchase row.
-            apply_promo(conn, new, ask)?;
-            format!(
-                "checkout started with promotion code {} ({} off {})",
-                new.promo_code.as_deref().unwrap_or_default(),
-                Cents::new(new.discount_cents.unwrap_or_default()),
-                Cents::new(new.list_price_cents.unwrap_or_default()),
-            )
-        }
+    // The code is checked before anything is written; its record follows the purchase row.
+    let applied = match promo {
+        Some(ask) => Some((ask, apply_promo(conn, new, ask)?)),
+        None => None,
+    };
+    let note = match &applied {
+        Some((_, (code, offer))) => format!(
+            "checkout started with promotion code {code} ({} off {})",
+            offer.discount, offer.list
+        ),
         None => "checkout started".to_string(),
     };
     db::purchases::insert(conn, new, &note)?;
     db::holds::insert(conn, &hold)?;
-    if let Some(ask) = promo {
-        reserve_use(conn, new, ask)?;
+    if let Some((ask, (code, offer))) = applied {
+        record_promo(conn, new, ask, code, &offer)?;
     }
     Ok(counted)
 }

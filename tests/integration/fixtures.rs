@@ -100,9 +100,6 @@ impl PurchaseBuilder {
             expires_at_ms: self.created_at_ms + self.expires_in_ms,
             created_at_ms: self.created_at_ms,
             updated_at_ms: self.created_at_ms,
-            promo_code: None,
-            list_price_cents: None,
-            discount_cents: None,
         }
     }
 }
