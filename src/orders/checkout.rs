@@ -633,8 +633,14 @@ fn admit(
     mut hold: NewHold,
     promo: Option<&PromoAsk>,
 ) -> Result<bool, Admission> {
-    let now = hold.created_at_ms;
     db::wallet::lock(conn)?;
+    // The clock is read once the wallet is locked, not when the request began: a checkout
+    // that waited for the lock behind others must not judge their holds by an older time
+    // (a hold another checkout ended "now" would still look running at that older time, and
+    // this one would end a running hold in its place).
+    let now = db::now_ms().max(hold.created_at_ms);
+    hold.expires_at_ms += now - hold.created_at_ms;
+    hold.created_at_ms = now;
     let Some(wallet) = db::wallet::get(conn)? else {
         return Err(Admission::WalletShort);
     };
