@@ -3,6 +3,8 @@
 mail-button-fallback = Wenn die Schaltfläche nicht funktioniert, kopiere diese Adresse in deinen Browser:
 mail-receipt-order = Bestellung
 mail-receipt-ordered-on = Bestellt am
+mail-receipt-promo = Aktionscode
+mail-receipt-promo-line = { $code }, { $discount } Rabatt auf { $list }
 mail-unknown-plan = eSIM-Tarif { $id }
 mail-private-footer = Dieser Link ist privat: Wer ihn hat, kann deine Bestellung sehen. Bitte leite diese E-Mail nicht weiter. Nenn deine Bestellnummer { $number }, wenn du uns kontaktierst.
 

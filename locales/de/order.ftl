@@ -64,3 +64,5 @@ pay-amount-usd = { $amount } (US-Dollar)
 pay-decline = Zahlung ablehnen
 pay-closed = Diese Zahlung ist nicht mehr offen.
 pay-see-order = Zu deiner Bestellung
+promo-code-label = Aktionscode
+promo-pay-line = { $code }: { $discount } Rabatt auf { $list }

@@ -242,3 +242,19 @@ error-lost-link = Link verloren? Per E-Mail anfordern
 error-home = Zur Startseite
 error-code = Fehler { $status }
 error-request-id = Anfrage-ID
+
+## Promotion codes and display currencies
+promo-field-label = Aktionscode (optional)
+promo-bad-format = Ein Aktionscode besteht aus 3 bis 32 Buchstaben und Ziffern. Prüfe ihn oder lass das Feld leer.
+promo-unknown = Diesen Aktionscode gibt es nicht oder er wird nicht mehr angeboten.
+promo-not-yet = Dieser Aktionscode ist noch nicht gültig.
+promo-expired = Dieser Aktionscode ist abgelaufen.
+promo-other-plans = Dieser Aktionscode gilt nicht für diesen Tarif.
+promo-used-up = Dieser Aktionscode ist bereits aufgebraucht.
+promo-used-by-email = Dieser Aktionscode wurde mit dieser E-Mail-Adresse schon verwendet.
+promo-problem-title = Dieser Aktionscode kann nicht verwendet werden
+promo-problem = { $reason } Es wurde nichts berechnet.
+checkout-description-promo = { $plan } · Aktionscode { $code }
+# A price in another currency, shown beside the US dollar price only (never charged).
+display-price = ≈ { $amount }
+display-price-rate-of = Kurs vom { $date }

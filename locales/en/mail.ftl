@@ -3,6 +3,8 @@
 mail-button-fallback = If the button does not work, copy this address into your browser:
 mail-receipt-order = Order
 mail-receipt-ordered-on = Ordered on
+mail-receipt-promo = Promotion code
+mail-receipt-promo-line = { $code }, { $discount } off { $list }
 mail-unknown-plan = eSIM plan { $id }
 mail-private-footer = This link is private: anyone who has it can see your order. Please do not forward this email. Quote your order number { $number } if you contact us.
 

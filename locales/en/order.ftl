@@ -64,3 +64,5 @@ pay-amount-usd = { $amount } USD
 pay-decline = Decline payment
 pay-closed = This payment is no longer open.
 pay-see-order = See your order
+promo-code-label = Promotion code
+promo-pay-line = { $code }: { $discount } off { $list }

@@ -242,3 +242,19 @@ error-lost-link = Lost your link? Get it by email
 error-home = Go to the home page
 error-code = Error { $status }
 error-request-id = request id
+
+## Promotion codes and display currencies
+promo-field-label = Promotion code (optional)
+promo-bad-format = A promotion code is 3 to 32 letters and digits. Check it, or leave the field empty.
+promo-unknown = This promotion code does not exist or is no longer offered.
+promo-not-yet = This promotion code is not valid yet.
+promo-expired = This promotion code has expired.
+promo-other-plans = This promotion code does not apply to this plan.
+promo-used-up = This promotion code has been used up.
+promo-used-by-email = This promotion code has already been used with this email address.
+promo-problem-title = This promotion code cannot be used
+promo-problem = { $reason } Nothing was charged.
+checkout-description-promo = { $plan } · promotion code { $code }
+# A price in another currency, shown beside the US dollar price only (never charged).
+display-price = ≈ { $amount }
+display-price-rate-of = rate of { $date }

@@ -3,6 +3,8 @@
 mail-button-fallback = Si el botón no funciona, copia esta dirección en tu navegador:
 mail-receipt-order = Pedido
 mail-receipt-ordered-on = Fecha del pedido
+mail-receipt-promo = Código promocional
+mail-receipt-promo-line = { $code }, { $discount } de descuento sobre { $list }
 mail-unknown-plan = Plan eSIM { $id }
 mail-private-footer = Este enlace es privado: cualquiera que lo tenga puede ver tu pedido. No reenvíes este correo. Indica tu número de pedido { $number } si te pones en contacto con nosotros.
 

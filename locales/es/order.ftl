@@ -64,3 +64,5 @@ pay-amount-usd = { $amount }
 pay-decline = Rechazar el pago
 pay-closed = Este pago ya no está abierto.
 pay-see-order = Ver tu pedido
+promo-code-label = Código promocional
+promo-pay-line = { $code }: { $discount } de descuento sobre { $list }

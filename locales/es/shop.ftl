@@ -242,3 +242,19 @@ error-lost-link = ¿Has perdido tu enlace? Recíbelo por correo
 error-home = Ir a la página de inicio
 error-code = Error { $status }
 error-request-id = id. de solicitud
+
+## Promotion codes and display currencies
+promo-field-label = Código promocional (opcional)
+promo-bad-format = Un código promocional tiene de 3 a 32 letras y cifras. Revísalo o deja el campo vacío.
+promo-unknown = Este código promocional no existe o ya no se ofrece.
+promo-not-yet = Este código promocional todavía no es válido.
+promo-expired = Este código promocional ha caducado.
+promo-other-plans = Este código promocional no es válido para este plan.
+promo-used-up = Este código promocional ya se ha agotado.
+promo-used-by-email = Este código promocional ya se ha usado con esta dirección de correo.
+promo-problem-title = No se puede usar este código promocional
+promo-problem = { $reason } No se ha cobrado nada.
+checkout-description-promo = { $plan } · código promocional { $code }
+# A price in another currency, shown beside the US dollar price only (never charged).
+display-price = ≈ { $amount }
+display-price-rate-of = cambio del { $date }

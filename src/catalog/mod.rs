@@ -7,7 +7,9 @@
 //! markup change by the pricing version, and reload: at once on PostgreSQL, where both changes
 //! send a `NOTIFY` that wakes the check ([`Catalog::wake`]), and otherwise at the next check.
 
+pub mod display_rates;
 pub mod pricing;
+pub mod promo_codes;
 pub mod snapshot;
 pub mod sync;
 

@@ -10,6 +10,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 
 use crate::db::catalog::{PlanRow, StoredCatalog, SyncRow};
+use crate::domain::currency::{DisplayPrice, Rate};
 use crate::domain::plan::{self, Activation};
 use crate::domain::pricing::{
     self, LadderEntry, LadderInversion, MarkupRule, PlanKey, PriceBook, RuleScope,
@@ -86,6 +87,9 @@ pub struct PlanLabels {
     pub per_day: String,
     /// A daily plan's data over the trip: `7 GB in total`. Empty for other plans.
     pub total_data: String,
+    /// The price in each display currency the owner set a rate for (`≈ €23.40`, with the
+    /// rate's date); empty when none is set or the plan is not priced.
+    pub fx: Vec<DisplayPrice>,
 }
 
 /// How much of a fair-use text a plan card shows; the plan page shows all of it.
@@ -147,6 +151,7 @@ impl ShopPlan {
                 .price_per_day()
                 .map(|day| lang.ta("per-day", &[("amount", lang.money(day).into())]))
                 .unwrap_or_default(),
+            fx: Vec::new(),
             total_data: if several_days {
                 lang.ta(
                     "data-in-total",
@@ -156,6 +161,20 @@ impl ShopPlan {
                 String::new()
             },
         }
+    }
+
+    /// Fills each language's display prices (`≈ €23.40`) from the owner's `rates`; an
+    /// unpriced plan shows none.
+    fn show_display_prices(&mut self, rates: &[Rate]) {
+        let Some(price) = self.price else {
+            return;
+        };
+        let shown = |lang: Lang| -> Vec<DisplayPrice> {
+            rates.iter().map(|r| r.show_in(lang, price)).collect()
+        };
+        self.labels.fx = shown(Lang::En);
+        self.translated[0].fx = shown(Lang::Es);
+        self.translated[1].fx = shown(Lang::De);
     }
 
     pub fn allowance(&self, lang: Lang) -> String {
@@ -281,6 +300,8 @@ pub struct Snapshot {
     listings: HashMap<String, String>,
     inversions: Vec<LadderInversion>,
     book: Option<PriceBook>,
+    /// The owner's display-only exchange rates, by currency code.
+    rates: Vec<Rate>,
     pub last_sync: Option<SyncRow>,
     pub last_good_sync: Option<SyncRow>,
     /// The pricing version the prices were computed under.
@@ -331,6 +352,21 @@ fn rules_from_rows(stored: &StoredCatalog) -> Vec<MarkupRule> {
                 tracing::error!(rule.id = row.id, error = %err, "stored markup rule is invalid; ignored");
             }
             rule.ok()
+        })
+        .collect()
+}
+
+/// The stored display rates that are valid; an invalid row is logged and left out.
+fn display_rates(stored: &StoredCatalog) -> Vec<Rate> {
+    stored
+        .display_rates
+        .iter()
+        .filter_map(|row| {
+            let rate = Rate::new(&row.currency, row.micros_per_usd, &row.rate_date);
+            if let Err(err) = &rate {
+                tracing::error!(currency = %row.currency, error = %err, "stored display rate is invalid; ignored");
+            }
+            rate.ok()
         })
         .collect()
 }
@@ -422,10 +458,15 @@ impl Snapshot {
             .filter(|r| r.available)
             .map(|r| (r.slug.as_str(), r.name.as_str()))
             .collect();
+        let rates = display_rates(stored);
         let plans: Vec<ShopPlan> = stored
             .plans
             .iter()
-            .map(|row| shop_plan(row, &book, &region_names))
+            .map(|row| {
+                let mut plan = shop_plan(row, &book, &region_names);
+                plan.show_display_prices(&rates);
+                plan
+            })
             .collect();
 
         let mut snap = Snapshot {
@@ -433,6 +474,7 @@ impl Snapshot {
             last_sync: stored.last_sync.clone(),
             pricing_version: stored.pricing_version,
             last_good_sync: stored.last_good_sync.clone(),
+            rates,
             ..Snapshot::default()
         };
         for (i, plan) in plans.iter().enumerate() {
@@ -574,6 +616,17 @@ impl Snapshot {
             .price(key, cost)
             .ok()
             .filter(|price| pricing::card_chargeable(*price))
+    }
+
+    /// `usd` in each display currency the owner set a rate for, written in `lang` (never
+    /// what is charged).
+    pub fn display_prices(&self, usd: Cents, lang: Lang) -> Vec<DisplayPrice> {
+        self.rates.iter().map(|r| r.show_in(lang, usd)).collect()
+    }
+
+    /// The display rates the catalog was built with.
+    pub fn display_rates(&self) -> &[Rate] {
+        &self.rates
     }
 
     /// Every plan, on sale or not (the admin's view).

@@ -83,6 +83,8 @@ pub struct StoredCatalog {
     pub regions: Vec<RegionRow>,
     pub plans: Vec<PlanRow>,
     pub rules: Vec<RuleRow>,
+    /// The owner's display-only exchange rates (they share the pricing version).
+    pub display_rates: Vec<crate::db::display_rates::RateRow>,
     /// The pricing version `rules` belong to (`db::pricing::version`).
     pub pricing_version: i64,
     pub last_sync: Option<SyncRow>,
@@ -258,6 +260,7 @@ pub fn load_catalog(conn: &mut DbConn) -> Result<StoredCatalog, DbError> {
                 .order(catalog_plans::id)
                 .load(conn)?,
             rules: crate::db::pricing::rules(conn)?,
+            display_rates: crate::db::display_rates::list(conn)?,
             pricing_version: crate::db::pricing::version(conn)?,
             last_sync: catalog_syncs::table
                 .order(catalog_syncs::id.desc())

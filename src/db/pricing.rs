@@ -20,8 +20,8 @@ pub fn version(conn: &mut DbConn) -> Result<i64, DbError> {
         .unwrap_or(0))
 }
 
-/// Raises the pricing version, in the caller's transaction.
-fn bump_version(conn: &mut DbConn, now_ms: i64) -> Result<(), DbError> {
+/// Raises the pricing version, in the caller's transaction (markup rules and display rates).
+pub(crate) fn bump_version(conn: &mut DbConn, now_ms: i64) -> Result<(), DbError> {
     crate::with_inner!(&mut *conn, |c| {
         diesel::insert_into(shop_settings::table)
             .values((

@@ -34,6 +34,11 @@ pub struct Purchase {
     pub paid_at_ms: Option<i64>,
     pub created_at_ms: i64,
     pub updated_at_ms: i64,
+    /// The promotion code the purchase was started with; `price_cents` is then
+    /// `list_price_cents − discount_cents`, and is what was charged.
+    pub promo_code: Option<String>,
+    pub list_price_cents: Option<i64>,
+    pub discount_cents: Option<i64>,
     /// The language the customer bought in (`en`, `es`, `de`): its emails are written in it.
     pub language: String,
 }
@@ -253,6 +258,25 @@ pub fn set_paid(
         .set((
             purchases::paid_at_ms.eq(now_ms),
             purchases::payment_reference.eq(payment_reference),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Records the promotion code a purchase was started with: the list price and the discount
+/// (`price_cents` is already the discounted price, what is charged).
+pub fn set_promo(
+    conn: &mut DbConn,
+    id: &str,
+    code: &str,
+    list: crate::domain::Cents,
+    discount: crate::domain::Cents,
+) -> Result<(), DbError> {
+    diesel::update(purchases::table.find(id))
+        .set((
+            purchases::promo_code.eq(code),
+            purchases::list_price_cents.eq(list.get()),
+            purchases::discount_cents.eq(discount.get()),
         ))
         .execute(conn)?;
     Ok(())

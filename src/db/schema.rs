@@ -23,6 +23,9 @@ diesel::table! {
         paid_at_ms -> Nullable<BigInt>,
         created_at_ms -> BigInt,
         updated_at_ms -> BigInt,
+        promo_code -> Nullable<Text>,
+        list_price_cents -> Nullable<BigInt>,
+        discount_cents -> Nullable<BigInt>,
         language -> Text,
     }
 }
@@ -242,6 +245,9 @@ diesel::allow_tables_to_appear_in_same_query!(
     topups,
     shop_settings,
     alert_emails,
+    promo_codes,
+    promo_redemptions,
+    display_rates,
 );
 
 diesel::table! {
@@ -411,5 +417,47 @@ diesel::table! {
         next_attempt_ms -> BigInt,
         last_error -> Nullable<Text>,
         language -> Text,
+    }
+}
+
+diesel::table! {
+    promo_codes (code) {
+        code -> Text,
+        kind -> Text,
+        value -> BigInt,
+        starts_at_ms -> BigInt,
+        ends_at_ms -> Nullable<BigInt>,
+        max_uses -> Nullable<BigInt>,
+        max_uses_per_email -> Nullable<BigInt>,
+        scope_kind -> Text,
+        scope_value -> Text,
+        used_count -> BigInt,
+        disabled_at_ms -> Nullable<BigInt>,
+        created_at_ms -> BigInt,
+        created_by -> Text,
+    }
+}
+
+diesel::table! {
+    promo_redemptions (purchase_id) {
+        purchase_id -> Text,
+        code -> Text,
+        email_key -> Text,
+        state -> Text,
+        reserved_until_ms -> BigInt,
+        created_at_ms -> BigInt,
+        used_at_ms -> Nullable<BigInt>,
+    }
+}
+
+diesel::joinable!(promo_redemptions -> purchases (purchase_id));
+diesel::joinable!(promo_redemptions -> promo_codes (code));
+
+diesel::table! {
+    display_rates (currency) {
+        currency -> Text,
+        micros_per_usd -> BigInt,
+        rate_date -> Text,
+        updated_at_ms -> BigInt,
     }
 }

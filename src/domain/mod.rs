@@ -4,11 +4,13 @@
 pub mod alert;
 mod client;
 pub mod countries;
+pub mod currency;
 mod email;
 pub mod esim;
 mod money;
 pub mod plan;
 pub mod pricing;
+pub mod promo;
 pub mod purchase;
 
 pub use alert::AlertKind;

@@ -54,6 +54,32 @@ impl Lang {
         }
     }
 
+    /// An amount in another currency's minor units (cents), for a display price only:
+    /// `€1,234.56` (English), `1234,56 €` (Spanish), `1.234,56 €` (German). `symbol` is the
+    /// currency's sign as English writes it before the amount (`€`, `CHF `).
+    pub fn foreign_money(self, minor: i64, symbol: &str) -> String {
+        let abs = minor.unsigned_abs();
+        let whole = self.number(i64::try_from(abs / 100).unwrap_or(i64::MAX));
+        let sign = if minor < 0 { "-" } else { "" };
+        let frac = abs % 100;
+        let dec = self.decimal_separator();
+        match self {
+            Self::En => format!("{sign}{symbol}{whole}{dec}{frac:02}"),
+            Self::Es | Self::De => {
+                let symbol = symbol.trim_end_matches(['\u{a0}', ' ']);
+                format!("{sign}{whole}{dec}{frac:02}\u{a0}{symbol}")
+            }
+        }
+    }
+
+    /// A day written `YYYY-MM-DD` as [`Lang::date`] writes it; `None` when it is not one.
+    pub fn iso_day(self, day: &str) -> Option<String> {
+        let format = time::macros::format_description!("[year]-[month]-[day]");
+        let date = time::Date::parse(day, &format).ok()?;
+        let ms = date.midnight().assume_utc().unix_timestamp() * 1000;
+        Some(self.date(ms))
+    }
+
     /// `1024` → `1 GB`, `1536` → `1.5 GB` / `1,5 GB`, `1500` → `1,500 MB` / `1500 MB` /
     /// `1.500 MB` (1024 MB is 1 GB). Gigabytes only when one decimal says exactly how much
     /// the plan gives, so the label never rounds the allowance.
@@ -138,6 +164,29 @@ pub fn date(ms: &i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn foreign_money_and_days_are_written_per_language() {
+        assert_eq!(Lang::En.foreign_money(2340, "€"), "€23.40");
+        assert_eq!(Lang::Es.foreign_money(2340, "€"), "23,40\u{a0}€");
+        assert_eq!(
+            Lang::De.foreign_money(123_456, "CHF\u{a0}"),
+            "1.234,56\u{a0}CHF"
+        );
+        assert_eq!(
+            Lang::En.foreign_money(123_456, "CHF\u{a0}"),
+            "CHF\u{a0}1,234.56"
+        );
+        assert_eq!(
+            Lang::En.iso_day("2026-11-20").as_deref(),
+            Some("20 Nov 2026")
+        );
+        assert_eq!(
+            Lang::De.iso_day("2026-11-20").as_deref(),
+            Some("20. Nov. 2026")
+        );
+        assert_eq!(Lang::Es.iso_day("2026-13-20"), None);
+    }
 
     #[test]
     fn money_is_written_per_language() {

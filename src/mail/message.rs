@@ -139,6 +139,32 @@ pub struct Receipt {
     pub amount: Cents,
     /// When it was ordered (Unix ms); shown as its UTC day.
     pub ordered_at_ms: i64,
+    /// The promotion code the order used, when it used one.
+    pub promo: Option<PromoLine>,
+}
+
+/// A promotion code on a receipt: the code, the list price and what it took off (`amount`
+/// is what was paid).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromoLine {
+    pub code: String,
+    pub list_price: Cents,
+    pub discount: Cents,
+}
+
+impl PromoLine {
+    /// `SPRING: $2.00 off $20.00`, in the language the email is being written in.
+    pub fn line(&self) -> String {
+        let lang = crate::i18n::current();
+        lang.ta(
+            "mail-receipt-promo-line",
+            &[
+                ("code", self.code.as_str().into()),
+                ("discount", lang.money(self.discount).into()),
+                ("list", lang.money(self.list_price).into()),
+            ],
+        )
+    }
 }
 
 impl Receipt {
@@ -149,7 +175,26 @@ impl Receipt {
             plan: plan.to_string(),
             amount,
             ordered_at_ms,
+            promo: None,
         }
+    }
+
+    /// The receipt of a purchase made with a promotion code.
+    pub fn with_promo(
+        mut self,
+        code: Option<&str>,
+        list: Option<i64>,
+        discount: Option<i64>,
+    ) -> Self {
+        self.promo = match (code, list, discount) {
+            (Some(code), Some(list), Some(discount)) => Some(PromoLine {
+                code: code.to_string(),
+                list_price: Cents::new(list),
+                discount: Cents::new(discount),
+            }),
+            _ => None,
+        };
+        self
     }
 }
 

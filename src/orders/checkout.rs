@@ -51,9 +51,12 @@ use url::Url;
 
 use crate::catalog::{ShopPlan, Snapshot};
 use crate::db::holds::{HeldBy, NewHold};
+use crate::db::promo::NewRedemption;
 use crate::db::purchases::NewPurchase;
 use crate::db::purchases::TransitionError;
 use crate::db::{self, Db, DbConn, DbError};
+use crate::domain::pricing::PlanKey;
+use crate::domain::promo::{self, Discount, PromoRefusal, PromoScope};
 use crate::domain::purchase::{PurchaseEvent, PurchaseStatus};
 use crate::domain::{Cents, ClientKey, Email};
 use crate::i18n::Lang;
@@ -133,6 +136,8 @@ pub struct CheckoutForm {
     pub client: ClientKey,
     /// The language of the page the customer bought from: its emails are written in it.
     pub language: Lang,
+    /// A promotion code, normalised (`domain::promo::normalise_code`).
+    pub promo_code: Option<String>,
 }
 
 /// The wallet as a new sale sees it, in upstream cents.
@@ -211,6 +216,9 @@ pub enum CheckoutError {
     RateLimited,
     #[error("the payment provider cannot be reached right now")]
     Payment(#[from] PaymentError),
+    /// The promotion code cannot be used for this purchase (nothing was reserved).
+    #[error(transparent)]
+    Promo(#[from] PromoRefusal),
     #[error(transparent)]
     Db(#[from] DbError),
     #[error(transparent)]
@@ -251,6 +259,8 @@ pub struct Checkout<'a> {
     pub public_url: &'a Url,
     pub account: &'a crate::wallet::SupplierAccount,
     pub live_reads: &'a LiveReads,
+    /// `STOREFRONT_MIN_MARGIN_CENTS`: no promotion code takes a price below cost plus this.
+    pub min_margin: Cents,
 }
 
 impl Checkout<'_> {
@@ -295,6 +305,18 @@ impl Checkout<'_> {
             updated_at_ms: now,
             language: Some(form.language.code().to_string()),
         };
+        let promo = form.promo_code.clone().map(|code| PromoAsk {
+            code,
+            plan_id: plan.id.clone(),
+            country_code: plan.country_code.clone(),
+            region: plan.region.clone(),
+            // The provider's minimum charge is a floor too: a code never makes a plan unpayable.
+            min_margin: self.min_margin.max(Cents::new(
+                self.payments.minimum_charge().get() - cost.get(),
+            )),
+            email_key: email_key(&form.email),
+            reserved_until_ms: now + ms(CHECKOUT_TTL),
+        });
         let hold = NewHold {
             purchase_id: id.clone(),
             client_key: form.client.to_string(),
@@ -307,24 +329,27 @@ impl Checkout<'_> {
             .db
             .run(move |conn| {
                 conn.write_tx(|conn| {
-                    let counted = admit(conn, &new, hold)?;
+                    let mut new = new;
+                    let counted = admit(conn, &mut new, hold, promo.as_ref())?;
                     db::order_links::insert(conn, &new.id, &new.access_token_hash, now)?;
-                    Ok(counted)
+                    Ok((counted, new.price_cents))
                 })
             })
             .await;
-        match admitted {
-            Ok(held) => {
+        let price = match admitted {
+            Ok((held, charged)) => {
                 if !held {
                     tracing::info!(plan.id = %plan.id, "checkout beyond the hold caps: no credit held");
                 }
+                Cents::new(charged)
             }
             Err(Admission::WalletShort) => {
                 tracing::warn!(plan.id = %plan.id, "sale refused: the wallet cannot cover it");
                 return Err(CheckoutError::WalletShort);
             }
+            Err(Admission::Promo(refusal)) => return Err(refusal.into()),
             Err(Admission::Db(err)) => return Err(err.into()),
-        }
+        };
 
         // The way back carries no token: the cookie set with the redirect opens the page.
         let order_page = return_url(self.public_url, &id);
@@ -332,7 +357,17 @@ impl Checkout<'_> {
             purchase_id: id.clone(),
             amount: price,
             email: form.email,
-            description: format!("{} · {}", plan.country_name, plan.allowance(form.language)),
+            description: {
+                let plan_text =
+                    format!("{} · {}", plan.country_name, plan.allowance(form.language));
+                match &form.promo_code {
+                    Some(code) => form.language.ta(
+                        "checkout-description-promo",
+                        &[("plan", plan_text.into()), ("code", code.clone().into())],
+                    ),
+                    None => plan_text,
+                }
+            },
             success_url: order_page.clone(),
             cancel_url: order_page,
             idempotency_key: format!("checkout-{id}"),
@@ -493,7 +528,93 @@ enum Admission {
     #[error("the wallet cannot cover this sale")]
     WalletShort,
     #[error(transparent)]
+    Promo(#[from] PromoRefusal),
+    #[error(transparent)]
     Db(#[from] DbError),
+}
+
+/// A promotion code to apply to a checkout, with what its rules look at.
+#[derive(Debug, Clone)]
+struct PromoAsk {
+    code: String,
+    plan_id: String,
+    country_code: String,
+    region: Option<String>,
+    /// The least margin over cost the discounted price keeps.
+    min_margin: Cents,
+    email_key: String,
+    reserved_until_ms: i64,
+}
+
+/// In the admission's transaction, with the code's row locked: checks the code (enabled, in
+/// its window, covering the plan, a use left overall and for this email, counting verified
+/// uses and reservations still running) and applies it to `new`'s price; returns the code as
+/// stored and the offer. [`record_promo`] then holds the use once the purchase row exists.
+fn apply_promo(
+    conn: &mut DbConn,
+    new: &mut NewPurchase,
+    ask: &PromoAsk,
+) -> Result<(String, promo::Offer), Admission> {
+    let now = new.created_at_ms;
+    db::promo::lock(conn, &ask.code)?;
+    let row = db::promo::find(conn, &ask.code)?
+        .filter(|row| row.disabled_at_ms.is_none())
+        .ok_or(PromoRefusal::Unknown)?;
+    let discount = Discount::from_parts(&row.kind, row.value).map_err(|_| PromoRefusal::Unknown)?;
+    let scope = PromoScope::from_parts(&row.scope_kind, &row.scope_value)
+        .map_err(|_| PromoRefusal::Unknown)?;
+    promo::check_window(now, row.starts_at_ms, row.ends_at_ms)?;
+    let key = PlanKey {
+        plan_id: &ask.plan_id,
+        country_code: &ask.country_code,
+        region: ask.region.as_deref(),
+    };
+    if !scope.covers(key) {
+        return Err(PromoRefusal::OtherPlans.into());
+    }
+    let running = db::promo::running_reservations(conn, &row.code, None, now)?;
+    if !promo::has_room(row.used_count.saturating_add(running), row.max_uses) {
+        return Err(PromoRefusal::UsedUp.into());
+    }
+    if row.max_uses_per_email.is_some() {
+        let mine = db::promo::used_by_email(conn, &row.code, &ask.email_key)?
+            + db::promo::running_reservations(conn, &row.code, Some(&ask.email_key), now)?;
+        if !promo::has_room(mine, row.max_uses_per_email) {
+            return Err(PromoRefusal::UsedByEmail.into());
+        }
+    }
+    let list = Cents::new(new.price_cents);
+    let offer = promo::apply(&discount, list, Cents::new(new.cost_cents), ask.min_margin);
+    if offer.capped {
+        tracing::info!(promo.code = %row.code, plan.id = %ask.plan_id, "promotion code capped at the margin floor");
+    }
+    new.price_cents = offer.price.get();
+    Ok((row.code, offer))
+}
+
+/// Records the code, list price and discount on the purchase, and reserves one use of the
+/// code until its payment page expires: the reservation counts against the caps while it runs
+/// and the purchase awaits payment.
+fn record_promo(
+    conn: &mut DbConn,
+    new: &NewPurchase,
+    ask: &PromoAsk,
+    code: String,
+    offer: &promo::Offer,
+) -> Result<(), Admission> {
+    db::purchases::set_promo(conn, &new.id, &code, offer.list, offer.discount)?;
+    db::promo::reserve(
+        conn,
+        &NewRedemption {
+            purchase_id: new.id.clone(),
+            code,
+            email_key: ask.email_key.clone(),
+            state: "reserved".into(),
+            reserved_until_ms: ask.reserved_until_ms,
+            created_at_ms: new.created_at_ms,
+        },
+    )?;
+    Ok(())
 }
 
 impl From<diesel::result::Error> for Admission {
@@ -506,9 +627,20 @@ impl From<diesel::result::Error> for Admission {
 /// the same credit one after another): ends the oldest holds of this client and email
 /// beyond their caps, checks the sale against the credit left, and inserts the purchase
 /// with its hold. Returns whether the hold counts. A refusal rolls everything back.
-fn admit(conn: &mut DbConn, new: &NewPurchase, mut hold: NewHold) -> Result<bool, Admission> {
-    let now = hold.created_at_ms;
+fn admit(
+    conn: &mut DbConn,
+    new: &mut NewPurchase,
+    mut hold: NewHold,
+    promo: Option<&PromoAsk>,
+) -> Result<bool, Admission> {
     db::wallet::lock(conn)?;
+    // The clock is read once the wallet is locked, not when the request began: a checkout
+    // that waited for the lock behind others must not judge their holds by an older time
+    // (a hold another checkout ended "now" would still look running at that older time, and
+    // this one would end a running hold in its place).
+    let now = db::now_ms().max(hold.created_at_ms);
+    hold.expires_at_ms += now - hold.created_at_ms;
+    hold.created_at_ms = now;
     let Some(wallet) = db::wallet::get(conn)? else {
         return Err(Admission::WalletShort);
     };
@@ -536,8 +668,23 @@ fn admit(conn: &mut DbConn, new: &NewPurchase, mut hold: NewHold) -> Result<bool
     if !counted {
         hold.expires_at_ms = now;
     }
-    db::purchases::insert(conn, new, "checkout started")?;
+    // The code is checked before anything is written; its record follows the purchase row.
+    let applied = match promo {
+        Some(ask) => Some((ask, apply_promo(conn, new, ask)?)),
+        None => None,
+    };
+    let note = match &applied {
+        Some((_, (code, offer))) => format!(
+            "checkout started with promotion code {code} ({} off {})",
+            offer.discount, offer.list
+        ),
+        None => "checkout started".to_string(),
+    };
+    db::purchases::insert(conn, new, &note)?;
     db::holds::insert(conn, &hold)?;
+    if let Some((ask, (code, offer))) = applied {
+        record_promo(conn, new, ask, code, &offer)?;
+    }
     Ok(counted)
 }
 

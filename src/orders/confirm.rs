@@ -148,6 +148,23 @@ pub fn apply(
                     return Ok(Applied::Recorded);
                 }
                 db::purchases::set_paid(conn, &purchase.id, payment_reference.as_deref(), now)?;
+                // The code's use is counted here, with the verified payment, and only once.
+                if let Some(counted) = db::promo::mark_used(conn, &purchase.id, now)? {
+                    let note = if counted.beyond_cap() {
+                        format!(
+                            "promotion code {} counted: use {}, beyond its cap of {} (a checkout was paid after its hold on the code ended; the sale stands at the price charged)",
+                            counted.code,
+                            counted.used_count,
+                            counted.max_uses.unwrap_or_default()
+                        )
+                    } else {
+                        format!(
+                            "promotion code {} counted: use {}",
+                            counted.code, counted.used_count
+                        )
+                    };
+                    db::purchases::add_event(conn, &purchase.id, Some("paid"), "paid", &note, now)?;
+                }
                 outbox::enqueue(conn, &purchase.id, JobKind::PlaceOrder, now, now)?;
                 outbox::enqueue(conn, &purchase.id, JobKind::EmailPaymentReceived, now, now)?;
                 Ok(Applied::Paid {

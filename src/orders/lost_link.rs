@@ -120,6 +120,11 @@ async fn attempt(
                 plan.as_str(),
                 Cents::new(p.price_cents),
                 p.created_at_ms,
+            )
+            .with_promo(
+                p.promo_code.as_deref(),
+                p.list_price_cents,
+                p.discount_cents,
             ),
             url: order_url(&notifier.public_url, &p.id, &token),
         })

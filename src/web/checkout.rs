@@ -11,6 +11,7 @@ use askama::Template;
 use serde::Deserialize;
 
 use crate::catalog::ShopPlan;
+use crate::domain::promo::normalise_code;
 use crate::domain::{Cents, Email};
 use crate::i18n::{self, Lang};
 use crate::orders::checkout::{Checkout, CheckoutError, CheckoutForm};
@@ -32,6 +33,9 @@ pub struct CheckoutFields {
     expected_price_cents: Option<String>,
     /// The language the plan page was written in: the purchase's emails use it.
     lang: Option<String>,
+    /// An optional promotion code.
+    #[serde(default)]
+    promo_code: String,
 }
 
 #[derive(Template)]
@@ -53,6 +57,8 @@ struct ConfirmPrice {
     email: String,
     new_price: String,
     new_price_cents: i64,
+    /// The promotion code the buyer entered, kept for the second try.
+    promo_code: String,
 }
 
 pub async fn checkout(
@@ -80,6 +86,7 @@ pub async fn checkout(
             plan,
             StatusCode::TOO_MANY_REQUESTS,
             form.email,
+            form.promo_code,
             vec![FieldError::general(&i18n::t("checkout-too-many"))],
         );
         response
@@ -102,6 +109,19 @@ pub async fn checkout(
             &i18n::t("checkout-confirm-device"),
         ));
     }
+    let promo_code = match form.promo_code.trim() {
+        "" => None,
+        raw => match normalise_code(raw) {
+            Ok(code) => Some(code),
+            Err(_) => {
+                errors.push(FieldError::field(
+                    "promo_code",
+                    &i18n::t("promo-bad-format"),
+                ));
+                None
+            }
+        },
+    };
     let Some(email) = email.filter(|_| errors.is_empty()) else {
         return Ok(render_plan(
             &state,
@@ -109,6 +129,7 @@ pub async fn checkout(
             plan,
             StatusCode::BAD_REQUEST,
             form.email,
+            form.promo_code,
             errors,
         ));
     };
@@ -126,6 +147,7 @@ pub async fn checkout(
         public_url: &state.settings.public_url,
         account: &state.account,
         live_reads: &state.checkout_live_reads,
+        min_margin: state.settings.min_margin,
     };
     let started = checkout
         .start(CheckoutForm {
@@ -138,6 +160,7 @@ pub async fn checkout(
                 .as_deref()
                 .and_then(Lang::parse)
                 .unwrap_or_else(i18n::current),
+            promo_code,
         })
         .await;
     match started {
@@ -149,7 +172,20 @@ pub async fn checkout(
             let _ = response.add_cookie(&cookie);
             Ok(response)
         }
-        Err(err) => problem(&state, &req, plan, email, err),
+        // The form again, the code's problem beside its field.
+        Err(CheckoutError::Promo(refusal)) => Ok(render_plan(
+            &state,
+            &req,
+            plan,
+            StatusCode::CONFLICT,
+            email.as_str().to_string(),
+            form.promo_code,
+            vec![FieldError::field(
+                "promo_code",
+                &i18n::t(refusal.message_id()),
+            )],
+        )),
+        Err(err) => problem(&state, &req, plan, email, form.promo_code, err),
     }
 }
 
@@ -158,6 +194,7 @@ fn problem(
     req: &HttpRequest,
     plan: &ShopPlan,
     email: Email,
+    promo_code: String,
     err: CheckoutError,
 ) -> Result<HttpResponse, AppError> {
     let snap = state.catalog.snapshot();
@@ -190,6 +227,7 @@ fn problem(
                     email: email.as_str().to_string(),
                     new_price: lang.money(new_price),
                     new_price_cents: new_price.get(),
+                    promo_code: promo_code.trim().to_string(),
                 }),
                 Vec::new(),
                 issued.cookie,
@@ -224,6 +262,16 @@ fn problem(
         | CheckoutError::Payment(_) => {
             return Err(AppError::Unavailable(err.to_string()));
         }
+        CheckoutError::Promo(refusal) => (
+            lang.t("promo-problem-title"),
+            lang.ta(
+                "promo-problem",
+                &[("reason", lang.t(refusal.message_id()).into())],
+            ),
+            None,
+            Vec::new(),
+            None,
+        ),
         CheckoutError::Db(db) => return Err(db.into()),
         CheckoutError::Transition(err) => return Err(err.into()),
     };
@@ -260,6 +308,10 @@ struct DemoPayPage {
     open: bool,
     order_href: String,
     csrf_token: String,
+    /// `(code, "CODE: $2.00 off $20.00")` when a promotion code was used.
+    promo: Option<(String, String)>,
+    /// The amount in the owner's display currencies (what is charged stays USD).
+    fx: Vec<crate::domain::currency::DisplayPrice>,
 }
 
 fn demo_provider(state: &AppState) -> Result<&crate::payments::demo::DemoProvider, AppError> {
@@ -301,6 +353,28 @@ pub async fn demo_pay_page(
         ),
         order_href: format!("/orders/{}", purchase.id),
         csrf_token: issued.token,
+        promo: match (
+            &purchase.promo_code,
+            purchase.list_price_cents,
+            purchase.discount_cents,
+        ) {
+            (Some(code), Some(list), Some(off)) => {
+                let lang = i18n::current();
+                Some((
+                    code.clone(),
+                    lang.ta(
+                        "promo-pay-line",
+                        &[
+                            ("code", code.into()),
+                            ("discount", lang.money(Cents::new(off)).into()),
+                            ("list", lang.money(Cents::new(list)).into()),
+                        ],
+                    ),
+                ))
+            }
+            _ => None,
+        },
+        fx: snap.display_prices(Cents::new(purchase.price_cents), i18n::current()),
         session,
     };
     Ok(pages::private_page(StatusCode::OK, &page, issued.cookie))

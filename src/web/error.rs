@@ -103,6 +103,37 @@ impl From<crate::books::BooksError> for AppError {
     }
 }
 
+impl From<crate::catalog::promo_codes::PromoCodeError> for AppError {
+    fn from(err: crate::catalog::promo_codes::PromoCodeError) -> Self {
+        use crate::catalog::promo_codes::PromoCodeError as E;
+        match err {
+            E::BelowFloor(plans) => Self::Conflict(format!(
+                "This code would sell {} below cost plus the minimum margin: {}. Nothing was saved.",
+                match plans.len() {
+                    1 => "1 plan".to_string(),
+                    n => format!("{n} plans"),
+                },
+                plans
+                    .iter()
+                    .map(|p| format!(
+                        "{} ({}): {} → {}, floor {}",
+                        p.name, p.plan_id, p.list, p.discounted, p.floor
+                    ))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            )),
+            E::EmptyScope(scope) => Self::BadRequest(format!(
+                "No plan in the catalog matches {scope}. Nothing was saved."
+            )),
+            E::Exists(code) => Self::Conflict(format!(
+                "A code {code} exists already. Codes cannot be reused; choose another."
+            )),
+            E::Unknown(_) => Self::NotFound,
+            E::Db(cause) => cause.into(),
+        }
+    }
+}
+
 impl From<UsersError> for AppError {
     fn from(err: UsersError) -> Self {
         match err {

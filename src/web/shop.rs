@@ -9,6 +9,7 @@ use serde::Deserialize;
 
 use crate::catalog::snapshot::path_segment;
 use crate::catalog::{Destination, Found, PlanKind, ShopPlan, ShopRegion, Snapshot};
+use crate::domain::currency::DisplayPrice;
 use crate::domain::{Cents, plan};
 use crate::i18n::{self, Lang};
 use crate::payments::PaymentProvider;
@@ -63,6 +64,8 @@ pub struct PlanCard<'a> {
     pub per_day: &'a str,
     /// A daily plan's data over the trip: `7 GB in total`.
     pub total_data: &'a str,
+    /// The price in the owner's display currencies.
+    pub fx: &'a [DisplayPrice],
 }
 
 impl<'a> PlanCard<'a> {
@@ -84,6 +87,7 @@ impl<'a> PlanCard<'a> {
             price_note: &labels.price_note,
             per_day: &labels.per_day,
             total_data: &labels.total_data,
+            fx: &labels.fx,
         }
     }
 }
@@ -582,6 +586,8 @@ pub struct BuyForm {
     /// Everything wrong with the last submission, in the order of the fields.
     pub errors: Vec<FieldError>,
     pub expected_price_cents: i64,
+    /// The promotion code field as typed.
+    pub promo_code: String,
 }
 
 impl BuyForm {
@@ -648,6 +654,8 @@ struct PlanPage {
     networks: Option<String>,
     coverage: Vec<String>,
     form: BuyForm,
+    /// The price in the owner's display currencies.
+    fx: Vec<DisplayPrice>,
 }
 
 /// The plan page of `plan` with `form`, as the template renders it.
@@ -692,6 +700,7 @@ fn plan_page(
             coverage_names(snap, &plan.coverage)
         },
         form,
+        fx: labels.fx.clone(),
     }
 }
 
@@ -703,6 +712,7 @@ pub(crate) fn render_plan(
     plan: &ShopPlan,
     status: StatusCode,
     email: String,
+    promo_code: String,
     errors: Vec<FieldError>,
 ) -> HttpResponse {
     let snap = state.catalog.snapshot();
@@ -712,6 +722,7 @@ pub(crate) fn render_plan(
         email,
         errors,
         expected_price_cents: plan.price.map_or(0, Cents::get),
+        promo_code,
     };
     let page = plan_page(state, &snap, plan, state.sales.paused(), form);
     pages::private_page(status, &page, issued.cookie)
@@ -743,6 +754,7 @@ pub async fn plan(
                 email: String::new(),
                 errors: Vec::new(),
                 expected_price_cents: plan.price.map_or(0, Cents::get),
+                promo_code: String::new(),
             };
             plan_page(&state, &snap, plan, paused, form)
                 .render()

@@ -179,12 +179,37 @@ async fn every_consumer_page_is_written_in_each_language() {
                     ("csrf_token", &token),
                     ("plan_id", &plan.id),
                     ("email", "nope"),
+                    ("promo_code", "!"),
                 ],
             )
             .await;
         assert_eq!(status, 400, "{errors}");
         check_page(lang, "checkout errors", &errors, &leftovers);
-        assert_eq!(errors.matches("<li><a href=\"#").count(), 2, "{errors}");
+        assert_eq!(errors.matches("<li><a href=\"#").count(), 3, "{errors}");
+        assert!(
+            errors.contains(&lang.t("promo-bad-format")),
+            "{lang:?}: {errors}"
+        );
+        // A code the shop does not have: the form again, the refusal beside the field.
+        let (status, refused, _) = browser
+            .post(
+                &app,
+                "/checkout",
+                &[
+                    ("csrf_token", &token),
+                    ("plan_id", &plan.id),
+                    ("email", "traveller@example.com"),
+                    ("confirm_device", "yes"),
+                    ("promo_code", "NOSUCHCODE"),
+                ],
+            )
+            .await;
+        assert_eq!(status, 409, "{refused}");
+        check_page(lang, "unknown promotion code", &refused, &leftovers);
+        assert!(
+            unescaped(&refused).contains(&lang.t("promo-unknown")),
+            "{lang:?}: {refused}"
+        );
         let (status, changed, _) = browser
             .post(
                 &app,
@@ -295,6 +320,24 @@ fn every_customer_email_is_written_in_each_language() {
                 OutgoingEmail::lost_link(to.clone(), "Shop", &links).expect("orders"),
             ]
         });
+        // A receipt with a promotion code names the code and what it took off.
+        let with_code = receipt
+            .clone()
+            .with_promo(Some("SPRING"), Some(4_077), Some(408));
+        let promo_email = i18n::sync_scope(lang, || {
+            OutgoingEmail::payment_received(to.clone(), "Shop", &url, &with_code)
+        })
+        .expect("renders");
+        let line = match lang {
+            Lang::En => "SPRING, $4.08 off $40.77",
+            Lang::Es => "SPRING, 4,08\u{a0}US$ de descuento sobre 40,77\u{a0}US$",
+            Lang::De => "SPRING, 4,08\u{a0}$ Rabatt auf 40,77\u{a0}$",
+        };
+        for part in [&promo_email.text, &promo_email.html] {
+            assert_written_in(lang, "receipt with a code", part, &leftovers);
+            assert!(part.contains(line), "{lang:?}: {part}");
+            assert!(part.contains(&lang.t("mail-receipt-promo")), "{part}");
+        }
         let (money, day) = match lang {
             Lang::En => ("$36.69", "23 Nov 2026"),
             Lang::Es => ("36,69\u{a0}US$", "23 nov 2026"),

@@ -44,6 +44,7 @@ mod ops;
 mod order_links;
 mod outage;
 mod outbox;
+mod promo;
 mod replicas;
 mod sandbox;
 mod schema;

@@ -1135,3 +1135,54 @@ async fn the_shop_gives_stripe_return_urls_without_the_order_token() {
     let (status, _, _) = buyer.get(&app, &format!("/orders/{purchase_id}")).await;
     assert_eq!(status, 200);
 }
+
+/// A promotion code through Stripe: the session is for the discounted price, and says so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stripe_is_asked_for_the_discounted_price() {
+    let fake = FakeStripe::start().await;
+    let api_base = fake.base.as_str().trim_end_matches('/').to_string();
+    let (app, _upstream) = crate::helpers::spawn_shop_with(
+        crate::helpers::Backend::Sqlite,
+        20,
+        &[
+            ("STOREFRONT_PAYMENTS", "stripe"),
+            ("STOREFRONT_STRIPE_SECRET_KEY", KEY),
+            ("STOREFRONT_STRIPE_WEBHOOK_SECRET", WHSEC),
+            ("STOREFRONT_STRIPE_API_BASE", api_base.as_str()),
+        ],
+    )
+    .await
+    .expect("sqlite");
+    let plan = crate::journeys::sellable_plan(&app);
+    let list = plan.price.expect("priced").get();
+    // 10% off every plan.
+    crate::promo::add_code(&app, "TENOFF", 1_000, None).await;
+    let buyer = crate::helpers::Browser::default();
+    let (status, page, _) =
+        crate::promo::buy_with_code(&app, &buyer, &plan, "ana@example.com", "tenoff").await;
+    assert_eq!(status, 303, "{page}");
+    let sessions: Vec<Recorded> = fake
+        .requests()
+        .into_iter()
+        .filter(|r| r.path == "/v1/checkout/sessions")
+        .collect();
+    assert_eq!(sessions.len(), 1);
+    let field = |name: &str| {
+        sessions[0]
+            .form
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        field("line_items[0][price_data][unit_amount]"),
+        (list - list / 10).to_string(),
+        "Stripe charges the discounted price"
+    );
+    assert!(
+        sessions[0].raw_body.contains("TENOFF"),
+        "the payment page names the code: {}",
+        sessions[0].raw_body
+    );
+}

@@ -111,6 +111,11 @@ async fn send(
         &description,
         Cents::new(purchase.price_cents),
         purchase.created_at_ms,
+    )
+    .with_promo(
+        purchase.promo_code.as_deref(),
+        purchase.list_price_cents,
+        purchase.discount_cents,
     );
     let shop = notifier.shop_name.as_str();
     let message = i18n::sync_scope(lang, || match email {

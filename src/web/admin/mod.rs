@@ -1,5 +1,6 @@
-//! The admin console under `/admin`: login and logout, the dashboard, orders, pricing, the
-//! wallet, the books (reconciliation and CSV exports), the catalog, the audit log, user
+//! The admin console under `/admin`: login and logout, the dashboard, orders, pricing,
+//! promotion codes, display currencies, the wallet, the books (reconciliation and CSV
+//! exports), the catalog, the audit log, user
 //! management and each admin's own account page.
 //!
 //! Every page but the login form needs a live session ([`CurrentAdmin`]); without one the
@@ -11,10 +12,12 @@ mod account;
 mod audit;
 mod books;
 mod catalog;
+mod currencies;
 mod dashboard;
 mod login;
 mod orders;
 mod pricing;
+mod promo_codes;
 mod totp;
 mod users;
 mod wallet;
@@ -65,6 +68,18 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         )
         .route("/admin/pricing/save", web::post().to(pricing::save))
         .route("/admin/pricing/delete", web::post().to(pricing::delete))
+        .route("/admin/promo-codes", web::get().to(promo_codes::page))
+        .route("/admin/promo-codes", web::post().to(promo_codes::create))
+        .route(
+            "/admin/promo-codes/{code}/disable",
+            web::post().to(promo_codes::disable),
+        )
+        .route("/admin/currencies", web::get().to(currencies::page))
+        .route("/admin/currencies", web::post().to(currencies::set))
+        .route(
+            "/admin/currencies/{currency}/clear",
+            web::post().to(currencies::clear),
+        )
         .route("/admin/catalog", web::get().to(catalog::page))
         .route("/admin/catalog/sync", web::post().to(catalog::sync_now))
         .route("/admin/wallet", web::get().to(wallet::page))

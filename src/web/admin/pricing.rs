@@ -44,7 +44,7 @@ pub struct RuleForm {
 }
 
 /// Parses `12`, `12.5` or `12.50` (an optional `$` and `,` separators) into hundredths.
-fn hundredths(raw: &str) -> Option<i64> {
+pub(super) fn hundredths(raw: &str) -> Option<i64> {
     let text: String = raw
         .trim()
         .trim_start_matches('$')
@@ -80,7 +80,7 @@ fn hundredths(raw: &str) -> Option<i64> {
 
 /// The country an owner typed: its code in any case ("jp") or its name ("Japan"), among the
 /// countries that have local plans.
-fn country_named(snap: &Snapshot, typed: &str) -> Option<String> {
+pub(super) fn country_named(snap: &Snapshot, typed: &str) -> Option<String> {
     let code = typed.to_ascii_uppercase();
     snap.plans()
         .iter()
@@ -89,7 +89,7 @@ fn country_named(snap: &Snapshot, typed: &str) -> Option<String> {
 }
 
 /// The region an owner typed: its slug or its name, in any case.
-fn region_named(snap: &Snapshot, typed: &str) -> Option<String> {
+pub(super) fn region_named(snap: &Snapshot, typed: &str) -> Option<String> {
     snap.regions()
         .iter()
         .find(|r| r.slug.eq_ignore_ascii_case(typed) || r.name.eq_ignore_ascii_case(typed))
@@ -98,7 +98,7 @@ fn region_named(snap: &Snapshot, typed: &str) -> Option<String> {
 
 /// What the "applies to" field suggests as the owner types: every country with local plans and
 /// every region, by code or slug, with its name.
-fn scope_suggestions(snap: &Snapshot) -> Vec<(String, String)> {
+pub(super) fn scope_suggestions(snap: &Snapshot) -> Vec<(String, String)> {
     let mut countries: Vec<(String, String)> = snap
         .plans()
         .iter()

@@ -1,0 +1,241 @@
+//! The owner's promotion codes as the console manages them: list (with uses), create, disable.
+//! Each change is one transaction with its audit entry.
+//!
+//! A code is refused at creation when its full discount would take any plan in its scope below
+//! `cost + STOREFRONT_MIN_MARGIN_CENTS` at today's catalog ([`plans_below_floor`]); the refusal
+//! names those plans. A plan whose cost rises later is not a reason to refuse a buyer: checkout
+//! caps the discount at the floor (`domain::promo::apply`).
+
+use crate::accounts::Admin;
+use crate::catalog::Snapshot;
+use crate::db::promo::{self as q, CodeRow};
+use crate::db::{Db, DbError, now_ms};
+use crate::domain::Cents;
+use crate::domain::pricing::PlanKey;
+use crate::domain::promo::{self, Discount, PromoScope};
+
+/// Audit actions of the promotion codes page.
+pub mod action {
+    pub const CODE_CREATED: &str = "promo_code_created";
+    pub const CODE_DISABLED: &str = "promo_code_disabled";
+}
+
+/// A code as the owner asks for it, already parsed.
+#[derive(Debug, Clone)]
+pub struct NewCode {
+    pub code: String,
+    pub discount: Discount,
+    pub starts_at_ms: i64,
+    pub ends_at_ms: Option<i64>,
+    pub max_uses: Option<i64>,
+    pub max_uses_per_email: Option<i64>,
+    pub scope: PromoScope,
+}
+
+/// A plan a code would sell below the floor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BelowFloor {
+    pub plan_id: String,
+    /// `France · 5 GB for 30 days`
+    pub name: String,
+    pub list: Cents,
+    /// The price with the full discount.
+    pub discounted: Cents,
+    /// `cost + min margin`.
+    pub floor: Cents,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PromoCodeError {
+    #[error("the code would sell {} plan(s) below cost plus the minimum margin", .0.len())]
+    BelowFloor(Vec<BelowFloor>),
+    #[error("no plan in the catalog matches {0}")]
+    EmptyScope(PromoScope),
+    #[error("a code {0} exists already")]
+    Exists(String),
+    #[error("no enabled code {0}")]
+    Unknown(String),
+    #[error(transparent)]
+    Db(#[from] DbError),
+}
+
+impl From<diesel::result::Error> for PromoCodeError {
+    fn from(err: diesel::result::Error) -> Self {
+        Self::Db(err.into())
+    }
+}
+
+fn key(plan: &crate::catalog::ShopPlan) -> PlanKey<'_> {
+    PlanKey {
+        plan_id: &plan.id,
+        country_code: &plan.country_code,
+        region: plan.region.as_deref(),
+    }
+}
+
+/// Every priced plan in `scope` that `discount` would take below `cost + min_margin` now.
+pub fn plans_below_floor(
+    snap: &Snapshot,
+    discount: &Discount,
+    scope: &PromoScope,
+    min_margin: Cents,
+) -> Vec<BelowFloor> {
+    snap.plans()
+        .iter()
+        .filter(|plan| scope.covers(key(plan)))
+        .filter_map(|plan| {
+            let list = plan.price?;
+            if !discount.breaks_floor(list, plan.cost, min_margin) {
+                return None;
+            }
+            Some(BelowFloor {
+                plan_id: plan.id.clone(),
+                name: format!(
+                    "{} · {}",
+                    plan.country_name,
+                    plan.allowance(crate::i18n::Lang::En)
+                ),
+                list,
+                discounted: Cents::new(list.get() - discount.off(list).get()),
+                floor: Cents::new(plan.cost.get().saturating_add(min_margin.get())),
+            })
+        })
+        .collect()
+}
+
+/// `SPRING: 10.00% off, every plan, 2026-11-23 → …` for the audit log.
+fn describe(new: &NewCode) -> String {
+    let mut text = format!("{}: {} off {}", new.code, new.discount, new.scope);
+    if let Some(cap) = new.max_uses {
+        text.push_str(&format!(", at most {cap} uses"));
+    }
+    if let Some(cap) = new.max_uses_per_email {
+        text.push_str(&format!(", {cap} per email"));
+    }
+    text.push_str(&format!(", from {}", new.starts_at_ms));
+    if let Some(end) = new.ends_at_ms {
+        text.push_str(&format!(" until {end}"));
+    }
+    text
+}
+
+/// Creates `new` for `by` after checking it against `snap`, audited.
+pub async fn create(
+    db: &Db,
+    snap: &Snapshot,
+    by: &Admin,
+    client_addr: &str,
+    new: NewCode,
+    min_margin: Cents,
+) -> Result<(), PromoCodeError> {
+    if !snap.plans().iter().any(|p| new.scope.covers(key(p))) {
+        return Err(PromoCodeError::EmptyScope(new.scope));
+    }
+    let broken = plans_below_floor(snap, &new.discount, &new.scope, min_margin);
+    if !broken.is_empty() {
+        return Err(PromoCodeError::BelowFloor(broken));
+    }
+    let (by, client) = (by.clone(), client_addr.to_string());
+    let details = describe(&new);
+    db.run(move |conn| {
+        let now = now_ms();
+        conn.write_tx(|conn| {
+            let row = CodeRow {
+                code: new.code.clone(),
+                kind: new.discount.kind().to_string(),
+                value: new.discount.value(),
+                starts_at_ms: new.starts_at_ms,
+                ends_at_ms: new.ends_at_ms,
+                max_uses: new.max_uses,
+                max_uses_per_email: new.max_uses_per_email,
+                scope_kind: new.scope.kind().to_string(),
+                scope_value: new.scope.value().to_string(),
+                used_count: 0,
+                disabled_at_ms: None,
+                created_at_ms: now,
+                created_by: by.email.clone(),
+            };
+            if !q::insert(conn, &row)? {
+                return Err(PromoCodeError::Exists(new.code.clone()));
+            }
+            by.audit(
+                conn,
+                action::CODE_CREATED,
+                Some(&format!("promo:{}", new.code)),
+                &client,
+                &details,
+                now,
+            )?;
+            Ok(())
+        })
+    })
+    .await
+}
+
+/// Disables `code` for `by`, audited. Checkouts already started with it keep their price.
+pub async fn disable(
+    db: &Db,
+    by: &Admin,
+    client_addr: &str,
+    code: String,
+) -> Result<(), PromoCodeError> {
+    let (by, client) = (by.clone(), client_addr.to_string());
+    db.run(move |conn| {
+        let now = now_ms();
+        conn.write_tx(|conn| {
+            if !q::disable(conn, &code, now)? {
+                return Err(PromoCodeError::Unknown(code.clone()));
+            }
+            by.audit(
+                conn,
+                action::CODE_DISABLED,
+                Some(&format!("promo:{code}")),
+                &client,
+                "disabled",
+                now,
+            )?;
+            Ok(())
+        })
+    })
+    .await
+}
+
+/// A code as the console lists it.
+#[derive(Debug, Clone)]
+pub struct CodeSummary {
+    pub row: CodeRow,
+    /// `10.00% off` or `$5.00 off`; `invalid` for a row the shop cannot read.
+    pub discount: String,
+    pub scope: String,
+    /// Checkouts holding a use right now (awaiting payment).
+    pub reserved: i64,
+    /// Enabled and inside its window.
+    pub active: bool,
+}
+
+/// Every code, newest first, with its verified uses and the uses reserved right now.
+pub async fn list(db: &Db) -> Result<Vec<CodeSummary>, DbError> {
+    db.run(|conn| {
+        let now = now_ms();
+        q::list(conn)?
+            .into_iter()
+            .map(|row| {
+                let reserved = q::running_reservations(conn, &row.code, None, now)?;
+                let discount = Discount::from_parts(&row.kind, row.value)
+                    .map_or_else(|_| "invalid".to_string(), |d| format!("{d} off"));
+                let scope = PromoScope::from_parts(&row.scope_kind, &row.scope_value)
+                    .map_or_else(|_| "invalid".to_string(), |s| s.to_string());
+                let active = row.disabled_at_ms.is_none()
+                    && promo::check_window(now, row.starts_at_ms, row.ends_at_ms).is_ok();
+                Ok(CodeSummary {
+                    row,
+                    discount,
+                    scope,
+                    reserved,
+                    active,
+                })
+            })
+            .collect()
+    })
+    .await
+}

@@ -1,0 +1,182 @@
+//! `/admin/currencies` (owners): display-only exchange rates for a short list of currencies.
+//! Consumer pages show each price also as "≈ €23.40" with the rate's date; what is charged
+//! stays in USD. The rules are `catalog::display_rates` and `domain::currency`.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use askama::Template;
+use serde::Deserialize;
+
+use super::{
+    Chrome, CurrentAdmin, admin_page, check_csrf, client_addr, format_ms, require_owner, see_other,
+};
+use crate::accounts::Admin;
+use crate::catalog::display_rates;
+use crate::domain::Cents;
+use crate::domain::currency::{CURRENCIES, Rate, parse_rate, symbol};
+use crate::web::AppState;
+use crate::web::error::AppError;
+
+#[derive(Deserialize, Default, Clone)]
+pub struct RateForm {
+    #[serde(default)]
+    csrf_token: String,
+    #[serde(default)]
+    currency: String,
+    /// Units of the currency per US dollar, like `0.9245`.
+    #[serde(default)]
+    rate: String,
+    /// `YYYY-MM-DD`, the day the rate was quoted.
+    #[serde(default)]
+    date: String,
+}
+
+struct CurrencyView {
+    code: &'static str,
+    /// `0.924500`, empty when no rate is set.
+    rate: String,
+    date: String,
+    updated: String,
+    /// What $10.00 shows as.
+    example: String,
+}
+
+#[derive(Template)]
+#[template(path = "admin/currencies.html")]
+struct CurrenciesPage {
+    chrome: Chrome,
+    currencies: Vec<CurrencyView>,
+    form: RateForm,
+    error: Option<String>,
+    saved: bool,
+}
+
+#[derive(Deserialize)]
+pub struct PageQuery {
+    saved: Option<String>,
+}
+
+async fn render(
+    state: &AppState,
+    req: &HttpRequest,
+    admin: &Admin,
+    status: StatusCode,
+    form: RateForm,
+    error: Option<String>,
+    saved: bool,
+) -> Result<HttpResponse, AppError> {
+    let rows = display_rates::list(&state.catalog).await?;
+    let (chrome, cookie) = Chrome::new(state, req, admin, "currencies");
+    let currencies = CURRENCIES
+        .iter()
+        .map(|(code, _)| {
+            let row = rows.iter().find(|r| r.currency == *code);
+            let rate = row.and_then(|r| Rate::new(code, r.micros_per_usd, &r.rate_date).ok());
+            CurrencyView {
+                code,
+                rate: rate.as_ref().map(Rate::rate_text).unwrap_or_default(),
+                date: rate
+                    .as_ref()
+                    .map(|r| r.date().to_string())
+                    .unwrap_or_default(),
+                updated: row.map(|r| format_ms(r.updated_at_ms)).unwrap_or_default(),
+                example: rate
+                    .as_ref()
+                    .map(|r| r.show(Cents::new(1_000)).text)
+                    .unwrap_or_default(),
+            }
+        })
+        .collect();
+    let page = CurrenciesPage {
+        chrome,
+        currencies,
+        form,
+        error,
+        saved,
+    };
+    Ok(admin_page(status, &page, cookie))
+}
+
+pub async fn page(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    query: web::Query<PageQuery>,
+) -> Result<HttpResponse, AppError> {
+    require_owner(&admin)?;
+    render(
+        &state,
+        &req,
+        &admin,
+        StatusCode::OK,
+        RateForm::default(),
+        None,
+        query.saved.is_some(),
+    )
+    .await
+}
+
+pub async fn set(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    form: web::Form<RateForm>,
+) -> Result<HttpResponse, AppError> {
+    require_owner(&admin)?;
+    check_csrf(&state, &req, &form.csrf_token)?;
+    let form = form.into_inner();
+    let rate = parse_rate(&form.rate)
+        .and_then(|micros| Rate::new(&form.currency, micros, &form.date))
+        .map_err(|err| err.to_string());
+    match rate {
+        Ok(rate) => {
+            display_rates::set(&state.catalog, &admin, &client_addr(&req), rate).await?;
+            Ok(see_other("/admin/currencies?saved=1"))
+        }
+        Err(message) => {
+            let message = format!("{}. Nothing was saved.", capitalise(&message));
+            render(
+                &state,
+                &req,
+                &admin,
+                StatusCode::BAD_REQUEST,
+                form,
+                Some(message),
+                false,
+            )
+            .await
+        }
+    }
+}
+
+fn capitalise(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
+}
+
+#[derive(Deserialize)]
+pub struct CsrfForm {
+    #[serde(default)]
+    csrf_token: String,
+}
+
+pub async fn clear(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    currency: web::Path<String>,
+    form: web::Form<CsrfForm>,
+) -> Result<HttpResponse, AppError> {
+    require_owner(&admin)?;
+    check_csrf(&state, &req, &form.csrf_token)?;
+    let code = currency.into_inner().to_ascii_uppercase();
+    if symbol(&code).is_none() {
+        return Err(AppError::NotFound);
+    }
+    if !display_rates::clear(&state.catalog, &admin, &client_addr(&req), code).await? {
+        return Err(AppError::NotFound);
+    }
+    Ok(see_other("/admin/currencies?saved=1"))
+}

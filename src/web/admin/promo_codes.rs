@@ -1,0 +1,315 @@
+//! `/admin/promo-codes` (owners): the promotion codes with their uses, a form to create one
+//! and a button to disable each. A code that would sell a plan in its scope below cost plus
+//! the minimum margin is refused with the list of those plans. The rules are
+//! `catalog::promo_codes`.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use askama::Template;
+use serde::Deserialize;
+
+use super::pricing::{country_named, hundredths, region_named, scope_suggestions};
+use super::{
+    Chrome, CurrentAdmin, admin_page, check_csrf, client_addr, format_ms, refusal, require_owner,
+    see_other,
+};
+use crate::accounts::Admin;
+use crate::catalog::Snapshot;
+use crate::catalog::promo_codes::{self, NewCode, PromoCodeError};
+use crate::domain::Cents;
+use crate::domain::promo::{Discount, PromoScope, normalise_code};
+use crate::web::AppState;
+use crate::web::error::AppError;
+
+#[derive(Deserialize, Default, Clone)]
+pub struct CodeForm {
+    #[serde(default)]
+    csrf_token: String,
+    #[serde(default)]
+    code: String,
+    /// `percent` or `amount`.
+    #[serde(default)]
+    kind: String,
+    /// `10` or `12.5` (percent), `5.00` (dollars).
+    #[serde(default)]
+    value: String,
+    /// `YYYY-MM-DD` (UTC), empty for now.
+    #[serde(default)]
+    starts: String,
+    /// The last day it may be used, `YYYY-MM-DD` (UTC), empty for no end.
+    #[serde(default)]
+    ends: String,
+    #[serde(default)]
+    max_uses: String,
+    #[serde(default)]
+    max_uses_per_email: String,
+    /// `all`, `country`, `region` or `plan`.
+    #[serde(default)]
+    scope_kind: String,
+    #[serde(default)]
+    scope_value: String,
+}
+
+const DAY_MS: i64 = 86_400_000;
+
+/// Midnight UTC at the start of `YYYY-MM-DD`, in Unix milliseconds.
+fn day_start_ms(raw: &str) -> Option<i64> {
+    let day = crate::domain::currency::parse_date(raw).ok()?;
+    let date = time::Date::parse(
+        &day,
+        &time::macros::format_description!("[year]-[month]-[day]"),
+    )
+    .ok()?;
+    let secs = date.midnight().assume_utc().unix_timestamp();
+    secs.checked_mul(1000)
+}
+
+fn optional_count(raw: &str, what: &str) -> Result<Option<i64>, String> {
+    match raw.trim() {
+        "" => Ok(None),
+        text => match text.parse::<i64>() {
+            Ok(n) if n > 0 => Ok(Some(n)),
+            _ => Err(format!(
+                "{what} is a whole number of uses, 1 or more, or empty for no cap."
+            )),
+        },
+    }
+}
+
+/// The code a form describes; `Err` says what to fix.
+fn parse_code(form: &CodeForm, snap: &Snapshot, now_ms: i64) -> Result<NewCode, String> {
+    let code = normalise_code(&form.code)
+        .map_err(|_| "The code is 3 to 32 letters, digits, '-' or '_'.".to_string())?;
+    let amount =
+        hundredths(&form.value).ok_or("The discount is a number like 10, 12.5 or 5.00.")?;
+    let discount = match form.kind.as_str() {
+        "percent" => Discount::percent(amount).map_err(|_| "A percentage is 0.01 to 100.")?,
+        "amount" => Discount::amount(Cents::new(amount))
+            .map_err(|_| "An amount off is 0.01 to 10000.00 dollars.")?,
+        _ => return Err("Choose a percentage or an amount off.".into()),
+    };
+    let starts_at_ms = match form.starts.trim() {
+        "" => now_ms,
+        raw => day_start_ms(raw).ok_or("The first day is a date like 2026-12-01.")?,
+    };
+    let ends_at_ms = match form.ends.trim() {
+        "" => None,
+        raw => Some(day_start_ms(raw).ok_or("The last day is a date like 2026-12-31.")? + DAY_MS),
+    };
+    if ends_at_ms.is_some_and(|end| end <= starts_at_ms) {
+        return Err("The last day comes before the first.".into());
+    }
+    let value = form.scope_value.trim();
+    let scope = match form.scope_kind.as_str() {
+        "all" => PromoScope::All,
+        "country" if let Some(code) = country_named(snap, value) => PromoScope::Country(code),
+        "region" if let Some(slug) = region_named(snap, value) => PromoScope::Region(slug),
+        "plan" if snap.plan(value).is_some() => PromoScope::Plan(value.to_string()),
+        "country" | "region" | "plan" => {
+            return Err(format!(
+                "There is no {} {value:?} in the catalog.",
+                form.scope_kind
+            ));
+        }
+        _ => return Err("Choose which plans the code applies to.".into()),
+    };
+    Ok(NewCode {
+        code,
+        discount,
+        starts_at_ms,
+        ends_at_ms,
+        max_uses: optional_count(&form.max_uses, "The total cap")?,
+        max_uses_per_email: optional_count(&form.max_uses_per_email, "The cap per email")?,
+        scope,
+    })
+}
+
+struct CodeView {
+    code: String,
+    discount: String,
+    scope: String,
+    window: String,
+    used: i64,
+    cap: String,
+    per_email: String,
+    reserved: i64,
+    status: &'static str,
+    enabled: bool,
+}
+
+#[derive(Template)]
+#[template(path = "admin/promo_codes.html")]
+struct PromoCodesPage {
+    chrome: Chrome,
+    codes: Vec<CodeView>,
+    form: CodeForm,
+    error: Option<String>,
+    saved: bool,
+    suggestions: Vec<(String, String)>,
+    min_margin: String,
+}
+
+#[derive(Deserialize)]
+pub struct PageQuery {
+    saved: Option<String>,
+}
+
+async fn render(
+    state: &AppState,
+    req: &HttpRequest,
+    admin: &Admin,
+    status: StatusCode,
+    form: CodeForm,
+    error: Option<String>,
+    saved: bool,
+) -> Result<HttpResponse, AppError> {
+    let codes = promo_codes::list(&state.db).await?;
+    let snap = state.catalog.snapshot();
+    let (chrome, cookie) = Chrome::new(state, req, admin, "promo");
+    let page = PromoCodesPage {
+        chrome,
+        codes: codes
+            .into_iter()
+            .map(|c| CodeView {
+                window: format!(
+                    "{} → {}",
+                    format_ms(c.row.starts_at_ms),
+                    c.row.ends_at_ms.map_or_else(|| "no end".into(), format_ms)
+                ),
+                cap: c
+                    .row
+                    .max_uses
+                    .map_or_else(|| "no cap".into(), |n| n.to_string()),
+                per_email: c
+                    .row
+                    .max_uses_per_email
+                    .map_or_else(|| "no cap".into(), |n| n.to_string()),
+                used: c.row.used_count,
+                reserved: c.reserved,
+                status: if c.row.disabled_at_ms.is_some() {
+                    "disabled"
+                } else if c.active {
+                    "active"
+                } else {
+                    "outside its dates"
+                },
+                enabled: c.row.disabled_at_ms.is_none(),
+                code: c.row.code,
+                discount: c.discount,
+                scope: c.scope,
+            })
+            .collect(),
+        form,
+        error,
+        saved,
+        suggestions: scope_suggestions(&snap),
+        min_margin: state.settings.min_margin.to_string(),
+    };
+    Ok(admin_page(status, &page, cookie))
+}
+
+pub async fn page(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    query: web::Query<PageQuery>,
+) -> Result<HttpResponse, AppError> {
+    require_owner(&admin)?;
+    let form = CodeForm {
+        kind: "percent".into(),
+        scope_kind: "all".into(),
+        ..CodeForm::default()
+    };
+    render(
+        &state,
+        &req,
+        &admin,
+        StatusCode::OK,
+        form,
+        None,
+        query.saved.is_some(),
+    )
+    .await
+}
+
+pub async fn create(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    form: web::Form<CodeForm>,
+) -> Result<HttpResponse, AppError> {
+    require_owner(&admin)?;
+    check_csrf(&state, &req, &form.csrf_token)?;
+    let form = form.into_inner();
+    let snap = state.catalog.snapshot();
+    let new = match parse_code(&form, &snap, crate::db::now_ms()) {
+        Ok(new) => new,
+        Err(message) => {
+            return render(
+                &state,
+                &req,
+                &admin,
+                StatusCode::BAD_REQUEST,
+                form,
+                Some(message),
+                false,
+            )
+            .await;
+        }
+    };
+    let created = promo_codes::create(
+        &state.db,
+        &snap,
+        &admin,
+        &client_addr(&req),
+        new,
+        state.settings.min_margin,
+    )
+    .await;
+    match created {
+        Ok(()) => Ok(see_other("/admin/promo-codes?saved=1")),
+        Err(
+            err @ (PromoCodeError::BelowFloor(_)
+            | PromoCodeError::EmptyScope(_)
+            | PromoCodeError::Exists(_)),
+        ) => {
+            let (status, message) = refusal(err)?;
+            render(&state, &req, &admin, status, form, Some(message), false).await
+        }
+        Err(err) => Err(err.into()),
+    }
+}
+
+#[derive(Deserialize)]
+pub struct CsrfForm {
+    #[serde(default)]
+    csrf_token: String,
+}
+
+pub async fn disable(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    code: web::Path<String>,
+    form: web::Form<CsrfForm>,
+) -> Result<HttpResponse, AppError> {
+    require_owner(&admin)?;
+    check_csrf(&state, &req, &form.csrf_token)?;
+    let code = normalise_code(&code).map_err(|_| AppError::NotFound)?;
+    promo_codes::disable(&state.db, &admin, &client_addr(&req), code).await?;
+    Ok(see_other("/admin/promo-codes?saved=1"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn days_are_utc_midnights() {
+        assert_eq!(day_start_ms("1970-01-02"), Some(DAY_MS));
+        assert_eq!(day_start_ms("2026-02-30"), None);
+        assert_eq!(optional_count("", "cap"), Ok(None));
+        assert_eq!(optional_count(" 5 ", "cap"), Ok(Some(5)));
+        assert!(optional_count("0", "cap").is_err());
+    }
+}
