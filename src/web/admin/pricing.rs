@@ -96,6 +96,36 @@ pub(super) fn region_named(snap: &Snapshot, typed: &str) -> Option<String> {
         .map(|r| r.slug.clone())
 }
 
+/// A part of the catalog an owner named in a scope form.
+pub(super) enum Named {
+    Region(String),
+    Country(String),
+    Plan(String),
+}
+
+/// The part of the catalog a scope form's kind and value name: `None` for the kind
+/// `everything` (which names no part), the owner's mistake in words otherwise (`choose` when
+/// the kind is none of them).
+pub(super) fn named_scope(
+    snap: &Snapshot,
+    kind: &str,
+    value: &str,
+    everything: &str,
+    choose: &str,
+) -> Result<Option<Named>, String> {
+    let value = value.trim();
+    match kind {
+        _ if kind == everything => Ok(None),
+        "region" if let Some(slug) = region_named(snap, value) => Ok(Some(Named::Region(slug))),
+        "country" if let Some(code) = country_named(snap, value) => Ok(Some(Named::Country(code))),
+        "plan" if snap.plan(value).is_some() => Ok(Some(Named::Plan(value.to_string()))),
+        "region" | "country" | "plan" => {
+            Err(format!("There is no {kind} {value:?} in the catalog."))
+        }
+        _ => Err(choose.to_string()),
+    }
+}
+
 /// What the "applies to" field suggests as the owner types: every country with local plans and
 /// every region, by code or slug, with its name.
 pub(super) fn scope_suggestions(snap: &Snapshot) -> Vec<(String, String)> {
@@ -116,19 +146,18 @@ pub(super) fn scope_suggestions(snap: &Snapshot) -> Vec<(String, String)> {
 
 /// The rule a form describes, checked against the catalog (the scope must exist).
 fn parse_rule(form: &RuleForm, snap: &Snapshot) -> Result<MarkupRule, String> {
-    let value = form.scope_value.trim();
-    let scope = match form.scope_kind.as_str() {
-        "default" => RuleScope::Default,
-        "region" if let Some(slug) = region_named(snap, value) => RuleScope::Region(slug),
-        "country" if let Some(code) = country_named(snap, value) => RuleScope::Country(code),
-        "plan" if snap.plan(value).is_some() => RuleScope::Plan(value.to_string()),
-        "region" | "country" | "plan" => {
-            return Err(format!(
-                "There is no {} {value:?} in the catalog.",
-                form.scope_kind
-            ));
-        }
-        _ => return Err("Choose what the rule applies to.".into()),
+    let named = named_scope(
+        snap,
+        &form.scope_kind,
+        &form.scope_value,
+        "default",
+        "Choose what the rule applies to.",
+    )?;
+    let scope = match named {
+        None => RuleScope::Default,
+        Some(Named::Region(slug)) => RuleScope::Region(slug),
+        Some(Named::Country(code)) => RuleScope::Country(code),
+        Some(Named::Plan(id)) => RuleScope::Plan(id),
     };
     let bps = hundredths(&form.markup_percent).ok_or("Markup is a percentage like 25 or 12.5.")?;
     let fixed = hundredths(&form.fixed).ok_or("The fixed amount is dollars like 0.50.")?;

@@ -8,7 +8,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 use serde::Deserialize;
 
-use super::pricing::{country_named, hundredths, region_named, scope_suggestions};
+use super::pricing::{Named, hundredths, named_scope, scope_suggestions};
 use super::{
     Chrome, CurrentAdmin, admin_page, check_csrf, client_addr, format_ms, refusal, require_owner,
     see_other,
@@ -99,19 +99,18 @@ fn parse_code(form: &CodeForm, snap: &Snapshot, now_ms: i64) -> Result<NewCode, 
     if ends_at_ms.is_some_and(|end| end <= starts_at_ms) {
         return Err("The last day comes before the first.".into());
     }
-    let value = form.scope_value.trim();
-    let scope = match form.scope_kind.as_str() {
-        "all" => PromoScope::All,
-        "country" if let Some(code) = country_named(snap, value) => PromoScope::Country(code),
-        "region" if let Some(slug) = region_named(snap, value) => PromoScope::Region(slug),
-        "plan" if snap.plan(value).is_some() => PromoScope::Plan(value.to_string()),
-        "country" | "region" | "plan" => {
-            return Err(format!(
-                "There is no {} {value:?} in the catalog.",
-                form.scope_kind
-            ));
-        }
-        _ => return Err("Choose which plans the code applies to.".into()),
+    let named = named_scope(
+        snap,
+        &form.scope_kind,
+        &form.scope_value,
+        "all",
+        "Choose which plans the code applies to.",
+    )?;
+    let scope = match named {
+        None => PromoScope::All,
+        Some(Named::Country(code)) => PromoScope::Country(code),
+        Some(Named::Region(slug)) => PromoScope::Region(slug),
+        Some(Named::Plan(id)) => PromoScope::Plan(id),
     };
     Ok(NewCode {
         code,
