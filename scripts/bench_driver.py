@@ -8,7 +8,11 @@ plan page -> CSRF cookie/token -> POST /checkout -> POST /demo-pay/{session}/pay
   create BASE PLAN N PREFIX OUT  create N unpaid purchases (emails PREFIX-i@bench.invalid),
                                  write one JSON line per purchase to OUT
   pay FILE THREADS               pay every purchase in FILE at once (a barrier releases all
-                                 THREADS together); prints the count of 303 answers
+                                 THREADS together); prints the count of 303 answers and writes
+                                 "purchase_id|sent_ms|answered_ms" lines to FILE.sent
+  request-stats SENT             read the "stats" rows with the purchase id as 4th field on
+                                 stdin; with SENT (from pay), print "pay_p50 pay_p99
+                                 sent_to_accepted_p50 sent_to_accepted_p99" in ms
   pay-each FILE GAP_MS           pay the purchases in FILE one at a time, GAP_MS apart (an
                                  idle shop between payments); prints the count of 303 answers
   stats                          read "paid_ms|started_ms|finished_ms" rows on stdin, print
@@ -150,6 +154,7 @@ def pay(path, threads):
     barrier = threading.Barrier(threads, timeout=TIMEOUT)
     chunks = [rows[i::threads] for i in range(threads)]
     results = []
+    times = []
     lock = threading.Lock()
 
     def run(chunk):
@@ -164,6 +169,7 @@ def pay(path, threads):
         for c, row in conns:
             body = urllib.parse.urlencode({"csrf_token": row["csrf_token"]})
             cookie = "; ".join(f"{k}={v}" for k, v in row["cookies"].items())
+            sent = time.time()
             try:
                 c.request(
                     "POST",
@@ -179,8 +185,10 @@ def pay(path, threads):
                 status = f"error {e}"
             finally:
                 c.close()
+            answered = time.time()
             with lock:
                 results.append(status)
+                times.append((row["purchase_id"], int(sent * 1000), int(answered * 1000)))
 
     ts = [threading.Thread(target=run, args=(chunk,)) for chunk in chunks]
     for t in ts:
@@ -191,7 +199,30 @@ def pay(path, threads):
     if ok != len(rows):
         bad = [s for s in results if s != 303][:5]
         print(f"paid {ok}/{len(rows)}; failures: {bad}", file=sys.stderr)
+    with open(path + ".sent", "w") as fh:
+        for purchase_id, sent, answered in times:
+            fh.write(f"{purchase_id}|{sent}|{answered}\n")
     print(ok)
+
+
+def request_stats(sent_path):
+    sent = {}
+    for line in open(sent_path):
+        parts = line.strip().split("|")
+        if len(parts) == 3:
+            sent[parts[0]] = (int(parts[1]), int(parts[2]))
+    pay = sorted(a - s for s, a in sent.values())
+    to_accepted = []
+    for line in sys.stdin:
+        parts = line.strip().split("|")
+        if len(parts) < 4 or not parts[2] or parts[3] not in sent:
+            continue
+        to_accepted.append(int(parts[2]) - sent[parts[3]][0])
+    to_accepted.sort()
+    print(
+        f"{percentile(pay, 50):.0f} {percentile(pay, 99):.0f} "
+        f"{percentile(to_accepted, 50):.0f} {percentile(to_accepted, 99):.0f}"
+    )
 
 
 def pay_each(path, gap_ms):
@@ -433,6 +464,7 @@ def main(argv):
         "create": create,
         "pay": pay,
         "pay-each": pay_each,
+        "request-stats": request_stats,
         "stats": stats,
         "wrk": wrk,
         "logins": logins,
