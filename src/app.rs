@@ -65,6 +65,14 @@ const SHOP_NAME: &str = crate::config::SHOP_NAME;
 /// has stopped, all of it together.
 const BACKGROUND_GRACE: Duration = Duration::from_secs(4);
 
+/// Connections of the background pool for `workers` workers per lane: one per worker of both
+/// lanes, one for the balance refresher, one for the upstream gate's reads and lease renewals.
+pub fn background_connections(workers: usize) -> u32 {
+    u32::try_from(workers.saturating_mul(2))
+        .unwrap_or(u32::MAX)
+        .saturating_add(2)
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
     #[error("cannot listen on {addr}: {source}")]
@@ -81,6 +89,9 @@ pub enum StartError {
     /// The supplier account and the payment settings must not be used together.
     #[error(transparent)]
     UnsafePair(#[from] UnsafePair),
+    /// The background pool could not be opened.
+    #[error(transparent)]
+    Database(#[from] crate::db::DbError),
     /// The message catalogs compiled in are incomplete (a build that skipped the tests).
     #[error("message catalogs: {}", .0.join("; "))]
     Catalogs(Vec<String>),
@@ -103,9 +114,14 @@ impl Application {
     pub async fn build(settings: Settings, db: Db) -> Result<Self, StartError> {
         crate::i18n::check().map_err(StartError::Catalogs)?;
         let client = PartnerClient::from_settings(&settings.upstream)?;
+        // The workers finishing paid purchases never wait for a connection behind web
+        // requests, nor behind them at SQLite's write gate (`Db::for_background`).
+        let background_db = db.for_background(background_connections(settings.workers))?;
         // Every path of every replica holds back after a 429 (catalog, checkout, wallet, jobs).
+        // The gate is read before every upstream call, the workers' included: it reads
+        // through the background connections.
         client.share_gate(Arc::new(SharedUpstreamGate::new(
-            db.clone(),
+            background_db.clone(),
             &format!("serve:{}", std::process::id()),
         )));
         let account = Arc::new(SupplierAccount::new(
@@ -138,7 +154,7 @@ impl Application {
         });
         let mailer = Mailer::new(&settings.mail).map_err(|e| StartError::Mail(e.to_string()))?;
         let outbox = Outbox::new(
-            db.clone(),
+            background_db,
             client.clone(),
             Arc::clone(&payments),
             InstallationKey::derive(&settings.secret_key),

@@ -21,6 +21,10 @@ mod demo;
 mod keys;
 mod reconcile;
 
+/// Connections of `serve`'s shared pool: web requests, the catalog sync, the account watch and
+/// the other periodic work.
+const WEB_CONNECTIONS: u32 = 10;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "storefront",
@@ -361,10 +365,9 @@ async fn catalog_sync(
 }
 
 async fn serve(settings: Settings) -> Result<(), CliError> {
-    let pool_size = u32::try_from(settings.workers)
-        .unwrap_or(u32::MAX)
-        .saturating_add(8);
-    let db = Db::open(&settings.database_url, pool_size)?;
+    // Web requests and the shop's periodic work; the outbox workers have a pool of their own
+    // (`app::background_connections`).
+    let db = Db::open(&settings.database_url, WEB_CONNECTIONS)?;
     let applied = db.migrate().await?;
     if !applied.is_empty() {
         tracing::info!(migrations = ?applied, "applied database migrations");

@@ -295,10 +295,13 @@ impl DbConn {
 #[derive(Clone)]
 pub struct Db {
     pool: Pool<ConnectionManager>,
+    url: DatabaseUrl,
     backend: Backend,
     reachable: Arc<AtomicBool>,
     /// SQLite only: this process's writers queue here before taking the database's lock.
     write_gate: Option<Arc<write_gate::WriteGate>>,
+    /// The queue this handle's writers wait in at the write gate.
+    class: write_gate::Class,
 }
 
 impl std::fmt::Debug for Db {
@@ -326,25 +329,40 @@ impl Db {
             DatabaseUrl::Postgres(_) => Backend::Postgres,
         };
         let reachable = Arc::new(AtomicBool::new(true));
-        let pool = Pool::builder()
-            .max_size(max_connections.max(1))
-            .connection_timeout(POOL_TIMEOUT)
-            // A PostgreSQL connection can be dropped by the server or the network while it
-            // waits in the pool, so it answers `SELECT 1` before each use. A SQLite
-            // connection is a file handle of this process: nothing can take it away, and the
-            // check would be one more statement parsed on every trip to the pool.
-            .test_on_check_out(backend == Backend::Postgres)
-            .build(ConnectionManager {
-                url: url.clone(),
-                reachable: Arc::clone(&reachable),
-            })
-            .map_err(|e| open_error(e.to_string()))?;
+        let pool = build_pool(url, backend, &reachable, max_connections)?;
         Ok(Self {
             pool,
+            url: url.clone(),
             backend,
             reachable,
             write_gate: (backend == Backend::Sqlite).then(Arc::default),
+            class: write_gate::Class::Normal,
         })
+    }
+
+    /// A handle on the same database with `max_connections` connections of its own, for the
+    /// shop's background work on paid purchases (the outbox workers, and the upstream gate
+    /// they read before every call): however many web requests wait for a connection of
+    /// the shared pool, this work does not wait behind them.
+    pub fn for_background(&self, max_connections: u32) -> Result<Self, DbError> {
+        Ok(Self {
+            pool: build_pool(&self.url, self.backend, &self.reachable, max_connections)?,
+            url: self.url.clone(),
+            backend: self.backend,
+            reachable: Arc::clone(&self.reachable),
+            write_gate: self.write_gate.clone(),
+            class: self.class,
+        })
+    }
+
+    /// This handle (same pool) with its SQLite writers let in first at this process's write
+    /// gate, ahead of web requests, within the bound that keeps web writers moving (see
+    /// [`write_gate`]). For the workers placing paid orders upstream.
+    pub fn first_at_write_gate(&self) -> Self {
+        Self {
+            class: write_gate::Class::Urgent,
+            ..self.clone()
+        }
     }
 
     pub fn backend(&self) -> Backend {
@@ -384,10 +402,10 @@ impl Db {
             wait.min(QUICK_POOL_TIMEOUT)
         };
         let pool = self.pool.clone();
-        let gate = self.write_gate.clone();
+        let (gate, class) = (self.write_gate.clone(), self.class);
         tokio::task::spawn_blocking(move || {
             let mut conn = pool.get_timeout(wait).map_err(|_| DbError::PoolTimeout)?;
-            let _gate = write_gate::scope(gate);
+            let _gate = write_gate::scope(gate, class);
             f(&mut conn)
         })
         .await
@@ -410,6 +428,30 @@ impl Db {
         })
         .await
     }
+}
+
+fn build_pool(
+    url: &DatabaseUrl,
+    backend: Backend,
+    reachable: &Arc<AtomicBool>,
+    max_connections: u32,
+) -> Result<Pool<ConnectionManager>, DbError> {
+    Pool::builder()
+        .max_size(max_connections.max(1))
+        .connection_timeout(POOL_TIMEOUT)
+        // A PostgreSQL connection can be dropped by the server or the network while it
+        // waits in the pool, so it answers `SELECT 1` before each use. A SQLite
+        // connection is a file handle of this process: nothing can take it away, and the
+        // check would be one more statement parsed on every trip to the pool.
+        .test_on_check_out(backend == Backend::Postgres)
+        .build(ConnectionManager {
+            url: url.clone(),
+            reachable: Arc::clone(reachable),
+        })
+        .map_err(|e| DbError::Open {
+            target: url.to_string(),
+            reason: e.to_string(),
+        })
 }
 
 fn prepare_sqlite_file(path: &Path) -> Result<(), String> {

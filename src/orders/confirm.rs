@@ -57,8 +57,17 @@ pub async fn deliver(
         }
     };
     let provider = payments.name();
+    // A payment waits while this process's paid purchases wait for their placement
+    // (`orders::backlog`); other events have nothing to place.
+    let admitted = match event.kind {
+        EventKind::Paid { .. } => Some(waker.backlog().admit().await),
+        _ => None,
+    };
     let applied = db.run(move |conn| apply(conn, provider, &event)).await?;
     if let Applied::Paid { purchase_id } = &applied {
+        if let Some(admitted) = admitted {
+            admitted.hold(purchase_id);
+        }
         crate::failpoints::failpoint!(crate::failpoints::AFTER_PAYMENT_COMMIT);
         tracing::info!(purchase.id = %purchase_id, "payment confirmed");
         waker.wake();

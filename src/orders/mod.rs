@@ -5,6 +5,7 @@
 //! top-ups) is `crate::wallet`'s.
 
 pub mod actions;
+pub mod backlog;
 pub mod checkout;
 pub mod confirm;
 pub mod installation;

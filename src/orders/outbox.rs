@@ -53,6 +53,7 @@ use crate::db::outbox::{self as jobs, AttemptRecord, Lane, LeasedJob};
 use crate::db::purchases::TransitionError;
 use crate::db::{Db, DbError, alerts, now_ms, purchases};
 use crate::domain::AlertKind;
+use crate::orders::backlog::PlacementBacklog;
 use crate::orders::installation::InstallationKey;
 use crate::orders::jobs::job::{Job, JobContext, Verdict, duration_ms};
 use crate::orders::notify::Notifier;
@@ -62,21 +63,40 @@ use crate::upstream::PartnerClient;
 pub use crate::orders::jobs::job::{JobKind, OutboxConfig, OutboxError, enqueue};
 
 /// Wakes idle workers of this process: call it after committing a transaction that enqueued.
+/// Also carries the bound on paid purchases waiting for their placement
+/// ([`crate::orders::backlog`]), which payment confirmations pass through.
 #[derive(Debug, Clone, Default)]
-pub struct OutboxWaker(Arc<[Notify; 2]>);
+pub struct OutboxWaker {
+    lanes: Arc<[Notify; 2]>,
+    backlog: PlacementBacklog,
+}
 
 impl OutboxWaker {
     pub fn wake(&self) {
         // One worker of each lane: the new work may be a placement or anything else.
         // `notify_one` keeps a permit when no worker is waiting, so a wake-up that arrives
         // while every worker is busy is not lost.
-        for lane in self.0.iter() {
+        for lane in self.lanes.iter() {
             lane.notify_one();
         }
     }
 
     fn notified(&self, lane: Lane) -> tokio::sync::futures::Notified<'_> {
-        self.0[usize::from(lane != Lane::Placement)].notified()
+        self.lanes[usize::from(lane != Lane::Placement)].notified()
+    }
+
+    /// The bound confirmations wait on while this process's placements catch up.
+    pub fn backlog(&self) -> &PlacementBacklog {
+        &self.backlog
+    }
+}
+
+/// A placement attempt under way: dropped, its purchase's place in the backlog is free.
+struct Placing<'a>(&'a PlacementBacklog, String);
+
+impl Drop for Placing<'_> {
+    fn drop(&mut self) {
+        self.0.placed(&self.1);
     }
 }
 
@@ -199,14 +219,7 @@ impl Outbox {
 
     /// Sends consumer emails through `notifier`. Call before [`Outbox::spawn`].
     pub fn with_notifier(self, notifier: Notifier) -> Self {
-        let mut inner = Arc::try_unwrap(self.inner).unwrap_or_else(|shared| JobContext {
-            db: shared.db.clone(),
-            upstream: shared.upstream.clone(),
-            payments: Arc::clone(&shared.payments),
-            key: shared.key.clone(),
-            config: shared.config.clone(),
-            notifier: shared.notifier.clone(),
-        });
+        let mut inner = Arc::try_unwrap(self.inner).unwrap_or_else(|shared| (*shared).clone());
         inner.notifier = Some(notifier);
         Self {
             inner: Arc::new(inner),
@@ -264,6 +277,7 @@ impl Outbox {
     /// The balance reads that accepted orders ask for run on a task of their own, coalesced
     /// (`wallet::BalanceRefresher`), so a placement worker goes on to the next job at once.
     pub fn spawn(&self, workers: usize, shutdown: watch::Receiver<bool>) -> Vec<JoinHandle<()>> {
+        self.waker.backlog.limit_for(workers);
         let refresher = self.balance.spawn(
             self.inner.db.clone(),
             self.inner.upstream.clone(),
@@ -276,13 +290,30 @@ impl Outbox {
                     .into_iter()
                     .flat_map(|(lane, tag)| (0..workers.max(1)).map(move |n| (lane, tag, n)))
                     .map(|(lane, tag, n)| {
-                        let outbox = self.clone();
+                        let outbox = match lane {
+                            // A paid purchase's placement goes before web requests at SQLite's
+                            // write gate, so a burst of payments does not hold up the orders
+                            // already paid for.
+                            Lane::Placement => self.first_at_write_gate(),
+                            Lane::Other | Lane::Any => self.clone(),
+                        };
                         let shutdown = shutdown.clone();
                         let name = format!("{}-{tag}{n}", self.replica);
                         tokio::spawn(async move { outbox.work(name, lane, shutdown).await })
                     }),
             )
             .collect()
+    }
+
+    /// This outbox, its database handle let in first at the write gate
+    /// ([`crate::db::Db::first_at_write_gate`]).
+    fn first_at_write_gate(&self) -> Self {
+        let mut inner = (*self.inner).clone();
+        inner.db = inner.db.first_at_write_gate();
+        Self {
+            inner: Arc::new(inner),
+            ..self.clone()
+        }
     }
 
     async fn work(self, name: String, lane: Lane, mut shutdown: watch::Receiver<bool>) {
@@ -380,6 +411,9 @@ impl Outbox {
         // An error here (the database went away mid-job) leaves the job `running`: its lease
         // expires and the next claim records the attempt as `lease_expired` and retries it.
         let heartbeat = self.renew_while_running(&leased);
+        // However this attempt ends, the purchase gives back its place in the backlog.
+        let _placing = (leased.job.kind == JobKind::PlaceOrder.as_str())
+            .then(|| Placing(&self.waker.backlog, leased.job.purchase_id.clone()));
         let verdict = self.execute(&leased).instrument(span).await;
         heartbeat.abort();
         let verdict = verdict?;

@@ -5,14 +5,17 @@ use std::sync::Arc;
 
 use diesel::prelude::*;
 use storefront::catalog::ShopPlan;
-use storefront::db::schema::{catalog_syncs, checkout_holds, outbox_jobs, purchases};
+use storefront::db::schema::{
+    catalog_syncs, checkout_holds, outbox_attempts, outbox_jobs, purchases,
+};
 use storefront::db::{Db, DbError};
 use storefront::domain::Cents;
 use storefront::orders::confirm::{self, Applied};
 use storefront::payments::{EventKind, PaymentEvent};
+use storefront::sandbox::Fault;
 
 use crate::both_backends;
-use crate::helpers::{Backend, Browser, TestApp, hidden, location, spawn_shop};
+use crate::helpers::{Backend, Browser, TestApp, hidden, location, spawn_shop, spawn_shop_with};
 use crate::journeys::{
     answer, buy, decline, open_pay_page, pay, purchase_id, sellable_plan, wait_fulfilled,
 };
@@ -821,4 +824,85 @@ async fn the_order_page_is_never_compressed_and_never_stored(backend: Backend) {
     let (status, page, _) = Browser::default().get(&app, &order_path).await;
     assert_eq!(status, 404);
     assert!(!page.contains(&code));
+}
+
+both_backends!(a_burst_of_payments_waits_for_the_orders_already_paid);
+
+/// With one placement worker, at most two purchases of this shop wait for their upstream
+/// order (`orders::backlog`): of eight payments made at once, the ones beyond those two are
+/// confirmed only as orders are placed, instead of all before the first order. Each is still
+/// paid and placed exactly once.
+async fn a_burst_of_payments_waits_for_the_orders_already_paid(backend: Backend) {
+    let Some((app, upstream)) = spawn_shop_with(backend, 120, &[("STOREFRONT_WORKERS", "1")]).await
+    else {
+        return;
+    };
+    let plan = sellable_plan(&app);
+    let mut payers = Vec::new();
+    for n in 0..8 {
+        let browser = Browser::default();
+        let (status, _, headers) = buy(&app, &browser, &plan, &format!("b{n}@example.com")).await;
+        assert_eq!(status, 303);
+        let page = open_pay_page(&app, &browser, &location(&headers)).await;
+        payers.push((browser, page));
+    }
+    // Each order takes a moment upstream, well under the backlog's patience for a stall.
+    upstream
+        .sandbox
+        .inject(Fault::Latency(std::time::Duration::from_millis(20)));
+    let app = Arc::new(app);
+    let tasks: Vec<_> = payers
+        .into_iter()
+        .map(|(browser, page)| {
+            let app = Arc::clone(&app);
+            tokio::spawn(async move {
+                answer(&app, &browser, &page.session, &page.token, "pay")
+                    .await
+                    .0
+            })
+        })
+        .collect();
+    for task in tasks {
+        assert_eq!(task.await.expect("payment"), 303);
+    }
+    // (paid at, accepted at) of each purchase, once every order is placed.
+    let started = std::time::Instant::now();
+    let times = loop {
+        let times = app
+            .db
+            .run(|conn| {
+                purchases::table
+                    .inner_join(outbox_jobs::table.on(outbox_jobs::purchase_id.eq(purchases::id)))
+                    .inner_join(
+                        outbox_attempts::table.on(outbox_attempts::job_id.eq(outbox_jobs::id)),
+                    )
+                    .filter(outbox_jobs::kind.eq("place_order"))
+                    .filter(outbox_attempts::outcome.eq("accepted"))
+                    .select((purchases::paid_at_ms, outbox_attempts::finished_at_ms))
+                    .load::<(Option<i64>, i64)>(conn)
+                    .map_err(DbError::from)
+            })
+            .await
+            .expect("times");
+        if times.len() == 8 {
+            break times;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(30),
+            "placed {} of 8",
+            times.len()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    assert_eq!(count(&app.db, "jobs").await, 8, "one order each");
+    let first_accepted = times.iter().map(|(_, at)| *at).min().expect("accepted");
+    let paid_before = times
+        .iter()
+        .filter(|(paid, _)| paid.expect("paid") < first_accepted)
+        .count();
+    assert_eq!(
+        paid_before,
+        storefront::orders::backlog::PER_WORKER,
+        "paid before the first order was placed: {times:?}"
+    );
 }

@@ -38,6 +38,7 @@ pub(crate) type JobFuture<'a> =
     Pin<Box<dyn Future<Output = Result<Verdict, OutboxError>> + Send + 'a>>;
 
 /// What jobs run with. Cheap to share: the runner holds it in an `Arc`.
+#[derive(Clone)]
 pub(crate) struct JobContext {
     pub db: Db,
     pub upstream: PartnerClient,
