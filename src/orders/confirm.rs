@@ -197,6 +197,25 @@ pub fn apply(
                 })
             }
             EventKind::Refunded { amount, .. } => {
+                // The provider reports refunds the shop made too (Stripe's `charge.refunded`
+                // follows every refund, possibly before the refund job has recorded its
+                // answer): one the shop's own refund covers goes on the timeline only.
+                let ours = db::refunds::refund_for(conn, &purchase.id)?
+                    .filter(|refund| refund.is_open() && amount.get() <= refund.amount_cents);
+                if let Some(refund) = ours {
+                    db::purchases::add_event(
+                        conn,
+                        &purchase.id,
+                        Some(&purchase.status),
+                        &purchase.status,
+                        &format!(
+                            "provider reports a refund of {amount}, the shop's own refund of {}",
+                            crate::domain::Cents::new(refund.amount_cents)
+                        ),
+                        now,
+                    )?;
+                    return Ok(Applied::Recorded);
+                }
                 alert(
                     conn,
                     AlertKind::PaymentRefunded,

@@ -9,15 +9,19 @@ use diesel::prelude::*;
 use storefront::accounts::Role;
 use storefront::db::schema::{alerts, refunds};
 use storefront::db::{DbError, purchases};
+use storefront::domain::Cents;
+use storefront::orders::confirm::{self, Applied};
+use storefront::payments::{EventKind, PaymentEvent};
 
 use crate::admin::{OWNER, create, login_as};
 use crate::both_backends;
 use crate::helpers::{Backend, Browser, hidden, location, spawn_shop};
-use crate::journeys::{checkout_cheap_plan, pay};
+use crate::journeys::{buy_and_wait_fulfilled, checkout_cheap_plan, pay, sellable_plan};
 
 both_backends!(
     a_refund_while_the_wallet_is_short_buys_nothing_and_says_why,
     sales_paused_for_the_account_resume_by_hand_once_nothing_waits,
+    a_refund_settles_the_alert_that_asked_for_it_and_its_report_raises_none,
 );
 
 /// Undoes quoted-printable soft breaks and `=3D`, enough to read a sentence of an `.eml`.
@@ -259,5 +263,137 @@ async fn sales_paused_for_the_account_resume_by_hand_once_nothing_waits(backend:
         upstream.sandbox.stats().orders,
         1,
         "only the new sale is bought"
+    );
+}
+
+/// Open alerts of `kind` for one purchase.
+async fn open_alerts_for(
+    app: &crate::helpers::TestApp,
+    purchase_id: &str,
+    kind: &'static str,
+) -> i64 {
+    let id = purchase_id.to_string();
+    app.db
+        .run(move |c| {
+            Ok::<_, DbError>(
+                alerts::table
+                    .filter(alerts::purchase_id.eq(id))
+                    .filter(alerts::kind.eq(kind))
+                    .filter(alerts::resolved_at_ms.is_null())
+                    .count()
+                    .get_result::<i64>(c)?,
+            )
+        })
+        .await
+        .expect("alerts")
+}
+
+/// The provider's report of a refund of the purchase's full price, as its webhook delivers it.
+async fn provider_reports_refund(app: &crate::helpers::TestApp, purchase_id: &str, event_id: &str) {
+    let id = purchase_id.to_string();
+    let purchase = app
+        .db
+        .run(move |c| purchases::find(c, &id))
+        .await
+        .expect("find")
+        .expect("purchase");
+    let event = PaymentEvent {
+        id: event_id.to_string(),
+        kind: EventKind::Refunded {
+            payment_reference: purchase.payment_reference.clone().expect("paid"),
+            amount: Cents::new(purchase.price_cents),
+        },
+    };
+    let applied = app
+        .db
+        .run(move |c| confirm::apply(c, "demo", &event))
+        .await
+        .expect("applied");
+    assert_eq!(applied, Applied::Recorded);
+}
+
+/// The supplier withdraws a plan after it was sold: the order needs a decision. The owner
+/// refunds; once the refund succeeds the alert that asked for the decision is resolved, and
+/// the provider's later report of that same refund is noted, not raised as a refund the shop
+/// did not make. A refund made at the provider behind the shop's back still is.
+async fn a_refund_settles_the_alert_that_asked_for_it_and_its_report_raises_none(backend: Backend) {
+    let Some((app, upstream)) = spawn_shop(backend, 60).await else {
+        return;
+    };
+    create(&app.db, OWNER, Role::Owner).await;
+    let owner = login_as(&app, OWNER).await;
+
+    let plan = sellable_plan(&app);
+    let shopper = Browser::default();
+    let pay_path = checkout_cheap_plan(&app, &shopper).await;
+    upstream
+        .sandbox
+        .set_plan_available(&plan.id, false)
+        .expect("plan");
+    let (status, _, headers) = pay(&app, &shopper, &pay_path).await;
+    assert_eq!(status, 303);
+    let purchase_id = location(&headers)
+        .trim_start_matches("/orders/")
+        .split('?')
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    let app_ref = &app;
+    let id = purchase_id.as_str();
+    wait_until("the refused order needs attention", async || {
+        open_alerts_for(app_ref, id, "needs_attention").await > 0
+    })
+    .await;
+    upstream
+        .sandbox
+        .set_plan_available(&plan.id, true)
+        .expect("plan");
+
+    let (status, _, _) = owner
+        .act(
+            &app,
+            &purchase_id,
+            "refund",
+            "the supplier withdrew the plan",
+        )
+        .await;
+    assert_eq!(status, 303, "refund accepted");
+    let db = app.db.clone();
+    wait_until("the purchase is refunded", async || {
+        let id = purchase_id.clone();
+        db.run(move |c| purchases::find(c, &id))
+            .await
+            .expect("find")
+            .is_some_and(|p| p.status == "refunded")
+    })
+    .await;
+    assert_eq!(
+        open_alerts_for(&app, &purchase_id, "needs_attention").await,
+        0,
+        "the refund was the decision the alert asked for"
+    );
+    let listed = app
+        .db
+        .run(|c| storefront::db::admin::needing_attention(c, 50))
+        .await
+        .expect("needing attention");
+    assert!(
+        listed.iter().all(|p| p.id != purchase_id),
+        "no longer on the dashboard"
+    );
+
+    provider_reports_refund(&app, &purchase_id, "evt_our_refund").await;
+    assert_eq!(
+        open_alerts_for(&app, &purchase_id, "payment_refunded").await,
+        0,
+        "the shop's own refund"
+    );
+
+    let fulfilled = buy_and_wait_fulfilled(&app).await;
+    provider_reports_refund(&app, &fulfilled, "evt_not_ours").await;
+    assert_eq!(
+        open_alerts_for(&app, &fulfilled, "payment_refunded").await,
+        1,
+        "a refund the shop did not make"
     );
 }

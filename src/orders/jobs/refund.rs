@@ -8,7 +8,7 @@
 //! refunded here (the order may exist).
 
 use crate::db::outbox::LeasedJob;
-use crate::db::{DbConn, DbError, purchases, refunds};
+use crate::db::{DbConn, DbError, alerts, purchases, refunds};
 use crate::domain::purchase::{PurchaseEvent, PurchaseStatus, RefundCause};
 use crate::domain::{AlertKind, Cents};
 use crate::orders::jobs::job::{
@@ -136,6 +136,10 @@ async fn refund(ob: &JobContext, leased: &LeasedJob) -> Result<Verdict, OutboxEr
     })
 }
 
+/// The refund succeeded: the purchase is `refunded`, the consumer is told, and the alerts
+/// that asked a person to decide about the purchase (refund or absorb, refund by hand) are
+/// resolved, since the refund was that decision. Alerts of other kinds (a dispute, a refund
+/// the provider reports beyond this one) stay open.
 fn finish(purchase_id: String, refund_id: String, provider_id: Option<String>) -> Verdict {
     Verdict::done("refunded", "the consumer was refunded").with_effects(move |c, now| {
         refunds::set_refund_status(c, &refund_id, "succeeded", provider_id.as_deref(), now)?;
@@ -149,6 +153,21 @@ fn finish(purchase_id: String, refund_id: String, provider_id: Option<String>) -
         .moved()
         {
             enqueue(c, &purchase_id, JobKind::EmailRefunded, now, now)?;
+        }
+        let settled =
+            alerts::resolve_alerts_of_kind(c, &purchase_id, AlertKind::NeedsAttention, now)?;
+        if settled > 0 {
+            let status = purchases::find(c, &purchase_id)?
+                .map(|p| p.status)
+                .unwrap_or_default();
+            purchases::add_event(
+                c,
+                &purchase_id,
+                Some(&status),
+                &status,
+                &format!("{settled} alert(s) resolved: the consumer was refunded"),
+                now,
+            )?;
         }
         Ok(())
     })
