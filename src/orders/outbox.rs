@@ -91,6 +91,82 @@ impl OutboxWaker {
     }
 }
 
+/// How often a failure that goes on is summed up in the log.
+const FAILURE_SUMMARY_EVERY: Duration = Duration::from_secs(60);
+
+/// The workers' failures to run a job at all (the database unreachable), logged once per
+/// outage instead of once per worker and attempt: the first at ERROR, a WARN summary every
+/// [`FAILURE_SUMMARY_EVERY`] while it lasts, the recovery at INFO.
+#[derive(Debug, Default)]
+struct WorkerFailures {
+    /// Whether an outage is under way: read on every success without taking the lock.
+    failing: std::sync::atomic::AtomicBool,
+    outage: std::sync::Mutex<Option<Outage>>,
+}
+
+#[derive(Debug)]
+struct Outage {
+    since: std::time::Instant,
+    attempts: u64,
+    summed_up: std::time::Instant,
+}
+
+impl WorkerFailures {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Outage>> {
+        self.outage
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn failed(&self, worker: &str, error: &OutboxError) {
+        let now = std::time::Instant::now();
+        let mut outage = self.lock();
+        match outage.as_mut() {
+            None => {
+                tracing::error!(
+                    worker = %worker,
+                    error = %error,
+                    "outbox workers failed; backing off and retrying (summed up once a minute while it lasts)"
+                );
+                *outage = Some(Outage {
+                    since: now,
+                    attempts: 1,
+                    summed_up: now,
+                });
+                self.failing
+                    .store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            Some(outage) => {
+                outage.attempts += 1;
+                if now.duration_since(outage.summed_up) >= FAILURE_SUMMARY_EVERY {
+                    outage.summed_up = now;
+                    tracing::warn!(
+                        error = %error,
+                        attempts = outage.attempts,
+                        for_secs = now.duration_since(outage.since).as_secs(),
+                        "outbox workers still failing"
+                    );
+                }
+            }
+        }
+    }
+
+    fn succeeded(&self) {
+        if !self.failing.load(std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
+        if let Some(outage) = self.lock().take() {
+            tracing::info!(
+                attempts = outage.attempts,
+                for_secs = outage.since.elapsed().as_secs(),
+                "outbox workers recovered"
+            );
+        }
+        self.failing
+            .store(false, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
 /// A placement attempt under way: dropped, its purchase's place in the backlog is free.
 struct Placing<'a>(&'a PlacementBacklog, String);
 
@@ -155,6 +231,8 @@ pub struct Outbox {
     replica: Arc<str>,
     /// Reads the balance after accepted orders, coalesced, off the workers' path.
     balance: crate::wallet::BalanceRefresher,
+    /// The workers' failures (the database gone), logged once per outage.
+    failures: Arc<WorkerFailures>,
 }
 
 impl fmt::Debug for Outbox {
@@ -214,6 +292,7 @@ impl Outbox {
             waker: OutboxWaker::default(),
             replica: replica.into(),
             balance: crate::wallet::BalanceRefresher::default(),
+            failures: Arc::default(),
         }
     }
 
@@ -330,12 +409,16 @@ impl Outbox {
             let next = Chain::Next { lane }.unless(stopping);
             let idle = match self.run_one_in(&name, lane, held.take(), next).await {
                 Ok(Some((_, claimed))) => {
+                    self.failures.succeeded();
                     held = claimed;
                     continue;
                 }
-                Ok(None) => self.idle_wait().await,
+                Ok(None) => {
+                    self.failures.succeeded();
+                    self.idle_wait().await
+                }
                 Err(error) => {
-                    tracing::error!(worker = %name, error = %error, "outbox worker failed; backing off");
+                    self.failures.failed(&name, &error);
                     self.inner.config.poll_interval
                 }
             };

@@ -463,6 +463,14 @@ async fn postgres_stopped_for_ten_seconds_mid_run_loses_nothing_and_the_shop_rec
         log.contains("dependency unavailable"),
         "the outage is in the log as a 503's cause"
     );
+    // The workers' failures: one line when it starts and one when it ends, not one per
+    // worker and attempt.
+    assert_eq!(
+        log.matches("outbox workers failed").count(),
+        1,
+        "the outage is logged once by the workers:\n{log}"
+    );
+    assert!(log.contains("outbox workers recovered"), "{log}");
     assert!(
         !log.contains("request failed"),
         "a request failed with a 500 during the outage:\n{log}"
