@@ -66,6 +66,9 @@ pub const QUICK_POOL_TIMEOUT: Duration = Duration::from_millis(800);
 /// SQLite's message for `SQLITE_FULL` (`sqlite3_errstr`).
 const SQLITE_FULL_MESSAGE: &str = "database or disk is full";
 
+/// What PostgreSQL's messages about a full disk end with (`strerror(ENOSPC)`).
+const POSTGRES_DISK_FULL_MESSAGE: &str = "No space left on device";
+
 /// How long SQLite waits on another writer's lock before giving up.
 const SQLITE_BUSY_TIMEOUT_MS: u32 = 5_000;
 
@@ -139,15 +142,19 @@ impl DbError {
     }
 
     /// The database cannot be reached or written right now (no free connection, cannot open,
-    /// connection closed, SQLite's disk full): a 503 worth retrying, not a bug.
+    /// connection closed, the disk full): a 503 worth retrying, not a bug.
     pub fn is_unavailable(&self) -> bool {
         use diesel::result::{DatabaseErrorKind, Error};
         match self {
             Self::PoolTimeout | Self::Open { .. } => true,
             Self::Query(Error::DatabaseError(DatabaseErrorKind::ClosedConnection, _)) => true,
-            // SQLITE_FULL reaches diesel as an unknown error; its text is SQLite's own.
+            // A full disk reaches diesel as an unknown error. SQLITE_FULL's text is SQLite's
+            // own; PostgreSQL's (SQLSTATE 53100, which diesel does not pass on) quotes the
+            // system's ENOSPC, "could not extend file \"…\": No space left on device", in the
+            // server's `lc_messages` language: with another language it stays a 500.
             Self::Query(Error::DatabaseError(DatabaseErrorKind::Unknown, info)) => {
                 info.message() == SQLITE_FULL_MESSAGE
+                    || info.message().contains(POSTGRES_DISK_FULL_MESSAGE)
             }
             _ => false,
         }

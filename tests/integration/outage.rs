@@ -41,13 +41,18 @@ struct Cluster {
 
 impl Cluster {
     fn start() -> Option<Self> {
+        Self::start_in(&std::env::temp_dir())
+    }
+
+    /// A cluster whose files live under `parent`.
+    fn start_in(parent: &Path) -> Option<Self> {
         let bin = std::fs::read_dir("/usr/lib/postgresql")
             .ok()?
             .filter_map(Result::ok)
             .map(|e| e.path().join("bin"))
             .filter(|b| b.join("initdb").exists())
             .max()?;
-        let dir = std::env::temp_dir().join(format!("storefront-outage-{}", random_suffix()));
+        let dir = parent.join(format!("storefront-outage-{}", random_suffix()));
         std::fs::create_dir_all(&dir).expect("cluster folder");
         let root = is_root();
         if root {
@@ -674,4 +679,87 @@ async fn checkout_status(client: &reqwest::Client, shop: &Serve, plan: &str) -> 
         .0
         .status()
         .as_u16()
+}
+
+/// PostgreSQL on a full disk: a write fails as "unavailable" (the shop's 503), not as a bug,
+/// and works again once there is room.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_disk_full_is_unavailable_and_recovers() {
+    use diesel::RunQueryDsl;
+    use storefront::config::DatabaseUrl;
+    use storefront::db::{Db, DbError};
+
+    let Some(disk) = SmallDisk::mount(128) else {
+        eprintln!(
+            "\n!!!!!!!! cannot mount a tmpfs here (needs root with CAP_SYS_ADMIN): the \
+             PostgreSQL disk-full test is NOT being run !!!!!!!!\n"
+        );
+        return;
+    };
+    let Some(cluster) = Cluster::start_in(disk.path()) else {
+        eprintln!("no PostgreSQL here: the PostgreSQL disk-full test is NOT being run");
+        return;
+    };
+    let created = Command::new("psql")
+        .args([
+            "-X",
+            "-q",
+            &cluster.url("postgres"),
+            "-c",
+            "CREATE DATABASE shop",
+        ])
+        .status()
+        .expect("psql");
+    assert!(created.success(), "create database");
+    let url = DatabaseUrl::parse(&cluster.url("shop")).expect("url");
+    let db = Db::open(&url, 2).expect("open");
+    db.migrate().await.expect("migrate");
+    let table = Command::new("psql")
+        .args([
+            "-X",
+            "-q",
+            &cluster.url("shop"),
+            "-c",
+            "CREATE TABLE filler (x TEXT)",
+        ])
+        .status()
+        .expect("psql");
+    assert!(table.success(), "create table");
+    let write = |n: usize| {
+        let db = db.clone();
+        async move {
+            db.run(move |conn| {
+                conn.write_tx(|conn| {
+                    diesel::sql_query(format!(
+                        "INSERT INTO filler (x) SELECT '{n}' || \
+                         string_agg(md5(random()::text), '') FROM generate_series(1, 2000)"
+                    ))
+                    .execute(conn)
+                    .map_err(DbError::from)
+                })
+            })
+            .await
+        }
+    };
+    write(0).await.expect("a write with room");
+
+    disk.fill();
+    let mut refused = None;
+    for n in 1..=200 {
+        if let Err(err) = write(n).await {
+            refused = Some(err);
+            break;
+        }
+    }
+    let err = refused.expect("the full disk refused a write");
+    assert!(
+        err.is_unavailable(),
+        "a full disk is unavailable, not a bug: {err}"
+    );
+    assert!(err.to_string().contains("No space left on device"), "{err}");
+
+    disk.free();
+    write(1_000)
+        .await
+        .expect("a write once there is room again");
 }
