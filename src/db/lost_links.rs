@@ -125,6 +125,17 @@ pub fn state_of(conn: &mut DbConn, email: &str) -> Result<Option<String>, DbErro
         .optional()?)
 }
 
+/// Forgets the handled requests (sent, no orders, failed) made before `before_ms`: the address
+/// is kept only as long as it is needed. Returns how many were removed.
+pub fn forget_handled(conn: &mut DbConn, before_ms: i64) -> Result<usize, DbError> {
+    Ok(diesel::delete(
+        lost_link_requests::table
+            .filter(lost_link_requests::state.ne(PENDING))
+            .filter(lost_link_requests::requested_at_ms.lt(before_ms)),
+    )
+    .execute(conn)?)
+}
+
 /// Statuses of purchases that were paid: the customer has an order page worth a link.
 pub const PAID_STATUSES: [PurchaseStatus; 7] = [
     PurchaseStatus::Paid,

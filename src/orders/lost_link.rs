@@ -39,6 +39,18 @@ const MAX_ATTEMPTS: i32 = 8;
 const BATCH: i64 = 20;
 /// How often the loop looks for requests queued by other replicas.
 const POLL: Duration = Duration::from_secs(5);
+/// How long a handled request (and so its address) is kept: a day, for "I never got it"
+/// questions, far longer than the per-address window it also serves.
+pub const KEEP_HANDLED_MS: i64 = 24 * 60 * 60_000;
+/// How often handled requests older than [`KEEP_HANDLED_MS`] are removed.
+const FORGET_EVERY: Duration = Duration::from_secs(60 * 60);
+
+/// Removes the handled requests older than [`KEEP_HANDLED_MS`] at `now_ms`.
+pub async fn forget_handled(db: &Db, now_ms: i64) -> Result<usize, DbError> {
+    let before = now_ms.saturating_sub(KEEP_HANDLED_MS);
+    db.run(move |c| c.write_tx(|c| q::forget_handled(c, before)))
+        .await
+}
 
 /// Records that `email` wants its order links, in an email written in `lang`; returns
 /// whether an email was queued (false within the per-address window). The caller answers
@@ -205,9 +217,23 @@ pub async fn run(
     wake: Arc<Notify>,
     mut shutdown: watch::Receiver<bool>,
 ) {
+    let mut forgotten_at: Option<tokio::time::Instant> = None;
     loop {
         if let Err(err) = deliver_due(&db, notifier.as_ref()).await {
             tracing::warn!(error = %err, "could not deliver the order links emails");
+        }
+        if forgotten_at.is_none_or(|at| at.elapsed() >= FORGET_EVERY) {
+            match forget_handled(&db, now_ms()).await {
+                Ok(n) => {
+                    forgotten_at = Some(tokio::time::Instant::now());
+                    if n > 0 {
+                        tracing::info!(requests = n, "forgot handled order link requests");
+                    }
+                }
+                Err(err) => {
+                    tracing::warn!(error = %err, "could not forget old order link requests")
+                }
+            }
         }
         tokio::select! {
             () = tokio::time::sleep(POLL) => {}

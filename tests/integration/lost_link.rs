@@ -6,10 +6,11 @@ use std::time::{Duration, Instant};
 
 use storefront::db::lost_links::state_of;
 use storefront::domain::purchase::order_number;
+use storefront::orders::lost_link::{KEEP_HANDLED_MS, forget_handled};
 
 use crate::admin::insert_purchase;
 use crate::both_backends;
-use crate::helpers::{Answer, Backend, Browser, TestApp, hidden, spawn_app};
+use crate::helpers::{Answer, Backend, Browser, TestApp, TestDb, hidden, spawn_app};
 
 const KNOWN: &str = "Lena@Example.com";
 const UNKNOWN: &str = "nobody@example.com";
@@ -179,6 +180,46 @@ async fn a_known_address_gets_working_links_and_an_unknown_one_nothing(backend: 
     assert_eq!(wait_handled(&app, UNKNOWN).await, "no_orders");
     assert!(emails_to(&app, UNKNOWN).is_empty());
     assert_eq!(app.emails().len(), 1, "nothing else was sent");
+
+    // The addresses are kept a day, then forgotten.
+    let now = storefront::db::now_ms();
+    assert_eq!(forget_handled(&app.db, now).await.expect("forget"), 0);
+    assert_eq!(
+        forget_handled(&app.db, now + KEEP_HANDLED_MS + 1)
+            .await
+            .expect("forget"),
+        2
+    );
+    assert_eq!(requested(&app, KNOWN).await, None);
+    assert_eq!(requested(&app, UNKNOWN).await, None);
+}
+
+both_backends!(a_request_still_to_send_is_never_forgotten);
+
+async fn a_request_still_to_send_is_never_forgotten(backend: Backend) {
+    let Some(test_db) = TestDb::new(backend) else {
+        return;
+    };
+    let db = test_db.migrated().await;
+    let long_ago = storefront::db::now_ms() - 7 * KEEP_HANDLED_MS;
+    db.run(move |c| {
+        c.write_tx(|c| {
+            storefront::db::lost_links::request(c, "waiting@example.com", "en", long_ago, 0)
+        })
+    })
+    .await
+    .expect("request");
+    assert_eq!(
+        forget_handled(&db, storefront::db::now_ms())
+            .await
+            .expect("forget"),
+        0
+    );
+    let state = db
+        .run(|c| state_of(c, "waiting@example.com"))
+        .await
+        .expect("state");
+    assert_eq!(state.as_deref(), Some("pending"));
 }
 
 async fn the_answer_is_the_same_for_known_and_unknown_addresses(backend: Backend) {

@@ -127,7 +127,10 @@ fn sqlite_shape(conn: &mut diesel::SqliteConnection) -> SchemaShape {
         .expect("indexes");
         for index in indexes.into_iter().filter(|i| i.origin != "pk") {
             let cols: Vec<Name> =
-                diesel::sql_query("SELECT name FROM pragma_index_info(?) ORDER BY seqno")
+                // An expression (`lower(email)`) has no column name: `<expr>`, as below.
+                diesel::sql_query(
+                    "SELECT COALESCE(name, '<expr>') AS name FROM pragma_index_info(?) ORDER BY seqno",
+                )
                     .bind::<Text, _>(&index.name)
                     .load(conn)
                     .expect("index columns");
@@ -308,9 +311,10 @@ fn postgres_shape(conn: &mut diesel::PgConnection) -> SchemaShape {
                 ix.indisunique AS is_unique, ix.indisprimary AS is_primary, \
                 ix.indpred IS NOT NULL AS is_partial, \
                 EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = ix.indexrelid) AS is_constraint, \
-                COALESCE((SELECT string_agg(a.attname::text, ',' ORDER BY k.ord) \
+                COALESCE((SELECT string_agg(COALESCE(a.attname::text, '<expr>'), ',' ORDER BY k.ord) \
                    FROM unnest(ix.indkey) WITH ORDINALITY k(attnum, ord) \
-                   JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum), '') AS columns \
+                   LEFT JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum \
+                   AND k.attnum <> 0), '') AS columns \
          FROM pg_index ix JOIN pg_class t ON t.oid = ix.indrelid \
          JOIN pg_class i ON i.oid = ix.indexrelid \
          JOIN pg_namespace n ON n.oid = t.relnamespace WHERE n.nspname = 'public'",

@@ -1,0 +1,1 @@
+DROP INDEX purchases_email_lower;
