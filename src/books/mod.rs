@@ -66,10 +66,34 @@ impl Books<'_> {
             .await?)
     }
 
-    /// Every wallet transaction, oldest first (by time, then id), with running balances from
-    /// the first: the listing is the wallet's whole history, so it starts at zero.
+    /// Every wallet transaction, oldest first (by time, then id), with the balances after
+    /// each counted back from the balance now (`ledger::running_balance`). The balance is read
+    /// before and after the listing; if a transaction landed in between, the listing is made
+    /// once more, and if the wallet still moved, the balances are counted from zero (right
+    /// when the listing is the whole history) and the log says so.
     pub async fn wallet_transactions(&self) -> Result<Vec<RunningTransaction>, BooksError> {
-        Ok(ledger::running_balance(self.all_transactions().await?))
+        for _ in 0..2 {
+            let before = self.anchor().await?;
+            let transactions = self.all_transactions().await?;
+            if self.anchor().await? == before {
+                return Ok(ledger::running_balance(transactions, Some(before)));
+            }
+        }
+        tracing::warn!(
+            "the wallet moved while its transactions were listed: balances counted from zero"
+        );
+        Ok(ledger::running_balance(
+            self.all_transactions().await?,
+            None,
+        ))
+    }
+
+    async fn anchor(&self) -> Result<ledger::Anchor, BooksError> {
+        let balance = self.upstream.balance().await?;
+        Ok(ledger::Anchor {
+            available: balance.available_cents,
+            reserved: balance.reserved_cents.cents(),
+        })
     }
 }
 
