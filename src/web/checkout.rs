@@ -288,6 +288,30 @@ fn problem(
 }
 
 /// The cookie that lets this browser open its order page without the token in the address.
+/// `(code, "CODE: $2.00 off $20.00")` in the current language when `purchase` used a
+/// promotion code: the line the payment page and the order page show.
+pub(crate) fn promo_line(purchase: &crate::db::purchases::Purchase) -> Option<(String, String)> {
+    let (Some(code), Some(list), Some(off)) = (
+        &purchase.promo_code,
+        purchase.list_price_cents,
+        purchase.discount_cents,
+    ) else {
+        return None;
+    };
+    let lang = i18n::current();
+    Some((
+        code.clone(),
+        lang.ta(
+            "promo-pay-line",
+            &[
+                ("code", code.into()),
+                ("discount", lang.money(Cents::new(off)).into()),
+                ("list", lang.money(Cents::new(list)).into()),
+            ],
+        ),
+    ))
+}
+
 pub fn order_cookie(purchase_id: &str, token: &str, secure: bool) -> Cookie<'static> {
     Cookie::build(format!("order_{purchase_id}"), token.to_string())
         .path(format!("/orders/{purchase_id}"))
@@ -353,27 +377,7 @@ pub async fn demo_pay_page(
         ),
         order_href: format!("/orders/{}", purchase.id),
         csrf_token: issued.token,
-        promo: match (
-            &purchase.promo_code,
-            purchase.list_price_cents,
-            purchase.discount_cents,
-        ) {
-            (Some(code), Some(list), Some(off)) => {
-                let lang = i18n::current();
-                Some((
-                    code.clone(),
-                    lang.ta(
-                        "promo-pay-line",
-                        &[
-                            ("code", code.into()),
-                            ("discount", lang.money(Cents::new(off)).into()),
-                            ("list", lang.money(Cents::new(list)).into()),
-                        ],
-                    ),
-                ))
-            }
-            _ => None,
-        },
+        promo: promo_line(&purchase),
         fx: snap.display_prices(Cents::new(purchase.price_cents), i18n::current()),
         session,
     };

@@ -71,6 +71,8 @@ struct OrderPage {
     plan: String,
     plan_href: String,
     price: String,
+    /// `(code, line)` when the purchase used a promotion code.
+    promo: Option<(String, String)>,
     email: String,
     timeline: Vec<TimelineEntry>,
 }
@@ -221,6 +223,7 @@ pub async fn order(
         emailed: status.was_paid(),
         plan_href: format!("/plans/{}", purchase.plan_id),
         price: lang.money(Cents::new(purchase.price_cents)),
+        promo: crate::web::checkout::promo_line(&purchase),
         email: crate::domain::Email::parse(purchase.email.as_str())
             .map(|e| e.masked())
             .unwrap_or_default(),

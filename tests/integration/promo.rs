@@ -579,6 +579,9 @@ async fn a_code_keeps_to_its_plans_its_dates_and_its_cap_per_email(backend: Back
         buy_with_code(&app, &browser, &plan, "ana@example.com", "LOCAL").await;
     assert_eq!(status, 303);
     let (id, _) = pay(&app, &browser, &headers).await;
+    // The order page names the code and what it took off, like the payment page.
+    let (_, order_page, _) = browser.get(&app, &format!("/orders/{id}")).await;
+    assert!(order_page.contains("data-promo=\"LOCAL\""), "{order_page}");
     // The same mailbox with a tag is the same buyer.
     refused(
         buy_with_code(
