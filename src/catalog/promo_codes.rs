@@ -1,5 +1,7 @@
-//! The owner's promotion codes as the console manages them: list (with uses), create, disable.
-//! Each change is one transaction with its audit entry.
+//! The owner's promotion codes as the console manages them: list (with uses), create, change
+//! the end and the caps, disable and enable again. Each change is one transaction with its
+//! audit entry. What a code takes off and which plans it applies to never change once created
+//! (receipts and the books name the code): a different offer is a new code.
 //!
 //! A code is refused at creation when its full discount would take any plan in its scope below
 //! `cost + STOREFRONT_MIN_MARGIN_CENTS` at today's catalog ([`plans_below_floor`]); the refusal
@@ -17,7 +19,9 @@ use crate::domain::promo::{self, Discount, PromoScope};
 /// Audit actions of the promotion codes page.
 pub mod action {
     pub const CODE_CREATED: &str = "promo_code_created";
+    pub const CODE_CHANGED: &str = "promo_code_changed";
     pub const CODE_DISABLED: &str = "promo_code_disabled";
+    pub const CODE_ENABLED: &str = "promo_code_enabled";
 }
 
 /// A code as the owner asks for it, already parsed.
@@ -30,6 +34,42 @@ pub struct NewCode {
     pub max_uses: Option<i64>,
     pub max_uses_per_email: Option<i64>,
     pub scope: PromoScope,
+}
+
+/// What may change on an existing code: when it ends and how often it may be used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Exclusive end, Unix ms; `None` for no end.
+    pub ends_at_ms: Option<i64>,
+    pub max_uses: Option<i64>,
+    pub max_uses_per_email: Option<i64>,
+}
+
+impl Limits {
+    fn of(row: &CodeRow) -> Self {
+        Self {
+            ends_at_ms: row.ends_at_ms,
+            max_uses: row.max_uses,
+            max_uses_per_email: row.max_uses_per_email,
+        }
+    }
+
+    /// `until 1796083200000, at most 50 uses, no cap per email` for the audit log.
+    fn describe(&self) -> String {
+        let cap = |n: Option<i64>, what: &str| {
+            n.map_or_else(
+                || format!("no cap {what}"),
+                |n| format!("at most {n} {what}"),
+            )
+        };
+        format!(
+            "{}, {}, {}",
+            self.ends_at_ms
+                .map_or_else(|| "no end".to_string(), |end| format!("until {end}")),
+            cap(self.max_uses, "uses"),
+            cap(self.max_uses_per_email, "per email")
+        )
+    }
 }
 
 /// A plan a code would sell below the floor.
@@ -55,6 +95,14 @@ pub enum PromoCodeError {
     Exists(String),
     #[error("no enabled code {0}")]
     Unknown(String),
+    #[error("no code {0}")]
+    NotFound(String),
+    #[error("no disabled code {0}")]
+    NotDisabled(String),
+    #[error("the code ends before it starts")]
+    EndsBeforeStart,
+    #[error("the code was used {used} times already, more than the cap of {cap}")]
+    CapBelowUses { used: i64, cap: i64 },
     #[error(transparent)]
     Db(#[from] DbError),
 }
@@ -192,6 +240,105 @@ pub async fn disable(
                 Some(&format!("promo:{code}")),
                 &client,
                 "disabled",
+                now,
+            )?;
+            Ok(())
+        })
+    })
+    .await
+}
+
+/// Sets when `code` ends and its caps, for `by`, audited with the limits before and after.
+/// Checkouts already holding a use keep it; a total cap below the uses already verified is
+/// refused (it could not be honoured).
+pub async fn change_limits(
+    db: &Db,
+    by: &Admin,
+    client_addr: &str,
+    code: String,
+    limits: Limits,
+) -> Result<(), PromoCodeError> {
+    let (by, client) = (by.clone(), client_addr.to_string());
+    db.run(move |conn| {
+        let now = now_ms();
+        conn.write_tx(|conn| {
+            q::lock(conn, &code)?;
+            let row =
+                q::find(conn, &code)?.ok_or_else(|| PromoCodeError::NotFound(code.clone()))?;
+            if limits.ends_at_ms.is_some_and(|end| end <= row.starts_at_ms) {
+                return Err(PromoCodeError::EndsBeforeStart);
+            }
+            if let Some(cap) = limits.max_uses.filter(|cap| *cap < row.used_count) {
+                return Err(PromoCodeError::CapBelowUses {
+                    used: row.used_count,
+                    cap,
+                });
+            }
+            let before = Limits::of(&row);
+            if before == limits {
+                return Ok(());
+            }
+            q::set_limits(
+                conn,
+                &code,
+                limits.ends_at_ms,
+                limits.max_uses,
+                limits.max_uses_per_email,
+            )?;
+            by.audit(
+                conn,
+                action::CODE_CHANGED,
+                Some(&format!("promo:{code}")),
+                &client,
+                &format!("{} → {}", before.describe(), limits.describe()),
+                now,
+            )?;
+            Ok(())
+        })
+    })
+    .await
+}
+
+/// Enables a disabled `code` again for `by`, audited, if it still keeps every plan in its
+/// scope at or above the floor at today's catalog (costs may have risen since it was made).
+pub async fn enable(
+    db: &Db,
+    snap: &Snapshot,
+    by: &Admin,
+    client_addr: &str,
+    code: String,
+    min_margin: Cents,
+) -> Result<(), PromoCodeError> {
+    let lookup = code.clone();
+    let row = db
+        .run(move |conn| q::find(conn, &lookup))
+        .await?
+        .ok_or_else(|| PromoCodeError::NotFound(code.clone()))?;
+    if row.disabled_at_ms.is_none() {
+        return Err(PromoCodeError::NotDisabled(code));
+    }
+    if let (Ok(discount), Ok(scope)) = (
+        Discount::from_parts(&row.kind, row.value),
+        PromoScope::from_parts(&row.scope_kind, &row.scope_value),
+    ) {
+        let broken = plans_below_floor(snap, &discount, &scope, min_margin);
+        if !broken.is_empty() {
+            return Err(PromoCodeError::BelowFloor(broken));
+        }
+    }
+    let (by, client) = (by.clone(), client_addr.to_string());
+    db.run(move |conn| {
+        let now = now_ms();
+        conn.write_tx(|conn| {
+            if !q::enable(conn, &code)? {
+                return Err(PromoCodeError::NotDisabled(code.clone()));
+            }
+            by.audit(
+                conn,
+                action::CODE_ENABLED,
+                Some(&format!("promo:{code}")),
+                &client,
+                "enabled",
                 now,
             )?;
             Ok(())

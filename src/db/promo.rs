@@ -68,6 +68,38 @@ pub fn disable(conn: &mut DbConn, code: &str, now_ms: i64) -> Result<bool, DbErr
         == 1)
 }
 
+/// Sets a code's end (exclusive, Unix ms) and caps; false when the code is unknown.
+pub fn set_limits(
+    conn: &mut DbConn,
+    code: &str,
+    ends_at_ms: Option<i64>,
+    max_uses: Option<i64>,
+    max_uses_per_email: Option<i64>,
+) -> Result<bool, DbError> {
+    Ok(
+        diesel::update(promo_codes::table.filter(promo_codes::code.eq(code)))
+            .set((
+                promo_codes::ends_at_ms.eq(ends_at_ms),
+                promo_codes::max_uses.eq(max_uses),
+                promo_codes::max_uses_per_email.eq(max_uses_per_email),
+            ))
+            .execute(conn)?
+            == 1,
+    )
+}
+
+/// Enables a disabled code again; false when it is unknown or enabled.
+pub fn enable(conn: &mut DbConn, code: &str) -> Result<bool, DbError> {
+    Ok(diesel::update(
+        promo_codes::table
+            .filter(promo_codes::code.eq(code))
+            .filter(promo_codes::disabled_at_ms.is_not_null()),
+    )
+    .set(promo_codes::disabled_at_ms.eq(None::<i64>))
+    .execute(conn)?
+        == 1)
+}
+
 /// Locks the code's row until the caller's transaction ends (PostgreSQL; SQLite's write
 /// transaction already holds the one write lock), so checkouts on every replica count the
 /// code's uses one after another.

@@ -128,7 +128,14 @@ impl From<crate::catalog::promo_codes::PromoCodeError> for AppError {
             E::Exists(code) => Self::Conflict(format!(
                 "A code {code} exists already. Codes cannot be reused; choose another."
             )),
-            E::Unknown(_) => Self::NotFound,
+            E::Unknown(_) | E::NotFound(_) => Self::NotFound,
+            E::NotDisabled(code) => Self::Conflict(format!("The code {code} is enabled already.")),
+            E::EndsBeforeStart => {
+                Self::BadRequest("The last day comes before the first. Nothing was saved.".into())
+            }
+            E::CapBelowUses { used, cap } => Self::BadRequest(format!(
+                "The code was used {used} times already: a cap of {cap} cannot hold. Nothing was saved."
+            )),
             E::Db(cause) => cause.into(),
         }
     }

@@ -54,6 +54,15 @@ const MATRIX: &[(&str, &str, u16, u16, u16)] = &[
     ("POST", "/admin/pricing/delete", 303, 403, 404),
     ("POST", "/admin/wallet/topup", 303, 403, 400),
     ("POST", "/admin/promo-codes", 303, 403, 400),
+    ("GET", "/admin/promo-codes/NO-SUCH-CODE", 303, 403, 404),
+    ("POST", "/admin/promo-codes/NO-SUCH-CODE", 303, 403, 404),
+    (
+        "POST",
+        "/admin/promo-codes/NO-SUCH-CODE/enable",
+        303,
+        403,
+        404,
+    ),
     (
         "POST",
         "/admin/promo-codes/NO-SUCH-CODE/disable",

@@ -26,6 +26,7 @@ both_backends!(
     the_console_refuses_a_code_below_the_margin_floor_and_names_the_plans,
     a_display_currency_is_shown_but_never_changes_the_amount_charged,
     a_code_keeps_to_its_plans_its_dates_and_its_cap_per_email,
+    a_code_s_last_day_and_caps_change_and_a_disabled_code_comes_back,
 );
 
 /// A sellable plan with room between cost and price.
@@ -656,4 +657,146 @@ async fn a_rate_set_on_another_replica_reaches_this_one_s_cached_pages() {
         );
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
+}
+
+/// The owner raises a used-up code's cap, which sells again; a cap below the verified uses
+/// and a bad day are refused with what to fix; a disabled code is enabled again. Each change
+/// is audited.
+async fn a_code_s_last_day_and_caps_change_and_a_disabled_code_comes_back(backend: Backend) {
+    let Some((app, _upstream, plan)) = shop(backend).await else {
+        return;
+    };
+    // 10 % off this plan alone, which its margin allows (enabling again checks the floor).
+    let row = CodeRow {
+        code: "EDIT".into(),
+        kind: "percent".into(),
+        value: 1_000,
+        starts_at_ms: 0,
+        ends_at_ms: None,
+        max_uses: Some(2),
+        max_uses_per_email: None,
+        scope_kind: "plan".into(),
+        scope_value: plan.id.clone(),
+        used_count: 0,
+        disabled_at_ms: None,
+        created_at_ms: now_ms(),
+        created_by: "test".into(),
+    };
+    let inserted = app
+        .db
+        .run(move |conn| storefront::db::promo::insert(conn, &row))
+        .await
+        .expect("insert code");
+    assert!(inserted);
+    for n in 0..2 {
+        let browser = Browser::default();
+        let (status, _, headers) =
+            buy_with_code(&app, &browser, &plan, &format!("e{n}@example.com"), "EDIT").await;
+        assert_eq!(status, 303);
+        pay(&app, &browser, &headers).await;
+    }
+    assert_eq!(used_count(&app, "EDIT").await, 2);
+    let (status, page, _) =
+        buy_with_code(&app, &Browser::default(), &plan, "e9@example.com", "EDIT").await;
+    assert_eq!(status, 409, "used up: {page}");
+
+    create(&app.db, OWNER, Role::Owner).await;
+    let owner = login_as(&app, OWNER).await;
+    let (status, page, _) = owner.get(&app, "/admin/promo-codes/EDIT").await;
+    assert_eq!(status, 200, "{page}");
+    assert!(
+        page.contains("name=\"max_uses\" type=\"text\" inputmode=\"numeric\" value=\"2\""),
+        "{page}"
+    );
+    let change = |ends: &'static str, max_uses: &'static str| {
+        let (owner, app) = (&owner, &app);
+        async move {
+            let token = owner.csrf(app).await;
+            owner
+                .post(
+                    app,
+                    "/admin/promo-codes/EDIT",
+                    &[
+                        ("csrf_token", token.as_str()),
+                        ("ends", ends),
+                        ("max_uses", max_uses),
+                        ("max_uses_per_email", ""),
+                    ],
+                )
+                .await
+        }
+    };
+    let (status, page, _) = change("", "1").await;
+    assert_eq!(status, 400);
+    assert!(page.contains("used 2 times already"), "{page}");
+    let (status, page, _) = change("2026-02-30", "5").await;
+    assert_eq!(status, 400);
+    assert!(page.contains("a date like 2026-12-31"), "{page}");
+    assert!(
+        page.contains("value=\"2026-02-30\""),
+        "the form keeps what was typed"
+    );
+    assert_eq!(used_count(&app, "EDIT").await, 2, "nothing changed");
+
+    let (status, _, headers) = change("2099-12-31", "4").await;
+    assert_eq!(status, 303);
+    assert_eq!(location(&headers), "/admin/promo-codes?saved=1");
+    let (_, page, _) = owner.get(&app, "/admin/promo-codes/EDIT").await;
+    assert!(page.contains("value=\"2099-12-31\""), "{page}");
+    let (status, _, _) =
+        buy_with_code(&app, &Browser::default(), &plan, "e9@example.com", "EDIT").await;
+    assert_eq!(status, 303, "the raised cap sells again");
+
+    let token = owner.csrf(&app).await;
+    let (status, _, _) = owner
+        .post(
+            &app,
+            "/admin/promo-codes/EDIT/disable",
+            &[("csrf_token", token.as_str())],
+        )
+        .await;
+    assert_eq!(status, 303);
+    let (_, list, _) = owner.get(&app, "/admin/promo-codes").await;
+    assert!(list.contains("/admin/promo-codes/EDIT/enable"), "{list}");
+    let enable = || {
+        let (owner, app) = (&owner, &app);
+        async move {
+            let token = owner.csrf(app).await;
+            owner
+                .post(
+                    app,
+                    "/admin/promo-codes/EDIT/enable",
+                    &[("csrf_token", token.as_str())],
+                )
+                .await
+        }
+    };
+    let (status, page, _) = enable().await;
+    assert_eq!(status, 303, "{page}");
+    let (status, page, _) = enable().await;
+    assert_eq!(status, 409, "enabled already: {page}");
+    let (status, _, _) =
+        buy_with_code(&app, &Browser::default(), &plan, "e8@example.com", "EDIT").await;
+    assert_eq!(status, 303, "enabled again");
+
+    let actions: Vec<String> = app
+        .db
+        .run(|conn| {
+            admin_audit::table
+                .filter(admin_audit::target.eq("promo:EDIT"))
+                .order(admin_audit::id)
+                .select(admin_audit::action)
+                .load(conn)
+                .map_err(DbError::from)
+        })
+        .await
+        .expect("audit");
+    assert_eq!(
+        actions,
+        [
+            "promo_code_changed",
+            "promo_code_disabled",
+            "promo_code_enabled"
+        ]
+    );
 }

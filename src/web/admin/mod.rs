@@ -71,8 +71,20 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/admin/promo-codes", web::get().to(promo_codes::page))
         .route("/admin/promo-codes", web::post().to(promo_codes::create))
         .route(
+            "/admin/promo-codes/{code}",
+            web::get().to(promo_codes::edit_page),
+        )
+        .route(
+            "/admin/promo-codes/{code}",
+            web::post().to(promo_codes::change),
+        )
+        .route(
             "/admin/promo-codes/{code}/disable",
             web::post().to(promo_codes::disable),
+        )
+        .route(
+            "/admin/promo-codes/{code}/enable",
+            web::post().to(promo_codes::enable),
         )
         .route("/admin/currencies", web::get().to(currencies::page))
         .route("/admin/currencies", web::post().to(currencies::set))

@@ -1,5 +1,6 @@
 //! `/admin/promo-codes` (owners): the promotion codes with their uses, a form to create one
-//! and a button to disable each. A code that would sell a plan in its scope below cost plus
+//! and a button to disable (or enable again) each; `/admin/promo-codes/{code}` changes a code's
+//! last day and caps. A code that would sell a plan in its scope below cost plus
 //! the minimum margin is refused with the list of those plans. The rules are
 //! `catalog::promo_codes`.
 
@@ -15,7 +16,7 @@ use super::{
 };
 use crate::accounts::Admin;
 use crate::catalog::Snapshot;
-use crate::catalog::promo_codes::{self, NewCode, PromoCodeError};
+use crate::catalog::promo_codes::{self, Limits, NewCode, PromoCodeError};
 use crate::domain::Cents;
 use crate::domain::promo::{Discount, PromoScope, normalise_code};
 use crate::web::AppState;
@@ -64,6 +65,29 @@ fn day_start_ms(raw: &str) -> Option<i64> {
     secs.checked_mul(1000)
 }
 
+/// `YYYY-MM-DD` (UTC) of the day that ends at the exclusive end `end_ms`: the last day a code
+/// may be used, as the forms ask for it.
+fn last_day(end_ms: i64) -> String {
+    let secs = end_ms.saturating_sub(DAY_MS).div_euclid(1000);
+    time::OffsetDateTime::from_unix_timestamp(secs)
+        .map(|t| {
+            t.date()
+                .format(&time::macros::format_description!("[year]-[month]-[day]"))
+                .unwrap_or_default()
+        })
+        .unwrap_or_default()
+}
+
+/// The exclusive end of the last day `raw` (`YYYY-MM-DD`, UTC; empty for no end).
+fn parse_last_day(raw: &str) -> Result<Option<i64>, String> {
+    match raw.trim() {
+        "" => Ok(None),
+        raw => Ok(Some(
+            day_start_ms(raw).ok_or("The last day is a date like 2026-12-31.")? + DAY_MS,
+        )),
+    }
+}
+
 fn optional_count(raw: &str, what: &str) -> Result<Option<i64>, String> {
     match raw.trim() {
         "" => Ok(None),
@@ -92,10 +116,7 @@ fn parse_code(form: &CodeForm, snap: &Snapshot, now_ms: i64) -> Result<NewCode, 
         "" => now_ms,
         raw => day_start_ms(raw).ok_or("The first day is a date like 2026-12-01.")?,
     };
-    let ends_at_ms = match form.ends.trim() {
-        "" => None,
-        raw => Some(day_start_ms(raw).ok_or("The last day is a date like 2026-12-31.")? + DAY_MS),
-    };
+    let ends_at_ms = parse_last_day(&form.ends)?;
     if ends_at_ms.is_some_and(|end| end <= starts_at_ms) {
         return Err("The last day comes before the first.".into());
     }
@@ -136,6 +157,37 @@ struct CodeView {
     enabled: bool,
 }
 
+fn view(c: promo_codes::CodeSummary) -> CodeView {
+    CodeView {
+        window: format!(
+            "{} → {}",
+            format_ms(c.row.starts_at_ms),
+            c.row.ends_at_ms.map_or_else(|| "no end".into(), format_ms)
+        ),
+        cap: c
+            .row
+            .max_uses
+            .map_or_else(|| "no cap".into(), |n| n.to_string()),
+        per_email: c
+            .row
+            .max_uses_per_email
+            .map_or_else(|| "no cap".into(), |n| n.to_string()),
+        used: c.row.used_count,
+        reserved: c.reserved,
+        status: if c.row.disabled_at_ms.is_some() {
+            "disabled"
+        } else if c.active {
+            "active"
+        } else {
+            "outside its dates"
+        },
+        enabled: c.row.disabled_at_ms.is_none(),
+        code: c.row.code,
+        discount: c.discount,
+        scope: c.scope,
+    }
+}
+
 #[derive(Template)]
 #[template(path = "admin/promo_codes.html")]
 struct PromoCodesPage {
@@ -167,37 +219,7 @@ async fn render(
     let (chrome, cookie) = Chrome::new(state, req, admin, "promo");
     let page = PromoCodesPage {
         chrome,
-        codes: codes
-            .into_iter()
-            .map(|c| CodeView {
-                window: format!(
-                    "{} → {}",
-                    format_ms(c.row.starts_at_ms),
-                    c.row.ends_at_ms.map_or_else(|| "no end".into(), format_ms)
-                ),
-                cap: c
-                    .row
-                    .max_uses
-                    .map_or_else(|| "no cap".into(), |n| n.to_string()),
-                per_email: c
-                    .row
-                    .max_uses_per_email
-                    .map_or_else(|| "no cap".into(), |n| n.to_string()),
-                used: c.row.used_count,
-                reserved: c.reserved,
-                status: if c.row.disabled_at_ms.is_some() {
-                    "disabled"
-                } else if c.active {
-                    "active"
-                } else {
-                    "outside its dates"
-                },
-                enabled: c.row.disabled_at_ms.is_none(),
-                code: c.row.code,
-                discount: c.discount,
-                scope: c.scope,
-            })
-            .collect(),
+        codes: codes.into_iter().map(view).collect(),
         form,
         error,
         saved,
@@ -285,6 +307,176 @@ pub struct CsrfForm {
     csrf_token: String,
 }
 
+/// The edit form: what may change on an existing code.
+#[derive(Deserialize, Default, Clone)]
+pub struct LimitsForm {
+    #[serde(default)]
+    csrf_token: String,
+    /// The last day it may be used, `YYYY-MM-DD` (UTC), empty for no end.
+    #[serde(default)]
+    ends: String,
+    #[serde(default)]
+    max_uses: String,
+    #[serde(default)]
+    max_uses_per_email: String,
+}
+
+impl LimitsForm {
+    fn parse(&self) -> Result<Limits, String> {
+        Ok(Limits {
+            ends_at_ms: parse_last_day(&self.ends)?,
+            max_uses: optional_count(&self.max_uses, "The total cap")?,
+            max_uses_per_email: optional_count(&self.max_uses_per_email, "The cap per email")?,
+        })
+    }
+}
+
+#[derive(Template)]
+#[template(path = "admin/promo_code.html")]
+struct PromoCodePage {
+    chrome: Chrome,
+    code: CodeView,
+    form: LimitsForm,
+    error: Option<String>,
+}
+
+/// The edit page of `code` with `form` in its fields.
+async fn render_edit(
+    state: &AppState,
+    req: &HttpRequest,
+    admin: &Admin,
+    status: StatusCode,
+    code: &str,
+    form: Option<LimitsForm>,
+    error: Option<String>,
+) -> Result<HttpResponse, AppError> {
+    let summary = promo_codes::list(&state.db)
+        .await?
+        .into_iter()
+        .find(|c| c.row.code == code)
+        .ok_or(AppError::NotFound)?;
+    let form = form.unwrap_or_else(|| LimitsForm {
+        ends: summary.row.ends_at_ms.map(last_day).unwrap_or_default(),
+        max_uses: summary
+            .row
+            .max_uses
+            .map(|n| n.to_string())
+            .unwrap_or_default(),
+        max_uses_per_email: summary
+            .row
+            .max_uses_per_email
+            .map(|n| n.to_string())
+            .unwrap_or_default(),
+        ..LimitsForm::default()
+    });
+    let (chrome, cookie) = Chrome::new(state, req, admin, "promo");
+    let page = PromoCodePage {
+        chrome,
+        code: view(summary),
+        form,
+        error,
+    };
+    Ok(admin_page(status, &page, cookie))
+}
+
+pub async fn edit_page(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    code: web::Path<String>,
+) -> Result<HttpResponse, AppError> {
+    require_owner(&admin)?;
+    let code = normalise_code(&code).map_err(|_| AppError::NotFound)?;
+    render_edit(&state, &req, &admin, StatusCode::OK, &code, None, None).await
+}
+
+pub async fn change(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    code: web::Path<String>,
+    form: web::Form<LimitsForm>,
+) -> Result<HttpResponse, AppError> {
+    require_owner(&admin)?;
+    check_csrf(&state, &req, &form.csrf_token)?;
+    let code = normalise_code(&code).map_err(|_| AppError::NotFound)?;
+    let form = form.into_inner();
+    let refused = match form.parse() {
+        Ok(limits) => {
+            let changed = promo_codes::change_limits(
+                &state.db,
+                &admin,
+                &client_addr(&req),
+                code.clone(),
+                limits,
+            )
+            .await;
+            match changed {
+                Ok(()) => return Ok(see_other("/admin/promo-codes?saved=1")),
+                Err(
+                    err @ (PromoCodeError::EndsBeforeStart | PromoCodeError::CapBelowUses { .. }),
+                ) => refusal(err)?,
+                Err(err) => return Err(err.into()),
+            }
+        }
+        Err(message) => (StatusCode::BAD_REQUEST, message),
+    };
+    let (status, message) = refused;
+    render_edit(
+        &state,
+        &req,
+        &admin,
+        status,
+        &code,
+        Some(form),
+        Some(message),
+    )
+    .await
+}
+
+pub async fn enable(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    code: web::Path<String>,
+    form: web::Form<CsrfForm>,
+) -> Result<HttpResponse, AppError> {
+    require_owner(&admin)?;
+    check_csrf(&state, &req, &form.csrf_token)?;
+    let code = normalise_code(&code).map_err(|_| AppError::NotFound)?;
+    let snap = state.catalog.snapshot();
+    let enabled = promo_codes::enable(
+        &state.db,
+        &snap,
+        &admin,
+        &client_addr(&req),
+        code,
+        state.settings.min_margin,
+    )
+    .await;
+    match enabled {
+        Ok(()) => Ok(see_other("/admin/promo-codes?saved=1")),
+        Err(err @ (PromoCodeError::BelowFloor(_) | PromoCodeError::NotDisabled(_))) => {
+            let (status, message) = refusal(err)?;
+            render(
+                &state,
+                &req,
+                &admin,
+                status,
+                CodeForm {
+                    kind: "percent".into(),
+                    scope_kind: "all".into(),
+                    ..CodeForm::default()
+                },
+                Some(message),
+                false,
+            )
+            .await
+        }
+        Err(err) => Err(err.into()),
+    }
+}
+
 pub async fn disable(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -310,5 +502,15 @@ mod tests {
         assert_eq!(optional_count("", "cap"), Ok(None));
         assert_eq!(optional_count(" 5 ", "cap"), Ok(Some(5)));
         assert!(optional_count("0", "cap").is_err());
+        assert_eq!(
+            last_day(day_start_ms("2026-12-31").expect("day") + DAY_MS),
+            "2026-12-31"
+        );
+        assert_eq!(parse_last_day(""), Ok(None));
+        assert_eq!(
+            parse_last_day("1970-01-01"),
+            Ok(Some(DAY_MS)),
+            "the end is the midnight after the last day"
+        );
     }
 }
