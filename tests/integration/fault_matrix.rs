@@ -266,11 +266,10 @@ const CELLS: &[Cell] = &[
     cell(
         Fault::PriceJump,
         Step::Refund,
-        // The refund is the decision the alert asked for; closing the alert stays the
-        // owner's (Resolve).
+        // The refund is the decision the alert asked for: the alert is resolved with it once
+        // the refund succeeds (the order leaves the dashboard without a second click).
         Expect {
             first: "price_changed_below_margin, refund_accepted",
-            alerts: &["needs_attention"],
             ..REFUNDED_UNPLACED
         },
     ),

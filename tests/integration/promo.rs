@@ -45,8 +45,9 @@ fn roomy_plan(app: &TestApp) -> ShopPlan {
         .clone()
 }
 
-pub(crate) async fn add_code(app: &TestApp, code: &str, percent_bps: i64, max_uses: Option<i64>) {
-    let row = CodeRow {
+/// A code taking `percent_bps` hundredths of a per cent off every plan, valid from 1970 on.
+fn code_row(code: &str, percent_bps: i64, max_uses: Option<i64>) -> CodeRow {
+    CodeRow {
         code: code.to_string(),
         kind: "percent".into(),
         value: percent_bps,
@@ -60,13 +61,20 @@ pub(crate) async fn add_code(app: &TestApp, code: &str, percent_bps: i64, max_us
         disabled_at_ms: None,
         created_at_ms: now_ms(),
         created_by: "test".into(),
-    };
+    }
+}
+
+async fn insert_code(app: &TestApp, row: CodeRow) {
     let inserted = app
         .db
         .run(move |conn| storefront::db::promo::insert(conn, &row))
         .await
         .expect("insert code");
     assert!(inserted);
+}
+
+pub(crate) async fn add_code(app: &TestApp, code: &str, percent_bps: i64, max_uses: Option<i64>) {
+    insert_code(app, code_row(code, percent_bps, max_uses)).await;
 }
 
 async fn purchase_row(db: &storefront::db::Db, id: &str) -> storefront::db::purchases::Purchase {
@@ -668,26 +676,11 @@ async fn a_code_s_last_day_and_caps_change_and_a_disabled_code_comes_back(backen
     };
     // 10 % off this plan alone, which its margin allows (enabling again checks the floor).
     let row = CodeRow {
-        code: "EDIT".into(),
-        kind: "percent".into(),
-        value: 1_000,
-        starts_at_ms: 0,
-        ends_at_ms: None,
-        max_uses: Some(2),
-        max_uses_per_email: None,
         scope_kind: "plan".into(),
         scope_value: plan.id.clone(),
-        used_count: 0,
-        disabled_at_ms: None,
-        created_at_ms: now_ms(),
-        created_by: "test".into(),
+        ..code_row("EDIT", 1_000, Some(2))
     };
-    let inserted = app
-        .db
-        .run(move |conn| storefront::db::promo::insert(conn, &row))
-        .await
-        .expect("insert code");
-    assert!(inserted);
+    insert_code(&app, row).await;
     for n in 0..2 {
         let browser = Browser::default();
         let (status, _, headers) =
