@@ -67,7 +67,7 @@ const BACKGROUND_GRACE: Duration = Duration::from_secs(4);
 
 /// Connections of the background pool for `workers` workers per lane: one per worker of both
 /// lanes, one for the balance refresher, one for the upstream gate's reads and lease renewals.
-pub fn background_connections(workers: usize) -> u32 {
+fn background_connections(workers: usize) -> u32 {
     u32::try_from(workers.saturating_mul(2))
         .unwrap_or(u32::MAX)
         .saturating_add(2)

@@ -69,23 +69,21 @@ impl Books<'_> {
     /// Every wallet transaction, oldest first (by time, then id), with the balances after
     /// each counted back from the balance now (`ledger::running_balance`). The balance is read
     /// before and after the listing; if a transaction landed in between, the listing is made
-    /// once more, and if the wallet still moved, the balances are counted from zero (right
+    /// once more, and if the wallet still moved, that listing's balances are counted from zero (right
     /// when the listing is the whole history) and the log says so.
     pub async fn wallet_transactions(&self) -> Result<Vec<RunningTransaction>, BooksError> {
+        let mut listed = Vec::new();
         for _ in 0..2 {
             let before = self.anchor().await?;
-            let transactions = self.all_transactions().await?;
+            listed = self.all_transactions().await?;
             if self.anchor().await? == before {
-                return Ok(ledger::running_balance(transactions, Some(before)));
+                return Ok(ledger::running_balance(listed, Some(before)));
             }
         }
         tracing::warn!(
             "the wallet moved while its transactions were listed: balances counted from zero"
         );
-        Ok(ledger::running_balance(
-            self.all_transactions().await?,
-            None,
-        ))
+        Ok(ledger::running_balance(listed, None))
     }
 
     async fn anchor(&self) -> Result<ledger::Anchor, BooksError> {

@@ -31,122 +31,61 @@ pub struct BookPurchase {
     pub refunded_cents: i64,
 }
 
-type BookColumns = (
-    purchases::id,
-    purchases::status,
-    purchases::plan_id,
-    purchases::reference,
-    purchases::upstream_order_id,
-    purchases::upstream_status,
-    purchases::price_cents,
-    purchases::cost_cents,
-    purchases::paid_at_ms,
-    purchases::created_at_ms,
-);
-
-const BOOK_COLUMNS: BookColumns = (
-    purchases::id,
-    purchases::status,
-    purchases::plan_id,
-    purchases::reference,
-    purchases::upstream_order_id,
-    purchases::upstream_status,
-    purchases::price_cents,
-    purchases::cost_cents,
-    purchases::paid_at_ms,
-    purchases::created_at_ms,
-);
-
-type BookRow = (
-    String,
-    String,
-    String,
-    String,
-    Option<String>,
-    Option<String>,
-    i64,
-    i64,
-    Option<i64>,
-    i64,
-);
-
-fn book_purchase(row: BookRow, refunded: &HashMap<String, i64>) -> BookPurchase {
-    let (
-        id,
-        status,
-        plan_id,
-        reference,
-        upstream_order_id,
-        upstream_status,
-        price,
-        cost,
-        paid,
-        created,
-    ) = row;
-    BookPurchase {
-        refunded_cents: refunded.get(&id).copied().unwrap_or(0),
-        id,
-        status,
-        plan_id,
-        reference,
-        upstream_order_id,
-        upstream_status,
-        price_cents: price,
-        cost_cents: cost,
-        paid_at_ms: paid,
-        created_at_ms: created,
+impl BookPurchase {
+    fn of(p: Purchase, refunded: &HashMap<String, i64>) -> Self {
+        Self {
+            refunded_cents: refunded.get(&p.id).copied().unwrap_or(0),
+            id: p.id,
+            status: p.status,
+            plan_id: p.plan_id,
+            reference: p.reference,
+            upstream_order_id: p.upstream_order_id,
+            upstream_status: p.upstream_status,
+            price_cents: p.price_cents,
+            cost_cents: p.cost_cents,
+            paid_at_ms: p.paid_at_ms,
+            created_at_ms: p.created_at_ms,
+        }
     }
 }
 
 /// Every purchase that was paid or placed upstream: the reconciliation matches upstream
 /// orders against all of them (an order in the period may belong to an older purchase).
 pub fn paid_or_placed(conn: &mut DbConn) -> Result<Vec<BookPurchase>, DbError> {
-    let rows: Vec<BookRow> = purchases::table
+    let rows: Vec<Purchase> = purchases::table
         .filter(
             purchases::paid_at_ms
                 .is_not_null()
                 .or(purchases::upstream_order_id.is_not_null()),
         )
         .order((purchases::created_at_ms.asc(), purchases::id.asc()))
-        .select(BOOK_COLUMNS)
+        .select(Purchase::as_select())
         .load(conn)?;
-    let refunded = refunded_all(conn)?;
+    let refunded = refunded(conn, None)?;
     Ok(rows
         .into_iter()
-        .map(|row| book_purchase(row, &refunded))
+        .map(|p| BookPurchase::of(p, &refunded))
         .collect())
 }
 
-/// Refunded to buyers, per purchase (every refund that did not fail).
-fn refunded_all(conn: &mut DbConn) -> Result<HashMap<String, i64>, DbError> {
-    let rows: Vec<(String, Option<i64>)> = refunds::table
+/// Refunded to buyers, per purchase (every refund that did not fail): for the purchases
+/// `ids`, or for all with `None`.
+fn refunded(conn: &mut DbConn, ids: Option<&[String]>) -> Result<HashMap<String, i64>, DbError> {
+    let mut query = refunds::table
         .filter(refunds::status.ne("failed"))
         .group_by(refunds::purchase_id)
         .select((
             refunds::purchase_id,
             diesel::dsl::sql::<Nullable<BigInt>>("CAST(SUM(amount_cents) AS BIGINT)"),
         ))
-        .load(conn)?;
-    Ok(rows
-        .into_iter()
-        .map(|(id, sum)| (id, sum.unwrap_or(0)))
-        .collect())
-}
-
-/// Refunded to buyers, for the purchases `ids`.
-fn refunded_for(conn: &mut DbConn, ids: &[String]) -> Result<HashMap<String, i64>, DbError> {
-    if ids.is_empty() {
-        return Ok(HashMap::new());
+        .into_boxed();
+    if let Some(ids) = ids {
+        if ids.is_empty() {
+            return Ok(HashMap::new());
+        }
+        query = query.filter(refunds::purchase_id.eq_any(ids));
     }
-    let rows: Vec<(String, Option<i64>)> = refunds::table
-        .filter(refunds::status.ne("failed"))
-        .filter(refunds::purchase_id.eq_any(ids))
-        .group_by(refunds::purchase_id)
-        .select((
-            refunds::purchase_id,
-            diesel::dsl::sql::<Nullable<BigInt>>("CAST(SUM(amount_cents) AS BIGINT)"),
-        ))
-        .load(conn)?;
+    let rows: Vec<(String, Option<i64>)> = query.load(conn)?;
     Ok(rows
         .into_iter()
         .map(|(id, sum)| (id, sum.unwrap_or(0)))
@@ -163,7 +102,7 @@ pub fn orders_export_page(
 ) -> Result<Vec<(Purchase, i64)>, DbError> {
     let found = search_orders(conn, filter, offset, limit)?;
     let ids: Vec<String> = found.iter().map(|p| p.id.clone()).collect();
-    let refunded = refunded_for(conn, &ids)?;
+    let refunded = refunded(conn, Some(&ids))?;
     Ok(found
         .into_iter()
         .map(|p| {
@@ -228,20 +167,19 @@ pub struct FigureRows {
 }
 
 pub fn figure_rows(conn: &mut DbConn, since_ms: i64) -> Result<FigureRows, DbError> {
-    let rows: Vec<BookRow> = purchases::table
+    let rows: Vec<Purchase> = purchases::table
         .filter(
             purchases::created_at_ms
                 .ge(since_ms)
                 .or(purchases::paid_at_ms.ge(since_ms)),
         )
-        .select(BOOK_COLUMNS)
+        .select(Purchase::as_select())
         .load(conn)?;
-    let ids: Vec<String> = rows.iter().map(|r| r.0.clone()).collect();
-    let mut refunded = HashMap::new();
+    let ids: Vec<String> = rows.iter().map(|p| p.id.clone()).collect();
+    let mut refunded_cents = HashMap::new();
     let mut kept_cost = Vec::new();
-    let mut plan_ids: Vec<String> = Vec::new();
     for chunk in ids.chunks(500) {
-        refunded.extend(refunded_for(conn, chunk)?);
+        refunded_cents.extend(refunded(conn, Some(chunk))?);
         kept_cost.extend(
             refunds::table
                 .filter(refunds::purchase_id.eq_any(chunk))
@@ -251,11 +189,12 @@ pub fn figure_rows(conn: &mut DbConn, since_ms: i64) -> Result<FigureRows, DbErr
                 .load::<String>(conn)?,
         );
     }
-    for row in &rows {
-        if !plan_ids.contains(&row.2) {
-            plan_ids.push(row.2.clone());
-        }
-    }
+    let plan_ids: Vec<String> = rows
+        .iter()
+        .map(|p| p.plan_id.clone())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
     let mut destinations = HashMap::new();
     for chunk in plan_ids.chunks(500) {
         destinations.extend(
@@ -268,7 +207,7 @@ pub fn figure_rows(conn: &mut DbConn, since_ms: i64) -> Result<FigureRows, DbErr
     Ok(FigureRows {
         purchases: rows
             .into_iter()
-            .map(|row| book_purchase(row, &refunded))
+            .map(|p| BookPurchase::of(p, &refunded_cents))
             .collect(),
         kept_cost,
         destinations,

@@ -166,7 +166,8 @@ impl PlacementBacklog {
     }
 
     /// Purchases holding a place now.
-    pub fn waiting(&self) -> usize {
+    #[cfg(test)]
+    fn waiting(&self) -> usize {
         self.lock().by_purchase.len()
     }
 }

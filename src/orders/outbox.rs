@@ -41,7 +41,8 @@
 
 use std::fmt;
 use std::sync::Arc;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use rand::Rng;
 use tokio::sync::{Notify, watch};
@@ -100,15 +101,15 @@ const FAILURE_SUMMARY_EVERY: Duration = Duration::from_secs(60);
 #[derive(Debug, Default)]
 struct WorkerFailures {
     /// Whether an outage is under way: read on every success without taking the lock.
-    failing: std::sync::atomic::AtomicBool,
+    failing: AtomicBool,
     outage: std::sync::Mutex<Option<Outage>>,
 }
 
 #[derive(Debug)]
 struct Outage {
-    since: std::time::Instant,
+    since: Instant,
     attempts: u64,
-    summed_up: std::time::Instant,
+    summed_up: Instant,
 }
 
 impl WorkerFailures {
@@ -119,7 +120,7 @@ impl WorkerFailures {
     }
 
     fn failed(&self, worker: &str, error: &OutboxError) {
-        let now = std::time::Instant::now();
+        let now = Instant::now();
         let mut outage = self.lock();
         match outage.as_mut() {
             None => {
@@ -133,8 +134,7 @@ impl WorkerFailures {
                     attempts: 1,
                     summed_up: now,
                 });
-                self.failing
-                    .store(true, std::sync::atomic::Ordering::Relaxed);
+                self.failing.store(true, Ordering::Relaxed);
             }
             Some(outage) => {
                 outage.attempts += 1;
@@ -152,7 +152,7 @@ impl WorkerFailures {
     }
 
     fn succeeded(&self) {
-        if !self.failing.load(std::sync::atomic::Ordering::Relaxed) {
+        if !self.failing.load(Ordering::Relaxed) {
             return;
         }
         if let Some(outage) = self.lock().take() {
@@ -162,8 +162,7 @@ impl WorkerFailures {
                 "outbox workers recovered"
             );
         }
-        self.failing
-            .store(false, std::sync::atomic::Ordering::Relaxed);
+        self.failing.store(false, Ordering::Relaxed);
     }
 }
 

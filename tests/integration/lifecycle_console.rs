@@ -169,19 +169,30 @@ async fn a_refund_while_the_wallet_is_short_buys_nothing_and_says_why(backend: B
     );
 }
 
-async fn open_alerts_of(app: &crate::helpers::TestApp, kind: &'static str) -> i64 {
+/// Open alerts of `kind`, of one purchase or of any.
+async fn open_alerts(
+    app: &crate::helpers::TestApp,
+    purchase_id: Option<&str>,
+    kind: &'static str,
+) -> i64 {
+    let id = purchase_id.map(str::to_string);
     app.db
         .run(move |c| {
-            Ok::<_, DbError>(
-                alerts::table
-                    .filter(alerts::kind.eq(kind))
-                    .filter(alerts::resolved_at_ms.is_null())
-                    .count()
-                    .get_result::<i64>(c)?,
-            )
+            let mut open = alerts::table
+                .filter(alerts::kind.eq(kind))
+                .filter(alerts::resolved_at_ms.is_null())
+                .into_boxed();
+            if let Some(id) = id {
+                open = open.filter(alerts::purchase_id.eq(id));
+            }
+            Ok::<_, DbError>(open.count().get_result::<i64>(c)?)
         })
         .await
         .expect("alerts")
+}
+
+async fn open_alerts_of(app: &crate::helpers::TestApp, kind: &'static str) -> i64 {
+    open_alerts(app, None, kind).await
 }
 
 async fn sales_paused_for_the_account_resume_by_hand_once_nothing_waits(backend: Backend) {
@@ -272,20 +283,7 @@ async fn open_alerts_for(
     purchase_id: &str,
     kind: &'static str,
 ) -> i64 {
-    let id = purchase_id.to_string();
-    app.db
-        .run(move |c| {
-            Ok::<_, DbError>(
-                alerts::table
-                    .filter(alerts::purchase_id.eq(id))
-                    .filter(alerts::kind.eq(kind))
-                    .filter(alerts::resolved_at_ms.is_null())
-                    .count()
-                    .get_result::<i64>(c)?,
-            )
-        })
-        .await
-        .expect("alerts")
+    open_alerts(app, Some(purchase_id), kind).await
 }
 
 /// The provider's report of a refund of the purchase's full price, as its webhook delivers it.

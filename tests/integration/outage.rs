@@ -128,6 +128,15 @@ impl Cluster {
     fn url(&self, database: &str) -> String {
         format!("postgres://postgres@127.0.0.1:{}/{database}", self.port)
     }
+
+    /// Runs `sql` in `database` with `psql`, which must succeed.
+    fn psql(&self, database: &str, sql: &str) {
+        let status = Command::new("psql")
+            .args(["-X", "-q", &self.url(database), "-c", sql])
+            .status()
+            .expect("psql");
+        assert!(status.success(), "psql: {sql}");
+    }
 }
 
 impl Drop for Cluster {
@@ -366,17 +375,7 @@ async fn postgres_stopped_for_ten_seconds_mid_run_loses_nothing_and_the_shop_rec
         eprintln!("\n!!!!!!!! {msg} !!!!!!!!\n");
         return;
     };
-    let status = Command::new("psql")
-        .args([
-            "-X",
-            "-q",
-            &cluster.url("postgres"),
-            "-c",
-            "CREATE DATABASE shop",
-        ])
-        .status()
-        .expect("psql");
-    assert!(status.success(), "create the shop's database");
+    cluster.psql("postgres", "CREATE DATABASE shop");
     let dir = tempfile::tempdir().expect("dir");
     let (upstream, key) = spawn_sandbox(150).await;
     let shop = Serve::start(dir.path(), &cluster.url("shop"), &upstream.base_url, &key);
@@ -700,31 +699,11 @@ async fn postgres_disk_full_is_unavailable_and_recovers() {
         eprintln!("no PostgreSQL here: the PostgreSQL disk-full test is NOT being run");
         return;
     };
-    let created = Command::new("psql")
-        .args([
-            "-X",
-            "-q",
-            &cluster.url("postgres"),
-            "-c",
-            "CREATE DATABASE shop",
-        ])
-        .status()
-        .expect("psql");
-    assert!(created.success(), "create database");
+    cluster.psql("postgres", "CREATE DATABASE shop");
     let url = DatabaseUrl::parse(&cluster.url("shop")).expect("url");
     let db = Db::open(&url, 2).expect("open");
     db.migrate().await.expect("migrate");
-    let table = Command::new("psql")
-        .args([
-            "-X",
-            "-q",
-            &cluster.url("shop"),
-            "-c",
-            "CREATE TABLE filler (x TEXT)",
-        ])
-        .status()
-        .expect("psql");
-    assert!(table.success(), "create table");
+    cluster.psql("shop", "CREATE TABLE filler (x TEXT)");
     let write = |n: usize| {
         let db = db.clone();
         async move {

@@ -143,28 +143,25 @@ async fn refund(ob: &JobContext, leased: &LeasedJob) -> Result<Verdict, OutboxEr
 fn finish(purchase_id: String, refund_id: String, provider_id: Option<String>) -> Verdict {
     Verdict::done("refunded", "the consumer was refunded").with_effects(move |c, now| {
         refunds::set_refund_status(c, &refund_id, "succeeded", provider_id.as_deref(), now)?;
-        if purchases::apply(
+        let applied = purchases::apply(
             c,
             &purchase_id,
             &PurchaseEvent::RefundCompleted,
             "the consumer was refunded in full",
             now,
-        )?
-        .moved()
-        {
+        )?;
+        if applied.moved() {
             enqueue(c, &purchase_id, JobKind::EmailRefunded, now, now)?;
         }
         let settled =
             alerts::resolve_alerts_of_kind(c, &purchase_id, AlertKind::NeedsAttention, now)?;
         if settled > 0 {
-            let status = purchases::find(c, &purchase_id)?
-                .map(|p| p.status)
-                .unwrap_or_default();
+            let status = applied.to.as_str();
             purchases::add_event(
                 c,
                 &purchase_id,
-                Some(&status),
-                &status,
+                Some(status),
+                status,
                 &format!("{settled} alert(s) resolved: the consumer was refunded"),
                 now,
             )?;

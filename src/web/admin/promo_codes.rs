@@ -88,6 +88,11 @@ fn parse_last_day(raw: &str) -> Result<Option<i64>, String> {
     }
 }
 
+/// The code a console address names; one that cannot be a code is not found.
+fn code_in_path(raw: &str) -> Result<String, AppError> {
+    normalise_code(raw).map_err(|_| AppError::NotFound)
+}
+
 fn optional_count(raw: &str, what: &str) -> Result<Option<i64>, String> {
     match raw.trim() {
         "" => Ok(None),
@@ -386,7 +391,7 @@ pub async fn edit_page(
     code: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
     require_owner(&admin)?;
-    let code = normalise_code(&code).map_err(|_| AppError::NotFound)?;
+    let code = code_in_path(&code)?;
     render_edit(&state, &req, &admin, StatusCode::OK, &code, None, None).await
 }
 
@@ -399,7 +404,7 @@ pub async fn change(
 ) -> Result<HttpResponse, AppError> {
     require_owner(&admin)?;
     check_csrf(&state, &req, &form.csrf_token)?;
-    let code = normalise_code(&code).map_err(|_| AppError::NotFound)?;
+    let code = code_in_path(&code)?;
     let form = form.into_inner();
     let refused = match form.parse() {
         Ok(limits) => {
@@ -443,7 +448,7 @@ pub async fn enable(
 ) -> Result<HttpResponse, AppError> {
     require_owner(&admin)?;
     check_csrf(&state, &req, &form.csrf_token)?;
-    let code = normalise_code(&code).map_err(|_| AppError::NotFound)?;
+    let code = code_in_path(&code)?;
     let snap = state.catalog.snapshot();
     let enabled = promo_codes::enable(
         &state.db,
@@ -486,7 +491,7 @@ pub async fn disable(
 ) -> Result<HttpResponse, AppError> {
     require_owner(&admin)?;
     check_csrf(&state, &req, &form.csrf_token)?;
-    let code = normalise_code(&code).map_err(|_| AppError::NotFound)?;
+    let code = code_in_path(&code)?;
     promo_codes::disable(&state.db, &admin, &client_addr(&req), code).await?;
     Ok(see_other("/admin/promo-codes?saved=1"))
 }
