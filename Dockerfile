@@ -1,8 +1,12 @@
 # syntax=docker/dockerfile:1
-# Build: docker build -t storefront .
-# Run:   docker run -p 8080:8080 -v storefront-data:/data --env-file storefront.env storefront
+# The shop as one image: `storefront serve` by default, `storefront demo` to try it.
+#   build:  docker build -t storefront .        (podman: podman build --format docker -t storefront .)
+#   try:    docker run --rm -p 8080:8080 storefront storefront demo
+#   run:    docker run -p 8080:8080 -v storefront-data:/data --env-file storefront.env storefront
+# Several replicas behind a proxy on PostgreSQL: deploy/compose.yaml. README, "Run with Docker or
+# Podman", has the whole story; scripts/container-test builds and exercises this file.
 
-FROM rust:1.95-bookworm AS build
+FROM docker.io/library/rust:1.95-bookworm AS build
 WORKDIR /src
 RUN apt-get update \
  && apt-get install -y --no-install-recommends libpq-dev pkg-config \
@@ -12,28 +16,32 @@ COPY Cargo.toml Cargo.lock build.rs ./
 RUN mkdir src && echo 'fn main() {}' > src/main.rs && touch src/lib.rs \
  && cargo build --release --locked \
  && rm -rf src
+# Everything the binary compiles in (include_str!, embed_migrations!, templates).
 COPY src src
 COPY migrations migrations
 COPY templates templates
 COPY static static
+COPY locales locales
 RUN touch src/main.rs src/lib.rs && cargo build --release --locked \
  && install -m 0755 target/release/storefront /usr/local/bin/storefront
 
-FROM debian:bookworm-slim
+FROM docker.io/library/debian:bookworm-slim
+# libpq5 for PostgreSQL, ca-certificates for the supplier, Stripe and SMTP over TLS. No HTTP
+# client: the health check is the binary's own `storefront healthcheck`.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libpq5 ca-certificates curl \
- && rm -rf /var/lib/apt/lists/* \
- && useradd --system --uid 10001 --home-dir /data --shell /usr/sbin/nologin storefront \
+ && apt-get install -y --no-install-recommends libpq5 ca-certificates \
+ && rm -rf /var/lib/apt/lists/* /var/cache/debconf/*-old /var/log/apt /var/log/dpkg.log \
+ && useradd --system --uid 10001 --user-group --home-dir /data --shell /usr/sbin/nologin storefront \
  && mkdir -p /data && chown storefront:storefront /data
 COPY --from=build /usr/local/bin/storefront /usr/local/bin/storefront
-USER storefront
+USER 10001:10001
 WORKDIR /data
 ENV STOREFRONT_DATABASE_URL=sqlite:///data/storefront.db \
     STOREFRONT_BIND=0.0.0.0:8080 \
     STOREFRONT_LOG_FORMAT=json
 EXPOSE 8080
 VOLUME /data
-HEALTHCHECK --interval=30s --timeout=3s --start-period=20s --retries=3 \
-  CMD curl -fsS http://127.0.0.1:8080/healthz || exit 1
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["storefront", "healthcheck"]
 STOPSIGNAL SIGTERM
 CMD ["storefront", "serve"]

@@ -39,7 +39,7 @@ pub async fn run(data_dir: PathBuf, mut bind: SocketAddr) -> Result<(), CliError
         .await
         .map_err(|e| CliError::Io(format!("cannot start the built-in sandbox: {e}")))?;
 
-    let public_url = format!("http://{bind}");
+    let public_url = public_url(bind);
     let database_url = format!("sqlite://{}", data_dir.join("storefront.db").display());
     let mail_dir = data_dir.join("mail");
     let source = Source::from_pairs([
@@ -107,6 +107,16 @@ async fn ensure_demo_owner(db: &Db) -> Result<String, CliError> {
     Ok(format!("admin: {} password: {password}", email.as_str()))
 }
 
+/// The origin of the demo's links: the listen address, or `localhost` on its port when it
+/// listens on every address (as in a container, where `0.0.0.0` is no address to open).
+fn public_url(bind: SocketAddr) -> String {
+    if bind.ip().is_unspecified() {
+        format!("http://localhost:{}", bind.port())
+    } else {
+        format!("http://{bind}")
+    }
+}
+
 /// The address the demo listens on: `STOREFRONT_BIND` if set, else 127.0.0.1:8080.
 pub fn bind_from(source: &Source) -> Result<SocketAddr, CliError> {
     Ok(config::bind(source)?)
@@ -141,5 +151,20 @@ fn load_or_create_secret_key(path: &Path) -> Result<String, CliError> {
             Ok(key)
         }
         Err(e) => Err(io(e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_name_an_address_a_browser_can_open() {
+        let any: SocketAddr = "0.0.0.0:8080".parse().unwrap();
+        assert_eq!(public_url(any), "http://localhost:8080");
+        let any6: SocketAddr = "[::]:9000".parse().unwrap();
+        assert_eq!(public_url(any6), "http://localhost:9000");
+        let one: SocketAddr = "127.0.0.1:8081".parse().unwrap();
+        assert_eq!(public_url(one), "http://127.0.0.1:8081");
     }
 }

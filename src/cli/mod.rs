@@ -18,6 +18,7 @@ use crate::upstream::PartnerClient;
 
 mod admin;
 mod demo;
+mod healthcheck;
 mod keys;
 mod reconcile;
 
@@ -57,6 +58,10 @@ enum Command {
     /// Run the shop: apply pending database migrations, then serve HTTP on STOREFRONT_BIND
     /// until SIGTERM or Ctrl-C (in-flight requests are allowed to finish).
     Serve,
+    /// Ask the shop listening on STOREFRONT_BIND (a wildcard address is asked on loopback) for
+    /// GET /healthz: exit 0 on 200, 1 otherwise, within 3 seconds. The container image's
+    /// HEALTHCHECK.
+    Healthcheck,
     /// Apply pending database migrations to STOREFRONT_DATABASE_URL and exit. Safe to run
     /// while other replicas start: on PostgreSQL migrations run under a lock.
     Migrate,
@@ -299,6 +304,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             let upstream = config::upstream_settings(&source)?;
             runtime.block_on(reconcile::run(url, upstream, period))
         }
+        Command::Healthcheck => healthcheck::run(config::bind(&source)?),
         Command::Migrate => {
             let url = config::database_url(&source)?;
             runtime.block_on(async {
