@@ -473,7 +473,14 @@ pub fn database_url(src: &Source) -> Result<DatabaseUrl, ConfigError> {
 /// The Partner API settings alone (`catalog sync`).
 pub fn upstream_settings(src: &Source) -> Result<UpstreamSettings, ConfigError> {
     Ok(UpstreamSettings {
-        base_url: parse_api_url("UPSTREAM_BASE_URL", src.required("UPSTREAM_BASE_URL")?)?,
+        base_url: {
+            let raw = src.required("UPSTREAM_BASE_URL")?;
+            if src.parsed("ALLOW_PLAIN_HTTP_UPSTREAM", false, parse_bool)? {
+                parse_http_url("UPSTREAM_BASE_URL", raw)?
+            } else {
+                parse_api_url("UPSTREAM_BASE_URL", raw)?
+            }
+        },
         api_key: Secret::new(src.required("UPSTREAM_API_KEY")?.to_string()),
         webhook_token: src.parsed("UPSTREAM_WEBHOOK_TOKEN", None, |raw| {
             parse_webhook_token(raw).map(Some)
@@ -971,6 +978,30 @@ mod tests {
             assert_eq!(err.var, var, "{url}");
             assert!(err.to_string().contains("https"), "{err}");
         }
+        // A sandbox on a private network (a compose stack) is reached in clear only when
+        // the setting that names the risk says so, and Stripe never.
+        let plain = "http://sandbox:8787/api/v1";
+        let allowed = with(&[
+            ("STOREFRONT_UPSTREAM_BASE_URL", plain),
+            ("STOREFRONT_ALLOW_PLAIN_HTTP_UPSTREAM", "true"),
+        ])
+        .expect("plain http allowed by name");
+        assert_eq!(allowed.upstream.base_url.as_str(), plain);
+        let err = with(&[
+            ("STOREFRONT_UPSTREAM_BASE_URL", plain),
+            ("STOREFRONT_ALLOW_PLAIN_HTTP_UPSTREAM", "false"),
+        ])
+        .expect_err("off by default");
+        assert_eq!(err.var, "STOREFRONT_UPSTREAM_BASE_URL");
+        let err = with(&[
+            ("STOREFRONT_ALLOW_PLAIN_HTTP_UPSTREAM", "true"),
+            ("STOREFRONT_PAYMENTS", "stripe"),
+            ("STOREFRONT_STRIPE_SECRET_KEY", "sk_test_123"),
+            ("STOREFRONT_STRIPE_WEBHOOK_SECRET", "whsec_123"),
+            ("STOREFRONT_STRIPE_API_BASE", "http://stripe.internal"),
+        ])
+        .expect_err("stripe stays https");
+        assert_eq!(err.var, "STOREFRONT_STRIPE_API_BASE");
         for url in [
             "https://partner.example.com/api/v1",
             "http://127.0.0.1:8787/api/v1",
