@@ -38,6 +38,7 @@ Every request has a timeout; every loop is bounded by N.
 import concurrent.futures
 import http.client
 import json
+import os
 import re
 import sys
 import threading
@@ -49,7 +50,10 @@ TIMEOUT = 30.0
 
 def split_base(base):
     u = urllib.parse.urlsplit(base)
-    if u.hostname not in ("127.0.0.1", "localhost", "::1"):
+    # Loopback only, or an address of the test's own containers that the caller names in
+    # STOREFRONT_TEST_HOSTS (scripts/container-test, from inside a container's namespace).
+    own = [h for h in os.environ.get("STOREFRONT_TEST_HOSTS", "").split(",") if h]
+    if u.hostname not in ("127.0.0.1", "localhost", "::1", *own):
         raise SystemExit(f"refusing non-loopback target {base}")
     return u.hostname, u.port or 80
 
@@ -86,22 +90,36 @@ def hidden(html, name):
     return m.group(1) if m else None
 
 
-def pick_plan(base):
+def find_plan(base):
+    """A sellable plan id on the US page (price 1.00..200.00), or None."""
     b = Browser(base)
     status, page, _ = b.request("GET", "/countries/US")
     if status != 200:
-        raise SystemExit(f"GET /countries/US answered {status}")
+        return None
     ids = list(dict.fromkeys(re.findall(r'href="/plans/([^"?#]+)"', page)))
     for plan in ids[:60]:
         status, html, _ = b.request("GET", f"/plans/{plan}")
         price = hidden(html, "expected_price_cents") if status == 200 else None
         if price and hidden(html, "csrf_token") and 100 <= int(price) <= 20000:
-            print(plan)
-            return
-    raise SystemExit("no sellable plan found on /countries/US")
+            return plan
+    return None
+
+
+def pick_plan(base):
+    plan = find_plan(base)
+    if plan is None:
+        raise SystemExit("no sellable plan found on /countries/US")
+    print(plan)
+
+
+class CheckoutRefused(RuntimeError):
+    def __init__(self, status, body):
+        super().__init__(f"checkout answered {status}: {body[:300]}")
+        self.status = status
 
 
 def create_one(base, plan, email):
+    """Plan page, then POST /checkout; the unpaid purchase as a dict (see `create`)."""
     b = Browser(base)
     status, html, _ = b.request("GET", f"/plans/{plan}")
     if status != 200:
@@ -120,7 +138,7 @@ def create_one(base, plan, email):
         },
     )
     if status != 303:
-        raise RuntimeError(f"checkout answered {status}: {body[:300]}")
+        raise CheckoutRefused(status, body)
     location = headers["Location"]
     session = location.rstrip("/").rsplit("/", 1)[-1]
     order = [k for k in b.cookies if k.startswith("order_")]
