@@ -30,6 +30,7 @@ FROM docker.io/library/debian:bookworm-slim
 # client: the health check is the binary's own `storefront healthcheck`.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends libpq5 ca-certificates \
+ && apt-get clean \
  && rm -rf /var/lib/apt/lists/* /var/cache/debconf/*-old /var/log/apt /var/log/dpkg.log \
  && useradd --system --uid 10001 --user-group --home-dir /data --shell /usr/sbin/nologin storefront \
  && mkdir -p /data && chown storefront:storefront /data
