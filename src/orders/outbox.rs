@@ -359,6 +359,11 @@ impl Outbox {
             .await
     }
 
+    /// This process's coalescing reader of `GET /balance` (checkouts read through it too).
+    pub fn balance_reader(&self) -> &crate::wallet::BalanceRefresher {
+        &self.balance
+    }
+
     /// The handle enqueue paths of this process use to wake the workers.
     pub fn waker(&self) -> OutboxWaker {
         self.waker.clone()
@@ -756,7 +761,7 @@ impl Outbox {
         if recorded && refresh_wallet && !self.balance.request() {
             // No background reader (a one-off run): read now. Best effort: a failed balance
             // read only leaves the wallet row older.
-            crate::wallet::refresh(&self.inner.db, &self.inner.upstream).await;
+            let _ = crate::wallet::refresh(&self.inner.db, &self.inner.upstream).await;
         }
         // A recorded outcome may have queued follow-up work that is due now.
         self.waker.wake();
