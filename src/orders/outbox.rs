@@ -803,9 +803,15 @@ impl Outbox {
     }
 }
 
-/// Makes the tracking job of `upstream_order_id` due now: the upstream webhook is only a
+/// The least time between two status reads of one order that webhook hints cause.
+pub const HINT_SPACING: Duration = Duration::from_secs(2);
+
+/// Brings the tracking job of `upstream_order_id` earlier: the upstream webhook is only a
 /// hint that something changed, so it wakes the poller, which reads `GET /orders/{id}` for the
-/// truth. Returns whether a job was woken.
+/// truth. A hint never delays a read (the job is due now, or [`HINT_SPACING`] after its last
+/// run when that is sooner than its next regular poll) and hints for one order between two
+/// reads are one read, so a storm of hints, genuine or forged, costs at most one status
+/// read per order every [`HINT_SPACING`]. Returns whether a job was brought earlier.
 pub async fn wake_tracking(
     db: &Db,
     waker: Option<&OutboxWaker>,
@@ -815,7 +821,13 @@ pub async fn wake_tracking(
     let woken = db
         .run(move |conn| {
             conn.write_tx(|conn| {
-                jobs::wake_by_order(conn, &order_id, JobKind::TrackOrder.as_str(), now_ms())
+                jobs::wake_by_order(
+                    conn,
+                    &order_id,
+                    JobKind::TrackOrder.as_str(),
+                    now_ms(),
+                    duration_ms(HINT_SPACING),
+                )
             })
         })
         .await?;
