@@ -545,8 +545,8 @@ pub fn next_due_at(conn: &mut DbConn) -> Result<Option<i64>, DbError> {
 }
 
 /// Brings the queued `kind` job of the purchase holding `upstream_order_id` earlier: due at
-/// `now_ms`, or `spacing_ms` after the job last changed (its last run, or the last wake) when
-/// that is later. Only ever earlier: a job already due sooner is left alone, so any number of
+/// `now_ms`, or, once it has run, `spacing_ms` after it last changed (its last run, or the
+/// last wake) when that is later. Only ever earlier: a job already due sooner is left alone, so any number of
 /// wakes between two runs are one run, and runs a stream of wakes causes are `spacing_ms`
 /// apart at least. Returns how many jobs were brought earlier.
 pub fn wake_by_order(
@@ -571,7 +571,7 @@ pub fn wake_by_order(
     let now = diesel::update(
         jobs()
             .filter(outbox_jobs::run_at_ms.gt(now_ms))
-            .filter(spaced.le(now_ms)),
+            .filter(outbox_jobs::attempts.eq(0).or(spaced.le(now_ms))),
     )
     .set((
         outbox_jobs::run_at_ms.eq(now_ms),
@@ -580,6 +580,7 @@ pub fn wake_by_order(
     .execute(conn)?;
     let soon = diesel::update(
         jobs()
+            .filter(outbox_jobs::attempts.gt(0))
             .filter(outbox_jobs::run_at_ms.gt(spaced))
             .filter(spaced.gt(now_ms)),
     )

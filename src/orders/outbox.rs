@@ -809,7 +809,7 @@ pub const HINT_SPACING: Duration = Duration::from_secs(2);
 /// Brings the tracking job of `upstream_order_id` earlier: the upstream webhook is only a
 /// hint that something changed, so it wakes the poller, which reads `GET /orders/{id}` for the
 /// truth. A hint never delays a read (the job is due now, or [`HINT_SPACING`] after its last
-/// run when that is sooner than its next regular poll) and hints for one order between two
+/// run when that is sooner than its next regular poll; a job that never ran is due now) and hints for one order between two
 /// reads are one read, so a storm of hints, genuine or forged, costs at most one status
 /// read per order every [`HINT_SPACING`]. Returns whether a job was brought earlier.
 pub async fn wake_tracking(
