@@ -544,29 +544,52 @@ pub fn next_due_at(conn: &mut DbConn) -> Result<Option<i64>, DbError> {
     })
 }
 
-/// Makes the queued `kind` job of the purchase holding `upstream_order_id` due at `now_ms`.
-/// Returns how many jobs were woken (0 when none is queued or it is already due).
+/// Brings the queued `kind` job of the purchase holding `upstream_order_id` earlier: due at
+/// `now_ms`, or, once it has run, `spacing_ms` after it last changed (its last run, or the
+/// last wake) when that is later. Only ever earlier: a job already due sooner is left alone, so any number of
+/// wakes between two runs are one run, and runs a stream of wakes causes are `spacing_ms`
+/// apart at least. Returns how many jobs were brought earlier.
 pub fn wake_by_order(
     conn: &mut DbConn,
     upstream_order_id: &str,
     kind: &str,
     now_ms: i64,
+    spacing_ms: i64,
 ) -> Result<usize, DbError> {
-    let purchase_ids = purchases::table
-        .filter(purchases::upstream_order_id.eq(upstream_order_id))
-        .select(purchases::id);
-    let woken = diesel::update(
+    let purchase_ids = || {
+        purchases::table
+            .filter(purchases::upstream_order_id.eq(upstream_order_id))
+            .select(purchases::id)
+    };
+    let jobs = || {
         outbox_jobs::table
             .filter(outbox_jobs::kind.eq(kind))
             .filter(outbox_jobs::state.eq(QUEUED))
+            .filter(outbox_jobs::purchase_id.eq_any(purchase_ids()))
+    };
+    let spaced = outbox_jobs::updated_at_ms + spacing_ms;
+    let now = diesel::update(
+        jobs()
             .filter(outbox_jobs::run_at_ms.gt(now_ms))
-            .filter(outbox_jobs::purchase_id.eq_any(purchase_ids)),
+            .filter(outbox_jobs::attempts.eq(0).or(spaced.le(now_ms))),
     )
     .set((
         outbox_jobs::run_at_ms.eq(now_ms),
         outbox_jobs::updated_at_ms.eq(now_ms),
     ))
     .execute(conn)?;
+    let soon = diesel::update(
+        jobs()
+            .filter(outbox_jobs::attempts.gt(0))
+            .filter(outbox_jobs::run_at_ms.gt(spaced))
+            .filter(spaced.gt(now_ms)),
+    )
+    .set((
+        outbox_jobs::run_at_ms.eq(spaced),
+        outbox_jobs::updated_at_ms.eq(now_ms),
+    ))
+    .execute(conn)?;
+    let woken = now + soon;
     if woken > 0 {
         announce(conn)?;
     }

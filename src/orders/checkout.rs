@@ -85,7 +85,8 @@ pub const SNAPSHOT_MAX_AGE_WHILE_LIMITED: Duration = Duration::from_secs(30 * 60
 /// upstream rate-limits the shop.
 pub const LIVE_READS_PER_MINUTE: u32 = 30;
 
-/// This process's budget of live price re-reads (a fixed one-minute window).
+/// This process's budget of the upstream reads checkouts cause, live price re-reads and
+/// balance re-reads alike (a fixed one-minute window).
 #[derive(Debug)]
 pub struct LiveReads {
     limit: u32,
@@ -259,6 +260,8 @@ pub struct Checkout<'a> {
     pub public_url: &'a Url,
     pub account: &'a crate::wallet::SupplierAccount,
     pub live_reads: &'a LiveReads,
+    /// The process's coalescing balance reader (`wallet::BalanceRefresher`).
+    pub balance: &'a crate::wallet::BalanceRefresher,
     /// `STOREFRONT_MIN_MARGIN_CENTS`: no promotion code takes a price below cost plus this.
     pub min_margin: Cents,
 }
@@ -478,27 +481,24 @@ impl Checkout<'_> {
         }
     }
 
-    /// Re-reads `GET /balance` when the stored one is older than a minute. A failed upstream
-    /// read keeps the stored value (the check then uses what is known, or refuses when nothing
-    /// is). Nothing is sent while upstream rate-limits the shop. A wallet row that cannot be
-    /// read is not refreshed now: the admission reads it in its own transaction anyway. A busy
-    /// pool is waited for as usual (a burst of checkouts must not decide on a stale wallet);
-    /// a database known to be down costs [`db::QUICK_POOL_TIMEOUT`] (see [`Db::run_within`]),
-    /// and one such wait is enough before the 503.
+    /// Re-reads `GET /balance` when the stored one is older than a minute, through the
+    /// process's coalescing reader: concurrent checkouts share one read, a read that just
+    /// failed is not repeated at once, and each read is taken from the same budget as the
+    /// live price re-reads. A failed or skipped read keeps the stored value (the check then
+    /// uses what is known, or refuses when nothing is). Nothing is sent while upstream
+    /// rate-limits the shop. A busy pool is waited for as usual (a burst of checkouts must not
+    /// decide on a stale wallet); a database known to be down costs
+    /// [`db::QUICK_POOL_TIMEOUT`] (see [`Db::run_within`]), and one such wait is enough before
+    /// the 503.
     async fn refresh_wallet_if_stale(&self) {
         if self.upstream.gate_opens_at().is_some() {
             return;
         }
-        let stale = match self.db.run(db::wallet::get).await {
-            Ok(row) => row.is_none_or(|w| db::now_ms() - w.refreshed_at_ms >= ms(WALLET_MAX_AGE)),
-            Err(err) => {
-                tracing::warn!(error = %err, "wallet row not read at checkout; not refreshed");
-                false
-            }
-        };
-        if stale {
-            crate::wallet::refresh(self.db, self.upstream).await;
-        }
+        self.balance
+            .refresh_if_older_than(self.db, self.upstream, WALLET_MAX_AGE, || {
+                self.live_reads.take()
+            })
+            .await;
     }
 }
 

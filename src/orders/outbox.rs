@@ -23,6 +23,9 @@
 //! `running` until its lease expires; the next claim records the lost attempt as
 //! `lease_expired` and runs the job again. Every job is therefore idempotent: a retried
 //! `POST /orders` reuses the stored key and body, so upstream answers with the same order.
+//! A job that panics is caught like crates.io's worker does it (`catch_unwind` around the
+//! attempt): the attempt is recorded as `panicked` and retried with backoff, the lease
+//! renewals stop, and the worker goes on with the next job.
 //!
 //! A busy worker claims its next job in the transaction that records the last one, so a run of
 //! due jobs costs one commit per job rather than two; a crash right after that commit leaves
@@ -39,9 +42,14 @@
 //! host, nothing to listen to), other processes' jobs are found by the poll within
 //! `poll_interval`.
 
+use std::any::Any;
 use std::fmt;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use rand::Rng;
@@ -56,7 +64,7 @@ use crate::db::{Db, DbError, alerts, now_ms, purchases};
 use crate::domain::AlertKind;
 use crate::orders::backlog::PlacementBacklog;
 use crate::orders::installation::InstallationKey;
-use crate::orders::jobs::job::{Job, JobContext, Verdict, duration_ms};
+use crate::orders::jobs::job::{Job, JobContext, JobFuture, Verdict, duration_ms};
 use crate::orders::notify::Notifier;
 use crate::payments::Provider;
 use crate::upstream::PartnerClient;
@@ -172,6 +180,35 @@ struct Placing<'a>(&'a PlacementBacklog, String);
 impl Drop for Placing<'_> {
     fn drop(&mut self) {
         self.0.placed(&self.1);
+    }
+}
+
+/// A running job's lease renewals: dropped, they stop (the attempt ended however it ended).
+struct Heartbeat(JoinHandle<()>);
+
+impl Drop for Heartbeat {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// How much of a panic's message an attempt row keeps.
+const PANIC_DETAIL_CHARS: usize = 300;
+
+/// A job's attempt with its panics caught: `Err` carries the panic's payload. The job future
+/// is dropped after a panic and never polled again.
+struct CatchPanic<'a>(JobFuture<'a>);
+
+impl Future for CatchPanic<'_> {
+    type Output = Result<Result<Verdict, OutboxError>, Box<dyn Any + Send>>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let attempt = &mut self.0;
+        match std::panic::catch_unwind(AssertUnwindSafe(|| attempt.as_mut().poll(cx))) {
+            Ok(Poll::Pending) => Poll::Pending,
+            Ok(Poll::Ready(verdict)) => Poll::Ready(Ok(verdict)),
+            Err(payload) => Poll::Ready(Err(payload)),
+        }
     }
 }
 
@@ -320,6 +357,11 @@ impl Outbox {
             .db
             .run(move |conn| conn.write_tx(|conn| jobs::expire_leases_of(conn, &replica, now_ms())))
             .await
+    }
+
+    /// This process's coalescing reader of `GET /balance` (checkouts read through it too).
+    pub fn balance_reader(&self) -> &crate::wallet::BalanceRefresher {
+        &self.balance
     }
 
     /// The handle enqueue paths of this process use to wake the workers.
@@ -492,13 +534,19 @@ impl Outbox {
         );
         // An error here (the database went away mid-job) leaves the job `running`: its lease
         // expires and the next claim records the attempt as `lease_expired` and retries it.
-        let heartbeat = self.renew_while_running(&leased);
+        // However the attempt ends (an outcome, an error, a panic) the renewals stop.
+        let heartbeat = Heartbeat(self.renew_while_running(&leased));
         // However this attempt ends, the purchase gives back its place in the backlog.
         let _placing = (leased.job.kind == JobKind::PlaceOrder.as_str())
             .then(|| Placing(&self.waker.backlog, leased.job.purchase_id.clone()));
-        let verdict = self.execute(&leased).instrument(span).await;
-        heartbeat.abort();
-        let verdict = verdict?;
+        let attempt = CatchPanic(self.execute(&leased)).instrument(span).await;
+        drop(heartbeat);
+        let verdict = match attempt {
+            Ok(verdict) => verdict?,
+            // A job that panics is a failed attempt like any other: recorded, retried with
+            // backoff, and the worker lives on to run the next job.
+            Err(panic) => self.panicked(&leased, panic.as_ref()),
+        };
         crate::failpoints::failpoint!(crate::failpoints::AFTER_SEND_BEFORE_COMMIT);
         let (report, next) = self
             .record(leased, started_at_ms, verdict, chain.for_worker(worker))
@@ -543,21 +591,67 @@ impl Outbox {
         })
     }
 
-    async fn execute(&self, leased: &LeasedJob) -> Result<Verdict, OutboxError> {
+    fn execute<'a>(&'a self, leased: &'a LeasedJob) -> JobFuture<'a> {
         let job = self
             .jobs
             .iter()
             .find(|job| job.kind().as_str() == leased.job.kind);
         match job {
-            Some(job) => job.run(&self.inner, leased).await,
+            Some(job) => job.run(&self.inner, leased),
             // A kind from a newer version of the shop (a rolling deploy): leave it for a
             // replica that knows it.
-            None => Ok(Verdict::retry(
+            None => Box::pin(std::future::ready(Ok(Verdict::retry(
                 "unknown_kind",
                 "this version does not know the job kind",
                 now_ms().saturating_add(60_000),
-            )),
+            )))),
         }
+    }
+
+    /// The verdict on an attempt that panicked: retried with the backoff of failed calls
+    /// until `max_attempts`, then `dead` with an alert, like any job that keeps failing. The
+    /// job is idempotent, so running it again is safe whatever it did before the panic.
+    fn panicked(&self, leased: &LeasedJob, payload: &(dyn Any + Send)) -> Verdict {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "no message".to_string());
+        let message: String = message.chars().take(PANIC_DETAIL_CHARS).collect();
+        let attempts = leased.job.attempts;
+        tracing::error!(
+            job.id = leased.job.id,
+            job.kind = %leased.job.kind,
+            job.attempt = attempts,
+            purchase.id = %leased.job.purchase_id,
+            panic = %message,
+            "outbox job panicked; recorded as a failed attempt"
+        );
+        let detail = format!("the job panicked: {message}");
+        let ctx = &self.inner;
+        let max = i32::try_from(ctx.config.max_attempts).unwrap_or(i32::MAX);
+        if attempts < max {
+            return Verdict::retry(
+                "panicked",
+                detail,
+                ctx.backoff_at(&ctx.config.retry, attempts),
+            );
+        }
+        let alert = format!(
+            "{} gave up after {attempts} attempts; the last one panicked: {message}",
+            leased.job.kind
+        );
+        let purchase_id = leased.job.purchase_id.clone();
+        Verdict::dead("panicked", detail).with_effects(move |conn, now| {
+            alerts::raise_alert(
+                conn,
+                AlertKind::NeedsAttention,
+                Some(&purchase_id),
+                &alert,
+                now,
+            )?;
+            Ok(())
+        })
     }
 
     async fn record(
@@ -667,7 +761,7 @@ impl Outbox {
         if recorded && refresh_wallet && !self.balance.request() {
             // No background reader (a one-off run): read now. Best effort: a failed balance
             // read only leaves the wallet row older.
-            crate::wallet::refresh(&self.inner.db, &self.inner.upstream).await;
+            let _ = crate::wallet::refresh(&self.inner.db, &self.inner.upstream).await;
         }
         // A recorded outcome may have queued follow-up work that is due now.
         self.waker.wake();
@@ -709,9 +803,15 @@ impl Outbox {
     }
 }
 
-/// Makes the tracking job of `upstream_order_id` due now: the upstream webhook is only a
+/// The least time between two status reads of one order that webhook hints cause.
+pub const HINT_SPACING: Duration = Duration::from_secs(2);
+
+/// Brings the tracking job of `upstream_order_id` earlier: the upstream webhook is only a
 /// hint that something changed, so it wakes the poller, which reads `GET /orders/{id}` for the
-/// truth. Returns whether a job was woken.
+/// truth. A hint never delays a read (the job is due now, or [`HINT_SPACING`] after its last
+/// run when that is sooner than its next regular poll; a job that never ran is due now) and hints for one order between two
+/// reads are one read, so a storm of hints, genuine or forged, costs at most one status
+/// read per order every [`HINT_SPACING`]. Returns whether a job was brought earlier.
 pub async fn wake_tracking(
     db: &Db,
     waker: Option<&OutboxWaker>,
@@ -721,7 +821,13 @@ pub async fn wake_tracking(
     let woken = db
         .run(move |conn| {
             conn.write_tx(|conn| {
-                jobs::wake_by_order(conn, &order_id, JobKind::TrackOrder.as_str(), now_ms())
+                jobs::wake_by_order(
+                    conn,
+                    &order_id,
+                    JobKind::TrackOrder.as_str(),
+                    now_ms(),
+                    duration_ms(HINT_SPACING),
+                )
             })
         })
         .await?;
@@ -731,4 +837,172 @@ pub async fn wake_tracking(
         waker.wake();
     }
     Ok(woken > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    //! The runner with toy jobs (it knows no real job): a job that panics costs one failed
+    //! attempt, not a worker.
+
+    use super::*;
+    use crate::config::{Secret, SecretKey};
+    use crate::db::outbox::{DONE, QUEUED, RUNNING};
+    use crate::domain::Cents;
+    use crate::orders::jobs::job::JobKind;
+    use crate::payments::demo::DemoProvider;
+    use crate::upstream::{Backoff, UpstreamClientConfig};
+
+    /// Panics on its first attempt, succeeds on the next.
+    struct PanicsOnce;
+
+    impl Job for PanicsOnce {
+        fn kind(&self) -> JobKind {
+            JobKind::EmailPaymentReceived
+        }
+
+        fn run<'a>(&'a self, _: &'a JobContext, leased: &'a LeasedJob) -> JobFuture<'a> {
+            Box::pin(async move {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                assert!(
+                    leased.job.attempts > 1,
+                    "toy job panics on its first attempt"
+                );
+                Ok(Verdict::done("sent", "second attempt"))
+            })
+        }
+    }
+
+    /// Always succeeds.
+    struct Succeeds;
+
+    impl Job for Succeeds {
+        fn kind(&self) -> JobKind {
+            JobKind::EmailEsimReady
+        }
+
+        fn run<'a>(&'a self, _: &'a JobContext, _: &'a LeasedJob) -> JobFuture<'a> {
+            Box::pin(async { Ok(Verdict::done("sent", "fine")) })
+        }
+    }
+
+    static TOY_JOBS: &[&dyn Job] = &[&PanicsOnce, &Succeeds];
+
+    async fn purchase_with_job(db: &Db, id: &str, kind: JobKind) -> i64 {
+        let id = id.to_string();
+        db.run(move |conn| {
+            conn.write_tx(|conn| {
+                let now = now_ms();
+                let new = purchases::NewPurchase {
+                    id: id.clone(),
+                    status: "paid".into(),
+                    email: "buyer@example.com".into(),
+                    plan_id: "plan_1".into(),
+                    price_cents: 500,
+                    cost_cents: 400,
+                    reference: format!("ref-{id}"),
+                    idempotency_key: format!("key-{id}"),
+                    access_token_hash: format!("hash-{id}"),
+                    payment_provider: "demo".into(),
+                    expires_at_ms: now + 3_600_000,
+                    created_at_ms: now,
+                    updated_at_ms: now,
+                    language: None,
+                };
+                purchases::insert(conn, &new, "test")?;
+                enqueue(conn, &id, kind, now, now)?;
+                Ok::<_, DbError>(jobs::jobs_for_purchase(conn, &id)?[0].id)
+            })
+        })
+        .await
+        .expect("purchase and job")
+    }
+
+    async fn job_of(db: &Db, purchase_id: &str) -> jobs::Job {
+        let id = purchase_id.to_string();
+        db.run(move |conn| jobs::jobs_for_purchase(conn, &id))
+            .await
+            .expect("jobs")
+            .remove(0)
+    }
+
+    async fn wait_for(db: &Db, purchase_id: &str, done: impl Fn(&jobs::Job) -> bool) -> jobs::Job {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let job = job_of(db, purchase_id).await;
+            if done(&job) {
+                return job;
+            }
+            assert!(Instant::now() < deadline, "timed out; the job is {job:?}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_panicking_job_is_a_failed_attempt_and_the_worker_goes_on() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let url =
+            DatabaseUrl::parse(&format!("sqlite://{}/shop.db", dir.path().display())).expect("url");
+        let db = Db::open(&url, 4).expect("open");
+        db.migrate().await.expect("migrate");
+        let upstream = PartnerClient::new(UpstreamClientConfig::new(
+            url::Url::parse("http://127.0.0.1:1/api/v1").expect("url"),
+            Secret::new("key".to_string()),
+        ))
+        .expect("client");
+        let payments = Arc::new(Provider::Demo(DemoProvider::new(
+            &SecretKey::from_bytes([9; 32]),
+            url::Url::parse("http://127.0.0.1:1").expect("url"),
+        )));
+        let mut config = OutboxConfig::new(Cents::new(0), false);
+        config.lease = Duration::from_millis(600);
+        config.poll_interval = Duration::from_millis(50);
+        config.retry = Backoff {
+            base: Duration::from_millis(400),
+            cap: Duration::from_millis(400),
+        };
+        let key =
+            crate::orders::installation::InstallationKey::derive(&SecretKey::from_bytes([3; 32]));
+        let outbox = Outbox::with_jobs(TOY_JOBS, db.clone(), upstream, payments, key, config);
+        let (stop, shutdown) = watch::channel(false);
+        // One worker per lane: if the panic took it down, nothing else in its lane would run.
+        let workers = outbox.spawn(1, shutdown);
+
+        let panicking = purchase_with_job(&db, "pur_panics", JobKind::EmailPaymentReceived).await;
+        outbox.waker().wake();
+        let failed = wait_for(&db, "pur_panics", |job| {
+            job.attempts == 1 && job.state != RUNNING
+        })
+        .await;
+        let failed_at = now_ms();
+        // The attempt is recorded as failed, the lease is released and the retry waits.
+        assert_eq!(failed.state, QUEUED, "{failed:?}");
+        assert_eq!(failed.lease_owner, None);
+        assert!(
+            failed.run_at_ms > failed_at,
+            "retried later, with backoff: {failed:?}"
+        );
+        let attempts = db
+            .run(move |conn| jobs::attempts(conn, panicking))
+            .await
+            .expect("attempts");
+        assert_eq!(attempts.len(), 1, "{attempts:?}");
+        assert_eq!(attempts[0].outcome, "panicked");
+        assert!(
+            attempts[0].detail.contains("toy job panics"),
+            "{attempts:?}"
+        );
+
+        // The same worker runs the next job…
+        purchase_with_job(&db, "pur_fine", JobKind::EmailEsimReady).await;
+        outbox.waker().wake();
+        wait_for(&db, "pur_fine", |job| job.state == DONE).await;
+        // …and the panicked one succeeds on its retry.
+        let retried = wait_for(&db, "pur_panics", |job| job.state == DONE).await;
+        assert_eq!(retried.attempts, 2);
+
+        stop.send(true).expect("stop");
+        for worker in workers {
+            worker.await.expect("no worker died");
+        }
+    }
 }

@@ -29,23 +29,44 @@ const DAY_MS: i64 = 86_400_000;
 /// Top-ups the wallet page lists.
 const RECENT_TOPUPS: i64 = 10;
 
-/// Reads `GET /balance` into the shared wallet row. Best effort: a failure is logged and only
-/// leaves the row older (checkout then decides on what is known, or refuses when nothing is).
-pub async fn refresh(db: &Db, upstream: &PartnerClient) {
+/// Reads `GET /balance` into the shared wallet row; returns whether it was read. Best effort:
+/// a failure is logged and only leaves the row older (checkout then decides on what is known,
+/// or refuses when nothing is).
+pub async fn refresh(db: &Db, upstream: &PartnerClient) -> bool {
     match upstream.balance().await {
-        Ok(balance) => store(db, &balance).await,
-        Err(err) => tracing::warn!(error = %err, "could not refresh the wallet balance"),
+        Ok(balance) => {
+            store(db, &balance).await;
+            true
+        }
+        Err(err) => {
+            tracing::warn!(error = %err, "could not refresh the wallet balance");
+            false
+        }
     }
 }
 
-/// Coalesces the balance reads that accepted orders ask for. An order's acceptance changes
-/// the balance, so the wallet row should be read again soon, but a burst of acceptances needs
-/// one read, not one each, and a placement worker must not wait for it: [`request`] only
-/// marks a read as wanted. While one read is in flight, any number of requests cause exactly
-/// one more read after it (a `Notify` permit), so the row always ends newer than the last
-/// acceptance.
+/// After a balance read failed, how long checkouts decide on the stored balance before one
+/// of them asks upstream again (a brownout is not met by one read per checkout).
+pub const BALANCE_RETRY_AFTER_FAILURE: Duration = Duration::from_secs(10);
+
+/// The process's one reader of `GET /balance` for the shop's own paths, coalescing reads.
+///
+/// Accepted orders: an order's acceptance changes the balance, so the wallet row should be
+/// read again soon, but a burst of acceptances needs one read, not one each, and a placement
+/// worker must not wait for it: [`request`] only marks a read as wanted. While one read is in
+/// flight, any number of requests cause exactly one more read after it (a `Notify` permit),
+/// so the row always ends newer than the last acceptance.
+///
+/// Checkouts ([`refresh_if_older_than`]): a visitor's checkout needs a balance at most a
+/// minute old, and waits for it. Reads go one at a time (the accepted orders' ones included);
+/// a checkout that waited behind one finds the row fresh and sends nothing, so a burst of
+/// checkouts costs one read. After a failed read the stored balance serves for
+/// [`BALANCE_RETRY_AFTER_FAILURE`], and each read a checkout causes is taken from the
+/// caller's budget of upstream reads, so a checkout flood during a balance brownout does not
+/// become a flood of reads.
 ///
 /// [`request`]: BalanceRefresher::request
+/// [`refresh_if_older_than`]: BalanceRefresher::refresh_if_older_than
 #[derive(Debug, Clone, Default)]
 pub struct BalanceRefresher(Arc<RefresherState>);
 
@@ -53,6 +74,8 @@ pub struct BalanceRefresher(Arc<RefresherState>);
 struct RefresherState {
     wanted: Notify,
     running: AtomicBool,
+    /// Held while a read is in flight; holds when the last read failed.
+    reading: tokio::sync::Mutex<Option<Instant>>,
 }
 
 impl BalanceRefresher {
@@ -63,6 +86,35 @@ impl BalanceRefresher {
             return false;
         }
         self.0.wanted.notify_one();
+        true
+    }
+
+    /// Makes the wallet row at most `max_age` old if it can, for a checkout: joins the read in
+    /// flight, reads only when the row is still stale after it, not within
+    /// [`BALANCE_RETRY_AFTER_FAILURE`] of a failed read, and only when `budget` grants it.
+    /// Nothing is read while the row cannot be read from the database (the admission reads it
+    /// in its own transaction anyway). Returns whether a read was sent.
+    pub async fn refresh_if_older_than(
+        &self,
+        db: &Db,
+        upstream: &PartnerClient,
+        max_age: Duration,
+        budget: impl FnOnce() -> bool,
+    ) -> bool {
+        let mut failed_at = self.0.reading.lock().await;
+        let max_age_ms = i64::try_from(max_age.as_millis()).unwrap_or(i64::MAX);
+        let stale = match db.run(db::wallet::get).await {
+            Ok(row) => row.is_none_or(|w| db::now_ms() - w.refreshed_at_ms >= max_age_ms),
+            Err(err) => {
+                tracing::warn!(error = %err, "wallet row not read; balance not refreshed");
+                false
+            }
+        };
+        let resting = failed_at.is_some_and(|at| at.elapsed() < BALANCE_RETRY_AFTER_FAILURE);
+        if !stale || resting || !budget() {
+            return false;
+        }
+        *failed_at = (!refresh(db, upstream).await).then(Instant::now);
         true
     }
 
@@ -78,7 +130,10 @@ impl BalanceRefresher {
         tokio::spawn(async move {
             loop {
                 tokio::select! {
-                    () = state.wanted.notified() => refresh(&db, &upstream).await,
+                    () = state.wanted.notified() => {
+                        let mut failed_at = state.reading.lock().await;
+                        *failed_at = (!refresh(&db, &upstream).await).then(Instant::now);
+                    }
                     changed = shutdown.changed() => {
                         if changed.is_err() || *shutdown.borrow() {
                             break;
@@ -200,7 +255,7 @@ impl Wallet<'_> {
     /// replica decide on a fresh balance), the low-balance alert is raised or resolved, and
     /// alert emails that failed before are retried. Best effort: failures are logged.
     pub async fn refresh_and_check(&self) {
-        refresh(self.db, self.upstream).await;
+        let _ = refresh(self.db, self.upstream).await;
         if let Ok(Some(wallet)) = self.db.run(db::wallet::get).await
             && let Err(err) =
                 check_low_balance(self.db, self.notifier, wallet.available_cents).await

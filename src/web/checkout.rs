@@ -147,6 +147,7 @@ pub async fn checkout(
         public_url: &state.settings.public_url,
         account: &state.account,
         live_reads: &state.checkout_live_reads,
+        balance: state.outbox.balance_reader(),
         min_margin: state.settings.min_margin,
     };
     let started = checkout

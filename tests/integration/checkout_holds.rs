@@ -245,7 +245,9 @@ async fn a_checkout_flood_spends_only_the_live_read_budget() {
     let (app, upstream) = spawn_shop(Backend::Sqlite, 150).await.expect("sqlite");
     let plan = sellable_plan(&app);
     age_catalog(&app, Duration::from_secs(5 * 60)).await;
-    // The wallet is read first (the shop's watch reads it on start, a checkout if not yet).
+    // The shop's watch reads the wallet on start, so the first checkout spends one live read
+    // (the price) rather than two.
+    wallet_read(&app.db).await;
     assert_eq!(
         buy(&app, &Browser::default(), &plan, "w@example.com")
             .await
@@ -260,6 +262,64 @@ async fn a_checkout_flood_spends_only_the_live_read_budget() {
         assert_eq!(buy(&app, &browser, &plan, &email).await.0, 303);
     }
     assert_eq!(upstream.sandbox.stats().api_requests - before, budget);
+}
+
+/// Waits for the shop's first balance read (its wallet watch reads on start).
+async fn wallet_read(db: &Db) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let row = db
+            .run(storefront::db::wallet::get)
+            .await
+            .expect("wallet row");
+        if row.is_some_and(|w| w.refreshed_at_ms > 0) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "the wallet was never read");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// `n` sales at once, each from its own address.
+async fn sales_at_once(app: &Arc<TestApp>, plan: &ShopPlan, n: u8, tag: &str) {
+    let buyers = (0..n)
+        .map(|i| {
+            let browser = Browser::from_address(&format!("127.0.3.{}", i + 1));
+            (browser, format!("{tag}{i}@example.com"))
+        })
+        .collect();
+    let statuses = checkouts_at_once(app, plan, buyers).await;
+    assert!(statuses.iter().all(|s| *s == 303), "{statuses:?}");
+}
+
+/// Checkouts that find the stored balance a minute old share one `GET /balance`, through the
+/// same reader as the rest of the shop; while the balance read fails (a brownout) they sell on
+/// the stored balance instead of each retrying it, so a checkout flood cannot push the shop,
+/// paid placements included, into the supplier's rate limit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn checkouts_with_a_stale_balance_share_one_balance_read() {
+    let (app, upstream) = spawn_shop(Backend::Sqlite, 150).await.expect("sqlite");
+    let plan = sellable_plan(&app);
+    wallet_read(&app.db).await;
+    let app = Arc::new(app);
+    let sent = || upstream.sandbox.stats().api_requests;
+
+    // The catalog was just synced (the price is live), the balance is a minute old.
+    age_wallet(&app.db).await;
+    let before = sent();
+    sales_at_once(&app, &plan, 20, "stale").await;
+    assert_eq!(sent() - before, 1, "one balance read for the whole burst");
+
+    // The balance read fails on every try now: one read (with its retries) for the burst.
+    age_wallet(&app.db).await;
+    upstream.sandbox.inject(Fault::UnavailableBurst(1000));
+    let before = sent();
+    sales_at_once(&app, &plan, 20, "brownout").await;
+    let brownout = sent() - before;
+    assert!(
+        (1..=3).contains(&brownout),
+        "one balance read and its retries, not one per checkout: {brownout} requests"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

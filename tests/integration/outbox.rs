@@ -286,6 +286,7 @@ both_backends!(
     stale_lease_is_reclaimed_and_the_late_worker_refused,
     a_stopping_replica_releases_its_leases_to_the_others,
     webhook_hint_wakes_tracking,
+    a_storm_of_hints_never_delays_delivery,
 );
 
 async fn paid_purchase_is_fulfilled_with_installation_encrypted(backend: Backend) {
@@ -857,4 +858,57 @@ async fn webhook_hint_wakes_tracking(backend: Backend) {
             .await
             .expect("no such order")
     );
+}
+
+/// Upstream webhooks are hints, and anyone who learns the webhook address can send them. A
+/// storm of them for a live order (genuine, duplicated or forged) must not push its status
+/// reads later: the order is delivered within seconds of the supplier fulfilling it, and the
+/// storm costs a bounded number of status reads.
+async fn a_storm_of_hints_never_delays_delivery(backend: Backend) {
+    let Some(env) = env(backend, |c| {
+        // Regular polls about 1, 3, 7, 15… s after the order was accepted, then every minute.
+        c.tracking = Backoff {
+            base: Duration::from_secs(1),
+            cap: Duration::from_secs(60),
+        };
+    })
+    .await
+    else {
+        return;
+    };
+    // Upstream fulfils the order 4 s after accepting it.
+    env.upstream
+        .sandbox
+        .set_provisioning_delays(Duration::from_secs(1), Duration::from_secs(3));
+    let (plan, cost) = env.plan(0);
+    let id = env.paid_purchase(&plan, cost, cost + 500).await;
+    let workers = env.workers(1);
+    let purchase = env.wait_status(&id, PurchaseStatus::Ordered, WITHIN).await;
+    let accepted = Instant::now();
+    let before = env.upstream.sandbox.stats().api_requests;
+    let order_id = purchase.upstream_order_id.expect("ordered");
+
+    // Twenty hints a second for the first 3 s, while the order is paid and provisioning.
+    let waker = env.outbox.waker();
+    while accepted.elapsed() < Duration::from_secs(3) {
+        wake_tracking(&env.db, Some(&waker), &order_id)
+            .await
+            .expect("hint");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+
+    // Fulfilled upstream about 4 s after acceptance; delivered a few seconds later at most.
+    env.wait_status(&id, PurchaseStatus::Fulfilled, Duration::from_secs(6))
+        .await;
+    assert!(
+        accepted.elapsed() < Duration::from_secs(9),
+        "delivered {:?} after acceptance",
+        accepted.elapsed()
+    );
+    let reads = env.upstream.sandbox.stats().api_requests - before;
+    assert!(
+        reads <= 10,
+        "{reads} upstream requests for one order's tracking and delivery"
+    );
+    workers.stop().await;
 }

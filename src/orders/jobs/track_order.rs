@@ -2,7 +2,12 @@
 //! schedule (seconds at first, then minutes, for days) until a terminal status, following spec
 //! section 3. Nothing here ever places another order: an order that fails, stalls, is under
 //! review or shows a status we do not know is handed to the admin or refunded, never
-//! reordered. An upstream webhook only makes this job due now (`outbox::wake_tracking`).
+//! reordered. An upstream webhook only makes this job due sooner (`outbox::wake_tracking`).
+//!
+//! The regular polls are fixed from the moment tracking began ([`regular_polls`]), not
+//! counted from the reads made: a read a webhook hint brought earlier moves no later poll
+//! and brings the give-up no closer, so hints (genuine, repeated or forged) can only make an
+//! order's status known sooner, never later.
 
 use crate::db::outbox::LeasedJob;
 use crate::db::purchases;
@@ -13,10 +18,40 @@ use crate::orders::jobs::job::{
     needs_attention,
 };
 use crate::orders::jobs::refund::refund_failed_delivery;
-use crate::upstream::{Class, OrderStatus, PathId};
+use crate::upstream::{Backoff, Class, OrderStatus, PathId};
 
 /// Polls `GET /orders/{id}` until the order reaches a terminal status.
 pub(crate) struct TrackOrder;
+
+/// The regular polls of the tracking job `job_id`, begun at `since_ms`: the first `backoff.base`
+/// after the start, then intervals doubling up to `backoff.cap`, every interval scaled by the
+/// job's own factor between ½ and 1 (the jitter: orders accepted together do not poll
+/// together). Returns how many regular polls were due by `now_ms` and when the next one is.
+pub(crate) fn regular_polls(
+    backoff: &Backoff,
+    job_id: i64,
+    since_ms: i64,
+    now_ms: i64,
+) -> (u32, i64) {
+    let permille = 500 + job_id.rem_euclid(501);
+    let step = |n: u32| (duration_ms(backoff.ceiling(n)).saturating_mul(permille) / 1000).max(1);
+    let (mut at, mut n) = (since_ms, 0_u32);
+    loop {
+        let interval = step(n);
+        if backoff.ceiling(n) >= backoff.cap {
+            // At the cap the interval no longer grows: skip the whole steps already past.
+            let passed = now_ms.saturating_sub(at).max(0) / interval;
+            at = at.saturating_add(passed.saturating_mul(interval));
+            n = n.saturating_add(u32::try_from(passed).unwrap_or(u32::MAX));
+            return (n, at.saturating_add(interval));
+        }
+        if at.saturating_add(interval) > now_ms {
+            return (n, at.saturating_add(interval));
+        }
+        at = at.saturating_add(interval);
+        n = n.saturating_add(1);
+    }
+}
 
 impl Job for TrackOrder {
     fn kind(&self) -> JobKind {
@@ -42,8 +77,13 @@ async fn track_order(ob: &JobContext, leased: &LeasedJob) -> Result<Verdict, Out
         ));
     };
     let purchase_id = purchase.id.clone();
-    let polls = leased.job.attempts;
-    let exhausted = polls >= i32::try_from(ob.config.max_tracking_polls).unwrap_or(i32::MAX);
+    let (polls, next_poll) = regular_polls(
+        &ob.config.tracking,
+        leased.job.id,
+        leased.job.created_at_ms,
+        crate::db::now_ms(),
+    );
+    let exhausted = polls >= ob.config.max_tracking_polls;
     let path = match PathId::parse(order_id.as_str()) {
         Ok(path) => path,
         Err(e) => {
@@ -55,11 +95,10 @@ async fn track_order(ob: &JobContext, leased: &LeasedJob) -> Result<Verdict, Out
             );
         }
     };
-    let next_poll = ob.backoff_at(&ob.config.tracking, polls);
     let slow_poll = crate::db::now_ms().saturating_add(duration_ms(ob.config.review_poll_interval));
     let give_up = |last: String| {
         let message = format!(
-            "upstream order {order_id} reached no terminal status after {polls} polls \
+            "upstream order {order_id} reached no terminal status after {polls} scheduled polls \
              (last: {last}); ask upstream support about it by its order id"
         );
         let purchase_id = purchase_id.clone();
@@ -192,4 +231,32 @@ async fn track_order(ob: &JobContext, leased: &LeasedJob) -> Result<Verdict, Out
         }
     };
     Ok(verdict)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn regular_polls_double_up_to_the_cap_and_do_not_depend_on_reads() {
+        let backoff = Backoff {
+            base: Duration::from_secs(2),
+            cap: Duration::from_secs(60),
+        };
+        // Job 500 has the factor 1: polls at 2, 6, 14, 30, 62, 122, 182… seconds.
+        let at = |s: i64| regular_polls(&backoff, 500, 0, s * 1000);
+        assert_eq!(at(0), (0, 2_000));
+        assert_eq!(at(2), (1, 6_000));
+        assert_eq!(at(13), (2, 14_000));
+        assert_eq!(at(61), (4, 62_000));
+        assert_eq!(at(62), (5, 122_000));
+        assert_eq!(at(200), (7, 242_000));
+        // Every job polls at between half and all of those intervals.
+        for job in 0..600 {
+            let (_, first) = regular_polls(&backoff, job, 0, 0);
+            assert!((1_000..=2_000).contains(&first), "{job}: {first}");
+        }
+    }
 }
