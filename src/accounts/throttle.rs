@@ -4,6 +4,10 @@
 //! A verified attempt is then marked a success (no longer counted) or a failure; an attempt that
 //! never got to verify anything (every hashing slot busy) is released.
 //!
+//! The current password asked on "Your account" is reserved the same way, under its own kind:
+//! at most [`super::MAX_PASSWORD_CHANGE_FAILURES`] per account per
+//! [`super::THROTTLE_WINDOW_MS`].
+//!
 //! Passwords are limited four ways ([`password_throttled`]): per account and client, per client
 //! across accounts (spraying), and per account from everywhere, over 15 minutes and over an
 //! hour. A client is a [`ClientKey`]: an IPv4 address or a whole IPv6 /64. Codes are limited per
@@ -51,6 +55,14 @@ pub fn code_throttled(recent: &Counts) -> bool {
     recent.actor >= MAX_CODES_PER_ACCOUNT || recent.actor_long >= MAX_CODES_PER_ACCOUNT_HOURLY
 }
 
+/// The window the per-account limits of `kind` count over.
+fn short_window_ms(kind: Kind) -> i64 {
+    match kind {
+        Kind::Password | Kind::Totp => WINDOW_MS,
+        Kind::PasswordChange => super::THROTTLE_WINDOW_MS,
+    }
+}
+
 /// A reserved attempt; settle it once verified.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[must_use = "a reservation counts as a failure until it is settled"]
@@ -89,6 +101,7 @@ pub async fn reserve(
         let allow = |counts: &Counts| match kind {
             Kind::Password => !password_throttled(counts),
             Kind::Totp => !code_throttled(counts),
+            Kind::PasswordChange => counts.actor < super::MAX_PASSWORD_CHANGE_FAILURES,
         };
         let (_, id) = a::reserve(
             conn,
@@ -96,7 +109,7 @@ pub async fn reserve(
             &actor,
             &ClientKey::key_text(&client),
             now,
-            now - WINDOW_MS,
+            now - short_window_ms(kind),
             now - LONG_WINDOW_MS,
             allow,
         )?;
@@ -106,8 +119,12 @@ pub async fn reserve(
         let (noted_as, details) = match kind {
             Kind::Password => (action::LOGIN_THROTTLED, "too many failed logins"),
             Kind::Totp => (action::TOTP_THROTTLED, "too many wrong codes"),
+            Kind::PasswordChange => (
+                action::PASSWORD_CHANGE_FAILED,
+                "too many wrong current passwords: refused unchecked",
+            ),
         };
-        let noted = q::count_recent(conn, noted_as, &actor, &client, now - WINDOW_MS)?;
+        let noted = q::count_recent(conn, noted_as, &actor, &client, now - short_window_ms(kind))?;
         if noted.pair == 0 {
             q::append_audit(
                 conn,

@@ -9,11 +9,9 @@
 
 use diesel::result::Error as DieselError;
 
-use super::{
-    Admin, MAX_PASSWORD_CHANGE_FAILURES, NewPassword, Role, SessionToken, THROTTLE_WINDOW_MS,
-    action, password,
-};
+use super::{Admin, NewPassword, Role, SessionToken, action, password, throttle};
 use crate::db::accounts::{self as q, SessionRow, UserRow};
+use crate::db::login_attempts::{Kind as AttemptKind, Outcome as AttemptOutcome};
 use crate::db::{Db, DbConn, DbError, now_ms};
 use crate::domain::Email;
 
@@ -256,29 +254,38 @@ pub async fn change_own_password(
     current: String,
     new: NewPassword,
 ) -> Result<SessionToken, UsersError> {
-    let (user_id, email, client) = (me.user_id, me.email.clone(), client_addr.to_string());
+    let user_id = me.user_id;
+    // Counted before it is hashed (settled below), so parallel requests share the budget.
+    let Some(attempt) =
+        throttle::reserve(db, AttemptKind::PasswordChange, &me.email, client_addr).await?
+    else {
+        return Err(UsersError::Throttled);
+    };
     let stored = db
-        .run(move |conn| {
-            let failures = q::count_recent(
-                conn,
-                action::PASSWORD_CHANGE_FAILED,
-                &email,
-                &client,
-                now_ms() - THROTTLE_WINDOW_MS,
-            )?;
-            if failures.actor >= MAX_PASSWORD_CHANGE_FAILURES {
-                return Err(UsersError::Throttled);
-            }
-            match q::find_user(conn, user_id)? {
-                Some(user) if user.is_active() => Ok(user.password_hash),
-                _ => Err(UsersError::NotFound),
-            }
+        .run(move |conn| match q::find_user(conn, user_id)? {
+            Some(user) if user.is_active() => Ok(user.password_hash),
+            _ => Err(UsersError::NotFound),
         })
-        .await?;
-    let verified = password::verify_blocking(current, Some(stored)).await?;
+        .await;
+    let verified = match stored {
+        Ok(stored) => password::verify_blocking(current, Some(stored)).await,
+        Err(err) => {
+            attempt.release(db).await?;
+            return Err(err);
+        }
+    };
+    let verified = match verified {
+        Ok(verified) => verified,
+        Err(err) => {
+            // Nothing was checked (every hashing slot busy): the attempt is not a guess.
+            attempt.release(db).await?;
+            return Err(err.into());
+        }
+    };
     if verified == password::Verified::No {
         let (failed_by, client) = (me.clone(), client_addr.to_string());
         db.run(move |conn| {
+            attempt.settle_in(conn, AttemptOutcome::Failed)?;
             failed_by.audit(
                 conn,
                 action::PASSWORD_CHANGE_FAILED,
@@ -291,6 +298,7 @@ pub async fn change_own_password(
         .await?;
         return Err(UsersError::WrongPassword);
     }
+    attempt.settle(db, AttemptOutcome::Success).await?;
     let hash = password::hash_blocking(new).await?;
     let token = SessionToken::generate();
     let (me, client, session_hash) = (me.clone(), client_addr.to_string(), token.hash());

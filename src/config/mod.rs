@@ -362,6 +362,14 @@ pub struct Settings {
     /// `STOREFRONT_ALLOW_LIVE_PAYMENTS_WITH_SANDBOX`: a staging shop may take live Stripe
     /// payments while its upstream key is a sandbox key (otherwise refused at start).
     pub allow_live_payments_with_sandbox: bool,
+    /// `STOREFRONT_ALLOW_STRIPE_TEST_KEYS_WITH_PRODUCTION`: Stripe test keys (payments anyone
+    /// can make with Stripe's public test cards) may buy real eSIMs from a production account
+    /// (otherwise refused at start).
+    pub allow_stripe_test_keys_with_production: bool,
+    /// `STOREFRONT_ALLOW_TEST_PAYMENTS_WITH_ENVIRONMENT`: the one upstream environment, neither
+    /// `sandbox` nor `production`, that demo payments or Stripe test keys may sell with
+    /// (otherwise such an environment is refused at start with them).
+    pub test_payments_environment: Option<String>,
 }
 
 pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
@@ -415,6 +423,16 @@ impl Settings {
                 "ALLOW_LIVE_PAYMENTS_WITH_SANDBOX",
                 false,
                 parse_bool,
+            )?,
+            allow_stripe_test_keys_with_production: src.parsed(
+                "ALLOW_STRIPE_TEST_KEYS_WITH_PRODUCTION",
+                false,
+                parse_bool,
+            )?,
+            test_payments_environment: src.parsed(
+                "ALLOW_TEST_PAYMENTS_WITH_ENVIRONMENT",
+                None,
+                |raw| parse_environment_name(raw).map(Some),
             )?,
         })
     }
@@ -579,6 +597,29 @@ fn parse_bool(raw: &str) -> Result<bool, String> {
         "true" | "1" | "yes" | "on" => Ok(true),
         "false" | "0" | "no" | "off" => Ok(false),
         _ => Err(format!("must be true or false, got {raw:?}")),
+    }
+}
+
+/// An upstream environment name as `GET /account` reports it, other than the two the shop
+/// knows (`sandbox` needs no override; `production` is never sold with test payments this way).
+fn parse_environment_name(raw: &str) -> Result<String, String> {
+    let name = raw.trim();
+    let well_formed = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b));
+    match name {
+        _ if !well_formed => Err(format!(
+            "must name one upstream environment (1 to 64 letters, digits, `-_.`), got {raw:?}"
+        )),
+        "sandbox" => Err("sandbox needs no override: leave it unset".into()),
+        "production" => Err(
+            "production cannot be allowed here: test payments would buy real eSIMs nobody paid \
+             for (see STOREFRONT_ALLOW_STRIPE_TEST_KEYS_WITH_PRODUCTION for Stripe test keys)"
+                .into(),
+        ),
+        _ => Ok(name.to_string()),
     }
 }
 
@@ -778,6 +819,22 @@ mod tests {
         assert!(
             matches!(s.database_url, DatabaseUrl::Sqlite(ref p) if p == Path::new("data/shop.db"))
         );
+    }
+
+    #[test]
+    fn the_test_payments_environment_names_one_unfamiliar_environment() {
+        let s = with(&[(
+            "STOREFRONT_ALLOW_TEST_PAYMENTS_WITH_ENVIRONMENT",
+            " staging ",
+        )])
+        .expect("valid");
+        assert_eq!(s.test_payments_environment.as_deref(), Some("staging"));
+        assert_eq!(with(&[]).expect("valid").test_payments_environment, None);
+        for bad in ["production", "sandbox", "two words", "x/y"] {
+            let err =
+                with(&[("STOREFRONT_ALLOW_TEST_PAYMENTS_WITH_ENVIRONMENT", bad)]).expect_err(bad);
+            assert_eq!(err.var, "STOREFRONT_ALLOW_TEST_PAYMENTS_WITH_ENVIRONMENT");
+        }
     }
 
     #[test]

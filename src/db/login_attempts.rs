@@ -13,6 +13,8 @@ use crate::db::{DbConn, DbError};
 pub enum Kind {
     Password,
     Totp,
+    /// The current password on "Your account".
+    PasswordChange,
 }
 
 impl Kind {
@@ -20,6 +22,7 @@ impl Kind {
         match self {
             Self::Password => "password",
             Self::Totp => "totp",
+            Self::PasswordChange => "password_change",
         }
     }
 }

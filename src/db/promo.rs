@@ -1,7 +1,8 @@
 //! Promotion codes (`promo_codes`) and each purchase's use of one (`promo_redemptions`).
 //!
 //! A checkout reserves one use in its admission transaction, after locking the code's row;
-//! a reservation counts while it runs and its purchase awaits payment. The verified count,
+//! a reservation counts against the code's total cap while it runs and its purchase awaits
+//! payment (the cap per email counts verified uses only). The verified count,
 //! `promo_codes.used_count`, is raised only by [`mark_used`], in the transaction that records
 //! the verified payment, and only for a reservation not used before: exactly once.
 
@@ -118,16 +119,17 @@ struct Count {
     n: i64,
 }
 
-/// Reservations of `code` still running at `now_ms` (their purchase awaits payment), of one
-/// email when `email_key` is given.
+/// Reservations of `code` still running at `now_ms` (their purchase awaits payment), of
+/// checkouts from one client (`checkout_holds.client_key`) when `client_key` is given.
 pub fn running_reservations(
     conn: &mut DbConn,
     code: &str,
-    email_key: Option<&str>,
+    client_key: Option<&str>,
     now_ms: i64,
 ) -> Result<i64, DbError> {
-    let by_email = if email_key.is_some() {
-        " AND r.email_key = $3"
+    let by_client = if client_key.is_some() {
+        " AND EXISTS (SELECT 1 FROM checkout_holds h \
+           WHERE h.purchase_id = r.purchase_id AND h.client_key = $3)"
     } else {
         ""
     };
@@ -135,12 +137,12 @@ pub fn running_reservations(
         "SELECT CAST(COUNT(*) AS BIGINT) AS n \
          FROM promo_redemptions r JOIN purchases p ON p.id = r.purchase_id \
          WHERE r.code = $1 AND r.state = 'reserved' AND r.reserved_until_ms > $2 \
-         AND p.status = 'awaiting_payment'{by_email}"
+         AND p.status = 'awaiting_payment'{by_client}"
     ))
     .bind::<Text, _>(code)
     .bind::<BigInt, _>(now_ms);
-    let rows: Vec<Count> = match email_key {
-        Some(email) => query.bind::<Text, _>(email).load(conn)?,
+    let rows: Vec<Count> = match client_key {
+        Some(client) => query.bind::<Text, _>(client).load(conn)?,
         None => query.load(conn)?,
     };
     Ok(rows.first().map_or(0, |r| r.n))

@@ -219,8 +219,13 @@ pub enum PromoRefusal {
     OtherPlans,
     #[error("This promotion code has been used up.")]
     UsedUp,
-    #[error("This promotion code has already been used with this email address.")]
+    /// The cap per email is reached. Said like any other refusal of a use: the text must not
+    /// tell whoever typed an address that its owner used the code.
+    #[error("This promotion code cannot be used for this order.")]
     UsedByEmail,
+    /// Checkouts from this client already hold as many of the code's uses as one client may.
+    #[error("Other unpaid checkouts from your connection hold this promotion code.")]
+    HeldByClient,
 }
 
 impl PromoRefusal {
@@ -233,7 +238,8 @@ impl PromoRefusal {
             Self::Expired => "promo-expired",
             Self::OtherPlans => "promo-other-plans",
             Self::UsedUp => "promo-used-up",
-            Self::UsedByEmail => "promo-used-by-email",
+            Self::UsedByEmail => "promo-not-for-this-order",
+            Self::HeldByClient => "promo-held",
         }
     }
 }
@@ -271,6 +277,7 @@ mod tests {
             PromoRefusal::OtherPlans,
             PromoRefusal::UsedUp,
             PromoRefusal::UsedByEmail,
+            PromoRefusal::HeldByClient,
         ] {
             assert!(
                 crate::i18n::has_message(refusal.message_id()),

@@ -72,6 +72,8 @@ pub const HOLD_TTL: Duration = Duration::from_secs(10 * 60);
 pub const MAX_HOLDS_PER_CLIENT: usize = 3;
 /// Counted holds per email.
 pub const MAX_HOLDS_PER_EMAIL: usize = 3;
+/// Running reservations of one capped promotion code that checkouts from one client may hold.
+pub const MAX_PROMO_RESERVATIONS_PER_CLIENT: i64 = 3;
 /// The share of the free credit (after paid purchases) that unpaid holds may take together,
 /// in basis points.
 pub const HOLD_SHARE_BPS: i64 = 2_500;
@@ -547,13 +549,22 @@ struct PromoAsk {
 }
 
 /// In the admission's transaction, with the code's row locked: checks the code (enabled, in
-/// its window, covering the plan, a use left overall and for this email, counting verified
-/// uses and reservations still running) and applies it to `new`'s price; returns the code as
-/// stored and the offer. [`record_promo`] then holds the use once the purchase row exists.
+/// its window, covering the plan, a use left overall counting verified uses and reservations
+/// still running, room among this client's reservations, a use left for this email counting
+/// verified uses) and applies it to `new`'s price; returns the code as stored and the offer.
+/// [`record_promo`] then holds the use once the purchase row exists.
+///
+/// A reservation keeps the last use for one buyer however many try at once, but an unpaid one
+/// must not let a stranger squat a code's last uses: one client holds at most
+/// [`MAX_PROMO_RESERVATIONS_PER_CLIENT`] running reservations of a capped code, and a
+/// reservation never counts against the cap per email, so nobody can hold a use in someone
+/// else's name (that cap counts verified uses only, and its refusal reads like any other use
+/// refusal: it does not say that the address used the code).
 fn apply_promo(
     conn: &mut DbConn,
     new: &mut NewPurchase,
     ask: &PromoAsk,
+    client_key: &str,
 ) -> Result<(String, promo::Offer), Admission> {
     let now = new.created_at_ms;
     db::promo::lock(conn, &ask.code)?;
@@ -572,14 +583,19 @@ fn apply_promo(
     if !scope.covers(key) {
         return Err(PromoRefusal::OtherPlans.into());
     }
-    let running = db::promo::running_reservations(conn, &row.code, None, now)?;
-    if !promo::has_room(row.used_count.saturating_add(running), row.max_uses) {
-        return Err(PromoRefusal::UsedUp.into());
+    if row.max_uses.is_some() {
+        let running = db::promo::running_reservations(conn, &row.code, None, now)?;
+        if !promo::has_room(row.used_count.saturating_add(running), row.max_uses) {
+            return Err(PromoRefusal::UsedUp.into());
+        }
+        let mine = db::promo::running_reservations(conn, &row.code, Some(client_key), now)?;
+        if mine >= MAX_PROMO_RESERVATIONS_PER_CLIENT {
+            return Err(PromoRefusal::HeldByClient.into());
+        }
     }
     if row.max_uses_per_email.is_some() {
-        let mine = db::promo::used_by_email(conn, &row.code, &ask.email_key)?
-            + db::promo::running_reservations(conn, &row.code, Some(&ask.email_key), now)?;
-        if !promo::has_room(mine, row.max_uses_per_email) {
+        let used = db::promo::used_by_email(conn, &row.code, &ask.email_key)?;
+        if !promo::has_room(used, row.max_uses_per_email) {
             return Err(PromoRefusal::UsedByEmail.into());
         }
     }
@@ -670,7 +686,7 @@ fn admit(
     }
     // The code is checked before anything is written; its record follows the purchase row.
     let applied = match promo {
-        Some(ask) => Some((ask, apply_promo(conn, new, ask)?)),
+        Some(ask) => Some((ask, apply_promo(conn, new, ask, &hold.client_key)?)),
         None => None,
     };
     let note = match &applied {

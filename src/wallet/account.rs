@@ -1,10 +1,16 @@
 //! The supplier account (`GET /account`): which environment the API key belongs to, what it may
 //! do and until when, and whether sales may go ahead with this shop's payment settings.
 //!
-//! Two pairs are never sold with: demo payments with a `production` account (real eSIMs bought
-//! for orders nobody paid for) and live Stripe keys with a `sandbox` account (real money taken
-//! for eSIMs that cannot be installed; allowed for a staging shop by
-//! `STOREFRONT_ALLOW_LIVE_PAYMENTS_WITH_SANDBOX`). At start such a pair stops the shop. Checkout
+//! Pairs the shop does not sell with: demo payments with a `production` account (real eSIMs
+//! bought for orders nobody paid for); Stripe test keys with a `production` account (the same
+//! harm: anyone pays with Stripe's public test card, and the signed test-mode webhook is
+//! genuine; allowed for a supervised pre-launch check by
+//! `STOREFRONT_ALLOW_STRIPE_TEST_KEYS_WITH_PRODUCTION`); demo payments or Stripe test keys with
+//! an environment the shop does not recognise (it may be a production one under another name;
+//! allowed for the one environment named in `STOREFRONT_ALLOW_TEST_PAYMENTS_WITH_ENVIRONMENT`);
+//! and live Stripe keys with a `sandbox` account (real money taken for eSIMs that cannot be
+//! installed; allowed for a staging shop by `STOREFRONT_ALLOW_LIVE_PAYMENTS_WITH_SANDBOX`). At
+//! start such a pair stops the shop. Checkout
 //! also waits until this process has read the account once: a stored row from earlier says
 //! nothing about a key that may have changed since. When the account only becomes known later
 //! (the upstream was down at start), or changes while the shop runs, an unsafe pair cannot stop
@@ -64,6 +70,11 @@ pub enum PaymentMode {
 pub struct Policy {
     pub payments: PaymentMode,
     pub allow_live_with_sandbox: bool,
+    /// `STOREFRONT_ALLOW_STRIPE_TEST_KEYS_WITH_PRODUCTION`.
+    pub allow_test_keys_with_production: bool,
+    /// `STOREFRONT_ALLOW_TEST_PAYMENTS_WITH_ENVIRONMENT`: an unfamiliar environment the
+    /// operator vouches buys nothing real.
+    pub test_payments_environment: Option<String>,
     /// `STOREFRONT_UPSTREAM_WEBHOOK_TOKEN` is set: the shop expects upstream webhooks.
     pub webhook_token_set: bool,
     /// Which key reads the account: a hash of the base URL and the API key (never the key).
@@ -85,6 +96,8 @@ impl Policy {
         Self {
             payments,
             allow_live_with_sandbox: settings.allow_live_payments_with_sandbox,
+            allow_test_keys_with_production: settings.allow_stripe_test_keys_with_production,
+            test_payments_environment: settings.test_payments_environment.clone(),
             webhook_token_set: settings.upstream.webhook_token.is_some(),
             key_fingerprint: digest.get(..32).unwrap_or(&digest).to_string(),
         }
@@ -98,14 +111,22 @@ pub enum UnsafePair {
     DemoWithProduction,
     #[error("{}: {}", self.var(), self.problem())]
     LiveWithSandbox,
+    #[error("{}: {}", self.var(), self.problem())]
+    TestKeysWithProduction,
+    #[error("{}: {}", self.var(), self.problem())]
+    DemoWithUnknownEnvironment,
+    #[error("{}: {}", self.var(), self.problem())]
+    TestKeysWithUnknownEnvironment,
 }
 
 impl UnsafePair {
     /// The setting to change, named as the operator sets it.
     pub fn var(self) -> &'static str {
         match self {
-            Self::DemoWithProduction => "STOREFRONT_PAYMENTS",
-            Self::LiveWithSandbox => "STOREFRONT_STRIPE_SECRET_KEY",
+            Self::DemoWithProduction | Self::DemoWithUnknownEnvironment => "STOREFRONT_PAYMENTS",
+            Self::LiveWithSandbox
+            | Self::TestKeysWithProduction
+            | Self::TestKeysWithUnknownEnvironment => "STOREFRONT_STRIPE_SECRET_KEY",
         }
     }
 
@@ -122,15 +143,50 @@ impl UnsafePair {
                  cannot be installed; use a test key (sk_test_…), a production upstream key, or \
                  STOREFRONT_ALLOW_LIVE_PAYMENTS_WITH_SANDBOX=true for a staging shop"
             }
+            Self::TestKeysWithProduction => {
+                "a Stripe test key (sk_test_…, rk_test_…) cannot be used with a production \
+                 upstream account (STOREFRONT_UPSTREAM_API_KEY): anyone can pay with Stripe's \
+                 public test cards, and every such order would buy a real eSIM; use a live key, \
+                 a sandbox upstream key, or STOREFRONT_ALLOW_STRIPE_TEST_KEYS_WITH_PRODUCTION=true \
+                 for a supervised pre-launch check"
+            }
+            Self::DemoWithUnknownEnvironment => {
+                "demo payments cannot be used with an upstream account whose environment is \
+                 neither sandbox nor production (STOREFRONT_UPSTREAM_API_KEY): it may buy real \
+                 eSIMs that nobody paid for; use a sandbox upstream key, or name that \
+                 environment in STOREFRONT_ALLOW_TEST_PAYMENTS_WITH_ENVIRONMENT if it buys \
+                 nothing real"
+            }
+            Self::TestKeysWithUnknownEnvironment => {
+                "a Stripe test key (sk_test_…, rk_test_…) cannot be used with an upstream \
+                 account whose environment is neither sandbox nor production \
+                 (STOREFRONT_UPSTREAM_API_KEY): it may buy real eSIMs that nobody paid for; use \
+                 a sandbox upstream key, or name that environment in \
+                 STOREFRONT_ALLOW_TEST_PAYMENTS_WITH_ENVIRONMENT if it buys nothing real"
+            }
         }
     }
 }
 
-/// The pairing rule. An unfamiliar environment is not refused here (the console warns about
-/// it): only the two pairs the shop knows to be harmful are.
+/// The pairing rule. Payments that take no real money (demo, Stripe test keys) are sold only
+/// with a `sandbox` account, or with the one unfamiliar environment the operator named; live
+/// Stripe keys not with a `sandbox` account. Each refusal but demo with `production` has an
+/// override that names its risk.
 pub fn unsafe_pair(policy: &Policy, environment: &Environment) -> Option<UnsafePair> {
+    let vouched = |name: &str| policy.test_payments_environment.as_deref() == Some(name);
     match (policy.payments, environment) {
         (PaymentMode::Demo, Environment::Production) => Some(UnsafePair::DemoWithProduction),
+        (PaymentMode::StripeTest, Environment::Production)
+            if !policy.allow_test_keys_with_production =>
+        {
+            Some(UnsafePair::TestKeysWithProduction)
+        }
+        (PaymentMode::Demo, Environment::Other(name)) if !vouched(name) => {
+            Some(UnsafePair::DemoWithUnknownEnvironment)
+        }
+        (PaymentMode::StripeTest, Environment::Other(name)) if !vouched(name) => {
+            Some(UnsafePair::TestKeysWithUnknownEnvironment)
+        }
         (PaymentMode::StripeLive, Environment::Sandbox) if !policy.allow_live_with_sandbox => {
             Some(UnsafePair::LiveWithSandbox)
         }
@@ -683,6 +739,8 @@ mod tests {
         Policy {
             payments,
             allow_live_with_sandbox: false,
+            allow_test_keys_with_production: false,
+            test_payments_environment: None,
             webhook_token_set: false,
             key_fingerprint: "f".into(),
         }
@@ -703,43 +761,92 @@ mod tests {
     }
 
     #[test]
-    fn only_the_two_known_pairs_are_unsafe() {
+    fn payments_without_real_money_sell_only_with_a_sandbox_or_a_vouched_environment() {
         use Environment::*;
         let demo = policy(PaymentMode::Demo);
         let live = policy(PaymentMode::StripeLive);
         let test = policy(PaymentMode::StripeTest);
+        let staging = || Other("staging".into());
         assert_eq!(
             unsafe_pair(&demo, &Production),
             Some(UnsafePair::DemoWithProduction)
         );
         assert_eq!(unsafe_pair(&demo, &Sandbox), None);
         assert_eq!(
+            unsafe_pair(&demo, &staging()),
+            Some(UnsafePair::DemoWithUnknownEnvironment)
+        );
+        assert_eq!(
             unsafe_pair(&live, &Sandbox),
             Some(UnsafePair::LiveWithSandbox)
         );
         assert_eq!(unsafe_pair(&live, &Production), None);
+        assert_eq!(unsafe_pair(&live, &staging()), None);
         assert_eq!(unsafe_pair(&test, &Sandbox), None);
-        assert_eq!(unsafe_pair(&test, &Production), None);
-        assert_eq!(unsafe_pair(&demo, &Other("staging".into())), None);
-        let staging = Policy {
+        assert_eq!(
+            unsafe_pair(&test, &Production),
+            Some(UnsafePair::TestKeysWithProduction),
+            "anyone pays with Stripe's test card and a real eSIM is bought"
+        );
+        assert_eq!(
+            unsafe_pair(&test, &staging()),
+            Some(UnsafePair::TestKeysWithUnknownEnvironment)
+        );
+
+        // Each override lifts its own pair only.
+        let live_staging = Policy {
             allow_live_with_sandbox: true,
             ..live
         };
-        assert_eq!(unsafe_pair(&staging, &Sandbox), None);
-        let demo_staging = Policy {
+        assert_eq!(unsafe_pair(&live_staging, &Sandbox), None);
+        let everything = |payments| Policy {
+            payments,
             allow_live_with_sandbox: true,
-            ..demo
+            allow_test_keys_with_production: true,
+            test_payments_environment: Some("staging".into()),
+            ..policy(payments)
         };
         assert_eq!(
-            unsafe_pair(&demo_staging, &Production),
+            unsafe_pair(&everything(PaymentMode::Demo), &Production),
             Some(UnsafePair::DemoWithProduction),
-            "the override is for live payments with a sandbox only"
+            "demo payments with production have no override"
+        );
+        assert_eq!(
+            unsafe_pair(&everything(PaymentMode::Demo), &staging()),
+            None
+        );
+        assert_eq!(
+            unsafe_pair(&everything(PaymentMode::Demo), &Other("live".into())),
+            Some(UnsafePair::DemoWithUnknownEnvironment),
+            "only the environment named is vouched for"
+        );
+        assert_eq!(
+            unsafe_pair(&everything(PaymentMode::StripeTest), &Production),
+            None
+        );
+        assert_eq!(
+            unsafe_pair(&everything(PaymentMode::StripeTest), &staging()),
+            None
+        );
+        let test_in_production = Policy {
+            allow_test_keys_with_production: true,
+            ..test
+        };
+        assert_eq!(
+            unsafe_pair(&test_in_production, &staging()),
+            Some(UnsafePair::TestKeysWithUnknownEnvironment)
         );
     }
 
     #[test]
     fn refusals_are_one_line_naming_the_settings() {
-        for pair in [UnsafePair::DemoWithProduction, UnsafePair::LiveWithSandbox] {
+        for pair in [
+            UnsafePair::DemoWithProduction,
+            UnsafePair::LiveWithSandbox,
+            UnsafePair::TestKeysWithProduction,
+            UnsafePair::DemoWithUnknownEnvironment,
+            UnsafePair::TestKeysWithUnknownEnvironment,
+        ] {
             let line = pair.to_string();
             assert!(!line.contains('\n'));
             assert!(line.starts_with(&format!("{}: ", pair.var())), "{line}");

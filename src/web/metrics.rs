@@ -34,17 +34,27 @@ pub fn record_response(status: u16) {
 /// Checks the request's bearer token against the configured one (in constant time).
 fn authorize(req: &HttpRequest, expected: Option<&Secret<String>>) -> Result<(), AppError> {
     let expected = expected.ok_or(AppError::NotFound)?;
-    let presented = req
-        .headers()
+    if bears_token(req, Some(expected)) {
+        Ok(())
+    } else {
+        Err(AppError::Unauthorized)
+    }
+}
+
+/// Whether the request carries `Authorization: Bearer <STOREFRONT_METRICS_TOKEN>` (compared in
+/// constant time): the operator's credential, also for `/readyz`'s detailed view. Never true
+/// while no token is set.
+pub fn bears_token(req: &HttpRequest, expected: Option<&Secret<String>>) -> bool {
+    let Some(expected) = expected else {
+        return false;
+    };
+    req.headers()
         .get(AUTHORIZATION)
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.trim().split_once(' '))
         .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-        .map(|(_, token)| token.trim());
-    match presented {
-        Some(token) if expected.matches(token.as_bytes()) => Ok(()),
-        _ => Err(AppError::Unauthorized),
-    }
+        .map(|(_, token)| token.trim())
+        .is_some_and(|token| expected.matches(token.as_bytes()))
 }
 
 pub async fn metrics(

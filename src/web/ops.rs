@@ -1,6 +1,12 @@
 //! Endpoints for the platform that runs the shop: liveness and readiness.
+//!
+//! `/readyz` is public (load balancers ask it without credentials), so its public answer says
+//! only what a visitor could find out anyway: ready or not, and whether checkout is open. The
+//! supplier account's environment, key expiry, missing scopes and the reason checkout is
+//! refused (which names settings) go only to a request carrying the metrics bearer token, and
+//! to the console's dashboard and the log.
 
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Serialize;
 
 use crate::wallet::account::Readiness;
@@ -26,7 +32,33 @@ struct ReadinessBody {
     /// This process's last read of the supplier account. Reported, not part of `ready`: an
     /// expiring key or a missing scope is the owner's to fix, and a shop that cannot read the
     /// account still serves its pages (it holds checkout, see `checkout`).
-    account: AccountReadiness,
+    account: AccountView,
+}
+
+/// The account as the asker may see it.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum AccountView {
+    /// Anyone: `open` or `refused`, nothing more.
+    Public { checkout: &'static str },
+    /// With the metrics bearer token.
+    Detailed(AccountReadiness),
+}
+
+impl AccountView {
+    fn new(readiness: Readiness, detailed: bool) -> Self {
+        if detailed {
+            Self::Detailed(readiness.into())
+        } else {
+            Self::Public {
+                checkout: if readiness.checkout.is_ok() {
+                    "open"
+                } else {
+                    "refused"
+                },
+            }
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -66,7 +98,8 @@ impl From<Readiness> for AccountReadiness {
 }
 
 /// Ready: the database answers and every migration this binary embeds is applied.
-pub async fn readyz(state: web::Data<AppState>) -> HttpResponse {
+pub async fn readyz(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
+    let detailed = crate::web::metrics::bears_token(&req, state.settings.metrics_token.as_ref());
     let database = match state.db.check_ready().await {
         Ok(()) => "ok",
         Err(err) => {
@@ -84,7 +117,7 @@ pub async fn readyz(state: web::Data<AppState>) -> HttpResponse {
         ready,
         database,
         upstream,
-        account: state.account.readiness().into(),
+        account: AccountView::new(state.account.readiness(), detailed),
     };
     if ready {
         HttpResponse::Ok().json(body)

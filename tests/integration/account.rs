@@ -47,11 +47,25 @@ fn serve_command(
     (cmd, folder)
 }
 
-/// Runs the command to its end off the runtime (the sandbox keeps serving meanwhile).
+/// Runs the command to its end off the runtime (the sandbox keeps serving meanwhile). A shop
+/// that starts serving instead of refusing is stopped after 30 s and the test fails.
 async fn run_to_end((mut cmd, _dir): (std::process::Command, tempfile::TempDir)) -> Output {
-    tokio::task::spawn_blocking(move || cmd.output().expect("run storefront"))
-        .await
-        .expect("join")
+    let child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run storefront");
+    let pid = child.id().to_string();
+    let waiting = tokio::task::spawn_blocking(move || child.wait_with_output().expect("wait"));
+    match tokio::time::timeout(Duration::from_secs(30), waiting).await {
+        Ok(out) => out.expect("join"),
+        Err(_) => {
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", &pid])
+                .status();
+            panic!("storefront kept running: the pair was not refused at start");
+        }
+    }
 }
 
 const LIVE_STRIPE: [(&str, &str); 3] = [
@@ -120,6 +134,84 @@ async fn live_stripe_keys_with_a_sandbox_account_stop_the_start_unless_staging()
     serves_then_stops(serve_command(&upstream, &key, &staging)).await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stripe_test_keys_with_a_production_account_stop_the_start_unless_overridden() {
+    let (upstream, key) = spawn_sandbox(5).await;
+    upstream.sandbox.set_account(AccountChange {
+        environment: Some("production".into()),
+        ..AccountChange::default()
+    });
+    for test_key in ["sk_test_account_1", "rk_test_account_2"] {
+        let mut settings = LIVE_STRIPE.to_vec();
+        settings.push(("STOREFRONT_STRIPE_SECRET_KEY", test_key));
+        let out = run_to_end(serve_command(&upstream, &key, &settings)).await;
+        assert_eq!(out.status.code(), Some(2), "{:?}", stderr_lines(&out));
+        let lines = stderr_lines(&out);
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(
+            lines[0].starts_with(
+                "STOREFRONT_STRIPE_SECRET_KEY: a Stripe test key (sk_test_…, rk_test_…) cannot be \
+                 used with a production upstream account"
+            ),
+            "{lines:?}"
+        );
+        assert!(
+            lines[0].contains("STOREFRONT_ALLOW_STRIPE_TEST_KEYS_WITH_PRODUCTION=true"),
+            "the override is named: {lines:?}"
+        );
+        assert!(!lines[0].contains(test_key), "the key is never printed");
+    }
+
+    let mut checked = LIVE_STRIPE.to_vec();
+    checked.push(("STOREFRONT_STRIPE_SECRET_KEY", "sk_test_account_1"));
+    checked.push(("STOREFRONT_ALLOW_STRIPE_TEST_KEYS_WITH_PRODUCTION", "true"));
+    serves_then_stops(serve_command(&upstream, &key, &checked)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn demo_payments_with_an_unfamiliar_environment_stop_the_start_unless_it_is_named() {
+    let (upstream, key) = spawn_sandbox(5).await;
+    upstream.sandbox.set_account(AccountChange {
+        environment: Some("live".into()),
+        ..AccountChange::default()
+    });
+    let out = run_to_end(serve_command(&upstream, &key, &[])).await;
+    assert_eq!(out.status.code(), Some(2), "{:?}", stderr_lines(&out));
+    let lines = stderr_lines(&out);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(
+        lines[0].starts_with(
+            "STOREFRONT_PAYMENTS: demo payments cannot be used with an upstream account whose \
+             environment is neither sandbox nor production"
+        ),
+        "{lines:?}"
+    );
+    assert!(
+        lines[0].contains("STOREFRONT_ALLOW_TEST_PAYMENTS_WITH_ENVIRONMENT"),
+        "the override is named: {lines:?}"
+    );
+
+    // Naming another environment vouches for that one only.
+    let out = run_to_end(serve_command(
+        &upstream,
+        &key,
+        &[("STOREFRONT_ALLOW_TEST_PAYMENTS_WITH_ENVIRONMENT", "staging")],
+    ))
+    .await;
+    assert_eq!(out.status.code(), Some(2), "{:?}", stderr_lines(&out));
+
+    upstream.sandbox.set_account(AccountChange {
+        environment: Some("staging".into()),
+        ..AccountChange::default()
+    });
+    serves_then_stops(serve_command(
+        &upstream,
+        &key,
+        &[("STOREFRONT_ALLOW_TEST_PAYMENTS_WITH_ENVIRONMENT", "staging")],
+    ))
+    .await;
+}
+
 /// Waits for the "storefront is serving" log line, then SIGTERM and a clean exit.
 async fn serves_then_stops((mut cmd, _dir): (std::process::Command, tempfile::TempDir)) {
     let mut child = cmd
@@ -181,15 +273,56 @@ async fn shop_on(backend: Backend, upstream: &SandboxHandle, key: &str) -> Optio
                 "STOREFRONT_UPSTREAM_WEBHOOK_TOKEN",
                 "account-test-webhook-token-0123456789",
             ),
+            ("STOREFRONT_METRICS_TOKEN", OPERATOR_TOKEN),
         ],
     )
     .await
 }
 
+/// The operator's credential (`STOREFRONT_METRICS_TOKEN`) that opens `/readyz`'s detail.
+const OPERATOR_TOKEN: &str = "account-test-operator-token-0123456789";
+
+/// `/readyz` as the operator sees it, with the account's detail.
 async fn readyz(app: &TestApp) -> serde_json::Value {
-    let res = app.get("/readyz").await;
+    let res = app
+        .client
+        .get(app.url("/readyz"))
+        .bearer_auth(OPERATOR_TOKEN)
+        .send()
+        .await
+        .expect("readyz");
     assert_eq!(res.status(), 200, "account facts never fail readiness");
     res.json().await.expect("json")
+}
+
+/// `/readyz` as anyone sees it (a wrong token is anyone): ready, and whether checkout is open,
+/// but nothing about the supplier account or the settings.
+async fn public_readyz(app: &TestApp, token: Option<&str>) -> serde_json::Value {
+    let mut req = app.client.get(app.url("/readyz"));
+    if let Some(token) = token {
+        req = req.bearer_auth(token);
+    }
+    let res = req.send().await.expect("readyz");
+    assert_eq!(res.status(), 200);
+    let body: serde_json::Value = res.json().await.expect("json");
+    let text = body.to_string();
+    for secret in [
+        "environment",
+        "sandbox",
+        "production",
+        "keyExpiresAt",
+        "missingScopes",
+        "esims:install",
+        "STOREFRONT_",
+        "lastChecked",
+    ] {
+        assert!(
+            !text.contains(secret),
+            "{secret} in the public /readyz: {text}"
+        );
+    }
+    assert_eq!(body["ready"], true, "{text}");
+    body
 }
 
 both_backends!(
@@ -231,7 +364,11 @@ async fn the_account_is_stored_and_its_warnings_reach_the_owner(backend: Backend
     assert_eq!(in_days, 5, "{}", row.key_expires_at);
     assert!(row.last_error.is_none());
 
-    // /readyz names the facts without failing on them.
+    // The public /readyz says nothing about the account; the operator's names the facts
+    // without failing on them.
+    let public = public_readyz(&app, None).await;
+    assert_eq!(public["account"]["checkout"], "open", "{public}");
+    public_readyz(&app, Some("account-test-operator-token-012345678X")).await;
     let ready = readyz(&app).await;
     assert_eq!(ready["account"]["environment"], "sandbox");
     assert_eq!(
@@ -396,6 +533,11 @@ async fn an_unsafe_account_found_later_keeps_checkout_refused_and_alerts_the_own
     });
     let ready = wait_for_checkout(&app, "refused: the supplier account does not match").await;
     assert_eq!(ready["account"]["environment"], "production");
+    let public = public_readyz(&app, None).await;
+    assert_eq!(
+        public["account"]["checkout"], "refused",
+        "and no reason: {public}"
+    );
     let (status, page) = buy(&app, &plan).await;
     assert_eq!(status, 409, "{page}");
     assert!(page.contains("Temporarily unavailable"), "{page}");

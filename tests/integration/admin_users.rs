@@ -17,6 +17,7 @@ both_backends!(
     disabling_or_resetting_ends_sessions_at_once,
     the_last_active_owner_cannot_disable_or_demote_themselves,
     anyone_changes_their_own_password_with_the_current_one,
+    parallel_guesses_of_the_current_password_get_five_checks_at_most,
 );
 
 const NEW_PASSWORD: &str = "fresh pass phrase for ana";
@@ -719,4 +720,64 @@ async fn anyone_changes_their_own_password_with_the_current_one(backend: Backend
         ],
     )
     .await;
+}
+
+/// 20 wrong current passwords sent at once from a signed-in session (a stolen cookie guessing
+/// the password to take the account over): each is counted before it is hashed, so no more
+/// than the documented 5 are checked; the rest are refused unchecked (429) or asked to retry
+/// (503, every hashing slot busy), and the real password still changes nothing meanwhile.
+async fn parallel_guesses_of_the_current_password_get_five_checks_at_most(backend: Backend) {
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    create(&app.db, SUPPORT, Role::Support).await;
+    let thief = login_as(&app, SUPPORT).await;
+    let token = thief.csrf(&app).await;
+    let app = std::sync::Arc::new(app);
+    let guesses: Vec<_> = (0..20)
+        .map(|i| {
+            let (app, thief, token) = (std::sync::Arc::clone(&app), thief.clone(), token.clone());
+            tokio::spawn(async move {
+                let guess = format!("guess number {i} of twenty");
+                let (status, _, _) = thief
+                    .post(
+                        &app,
+                        "/admin/account/password",
+                        &[
+                            ("csrf_token", token.as_str()),
+                            ("current_password", guess.as_str()),
+                            ("password", OTHER_PASSWORD),
+                            ("password_again", OTHER_PASSWORD),
+                        ],
+                    )
+                    .await;
+                status
+            })
+        })
+        .collect();
+    let mut statuses = Vec::new();
+    for guess in guesses {
+        statuses.push(guess.await.expect("task"));
+    }
+    let checked = statuses.iter().filter(|s| **s == 400).count();
+    assert!(
+        statuses.iter().all(|s| [400, 429, 503].contains(s)),
+        "{statuses:?}"
+    );
+    assert!(checked <= 5, "{checked} guesses were checked: {statuses:?}");
+    assert!(statuses.contains(&429), "{statuses:?}");
+    let failures = audit(&app.db)
+        .await
+        .into_iter()
+        .filter(|r| r.1 == "password_change_failed" && r.4 == "wrong current password")
+        .count();
+    assert_eq!(failures, checked, "each checked guess is on the record");
+    assert_eq!(
+        Browser::default()
+            .login(&app, SUPPORT, OTHER_PASSWORD)
+            .await
+            .0,
+        401,
+        "no guess changed the password"
+    );
 }

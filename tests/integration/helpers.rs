@@ -1,8 +1,8 @@
 //! Shared test fixtures: fresh databases on both backends (PostgreSQL ones on the server of
 //! [`crate::postgres`]), and the app spawned on port 0.
 //!
-//! Without a PostgreSQL server the PostgreSQL variants say so loudly and pass only outside CI;
-//! with `CI=true` they fail.
+//! Without a PostgreSQL server the PostgreSQL variants fail, unless the developer opted out
+//! with `STOREFRONT_TEST_SKIP=postgres` (see `skips.rs`); never under `CI=true`.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -97,7 +97,8 @@ pub struct TestDb {
 }
 
 impl TestDb {
-    /// `None` only when PostgreSQL is unavailable outside CI (after a loud message).
+    /// `None` only when PostgreSQL is missing and the run opted out of it (the skip is
+    /// reported); missing otherwise, the test fails.
     pub fn new(backend: Backend) -> Option<Self> {
         init_logs();
         match backend {

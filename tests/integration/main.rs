@@ -6,6 +6,7 @@ mod fixtures;
 mod helpers;
 mod journeys;
 mod postgres;
+mod skips;
 
 mod account;
 mod admin;

@@ -17,7 +17,9 @@ use storefront::domain::Cents;
 use crate::admin::{OWNER, create, login_as};
 use crate::both_backends;
 use crate::checkout::age_wallet;
-use crate::helpers::{Answer, Backend, Browser, TestApp, hidden, location, spawn_shop_with};
+use crate::helpers::{
+    Answer, Backend, Browser, TestApp, client_builder, hidden, location, spawn_shop_with,
+};
 use crate::journeys::{answer, open_pay_page, purchase_id};
 
 both_backends!(
@@ -27,6 +29,7 @@ both_backends!(
     a_display_currency_is_shown_but_never_changes_the_amount_charged,
     a_code_keeps_to_its_plans_its_dates_and_its_cap_per_email,
     a_code_s_last_day_and_caps_change_and_a_disabled_code_comes_back,
+    unpaid_checkouts_from_one_client_cannot_squat_a_code_s_last_uses,
 );
 
 /// A sellable plan with room between cost and price.
@@ -148,8 +151,16 @@ async fn pay(
 }
 
 async fn shop(backend: Backend) -> Option<(TestApp, storefront::sandbox::SandboxHandle, ShopPlan)> {
-    let (app, upstream) =
-        spawn_shop_with(backend, 30, &[("STOREFRONT_MIN_MARGIN_CENTS", "50")]).await?;
+    shop_with(backend, &[]).await
+}
+
+async fn shop_with(
+    backend: Backend,
+    extra: &[(&str, &str)],
+) -> Option<(TestApp, storefront::sandbox::SandboxHandle, ShopPlan)> {
+    let mut settings = vec![("STOREFRONT_MIN_MARGIN_CENTS", "50")];
+    settings.extend_from_slice(extra);
+    let (app, upstream) = spawn_shop_with(backend, 30, &settings).await?;
     let plan = roomy_plan(&app);
     upstream
         .sandbox
@@ -601,7 +612,13 @@ async fn a_code_keeps_to_its_plans_its_dates_and_its_cap_per_email(backend: Back
             "LOCAL",
         )
         .await,
-        "already been used with this email",
+        "cannot be used for this order",
+    );
+    let (_, page, _) =
+        buy_with_code(&app, &Browser::default(), &plan, "ana@example.com", "LOCAL").await;
+    assert!(
+        !page.contains("already been used") && !page.contains("with this email"),
+        "the refusal does not say that this address used the code: {page}"
     );
     let (status, _, _) =
         buy_with_code(&app, &Browser::default(), &plan, "bea@example.com", "LOCAL").await;
@@ -792,4 +809,58 @@ async fn a_code_s_last_day_and_caps_change_and_a_disabled_code_comes_back(backen
             "promo_code_enabled"
         ]
     );
+}
+
+/// A browser behind the shop's trusted proxy, which reports it as `addr`.
+fn via(addr: &str) -> Browser {
+    Browser::with_client(
+        client_builder(&[("x-forwarded-for", addr)])
+            .build()
+            .expect("client"),
+    )
+}
+
+/// A stranger starts checkouts with a code and never pays, each under a new invented email,
+/// to hold every remaining use: one address holds at most 3 of them, and a buyer elsewhere
+/// still gets the code and pays.
+async fn unpaid_checkouts_from_one_client_cannot_squat_a_code_s_last_uses(backend: Backend) {
+    let Some((app, _upstream, plan)) =
+        shop_with(backend, &[("STOREFRONT_TRUSTED_PROXIES", "127.0.0.1")]).await
+    else {
+        return;
+    };
+    add_code(&app, "FIVE", 1_000, Some(5)).await;
+    let mut answers = Vec::new();
+    for i in 0..5 {
+        let squatter = via("203.0.113.7");
+        let email = format!("invented-{i}@example.com");
+        let (status, page, _) = buy_with_code(&app, &squatter, &plan, &email, "FIVE").await;
+        answers.push((status, page));
+    }
+    let statuses: Vec<u16> = answers.iter().map(|a| a.0).collect();
+    assert_eq!(
+        statuses,
+        [303, 303, 303, 409, 409],
+        "one address holds 3 uses"
+    );
+    assert!(
+        answers[3].1.contains(
+            "Other unpaid checkouts from your connection already hold this promotion code"
+        ),
+        "{}",
+        answers[3].1
+    );
+    assert!(!answers[3].1.contains("used up"), "{}", answers[3].1);
+
+    // A buyer at another address gets the code, pays, and the use is counted.
+    let buyer = via("198.51.100.20");
+    let (status, page, headers) =
+        buy_with_code(&app, &buyer, &plan, "buyer@example.com", "FIVE").await;
+    assert_eq!(status, 303, "{page}");
+    let (id, _) = pay(&app, &buyer, &headers).await;
+    assert_eq!(
+        purchase_row(&app.db, &id).await.promo_code.as_deref(),
+        Some("FIVE")
+    );
+    assert_eq!(used_count(&app, "FIVE").await, 1);
 }
