@@ -74,9 +74,10 @@ impl Reservation {
     }
 }
 
-/// Reserves an attempt for `actor` from `client_addr`, or `None` when the limits refuse it (the
-/// refusal is audited once per account, client and window, so hammering a throttled login does
-/// not grow the audit log).
+/// Reserves an attempt for `actor` from `client_addr`, or `None` when the limits refuse it. A
+/// refusal is audited once per client and window, counted up in that entry's `repeats`
+/// whatever address was typed, so hammering a throttled login with new addresses does not
+/// grow the audit log.
 pub async fn reserve(
     db: &Db,
     kind: Kind,
@@ -90,26 +91,12 @@ pub async fn reserve(
             Kind::Password => !password_throttled(counts),
             Kind::Totp => !code_throttled(counts),
         };
-        let (_, id) = a::reserve(
-            conn,
-            kind,
-            &actor,
-            &ClientKey::key_text(&client),
-            now,
-            now - WINDOW_MS,
-            now - LONG_WINDOW_MS,
-            allow,
-        )?;
-        if let Some(id) = id {
-            return Ok(Some(Reservation { id }));
-        }
         let (noted_as, details) = match kind {
             Kind::Password => (action::LOGIN_THROTTLED, "too many failed logins"),
             Kind::Totp => (action::TOTP_THROTTLED, "too many wrong codes"),
         };
-        let noted = q::count_recent(conn, noted_as, &actor, &client, now - WINDOW_MS)?;
-        if noted.pair == 0 {
-            q::append_audit(
+        let refused = |conn: &mut DbConn| {
+            q::note_repeated_audit(
                 conn,
                 &NewAudit {
                     at_ms: now,
@@ -120,9 +107,21 @@ pub async fn reserve(
                     client_addr: &client,
                     details,
                 },
-            )?;
-        }
-        Ok(None)
+                now - WINDOW_MS,
+            )
+        };
+        let (_, id) = a::reserve(
+            conn,
+            kind,
+            &actor,
+            &ClientKey::key_text(&client),
+            now,
+            now - WINDOW_MS,
+            now - LONG_WINDOW_MS,
+            allow,
+            refused,
+        )?;
+        Ok(id.map(|id| Reservation { id }))
     })
     .await
 }

@@ -17,6 +17,7 @@ mod admin_roles;
 mod admin_totp;
 mod admin_users;
 mod admin_wallet;
+mod audit_log;
 mod bad_input;
 mod books;
 mod browser;
