@@ -45,6 +45,7 @@ mod ops;
 mod order_links;
 mod outage;
 mod outbox;
+mod page_cache;
 mod promo;
 mod replicas;
 mod sandbox;
