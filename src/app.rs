@@ -1,6 +1,6 @@
 //! Startup: builds the shared state from the settings, spawns the background loops (catalog
 //! sync, outbox workers, the PostgreSQL listener, unpaid-checkout expiry, the supplier account
-//! and wallet watches) and hands the bound listener to [`crate::web`] to serve. The binary's
+//! and wallet watches, the daily audit prune) and hands the bound listener to [`crate::web`] to serve. The binary's
 //! `serve` and `demo`, and the tests, start the shop through [`Application`].
 
 use std::net::TcpListener;
@@ -198,8 +198,14 @@ impl Application {
             Arc::clone(&lost_link_wake),
             stopped.clone(),
         )));
+        background.push(tokio::spawn(crate::accounts::audit::run_daily(
+            db.clone(),
+            settings.audit_retention_days,
+            stopped.clone(),
+        )));
         let checkout_limiter =
             RateLimiter::new(settings.checkout_rate_limit, Duration::from_secs(60));
+        let login_limiter = RateLimiter::new(settings.login_rate_limit, Duration::from_secs(60));
         let installation_keys =
             InstallationKeys::derive(&settings.secret_key, &settings.previous_secret_keys);
         let state = ActixData::new(AppState {
@@ -210,6 +216,7 @@ impl Application {
             upstream: client,
             payments,
             checkout_limiter,
+            login_limiter,
             lost_link_limiter: RateLimiter::new(
                 crate::web::lost_link::PER_CLIENT_LIMIT,
                 crate::web::lost_link::PER_CLIENT_WINDOW,

@@ -14,6 +14,7 @@
 //! When an owner requires TOTP for all, an account without it gets a session that may only
 //! enrol.
 
+pub mod audit;
 pub mod password;
 pub mod session;
 pub mod throttle;
@@ -35,7 +36,7 @@ pub const MAX_PASSWORD_CHANGE_FAILURES: i64 = 5;
 /// The window [`MAX_PASSWORD_CHANGE_FAILURES`] counts over (logins: [`throttle`]).
 pub const THROTTLE_WINDOW_MS: i64 = 60 * 1000;
 
-/// Audit actions.
+/// Audit actions, every one the console writes.
 pub mod action {
     pub const LOGIN: &str = "login";
     pub const LOGIN_FAILED: &str = "login_failed";
@@ -66,6 +67,42 @@ pub mod action {
     pub const TOTP_RESET: &str = "totp_reset";
     pub const TOTP_REQUIRED: &str = "totp_required";
     pub const TOTP_NOT_REQUIRED: &str = "totp_not_required";
+    pub const PRICING_RULE_SAVED: &str = "pricing_rule_saved";
+    pub const PRICING_RULE_DELETED: &str = "pricing_rule_deleted";
+    pub const PROMO_CODE_CREATED: &str = "promo_code_created";
+    pub const PROMO_CODE_CHANGED: &str = "promo_code_changed";
+    pub const PROMO_CODE_DISABLED: &str = "promo_code_disabled";
+    pub const PROMO_CODE_ENABLED: &str = "promo_code_enabled";
+    pub const DISPLAY_RATE_SET: &str = "display_rate_set";
+    pub const DISPLAY_RATE_CLEARED: &str = "display_rate_cleared";
+    /// A top-up created upstream by its form's first submission.
+    pub const WALLET_TOPUP_CREATED: &str = "wallet_topup_created";
+    /// A later submission of the same top-up form (same key, same session).
+    pub const WALLET_TOPUP_RESUBMITTED: &str = "wallet_topup_resubmitted";
+    /// A top-up submission that did not lead to a payment page.
+    pub const WALLET_TOPUP_FAILED: &str = "wallet_topup_failed";
+
+    /// The money actions: what moves money (refunds, orders placed again at the shop's cost,
+    /// wallet top-ups, resolving a purchase's problem, which may absorb its cost) or changes
+    /// what customers pay (markup rules, promotion codes, display rates). The audit retention
+    /// keeps them at least a year ([`super::audit`]), whatever the configured retention.
+    pub const MONEY: &[&str] = &[
+        ORDER_REFUND,
+        ORDER_RETRY,
+        ORDER_RESOLVE,
+        PLACEMENTS_RETRY,
+        WALLET_TOPUP_CREATED,
+        WALLET_TOPUP_RESUBMITTED,
+        WALLET_TOPUP_FAILED,
+        PRICING_RULE_SAVED,
+        PRICING_RULE_DELETED,
+        PROMO_CODE_CREATED,
+        PROMO_CODE_CHANGED,
+        PROMO_CODE_DISABLED,
+        PROMO_CODE_ENABLED,
+        DISPLAY_RATE_SET,
+        DISPLAY_RATE_CLEARED,
+    ];
 }
 
 /// What a session may do.

@@ -86,9 +86,10 @@ impl Reservation {
     }
 }
 
-/// Reserves an attempt for `actor` from `client_addr`, or `None` when the limits refuse it (the
-/// refusal is audited once per account, client and window, so hammering a throttled login does
-/// not grow the audit log).
+/// Reserves an attempt for `actor` from `client_addr`, or `None` when the limits refuse it. A
+/// refusal is audited once per client and window, counted up in that entry's `repeats`
+/// whatever address was typed, so hammering a throttled login with new addresses does not
+/// grow the audit log.
 pub async fn reserve(
     db: &Db,
     kind: Kind,
@@ -103,19 +104,6 @@ pub async fn reserve(
             Kind::Totp => !code_throttled(counts),
             Kind::PasswordChange => counts.actor < super::MAX_PASSWORD_CHANGE_FAILURES,
         };
-        let (_, id) = a::reserve(
-            conn,
-            kind,
-            &actor,
-            &ClientKey::key_text(&client),
-            now,
-            now - short_window_ms(kind),
-            now - LONG_WINDOW_MS,
-            allow,
-        )?;
-        if let Some(id) = id {
-            return Ok(Some(Reservation { id }));
-        }
         let (noted_as, details) = match kind {
             Kind::Password => (action::LOGIN_THROTTLED, "too many failed logins"),
             Kind::Totp => (action::TOTP_THROTTLED, "too many wrong codes"),
@@ -124,9 +112,8 @@ pub async fn reserve(
                 "too many wrong current passwords: refused unchecked",
             ),
         };
-        let noted = q::count_recent(conn, noted_as, &actor, &client, now - short_window_ms(kind))?;
-        if noted.pair == 0 {
-            q::append_audit(
+        let refused = |conn: &mut DbConn| {
+            q::note_repeated_audit(
                 conn,
                 &NewAudit {
                     at_ms: now,
@@ -137,9 +124,21 @@ pub async fn reserve(
                     client_addr: &client,
                     details,
                 },
-            )?;
-        }
-        Ok(None)
+                now - short_window_ms(kind),
+            )
+        };
+        let (_, id) = a::reserve(
+            conn,
+            kind,
+            &actor,
+            &ClientKey::key_text(&client),
+            now,
+            now - short_window_ms(kind),
+            now - LONG_WINDOW_MS,
+            allow,
+            refused,
+        )?;
+        Ok(id.map(|id| Reservation { id }))
     })
     .await
 }

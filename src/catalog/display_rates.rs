@@ -12,8 +12,9 @@ use crate::domain::currency::Rate;
 
 /// Audit actions of the display currencies page.
 pub mod action {
-    pub const RATE_SET: &str = "display_rate_set";
-    pub const RATE_CLEARED: &str = "display_rate_cleared";
+    pub use crate::accounts::action::{
+        DISPLAY_RATE_CLEARED as RATE_CLEARED, DISPLAY_RATE_SET as RATE_SET,
+    };
 }
 
 /// The stored rates.

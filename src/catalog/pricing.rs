@@ -13,8 +13,9 @@ use crate::domain::pricing::{MarkupRule, RuleScope};
 
 /// Audit actions of the pricing page.
 pub mod action {
-    pub const RULE_SAVED: &str = "pricing_rule_saved";
-    pub const RULE_DELETED: &str = "pricing_rule_deleted";
+    pub use crate::accounts::action::{
+        PRICING_RULE_DELETED as RULE_DELETED, PRICING_RULE_SAVED as RULE_SAVED,
+    };
 }
 
 /// A rule as the audit log and the console word it: `country FR: 25.00% + $0.50, …`.

@@ -18,10 +18,10 @@ use crate::domain::promo::{self, Discount, PromoScope};
 
 /// Audit actions of the promotion codes page.
 pub mod action {
-    pub const CODE_CREATED: &str = "promo_code_created";
-    pub const CODE_CHANGED: &str = "promo_code_changed";
-    pub const CODE_DISABLED: &str = "promo_code_disabled";
-    pub const CODE_ENABLED: &str = "promo_code_enabled";
+    pub use crate::accounts::action::{
+        PROMO_CODE_CHANGED as CODE_CHANGED, PROMO_CODE_CREATED as CODE_CREATED,
+        PROMO_CODE_DISABLED as CODE_DISABLED, PROMO_CODE_ENABLED as CODE_ENABLED,
+    };
 }
 
 /// A code as the owner asks for it, already parsed.

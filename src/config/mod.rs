@@ -350,6 +350,12 @@ pub struct Settings {
     pub auto_refund: bool,
     /// Checkouts one client address may start per minute.
     pub checkout_rate_limit: u32,
+    /// `STOREFRONT_LOGIN_RATE_LIMIT`: console sign-in forms (password or code) one client
+    /// may send per minute, refused before anything is written.
+    pub login_rate_limit: u32,
+    /// `STOREFRONT_AUDIT_RETENTION_DAYS` (30 … 3650, default 400): days the audit log keeps
+    /// an entry (money actions at least a year, see `accounts::audit`).
+    pub audit_retention_days: u32,
     /// `STOREFRONT_ORDER_LINK_DAYS`: days the private order links keep working after the
     /// purchase was fulfilled or ended.
     pub order_link_days: u32,
@@ -404,6 +410,12 @@ impl Settings {
             auto_refund: src.parsed("AUTO_REFUND", false, parse_bool)?,
             checkout_rate_limit: src.parsed("CHECKOUT_RATE_LIMIT", 10, |raw| {
                 parse_int_in(raw, 1, 1_000_000)
+            })?,
+            login_rate_limit: src.parsed("LOGIN_RATE_LIMIT", 10, |raw| {
+                parse_int_in(raw, 1, 1_000_000)
+            })?,
+            audit_retention_days: src.parsed("AUDIT_RETENTION_DAYS", 400, |raw| {
+                parse_int_in(raw, 30, 3_650)
             })?,
             order_link_days: src.parsed(
                 "ORDER_LINK_DAYS",

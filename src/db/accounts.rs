@@ -1,5 +1,7 @@
 //! Admin accounts, their sessions and the audit log. Sessions are keyed by the SHA-256 of the
-//! cookie value; the audit log is only ever inserted into (there is no update or delete here).
+//! cookie value. An audit entry is never edited, with one exception: a repeated refusal
+//! ([`note_repeated_audit`]) counts up the `repeats` of its client's entry for the window.
+//! Entries leave only through the retention prune ([`prune_audit`]).
 
 use diesel::prelude::*;
 
@@ -274,6 +276,8 @@ pub struct AuditRow {
     pub target: Option<String>,
     pub client_addr: String,
     pub details: String,
+    /// How many events this entry stands for (refused logins of one client in one window).
+    pub repeats: i64,
 }
 
 /// One audit entry to append.
@@ -302,6 +306,68 @@ pub fn append_audit(conn: &mut DbConn, entry: &NewAudit<'_>) -> Result<(), DbErr
         ))
         .execute(conn)?;
     Ok(())
+}
+
+/// Records `entry` (a refused login) once per client and window: when an entry of the same
+/// action from the same client (its [`ClientKey`]) exists since `since_ms`, its `repeats` goes
+/// up by one and nothing is added, whatever the entry's actor. Call it inside a write
+/// transaction (the look-up and the write must not be split by another writer).
+pub fn note_repeated_audit(
+    conn: &mut DbConn,
+    entry: &NewAudit<'_>,
+    since_ms: i64,
+) -> Result<(), DbError> {
+    let client_key = ClientKey::key_text(entry.client_addr);
+    let existing: Option<i64> = admin_audit::table
+        .filter(admin_audit::action.eq(entry.action))
+        .filter(admin_audit::client_key.eq(&client_key))
+        .filter(admin_audit::at_ms.ge(since_ms))
+        .order(admin_audit::id.desc())
+        .select(admin_audit::id)
+        .first(conn)
+        .optional()?;
+    match existing {
+        Some(id) => {
+            diesel::update(admin_audit::table.find(id))
+                .set(admin_audit::repeats.eq(admin_audit::repeats + 1))
+                .execute(conn)?;
+            Ok(())
+        }
+        None => append_audit(conn, entry),
+    }
+}
+
+/// Deletes up to `batch` audit entries older than `before_ms`, keeping those whose action is
+/// in `kept_actions` unless they are also older than `kept_before_ms` (which must be no later
+/// than `before_ms`). Returns how many were deleted; the caller repeats until fewer than
+/// `batch`, so no transaction holds the write lock for long.
+pub fn prune_audit(
+    conn: &mut DbConn,
+    before_ms: i64,
+    kept_actions: &[&str],
+    kept_before_ms: i64,
+    batch: i64,
+) -> Result<usize, DbError> {
+    conn.write_tx(|conn| {
+        let doomed: Vec<i64> = admin_audit::table
+            .filter(admin_audit::at_ms.lt(before_ms))
+            .filter(
+                admin_audit::action
+                    .ne_all(kept_actions)
+                    .or(admin_audit::at_ms.lt(kept_before_ms)),
+            )
+            .order(admin_audit::at_ms)
+            .select(admin_audit::id)
+            .limit(batch)
+            .load(conn)?;
+        if doomed.is_empty() {
+            return Ok(0);
+        }
+        Ok(
+            diesel::delete(admin_audit::table.filter(admin_audit::id.eq_any(&doomed)))
+                .execute(conn)?,
+        )
+    })
 }
 
 /// How many entries of one action (failed logins) were recent, counted three ways.

@@ -52,9 +52,9 @@ pub struct Counts {
 const RESERVE_LOCK_KEY: i64 = 0x7374_6f72_6c6f_676e;
 
 /// Counts the recent attempts and, when `allow` says so, reserves one more, all under one
-/// lock: two replicas cannot both see the last free place. Returns the counts and the new
-/// attempt's id (`None` when refused). Attempts older than `prune_before_ms` are deleted on the
-/// way.
+/// lock: two replicas cannot both see the last free place. When `allow` refuses, `refused`
+/// records the refusal in the same transaction. Returns the counts and the new attempt's id
+/// (`None` when refused). Attempts older than `long_since_ms` are deleted on the way.
 #[expect(
     clippy::too_many_arguments,
     reason = "one call site, each a plain value"
@@ -68,6 +68,7 @@ pub fn reserve(
     short_since_ms: i64,
     long_since_ms: i64,
     allow: impl FnOnce(&Counts) -> bool,
+    refused: impl FnOnce(&mut DbConn) -> Result<(), DbError>,
 ) -> Result<(Counts, Option<i64>), DbError> {
     conn.write_tx(|conn| {
         if let DbConn::Postgres(pg) = conn {
@@ -105,6 +106,7 @@ pub fn reserve(
                 .get_result(conn)?,
         };
         if !allow(&counts) {
+            refused(conn)?;
             return Ok((counts, None));
         }
         let id: i64 = diesel::insert_into(admin_login_attempts::table)

@@ -329,6 +329,7 @@ diesel::table! {
         client_addr -> Text,
         details -> Text,
         client_key -> Text,
+        repeats -> BigInt,
     }
 }
 

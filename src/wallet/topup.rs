@@ -22,12 +22,11 @@ use crate::upstream::{Balance, BalanceTransaction, UpstreamError};
 use crate::wallet::threshold::check_low_balance;
 use crate::wallet::{TRANSACTIONS_PER_PAGE, Wallet, WalletError};
 
-/// `audit_log.action` of a top-up created upstream by its form's first submission.
-pub const TOPUP_CREATED: &str = "wallet_topup_created";
-/// `audit_log.action` of a later submission of the same form (same key, same session).
-pub const TOPUP_RESUBMITTED: &str = "wallet_topup_resubmitted";
-/// `audit_log.action` of a submission that did not lead to a payment page.
-pub const TOPUP_FAILED: &str = "wallet_topup_failed";
+/// The audit actions of top-ups (money actions, kept at least a year).
+pub use crate::accounts::action::{
+    WALLET_TOPUP_CREATED as TOPUP_CREATED, WALLET_TOPUP_FAILED as TOPUP_FAILED,
+    WALLET_TOPUP_RESUBMITTED as TOPUP_RESUBMITTED,
+};
 
 /// Why a top-up form did not lead to a payment page.
 #[derive(Debug, thiserror::Error)]

@@ -139,6 +139,41 @@ pub async fn metrics(
             sync.finished_at_ms / 1000
         );
     }
+    let _ = writeln!(
+        out,
+        "# HELP storefront_page_cache_hits_total Shop pages answered from this process's page caches."
+    );
+    let _ = writeln!(out, "# TYPE storefront_page_cache_hits_total counter");
+    let _ = writeln!(
+        out,
+        "# HELP storefront_page_cache_renders_total Shop pages rendered because no stored copy was at hand."
+    );
+    let _ = writeln!(out, "# TYPE storefront_page_cache_renders_total counter");
+    let _ = writeln!(
+        out,
+        "# HELP storefront_page_cache_bytes Bytes of pages the page caches keep now."
+    );
+    let _ = writeln!(out, "# TYPE storefront_page_cache_bytes gauge");
+    for (cache, stats) in [
+        ("catalog", state.pages.stats()),
+        ("plan", state.plan_pages.stats()),
+    ] {
+        let _ = writeln!(
+            out,
+            "storefront_page_cache_hits_total{{cache=\"{cache}\"}} {}",
+            stats.hits
+        );
+        let _ = writeln!(
+            out,
+            "storefront_page_cache_renders_total{{cache=\"{cache}\"}} {}",
+            stats.renders
+        );
+        let _ = writeln!(
+            out,
+            "storefront_page_cache_bytes{{cache=\"{cache}\"}} {}",
+            stats.bytes
+        );
+    }
     Ok(HttpResponse::Ok()
         .content_type("text/plain; version=0.0.4; charset=utf-8")
         .body(out))

@@ -50,6 +50,8 @@ pub struct AppState {
     /// Cookies carry `Secure` (and the `__Host-` prefix) when the shop is served over HTTPS.
     pub secure_cookies: bool,
     pub checkout_limiter: RateLimiter,
+    /// Console sign-in forms (password and code) per client, checked before any write.
+    pub login_limiter: RateLimiter,
     /// Per-client limit of "Lost your link?" requests.
     pub lost_link_limiter: RateLimiter,
     /// Wakes this process's "Lost your link?" sender after a request was queued.

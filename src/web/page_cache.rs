@@ -7,11 +7,20 @@
 //! (a sync or a pricing change swaps the snapshot and empties the cache). Each page carries a
 //! strong `ETag` (a hash of its bytes), so a browser revisiting gets `304 Not Modified`.
 //!
-//! The cache is bounded: past [`MAX_PAGES`] entries for one snapshot, pages are rendered per
-//! request instead (a query parameter with endless values cannot grow memory without bound).
+//! The cache is bounded in bytes, per language: each language keeps at most its budget of
+//! stored pages (HTML and gzip together), and past it the least recently used page of that
+//! language makes room. So junk in one language never evicts another's pages, a page
+//! requested often stays, and a catalog larger than the budget keeps its busy pages. Callers
+//! normalise the options in a key first (`web::shop`: an unknown sort or duration is the
+//! default one), so a query parameter with endless values names a handful of pages, not
+//! endless ones. Hits and renders are counted for `/metrics`.
+//!
+//! The least-recently-used order is a tick per use: a map from key to entry (with its last
+//! tick) and an ordered map from tick to key, both under one short lock, O(log n) a request.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use actix_web::http::StatusCode;
@@ -23,8 +32,11 @@ use actix_web::web::Bytes;
 use actix_web::{HttpRequest, HttpResponse};
 use sha2::{Digest, Sha256};
 
-/// Pages kept for one snapshot at most.
-pub const MAX_PAGES: usize = 1024;
+/// Bytes of catalog pages (HTML and gzip) one language keeps at most: a few hundred country
+/// pages in each of their sorts.
+pub const CATALOG_BYTES_PER_LANGUAGE: usize = 16 * 1024 * 1024;
+/// Bytes of plan pages one language keeps at most.
+pub const PLAN_BYTES_PER_LANGUAGE: usize = 8 * 1024 * 1024;
 
 /// Catalog pages hold nothing private: shared caches may keep them briefly.
 const CACHE_CONTROL_VALUE: &str = "public, max-age=60";
@@ -77,6 +89,12 @@ impl CachedPage {
                 .body(gzip.clone()),
             _ => builder.body(self.html.clone()),
         }
+    }
+}
+
+impl Weigh for CachedPage {
+    fn bytes(&self) -> usize {
+        self.html.len() + self.gzip.as_ref().map_or(0, Bytes::len)
     }
 }
 
@@ -136,81 +154,186 @@ fn positive_quality(q: &str) -> bool {
         && q.bytes().any(|b| (b'1'..=b'9').contains(&b))
 }
 
-/// The pages of the current snapshot, by key.
-#[derive(Debug, Default)]
+/// What a stored page costs the cache, in bytes.
+pub trait Weigh {
+    fn bytes(&self) -> usize;
+}
+
+/// How a cache has been used since start (for `/metrics` and tests).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CacheStats {
+    /// Requests answered from a stored page.
+    pub hits: u64,
+    /// Pages rendered (a miss, or a page not kept).
+    pub renders: u64,
+    /// Pages kept now, all languages.
+    pub pages: usize,
+    /// Their bytes, all languages.
+    pub bytes: usize,
+}
+
+/// The pages of the current snapshot, by language and key.
+#[derive(Debug)]
 pub struct PageCache {
     pages: Generations<CachedPage>,
 }
 
+impl Default for PageCache {
+    fn default() -> Self {
+        Self::with_budget(CATALOG_BYTES_PER_LANGUAGE)
+    }
+}
+
 impl PageCache {
-    /// The page `key` of snapshot `generation`: from the cache, or rendered by `render` (and
-    /// kept, while there is room).
+    /// A cache keeping at most `bytes_per_language` of pages in each language.
+    pub fn with_budget(bytes_per_language: usize) -> Self {
+        Self {
+            pages: Generations::new(bytes_per_language),
+        }
+    }
+
+    /// The page `key` in `language` of snapshot `generation`: from the cache, or rendered by
+    /// `render` (and kept, evicting that language's least recently used pages if need be).
     pub fn get_or_render<E>(
         &self,
         generation: u64,
+        language: &str,
         key: &str,
         render: impl FnOnce() -> Result<String, E>,
     ) -> Result<Arc<CachedPage>, E> {
         self.pages
-            .get_or_make(generation, key, || render().map(CachedPage::new))
+            .get_or_make(generation, language, key, || render().map(CachedPage::new))
     }
 
     /// How many pages are kept now (for tests and metrics).
     pub fn len(&self) -> usize {
-        self.pages.len()
+        self.pages.stats().pages
     }
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    pub fn stats(&self) -> CacheStats {
+        self.pages.stats()
+    }
 }
 
-/// Values of one snapshot generation, by key, at most [`MAX_PAGES`] of them.
+/// Values of one snapshot generation, by language and key, each language within its budget.
 #[derive(Debug)]
 struct Generations<P> {
     pages: Mutex<Pages<P>>,
-}
-
-impl<P> Default for Generations<P> {
-    fn default() -> Self {
-        Self {
-            pages: Mutex::new(Pages {
-                generation: 0,
-                by_key: HashMap::new(),
-            }),
-        }
-    }
+    budget: usize,
+    hits: AtomicU64,
+    renders: AtomicU64,
 }
 
 #[derive(Debug)]
 struct Pages<P> {
     generation: u64,
-    by_key: HashMap<String, Arc<P>>,
+    /// Counts uses: the later a page's tick, the more recently it was used.
+    tick: u64,
+    languages: HashMap<String, Lru<P>>,
 }
 
-impl<P> Generations<P> {
+/// One language's pages in least-recently-used order.
+#[derive(Debug)]
+struct Lru<P> {
+    by_key: HashMap<String, Entry<P>>,
+    by_tick: BTreeMap<u64, String>,
+    bytes: usize,
+}
+
+#[derive(Debug)]
+struct Entry<P> {
+    page: Arc<P>,
+    bytes: usize,
+    tick: u64,
+}
+
+impl<P> Default for Lru<P> {
+    fn default() -> Self {
+        Self {
+            by_key: HashMap::new(),
+            by_tick: BTreeMap::new(),
+            bytes: 0,
+        }
+    }
+}
+
+impl<P> Lru<P> {
+    fn touch(&mut self, key: &str, tick: u64) -> Option<Arc<P>> {
+        let entry = self.by_key.get_mut(key)?;
+        self.by_tick.remove(&entry.tick);
+        entry.tick = tick;
+        self.by_tick.insert(tick, key.to_string());
+        Some(Arc::clone(&entry.page))
+    }
+
+    /// Keeps `page` under `key` unless it alone is over `budget`, then evicts the least
+    /// recently used pages until the language is within it.
+    fn insert(&mut self, key: &str, page: Arc<P>, bytes: usize, tick: u64, budget: usize) {
+        if bytes > budget || self.by_key.contains_key(key) {
+            return;
+        }
+        self.by_key
+            .insert(key.to_string(), Entry { page, bytes, tick });
+        self.by_tick.insert(tick, key.to_string());
+        self.bytes += bytes;
+        while self.bytes > budget {
+            let Some((_, oldest)) = self.by_tick.pop_first() else {
+                break;
+            };
+            if let Some(gone) = self.by_key.remove(&oldest) {
+                self.bytes -= gone.bytes;
+            }
+        }
+    }
+}
+
+impl<P: Weigh> Generations<P> {
+    fn new(budget: usize) -> Self {
+        Self {
+            pages: Mutex::new(Pages {
+                generation: 0,
+                tick: 0,
+                languages: HashMap::new(),
+            }),
+            budget,
+            hits: AtomicU64::new(0),
+            renders: AtomicU64::new(0),
+        }
+    }
+
     fn get_or_make<E>(
         &self,
         generation: u64,
+        language: &str,
         key: &str,
         make: impl FnOnce() -> Result<P, E>,
     ) -> Result<Arc<P>, E> {
-        if let Some(page) = self.lookup(generation, key) {
+        if let Some(page) = self.lookup(generation, language, key) {
+            self.hits.fetch_add(1, Ordering::Relaxed);
             return Ok(page);
         }
         // Made outside the lock: two first requests may both make it; one copy is kept.
+        self.renders.fetch_add(1, Ordering::Relaxed);
         let page = Arc::new(make()?);
+        let bytes = page.bytes() + key.len();
         let mut pages = self.lock();
-        if pages.generation == generation && pages.by_key.len() < MAX_PAGES {
+        if pages.generation == generation {
+            pages.tick += 1;
+            let tick = pages.tick;
             pages
-                .by_key
-                .entry(key.to_string())
-                .or_insert_with(|| Arc::clone(&page));
+                .languages
+                .entry(language.to_string())
+                .or_default()
+                .insert(key, Arc::clone(&page), bytes, tick, self.budget);
         }
         Ok(page)
     }
 
-    fn lookup(&self, generation: u64, key: &str) -> Option<Arc<P>> {
+    fn lookup(&self, generation: u64, language: &str, key: &str) -> Option<Arc<P>> {
         let mut pages = self.lock();
         if pages.generation != generation {
             // Another snapshot: its pages are stale (a later generation is never replaced
@@ -219,18 +342,26 @@ impl<P> Generations<P> {
                 return None;
             }
             pages.generation = generation;
-            pages.by_key.clear();
+            pages.languages.clear();
         }
-        pages.by_key.get(key).cloned()
+        pages.tick += 1;
+        let tick = pages.tick;
+        pages.languages.get_mut(language)?.touch(key, tick)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Pages<P>> {
-        // A panic while holding the lock leaves a map that is still whole.
+        // A panic while holding the lock leaves maps that are still whole.
         self.pages.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn len(&self) -> usize {
-        self.lock().by_key.len()
+    fn stats(&self) -> CacheStats {
+        let pages = self.lock();
+        CacheStats {
+            hits: self.hits.load(Ordering::Relaxed),
+            renders: self.renders.load(Ordering::Relaxed),
+            pages: pages.languages.values().map(|l| l.by_key.len()).sum(),
+            bytes: pages.languages.values().map(|l| l.bytes).sum(),
+        }
     }
 }
 
@@ -341,6 +472,15 @@ impl SlottedPage {
     }
 }
 
+impl Weigh for SlottedPage {
+    fn bytes(&self) -> usize {
+        self.before.len()
+            + self.after.len()
+            + self.deflated_before.len()
+            + self.deflated_after.len()
+    }
+}
+
 /// Raw deflate of `bytes`, ending with `flush` (a sync flush leaves the stream open at a byte
 /// boundary; finish writes the final block).
 fn deflate(bytes: &[u8], flush: flate2::FlushCompress) -> Option<Vec<u8>> {
@@ -361,31 +501,51 @@ fn deflate(bytes: &[u8], flush: flate2::FlushCompress) -> Option<Vec<u8>> {
     }
 }
 
-/// The slotted pages of the current snapshot, by key.
-#[derive(Debug, Default)]
+/// The slotted pages of the current snapshot, by language and key.
+#[derive(Debug)]
 pub struct SlottedCache {
     pages: Generations<SlottedPage>,
 }
 
+impl Default for SlottedCache {
+    fn default() -> Self {
+        Self::with_budget(PLAN_BYTES_PER_LANGUAGE)
+    }
+}
+
 impl SlottedCache {
-    /// The page `key` of snapshot `generation`: from the cache, or rendered by `render` (with
-    /// [`SLOT`] in place of the per-visitor value) and kept while there is room.
+    /// A cache keeping at most `bytes_per_language` of pages in each language.
+    pub fn with_budget(bytes_per_language: usize) -> Self {
+        Self {
+            pages: Generations::new(bytes_per_language),
+        }
+    }
+
+    /// The page `key` in `language` of snapshot `generation`: from the cache, or rendered by
+    /// `render` (with [`SLOT`] in place of the per-visitor value) and kept as
+    /// [`PageCache::get_or_render`] keeps pages.
     pub fn get_or_render<E: From<SlotError>>(
         &self,
         generation: u64,
+        language: &str,
         key: &str,
         render: impl FnOnce() -> Result<String, E>,
     ) -> Result<Arc<SlottedPage>, E> {
-        self.pages
-            .get_or_make(generation, key, || Ok(SlottedPage::new(&render()?)?))
+        self.pages.get_or_make(generation, language, key, || {
+            Ok(SlottedPage::new(&render()?)?)
+        })
     }
 
     pub fn len(&self) -> usize {
-        self.pages.len()
+        self.pages.stats().pages
     }
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    pub fn stats(&self) -> CacheStats {
+        self.pages.stats()
     }
 }
 
@@ -480,7 +640,7 @@ mod tests {
         let mut renders = 0;
         let mut get = |generation: u64, key: &str| {
             cache
-                .get_or_render(generation, key, || {
+                .get_or_render(generation, "en", key, || {
                     renders += 1;
                     Ok::<_, ()>(format!("{generation}:{key}"))
                 })
@@ -500,18 +660,62 @@ mod tests {
         assert_eq!(cache.len(), 1);
     }
 
+    /// A page of `size` random letters: it compresses poorly, so a stored page weighs about
+    /// 1.6 times `size`.
+    fn junk(i: usize, size: usize) -> String {
+        let mut state = u64::try_from(i)
+            .unwrap_or(0)
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            | 1;
+        (0..size)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                char::from(b'a' + u8::try_from(state % 26).unwrap_or(0))
+            })
+            .collect()
+    }
+
     #[test]
-    fn the_cache_stops_growing_at_its_bound() {
-        let cache = PageCache::default();
-        for i in 0..MAX_PAGES + 10 {
-            let page = cache
-                .get_or_render(1, &format!("country/US?days={i}"), || {
-                    Ok::<_, ()>(format!("page {i}"))
-                })
-                .expect("rendered");
-            assert_eq!(page.html, format!("page {i}").as_bytes());
+    fn junk_keys_evict_the_least_recently_used_pages_and_the_busy_ones_stay() {
+        let budget = 64 * 1024;
+        let cache = PageCache::with_budget(budget);
+        let get = |language: &str, key: &str, i: usize| {
+            cache
+                .get_or_render(1, language, key, || Ok::<_, ()>(junk(i, 2 * 1024)))
+                .expect("rendered")
+        };
+        get("en", "home", 0);
+        get("de", "home", 0);
+        for i in 1..=1_000 {
+            get("en", &format!("country/US?junk={i}"), i);
+            // The home page is asked for now and then: it stays.
+            if i % 10 == 0 {
+                get("en", "home", 0);
+            }
         }
-        assert_eq!(cache.len(), MAX_PAGES);
+        let stats = cache.stats();
+        assert_eq!(
+            stats.renders,
+            1 + 1 + 1_000,
+            "the home pages were rendered once each"
+        );
+        assert_eq!(stats.hits, 100);
+        assert!(
+            stats.bytes <= 2 * budget,
+            "each language within its budget: {stats:?}"
+        );
+        assert!(stats.pages < 40, "{stats:?}");
+        // Another language's page was not pushed out by the junk.
+        get("de", "home", 0);
+        assert_eq!(cache.stats().hits, 101);
+        // A page over the whole budget is served but not kept.
+        let big = cache
+            .get_or_render(1, "en", "huge", || Ok::<_, ()>(junk(7, budget + 1)))
+            .expect("rendered");
+        assert_eq!(big.html.len(), budget + 1);
+        assert!(cache.stats().bytes <= 2 * budget);
     }
 
     fn gunzip(body: &[u8]) -> String {
@@ -570,7 +774,7 @@ mod tests {
     #[test]
     fn a_render_error_is_returned_and_nothing_is_kept() {
         let cache = PageCache::default();
-        let err = cache.get_or_render(1, "k", || Err::<String, _>("boom"));
+        let err = cache.get_or_render(1, "en", "k", || Err::<String, _>("boom"));
         assert_eq!(err.map(|_| ()), Err("boom"));
         assert!(cache.is_empty());
     }

@@ -1,5 +1,6 @@
-//! A per-client limit on expensive or abusable requests (checkout; logins are throttled in
-//! the database instead, see `accounts`). Clients are counted by [`ClientKey`]: an IPv4
+//! A per-client limit on expensive or abusable requests (checkout, "lost your link", console
+//! sign-in forms). Sign-ins are also throttled per account in the database (`accounts`); this
+//! limit comes first, so a flood of them never reaches the database's write lock. Clients are counted by [`ClientKey`]: an IPv4
 //! address, or an IPv6 /64.
 //!
 //! It lives in each process: with several replicas a client gets the limit once per replica.

@@ -17,8 +17,8 @@ use crate::web::error::AppError;
 use crate::web::{AppState, csrf, page_cache, pages};
 
 /// A catalog page of the current snapshot, rendered once and then answered from
-/// [`crate::web::page_cache`] until the snapshot changes. `key` names the page and every
-/// option that changes it.
+/// [`crate::web::page_cache`] until the snapshot changes or the page is evicted. `key` names
+/// the page and every option that changes it, normalised (see [`ListOptions::parse`]).
 fn cached_page<T: Template>(
     state: &AppState,
     req: &HttpRequest,
@@ -26,11 +26,13 @@ fn cached_page<T: Template>(
     key: &str,
     build: impl FnOnce() -> T,
 ) -> Result<HttpResponse, AppError> {
-    // One page per language: the key names it, and the answer varies on what chose it.
-    let key = format!("{}:{key}", i18n::current().code());
-    let page = state.pages.get_or_render(snap.generation(), &key, || {
-        build().render().map_err(AppError::internal)
-    })?;
+    // One page per language, each language within its own budget.
+    let language = i18n::current().code();
+    let page = state
+        .pages
+        .get_or_render(snap.generation(), language, key, || {
+            build().render().map_err(AppError::internal)
+        })?;
     Ok(page.respond(req))
 }
 
@@ -281,7 +283,11 @@ struct ListOptions {
 }
 
 impl ListOptions {
-    fn parse(query: &ListQuery) -> Self {
+    /// The options `query` asks for, normalised before they name a cached page: an unknown
+    /// sort is the default one, and a duration that none of the page's plans has (`plans`,
+    /// asked only when a duration is given) is no filter at all, so `?days=` with endless
+    /// values names one page, not endless ones.
+    fn parse<'a>(query: &ListQuery, plans: impl FnOnce() -> Vec<&'a ShopPlan>) -> Self {
         let sort = match query.sort.as_deref() {
             Some("data") => Sort::Data,
             Some("validity") => Sort::Validity,
@@ -290,8 +296,9 @@ impl ListOptions {
         let days = query
             .days
             .as_deref()
-            .and_then(|d| d.parse::<i64>().ok())
-            .filter(|d| *d > 0);
+            .and_then(|d| d.trim().parse::<i64>().ok())
+            .filter(|d| *d > 0)
+            .filter(|d| plans().iter().any(|p| p.validity_days == *d));
         Self { sort, days }
     }
 
@@ -420,7 +427,11 @@ pub async fn country(
         }));
     }
     let name = destination.name.clone();
-    let options = ListOptions::parse(&query);
+    let options = ListOptions::parse(&query, || {
+        let mut both = snap.local_plans(&code);
+        both.extend(snap.covering_plans(&code));
+        both
+    });
     let key = format!("country/{code}?{}", options.key());
     cached_page(&state, &req, &snap, &key, || {
         let local_all = snap.local_plans(&code);
@@ -484,7 +495,7 @@ pub async fn region(
 ) -> Result<HttpResponse, AppError> {
     let snap = state.catalog.snapshot();
     let region = snap.region(&slug).ok_or(AppError::NotFound)?;
-    let options = ListOptions::parse(&query);
+    let options = ListOptions::parse(&query, || snap.region_plans(&region.slug));
     let key = format!("region/{}?{}", region.slug, options.key());
     cached_page(&state, &req, &snap, &key, || {
         let lang = i18n::current();
@@ -741,25 +752,22 @@ pub async fn plan(
     state.sales.refresh_if_stale(&state.db).await;
     // The buy box says "temporarily unavailable" while sales are paused: one page per state.
     let paused = state.sales.paused();
-    let key = format!(
-        "{}:plan/{}?paused={paused}",
-        i18n::current().code(),
-        plan.id
-    );
-    let page = state
-        .plan_pages
-        .get_or_render(snap.generation(), &key, || {
-            let form = BuyForm {
-                csrf_token: page_cache::SLOT.to_string(),
-                email: String::new(),
-                errors: Vec::new(),
-                expected_price_cents: plan.price.map_or(0, Cents::get),
-                promo_code: String::new(),
-            };
-            plan_page(&state, &snap, plan, paused, form)
-                .render()
-                .map_err(AppError::internal)
-        })?;
+    let key = format!("plan/{}?paused={paused}", plan.id);
+    let page =
+        state
+            .plan_pages
+            .get_or_render(snap.generation(), i18n::current().code(), &key, || {
+                let form = BuyForm {
+                    csrf_token: page_cache::SLOT.to_string(),
+                    email: String::new(),
+                    errors: Vec::new(),
+                    expected_price_cents: plan.price.map_or(0, Cents::get),
+                    promo_code: String::new(),
+                };
+                plan_page(&state, &snap, plan, paused, form)
+                    .render()
+                    .map_err(AppError::internal)
+            })?;
     let issued = csrf::issue(&req, &state.settings.secret_key, state.secure_cookies);
     let mut response = page.respond(&req, &issued.token, StatusCode::OK);
     // The form holds a per-browser token.

@@ -35,6 +35,7 @@ struct AuditPage {
     rows: Vec<Row>,
     older_href: Option<String>,
     paged: bool,
+    retention_days: u32,
 }
 
 /// Where an audit target can be looked at: a purchase's or an account's page.
@@ -79,12 +80,22 @@ pub async fn audit(
                     target_href: target_href(&target),
                     target,
                     client_addr: r.client_addr,
-                    details: r.details,
+                    details: if r.repeats > 1 {
+                        // Refusals of one client in one window share an entry; the actor is
+                        // the first address typed.
+                        format!(
+                            "{} ({} times from this client in this window)",
+                            r.details, r.repeats
+                        )
+                    } else {
+                        r.details
+                    },
                 }
             })
             .collect(),
         older_href,
         paged: before.is_some(),
+        retention_days: state.settings.audit_retention_days,
     };
     Ok(admin_page(StatusCode::OK, &page, cookie))
 }

@@ -1,6 +1,8 @@
 //! `/admin/login` and `POST /admin/logout`. A failed login never says whether the email or
 //! the password was wrong; too many failures answer 429 for a while (see
-//! [`crate::accounts::throttle`]). An account with TOTP goes on to `/admin/login/totp`.
+//! [`crate::accounts::throttle`]). Before any of that, one client may send only
+//! `STOREFRONT_LOGIN_RATE_LIMIT` sign-in forms a minute: the rest are refused with nothing
+//! written ([`sign_in_limited`]). An account with TOTP goes on to `/admin/login/totp`.
 
 use actix_web::cookie::{Cookie, SameSite};
 use actix_web::http::StatusCode;
@@ -10,7 +12,8 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    AnyStageAdmin, admin_page, check_csrf, client_addr, see_other, session_cookie, session_token,
+    AnyStageAdmin, TOO_FAST, admin_page, check_csrf, client_addr, see_other, session_cookie,
+    session_token, sign_in_limited, too_fast,
 };
 use crate::accounts::{self, LoginOutcome, session};
 use crate::web::error::AppError;
@@ -26,7 +29,6 @@ struct LoginPage {
 
 const FAILED: &str = "Wrong email or password.";
 const THROTTLED: &str = "Too many failed attempts. Wait 15 minutes, then try again.";
-
 fn render(
     state: &AppState,
     req: &HttpRequest,
@@ -73,6 +75,15 @@ pub async fn login(
     let form = form.into_inner();
     check_csrf(&state, &req, &form.csrf_token)?;
     let email: String = form.email.trim().chars().take(254).collect();
+    if sign_in_limited(&state, &req) {
+        return Ok(too_fast(render(
+            &state,
+            &req,
+            StatusCode::TOO_MANY_REQUESTS,
+            email,
+            Some(TOO_FAST),
+        )));
+    }
     if email.is_empty() || form.password.is_empty() {
         return Ok(render(
             &state,

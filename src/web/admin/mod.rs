@@ -268,6 +268,29 @@ fn session_cookie(state: &AppState, token: &SessionToken) -> Cookie<'static> {
     .finish()
 }
 
+/// What a sign-in refused by the per-client limit says.
+pub(crate) const TOO_FAST: &str =
+    "Too many sign-in attempts from your network. Wait a minute, then try again.";
+/// What a sign-in refused by the per-client limit answers in `Retry-After`: its window.
+const TOO_FAST_RETRY_AFTER_SECS: u32 = 60;
+
+/// Counts one sign-in form (password or code) from the request's client; true when it is over
+/// the per-client limit and must be refused before anything is read or written.
+pub(crate) fn sign_in_limited(state: &AppState, req: &HttpRequest) -> bool {
+    !state
+        .login_limiter
+        .allow(crate::web::client_addr::client_key(req))
+}
+
+/// `response` told to come back when the per-client limit's window has passed.
+pub(crate) fn too_fast(mut response: HttpResponse) -> HttpResponse {
+    response.headers_mut().insert(
+        header::RETRY_AFTER,
+        HeaderValue::from(TOO_FAST_RETRY_AFTER_SECS),
+    );
+    response
+}
+
 /// The client's address as the audit log and the login throttle see it: the TCP peer, or
 /// behind a trusted reverse proxy the address it forwarded (see [`crate::web::client_addr`]).
 fn client_addr(req: &HttpRequest) -> String {

@@ -14,8 +14,8 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    AnyStageAdmin, Chrome, CurrentAdmin, admin_page, check_csrf, client_addr, see_other,
-    session_cookie,
+    AnyStageAdmin, Chrome, CurrentAdmin, TOO_FAST, admin_page, check_csrf, client_addr, see_other,
+    session_cookie, sign_in_limited, too_fast,
 };
 use crate::accounts::throttle::RETRY_AFTER_SECS;
 use crate::accounts::totp::{self, TotpError, TotpKeys};
@@ -102,6 +102,15 @@ pub async fn submit_code(
     check_csrf(&state, &req, &form.csrf_token)?;
     if admin.stage != Stage::Totp {
         return Ok(see_other(home_of(admin.stage)));
+    }
+    if sign_in_limited(&state, &req) {
+        return Ok(too_fast(render_code(
+            &state,
+            &req,
+            &admin,
+            StatusCode::TOO_MANY_REQUESTS,
+            Some(TOO_FAST),
+        )));
     }
     let code: String = form.code.trim().chars().take(64).collect();
     if code.is_empty() {

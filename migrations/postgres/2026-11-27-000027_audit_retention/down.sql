@@ -1,0 +1,2 @@
+DROP INDEX admin_audit_at;
+ALTER TABLE admin_audit DROP COLUMN repeats;
