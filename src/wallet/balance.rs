@@ -78,6 +78,10 @@ struct RefresherState {
     reading: tokio::sync::Mutex<Option<Instant>>,
 }
 
+/// How long a checkout waits for a balance read already in flight before deciding on the
+/// stored balance.
+const JOIN_READ_WAIT: Duration = Duration::from_secs(1);
+
 impl BalanceRefresher {
     /// Asks the background reader for a read. False when no reader runs (tests and one-off
     /// commands): the caller then reads itself.
@@ -101,17 +105,29 @@ impl BalanceRefresher {
         max_age: Duration,
         budget: impl FnOnce() -> bool,
     ) -> bool {
-        let mut failed_at = self.0.reading.lock().await;
         let max_age_ms = i64::try_from(max_age.as_millis()).unwrap_or(i64::MAX);
-        let stale = match db.run(db::wallet::get).await {
-            Ok(row) => row.is_none_or(|w| db::now_ms() - w.refreshed_at_ms >= max_age_ms),
-            Err(err) => {
-                tracing::warn!(error = %err, "wallet row not read; balance not refreshed");
-                false
+        let stale = || async {
+            match db.run(db::wallet::get).await {
+                Ok(row) => row.is_none_or(|w| db::now_ms() - w.refreshed_at_ms >= max_age_ms),
+                Err(err) => {
+                    tracing::warn!(error = %err, "wallet row not read; balance not refreshed");
+                    false
+                }
             }
         };
+        // Decided before waiting for the read in flight: a fresh row, or a database that
+        // cannot be read (an outage, when that read may be stuck storing its result), costs
+        // no wait. A read in flight is joined for at most JOIN_READ_WAIT, then the checkout
+        // goes on with the stored value.
+        if !stale().await {
+            return false;
+        }
+        let Ok(mut failed_at) = tokio::time::timeout(JOIN_READ_WAIT, self.0.reading.lock()).await
+        else {
+            return false;
+        };
         let resting = failed_at.is_some_and(|at| at.elapsed() < BALANCE_RETRY_AFTER_FAILURE);
-        if !stale || resting || !budget() {
+        if resting || !stale().await || !budget() {
             return false;
         }
         *failed_at = (!refresh(db, upstream).await).then(Instant::now);
