@@ -3,7 +3,6 @@
 
 use std::time::SystemTime;
 
-use actix_web::cookie::{Cookie, SameSite};
 use actix_web::http::StatusCode;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -18,6 +17,7 @@ use crate::orders::checkout::{Checkout, CheckoutError, CheckoutForm};
 use crate::orders::confirm;
 use crate::payments::Provider;
 use crate::web::error::AppError;
+use crate::web::orders::{order_cookie, promo_line};
 use crate::web::shop::{FieldError, plan_title, render_plan};
 use crate::web::{AppState, csrf, pages};
 
@@ -286,41 +286,6 @@ fn problem(
         alternatives,
     };
     Ok(pages::private_page(StatusCode::CONFLICT, &page, cookie))
-}
-
-/// The cookie that lets this browser open its order page without the token in the address.
-/// `(code, "CODE: $2.00 off $20.00")` in the current language when `purchase` used a
-/// promotion code: the line the payment page and the order page show.
-pub(crate) fn promo_line(purchase: &crate::db::purchases::Purchase) -> Option<(String, String)> {
-    let (Some(code), Some(list), Some(off)) = (
-        &purchase.promo_code,
-        purchase.list_price_cents,
-        purchase.discount_cents,
-    ) else {
-        return None;
-    };
-    let lang = i18n::current();
-    Some((
-        code.clone(),
-        lang.ta(
-            "promo-pay-line",
-            &[
-                ("code", code.into()),
-                ("discount", lang.money(Cents::new(off)).into()),
-                ("list", lang.money(Cents::new(list)).into()),
-            ],
-        ),
-    ))
-}
-
-pub fn order_cookie(purchase_id: &str, token: &str, secure: bool) -> Cookie<'static> {
-    Cookie::build(format!("order_{purchase_id}"), token.to_string())
-        .path(format!("/orders/{purchase_id}"))
-        .http_only(true)
-        .secure(secure)
-        .same_site(SameSite::Lax)
-        .max_age(actix_web::cookie::time::Duration::days(400))
-        .finish()
 }
 
 #[derive(Template)]
