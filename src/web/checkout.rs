@@ -13,7 +13,7 @@ use crate::catalog::ShopPlan;
 use crate::domain::promo::normalise_code;
 use crate::domain::{Cents, Email};
 use crate::i18n::{self, Lang};
-use crate::orders::checkout::{Checkout, CheckoutError, CheckoutForm};
+use crate::orders::checkout::{CheckoutError, CheckoutForm};
 use crate::orders::confirm;
 use crate::payments::Provider;
 use crate::web::error::AppError;
@@ -139,30 +139,23 @@ pub async fn checkout(
             AppError::BadRequest(i18n::t("checkout-price-not-number"))
         })?)),
     };
-    let checkout = Checkout {
-        db: &state.db,
-        upstream: &state.upstream,
-        payments: state.payments.as_ref(),
-        snapshot: &snap,
-        public_url: &state.settings.public_url,
-        account: &state.account,
-        live_reads: &state.checkout_live_reads,
-        balance: state.outbox.balance_reader(),
-        min_margin: state.settings.min_margin,
-    };
-    let started = checkout
-        .start(CheckoutForm {
-            plan_id: plan.id.clone(),
-            email: email.clone(),
-            expected_price,
-            client,
-            language: form
-                .lang
-                .as_deref()
-                .and_then(Lang::parse)
-                .unwrap_or_else(i18n::current),
-            promo_code,
-        })
+    let started = state
+        .checkout
+        .start(
+            &snap,
+            CheckoutForm {
+                plan_id: plan.id.clone(),
+                email: email.clone(),
+                expected_price,
+                client,
+                language: form
+                    .lang
+                    .as_deref()
+                    .and_then(Lang::parse)
+                    .unwrap_or_else(i18n::current),
+                promo_code,
+            },
+        )
         .await;
     match started {
         Ok(started) => {
