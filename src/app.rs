@@ -208,6 +208,16 @@ impl Application {
         let login_limiter = RateLimiter::new(settings.login_rate_limit, Duration::from_secs(60));
         let installation_keys =
             InstallationKeys::derive(&settings.secret_key, &settings.previous_secret_keys);
+        let checkout = crate::orders::checkout::Checkout {
+            db: db.clone(),
+            upstream: client.clone(),
+            payments: Arc::clone(&payments),
+            public_url: settings.public_url.clone(),
+            account: Arc::clone(&account),
+            live_reads: crate::orders::checkout::LiveReads::default(),
+            balance: outbox.balance_reader().clone(),
+            min_margin: settings.min_margin,
+        };
         let state = ActixData::new(AppState {
             db,
             secure_cookies: settings.public_url.scheme() == "https",
@@ -222,7 +232,7 @@ impl Application {
                 crate::web::lost_link::PER_CLIENT_WINDOW,
             ),
             lost_link_wake,
-            checkout_live_reads: crate::orders::checkout::LiveReads::default(),
+            checkout,
             outbox,
             pages: crate::web::page_cache::PageCache::default(),
             plan_pages: crate::web::page_cache::SlottedCache::default(),

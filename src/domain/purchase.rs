@@ -115,6 +115,33 @@ impl PurchaseStatus {
 
     /// The statuses of a checkout that was never paid.
     pub const UNPAID: [Self; 2] = [Self::AwaitingPayment, Self::PaymentFailed];
+
+    /// The purchase moves on by itself soon (a payment or the supplier is on its way), so the
+    /// order page reloads itself. A purchase that waits for a person or has ended does not.
+    pub fn refreshes_order_page(self) -> bool {
+        match self {
+            Self::AwaitingPayment | Self::Paid | Self::Ordered | Self::Provisioning => true,
+            Self::Fulfilled
+            | Self::PaymentFailed
+            | Self::NeedsAttention
+            | Self::Failed
+            | Self::Refunded => false,
+        }
+    }
+
+    /// The purchase has reached its end: delivered, refunded, failed or never paid. Nothing
+    /// moves it on by itself any more, so its order page may be kept for a moment and its
+    /// links start to age. A purchase being looked into has not ended.
+    pub fn has_ended(self) -> bool {
+        match self {
+            Self::Fulfilled | Self::Refunded | Self::Failed | Self::PaymentFailed => true,
+            Self::AwaitingPayment
+            | Self::Paid
+            | Self::Ordered
+            | Self::Provisioning
+            | Self::NeedsAttention => false,
+        }
+    }
 }
 
 /// An abandoned checkout: never paid, and its payment page has closed (`expires_at_ms` is
@@ -459,6 +486,41 @@ impl fmt::Display for PurchaseStatus {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every status's answer to "does the order page reload itself" and "has it ended"; a new
+    /// status fails here until it is decided.
+    #[test]
+    fn every_status_decides_whether_the_page_refreshes_and_whether_it_has_ended() {
+        use PurchaseStatus as S;
+        let table = [
+            (S::AwaitingPayment, true, false),
+            (S::Paid, true, false),
+            (S::Ordered, true, false),
+            (S::Provisioning, true, false),
+            (S::Fulfilled, false, true),
+            (S::PaymentFailed, false, true),
+            (S::NeedsAttention, false, false),
+            (S::Failed, false, true),
+            (S::Refunded, false, true),
+        ];
+        assert_eq!(
+            table.map(|(s, _, _)| s),
+            PurchaseStatus::ALL,
+            "every status, in order"
+        );
+        for (status, refreshes, ended) in table {
+            assert_eq!(
+                status.refreshes_order_page(),
+                refreshes,
+                "{status:?} refreshes"
+            );
+            assert_eq!(status.has_ended(), ended, "{status:?} has ended");
+            assert!(
+                !(refreshes && ended),
+                "{status:?}: an ended purchase's page stays still"
+            );
+        }
+    }
 
     #[test]
     fn order_numbers_are_short_upper_case_and_grouped() {

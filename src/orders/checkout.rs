@@ -43,7 +43,7 @@
 //! older snapshot (syncs have been failing) the sale is refused as temporarily unavailable:
 //! the shop would be selling from a catalog it cannot vouch for.
 
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use rand::RngCore;
@@ -254,25 +254,32 @@ fn random_hex(bytes: usize) -> String {
     hex::encode(buf)
 }
 
-pub struct Checkout<'a> {
-    pub db: &'a Db,
-    pub upstream: &'a PartnerClient,
-    pub payments: &'a Provider,
-    pub snapshot: &'a Snapshot,
-    pub public_url: &'a Url,
-    pub account: &'a crate::wallet::SupplierAccount,
-    pub live_reads: &'a LiveReads,
+/// The checkout service: built once when the app starts and shared by every request; the
+/// catalog snapshot a request shows is passed to [`Checkout::start`] with the form.
+pub struct Checkout {
+    pub db: Db,
+    pub upstream: PartnerClient,
+    pub payments: Arc<Provider>,
+    pub public_url: Url,
+    pub account: Arc<crate::wallet::SupplierAccount>,
+    /// This process's budget of the upstream reads checkouts cause (prices and the balance).
+    pub live_reads: LiveReads,
     /// The process's coalescing balance reader (`wallet::BalanceRefresher`).
-    pub balance: &'a crate::wallet::BalanceRefresher,
+    pub balance: crate::wallet::BalanceRefresher,
     /// `STOREFRONT_MIN_MARGIN_CENTS`: no promotion code takes a price below cost plus this.
     pub min_margin: Cents,
 }
 
-impl Checkout<'_> {
-    pub async fn start(&self, form: CheckoutForm) -> Result<Started, CheckoutError> {
+impl Checkout {
+    /// Starts a checkout for `form`'s plan as `snapshot` (the catalog the buyer was shown)
+    /// lists it.
+    pub async fn start(
+        &self,
+        snapshot: &Snapshot,
+        form: CheckoutForm,
+    ) -> Result<Started, CheckoutError> {
         self.account.sales_allowed()?;
-        let plan = self
-            .snapshot
+        let plan = snapshot
             .plan(&form.plan_id)
             .filter(|p| p.available)
             .ok_or(CheckoutError::UnknownPlan)?;
@@ -281,7 +288,7 @@ impl Checkout<'_> {
             .or(plan.price)
             .ok_or(CheckoutError::NotSellable)?;
 
-        let (cost, price) = self.price_now(plan).await?;
+        let (cost, price) = self.price_now(snapshot, plan).await?;
         if price != shown {
             return Err(CheckoutError::PriceChanged { new_price: price });
         }
@@ -357,7 +364,7 @@ impl Checkout<'_> {
         };
 
         // The way back carries no token: the cookie set with the redirect opens the page.
-        let order_page = return_url(self.public_url, &id);
+        let order_page = return_url(&self.public_url, &id);
         let request = CheckoutRequest {
             purchase_id: id.clone(),
             amount: price,
@@ -416,9 +423,12 @@ impl Checkout<'_> {
 
     /// The plan's cost and the consumer price it gives now: from the snapshot when it is
     /// fresh, or while upstream rate-limits the shop and it is not too old; live otherwise.
-    async fn price_now(&self, plan: &ShopPlan) -> Result<(Cents, Cents), CheckoutError> {
-        let age = self
-            .snapshot
+    async fn price_now(
+        &self,
+        snapshot: &Snapshot,
+        plan: &ShopPlan,
+    ) -> Result<(Cents, Cents), CheckoutError> {
+        let age = snapshot
             .last_good_sync
             .as_ref()
             .map(|sync| db::now_ms().saturating_sub(sync.started_at_ms));
@@ -436,7 +446,7 @@ impl Checkout<'_> {
             }
             PriceSource::Live => {}
         }
-        match self.live_price(plan).await {
+        match self.live_price(snapshot, plan).await {
             // A 429 met just now: the same rule as a gate found closed.
             Err(CheckoutError::RateLimited) => match price_source(age, true) {
                 PriceSource::Snapshot => self.snapshot_price(plan),
@@ -452,7 +462,11 @@ impl Checkout<'_> {
     }
 
     /// The plan's live cost and the consumer price it gives now.
-    async fn live_price(&self, plan: &ShopPlan) -> Result<(Cents, Cents), CheckoutError> {
+    async fn live_price(
+        &self,
+        snapshot: &Snapshot,
+        plan: &ShopPlan,
+    ) -> Result<(Cents, Cents), CheckoutError> {
         let path = PathId::parse(plan.id.as_str()).map_err(|_| CheckoutError::UnknownPlan)?;
         match self.upstream.plan(&path).await {
             Ok(live) => {
@@ -460,8 +474,7 @@ impl Checkout<'_> {
                     return Err(CheckoutError::NotSellable);
                 }
                 let cost = live.price_cents.cents();
-                let price = self
-                    .snapshot
+                let price = snapshot
                     .price_for(plan, cost)
                     .ok_or(CheckoutError::NotSellable)?;
                 Ok((cost, price))
@@ -497,7 +510,7 @@ impl Checkout<'_> {
             return;
         }
         self.balance
-            .refresh_if_older_than(self.db, self.upstream, WALLET_MAX_AGE, || {
+            .refresh_if_older_than(&self.db, &self.upstream, WALLET_MAX_AGE, || {
                 self.live_reads.take()
             })
             .await;

@@ -1,5 +1,6 @@
 //! Installation details and their storage, encrypted at rest (the `fetch_installation` job,
 //! `orders::jobs::fetch_installation`, fetches them once and stores them through here).
+//! [`InstallView`] is what the order page shows of them.
 //!
 //! The values (ICCID, activation code, QR SVG, universal link) are the consumer's private
 //! credentials. They are fetched once, sealed with ChaCha20-Poly1305 under a key derived from
@@ -17,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::{Secret, SecretKey};
 use crate::db::installations::{self, InstallationRow};
 use crate::db::{DbConn, DbError};
+use crate::domain::esim::{parse_activation_code, safe_install_link};
 use crate::sealing::SealKey;
 use crate::upstream::Installation;
 
@@ -244,6 +246,44 @@ fn details(row: InstallationRow, plain: Sealed) -> InstallationDetails {
         qr_code_svg: Secret::new(plain.qr_code_svg),
         universal_link: plain.universal_link.map(Secret::new),
         iccid_last4: row.iccid_last4,
+    }
+}
+
+/// What the buyer needs to install the eSIM, derived from its [`InstallationDetails`] for the
+/// order page (the only place it is shown). The order page keeps it briefly
+/// (`web::order_cache`), so opening the installation is not repeated on every reload.
+pub struct InstallView {
+    /// Rendered by us from the activation code; never upstream markup.
+    pub qr_svg: String,
+    pub activation_code: String,
+    pub smdp_address: String,
+    pub matching_id: String,
+    pub install_link: Option<String>,
+    /// When to install, from the plan's activation policy (a message id).
+    pub activation: &'static str,
+}
+
+impl InstallView {
+    /// The view of `details`, with `activation` (a message id) as the advice on when to install.
+    pub fn from_details(details: &InstallationDetails, activation: &'static str) -> Self {
+        let code = details.activation_code.expose().trim().to_string();
+        // Drawn by us from the activation code when the installation was stored.
+        let qr_svg = details.qr_code_svg.expose().clone();
+        let parts = parse_activation_code(&code);
+        Self {
+            qr_svg,
+            smdp_address: parts
+                .as_ref()
+                .map(|p| p.smdp_address.clone())
+                .unwrap_or_default(),
+            matching_id: parts.map(|p| p.matching_id).unwrap_or_default(),
+            install_link: details
+                .universal_link
+                .as_ref()
+                .and_then(|l| safe_install_link(l.expose()).map(str::to_string)),
+            activation_code: code,
+            activation,
+        }
     }
 }
 

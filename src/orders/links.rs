@@ -109,11 +109,11 @@ pub fn expires_at(
     };
     let done_at = entered(PurchaseStatus::Fulfilled.as_str())
         .min()
-        .or_else(|| match status {
-            PurchaseStatus::Refunded | PurchaseStatus::Failed | PurchaseStatus::PaymentFailed => {
-                entered(status.as_str()).max()
-            }
-            _ => None,
+        .or_else(|| {
+            status
+                .has_ended()
+                .then(|| entered(status.as_str()).max())
+                .flatten()
         })?;
     Some(done_at.saturating_add(policy.valid_for_ms))
 }

@@ -3,7 +3,6 @@
 
 use std::time::SystemTime;
 
-use actix_web::cookie::{Cookie, SameSite};
 use actix_web::http::StatusCode;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -14,10 +13,11 @@ use crate::catalog::ShopPlan;
 use crate::domain::promo::normalise_code;
 use crate::domain::{Cents, Email};
 use crate::i18n::{self, Lang};
-use crate::orders::checkout::{Checkout, CheckoutError, CheckoutForm};
+use crate::orders::checkout::{CheckoutError, CheckoutForm};
 use crate::orders::confirm;
 use crate::payments::Provider;
 use crate::web::error::AppError;
+use crate::web::orders::{order_cookie, promo_line};
 use crate::web::shop::{FieldError, plan_title, render_plan};
 use crate::web::{AppState, csrf, pages};
 
@@ -139,30 +139,23 @@ pub async fn checkout(
             AppError::BadRequest(i18n::t("checkout-price-not-number"))
         })?)),
     };
-    let checkout = Checkout {
-        db: &state.db,
-        upstream: &state.upstream,
-        payments: state.payments.as_ref(),
-        snapshot: &snap,
-        public_url: &state.settings.public_url,
-        account: &state.account,
-        live_reads: &state.checkout_live_reads,
-        balance: state.outbox.balance_reader(),
-        min_margin: state.settings.min_margin,
-    };
-    let started = checkout
-        .start(CheckoutForm {
-            plan_id: plan.id.clone(),
-            email: email.clone(),
-            expected_price,
-            client,
-            language: form
-                .lang
-                .as_deref()
-                .and_then(Lang::parse)
-                .unwrap_or_else(i18n::current),
-            promo_code,
-        })
+    let started = state
+        .checkout
+        .start(
+            &snap,
+            CheckoutForm {
+                plan_id: plan.id.clone(),
+                email: email.clone(),
+                expected_price,
+                client,
+                language: form
+                    .lang
+                    .as_deref()
+                    .and_then(Lang::parse)
+                    .unwrap_or_else(i18n::current),
+                promo_code,
+            },
+        )
         .await;
     match started {
         Ok(started) => {
@@ -286,41 +279,6 @@ fn problem(
         alternatives,
     };
     Ok(pages::private_page(StatusCode::CONFLICT, &page, cookie))
-}
-
-/// The cookie that lets this browser open its order page without the token in the address.
-/// `(code, "CODE: $2.00 off $20.00")` in the current language when `purchase` used a
-/// promotion code: the line the payment page and the order page show.
-pub(crate) fn promo_line(purchase: &crate::db::purchases::Purchase) -> Option<(String, String)> {
-    let (Some(code), Some(list), Some(off)) = (
-        &purchase.promo_code,
-        purchase.list_price_cents,
-        purchase.discount_cents,
-    ) else {
-        return None;
-    };
-    let lang = i18n::current();
-    Some((
-        code.clone(),
-        lang.ta(
-            "promo-pay-line",
-            &[
-                ("code", code.into()),
-                ("discount", lang.money(Cents::new(off)).into()),
-                ("list", lang.money(Cents::new(list)).into()),
-            ],
-        ),
-    ))
-}
-
-pub fn order_cookie(purchase_id: &str, token: &str, secure: bool) -> Cookie<'static> {
-    Cookie::build(format!("order_{purchase_id}"), token.to_string())
-        .path(format!("/orders/{purchase_id}"))
-        .http_only(true)
-        .secure(secure)
-        .same_site(SameSite::Lax)
-        .max_age(actix_web::cookie::time::Duration::days(400))
-        .finish()
 }
 
 #[derive(Template)]

@@ -56,8 +56,8 @@ pub struct AppState {
     pub lost_link_limiter: RateLimiter,
     /// Wakes this process's "Lost your link?" sender after a request was queued.
     pub lost_link_wake: Arc<tokio::sync::Notify>,
-    /// This process's budget of the upstream reads checkouts cause (prices and the balance).
-    pub checkout_live_reads: crate::orders::checkout::LiveReads,
+    /// The checkout service, built once at start.
+    pub checkout: crate::orders::checkout::Checkout,
     /// The outbox: its waker starts this process's workers at once after a commit that
     /// queued work.
     pub outbox: Outbox,

@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 use actix_web::web::Bytes;
 
 use crate::i18n::Lang;
-use crate::web::orders::InstallView;
+use crate::orders::installation::InstallView;
 
 /// Purchases kept at most, per cache.
 pub const MAX_ENTRIES: usize = 256;

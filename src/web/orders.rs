@@ -6,6 +6,7 @@
 
 use std::sync::Arc;
 
+use actix_web::cookie::{Cookie, SameSite};
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderName, HeaderValue};
 use actix_web::web::Bytes;
@@ -15,14 +16,12 @@ use serde::Deserialize;
 
 use crate::db::now_ms;
 use crate::domain::Cents;
-use crate::domain::esim::{parse_activation_code, safe_install_link};
 use crate::domain::plan::UNKNOWN_INSTALL_ADVICE;
 use crate::domain::purchase::{PurchaseStatus, order_number};
 use crate::i18n::{self, msg};
-use crate::orders::installation::InstallationDetails;
+use crate::orders::installation::InstallView;
 use crate::orders::links::{self, LinkPolicy};
 use crate::orders::page::{purchase_for_link, read_order};
-use crate::web::checkout::order_cookie;
 use crate::web::error::AppError;
 use crate::web::order_cache::RenderedOrder;
 use crate::web::shop::plan_title;
@@ -40,18 +39,6 @@ pub struct TimelineEntry {
     pub datetime: String,
     /// A message id.
     pub text: &'static str,
-}
-
-/// What the buyer needs to install the eSIM. Shown only on this page.
-pub struct InstallView {
-    /// Rendered by us from the activation code; never upstream markup.
-    pub qr_svg: String,
-    pub activation_code: String,
-    pub smdp_address: String,
-    pub matching_id: String,
-    pub install_link: Option<String>,
-    /// When to install, from the plan's activation policy (a message id).
-    pub activation: &'static str,
 }
 
 #[derive(Template)]
@@ -101,29 +88,49 @@ fn words(status: PurchaseStatus) -> (&'static str, &'static str) {
     }
 }
 
-fn install_view(details: &InstallationDetails, activation: &'static str) -> InstallView {
-    let code = details.activation_code.expose().trim().to_string();
-    // Drawn by us from the activation code when the installation was stored.
-    let qr_svg = details.qr_code_svg.expose().clone();
-    let parts = parse_activation_code(&code);
-    InstallView {
-        qr_svg,
-        smdp_address: parts
-            .as_ref()
-            .map(|p| p.smdp_address.clone())
-            .unwrap_or_default(),
-        matching_id: parts.map(|p| p.matching_id).unwrap_or_default(),
-        install_link: details
-            .universal_link
-            .as_ref()
-            .and_then(|l| safe_install_link(l.expose()).map(str::to_string)),
-        activation_code: code,
-        activation,
-    }
-}
-
 fn event_text(to: &str) -> &'static str {
     PurchaseStatus::parse(to).map_or(msg("status-updated"), |s| words(s).0)
+}
+
+/// The name of the cookie that holds `purchase_id`'s link token in this browser.
+fn order_cookie_name(purchase_id: &str) -> String {
+    format!("order_{purchase_id}")
+}
+
+/// The cookie that lets this browser open its order page without the token in the address:
+/// set at checkout and when an emailed link is opened, sent only to that order's page.
+pub fn order_cookie(purchase_id: &str, token: &str, secure: bool) -> Cookie<'static> {
+    Cookie::build(order_cookie_name(purchase_id), token.to_string())
+        .path(format!("/orders/{purchase_id}"))
+        .http_only(true)
+        .secure(secure)
+        .same_site(SameSite::Lax)
+        .max_age(actix_web::cookie::time::Duration::days(400))
+        .finish()
+}
+
+/// `(code, "CODE: $2.00 off $20.00")` in the current language when `purchase` used a
+/// promotion code: the line the payment page and the order page show.
+pub(crate) fn promo_line(purchase: &crate::db::purchases::Purchase) -> Option<(String, String)> {
+    let (Some(code), Some(list), Some(off)) = (
+        &purchase.promo_code,
+        purchase.list_price_cents,
+        purchase.discount_cents,
+    ) else {
+        return None;
+    };
+    let lang = i18n::current();
+    Some((
+        code.clone(),
+        lang.ta(
+            "promo-pay-line",
+            &[
+                ("code", code.into()),
+                ("discount", lang.money(Cents::new(off)).into()),
+                ("list", lang.money(Cents::new(list)).into()),
+            ],
+        ),
+    ))
 }
 
 pub async fn order(
@@ -153,7 +160,7 @@ pub async fn order(
         return Ok(response);
     }
     let token = req
-        .cookie(&format!("order_{id}"))
+        .cookie(&order_cookie_name(&id))
         .map(|c| c.value().to_string())
         .ok_or(AppError::NotFound)?;
     let token_digest = links::token_digest(&token);
@@ -191,7 +198,7 @@ pub async fn order(
                 let activation = snap
                     .plan(&purchase.plan_id)
                     .map_or(UNKNOWN_INSTALL_ADVICE, |p| p.activation.install_advice());
-                let view = Arc::new(install_view(&details, activation));
+                let view = Arc::new(InstallView::from_details(&details, activation));
                 state.installs.insert(&purchase.id, Arc::clone(&view));
                 Some(view)
             }
@@ -210,20 +217,14 @@ pub async fn order(
         status: status.as_str(),
         headline,
         explanation,
-        refresh: matches!(
-            status,
-            PurchaseStatus::AwaitingPayment
-                | PurchaseStatus::Paid
-                | PurchaseStatus::Ordered
-                | PurchaseStatus::Provisioning
-        ),
+        refresh: status.refreshes_order_page(),
         plan,
         order_number: order_number(&purchase.id),
         order_href: format!("/orders/{}", purchase.id),
         emailed: status.was_paid(),
         plan_href: format!("/plans/{}", purchase.plan_id),
         price: lang.money(Cents::new(purchase.price_cents)),
-        promo: crate::web::checkout::promo_line(&purchase),
+        promo: promo_line(&purchase),
         email: crate::domain::Email::parse(purchase.email.as_str())
             .map(|e| e.masked())
             .unwrap_or_default(),
@@ -240,15 +241,8 @@ pub async fn order(
             })
             .collect(),
     };
-    let ended = matches!(
-        status,
-        PurchaseStatus::Fulfilled
-            | PurchaseStatus::Refunded
-            | PurchaseStatus::Failed
-            | PurchaseStatus::PaymentFailed
-    );
     let response = match page.render() {
-        Ok(body) if ended => {
+        Ok(body) if status.has_ended() => {
             let body = Bytes::from(body);
             state.order_pages.insert(
                 &purchase.id,
