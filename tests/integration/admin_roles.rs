@@ -215,6 +215,53 @@ async fn every_console_route_answers_each_role_as_it_should() {
     assert!(wrong.is_empty(), "wrong answers:\n{}", wrong.join("\n"));
 }
 
+/// What a console form with a missing or wrong token is told.
+const FORGED: &str = "This form has expired";
+/// What a support account is told when it asks for an owner's action.
+const OWNERS_ONLY: &str = "This needs an owner account";
+
+/// A forged form is refused as forged before anything else is looked at, the role included:
+/// every POST support may not make answers a missing or foreign token with the CSRF refusal,
+/// not with "owners only" (which would tell a forging page what the victim may do).
+#[tokio::test]
+async fn a_forged_console_form_is_refused_as_forged_before_the_role_is_checked() {
+    let (app, _upstream) = spawn_shop(Backend::Sqlite, 30).await.expect("sqlite");
+    create(&app.db, SUPPORT, Role::Support).await;
+    let support = login_as(&app, SUPPORT).await;
+    // A token minted for another browser: what a forging page could get.
+    let foreign = Browser::default().csrf(&app).await;
+
+    let mut wrong = Vec::new();
+    for &(method, template, _, support_expected, _) in MATRIX {
+        if method != "POST" || support_expected != 403 {
+            continue;
+        }
+        let path = template.replace("{id}", "p-forged").replace("{uid}", "1");
+        for (what, token) in [("no token", None), ("a foreign token", Some(&foreign))] {
+            let mut form = vec![("reason", "forged"), ("required", "off")];
+            if let Some(token) = token {
+                form.push(("csrf_token", token.as_str()));
+            }
+            let (status, page, _) = support.post(&app, &path, &form).await;
+            if status != 403 || !page.contains(FORGED) || page.contains(OWNERS_ONLY) {
+                wrong.push(format!(
+                    "{path} with {what}: {status}, forged refusal shown: {}",
+                    page.contains(FORGED)
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "wrong answers:\n{}", wrong.join("\n"));
+
+    // With its own token, the same form is refused for the role.
+    let own = support.csrf(&app).await;
+    let (status, page, _) = support
+        .post(&app, "/admin/pricing/save", &[("csrf_token", &own)])
+        .await;
+    assert_eq!(status, 403);
+    assert!(page.contains(OWNERS_ONLY), "{page}");
+}
+
 #[tokio::test]
 async fn support_sees_no_wallet_cost_or_margin() {
     let (app, _upstream) = spawn_shop(Backend::Sqlite, 30).await.expect("sqlite");

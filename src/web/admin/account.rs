@@ -10,7 +10,7 @@ use serde::Deserialize;
 
 use super::users::parse_new_password;
 use super::{
-    Chrome, CurrentAdmin, admin_page, check_csrf, client_addr, refusal, see_other, session_cookie,
+    Chrome, CsrfForm, CurrentAdmin, admin_page, client_addr, refusal, see_other, session_cookie,
 };
 use crate::accounts::{self, Admin, users};
 use crate::web::AppState;
@@ -71,8 +71,6 @@ pub async fn page(
 #[derive(Deserialize)]
 pub struct PasswordForm {
     #[serde(default)]
-    csrf_token: String,
-    #[serde(default)]
     current_password: String,
     #[serde(default)]
     password: String,
@@ -84,10 +82,8 @@ pub async fn change_password(
     state: web::Data<AppState>,
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
-    form: web::Form<PasswordForm>,
+    CsrfForm(form): CsrfForm<PasswordForm>,
 ) -> Result<HttpResponse, AppError> {
-    check_csrf(&state, &req, &form.csrf_token)?;
-    let form = form.into_inner();
     if form.current_password.is_empty()
         || form.current_password.chars().count() > accounts::password::MAX_CHARS
     {

@@ -8,7 +8,7 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    Chrome, CurrentAdmin, Pager, admin_page, check_csrf, client_addr, format_ms, non_empty,
+    Chrome, CsrfForm, CurrentAdmin, NoFields, Pager, admin_page, client_addr, format_ms, non_empty,
     require_owner, see_other,
 };
 use crate::domain::Cents;
@@ -216,20 +216,13 @@ pub async fn page(
     Ok(admin_page(StatusCode::OK, &view, cookie))
 }
 
-#[derive(Deserialize)]
-pub struct SyncForm {
-    #[serde(default)]
-    csrf_token: String,
-}
-
 pub async fn sync_now(
     state: web::Data<AppState>,
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
-    form: web::Form<SyncForm>,
+    _: CsrfForm<NoFields>,
 ) -> Result<HttpResponse, AppError> {
     require_owner(&admin)?;
-    check_csrf(&state, &req, &form.csrf_token)?;
     let slug = state
         .catalog
         .sync_for(&state.upstream, &admin, &client_addr(&req))

@@ -8,7 +8,8 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    Chrome, CurrentAdmin, admin_page, check_csrf, client_addr, format_ms, require_owner, see_other,
+    Chrome, CsrfForm, CurrentAdmin, NoFields, admin_page, client_addr, format_ms, require_owner,
+    see_other,
 };
 use crate::accounts::Admin;
 use crate::catalog::display_rates;
@@ -19,8 +20,6 @@ use crate::web::error::AppError;
 
 #[derive(Deserialize, Default, Clone)]
 pub struct RateForm {
-    #[serde(default)]
-    csrf_token: String,
     #[serde(default)]
     currency: String,
     /// Units of the currency per US dollar, like `0.9245`.
@@ -120,11 +119,9 @@ pub async fn set(
     state: web::Data<AppState>,
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
-    form: web::Form<RateForm>,
+    CsrfForm(form): CsrfForm<RateForm>,
 ) -> Result<HttpResponse, AppError> {
     require_owner(&admin)?;
-    check_csrf(&state, &req, &form.csrf_token)?;
-    let form = form.into_inner();
     let rate = parse_rate(&form.rate)
         .and_then(|micros| Rate::new(&form.currency, micros, &form.date))
         .map_err(|err| err.to_string());
@@ -156,21 +153,14 @@ fn capitalise(text: &str) -> String {
     })
 }
 
-#[derive(Deserialize)]
-pub struct CsrfForm {
-    #[serde(default)]
-    csrf_token: String,
-}
-
 pub async fn clear(
     state: web::Data<AppState>,
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     currency: web::Path<String>,
-    form: web::Form<CsrfForm>,
+    _: CsrfForm<NoFields>,
 ) -> Result<HttpResponse, AppError> {
     require_owner(&admin)?;
-    check_csrf(&state, &req, &form.csrf_token)?;
     let code = currency.into_inner().to_ascii_uppercase();
     if symbol(&code).is_none() {
         return Err(AppError::NotFound);

@@ -8,7 +8,7 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    Chrome, CurrentAdmin, admin_page, check_csrf, client_addr, format_age, format_ms,
+    Chrome, CsrfForm, CurrentAdmin, NoFields, admin_page, client_addr, format_age, format_ms,
     require_owner, see_other,
 };
 use crate::db::{self, DbError, admin as q, alerts, wallet};
@@ -313,21 +313,14 @@ pub async fn dashboard(
     Ok(admin_page(StatusCode::OK, &page, cookie))
 }
 
-#[derive(Deserialize)]
-pub struct RetryForm {
-    #[serde(default)]
-    csrf_token: String,
-}
-
 /// "Retry waiting placements": after the owner topped up or fixed the account, every held-back
 /// placement is sent now, each under its own stored key. Audited.
 pub async fn retry_placements(
     state: web::Data<AppState>,
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
-    form: web::Form<RetryForm>,
+    _: CsrfForm<NoFields>,
 ) -> Result<HttpResponse, AppError> {
-    check_csrf(&state, &req, &form.csrf_token)?;
     require_owner(&admin)?;
     actions::retry_waiting_placements_for(&state.db, &admin, &client_addr(&req)).await?;
     state.outbox.waker().wake();

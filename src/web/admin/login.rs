@@ -12,8 +12,8 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    AnyStageAdmin, TOO_FAST, admin_page, check_csrf, client_addr, see_other, session_cookie,
-    session_token, sign_in_limited, too_fast,
+    AnyStageAdmin, CsrfForm, NoFields, TOO_FAST, admin_page, client_addr, see_other,
+    session_cookie, session_token, sign_in_limited, too_fast,
 };
 use crate::accounts::{self, LoginOutcome, session};
 use crate::web::error::AppError;
@@ -63,17 +63,13 @@ pub struct LoginForm {
     email: String,
     #[serde(default)]
     password: String,
-    #[serde(default)]
-    csrf_token: String,
 }
 
 pub async fn login(
     state: web::Data<AppState>,
     req: HttpRequest,
-    form: web::Form<LoginForm>,
+    CsrfForm(form): CsrfForm<LoginForm>,
 ) -> Result<HttpResponse, AppError> {
-    let form = form.into_inner();
-    check_csrf(&state, &req, &form.csrf_token)?;
     let email: String = form.email.trim().chars().take(254).collect();
     if sign_in_limited(&state, &req) {
         return Ok(too_fast(render(
@@ -141,19 +137,12 @@ pub async fn login(
     }
 }
 
-#[derive(Deserialize)]
-pub struct CsrfForm {
-    #[serde(default)]
-    csrf_token: String,
-}
-
 pub async fn logout(
     state: web::Data<AppState>,
     req: HttpRequest,
     AnyStageAdmin(admin): AnyStageAdmin,
-    form: web::Form<CsrfForm>,
+    _: CsrfForm<NoFields>,
 ) -> Result<HttpResponse, AppError> {
-    check_csrf(&state, &req, &form.csrf_token)?;
     let user_id = admin.user_id;
     accounts::logout(&state.db, admin, &client_addr(&req)).await?;
     tracing::info!(admin.id = user_id, "admin signed out");

@@ -4,8 +4,9 @@
 //! management and each admin's own account page.
 //!
 //! Every page but the login form needs a live session ([`CurrentAdmin`]); without one the
-//! answer is a 303 to `/admin/login`. Every POST checks the CSRF token before anything else and
-//! every action is written to the audit log in the same transaction as its effect. Owner-only
+//! answer is a 303 to `/admin/login`. Every POST takes its form as a [`CsrfForm`], which checks
+//! the CSRF token before the handler runs (so before any role check, read or write), and every
+//! action is written to the audit log in the same transaction as its effect. Owner-only
 //! actions answer 403 to support accounts.
 
 mod account;
@@ -230,7 +231,7 @@ fn require_owner(admin: &Admin) -> Result<(), AppError> {
 }
 
 /// 403 unless the form's CSRF token matches this browser's session (signed in) or CSRF cookie
-/// (the login form): see [`csrf`].
+/// (the login form): see [`csrf`]. Called only by [`CsrfForm`].
 fn check_csrf(state: &AppState, req: &HttpRequest, token: &str) -> Result<(), AppError> {
     // Previous keys too: a form rendered by a replica on the other key verifies mid-rotation.
     let keys = state.settings.accepted_secret_keys();
@@ -240,6 +241,45 @@ fn check_csrf(state: &AppState, req: &HttpRequest, token: &str) -> Result<(), Ap
         Err(AppError::Forbidden(
             "This form has expired. Go back, reload the page and try again.".into(),
         ))
+    }
+}
+
+/// The form field that carries the CSRF token.
+const CSRF_FIELD: &str = "csrf_token";
+
+/// A console form of type `T` whose CSRF token has been checked. Every console POST takes its
+/// form through this extractor, so the token is checked before the handler's body runs (and so
+/// before any role check, read or write); a missing or wrong token answers 403 "This form has
+/// expired". The body is read as urlencoded pairs under the app's `FormConfig` (size limit,
+/// content type, the bad-input answer), the token taken from them, and only then are the
+/// pairs read as `T`, which need not declare the token.
+pub struct CsrfForm<T>(pub T);
+
+/// The form of a button that carries nothing but its CSRF token.
+#[derive(serde::Deserialize)]
+pub struct NoFields {}
+
+impl<T: serde::de::DeserializeOwned + 'static> FromRequest for CsrfForm<T> {
+    type Error = actix_web::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut actix_web::dev::Payload) -> Self::Future {
+        let pairs = web::Form::<Vec<(String, String)>>::from_request(req, payload);
+        let req = req.clone();
+        Box::pin(async move {
+            let web::Form(pairs) = pairs.await?;
+            let state = state_of(&req)?;
+            let token = pairs
+                .iter()
+                .find(|(name, _)| name == CSRF_FIELD)
+                .map_or("", |(_, value)| value.as_str());
+            check_csrf(&state, &req, token)?;
+            let encoded =
+                serde_urlencoded::to_string(&pairs).map_err(crate::web::error::bad_input)?;
+            serde_urlencoded::from_str(&encoded)
+                .map(Self)
+                .map_err(crate::web::error::bad_input)
+        })
     }
 }
 

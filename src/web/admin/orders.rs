@@ -13,7 +13,7 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    Chrome, CurrentAdmin, Pager, admin_page, check_csrf, client_addr, datetime_ms, format_ms,
+    Chrome, CsrfForm, CurrentAdmin, Pager, admin_page, client_addr, datetime_ms, format_ms,
     list_href, non_empty, require_owner, see_other,
 };
 use crate::accounts::Admin;
@@ -661,8 +661,6 @@ async fn render_detail(
 #[derive(Deserialize)]
 pub struct ActionForm {
     #[serde(default)]
-    csrf_token: String,
-    #[serde(default)]
     reason: String,
 }
 
@@ -671,15 +669,14 @@ pub async fn action(
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     path: web::Path<(String, String)>,
-    form: web::Form<ActionForm>,
+    CsrfForm(form): CsrfForm<ActionForm>,
 ) -> Result<HttpResponse, AppError> {
-    check_csrf(&state, &req, &form.csrf_token)?;
     let (id, slug) = path.into_inner();
     let act = OrderAction::parse(&slug).ok_or(AppError::NotFound)?;
     if act.owner_only() {
         require_owner(&admin)?;
     }
-    let typed = form.into_inner().reason;
+    let typed = form.reason;
     let reason = typed.trim().to_string();
     let problem = if reason.is_empty() {
         Some("Give a reason: it goes into the audit log.".to_string())

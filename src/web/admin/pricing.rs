@@ -10,7 +10,7 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    Chrome, CurrentAdmin, admin_page, check_csrf, client_addr, format_ms, require_owner, see_other,
+    Chrome, CsrfForm, CurrentAdmin, admin_page, client_addr, format_ms, require_owner, see_other,
 };
 use crate::accounts::Admin;
 use crate::catalog::pricing::{self, describe, rule_from_row};
@@ -27,8 +27,6 @@ const PREVIEW_ROWS: usize = 200;
 
 #[derive(Deserialize, Default, Clone)]
 pub struct RuleForm {
-    #[serde(default)]
-    csrf_token: String,
     #[serde(default)]
     scope_kind: String,
     #[serde(default)]
@@ -396,17 +394,16 @@ fn preview(state: &AppState, snap: &Snapshot, rows: &[RuleRow], rule: &MarkupRul
     }
 }
 
-/// A submitted rule, checked for an owner with a valid form token, and previewed against the
-/// rules in force. `Err` is the answer to send instead: the form again with the reason (400).
+/// A submitted rule (its form token already checked by [`CsrfForm`]), checked for an owner, and
+/// previewed against the rules in force. `Err` is the answer to send instead: the form again
+/// with the reason (400).
 async fn checked_rule(
     state: &AppState,
     req: &HttpRequest,
     admin: &Admin,
-    form: web::Form<RuleForm>,
+    form: RuleForm,
 ) -> Result<Result<(RuleForm, MarkupRule, Preview), HttpResponse>, AppError> {
     require_owner(admin)?;
-    check_csrf(state, req, &form.csrf_token)?;
-    let form = form.into_inner();
     let snap = state.catalog.snapshot();
     let rule = match parse_rule(&form, &snap) {
         Ok(rule) => rule,
@@ -434,7 +431,7 @@ pub async fn preview_rule(
     state: web::Data<AppState>,
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
-    form: web::Form<RuleForm>,
+    CsrfForm(form): CsrfForm<RuleForm>,
 ) -> Result<HttpResponse, AppError> {
     let (form, _, preview) = match checked_rule(&state, &req, &admin, form).await? {
         Ok(checked) => checked,
@@ -457,7 +454,7 @@ pub async fn save(
     state: web::Data<AppState>,
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
-    form: web::Form<RuleForm>,
+    CsrfForm(form): CsrfForm<RuleForm>,
 ) -> Result<HttpResponse, AppError> {
     let (form, rule, check) = match checked_rule(&state, &req, &admin, form).await? {
         Ok(checked) => checked,
@@ -483,8 +480,6 @@ pub async fn save(
 #[derive(Deserialize)]
 pub struct DeleteForm {
     #[serde(default)]
-    csrf_token: String,
-    #[serde(default)]
     scope_kind: String,
     #[serde(default)]
     scope_value: String,
@@ -494,11 +489,9 @@ pub async fn delete(
     state: web::Data<AppState>,
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
-    form: web::Form<DeleteForm>,
+    CsrfForm(form): CsrfForm<DeleteForm>,
 ) -> Result<HttpResponse, AppError> {
     require_owner(&admin)?;
-    check_csrf(&state, &req, &form.csrf_token)?;
-    let form = form.into_inner();
     let deleted = pricing::delete_rule(
         &state.catalog,
         &admin,

@@ -11,8 +11,8 @@ use serde::Deserialize;
 
 use super::pricing::{Named, hundredths, named_scope, scope_suggestions};
 use super::{
-    Chrome, CurrentAdmin, admin_page, check_csrf, client_addr, format_ms, refusal, require_owner,
-    see_other,
+    Chrome, CsrfForm, CurrentAdmin, NoFields, admin_page, client_addr, format_ms, refusal,
+    require_owner, see_other,
 };
 use crate::accounts::Admin;
 use crate::catalog::Snapshot;
@@ -24,8 +24,6 @@ use crate::web::error::AppError;
 
 #[derive(Deserialize, Default, Clone)]
 pub struct CodeForm {
-    #[serde(default)]
-    csrf_token: String,
     #[serde(default)]
     code: String,
     /// `percent` or `amount`.
@@ -262,11 +260,9 @@ pub async fn create(
     state: web::Data<AppState>,
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
-    form: web::Form<CodeForm>,
+    CsrfForm(form): CsrfForm<CodeForm>,
 ) -> Result<HttpResponse, AppError> {
     require_owner(&admin)?;
-    check_csrf(&state, &req, &form.csrf_token)?;
-    let form = form.into_inner();
     let snap = state.catalog.snapshot();
     let new = match parse_code(&form, &snap, crate::db::now_ms()) {
         Ok(new) => new,
@@ -306,17 +302,9 @@ pub async fn create(
     }
 }
 
-#[derive(Deserialize)]
-pub struct CsrfForm {
-    #[serde(default)]
-    csrf_token: String,
-}
-
 /// The edit form: what may change on an existing code.
 #[derive(Deserialize, Default, Clone)]
 pub struct LimitsForm {
-    #[serde(default)]
-    csrf_token: String,
     /// The last day it may be used, `YYYY-MM-DD` (UTC), empty for no end.
     #[serde(default)]
     ends: String,
@@ -372,7 +360,6 @@ async fn render_edit(
             .max_uses_per_email
             .map(|n| n.to_string())
             .unwrap_or_default(),
-        ..LimitsForm::default()
     });
     let (chrome, cookie) = Chrome::new(state, req, admin, "promo");
     let page = PromoCodePage {
@@ -400,12 +387,10 @@ pub async fn change(
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     code: web::Path<String>,
-    form: web::Form<LimitsForm>,
+    CsrfForm(form): CsrfForm<LimitsForm>,
 ) -> Result<HttpResponse, AppError> {
     require_owner(&admin)?;
-    check_csrf(&state, &req, &form.csrf_token)?;
     let code = code_in_path(&code)?;
-    let form = form.into_inner();
     let refused = match form.parse() {
         Ok(limits) => {
             let changed = promo_codes::change_limits(
@@ -444,10 +429,9 @@ pub async fn enable(
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     code: web::Path<String>,
-    form: web::Form<CsrfForm>,
+    _: CsrfForm<NoFields>,
 ) -> Result<HttpResponse, AppError> {
     require_owner(&admin)?;
-    check_csrf(&state, &req, &form.csrf_token)?;
     let code = code_in_path(&code)?;
     let snap = state.catalog.snapshot();
     let enabled = promo_codes::enable(
@@ -487,10 +471,9 @@ pub async fn disable(
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     code: web::Path<String>,
-    form: web::Form<CsrfForm>,
+    _: CsrfForm<NoFields>,
 ) -> Result<HttpResponse, AppError> {
     require_owner(&admin)?;
-    check_csrf(&state, &req, &form.csrf_token)?;
     let code = code_in_path(&code)?;
     promo_codes::disable(&state.db, &admin, &client_addr(&req), code).await?;
     Ok(see_other("/admin/promo-codes?saved=1"))

@@ -14,8 +14,8 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    AnyStageAdmin, Chrome, CurrentAdmin, TOO_FAST, admin_page, check_csrf, client_addr, see_other,
-    session_cookie, sign_in_limited, too_fast,
+    AnyStageAdmin, Chrome, CsrfForm, CurrentAdmin, NoFields, TOO_FAST, admin_page, client_addr,
+    see_other, session_cookie, sign_in_limited, too_fast,
 };
 use crate::accounts::throttle::RETRY_AFTER_SECS;
 use crate::accounts::totp::{self, TotpError, TotpKeys};
@@ -88,8 +88,6 @@ pub async fn code_page(
 #[derive(Deserialize)]
 pub struct CodeForm {
     #[serde(default)]
-    csrf_token: String,
-    #[serde(default)]
     code: String,
 }
 
@@ -97,9 +95,8 @@ pub async fn submit_code(
     state: web::Data<AppState>,
     req: HttpRequest,
     AnyStageAdmin(admin): AnyStageAdmin,
-    form: web::Form<CodeForm>,
+    CsrfForm(form): CsrfForm<CodeForm>,
 ) -> Result<HttpResponse, AppError> {
-    check_csrf(&state, &req, &form.csrf_token)?;
     if admin.stage != Stage::Totp {
         return Ok(see_other(home_of(admin.stage)));
     }
@@ -262,9 +259,8 @@ pub async fn start(
     state: web::Data<AppState>,
     req: HttpRequest,
     AnyStageAdmin(admin): AnyStageAdmin,
-    form: web::Form<CsrfForm>,
+    _: CsrfForm<NoFields>,
 ) -> Result<HttpResponse, AppError> {
-    check_csrf(&state, &req, &form.csrf_token)?;
     if admin.stage == Stage::Totp {
         return Ok(see_other(home_of(admin.stage)));
     }
@@ -278,9 +274,8 @@ pub async fn confirm(
     state: web::Data<AppState>,
     req: HttpRequest,
     AnyStageAdmin(admin): AnyStageAdmin,
-    form: web::Form<CodeForm>,
+    CsrfForm(form): CsrfForm<CodeForm>,
 ) -> Result<HttpResponse, AppError> {
-    check_csrf(&state, &req, &form.csrf_token)?;
     if admin.stage == Stage::Totp {
         return Ok(see_other(home_of(admin.stage)));
     }
@@ -331,19 +326,12 @@ pub async fn confirm(
     }
 }
 
-#[derive(Deserialize)]
-pub struct CsrfForm {
-    #[serde(default)]
-    csrf_token: String,
-}
-
 pub async fn renew_codes(
     state: web::Data<AppState>,
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
-    form: web::Form<CsrfForm>,
+    _: CsrfForm<NoFields>,
 ) -> Result<HttpResponse, AppError> {
-    check_csrf(&state, &req, &form.csrf_token)?;
     match totp::renew_recovery_codes(&state.db, &admin, &client_addr(&req)).await {
         Ok(codes) => Ok(render_totp(
             &state,
@@ -364,8 +352,6 @@ pub async fn renew_codes(
 #[derive(Deserialize)]
 pub struct RequireForm {
     #[serde(default)]
-    csrf_token: String,
-    #[serde(default)]
     required: String,
 }
 
@@ -373,9 +359,8 @@ pub async fn set_required(
     state: web::Data<AppState>,
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
-    form: web::Form<RequireForm>,
+    CsrfForm(form): CsrfForm<RequireForm>,
 ) -> Result<HttpResponse, AppError> {
-    check_csrf(&state, &req, &form.csrf_token)?;
     let required = match form.required.as_str() {
         "on" => true,
         "off" => false,
@@ -399,9 +384,8 @@ pub async fn reset(
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     path: web::Path<String>,
-    form: web::Form<CsrfForm>,
+    _: CsrfForm<NoFields>,
 ) -> Result<HttpResponse, AppError> {
-    check_csrf(&state, &req, &form.csrf_token)?;
     let id: i64 = path.parse().map_err(|_| AppError::NotFound)?;
     totp::reset(&state.db, &admin, id, &client_addr(&req)).await?;
     tracing::info!(

@@ -15,7 +15,7 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    Chrome, CurrentAdmin, Pager, admin_page, check_csrf, client_addr, format_ms, refusal,
+    Chrome, CsrfForm, CurrentAdmin, Pager, admin_page, client_addr, format_ms, refusal,
     require_owner, see_other,
 };
 use crate::accounts::totp;
@@ -157,8 +157,6 @@ pub async fn list(
 #[derive(Deserialize)]
 pub struct UserForm {
     #[serde(default)]
-    csrf_token: String,
-    #[serde(default)]
     email: String,
     #[serde(default)]
     role: String,
@@ -184,11 +182,9 @@ pub async fn create(
     state: web::Data<AppState>,
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
-    form: web::Form<UserForm>,
+    CsrfForm(form): CsrfForm<UserForm>,
 ) -> Result<HttpResponse, AppError> {
-    check_csrf(&state, &req, &form.csrf_token)?;
     require_owner(&admin)?;
-    let form = form.into_inner();
     let typed = |error: String| NewUserForm {
         email: form.email.trim().chars().take(254).collect(),
         owner: form.role == Role::Owner.as_str(),
@@ -373,9 +369,8 @@ pub async fn action(
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     path: web::Path<(String, String)>,
-    form: web::Form<UserForm>,
+    CsrfForm(form): CsrfForm<UserForm>,
 ) -> Result<HttpResponse, AppError> {
-    check_csrf(&state, &req, &form.csrf_token)?;
     require_owner(&admin)?;
     let (id, slug) = path.into_inner();
     let id = parse_id(&id)?;

@@ -20,7 +20,7 @@ use rand::RngCore;
 use serde::Deserialize;
 
 use super::{
-    Chrome, CurrentAdmin, admin_page, check_csrf, client_addr, format_ms, format_upstream_time,
+    Chrome, CsrfForm, CurrentAdmin, admin_page, client_addr, format_ms, format_upstream_time,
     require_owner, see_other,
 };
 use crate::accounts::Admin;
@@ -363,8 +363,6 @@ pub async fn page(
 #[derive(Deserialize)]
 pub struct TopupForm {
     #[serde(default)]
-    csrf_token: String,
-    #[serde(default)]
     nonce: String,
     #[serde(default)]
     amount: String,
@@ -389,11 +387,9 @@ pub async fn topup(
     state: web::Data<AppState>,
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
-    form: web::Form<TopupForm>,
+    CsrfForm(form): CsrfForm<TopupForm>,
 ) -> Result<HttpResponse, AppError> {
     require_owner(&admin)?;
-    check_csrf(&state, &req, &form.csrf_token)?;
-    let form = form.into_inner();
     if !valid_nonce(&form.nonce) {
         return Err(AppError::BadRequest(
             "This form is incomplete. Reload the wallet page and try again.".into(),
@@ -530,8 +526,6 @@ pub async fn topup_page(
 #[derive(Deserialize)]
 pub struct ThresholdForm {
     #[serde(default)]
-    csrf_token: String,
-    #[serde(default)]
     threshold: String,
     /// The "pause new sales below the threshold" checkbox: `yes` when ticked, absent if not.
     pause_below: Option<String>,
@@ -541,10 +535,9 @@ pub async fn threshold(
     state: web::Data<AppState>,
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
-    form: web::Form<ThresholdForm>,
+    CsrfForm(form): CsrfForm<ThresholdForm>,
 ) -> Result<HttpResponse, AppError> {
     require_owner(&admin)?;
-    check_csrf(&state, &req, &form.csrf_token)?;
     let threshold_cents = parse_dollars(&form.threshold).ok_or(WalletError::ThresholdNotValid)?;
     let policy = ThresholdPolicy {
         threshold_cents,
