@@ -47,6 +47,16 @@ fn serve_command(
     (cmd, folder)
 }
 
+/// Asserts that the command stopped at start with exit 2 and one line beginning `start`, and
+/// returns that line.
+fn refused_at_start(out: &Output, start: &str) -> String {
+    let lines = stderr_lines(out);
+    assert_eq!(out.status.code(), Some(2), "{lines:?}");
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(lines[0].starts_with(start), "{lines:?}");
+    lines[0].clone()
+}
+
 /// Runs the command to its end off the runtime (the sandbox keeps serving meanwhile). A shop
 /// that starts serving instead of refusing is stopped after 30 s and the test fails.
 async fn run_to_end((mut cmd, _dir): (std::process::Command, tempfile::TempDir)) -> Output {
@@ -82,20 +92,12 @@ async fn demo_payments_with_a_production_account_stop_the_start_with_one_line() 
         ..AccountChange::default()
     });
     let out = run_to_end(serve_command(&upstream, &key, &[])).await;
-    assert_eq!(out.status.code(), Some(2), "{:?}", stderr_lines(&out));
-    let lines = stderr_lines(&out);
-    assert_eq!(lines.len(), 1, "{lines:?}");
-    assert!(
-        lines[0].starts_with(
-            "STOREFRONT_PAYMENTS: demo payments cannot be used with a production upstream account"
-        ),
-        "{lines:?}"
+    let line = refused_at_start(
+        &out,
+        "STOREFRONT_PAYMENTS: demo payments cannot be used with a production upstream account",
     );
-    assert!(
-        lines[0].contains("STOREFRONT_UPSTREAM_API_KEY"),
-        "{lines:?}"
-    );
-    assert!(!lines[0].contains(&key), "the key is never printed");
+    assert!(line.contains("STOREFRONT_UPSTREAM_API_KEY"), "{line}");
+    assert!(!line.contains(&key), "the key is never printed");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -105,21 +107,16 @@ async fn live_stripe_keys_with_a_sandbox_account_stop_the_start_unless_staging()
         let mut settings = LIVE_STRIPE.to_vec();
         settings.push(("STOREFRONT_STRIPE_SECRET_KEY", live_key));
         let out = run_to_end(serve_command(&upstream, &key, &settings)).await;
-        assert_eq!(out.status.code(), Some(2), "{:?}", stderr_lines(&out));
-        let lines = stderr_lines(&out);
-        assert_eq!(lines.len(), 1, "{lines:?}");
-        assert!(
-            lines[0].starts_with(
-                "STOREFRONT_STRIPE_SECRET_KEY: a live Stripe key cannot be used with a sandbox \
-                 upstream account"
-            ),
-            "{lines:?}"
+        let line = refused_at_start(
+            &out,
+            "STOREFRONT_STRIPE_SECRET_KEY: a live Stripe key cannot be used with a sandbox \
+             upstream account",
         );
         assert!(
-            lines[0].contains("STOREFRONT_ALLOW_LIVE_PAYMENTS_WITH_SANDBOX=true"),
-            "the override is named: {lines:?}"
+            line.contains("STOREFRONT_ALLOW_LIVE_PAYMENTS_WITH_SANDBOX=true"),
+            "the override is named: {line}"
         );
-        assert!(!lines[0].contains(live_key), "the key is never printed");
+        assert!(!line.contains(live_key), "the key is never printed");
     }
 
     // A test key with the same sandbox starts (and is stopped here at once).
@@ -145,21 +142,16 @@ async fn stripe_test_keys_with_a_production_account_stop_the_start_unless_overri
         let mut settings = LIVE_STRIPE.to_vec();
         settings.push(("STOREFRONT_STRIPE_SECRET_KEY", test_key));
         let out = run_to_end(serve_command(&upstream, &key, &settings)).await;
-        assert_eq!(out.status.code(), Some(2), "{:?}", stderr_lines(&out));
-        let lines = stderr_lines(&out);
-        assert_eq!(lines.len(), 1, "{lines:?}");
-        assert!(
-            lines[0].starts_with(
-                "STOREFRONT_STRIPE_SECRET_KEY: a Stripe test key (sk_test_…, rk_test_…) cannot be \
-                 used with a production upstream account"
-            ),
-            "{lines:?}"
+        let line = refused_at_start(
+            &out,
+            "STOREFRONT_STRIPE_SECRET_KEY: a Stripe test key (sk_test_…, rk_test_…) cannot be \
+             used with a production upstream account",
         );
         assert!(
-            lines[0].contains("STOREFRONT_ALLOW_STRIPE_TEST_KEYS_WITH_PRODUCTION=true"),
-            "the override is named: {lines:?}"
+            line.contains("STOREFRONT_ALLOW_STRIPE_TEST_KEYS_WITH_PRODUCTION=true"),
+            "the override is named: {line}"
         );
-        assert!(!lines[0].contains(test_key), "the key is never printed");
+        assert!(!line.contains(test_key), "the key is never printed");
     }
 
     let mut checked = LIVE_STRIPE.to_vec();
@@ -176,19 +168,14 @@ async fn demo_payments_with_an_unfamiliar_environment_stop_the_start_unless_it_i
         ..AccountChange::default()
     });
     let out = run_to_end(serve_command(&upstream, &key, &[])).await;
-    assert_eq!(out.status.code(), Some(2), "{:?}", stderr_lines(&out));
-    let lines = stderr_lines(&out);
-    assert_eq!(lines.len(), 1, "{lines:?}");
-    assert!(
-        lines[0].starts_with(
-            "STOREFRONT_PAYMENTS: demo payments cannot be used with an upstream account whose \
-             environment is neither sandbox nor production"
-        ),
-        "{lines:?}"
+    let line = refused_at_start(
+        &out,
+        "STOREFRONT_PAYMENTS: demo payments cannot be used with an upstream account whose \
+         environment is neither sandbox nor production",
     );
     assert!(
-        lines[0].contains("STOREFRONT_ALLOW_TEST_PAYMENTS_WITH_ENVIRONMENT"),
-        "the override is named: {lines:?}"
+        line.contains("STOREFRONT_ALLOW_TEST_PAYMENTS_WITH_ENVIRONMENT"),
+        "the override is named: {line}"
     );
 
     // Naming another environment vouches for that one only.
