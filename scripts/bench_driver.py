@@ -243,17 +243,22 @@ def request_stats(sent_path):
     )
 
 
+def pay_one(row):
+    """Presses Pay on the demo payment page of a purchase from `create_one`: (status, body)."""
+    b = Browser(row["base"])
+    b.cookies = dict(row["cookies"])
+    status, body, _ = b.request(
+        "POST", f"/demo-pay/{row['session']}/pay", {"csrf_token": row["csrf_token"]}
+    )
+    return status, body
+
+
 def pay_each(path, gap_ms):
     rows = [json.loads(line) for line in open(path) if line.strip()]
     ok = 0
     for row in rows:
         time.sleep(int(gap_ms) / 1000.0)
-        b = Browser(row["base"])
-        b.cookies = dict(row["cookies"])
-        status = b.request(
-            "POST", f"/demo-pay/{row['session']}/pay", {"csrf_token": row["csrf_token"]}
-        )[0]
-        ok += status == 303
+        ok += pay_one(row)[0] == 303
     print(ok)
 
 

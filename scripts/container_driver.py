@@ -39,6 +39,7 @@ from bench_driver import (  # noqa: E402
     create_one,
     find_plan,
     hidden,
+    pay_one,
     split_base,
 )
 
@@ -62,11 +63,7 @@ def wait(base, secs):
 
 
 def pay(row):
-    b = Browser(row["base"])
-    b.cookies = dict(row["cookies"])
-    status, body, _ = b.request(
-        "POST", f"/demo-pay/{row['session']}/pay", {"csrf_token": row["csrf_token"]}
-    )
+    status, body = pay_one(row)
     if status != 303:
         raise RuntimeError(f"demo Pay answered {status}: {body[:200]}")
 
