@@ -1,13 +1,11 @@
-//! CSV for the owner's exports (RFC 4180: comma separated, CRLF line ends, a field quoted
-//! when it holds a comma, a quote, a line break or surrounding space, its quotes doubled).
-//!
-//! Written by hand rather than with a crate: the exports need only this one quoting rule and
-//! the formula guard, and the rows are made in pages as the body streams.
+//! CSV for the owner's exports (RFC 4180: comma separated, CRLF line ends), written with the
+//! `csv` crate's writer: a cell is quoted when it holds a comma, a quote or a line break, its
+//! quotes doubled. Rows are made one at a time, so an export streams in pages as it is read.
 //!
 //! Free text (emails, references, upstream's strings) is guarded against formula injection:
 //! a spreadsheet treats a cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return
-//! as a formula, so such text gets a leading `'` (and is then quoted as needed). Numbers are
-//! written with [`number`] and keep their minus sign.
+//! as a formula, so such text gets a leading `'`. Numbers are written with [`number`] and
+//! keep their minus sign.
 
 use super::ledger::RunningTransaction;
 use super::reconcile::{Line, wholesale_cost};
@@ -15,36 +13,33 @@ use crate::db::purchases::Purchase;
 use crate::domain::Cents;
 use crate::domain::purchase::order_number;
 
-/// One CSV row from its already-encoded cells, CRLF-terminated.
-pub fn row(cells: &[String]) -> String {
-    let mut out = cells.join(",");
-    out.push_str("\r\n");
-    out
+/// One CSV row from its cells (made with [`text`] or [`number`]), CRLF-terminated.
+pub fn row<C: AsRef<[u8]>>(cells: impl IntoIterator<Item = C>) -> String {
+    let mut writer = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::CRLF)
+        .buffer_capacity(1024)
+        .from_writer(Vec::with_capacity(256));
+    // Writing into memory has no I/O to fail, and every cell is UTF-8 text, so neither
+    // fallback below is ever taken; they keep a broken row from becoming a panic.
+    let bytes = match writer.write_record(cells) {
+        Ok(()) => writer.into_inner().unwrap_or_default(),
+        Err(_) => Vec::new(),
+    };
+    String::from_utf8(bytes).unwrap_or_default()
 }
 
-/// A free-text cell: formula-guarded, then quoted when needed.
+/// A free-text cell, formula-guarded.
 pub fn text(value: &str) -> String {
-    let guarded = if value.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+    if value.starts_with(['=', '+', '-', '@', '\t', '\r']) {
         format!("'{value}")
     } else {
         value.to_string()
-    };
-    quote(&guarded)
-}
-
-/// A cell the shop itself produced (a number, a date, a status): quoted only if needed.
-pub fn number(value: impl ToString) -> String {
-    quote(&value.to_string())
-}
-
-fn quote(value: &str) -> String {
-    let needs =
-        value.contains([',', '"', '\n', '\r']) || value.starts_with(' ') || value.ends_with(' ');
-    if needs {
-        format!("\"{}\"", value.replace('"', "\"\""))
-    } else {
-        value.to_string()
     }
+}
+
+/// A cell the shop itself produced (a number, a date, a status).
+pub fn number(value: impl ToString) -> String {
+    value.to_string()
 }
 
 /// `-12.05` for -1205 cents: dollars with two decimals, no sign for zero, no grouping.
@@ -111,7 +106,7 @@ pub fn order_row(p: &Purchase, refunded_cents: i64) -> String {
         text(p.upstream_order_id.as_deref().unwrap_or("")),
         text(p.upstream_status.as_deref().unwrap_or("")),
     ];
-    row(&with_money(cells, &[price, cost, refunded, margin]))
+    row(with_money(cells, &[price, cost, refunded, margin]))
 }
 
 // ---- reconciliation -------------------------------------------------------------------------
@@ -141,7 +136,7 @@ pub fn reconciliation_row(line: &Line) -> String {
     );
     cells.push(text(&line.transactions.join("; ")));
     cells.push(text(&line.problems.join("; ")));
-    row(&cells)
+    row(cells)
 }
 
 // ---- wallet ---------------------------------------------------------------------------------
@@ -160,7 +155,7 @@ pub fn wallet_row(r: &RunningTransaction) -> String {
         text(&t.kind),
         text(&t.reference),
     ];
-    row(&with_money(
+    row(with_money(
         cells,
         &[
             t.available_delta_cents,
@@ -188,16 +183,17 @@ mod tests {
 
     #[test]
     fn quoting_and_the_formula_guard() {
-        assert_eq!(text("plain@example.com"), "plain@example.com");
-        assert_eq!(text("a,b"), "\"a,b\"");
-        assert_eq!(text("say \"hi\""), "\"say \"\"hi\"\"\"");
-        assert_eq!(text("two\nlines"), "\"two\nlines\"");
-        assert_eq!(text("=HYPERLINK(\"x\")"), "\"'=HYPERLINK(\"\"x\"\")\"");
-        assert_eq!(text("+1"), "'+1");
-        assert_eq!(text("-1"), "'-1");
-        assert_eq!(text("@sum"), "'@sum");
-        assert_eq!(number(-12), "-12", "numbers keep their sign");
-        assert_eq!(row(&[text("a"), number(1)]), "a,1\r\n");
+        let cell = |value: &str| row([text(value)]);
+        assert_eq!(cell("plain@example.com"), "plain@example.com\r\n");
+        assert_eq!(cell("a,b"), "\"a,b\"\r\n");
+        assert_eq!(cell("say \"hi\""), "\"say \"\"hi\"\"\"\r\n");
+        assert_eq!(cell("two\nlines"), "\"two\nlines\"\r\n");
+        assert_eq!(cell("=HYPERLINK(\"x\")"), "\"'=HYPERLINK(\"\"x\"\")\"\r\n");
+        assert_eq!(cell("+1"), "'+1\r\n");
+        assert_eq!(cell("-1"), "'-1\r\n");
+        assert_eq!(cell("@sum"), "'@sum\r\n");
+        assert_eq!(row([number(-12)]), "-12\r\n", "numbers keep their sign");
+        assert_eq!(row([text("a"), number(1), text("")]), "a,1,\r\n");
     }
 
     #[test]

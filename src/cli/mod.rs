@@ -335,10 +335,9 @@ async fn catalog_sync(
     let db = Db::open(&url, 2)?;
     db.migrate().await?;
     let holder = format!("cli:{}", std::process::id());
-    client.share_gate(Arc::new(crate::db::outbox::SharedUpstreamGate::new(
-        db.clone(),
-        &holder,
-    )));
+    client.share_gate(Arc::new(
+        crate::orders::upstream_gate::SharedUpstreamGate::new(db.clone(), &holder),
+    ));
     let catalog = Catalog::new(db, default_markup_bps);
     match catalog.sync(&client, &holder).await {
         Ok(SyncOutcome::Synced(report)) => {

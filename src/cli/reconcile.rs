@@ -25,10 +25,12 @@ pub async fn run(
     let db = Db::open(&url, 2)?;
     db.migrate().await?;
     // A 429 seen by a running shop holds this command back too, and the other way round.
-    client.share_gate(Arc::new(crate::db::outbox::SharedUpstreamGate::new(
-        db.clone(),
-        &format!("cli:{}", std::process::id()),
-    )));
+    client.share_gate(Arc::new(
+        crate::orders::upstream_gate::SharedUpstreamGate::new(
+            db.clone(),
+            &format!("cli:{}", std::process::id()),
+        ),
+    ));
     let books = Books {
         db: &db,
         upstream: &client,

@@ -328,6 +328,10 @@ pub struct UpstreamSettings {
     pub webhook_token: Option<Secret<String>>,
 }
 
+/// Days a purchase's links keep working after it was fulfilled or ended
+/// (`STOREFRONT_ORDER_LINK_DAYS`'s default).
+pub const DEFAULT_ORDER_LINK_DAYS: u32 = 90;
+
 /// Everything `storefront serve` needs, validated.
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -417,11 +421,9 @@ impl Settings {
             audit_retention_days: src.parsed("AUDIT_RETENTION_DAYS", 400, |raw| {
                 parse_int_in(raw, 30, 3_650)
             })?,
-            order_link_days: src.parsed(
-                "ORDER_LINK_DAYS",
-                crate::orders::links::DEFAULT_VALID_DAYS,
-                |raw| parse_int_in(raw, 1, 3_650),
-            )?,
+            order_link_days: src.parsed("ORDER_LINK_DAYS", DEFAULT_ORDER_LINK_DAYS, |raw| {
+                parse_int_in(raw, 1, 3_650)
+            })?,
             log_format: log_format(src)?,
             metrics_token: src.parsed("METRICS_TOKEN", None, |raw| {
                 parse_metrics_token(raw).map(Some)

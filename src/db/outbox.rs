@@ -22,7 +22,6 @@ use diesel::sql_types::{BigInt, Integer, Nullable, Text};
 
 use crate::db::schema::{leases, outbox_attempts, outbox_jobs, purchases};
 use crate::db::{DbConn, DbError};
-use crate::upstream::{GateFuture, SharedGate};
 
 /// Job states (the `outbox_jobs.state` CHECK).
 pub const QUEUED: &str = "queued";
@@ -621,60 +620,6 @@ pub fn close_upstream_gate(conn: &mut DbConn, until_ms: i64, holder: &str) -> Re
     ))
     .execute(conn)?;
     Ok(())
-}
-
-/// The upstream client's [`SharedGate`]: the gate row every replica's claims already honour.
-/// A read or write that fails is logged and the client goes on with its own process's gate.
-#[derive(Debug, Clone)]
-pub struct SharedUpstreamGate {
-    db: crate::db::Db,
-    holder: String,
-}
-
-impl SharedUpstreamGate {
-    /// `holder` names this process in the row (for the console and logs).
-    pub fn new(db: crate::db::Db, holder: &str) -> Self {
-        Self {
-            db,
-            holder: holder.to_string(),
-        }
-    }
-}
-
-impl SharedGate for SharedUpstreamGate {
-    fn opens_at(&self) -> GateFuture<'_, Option<std::time::SystemTime>> {
-        Box::pin(async move {
-            let now = crate::db::now_ms();
-            match self
-                .db
-                .run(move |conn| upstream_gate_opens_at(conn, now))
-                .await
-            {
-                Ok(at) => at.and_then(|ms| {
-                    let ms = u64::try_from(ms).ok()?;
-                    std::time::UNIX_EPOCH.checked_add(std::time::Duration::from_millis(ms))
-                }),
-                Err(err) => {
-                    tracing::warn!(error = %err, "could not read the shared upstream gate");
-                    None
-                }
-            }
-        })
-    }
-
-    fn close_until(&self, until: std::time::SystemTime) -> GateFuture<'_, ()> {
-        Box::pin(async move {
-            let until_ms = crate::db::ms_of(until);
-            let holder = self.holder.clone();
-            let closed = self
-                .db
-                .run(move |conn| conn.write_tx(|conn| close_upstream_gate(conn, until_ms, &holder)))
-                .await;
-            if let Err(err) = closed {
-                tracing::warn!(error = %err, "could not share the upstream gate");
-            }
-        })
-    }
 }
 
 /// When the persisted upstream gate opens, if it is closed at `now_ms`.

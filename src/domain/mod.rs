@@ -7,11 +7,13 @@ pub mod countries;
 pub mod currency;
 mod email;
 pub mod esim;
+pub mod html;
 mod money;
 pub mod plan;
 pub mod pricing;
 pub mod promo;
 pub mod purchase;
+pub mod rate_window;
 
 pub use alert::AlertKind;
 pub use client::ClientKey;

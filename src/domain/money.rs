@@ -2,6 +2,7 @@
 //! exactly, and every arithmetic step that could overflow is checked.
 
 use std::fmt;
+use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
@@ -14,6 +15,8 @@ pub struct Cents(i64);
 pub enum MoneyError {
     #[error("amount out of range")]
     Overflow,
+    #[error("not an amount like 25 or 25.50")]
+    NotAnAmount,
 }
 
 impl Cents {
@@ -46,6 +49,60 @@ impl Cents {
     }
 }
 
+/// Dollars as a person types them — `25`, `25.5`, `25.50`, `$1,000`, ` $1,000.00 ` — into
+/// cents, without floats. Refused: empty text, a sign, more than two decimals, a lone or
+/// trailing point (`.5`, `25.`), separators out of place (`1,00`, `,100`), letters and
+/// amounts beyond a trillion dollars.
+impl FromStr for Cents {
+    type Err = MoneyError;
+
+    fn from_str(raw: &str) -> Result<Self, Self::Err> {
+        let text = raw.trim();
+        let text = text.strip_prefix('$').unwrap_or(text).trim_start();
+        parse_hundredths(text)
+            .map(Self)
+            .ok_or(MoneyError::NotAnAmount)
+    }
+}
+
+/// A non-negative decimal with at most two places (`12`, `12.5`, `1,234.56`) as hundredths:
+/// the one reading of typed amounts, for dollars ([`Cents`]'s `FromStr`) and for percentages
+/// (a markup of `12.5` is 1250 basis points). Thousands separators only where they belong.
+pub fn parse_hundredths(raw: &str) -> Option<i64> {
+    let text = raw.trim();
+    let (whole, frac) = match text.split_once('.') {
+        Some((whole, frac)) if (1..=2).contains(&frac.len()) => (whole, frac),
+        Some(_) => return None,
+        None => (text, ""),
+    };
+    let mut groups = whole.split(',');
+    let first = groups.next().unwrap_or_default();
+    let mut digits = String::with_capacity(whole.len());
+    digits.push_str(first);
+    let mut grouped_ok = true;
+    for group in groups {
+        grouped_ok &= !first.is_empty() && first.len() <= 3 && group.len() == 3;
+        digits.push_str(group);
+    }
+    if !grouped_ok
+        || digits.is_empty()
+        || digits.len() > 12
+        || !digits
+            .bytes()
+            .chain(frac.bytes())
+            .all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    let whole: i64 = digits.parse().ok()?;
+    let frac: i64 = match frac.len() {
+        0 => 0,
+        1 => frac.parse::<i64>().ok()? * 10,
+        _ => frac.parse().ok()?,
+    };
+    whole.checked_mul(100)?.checked_add(frac)
+}
+
 impl fmt::Debug for Cents {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Cents({})", self.0)
@@ -73,6 +130,65 @@ impl fmt::Display for Cents {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    fn dollars(raw: &str) -> Option<i64> {
+        raw.parse::<Cents>().ok().map(Cents::get)
+    }
+
+    #[test]
+    fn typed_dollars_parse_to_cents() {
+        assert_eq!(dollars("25"), Some(2_500));
+        assert_eq!(dollars(" 25.50 "), Some(2_550));
+        assert_eq!(dollars("25.5"), Some(2_550));
+        assert_eq!(dollars("$1,000"), Some(100_000));
+        assert_eq!(dollars("$ 1,234.56"), Some(123_456));
+        assert_eq!(dollars("1000.00"), Some(100_000));
+        assert_eq!(dollars("0.01"), Some(1));
+        assert_eq!(dollars("999,999,999,999.99"), Some(99_999_999_999_999));
+        for bad in [
+            "",
+            "$",
+            ".",
+            "25.",
+            ".5",
+            "-10",
+            "+10",
+            "1.234",
+            "1e3",
+            "ten",
+            "1,00",
+            ",100",
+            "1,0000",
+            "1000,000",
+            "12 5",
+            "1.2.3",
+            "$$5",
+            "5$",
+            "9999999999999",
+            "１２",
+        ] {
+            assert_eq!(dollars(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn percentages_parse_to_hundredths_by_the_same_rule() {
+        assert_eq!(parse_hundredths("12.5"), Some(1_250));
+        assert_eq!(parse_hundredths("0"), Some(0));
+        assert_eq!(
+            parse_hundredths("$12"),
+            None,
+            "a dollar sign is not a percentage"
+        );
+        assert_eq!(parse_hundredths("1,00"), None);
+    }
+
+    proptest! {
+        #[test]
+        fn shown_amounts_read_back_as_the_same_cents(cents in 0i64..100_000_000_000_000) {
+            prop_assert_eq!(Cents::new(cents).to_string().parse::<Cents>(), Ok(Cents::new(cents)));
+        }
+    }
 
     #[test]
     fn displays_dollars_with_grouping() {

@@ -346,7 +346,10 @@ pub fn html(id: &str) -> String {
 
 /// [`html`] with one argument, escaped the way askama escapes.
 pub fn html_a(id: &str, name: &str, value: impl AsRef<str>) -> String {
-    current().ta(id, &[(name, Arg::Text(escape_html(value.as_ref())))])
+    current().ta(
+        id,
+        &[(name, Arg::Text(crate::domain::html::escape(value.as_ref())))],
+    )
 }
 
 /// [`html`] with two arguments, escaped.
@@ -360,25 +363,13 @@ pub fn html_a2(
     current().ta(
         id,
         &[
-            (name, Arg::Text(escape_html(value.as_ref()))),
-            (name2, Arg::Text(escape_html(value2.as_ref()))),
+            (name, Arg::Text(crate::domain::html::escape(value.as_ref()))),
+            (
+                name2,
+                Arg::Text(crate::domain::html::escape(value2.as_ref())),
+            ),
         ],
     )
-}
-
-fn escape_html(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&#38;"),
-            '<' => out.push_str("&#60;"),
-            '>' => out.push_str("&#62;"),
-            '"' => out.push_str("&#34;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// Names a message id chosen in code (a status's headline): the identity, so the catalog

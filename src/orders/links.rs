@@ -38,7 +38,7 @@ use crate::db::{DbConn, DbError, order_links};
 use crate::domain::purchase::PurchaseStatus;
 
 /// Days a purchase's links keep working after it was fulfilled or ended, unless configured.
-pub const DEFAULT_VALID_DAYS: u32 = 90;
+pub use crate::config::DEFAULT_ORDER_LINK_DAYS as DEFAULT_VALID_DAYS;
 
 const DAY_MS: i64 = 86_400_000;
 

@@ -16,3 +16,4 @@ pub mod notify;
 pub mod outbox;
 pub mod page;
 pub mod reconcile;
+pub mod upstream_gate;

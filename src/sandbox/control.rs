@@ -20,6 +20,7 @@ use super::{
     AccountChange, Fault, KeySpec, OrderRefusal, Outcome, RateLimit, Sandbox, Scope, WebhookConfig,
     WebhookDisorder, validate,
 };
+use crate::domain::html::escape;
 
 pub fn mount(sandbox: Sandbox, cfg: &mut web::ServiceConfig) {
     cfg.service(
@@ -448,23 +449,9 @@ fn status_name(status: SessionStatus) -> &'static str {
     }
 }
 
-fn escape(s: &str) -> String {
-    s.chars()
-        .map(|c| match c {
-            '&' => "&amp;".to_string(),
-            '<' => "&lt;".to_string(),
-            '>' => "&gt;".to_string(),
-            '"' => "&quot;".to_string(),
-            '\'' => "&#39;".to_string(),
-            c => c.to_string(),
-        })
-        .collect()
-}
-
+/// An amount as the shop shows it: `$1,234.56`.
 fn dollars(cents: i64) -> String {
-    let sign = if cents < 0 { "-" } else { "" };
-    let abs = cents.unsigned_abs();
-    format!("{sign}${}.{:02}", abs / 100, abs % 100)
+    crate::domain::Cents::new(cents).to_string()
 }
 
 async fn checkout_page(

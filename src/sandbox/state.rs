@@ -20,6 +20,7 @@ use super::wire::{
     AcceptedOrder, Balance, CheckoutRequest, MAX_AMOUNT_CENTS, Order, OrderRequest, Plan,
     TopupRequest,
 };
+use crate::domain::rate_window::FixedWindows;
 
 /// A permission of spec section 5.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
@@ -332,7 +333,7 @@ pub struct State {
     pub primary_key: String,
     pub faults: Faults,
     rate_limit: Option<RateLimit>,
-    rate_windows: HashMap<String, (Instant, u32)>,
+    rate_windows: Option<FixedWindows<String>>,
     pub webhook: Option<WebhookConfig>,
     /// (paid → provisioning, provisioning → outcome); the refund step reuses the second.
     pub delays: (Duration, Duration),
@@ -391,7 +392,7 @@ impl State {
             primary_key: cfg.api_key,
             faults: Faults::default(),
             rate_limit: cfg.rate_limit,
-            rate_windows: HashMap::new(),
+            rate_windows: None,
             webhook: cfg.webhook,
             delays: cfg.delays,
             suspended: false,
@@ -439,27 +440,21 @@ impl State {
 
     pub fn set_rate_limit(&mut self, limit: Option<RateLimit>) {
         self.rate_limit = limit;
-        self.rate_windows.clear();
+        self.rate_windows = limit.map(|l| FixedWindows::new(l.requests, l.window));
     }
 
     /// Counts one request of `key` against the configured limit.
     pub fn check_rate_limit(&mut self, key: &str, now: Instant) -> Result<(), ApiError> {
-        let Some(limit) = self.rate_limit else {
+        let Some(windows) = self.rate_windows.as_mut() else {
             return Ok(());
         };
-        let window = self.rate_windows.entry(key.to_string()).or_insert((now, 0));
-        if now.duration_since(window.0) >= limit.window {
-            *window = (now, 0);
-        }
-        window.1 = window.1.saturating_add(1);
-        if window.1 > limit.requests {
-            let remaining = limit.window.saturating_sub(now.duration_since(window.0));
+        windows.hit(key.to_string(), now).map_err(|over| {
+            let remaining = over.retry_after;
             let secs = remaining.as_secs() + u64::from(remaining.subsec_nanos() > 0);
-            return Err(ApiError::RateLimited {
+            ApiError::RateLimited {
                 retry_after_secs: secs.max(1),
-            });
-        }
-        Ok(())
+            }
+        })
     }
 
     /// Counts a request arriving inside the `Retry-After` window of an earlier 429; returns,

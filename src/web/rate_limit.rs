@@ -8,43 +8,28 @@
 //! (how much wallet credit one client's unpaid checkouts may hold) is counted in the database
 //! by the checkout itself. It needs no shared store and forgets idle clients.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::domain::ClientKey;
+use crate::domain::rate_window::FixedWindows;
 
 pub struct RateLimiter {
-    limit: u32,
-    window: Duration,
-    clients: Mutex<HashMap<ClientKey, (Instant, u32)>>,
+    clients: Mutex<FixedWindows<ClientKey>>,
 }
 
 impl RateLimiter {
     pub fn new(limit: u32, window: Duration) -> Self {
         Self {
-            limit,
-            window,
-            clients: Mutex::new(HashMap::new()),
+            clients: Mutex::new(FixedWindows::new(limit, window)),
         }
     }
 
     /// Counts one request from `client`; false when it is over the limit for this window.
+    /// A lock poisoned by a panic elsewhere still counts: the limit never fails open.
     pub fn allow(&self, client: ClientKey) -> bool {
-        let now = Instant::now();
-        let Ok(mut clients) = self.clients.lock() else {
-            return true;
-        };
-        if clients.len() > 10_000 {
-            let window = self.window;
-            clients.retain(|_, (start, _)| now.duration_since(*start) < window);
-        }
-        let entry = clients.entry(client).or_insert((now, 0));
-        if now.duration_since(entry.0) >= self.window {
-            *entry = (now, 0);
-        }
-        entry.1 += 1;
-        entry.1 <= self.limit
+        let mut clients = self.clients.lock().unwrap_or_else(PoisonError::into_inner);
+        clients.hit(client, Instant::now()).is_ok()
     }
 }
 

@@ -5,8 +5,9 @@
 use std::time::{Duration, Instant};
 
 use storefront::config::Secret;
-use storefront::db::outbox::{SharedUpstreamGate, upstream_gate_opens_at};
+use storefront::db::outbox::upstream_gate_opens_at;
 use storefront::db::{Db, now_ms};
+use storefront::orders::upstream_gate::SharedUpstreamGate;
 use storefront::sandbox::{self, Fault, SandboxConfig};
 use storefront::upstream::{ErrorKind, PartnerClient, UpstreamClientConfig};
 use url::Url;
