@@ -274,7 +274,7 @@ fn problem(
         message,
         plan_href: format!("/plans/{}", plan.id),
         country_href: format!("/countries/{}", plan.country_code),
-        country_name: plan.country_name.clone(),
+        country_name: plan.labels_in(lang).name.clone(),
         confirm,
         alternatives,
     };

@@ -23,6 +23,7 @@ mod bad_input;
 mod books;
 mod browser;
 mod catalog;
+mod catalog_names;
 mod checkout;
 mod checkout_holds;
 mod cli;
