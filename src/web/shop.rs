@@ -607,6 +607,16 @@ pub struct BuyForm {
     pub expected_price_cents: i64,
     /// The promotion code field as typed.
     pub promo_code: String,
+    /// "My phone supports eSIM" was ticked.
+    pub device_confirmed: bool,
+}
+
+/// What the visitor sent in the checkout form, shown again with its errors: every field as
+/// it was, so fixing one problem does not undo the rest.
+pub struct Typed {
+    pub email: String,
+    pub promo_code: String,
+    pub device_confirmed: bool,
 }
 
 impl BuyForm {
@@ -730,18 +740,18 @@ pub(crate) fn render_plan(
     req: &HttpRequest,
     plan: &ShopPlan,
     status: StatusCode,
-    email: String,
-    promo_code: String,
+    typed: Typed,
     errors: Vec<FieldError>,
 ) -> HttpResponse {
     let snap = state.catalog.snapshot();
     let issued = csrf::issue(req, &state.settings.secret_key, state.secure_cookies);
     let form = BuyForm {
         csrf_token: issued.token,
-        email,
+        email: typed.email,
         errors,
         expected_price_cents: plan.price.map_or(0, Cents::get),
-        promo_code,
+        promo_code: typed.promo_code,
+        device_confirmed: typed.device_confirmed,
     };
     let page = plan_page(state, &snap, plan, state.sales.paused(), form);
     pages::private_page(status, &page, issued.cookie)
@@ -771,6 +781,7 @@ pub async fn plan(
                     errors: Vec::new(),
                     expected_price_cents: plan.price.map_or(0, Cents::get),
                     promo_code: String::new(),
+                    device_confirmed: false,
                 };
                 plan_page(&state, &snap, plan, paused, form)
                     .render()

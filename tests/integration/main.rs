@@ -55,6 +55,7 @@ mod schema;
 mod settings_doc;
 mod shared_gate;
 mod shop;
+mod shop_forms;
 mod stripe;
 mod upstream;
 mod wallet_pause;
