@@ -8,6 +8,8 @@
 //! exact > prefix > inside a name > one edit away, and a typo is looked for only when nothing
 //! is spelled exactly, so "Gambia" does not also offer Zambia.
 
+use std::collections::{HashMap, HashSet};
+
 use crate::domain::countries;
 use crate::domain::plan::search_key;
 
@@ -63,16 +65,13 @@ impl SearchIndex {
         regions: impl IntoIterator<Item = &'a [String]>,
     ) -> Self {
         let mut terms = Vec::new();
+        let mut seen: HashSet<(String, Target)> = HashSet::new();
         let mut push = |key: String, kind: TermKind, target: Target| {
-            if !key.is_empty()
-                && !terms
-                    .iter()
-                    .any(|t: &Term| t.key == key && t.target == target)
-            {
+            if !key.is_empty() && seen.insert((key.clone(), target)) {
                 terms.push(Term { key, kind, target });
             }
         };
-        let mut codes = std::collections::HashMap::new();
+        let mut codes = HashMap::new();
         for (i, (code, names)) in destinations.into_iter().enumerate() {
             let target = Target::Destination(i);
             push(code.to_ascii_lowercase(), TermKind::Code, target);
@@ -100,8 +99,8 @@ impl SearchIndex {
         if key.is_empty() {
             return Vec::new();
         }
-        let mut best: std::collections::HashMap<Target, Rank> = std::collections::HashMap::new();
-        let note = |best: &mut std::collections::HashMap<Target, Rank>, target, rank: Rank| {
+        let mut best: HashMap<Target, Rank> = HashMap::new();
+        let note = |best: &mut HashMap<Target, Rank>, target, rank: Rank| {
             best.entry(target)
                 .and_modify(|r| *r = (*r).min(rank))
                 .or_insert(rank);

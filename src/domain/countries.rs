@@ -566,7 +566,8 @@ pub fn all_aliases() -> impl Iterator<Item = (&'static str, &'static str)> {
 
 /// The code another name of a country stands for (`query` folded as by
 /// [`crate::domain::plan::search_key`]), if it is one of [`all_aliases`].
-pub fn alias(query: &str) -> Option<&'static str> {
+#[cfg(test)]
+fn alias(query: &str) -> Option<&'static str> {
     all_aliases()
         .find(|(name, _)| *name == query)
         .map(|(_, code)| code)

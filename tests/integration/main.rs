@@ -24,6 +24,7 @@ mod books;
 mod browser;
 mod catalog;
 mod catalog_names;
+mod catalog_names_browser;
 mod checkout;
 mod checkout_holds;
 mod cli;
