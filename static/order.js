@@ -1,7 +1,9 @@
 // The private order page, improved when scripts run; the page is complete without it.
 // - While the order waits (the page's `data-refresh-seconds`), reload it now and then, only
 //   while the tab is visible and for at most ten minutes; the Refresh button does it by hand.
-// - Next to each installation value, a Copy button (selecting the value also works).
+// - Next to each installation value, a Copy button (selecting the value also works). Its
+//   words come from the page, in the page's language: the status line carries `data-copy`
+//   and, for each value's id, `data-copy-label-ID` and `data-copied-ID`.
 (function () {
   "use strict";
   var page = document.querySelector("[data-refresh-seconds]");
@@ -34,21 +36,22 @@
     }
   }
   var status = document.getElementById("copy-status");
-  if (!navigator.clipboard || !status) {
+  var copy = status && status.getAttribute("data-copy");
+  if (!navigator.clipboard || !copy) {
     return;
   }
   document.querySelectorAll("input.copy").forEach(function (input) {
-    var label = document.querySelector("label[for='" + input.id + "']");
     var button = document.createElement("button");
     button.type = "button";
     button.className = "secondary copy-button";
-    button.textContent = "Copy";
+    button.textContent = copy;
+    var label = status.getAttribute("data-copy-label-" + input.id);
     if (label) {
-      button.setAttribute("aria-label", "Copy " + label.textContent);
+      button.setAttribute("aria-label", label);
     }
     button.addEventListener("click", function () {
       navigator.clipboard.writeText(input.value).then(function () {
-        status.textContent = (label ? label.textContent : "Value") + " copied.";
+        status.textContent = status.getAttribute("data-copied-" + input.id) || "";
       });
     });
     input.insertAdjacentElement("afterend", button);

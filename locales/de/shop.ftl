@@ -32,6 +32,7 @@ countries-count = { $count ->
 kind-local = Lokal
 kind-regional = Regional
 kind-global = Global
+destination-global = Weltweit
 activation-first-install = Die Gültigkeit beginnt, wenn du die eSIM installierst.
 activation-first-network = Die Gültigkeit beginnt, wenn sich die eSIM zum ersten Mal mit einem Netz im Reiseland verbindet.
 activation-unknown = Wann die Gültigkeit beginnt, wurde nicht angegeben. Frag uns vor dem Kauf.
@@ -89,7 +90,7 @@ search-placeholder = Ländername oder -code, z. B. Japan oder JP
 search-button = Suchen
 search-title = Suche: { $query }
 search-heading = Finde dein Reiseziel
-search-no-match-html = Kein Reiseziel passt zu „{ $query }“. Versuch es mit dem englischen Namen des Landes oder seinem zweistelligen Code, oder <a href="/countries">sieh dir alle Länder an</a>.
+search-no-match-html = Kein Reiseziel passt zu „{ $query }“. Versuch es mit einer anderen Schreibweise des Landesnamens oder seinem zweistelligen Code, oder <a href="/countries">sieh dir alle Länder an</a>.
 search-results = { $count ->
     [one] { $count } Reiseziel
    *[other] { $count } Reiseziele

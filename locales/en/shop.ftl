@@ -32,6 +32,7 @@ countries-count = { $count ->
 kind-local = Local
 kind-regional = Regional
 kind-global = Global
+destination-global = Global
 activation-first-install = Validity starts when you install the eSIM.
 activation-first-network = Validity starts when the eSIM first connects to a network in the destination.
 activation-unknown = When validity starts was not reported. Ask us before you buy.
@@ -89,7 +90,7 @@ search-placeholder = Country name or code, e.g. Japan or JP
 search-button = Search
 search-title = Search: { $query }
 search-heading = Find your destination
-search-no-match-html = No destination matches “{ $query }”. Try the country’s English name or its two-letter code, or <a href="/countries">browse all countries</a>.
+search-no-match-html = No destination matches “{ $query }”. Try another spelling of the country’s name or its two-letter code, or <a href="/countries">browse all countries</a>.
 search-results = { $count ->
     [one] { $count } destination
    *[other] { $count } destinations

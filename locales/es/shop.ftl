@@ -32,6 +32,7 @@ countries-count = { $count ->
 kind-local = Local
 kind-regional = Regional
 kind-global = Global
+destination-global = Global
 activation-first-install = La validez empieza cuando instalas la eSIM.
 activation-first-network = La validez empieza cuando la eSIM se conecta por primera vez a una red en el destino.
 activation-unknown = No se ha indicado cuándo empieza la validez. Pregúntanos antes de comprar.
@@ -85,11 +86,11 @@ home-step-check-html = Comprueba que tu teléfono <a href="/help/compatibility">
 home-step-pay = Elige un plan y paga. Te enviamos por correo un enlace privado a tu eSIM.
 home-step-scan-html = Escanea el código QR desde la página de tu pedido (algunas eSIM también tienen un botón de instalación). <a href="/help/installation">Ver los pasos</a>.
 search-label = ¿Adónde viajas?
-search-placeholder = Nombre o código del país, p. ej. Japan o JP
+search-placeholder = Nombre o código del país, p. ej. Japón o JP
 search-button = Buscar
 search-title = Búsqueda: { $query }
 search-heading = Encuentra tu destino
-search-no-match-html = Ningún destino coincide con «{ $query }». Prueba con el nombre del país en inglés o con su código de dos letras, o <a href="/countries">consulta todos los países</a>.
+search-no-match-html = Ningún destino coincide con «{ $query }». Prueba con otra forma del nombre del país o con su código de dos letras, o <a href="/countries">consulta todos los países</a>.
 search-results = { $count ->
     [one] { $count } destino
    *[other] { $count } destinos

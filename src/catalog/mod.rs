@@ -10,6 +10,7 @@
 pub mod display_rates;
 pub mod pricing;
 pub mod promo_codes;
+pub mod search;
 pub mod snapshot;
 pub mod sync;
 

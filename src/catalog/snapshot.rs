@@ -9,6 +9,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 
+use crate::catalog::search::{Rank, SearchIndex, Target};
 use crate::db::catalog::{PlanRow, StoredCatalog, SyncRow};
 use crate::domain::currency::{DisplayPrice, Rate};
 use crate::domain::plan::{self, Activation};
@@ -56,6 +57,8 @@ pub struct ShopPlan {
     pub fup_policy: String,
     pub available: bool,
     sellable: bool,
+    /// `country_name` in each shop language ([`Lang`] order).
+    names: [String; 3],
     /// Texts every list shows, written once per snapshot rather than once per page view: in
     /// English here, in the other languages in `translated` ([`ShopPlan::labels_in`]).
     pub labels: PlanLabels,
@@ -65,6 +68,8 @@ pub struct ShopPlan {
 /// The ready-made texts of a plan card.
 #[derive(Debug, Clone, Default)]
 pub struct PlanLabels {
+    /// The destination as named in this language: `Japón`, `Europa`, `Global`.
+    pub name: String,
     /// `/plans/{id}` with the id percent-encoded.
     pub href: String,
     pub data: String,
@@ -114,6 +119,7 @@ impl ShopPlan {
     fn make_labels(&self, lang: Lang) -> PlanLabels {
         let several_days = self.is_daily && self.validity_days > 1;
         PlanLabels {
+            name: self.names[lang as usize].clone(),
             href: format!("/plans/{}", path_segment(&self.id)),
             data: self.data_label(lang),
             validity: self.validity_label(lang),
@@ -175,6 +181,11 @@ impl ShopPlan {
         self.labels.fx = shown(Lang::En);
         self.translated[0].fx = shown(Lang::Es);
         self.translated[1].fx = shown(Lang::De);
+    }
+
+    /// `France · 5 GB for 30 days`, `Francia · 5 GB durante 30 días`: the plan named in `lang`.
+    pub fn title(&self, lang: Lang) -> String {
+        format!("{} · {}", self.names[lang as usize], self.allowance(lang))
     }
 
     pub fn allowance(&self, lang: Lang) -> String {
@@ -250,7 +261,10 @@ pub fn path_segment(segment: &str) -> String {
 pub struct Destination {
     /// ISO 3166-1 alpha-2, upper case.
     pub code: String,
+    /// The English name (upstream's, else the ISO table's).
     pub name: String,
+    /// The name in each shop language ([`Lang`] order): CLDR's in Spanish and German.
+    pub names: [String; 3],
     pub search_key: String,
     /// Local plans on sale.
     pub local_plans: usize,
@@ -262,10 +276,21 @@ pub struct Destination {
     pub covering_from: Option<Cents>,
 }
 
+impl Destination {
+    /// The country's name in `lang`.
+    pub fn name_in(&self, lang: Lang) -> &str {
+        &self.names[lang as usize]
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct ShopRegion {
     pub slug: String,
+    /// Upstream's (English) name.
     pub name: String,
+    /// The name in each shop language ([`Lang`] order): CLDR's for a continent or subregion
+    /// it knows, else upstream's.
+    pub names: [String; 3],
     pub search_key: String,
     /// The region's country codes, upper case, sorted, each once.
     pub coverage: Vec<String>,
@@ -273,6 +298,20 @@ pub struct ShopRegion {
     pub plans: usize,
     /// Lowest consumer price among them.
     pub from_price: Option<Cents>,
+}
+
+impl ShopRegion {
+    /// The region's name in `lang`.
+    pub fn name_in(&self, lang: Lang) -> &str {
+        &self.names[lang as usize]
+    }
+}
+
+/// A region's name in every shop language, from upstream's English `name`.
+fn localized_region_names(name: &str) -> [String; 3] {
+    Lang::ALL.map(|lang| {
+        countries::region_name_in(name, lang).map_or_else(|| name.to_string(), str::to_string)
+    })
 }
 
 /// A search result.
@@ -293,7 +332,11 @@ pub struct Snapshot {
     /// Regional plans on sale by region slug.
     by_region: HashMap<String, Vec<usize>>,
     destinations: Vec<Destination>,
+    /// Indexes into `destinations` sorted by name in each language ([`Lang`] order).
+    destination_order: [Vec<usize>; 3],
     destination_index: HashMap<String, usize>,
+    /// Every name of every destination and listed region, for [`Snapshot::search`].
+    search_index: SearchIndex,
     regions: Vec<ShopRegion>,
     /// Upstream's destination codes of regional and global plans ("EU-9"), upper case, to
     /// the page that lists such plans: old or guessed `/countries/EU-9` links lead there.
@@ -392,10 +435,26 @@ fn plan_kind(row: &PlanRow, coverage: &[String]) -> PlanKind {
 /// a regional one ("Europe", given `region_name`), "Global" for a global one. Upstream's own
 /// label of a multi-country destination ("Europe (9 countries)") is not used.
 pub fn destination_name(row: &PlanRow, region_name: Option<&str>) -> String {
+    destination_name_in(row, region_name, Lang::En)
+}
+
+/// [`destination_name`] in `lang`: a country by its code (CLDR's name in Spanish and German,
+/// upstream's in English), a region by CLDR's name of that area where it has one.
+pub fn destination_name_in(row: &PlanRow, region_name: Option<&str>, lang: Lang) -> String {
     match plan_kind(row, &country_codes(&row.coverage)) {
-        PlanKind::Local => row.country_name.clone(),
-        PlanKind::Regional => region_name.map_or_else(|| row.country_name.clone(), str::to_string),
-        PlanKind::Global => "Global".to_string(),
+        PlanKind::Local => match lang {
+            Lang::En => row.country_name.clone(),
+            _ => countries::name_in(row.country_code.trim(), lang)
+                .map_or_else(|| row.country_name.clone(), str::to_string),
+        },
+        PlanKind::Regional => match region_name {
+            Some(name) => countries::region_name_in(name, lang)
+                .filter(|_| lang != Lang::En)
+                .unwrap_or(name)
+                .to_string(),
+            None => row.country_name.clone(),
+        },
+        PlanKind::Global => lang.t("destination-global"),
     }
 }
 
@@ -406,7 +465,8 @@ fn shop_plan(row: &PlanRow, book: &PriceBook, region_names: &HashMap<&str, &str>
         .region
         .as_deref()
         .and_then(|slug| region_names.get(slug).copied());
-    let country_name = destination_name(row, region_name);
+    let names = Lang::ALL.map(|lang| destination_name_in(row, region_name, lang));
+    let country_name = names[0].clone();
     let key = PlanKey {
         plan_id: &row.id,
         country_code: &row.country_code,
@@ -441,6 +501,7 @@ fn shop_plan(row: &PlanRow, book: &PriceBook, region_names: &HashMap<&str, &str>
         fup_policy: row.fup_policy.clone(),
         available: row.available,
         sellable: row.available && price.is_some_and(pricing::card_chargeable),
+        names,
         labels: PlanLabels::default(),
         translated: Default::default(),
     }
@@ -528,7 +589,14 @@ impl Snapshot {
                     .to_string();
                 let local = snap.by_country.get(code);
                 let covering = snap.covering.get(code);
+                let names = Lang::ALL.map(|lang| match lang {
+                    Lang::En => name.clone(),
+                    _ => {
+                        countries::name_in(code, lang).map_or_else(|| name.clone(), str::to_string)
+                    }
+                });
                 Destination {
+                    names,
                     search_key: plan::search_key(&name),
                     local_plans: local.map_or(0, Vec::len),
                     from_price: from_price(local),
@@ -541,6 +609,11 @@ impl Snapshot {
             .collect();
         snap.destinations
             .sort_by(|a, b| a.search_key.cmp(&b.search_key));
+        snap.destination_order = Lang::ALL.map(|lang| {
+            let mut order: Vec<usize> = (0..snap.destinations.len()).collect();
+            order.sort_by_cached_key(|&i| plan::search_key(snap.destinations[i].name_in(lang)));
+            order
+        });
         snap.destination_index = snap
             .destinations
             .iter()
@@ -554,6 +627,7 @@ impl Snapshot {
             .filter(|r| r.available)
             .map(|r| ShopRegion {
                 slug: r.slug.clone(),
+                names: localized_region_names(&r.name),
                 name: r.name.clone(),
                 search_key: plan::search_key(&r.name),
                 coverage: country_codes(&r.coverage),
@@ -562,6 +636,12 @@ impl Snapshot {
             })
             .collect();
         snap.regions.sort_by(|a, b| a.name.cmp(&b.name));
+        snap.search_index = SearchIndex::build(
+            snap.destinations
+                .iter()
+                .map(|d| (d.code.as_str(), d.names.as_slice())),
+            snap.listed_regions().map(|r| r.names.as_slice()),
+        );
 
         let ladder: Vec<LadderEntry<'_>> = plans
             .iter()
@@ -667,6 +747,13 @@ impl Snapshot {
             .map(|&i| &self.destinations[i])
     }
 
+    /// Every country with something on sale, by its name in `lang`.
+    pub fn destinations_in(&self, lang: Lang) -> impl Iterator<Item = &Destination> {
+        self.destination_order[lang as usize]
+            .iter()
+            .map(|&i| &self.destinations[i])
+    }
+
     /// The name of a country with something on sale.
     pub fn country_name(&self, code: &str) -> Option<&str> {
         self.destination(code).map(|d| d.name.as_str())
@@ -677,6 +764,22 @@ impl Snapshot {
         self.country_name(code)
             .or_else(|| countries::name(code))
             .unwrap_or(code)
+    }
+
+    /// The name in `lang` to show for any country code: the destination's, the ISO table's
+    /// (CLDR's in Spanish and German), or the code.
+    pub fn any_country_name_in<'a>(&'a self, code: &'a str, lang: Lang) -> &'a str {
+        match self.destination(code) {
+            Some(d) => d.name_in(lang),
+            None => countries::name_in(code, lang).unwrap_or(code),
+        }
+    }
+
+    /// The regions with a regional plan on sale, by their name in `lang`.
+    pub fn listed_regions_in(&self, lang: Lang) -> Vec<&ShopRegion> {
+        let mut regions: Vec<&ShopRegion> = self.listed_regions().collect();
+        regions.sort_by_cached_key(|r| plan::search_key(r.name_in(lang)));
+        regions
     }
 
     /// Every region upstream lists, whether or not a regional plan of it is on sale.
@@ -721,37 +824,27 @@ impl Snapshot {
         &self.inversions
     }
 
-    /// Destinations and listed regions matching `query`, ignoring case and accents: an exact
-    /// country code or another name of the country ([`countries::ALIASES`]) first, then names
-    /// that start with the query, then names that contain it.
-    pub fn search(&self, query: &str) -> Vec<Found<'_>> {
-        let query = query.trim();
-        let key = plan::search_key(query);
-        if key.is_empty() {
-            return Vec::new();
-        }
-        // "usa", "england", "ivory coast": another name of one country, found first.
-        let alias = countries::alias(&key);
-        let rank = |name_key: &str, code: Option<&str>| -> Option<u8> {
-            if code.is_some_and(|c| c.eq_ignore_ascii_case(query) || alias == Some(c)) {
-                Some(0)
-            } else if name_key.starts_with(&key) {
-                Some(1)
-            } else if name_key.contains(&key) {
-                Some(2)
-            } else {
-                None
-            }
-        };
-        let destinations = self.destinations.iter().filter_map(|d| {
-            rank(&d.search_key, Some(&d.code))
-                .map(|r| (r, d.search_key.as_str(), Found::Destination(d)))
-        });
-        let regions = self.listed_regions().filter_map(|r| {
-            rank(&r.search_key, None).map(|rank| (rank, r.search_key.as_str(), Found::Region(r)))
-        });
-        let mut hits: Vec<(u8, &str, Found<'_>)> = destinations.chain(regions).collect();
-        hits.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    /// Destinations and listed regions matching `query` in any shop language
+    /// ([`crate::catalog::search`]): best match first, then by their name in `lang`.
+    pub fn search(&self, query: &str, lang: Lang) -> Vec<Found<'_>> {
+        let listed: Vec<&ShopRegion> = self.listed_regions().collect();
+        let mut hits: Vec<(Rank, String, Found<'_>)> = self
+            .search_index
+            .find(query)
+            .into_iter()
+            .filter_map(|(rank, target)| {
+                let found = match target {
+                    Target::Destination(i) => Found::Destination(self.destinations.get(i)?),
+                    Target::Region(i) => Found::Region(listed.get(i)?),
+                };
+                let name = match found {
+                    Found::Destination(d) => d.name_in(lang),
+                    Found::Region(r) => r.name_in(lang),
+                };
+                Some((rank, plan::search_key(name), found))
+            })
+            .collect();
+        hits.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
         hits.into_iter().map(|(_, _, found)| found).collect()
     }
 
@@ -969,7 +1062,7 @@ mod tests {
     fn search_ranks_exact_codes_then_name_prefixes_then_substrings() {
         let snap = Snapshot::build(&catalog(), 2500);
         let names = |query: &str| -> Vec<String> {
-            snap.search(query)
+            snap.search(query, Lang::En)
                 .into_iter()
                 .map(|found| match found {
                     Found::Destination(d) => d.name.clone(),
@@ -1000,6 +1093,293 @@ mod tests {
         // The Caribbean has no regional plan on sale: not offered.
         assert!(names("caribbean").is_empty());
         assert!(names("  ").is_empty());
+    }
+
+    /// A catalog where every ISO country is on sale (one global plan covers them all) and
+    /// Europe and the Middle East have regional plans.
+    fn world() -> Snapshot {
+        let all: Vec<&str> = countries::ISO_3166_1.iter().map(|(c, _)| *c).collect();
+        let mut stored = catalog();
+        stored.plans = vec![
+            row("world", "GL-249", "global", None, &all),
+            row(
+                "eu",
+                "EU-3",
+                "regional",
+                Some("europe"),
+                &["AD", "ES", "IT"],
+            ),
+            row("me", "ME-1", "regional", Some("middle-east"), &["AE"]),
+        ];
+        Snapshot::build(&stored, 2500)
+    }
+
+    fn first_found(snap: &Snapshot, query: &str, lang: Lang) -> Option<String> {
+        snap.search(query, lang).first().map(|found| match found {
+            Found::Destination(d) => d.code.clone(),
+            Found::Region(r) => r.slug.clone(),
+        })
+    }
+
+    #[test]
+    fn countries_and_regions_are_named_in_the_language_of_the_page() {
+        let snap = world();
+        let de = snap.destination("DE").expect("Germany");
+        assert_eq!(
+            Lang::ALL.map(|l| de.name_in(l)),
+            ["Germany", "Alemania", "Deutschland"]
+        );
+        let europe = snap.region("europe").expect("Europe");
+        assert_eq!(
+            Lang::ALL.map(|l| europe.name_in(l)),
+            ["Europe", "Europa", "Europa"]
+        );
+        // No CLDR counterpart: upstream's name in every language.
+        let me = snap.region("middle-east").expect("Middle East");
+        assert_eq!(me.name_in(Lang::De), "Middle East");
+        // Lists follow the page's alphabet: Deutschland among the D's in German.
+        let german: Vec<&str> = snap
+            .destinations_in(Lang::De)
+            .map(|d| d.code.as_str())
+            .collect();
+        let pos = |code: &str| german.iter().position(|c| *c == code);
+        assert!(
+            pos("DK") < pos("DE") && pos("DE") < pos("DJ"),
+            "Dänemark, Deutschland, Dschibuti"
+        );
+        let plan = snap.plan("eu").expect("plan");
+        assert_eq!(plan.title(Lang::Es), "Europa · 1 GB durante 7 días");
+        assert_eq!(plan.labels_in(Lang::De).name, "Europa");
+        assert_eq!(
+            snap.plan("world")
+                .map(|p| p.labels_in(Lang::De).name.clone())
+                .as_deref(),
+            Some("Weltweit")
+        );
+        assert_eq!(
+            snap.any_country_name_in("TT", Lang::Es),
+            "Trinidad y Tobago"
+        );
+    }
+
+    /// What travellers type, per language, and the country (or region) that must come first.
+    const QUERIES: [(Lang, &[(&str, &str)]); 3] = [
+        (
+            Lang::En,
+            &[
+                ("Japan", "JP"),
+                ("japna", "JP"),
+                ("JP", "JP"),
+                ("japanese", "JP"),
+                ("usa", "US"),
+                ("USA", "US"),
+                ("America", "US"),
+                ("United States", "US"),
+                ("uk", "GB"),
+                ("England", "GB"),
+                ("Britain", "GB"),
+                ("british", "GB"),
+                ("Holland", "NL"),
+                ("Netherlands", "NL"),
+                ("dutch", "NL"),
+                ("German", "DE"),
+                ("Germany", "DE"),
+                ("Gremany", "DE"),
+                ("french", "FR"),
+                ("France", "FR"),
+                ("Spain", "ES"),
+                ("spanish", "ES"),
+                ("italy", "IT"),
+                ("Itlay", "IT"),
+                ("Turkey", "TR"),
+                ("Türkiye", "TR"),
+                ("Mexico", "MX"),
+                ("mexcio", "MX"),
+                ("Brazil", "BR"),
+                ("Thailand", "TH"),
+                ("Thai", "TH"),
+                ("Vietnam", "VN"),
+                ("Korea", "KR"),
+                ("South Korea", "KR"),
+                ("swiss", "CH"),
+                ("Switzerland", "CH"),
+                ("Australia", "AU"),
+                ("Austria", "AT"),
+                ("Portugal", "PT"),
+                ("Greek", "GR"),
+                ("Egypt", "EG"),
+                ("Morocco", "MA"),
+                ("UAE", "AE"),
+                ("Dubai", "AE"),
+                ("Curacao", "CW"),
+                ("Ivory Coast", "CI"),
+                ("Czech Republic", "CZ"),
+                ("canadian", "CA"),
+                ("Chinese", "CN"),
+                ("Hong Kong", "HK"),
+                ("Bali", "ID"),
+                ("ireland", "IE"),
+                ("new zealand", "NZ"),
+                ("Singapore", "SG"),
+                ("europe", "europe"),
+                ("middle east", "middle-east"),
+            ],
+        ),
+        (
+            Lang::Es,
+            &[
+                ("Japón", "JP"),
+                ("japon", "JP"),
+                ("japonés", "JP"),
+                ("Alemania", "DE"),
+                ("alemán", "DE"),
+                ("Alemnia", "DE"),
+                ("Estados Unidos", "US"),
+                ("EEUU", "US"),
+                ("EE. UU.", "US"),
+                ("estadounidense", "US"),
+                ("Reino Unido", "GB"),
+                ("Inglaterra", "GB"),
+                ("británico", "GB"),
+                ("Holanda", "NL"),
+                ("Países Bajos", "NL"),
+                ("España", "ES"),
+                ("espana", "ES"),
+                ("español", "ES"),
+                ("Francia", "FR"),
+                ("francés", "FR"),
+                ("Italia", "IT"),
+                ("italiano", "IT"),
+                ("Turquía", "TR"),
+                ("turquia", "TR"),
+                ("México", "MX"),
+                ("mejico", "MX"),
+                ("Brasil", "BR"),
+                ("Tailandia", "TH"),
+                ("Suiza", "CH"),
+                ("Suecia", "SE"),
+                ("Noruega", "NO"),
+                ("Dinamarca", "DK"),
+                ("Grecia", "GR"),
+                ("Egipto", "EG"),
+                ("Marruecos", "MA"),
+                ("Emiratos", "AE"),
+                ("Corea del Sur", "KR"),
+                ("Canadá", "CA"),
+                ("Irlanda", "IE"),
+                ("Portgal", "PT"),
+                ("Croacia", "HR"),
+                ("Rusia", "RU"),
+                ("Sudáfrica", "ZA"),
+                ("Nueva Zelanda", "NZ"),
+                ("Singapur", "SG"),
+                ("Perú", "PE"),
+                ("Costa de Marfil", "CI"),
+                ("Bélgica", "BE"),
+                ("Hungría", "HU"),
+                ("Polonia", "PL"),
+                ("Europa", "europe"),
+            ],
+        ),
+        (
+            Lang::De,
+            &[
+                ("Deutschland", "DE"),
+                ("deutsch", "DE"),
+                ("Deutchland", "DE"),
+                ("Türkei", "TR"),
+                ("Tuerkei", "TR"),
+                ("turkei", "TR"),
+                ("Spanien", "ES"),
+                ("spanisch", "ES"),
+                ("Vereinigte Staaten", "US"),
+                ("USA", "US"),
+                ("Amerika", "US"),
+                ("Großbritannien", "GB"),
+                ("Vereinigtes Königreich", "GB"),
+                ("England", "GB"),
+                ("Niederlande", "NL"),
+                ("Holland", "NL"),
+                ("Frankreich", "FR"),
+                ("Frankriech", "FR"),
+                ("französisch", "FR"),
+                ("Italien", "IT"),
+                ("Japan", "JP"),
+                ("japanisch", "JP"),
+                ("Japna", "JP"),
+                ("Österreich", "AT"),
+                ("Oesterreich", "AT"),
+                ("Schweiz", "CH"),
+                ("Griechenland", "GR"),
+                ("Ägypten", "EG"),
+                ("Marokko", "MA"),
+                ("Kroatien", "HR"),
+                ("Tschechien", "CZ"),
+                ("Polen", "PL"),
+                ("Dänemark", "DK"),
+                ("Schweden", "SE"),
+                ("Norwegen", "NO"),
+                ("Mexiko", "MX"),
+                ("Brasilien", "BR"),
+                ("Kanada", "CA"),
+                ("Südkorea", "KR"),
+                ("Thailand", "TH"),
+                ("Indonesien", "ID"),
+                ("Russland", "RU"),
+                ("Irland", "IE"),
+                ("Island", "IS"),
+                ("Neuseeland", "NZ"),
+                ("Südafrika", "ZA"),
+                ("Elfenbeinküste", "CI"),
+                ("Vereinigte Arabische Emirate", "AE"),
+                ("Europa", "europe"),
+            ],
+        ),
+    ];
+
+    #[test]
+    fn travellers_find_their_country_in_their_own_language() {
+        let snap = world();
+        for (lang, queries) in QUERIES {
+            assert!(queries.len() >= 40, "{lang:?}: {} queries", queries.len());
+            let wrong: Vec<String> = queries
+                .iter()
+                .filter_map(|(query, expected)| {
+                    let first = first_found(&snap, query, lang);
+                    (first.as_deref() != Some(*expected))
+                        .then(|| format!("{query:?} → {first:?}, not {expected}"))
+                })
+                .collect();
+            assert!(wrong.is_empty(), "{lang:?}: {wrong:#?}");
+        }
+    }
+
+    #[test]
+    fn search_results_rank_exact_over_prefix_over_typos_and_are_named_in_the_page_language() {
+        let snap = world();
+        let names = |query: &str, lang: Lang| -> Vec<String> {
+            snap.search(query, lang)
+                .into_iter()
+                .map(|found| match found {
+                    Found::Destination(d) => d.name_in(lang).to_string(),
+                    Found::Region(r) => r.name_in(lang).to_string(),
+                })
+                .collect()
+        };
+        // One spelling, one country: what the search page turns into a redirect.
+        assert_eq!(names("Deutschland", Lang::De), ["Deutschland"]);
+        assert_eq!(names("japna", Lang::Es), ["Japón"]);
+        assert_eq!(names("Alemania", Lang::En), ["Germany"]);
+        // An exact name first, then the names it starts, then the ones it is inside.
+        let guinea = names("Guinea", Lang::En);
+        assert_eq!(guinea.first().map(String::as_str), Some("Guinea"));
+        assert!(guinea.contains(&"Guinea-Bissau".to_string()));
+        assert!(guinea.contains(&"Papua New Guinea".to_string()));
+        // A typo is guessed only when nothing is spelled that way.
+        assert_eq!(names("Gambia", Lang::En), ["Gambia"]);
+        assert_eq!(names("Gambai", Lang::En), ["Gambia"]);
+        // Too short to guess.
+        assert!(names("jpan", Lang::En).is_empty());
     }
 
     #[test]

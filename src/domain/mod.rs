@@ -4,6 +4,7 @@
 pub mod alert;
 mod client;
 pub mod countries;
+pub mod country_names;
 pub mod currency;
 mod email;
 pub mod esim;

@@ -370,8 +370,7 @@ impl Checkout {
             amount: price,
             email: form.email,
             description: {
-                let plan_text =
-                    format!("{} · {}", plan.country_name, plan.allowance(form.language));
+                let plan_text = plan.title(form.language);
                 match &form.promo_code {
                     Some(code) => form.language.ta(
                         "checkout-description-promo",

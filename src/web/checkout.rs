@@ -18,7 +18,7 @@ use crate::orders::confirm;
 use crate::payments::Provider;
 use crate::web::error::AppError;
 use crate::web::orders::{order_cookie, promo_line};
-use crate::web::shop::{FieldError, plan_title, render_plan};
+use crate::web::shop::{FieldError, Typed, plan_title, render_plan};
 use crate::web::{AppState, csrf, pages};
 
 #[derive(Deserialize)]
@@ -78,6 +78,12 @@ pub async fn checkout(
     let client = crate::web::client_addr::client_key(&req);
     let snap = state.catalog.snapshot();
     let plan = snap.plan(&form.plan_id).ok_or(AppError::NotFound)?;
+    // Whatever goes wrong, the form comes back as it was sent.
+    let typed = |email: &str| Typed {
+        email: email.to_string(),
+        promo_code: form.promo_code.clone(),
+        device_confirmed: form.confirm_device.is_some(),
+    };
     if !state.checkout_limiter.allow(client) {
         // The form stays, with what was typed: waiting a moment and sending it again works.
         let mut response = render_plan(
@@ -85,8 +91,7 @@ pub async fn checkout(
             &req,
             plan,
             StatusCode::TOO_MANY_REQUESTS,
-            form.email,
-            form.promo_code,
+            typed(&form.email),
             vec![FieldError::general(&i18n::t("checkout-too-many"))],
         );
         response
@@ -128,8 +133,7 @@ pub async fn checkout(
             &req,
             plan,
             StatusCode::BAD_REQUEST,
-            form.email,
-            form.promo_code,
+            typed(&form.email),
             errors,
         ));
     };
@@ -172,8 +176,7 @@ pub async fn checkout(
             &req,
             plan,
             StatusCode::CONFLICT,
-            email.as_str().to_string(),
-            form.promo_code,
+            typed(email.as_str()),
             vec![FieldError::field(
                 "promo_code",
                 &i18n::t(refusal.message_id()),
@@ -274,7 +277,7 @@ fn problem(
         message,
         plan_href: format!("/plans/{}", plan.id),
         country_href: format!("/countries/{}", plan.country_code),
-        country_name: plan.country_name.clone(),
+        country_name: plan.labels_in(lang).name.clone(),
         confirm,
         alternatives,
     };

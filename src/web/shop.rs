@@ -105,7 +105,7 @@ pub(crate) fn kind_label(kind: PlanKind) -> &'static str {
 
 /// `France · 5 GB for 30 days`, in `lang`.
 pub(crate) fn plan_title(plan: &ShopPlan, lang: Lang) -> String {
-    format!("{} · {}", plan.country_name, plan.allowance(lang))
+    plan.title(lang)
 }
 
 /// A destination or region as a link in a list: where it goes, its name, and what is on sale.
@@ -132,7 +132,7 @@ impl DestinationLink {
         };
         Self {
             href: format!("/countries/{}", path_segment(&d.code)),
-            name: d.name.clone(),
+            name: d.name_in(lang).to_string(),
             code: d.code.clone(),
             detail,
         }
@@ -153,7 +153,7 @@ impl DestinationLink {
         };
         Self {
             href: format!("/regions/{}", path_segment(&r.slug)),
-            name: r.name.clone(),
+            name: r.name_in(lang).to_string(),
             code: String::new(),
             detail,
         }
@@ -187,7 +187,11 @@ pub async fn home(state: web::Data<AppState>, req: HttpRequest) -> Result<HttpRe
             .into_iter()
             .map(DestinationLink::new)
             .collect(),
-        regions: snap.listed_regions().map(DestinationLink::region).collect(),
+        regions: snap
+            .listed_regions_in(i18n::current())
+            .into_iter()
+            .map(DestinationLink::region)
+            .collect(),
         empty: snap.destinations().is_empty(),
     })
 }
@@ -211,7 +215,7 @@ pub async fn search(state: web::Data<AppState>, query: web::Query<SearchQuery>) 
     let snap = state.catalog.snapshot();
     let q: String = query.q.chars().take(80).collect();
     let results: Vec<DestinationLink> = snap
-        .search(&q)
+        .search(&q, i18n::current())
         .into_iter()
         .map(DestinationLink::found)
         .collect();
@@ -240,8 +244,7 @@ pub async fn countries(
     let snap = state.catalog.snapshot();
     cached_page(&state, &req, &snap, "countries", || CountriesPage {
         countries: snap
-            .destinations()
-            .iter()
+            .destinations_in(i18n::current())
             .map(DestinationLink::new)
             .collect(),
     })
@@ -259,7 +262,11 @@ pub async fn regions(
 ) -> Result<HttpResponse, AppError> {
     let snap = state.catalog.snapshot();
     cached_page(&state, &req, &snap, "regions", || RegionsPage {
-        regions: snap.listed_regions().map(DestinationLink::region).collect(),
+        regions: snap
+            .listed_regions_in(i18n::current())
+            .into_iter()
+            .map(DestinationLink::region)
+            .collect(),
     })
 }
 
@@ -426,7 +433,7 @@ pub async fn country(
             query => format!("{canonical}?{query}"),
         }));
     }
-    let name = destination.name.clone();
+    let name = destination.name_in(i18n::current()).to_string();
     let options = ListOptions::parse(&query, || {
         let mut both = snap.local_plans(&code);
         both.extend(snap.covering_plans(&code));
@@ -505,7 +512,7 @@ pub async fn region(
             .iter()
             .map(|code| match snap.destination(code) {
                 Some(d) => CountryLink {
-                    name: d.name.clone(),
+                    name: d.name_in(lang).to_string(),
                     href: Some(format!("/countries/{}", path_segment(&d.code))),
                     detail: match (d.local_plans, d.from_price) {
                         (0, _) => lang.t("local-plans-none"),
@@ -517,7 +524,7 @@ pub async fn region(
                     },
                 },
                 None => CountryLink {
-                    name: snap.any_country_name(code).to_string(),
+                    name: snap.any_country_name_in(code, lang).to_string(),
                     href: None,
                     detail: String::new(),
                 },
@@ -525,7 +532,7 @@ pub async fn region(
             .collect();
         countries.sort_by_cached_key(|c| plan::search_key(&c.name));
         RegionPage {
-            name: region.name.clone(),
+            name: region.name_in(lang).to_string(),
             coverage_count: region.coverage.len(),
             countries,
             days: days_options(&all, options.days),
@@ -537,11 +544,12 @@ pub async fn region(
     })
 }
 
-/// The names of the countries `codes`, sorted by name.
+/// The names of the countries `codes` in the current language, sorted by name.
 pub(crate) fn coverage_names(snap: &Snapshot, codes: &[String]) -> Vec<String> {
+    let lang = i18n::current();
     let mut names: Vec<String> = codes
         .iter()
-        .map(|code| snap.any_country_name(code).to_string())
+        .map(|code| snap.any_country_name_in(code, lang).to_string())
         .collect();
     names.sort_by_cached_key(|name| plan::search_key(name));
     names
@@ -599,6 +607,16 @@ pub struct BuyForm {
     pub expected_price_cents: i64,
     /// The promotion code field as typed.
     pub promo_code: String,
+    /// "My phone supports eSIM" was ticked.
+    pub device_confirmed: bool,
+}
+
+/// What the visitor sent in the checkout form, shown again with its errors: every field as
+/// it was, so fixing one problem does not undo the rest.
+pub struct Typed {
+    pub email: String,
+    pub promo_code: String,
+    pub device_confirmed: bool,
 }
 
 impl BuyForm {
@@ -682,7 +700,7 @@ fn plan_page(
     PlanPage {
         title: plan_title(plan, lang),
         id: plan.id.clone(),
-        country_name: plan.country_name.clone(),
+        country_name: labels.name.clone(),
         crumb_href: snap.listing_href(plan),
         kind: match plan.kind {
             PlanKind::Local => "Local",
@@ -722,18 +740,18 @@ pub(crate) fn render_plan(
     req: &HttpRequest,
     plan: &ShopPlan,
     status: StatusCode,
-    email: String,
-    promo_code: String,
+    typed: Typed,
     errors: Vec<FieldError>,
 ) -> HttpResponse {
     let snap = state.catalog.snapshot();
     let issued = csrf::issue(req, &state.settings.secret_key, state.secure_cookies);
     let form = BuyForm {
         csrf_token: issued.token,
-        email,
+        email: typed.email,
         errors,
         expected_price_cents: plan.price.map_or(0, Cents::get),
-        promo_code,
+        promo_code: typed.promo_code,
+        device_confirmed: typed.device_confirmed,
     };
     let page = plan_page(state, &snap, plan, state.sales.paused(), form);
     pages::private_page(status, &page, issued.cookie)
@@ -763,6 +781,7 @@ pub async fn plan(
                     errors: Vec::new(),
                     expected_price_cents: plan.price.map_or(0, Cents::get),
                     promo_code: String::new(),
+                    device_confirmed: false,
                 };
                 plan_page(&state, &snap, plan, paused, form)
                     .render()

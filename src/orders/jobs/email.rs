@@ -2,7 +2,7 @@
 //! nothing new and a failed send is retried. Only a crash between the SMTP server's answer and
 //! the job's commit can send one email twice. Emails carry the private link, never the eSIM.
 
-use crate::catalog::snapshot::destination_name;
+use crate::catalog::snapshot::destination_name_in;
 use crate::db::outbox::LeasedJob;
 use crate::db::{DbError, alerts, now_ms, refunds};
 use crate::domain::plan::describe_allowance;
@@ -13,7 +13,7 @@ use crate::mail::{OutgoingEmail, Receipt};
 use crate::orders::jobs::job::{Job, JobContext, JobFuture, JobKind, OutboxError, Verdict};
 use crate::orders::links::{issue, order_url};
 
-/// "France · 5 GB for 30 days" (or "Europe · …") in `lang`, from the stored catalog: the plan
+/// "France · 5 GB for 30 days" (or "Europe · …", "Francia · …") in `lang`, from the stored catalog: the plan
 /// may have left the live one. Named as the shop names it, not with upstream's multi-country
 /// label.
 pub(crate) fn plan_description(
@@ -26,7 +26,7 @@ pub(crate) fn plan_description(
     };
     Ok(format!(
         "{} · {}",
-        destination_name(&row, region_name.as_deref()),
+        destination_name_in(&row, region_name.as_deref(), lang),
         describe_allowance(lang, row.data_mb, row.validity_days, row.is_daily)
     ))
 }
