@@ -46,6 +46,11 @@ pub fn rule_from_row(row: &RuleRow) -> Option<MarkupRule> {
     .ok()
 }
 
+/// The markup rules in force, as stored.
+pub async fn rules(catalog: &Catalog) -> Result<Vec<RuleRow>, DbError> {
+    catalog.db().run(q::rules).await
+}
+
 /// Saves `rule` (replacing the rule of its scope) for `by`, audited, and reloads the catalog.
 /// The caller has checked it (preview, margin floor).
 pub async fn save_rule(

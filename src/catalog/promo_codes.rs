@@ -9,9 +9,10 @@
 //! caps the discount at the floor (`domain::promo::apply`).
 
 use crate::accounts::Admin;
+use crate::catalog::Catalog;
 use crate::catalog::Snapshot;
 use crate::db::promo::{self as q, CodeRow};
-use crate::db::{Db, DbError, now_ms};
+use crate::db::{DbError, now_ms};
 use crate::domain::Cents;
 use crate::domain::pricing::PlanKey;
 use crate::domain::promo::{self, Discount, PromoScope};
@@ -169,13 +170,14 @@ fn describe(new: &NewCode) -> String {
 
 /// Creates `new` for `by` after checking it against `snap`, audited.
 pub async fn create(
-    db: &Db,
+    catalog: &Catalog,
     snap: &Snapshot,
     by: &Admin,
     client_addr: &str,
     new: NewCode,
     min_margin: Cents,
 ) -> Result<(), PromoCodeError> {
+    let db = catalog.db();
     if !snap.plans().iter().any(|p| new.scope.covers(key(p))) {
         return Err(PromoCodeError::EmptyScope(new.scope));
     }
@@ -222,11 +224,12 @@ pub async fn create(
 
 /// Disables `code` for `by`, audited. Checkouts already started with it keep their price.
 pub async fn disable(
-    db: &Db,
+    catalog: &Catalog,
     by: &Admin,
     client_addr: &str,
     code: String,
 ) -> Result<(), PromoCodeError> {
+    let db = catalog.db();
     let (by, client) = (by.clone(), client_addr.to_string());
     db.run(move |conn| {
         let now = now_ms();
@@ -252,12 +255,13 @@ pub async fn disable(
 /// Checkouts already holding a use keep it; a total cap below the uses already verified is
 /// refused (it could not be honoured).
 pub async fn change_limits(
-    db: &Db,
+    catalog: &Catalog,
     by: &Admin,
     client_addr: &str,
     code: String,
     limits: Limits,
 ) -> Result<(), PromoCodeError> {
+    let db = catalog.db();
     let (by, client) = (by.clone(), client_addr.to_string());
     db.run(move |conn| {
         let now = now_ms();
@@ -302,13 +306,14 @@ pub async fn change_limits(
 /// Enables a disabled `code` again for `by`, audited, if it still keeps every plan in its
 /// scope at or above the floor at today's catalog (costs may have risen since it was made).
 pub async fn enable(
-    db: &Db,
+    catalog: &Catalog,
     snap: &Snapshot,
     by: &Admin,
     client_addr: &str,
     code: String,
     min_margin: Cents,
 ) -> Result<(), PromoCodeError> {
+    let db = catalog.db();
     let lookup = code.clone();
     let row = db
         .run(move |conn| q::find(conn, &lookup))
@@ -361,28 +366,30 @@ pub struct CodeSummary {
 }
 
 /// Every code, newest first, with its verified uses and the uses reserved right now.
-pub async fn list(db: &Db) -> Result<Vec<CodeSummary>, DbError> {
-    db.run(|conn| {
-        let now = now_ms();
-        q::list(conn)?
-            .into_iter()
-            .map(|row| {
-                let reserved = q::running_reservations(conn, &row.code, None, now)?;
-                let discount = Discount::from_parts(&row.kind, row.value)
-                    .map_or_else(|_| "invalid".to_string(), |d| format!("{d} off"));
-                let scope = PromoScope::from_parts(&row.scope_kind, &row.scope_value)
-                    .map_or_else(|_| "invalid".to_string(), |s| s.to_string());
-                let active = row.disabled_at_ms.is_none()
-                    && promo::check_window(now, row.starts_at_ms, row.ends_at_ms).is_ok();
-                Ok(CodeSummary {
-                    row,
-                    discount,
-                    scope,
-                    reserved,
-                    active,
+pub async fn list(catalog: &Catalog) -> Result<Vec<CodeSummary>, DbError> {
+    catalog
+        .db()
+        .run(|conn| {
+            let now = now_ms();
+            q::list(conn)?
+                .into_iter()
+                .map(|row| {
+                    let reserved = q::running_reservations(conn, &row.code, None, now)?;
+                    let discount = Discount::from_parts(&row.kind, row.value)
+                        .map_or_else(|_| "invalid".to_string(), |d| format!("{d} off"));
+                    let scope = PromoScope::from_parts(&row.scope_kind, &row.scope_value)
+                        .map_or_else(|_| "invalid".to_string(), |s| s.to_string());
+                    let active = row.disabled_at_ms.is_none()
+                        && promo::check_window(now, row.starts_at_ms, row.ends_at_ms).is_ok();
+                    Ok(CodeSummary {
+                        row,
+                        discount,
+                        scope,
+                        reserved,
+                        active,
+                    })
                 })
-            })
-            .collect()
-    })
-    .await
+                .collect()
+        })
+        .await
 }

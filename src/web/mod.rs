@@ -89,6 +89,14 @@ impl AppState {
             notifier: self.outbox.inner.notifier.as_ref(),
         }
     }
+
+    /// The owner's books, over this process's database and upstream client.
+    pub fn books(&self) -> crate::books::Books<'_> {
+        crate::books::Books {
+            db: &self.db,
+            upstream: &self.upstream,
+        }
+    }
 }
 
 /// Serves every route on `listener` with `state`, each response through the middleware

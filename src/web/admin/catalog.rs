@@ -2,14 +2,13 @@
 //! cost, price and margin, filtered by country or region and paged. Everyone signed in may
 //! read it; "sync now" is for owners and is audited with its outcome.
 
-use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    Chrome, CsrfForm, CurrentAdmin, NoFields, Pager, admin_page, client_addr, format_ms, non_empty,
-    require_owner, see_other,
+    AdminPage, CsrfForm, CurrentAdmin, NoFields, Pager, client_addr, console_page, format_ms,
+    non_empty, require_owner, see_other,
 };
 use crate::domain::Cents;
 use crate::web::AppState;
@@ -81,10 +80,11 @@ struct SyncView {
     summary: String,
 }
 
+console_page!(CatalogPage => "catalog");
+
 #[derive(Template)]
 #[template(path = "admin/catalog.html")]
 struct CatalogPage {
-    chrome: Chrome,
     notice: Option<&'static str>,
     failed: bool,
     history: Vec<SyncView>,
@@ -100,10 +100,9 @@ struct CatalogPage {
 
 pub async fn page(
     state: web::Data<AppState>,
-    req: HttpRequest,
-    CurrentAdmin(admin): CurrentAdmin,
+    _: CurrentAdmin,
     query: web::Query<CatalogQuery>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     let query = query.into_inner();
     let country = non_empty(query.country);
     let region = non_empty(query.region);
@@ -160,9 +159,7 @@ pub async fn page(
         ("country", country.as_deref()),
         ("region", region.as_deref()),
     ];
-    let (chrome, cookie) = Chrome::new(&state, &req, &admin, "catalog");
     let view = CatalogPage {
-        chrome,
         notice: match query.sync.as_deref() {
             Some("synced") => Some("Catalog synced."),
             Some("skipped") => Some("Skipped: another replica is syncing the catalog right now."),
@@ -213,7 +210,7 @@ pub async fn page(
         newer_href: pager.previous_href("/admin/catalog", &filters),
         older_href: pager.next_href("/admin/catalog", &filters, has_more),
     };
-    Ok(admin_page(StatusCode::OK, &view, cookie))
+    Ok(AdminPage::new(view))
 }
 
 pub async fn sync_now(

@@ -1,14 +1,13 @@
 //! `/admin`: the state of the business on one page — wallet, sales, orders that need a person,
 //! outbox health, open alerts and the last catalog sync.
 
-use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 
 use serde::Deserialize;
 
 use super::{
-    Chrome, CsrfForm, CurrentAdmin, NoFields, admin_page, client_addr, format_age, format_ms,
+    AdminPage, CsrfForm, CurrentAdmin, NoFields, client_addr, console_page, format_age, format_ms,
     require_owner, see_other,
 };
 use crate::db::{self, DbError, admin as q, alerts, wallet};
@@ -146,11 +145,12 @@ fn figures_view(f: crate::books::figures::Figures) -> FiguresView {
     }
 }
 
+console_page!(DashboardPage => "dashboard");
+
 #[derive(Template)]
 #[template(path = "admin/dashboard.html")]
 struct DashboardPage {
     figures: Option<FiguresView>,
-    chrome: Chrome,
     wallet: Option<WalletView>,
     sales: Vec<SalesRow>,
     attention: Vec<AttentionRow>,
@@ -180,10 +180,9 @@ pub struct DashboardQuery {
 
 pub async fn dashboard(
     state: web::Data<AppState>,
-    req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     query: web::Query<DashboardQuery>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     let now = db::now_ms();
     let (wallet_row, sales, health, attention, alerts, sync) = state
         .db
@@ -212,12 +211,10 @@ pub async fn dashboard(
     } else {
         None
     };
-    let (chrome, cookie) = Chrome::new(&state, &req, &admin, "dashboard");
     let account_problem = wallet_row
         .as_ref()
         .is_some_and(|w| w.pause() == Some(wallet::PauseReason::AccountProblem));
     let page = DashboardPage {
-        chrome,
         figures,
         wallet: wallet_row.map(|w| WalletView {
             available: money(w.available_cents),
@@ -310,7 +307,7 @@ pub async fn dashboard(
             checked: format_ms(f.checked_at_ms),
         }),
     };
-    Ok(admin_page(StatusCode::OK, &page, cookie))
+    Ok(AdminPage::new(page))
 }
 
 /// "Retry waiting placements": after the owner topped up or fixed the account, every held-back

@@ -8,15 +8,14 @@
 //! only the last four digits kept in `installations.iccid_last4`.
 
 use actix_web::http::StatusCode;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpRequest, web};
 use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    Chrome, CsrfForm, CurrentAdmin, Pager, admin_page, client_addr, datetime_ms, format_ms,
+    AdminPage, CsrfForm, CurrentAdmin, Pager, client_addr, console_page, datetime_ms, format_ms,
     list_href, non_empty, require_owner, see_other,
 };
-use crate::accounts::Admin;
 use crate::db::{DbError, admin as q, alerts, outbox, purchases, refunds};
 use crate::domain::Cents;
 use crate::domain::purchase::{PurchaseEvent, PurchaseStatus};
@@ -204,7 +203,6 @@ fn created_range(
 #[derive(Template)]
 #[template(path = "admin/orders.html")]
 struct OrdersPage {
-    chrome: Chrome,
     query: String,
     statuses: Vec<StatusOption>,
     /// The status filter asks for abandoned checkouts only.
@@ -229,12 +227,13 @@ struct OrdersPage {
     csv_href: String,
 }
 
+console_page!(OrdersPage => "orders", OrderPage => "orders");
+
 pub async fn list(
     state: web::Data<AppState>,
-    req: HttpRequest,
-    CurrentAdmin(admin): CurrentAdmin,
+    _: CurrentAdmin,
     query: web::Query<ListQuery>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     let query = query.into_inner();
     let pager = Pager::from_query(query.page);
     let search = query.search()?;
@@ -244,9 +243,7 @@ pub async fn list(
         from,
         to,
     } = search.clone();
-    let (chrome, cookie) = Chrome::new(&state, &req, &admin, "orders");
     let mut page_view = OrdersPage {
-        chrome,
         query: text.clone().unwrap_or_default(),
         statuses: PurchaseStatus::ALL
             .iter()
@@ -278,7 +275,7 @@ pub async fn list(
             page_view.from_invalid = matches!(refusal.field, DateField::From | DateField::Both);
             page_view.to_invalid = matches!(refusal.field, DateField::To | DateField::Both);
             page_view.date_error = Some(refusal.message);
-            return Ok(admin_page(StatusCode::BAD_REQUEST, &page_view, cookie));
+            return Ok(AdminPage::with_status(StatusCode::BAD_REQUEST, page_view));
         }
     };
     let offset = i64::try_from(pager.offset(PAGE_SIZE)).unwrap_or(i64::MAX);
@@ -325,7 +322,7 @@ pub async fn list(
         .collect();
     page_view.newer_href = pager.previous_href("/admin/orders", &filters);
     page_view.older_href = pager.next_href("/admin/orders", &filters, has_more);
-    Ok(admin_page(StatusCode::OK, &page_view, cookie))
+    Ok(AdminPage::new(page_view))
 }
 
 struct EventView {
@@ -374,7 +371,6 @@ struct AlertView {
 #[derive(Template)]
 #[template(path = "admin/order.html")]
 struct OrderPage {
-    chrome: Chrome,
     id: String,
     status: String,
     status_label: String,
@@ -485,34 +481,22 @@ fn flash_text(done: Option<&str>) -> Option<String> {
 
 pub async fn detail(
     state: web::Data<AppState>,
-    req: HttpRequest,
-    CurrentAdmin(admin): CurrentAdmin,
+    _: CurrentAdmin,
     id: web::Path<String>,
     query: web::Query<DetailQuery>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     let flash = flash_text(query.done.as_deref());
-    render_detail(
-        &state,
-        &req,
-        &admin,
-        id.into_inner(),
-        StatusCode::OK,
-        flash,
-        None,
-    )
-    .await
+    let page = detail_page(&state, id.into_inner(), flash, None).await?;
+    Ok(AdminPage::new(page))
 }
 
 /// The order page, as shown after a GET or after a refused action.
-async fn render_detail(
+async fn detail_page(
     state: &AppState,
-    req: &HttpRequest,
-    admin: &Admin,
     id: String,
-    status_code: StatusCode,
     flash: Option<String>,
     refusal: Option<Refusal>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<OrderPage, AppError> {
     let loaded = state
         .db
         .run(move |conn| {
@@ -559,9 +543,7 @@ async fn render_detail(
         keep_cost: true,
         facts,
     });
-    let (chrome, cookie) = Chrome::new(state, req, admin, "orders");
-    let page = OrderPage {
-        chrome,
+    Ok(OrderPage {
         status: purchase.status.clone(),
         status_label: purchase.status_label(crate::db::now_ms()),
         email: purchase.email.clone(),
@@ -654,8 +636,7 @@ async fn render_detail(
         flash,
         refusal,
         id: purchase.id,
-    };
-    Ok(admin_page(status_code, &page, cookie))
+    })
 }
 
 #[derive(Deserialize)]
@@ -670,7 +651,7 @@ pub async fn action(
     CurrentAdmin(admin): CurrentAdmin,
     path: web::Path<(String, String)>,
     CsrfForm(form): CsrfForm<ActionForm>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     let (id, slug) = path.into_inner();
     let act = OrderAction::parse(&slug).ok_or(AppError::NotFound)?;
     if act.owner_only() {
@@ -694,16 +675,8 @@ pub async fn action(
             reason: typed,
             field: true,
         };
-        return render_detail(
-            &state,
-            &req,
-            &admin,
-            id,
-            StatusCode::BAD_REQUEST,
-            None,
-            Some(refusal),
-        )
-        .await;
+        let page = detail_page(&state, id, None, Some(refusal)).await?;
+        return Ok(AdminPage::with_status(StatusCode::BAD_REQUEST, page));
     }
     let client = client_addr(&req);
     let outcome = actions::perform(&state.db, &admin, &client, &id, act, reason).await;
@@ -722,16 +695,8 @@ pub async fn action(
                 reason: typed,
                 field: false,
             };
-            return render_detail(
-                &state,
-                &req,
-                &admin,
-                id,
-                StatusCode::CONFLICT,
-                None,
-                Some(refusal),
-            )
-            .await;
+            let page = detail_page(&state, id, None, Some(refusal)).await?;
+            return Ok(AdminPage::with_status(StatusCode::CONFLICT, page));
         }
         Err(ActionError::Db(err)) => return Err(err.into()),
     };
@@ -740,7 +705,7 @@ pub async fn action(
     if act.queues_work() {
         state.outbox.waker().wake();
     }
-    Ok(see_other(&format!("/admin/orders/{id}?done={done}")))
+    Ok(see_other(&format!("/admin/orders/{id}?done={done}")).into())
 }
 
 #[cfg(test)]

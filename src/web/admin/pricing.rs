@@ -10,12 +10,12 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    Chrome, CsrfForm, CurrentAdmin, admin_page, client_addr, format_ms, require_owner, see_other,
+    AdminPage, CsrfForm, CurrentAdmin, client_addr, console_page, format_ms, require_owner,
+    see_other,
 };
 use crate::accounts::Admin;
 use crate::catalog::pricing::{self, describe, rule_from_row};
 use crate::catalog::snapshot::Snapshot;
-use crate::db::pricing as q;
 use crate::db::pricing::RuleRow;
 use crate::domain::Cents;
 use crate::domain::pricing::{MarkupRule, PlanKey, PriceBook, PricingError, RuleScope};
@@ -247,7 +247,6 @@ struct InversionView {
 #[derive(Template)]
 #[template(path = "admin/pricing.html")]
 struct PricingPage {
-    chrome: Chrome,
     default_percent: String,
     rules: Vec<RuleView>,
     form: RuleForm,
@@ -269,88 +268,69 @@ pub struct PricingQuery {
     saved: Option<String>,
 }
 
-#[expect(
-    clippy::too_many_arguments,
-    reason = "one page, rendered from four handlers with different parts filled in"
-)]
-async fn render(
-    state: &AppState,
-    req: &HttpRequest,
-    admin: &Admin,
-    status: StatusCode,
-    form: RuleForm,
-    error: Option<String>,
-    preview: Option<Preview>,
-    saved: bool,
-) -> Result<HttpResponse, AppError> {
-    let rows = state.db.run(q::rules).await?;
-    let snap = state.catalog.snapshot();
-    let (chrome, cookie) = Chrome::new(state, req, admin, "pricing");
-    let bps = state.settings.default_markup_bps;
-    let page = PricingPage {
-        suggestions: scope_suggestions(&snap),
-        chrome,
-        default_percent: format!("{}.{:02}%", bps / 100, bps % 100),
-        rules: rows
-            .iter()
-            .map(|row| RuleView {
-                kind: row.scope_kind.clone(),
-                value: row.scope_value.clone(),
-                text: rule_from_row(row).map_or_else(
-                    || format!("{} {} (invalid)", row.scope_kind, row.scope_value),
-                    |r| describe(&r),
-                ),
-                updated: format_ms(row.updated_at_ms),
-            })
-            .collect(),
-        form,
-        error,
-        preview,
-        saved,
-        more_inversions: snap.inversions().len().saturating_sub(INVERSIONS_LISTED),
-        inversions: snap
-            .inversions()
-            .iter()
-            .take(INVERSIONS_LISTED)
-            .map(|i| InversionView {
-                destination: snap
-                    .country_name(&i.destination)
-                    .unwrap_or(&i.destination)
-                    .to_string(),
-                bigger_title: plan_name(&snap, &i.bigger_plan),
-                bigger: i.bigger_plan.clone(),
-                bigger_price: i.bigger_price.to_string(),
-                smaller_title: plan_name(&snap, &i.smaller_plan),
-                smaller: i.smaller_plan.clone(),
-                smaller_price: i.smaller_price.to_string(),
-            })
-            .collect(),
-    };
-    Ok(admin_page(status, &page, cookie))
+console_page!(PricingPage => "pricing");
+
+impl PricingPage {
+    /// The page with the rules in force and `form` as typed; nothing previewed or refused.
+    async fn load(state: &AppState, form: RuleForm) -> Result<Self, AppError> {
+        let rows = pricing::rules(&state.catalog).await?;
+        let snap = state.catalog.snapshot();
+        let bps = state.settings.default_markup_bps;
+        Ok(Self {
+            suggestions: scope_suggestions(&snap),
+            default_percent: format!("{}.{:02}%", bps / 100, bps % 100),
+            rules: rows
+                .iter()
+                .map(|row| RuleView {
+                    kind: row.scope_kind.clone(),
+                    value: row.scope_value.clone(),
+                    text: rule_from_row(row).map_or_else(
+                        || format!("{} {} (invalid)", row.scope_kind, row.scope_value),
+                        |r| describe(&r),
+                    ),
+                    updated: format_ms(row.updated_at_ms),
+                })
+                .collect(),
+            form,
+            error: None,
+            preview: None,
+            saved: false,
+            more_inversions: snap.inversions().len().saturating_sub(INVERSIONS_LISTED),
+            inversions: snap
+                .inversions()
+                .iter()
+                .take(INVERSIONS_LISTED)
+                .map(|i| InversionView {
+                    destination: snap
+                        .country_name(&i.destination)
+                        .unwrap_or(&i.destination)
+                        .to_string(),
+                    bigger_title: plan_name(&snap, &i.bigger_plan),
+                    bigger: i.bigger_plan.clone(),
+                    bigger_price: i.bigger_price.to_string(),
+                    smaller_title: plan_name(&snap, &i.smaller_plan),
+                    smaller: i.smaller_plan.clone(),
+                    smaller_price: i.smaller_price.to_string(),
+                })
+                .collect(),
+        })
+    }
 }
 
 pub async fn page(
     state: web::Data<AppState>,
-    req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     query: web::Query<PricingQuery>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
     let form = RuleForm {
         scope_kind: "default".into(),
         ..RuleForm::default()
     };
-    render(
-        &state,
-        &req,
-        &admin,
-        StatusCode::OK,
-        form,
-        None,
-        None,
-        query.saved.is_some(),
-    )
-    .await
+    Ok(AdminPage::new(PricingPage {
+        saved: query.saved.is_some(),
+        ..PricingPage::load(&state, form).await?
+    }))
 }
 
 /// The preview of `rule`: every plan it would price, with its cost, current and new price.
@@ -399,55 +379,39 @@ fn preview(state: &AppState, snap: &Snapshot, rows: &[RuleRow], rule: &MarkupRul
 /// with the reason (400).
 async fn checked_rule(
     state: &AppState,
-    req: &HttpRequest,
     admin: &Admin,
     form: RuleForm,
-) -> Result<Result<(RuleForm, MarkupRule, Preview), HttpResponse>, AppError> {
+) -> Result<Result<(RuleForm, MarkupRule, Preview), AdminPage>, AppError> {
     require_owner(admin)?;
     let snap = state.catalog.snapshot();
     let rule = match parse_rule(&form, &snap) {
         Ok(rule) => rule,
         Err(message) => {
-            let page = render(
-                state,
-                req,
-                admin,
-                StatusCode::BAD_REQUEST,
-                form,
-                Some(message),
-                None,
-                false,
-            )
-            .await?;
-            return Ok(Err(page));
+            let page = PricingPage {
+                error: Some(message),
+                ..PricingPage::load(state, form).await?
+            };
+            return Ok(Err(AdminPage::with_status(StatusCode::BAD_REQUEST, page)));
         }
     };
-    let rows = state.db.run(q::rules).await?;
+    let rows = pricing::rules(&state.catalog).await?;
     let preview = preview(state, &snap, &rows, &rule);
     Ok(Ok((form, rule, preview)))
 }
 
 pub async fn preview_rule(
     state: web::Data<AppState>,
-    req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     CsrfForm(form): CsrfForm<RuleForm>,
-) -> Result<HttpResponse, AppError> {
-    let (form, _, preview) = match checked_rule(&state, &req, &admin, form).await? {
+) -> Result<AdminPage, AppError> {
+    let (form, _, preview) = match checked_rule(&state, &admin, form).await? {
         Ok(checked) => checked,
         Err(refused) => return Ok(refused),
     };
-    render(
-        &state,
-        &req,
-        &admin,
-        StatusCode::OK,
-        form,
-        None,
-        Some(preview),
-        false,
-    )
-    .await
+    Ok(AdminPage::new(PricingPage {
+        preview: Some(preview),
+        ..PricingPage::load(&state, form).await?
+    }))
 }
 
 pub async fn save(
@@ -455,26 +419,21 @@ pub async fn save(
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     CsrfForm(form): CsrfForm<RuleForm>,
-) -> Result<HttpResponse, AppError> {
-    let (form, rule, check) = match checked_rule(&state, &req, &admin, form).await? {
+) -> Result<AdminPage, AppError> {
+    let (form, rule, check) = match checked_rule(&state, &admin, form).await? {
         Ok(checked) => checked,
         Err(refused) => return Ok(refused),
     };
     if check.below_cost {
-        return render(
-            &state,
-            &req,
-            &admin,
-            StatusCode::CONFLICT,
-            form,
-            Some("This rule would sell plans below cost; it was not saved.".into()),
-            Some(check),
-            false,
-        )
-        .await;
+        let page = PricingPage {
+            error: Some("This rule would sell plans below cost; it was not saved.".into()),
+            preview: Some(check),
+            ..PricingPage::load(&state, form).await?
+        };
+        return Ok(AdminPage::with_status(StatusCode::CONFLICT, page));
     }
     pricing::save_rule(&state.catalog, &admin, &client_addr(&req), rule).await?;
-    Ok(see_other("/admin/pricing?saved=1"))
+    Ok(see_other("/admin/pricing?saved=1").into())
 }
 
 #[derive(Deserialize)]

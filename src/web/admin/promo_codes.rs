@@ -11,10 +11,9 @@ use serde::Deserialize;
 
 use super::pricing::{Named, hundredths, named_scope, scope_suggestions};
 use super::{
-    Chrome, CsrfForm, CurrentAdmin, NoFields, admin_page, client_addr, format_ms, refusal,
+    AdminPage, CsrfForm, CurrentAdmin, NoFields, client_addr, console_page, format_ms, refusal,
     require_owner, see_other,
 };
-use crate::accounts::Admin;
 use crate::catalog::Snapshot;
 use crate::catalog::promo_codes::{self, Limits, NewCode, PromoCodeError};
 use crate::domain::Cents;
@@ -194,7 +193,6 @@ fn view(c: promo_codes::CodeSummary) -> CodeView {
 #[derive(Template)]
 #[template(path = "admin/promo_codes.html")]
 struct PromoCodesPage {
-    chrome: Chrome,
     codes: Vec<CodeView>,
     form: CodeForm,
     error: Option<String>,
@@ -208,52 +206,48 @@ pub struct PageQuery {
     saved: Option<String>,
 }
 
-async fn render(
-    state: &AppState,
-    req: &HttpRequest,
-    admin: &Admin,
-    status: StatusCode,
-    form: CodeForm,
-    error: Option<String>,
-    saved: bool,
-) -> Result<HttpResponse, AppError> {
-    let codes = promo_codes::list(&state.db).await?;
-    let snap = state.catalog.snapshot();
-    let (chrome, cookie) = Chrome::new(state, req, admin, "promo");
-    let page = PromoCodesPage {
-        chrome,
-        codes: codes.into_iter().map(view).collect(),
-        form,
-        error,
-        saved,
-        suggestions: scope_suggestions(&snap),
-        min_margin: state.settings.min_margin.to_string(),
-    };
-    Ok(admin_page(status, &page, cookie))
+console_page!(PromoCodesPage => "promo", PromoCodePage => "promo");
+
+impl CodeForm {
+    /// The empty form for a new code.
+    fn new_code() -> Self {
+        Self {
+            kind: "percent".into(),
+            scope_kind: "all".into(),
+            ..Self::default()
+        }
+    }
+}
+
+impl PromoCodesPage {
+    /// The codes with `form` as typed and `error` beside it.
+    async fn load(
+        state: &AppState,
+        form: CodeForm,
+        error: Option<String>,
+    ) -> Result<Self, AppError> {
+        let codes = promo_codes::list(&state.catalog).await?;
+        Ok(Self {
+            codes: codes.into_iter().map(view).collect(),
+            form,
+            error,
+            saved: false,
+            suggestions: scope_suggestions(&state.catalog.snapshot()),
+            min_margin: state.settings.min_margin.to_string(),
+        })
+    }
 }
 
 pub async fn page(
     state: web::Data<AppState>,
-    req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     query: web::Query<PageQuery>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
-    let form = CodeForm {
-        kind: "percent".into(),
-        scope_kind: "all".into(),
-        ..CodeForm::default()
-    };
-    render(
-        &state,
-        &req,
-        &admin,
-        StatusCode::OK,
-        form,
-        None,
-        query.saved.is_some(),
-    )
-    .await
+    Ok(AdminPage::new(PromoCodesPage {
+        saved: query.saved.is_some(),
+        ..PromoCodesPage::load(&state, CodeForm::new_code(), None).await?
+    }))
 }
 
 pub async fn create(
@@ -261,26 +255,18 @@ pub async fn create(
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     CsrfForm(form): CsrfForm<CodeForm>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
     let snap = state.catalog.snapshot();
     let new = match parse_code(&form, &snap, crate::db::now_ms()) {
         Ok(new) => new,
         Err(message) => {
-            return render(
-                &state,
-                &req,
-                &admin,
-                StatusCode::BAD_REQUEST,
-                form,
-                Some(message),
-                false,
-            )
-            .await;
+            let page = PromoCodesPage::load(&state, form, Some(message)).await?;
+            return Ok(AdminPage::with_status(StatusCode::BAD_REQUEST, page));
         }
     };
     let created = promo_codes::create(
-        &state.db,
+        &state.catalog,
         &snap,
         &admin,
         &client_addr(&req),
@@ -289,14 +275,15 @@ pub async fn create(
     )
     .await;
     match created {
-        Ok(()) => Ok(see_other("/admin/promo-codes?saved=1")),
+        Ok(()) => Ok(see_other("/admin/promo-codes?saved=1").into()),
         Err(
             err @ (PromoCodeError::BelowFloor(_)
             | PromoCodeError::EmptyScope(_)
             | PromoCodeError::Exists(_)),
         ) => {
             let (status, message) = refusal(err)?;
-            render(&state, &req, &admin, status, form, Some(message), false).await
+            let page = PromoCodesPage::load(&state, form, Some(message)).await?;
+            Ok(AdminPage::with_status(status, page))
         }
         Err(err) => Err(err.into()),
     }
@@ -327,23 +314,19 @@ impl LimitsForm {
 #[derive(Template)]
 #[template(path = "admin/promo_code.html")]
 struct PromoCodePage {
-    chrome: Chrome,
     code: CodeView,
     form: LimitsForm,
     error: Option<String>,
 }
 
-/// The edit page of `code` with `form` in its fields.
-async fn render_edit(
+/// The edit page of `code` with `form` in its fields (the code's own limits without one).
+async fn edit_page_of(
     state: &AppState,
-    req: &HttpRequest,
-    admin: &Admin,
-    status: StatusCode,
     code: &str,
     form: Option<LimitsForm>,
     error: Option<String>,
-) -> Result<HttpResponse, AppError> {
-    let summary = promo_codes::list(&state.db)
+) -> Result<PromoCodePage, AppError> {
+    let summary = promo_codes::list(&state.catalog)
         .await?
         .into_iter()
         .find(|c| c.row.code == code)
@@ -361,25 +344,23 @@ async fn render_edit(
             .map(|n| n.to_string())
             .unwrap_or_default(),
     });
-    let (chrome, cookie) = Chrome::new(state, req, admin, "promo");
-    let page = PromoCodePage {
-        chrome,
+    Ok(PromoCodePage {
         code: view(summary),
         form,
         error,
-    };
-    Ok(admin_page(status, &page, cookie))
+    })
 }
 
 pub async fn edit_page(
     state: web::Data<AppState>,
-    req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     code: web::Path<String>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
     let code = code_in_path(&code)?;
-    render_edit(&state, &req, &admin, StatusCode::OK, &code, None, None).await
+    Ok(AdminPage::new(
+        edit_page_of(&state, &code, None, None).await?,
+    ))
 }
 
 pub async fn change(
@@ -388,13 +369,13 @@ pub async fn change(
     CurrentAdmin(admin): CurrentAdmin,
     code: web::Path<String>,
     CsrfForm(form): CsrfForm<LimitsForm>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
     let code = code_in_path(&code)?;
     let refused = match form.parse() {
         Ok(limits) => {
             let changed = promo_codes::change_limits(
-                &state.db,
+                &state.catalog,
                 &admin,
                 &client_addr(&req),
                 code.clone(),
@@ -402,7 +383,7 @@ pub async fn change(
             )
             .await;
             match changed {
-                Ok(()) => return Ok(see_other("/admin/promo-codes?saved=1")),
+                Ok(()) => return Ok(see_other("/admin/promo-codes?saved=1").into()),
                 Err(
                     err @ (PromoCodeError::EndsBeforeStart | PromoCodeError::CapBelowUses { .. }),
                 ) => refusal(err)?,
@@ -412,16 +393,8 @@ pub async fn change(
         Err(message) => (StatusCode::BAD_REQUEST, message),
     };
     let (status, message) = refused;
-    render_edit(
-        &state,
-        &req,
-        &admin,
-        status,
-        &code,
-        Some(form),
-        Some(message),
-    )
-    .await
+    let page = edit_page_of(&state, &code, Some(form), Some(message)).await?;
+    Ok(AdminPage::with_status(status, page))
 }
 
 pub async fn enable(
@@ -430,12 +403,12 @@ pub async fn enable(
     CurrentAdmin(admin): CurrentAdmin,
     code: web::Path<String>,
     _: CsrfForm<NoFields>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
     let code = code_in_path(&code)?;
     let snap = state.catalog.snapshot();
     let enabled = promo_codes::enable(
-        &state.db,
+        &state.catalog,
         &snap,
         &admin,
         &client_addr(&req),
@@ -444,23 +417,11 @@ pub async fn enable(
     )
     .await;
     match enabled {
-        Ok(()) => Ok(see_other("/admin/promo-codes?saved=1")),
+        Ok(()) => Ok(see_other("/admin/promo-codes?saved=1").into()),
         Err(err @ (PromoCodeError::BelowFloor(_) | PromoCodeError::NotDisabled(_))) => {
             let (status, message) = refusal(err)?;
-            render(
-                &state,
-                &req,
-                &admin,
-                status,
-                CodeForm {
-                    kind: "percent".into(),
-                    scope_kind: "all".into(),
-                    ..CodeForm::default()
-                },
-                Some(message),
-                false,
-            )
-            .await
+            let page = PromoCodesPage::load(&state, CodeForm::new_code(), Some(message)).await?;
+            Ok(AdminPage::with_status(status, page))
         }
         Err(err) => Err(err.into()),
     }
@@ -475,7 +436,7 @@ pub async fn disable(
 ) -> Result<HttpResponse, AppError> {
     require_owner(&admin)?;
     let code = code_in_path(&code)?;
-    promo_codes::disable(&state.db, &admin, &client_addr(&req), code).await?;
+    promo_codes::disable(&state.catalog, &admin, &client_addr(&req), code).await?;
     Ok(see_other("/admin/promo-codes?saved=1"))
 }
 

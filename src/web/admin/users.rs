@@ -10,12 +10,12 @@
 use std::collections::HashMap;
 
 use actix_web::http::StatusCode;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpRequest, web};
 use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    Chrome, CsrfForm, CurrentAdmin, Pager, admin_page, client_addr, format_ms, refusal,
+    AdminPage, CsrfForm, CurrentAdmin, Pager, client_addr, console_page, format_ms, refusal,
     require_owner, see_other,
 };
 use crate::accounts::totp;
@@ -73,7 +73,6 @@ struct NewUserForm {
 #[derive(Template)]
 #[template(path = "admin/users.html")]
 struct UsersPage {
-    chrome: Chrome,
     users: Vec<UserView>,
     /// The page number, from 1.
     page: u32,
@@ -86,21 +85,21 @@ struct UsersPage {
     flash: Option<&'static str>,
 }
 
+console_page!(UsersPage => "users", UserPage => "users");
+
 #[derive(Deserialize)]
 pub struct ListQuery {
     page: Option<u32>,
     done: Option<String>,
 }
 
-async fn render_list(
+async fn list_page(
     state: &AppState,
-    req: &HttpRequest,
     admin: &Admin,
-    status: StatusCode,
     pager: Pager,
     form: NewUserForm,
     flash: Option<&'static str>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<UsersPage, AppError> {
     let offset = i64::try_from(pager.offset(PAGE_SIZE)).unwrap_or(i64::MAX);
     let mut found = state
         .db
@@ -110,9 +109,7 @@ async fn render_list(
     found.truncate(PAGE_SIZE as usize);
     let totp_states = totp::states(&state.db, found.iter().map(|u| u.id).collect()).await?;
     let totp_required = totp::is_required_for_all(&state.db).await?;
-    let (chrome, cookie) = Chrome::new(state, req, admin, "users");
-    let view = UsersPage {
-        chrome,
+    Ok(UsersPage {
         users: found
             .into_iter()
             .map(|u| view(u, admin, &totp_states))
@@ -124,22 +121,18 @@ async fn render_list(
         older_href: pager.next_href("/admin/users", &[], has_more),
         form,
         min_chars: accounts::password::MIN_CHARS,
-    };
-    Ok(admin_page(status, &view, cookie))
+    })
 }
 
 pub async fn list(
     state: web::Data<AppState>,
-    req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     query: web::Query<ListQuery>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
-    render_list(
+    let page = list_page(
         &state,
-        &req,
         &admin,
-        StatusCode::OK,
         Pager::from_query(query.page),
         NewUserForm::default(),
         match query.done.as_deref() {
@@ -150,7 +143,8 @@ pub async fn list(
             _ => None,
         },
     )
-    .await
+    .await?;
+    Ok(AdminPage::new(page))
 }
 
 /// The fields of every form on these pages. Passwords are never logged, echoed or audited.
@@ -183,7 +177,7 @@ pub async fn create(
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     CsrfForm(form): CsrfForm<UserForm>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
     let typed = |error: String| NewUserForm {
         email: form.email.trim().chars().take(254).collect(),
@@ -203,16 +197,14 @@ pub async fn create(
     let (email, role, password) = match parsed {
         Ok(parsed) => parsed,
         Err(message) => {
-            return render_list(
+            let page = list_page(
                 &state,
-                &req,
                 &admin,
-                StatusCode::BAD_REQUEST,
                 Pager::from_query(None),
                 typed(message),
                 None,
-            )
-            .await;
+            );
+            return Ok(AdminPage::with_status(StatusCode::BAD_REQUEST, page.await?));
         }
     };
     match users::create(
@@ -231,20 +223,18 @@ pub async fn create(
                 user.id = id,
                 "admin account created"
             );
-            Ok(see_other(&format!("/admin/users/{id}?done=created")))
+            Ok(see_other(&format!("/admin/users/{id}?done=created")).into())
         }
         Err(err) => {
             let (status, message) = refusal(err)?;
-            render_list(
+            let page = list_page(
                 &state,
-                &req,
                 &admin,
-                status,
                 Pager::from_query(None),
                 typed(message),
                 None,
-            )
-            .await
+            );
+            Ok(AdminPage::with_status(status, page.await?))
         }
     }
 }
@@ -252,7 +242,6 @@ pub async fn create(
 #[derive(Template)]
 #[template(path = "admin/user.html")]
 struct UserPage {
-    chrome: Chrome,
     id: i64,
     user: UserView,
     flash: Option<&'static str>,
@@ -287,44 +276,40 @@ fn parse_id(raw: &str) -> Result<i64, AppError> {
     raw.parse().map_err(|_| AppError::NotFound)
 }
 
-async fn render_detail(
+async fn detail_page(
     state: &AppState,
-    req: &HttpRequest,
     admin: &Admin,
-    status: StatusCode,
     id: i64,
     flash: Option<&'static str>,
     error: Option<String>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<UserPage, AppError> {
     let user = state
         .db
         .run(move |conn| q::find_summary(conn, id))
         .await?
         .ok_or(AppError::NotFound)?;
     let totp_states = totp::states(&state.db, vec![id]).await?;
-    let (chrome, cookie) = Chrome::new(state, req, admin, "users");
-    let page = UserPage {
-        chrome,
+    Ok(UserPage {
         id,
         user: view(user, admin, &totp_states),
         flash,
         error,
         min_chars: accounts::password::MIN_CHARS,
-    };
-    Ok(admin_page(status, &page, cookie))
+    })
 }
 
 pub async fn detail(
     state: web::Data<AppState>,
-    req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     id: web::Path<String>,
     query: web::Query<DetailQuery>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
     let id = parse_id(&id)?;
     let flash = flash_text(query.done.as_deref());
-    render_detail(&state, &req, &admin, StatusCode::OK, id, flash, None).await
+    Ok(AdminPage::new(
+        detail_page(&state, &admin, id, flash, None).await?,
+    ))
 }
 
 /// The actions on one account, as named in the URL.
@@ -370,7 +355,7 @@ pub async fn action(
     CurrentAdmin(admin): CurrentAdmin,
     path: web::Path<(String, String)>,
     CsrfForm(form): CsrfForm<UserForm>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
     let (id, slug) = path.into_inner();
     let id = parse_id(&id)?;
@@ -395,16 +380,8 @@ pub async fn action(
             users::reset_password(db, &admin, &client, id, password).await
         }
         Err(message) => {
-            return render_detail(
-                &state,
-                &req,
-                &admin,
-                StatusCode::BAD_REQUEST,
-                id,
-                None,
-                Some(message),
-            )
-            .await;
+            let page = detail_page(&state, &admin, id, None, Some(message)).await?;
+            return Ok(AdminPage::with_status(StatusCode::BAD_REQUEST, page));
         }
     };
     match outcome {
@@ -418,14 +395,15 @@ pub async fn action(
             );
             // Demoting or disabling oneself leaves this page out of reach.
             if id == admin.user_id && matches!(act, UserAction::Role | UserAction::Disable) {
-                return Ok(see_other("/admin"));
+                return Ok(see_other("/admin").into());
             }
-            Ok(see_other(&format!("/admin/users/{id}?done={}", act.slug())))
+            Ok(see_other(&format!("/admin/users/{id}?done={}", act.slug())).into())
         }
-        Ok(Change::Unchanged) => Ok(see_other(&format!("/admin/users/{id}?done=unchanged"))),
+        Ok(Change::Unchanged) => Ok(see_other(&format!("/admin/users/{id}?done=unchanged")).into()),
         Err(err) => {
             let (status, message) = refusal(err)?;
-            render_detail(&state, &req, &admin, status, id, None, Some(message)).await
+            let page = detail_page(&state, &admin, id, None, Some(message)).await?;
+            Ok(AdminPage::with_status(status, page))
         }
     }
 }
