@@ -72,6 +72,17 @@ pub async fn run_daily(db: Db, retention_days: u32, mut shutdown: watch::Receive
     }
 }
 
+/// A page of the audit log, newest first: up to `limit` entries older than the entry
+/// `before_id`.
+pub async fn page(
+    db: &Db,
+    before_id: Option<i64>,
+    limit: i64,
+) -> Result<Vec<crate::db::accounts::AuditRow>, DbError> {
+    db.run(move |conn| crate::db::accounts::audit_page(conn, before_id, limit))
+        .await
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -78,6 +78,16 @@ fn may_leave_owners(conn: &mut DbConn, user: &UserRow) -> Result<bool, UsersErro
     Ok(q::count_other_active_owners(conn, user.id)? > 0)
 }
 
+/// A page of the console's accounts: up to `limit` from `offset`.
+pub async fn summaries(db: &Db, offset: i64, limit: i64) -> Result<Vec<q::UserSummary>, DbError> {
+    db.run(move |conn| q::list_users(conn, offset, limit)).await
+}
+
+/// The account `id`, if there is one.
+pub async fn summary(db: &Db, id: i64) -> Result<Option<q::UserSummary>, DbError> {
+    db.run(move |conn| q::find_summary(conn, id)).await
+}
+
 /// Creates an account on an owner's behalf; returns its id.
 pub async fn create(
     db: &Db,

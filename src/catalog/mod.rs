@@ -117,6 +117,16 @@ impl Catalog {
         Ok(slug)
     }
 
+    /// The last `limit` catalog syncs, newest first.
+    pub async fn sync_history(
+        &self,
+        limit: i64,
+    ) -> Result<Vec<crate::db::catalog::SyncRow>, DbError> {
+        self.db
+            .run(move |conn| crate::db::catalog::sync_history(conn, limit))
+            .await
+    }
+
     /// The database the catalog is stored in.
     pub fn db(&self) -> &Db {
         &self.db

@@ -8,6 +8,7 @@ pub mod actions;
 pub mod backlog;
 pub mod checkout;
 pub mod confirm;
+pub mod console;
 pub mod installation;
 pub(crate) mod jobs;
 pub mod links;

@@ -6,7 +6,6 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{AdminPage, CurrentAdmin, console_page, format_ms, require_owner};
-use crate::db::accounts as q;
 use crate::web::AppState;
 use crate::web::error::AppError;
 
@@ -56,10 +55,7 @@ pub async fn audit(
 ) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
     let before = query.before;
-    let mut rows = state
-        .db
-        .run(move |conn| q::audit_page(conn, before, PAGE_SIZE + 1))
-        .await?;
+    let mut rows = crate::accounts::audit::page(&state.db, before, PAGE_SIZE + 1).await?;
     let more = rows.len() > usize::try_from(PAGE_SIZE).unwrap_or(usize::MAX);
     rows.truncate(usize::try_from(PAGE_SIZE).unwrap_or(usize::MAX));
     let older_href = more

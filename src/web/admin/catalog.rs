@@ -123,10 +123,7 @@ pub async fn page(
             "There is no region {r:?} in the catalog."
         )));
     }
-    let history = state
-        .db
-        .run(|conn| crate::db::catalog::sync_history(conn, HISTORY))
-        .await?;
+    let history = state.catalog.sync_history(HISTORY).await?;
     let mut matching: Vec<_> = snap
         .plans()
         .iter()

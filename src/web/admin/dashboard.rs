@@ -10,14 +10,12 @@ use super::{
     AdminPage, CsrfForm, CurrentAdmin, NoFields, client_addr, console_page, format_age, format_ms,
     require_owner, see_other,
 };
-use crate::db::{self, DbError, admin as q, alerts, wallet};
+use crate::db::{self, wallet};
 use crate::domain::Cents;
 use crate::orders::actions;
+use crate::orders::console;
 use crate::web::AppState;
 use crate::web::error::AppError;
-
-const DAY_MS: i64 = 86_400_000;
-const ATTENTION_LIMIT: i64 = 20;
 
 struct WalletView {
     available: String,
@@ -184,25 +182,14 @@ pub async fn dashboard(
     query: web::Query<DashboardQuery>,
 ) -> Result<AdminPage, AppError> {
     let now = db::now_ms();
-    let (wallet_row, sales, health, attention, alerts, sync) = state
-        .db
-        .run(move |conn| {
-            let today = now - now.rem_euclid(DAY_MS);
-            let sales = [
-                ("Today (UTC)", q::sales_since(conn, today)?),
-                ("Last 7 days", q::sales_since(conn, now - 7 * DAY_MS)?),
-                ("Last 30 days", q::sales_since(conn, now - 30 * DAY_MS)?),
-            ];
-            Ok::<_, DbError>((
-                wallet::get(conn)?,
-                sales,
-                q::outbox_health(conn, now)?,
-                q::needing_attention(conn, ATTENTION_LIMIT)?,
-                alerts::open_alerts(conn)?,
-                crate::db::catalog::last_sync(conn)?,
-            ))
-        })
-        .await?;
+    let console::Dashboard {
+        wallet: wallet_row,
+        sales,
+        health,
+        attention,
+        alerts,
+        last_sync: sync,
+    } = console::dashboard(&state.db, now).await?;
     let account = state.account.overview().await?;
     let figures = if admin.is_owner() {
         Some(figures_view(

@@ -7,7 +7,9 @@
 //! answer is a 303 to `/admin/login`. Every POST takes its form as a [`CsrfForm`], which checks
 //! the CSRF token before the handler runs (so before any role check, read or write), and every
 //! action is written to the audit log in the same transaction as its effect. Owner-only
-//! actions answer 403 to support accounts.
+//! actions answer 403 to support accounts. Every page is answered as an [`AdminPage`], which
+//! adds the chrome, the CSRF cookie, the status and the console's headers ([`page`]); what a
+//! page shows comes from one capability call (`orders::console`, `accounts::users`, …).
 
 mod account;
 mod audit;

@@ -16,10 +16,11 @@ use super::{
     AdminPage, CsrfForm, CurrentAdmin, Pager, client_addr, console_page, datetime_ms, format_ms,
     list_href, non_empty, require_owner, see_other,
 };
-use crate::db::{DbError, admin as q, alerts, outbox, purchases, refunds};
+use crate::db::outbox;
 use crate::domain::Cents;
 use crate::domain::purchase::{PurchaseEvent, PurchaseStatus};
 use crate::orders::actions::{self, ActionError, OrderAction};
+use crate::orders::console::{self, Abandoned, OrderDetail, OrderFilter};
 use crate::web::AppState;
 use crate::web::error::AppError;
 
@@ -72,16 +73,16 @@ pub(super) struct Search {
 
 impl Search {
     /// The database filter, at `now_ms` (which checkouts count as abandoned).
-    fn filter(&self, now_ms: i64) -> Result<q::OrderFilter, DateRefusal> {
+    fn filter(&self, now_ms: i64) -> Result<OrderFilter, DateRefusal> {
         let (created_from_ms, created_before_ms) =
             created_range(self.from.as_deref(), self.to.as_deref())?;
         // Abandoned checkouts are left out unless asked for, by name or by a status they have.
         let abandoned = match self.status.as_deref() {
-            None => q::Abandoned::Hide,
-            Some(ABANDONED) => q::Abandoned::Only,
-            Some(_) => q::Abandoned::Include,
+            None => Abandoned::Hide,
+            Some(ABANDONED) => Abandoned::Only,
+            Some(_) => Abandoned::Include,
         };
-        Ok(q::OrderFilter {
+        Ok(OrderFilter {
             query: self.text.clone(),
             status: self.status.clone().filter(|s| s != ABANDONED),
             created_from_ms,
@@ -92,7 +93,7 @@ impl Search {
     }
 
     /// The filter for an export; a refused date range is a 400 with the page's message.
-    pub(super) fn export_filter(&self, now_ms: i64) -> Result<q::OrderFilter, AppError> {
+    pub(super) fn export_filter(&self, now_ms: i64) -> Result<OrderFilter, AppError> {
         self.filter(now_ms)
             .map_err(|refusal| AppError::BadRequest(refusal.message))
     }
@@ -279,10 +280,8 @@ pub async fn list(
         }
     };
     let offset = i64::try_from(pager.offset(PAGE_SIZE)).unwrap_or(i64::MAX);
-    let (mut found, hidden) = state
-        .db
-        .run(move |conn| q::orders_page(conn, &filter, offset, i64::from(PAGE_SIZE) + 1))
-        .await?;
+    let (mut found, hidden) =
+        console::orders_page(&state.db, filter, offset, i64::from(PAGE_SIZE) + 1).await?;
     let has_more = found.len() > PAGE_SIZE as usize;
     found.truncate(PAGE_SIZE as usize);
     let filters = [
@@ -497,31 +496,18 @@ async fn detail_page(
     flash: Option<String>,
     refusal: Option<Refusal>,
 ) -> Result<OrderPage, AppError> {
-    let loaded = state
-        .db
-        .run(move |conn| {
-            let Some(purchase) = purchases::find(conn, &id)? else {
-                return Ok::<_, DbError>(None);
-            };
-            let events = purchases::events(conn, &id)?;
-            let mut jobs = Vec::new();
-            for job in outbox::jobs_for_purchase(conn, &id)? {
-                let attempts = outbox::attempts(conn, job.id)?;
-                jobs.push((job, attempts));
-            }
-            let refund = refunds::refund_for(conn, &id)?;
-            let alerts = alerts::alerts_for_purchase(conn, &id)?;
-            let last4 = crate::db::installations::iccid_last4(conn, &id)?;
-            let facts = actions::placement_facts(conn, &purchase)?;
-            let links = crate::db::order_links::counts(conn, &id)?;
-            Ok(Some((
-                purchase, events, jobs, refund, alerts, last4, facts, links,
-            )))
-        })
-        .await?;
-    let Some((purchase, events, jobs, refund, alerts, last4, facts, links)) = loaded else {
-        return Err(AppError::NotFound);
-    };
+    let OrderDetail {
+        purchase,
+        events,
+        jobs,
+        refund,
+        alerts,
+        iccid_last4: last4,
+        facts,
+        links,
+    } = console::order_detail(&state.db, id)
+        .await?
+        .ok_or(AppError::NotFound)?;
     let snap = state.catalog.snapshot();
     let plan = snap
         .plan(&purchase.plan_id)

@@ -21,7 +21,7 @@ use super::{
 use crate::accounts::totp;
 use crate::accounts::users::{self, Change};
 use crate::accounts::{self, Admin, NewPassword, Role};
-use crate::db::accounts::{self as q, UserSummary};
+use crate::db::accounts::UserSummary;
 use crate::web::AppState;
 use crate::web::error::AppError;
 
@@ -101,10 +101,7 @@ async fn list_page(
     flash: Option<&'static str>,
 ) -> Result<UsersPage, AppError> {
     let offset = i64::try_from(pager.offset(PAGE_SIZE)).unwrap_or(i64::MAX);
-    let mut found = state
-        .db
-        .run(move |conn| q::list_users(conn, offset, i64::from(PAGE_SIZE) + 1))
-        .await?;
+    let mut found = users::summaries(&state.db, offset, i64::from(PAGE_SIZE) + 1).await?;
     let has_more = found.len() > PAGE_SIZE as usize;
     found.truncate(PAGE_SIZE as usize);
     let totp_states = totp::states(&state.db, found.iter().map(|u| u.id).collect()).await?;
@@ -283,9 +280,7 @@ async fn detail_page(
     flash: Option<&'static str>,
     error: Option<String>,
 ) -> Result<UserPage, AppError> {
-    let user = state
-        .db
-        .run(move |conn| q::find_summary(conn, id))
+    let user = users::summary(&state.db, id)
         .await?
         .ok_or(AppError::NotFound)?;
     let totp_states = totp::states(&state.db, vec![id]).await?;
