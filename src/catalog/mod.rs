@@ -8,6 +8,7 @@
 //! send a `NOTIFY` that wakes the check ([`Catalog::wake`]), and otherwise at the next check.
 
 pub mod display_rates;
+pub mod named;
 pub mod pricing;
 pub mod promo_codes;
 pub mod snapshot;

@@ -17,3 +17,27 @@ pub mod notify;
 pub mod outbox;
 pub mod page;
 pub mod reconcile;
+
+/// Orders as a service: what the web layer holds to show and act on purchases (the console's
+/// reads and actions, the private order page, payment events, lost links). Each capability
+/// function takes it and reaches the database through it, so no handler handles the database
+/// itself.
+#[derive(Clone)]
+pub struct Orders {
+    db: crate::db::Db,
+}
+
+impl Orders {
+    pub fn new(db: crate::db::Db) -> Self {
+        Self { db }
+    }
+
+    pub(crate) fn db(&self) -> &crate::db::Db {
+        &self.db
+    }
+
+    /// Whether the database answers and its migrations are applied (`/readyz`).
+    pub async fn check_ready(&self) -> Result<(), crate::db::DbError> {
+        self.db.check_ready().await
+    }
+}

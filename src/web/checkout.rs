@@ -401,5 +401,5 @@ pub async fn deliver_event(
     now: SystemTime,
 ) -> Result<confirm::Applied, AppError> {
     let waker = state.outbox.waker();
-    Ok(confirm::deliver(&state.db, &state.payments, &waker, signature, body, now).await?)
+    Ok(confirm::deliver(&state.orders, &state.payments, &waker, signature, body, now).await?)
 }

@@ -62,7 +62,7 @@ pub async fn metrics(
     req: HttpRequest,
 ) -> Result<HttpResponse, AppError> {
     authorize(&req, state.settings.metrics_token.as_ref())?;
-    let gauges = crate::orders::console::gauges(&state.db).await?;
+    let gauges = crate::orders::console::gauges(&state.orders).await?;
     let snap = state.catalog.snapshot();
     let now = db::now_ms();
     let mut out = String::with_capacity(2048);

@@ -7,12 +7,11 @@ use actix_web::{HttpRequest, web};
 use askama::Template;
 use serde::Deserialize;
 
-use super::users::parse_new_password;
 use super::{
     AdminPage, CsrfForm, CurrentAdmin, client_addr, console_page, refusal, see_other,
     session_cookie,
 };
-use crate::accounts::{self, Admin, users};
+use crate::accounts::{self, Admin, NewPassword, users};
 use crate::web::AppState;
 use crate::web::error::AppError;
 
@@ -83,12 +82,14 @@ pub async fn change_password(
     {
         return Ok(refused("Enter your current password.".into()));
     }
-    let new = match parse_new_password(&form.password, &form.password_again) {
+    let new = match NewPassword::typed_twice(&form.password, &form.password_again) {
         Ok(new) => new,
         Err(message) => return Ok(refused(message)),
     };
     let client = client_addr(&req);
-    match users::change_own_password(&state.db, &admin, &client, form.current_password, new).await {
+    match users::change_own_password(&state.staff, &admin, &client, form.current_password, new)
+        .await
+    {
         Ok(token) => {
             tracing::info!(admin.id = admin.user_id, "admin changed their password");
             let mut response = see_other("/admin/account?done=password");

@@ -235,11 +235,8 @@ pub async fn orders_csv(
     query: web::Query<ListQuery>,
 ) -> Result<HttpResponse, AppError> {
     require_owner(&admin)?;
-    let filter = query.search()?.export_filter(crate::db::now_ms())?;
-    Ok(csv_response(
-        "orders.csv",
-        books::orders_csv(state.db.clone(), filter),
-    ))
+    let filter = super::orders::export_filter(&query.search()?, crate::db::now_ms())?;
+    Ok(csv_response("orders.csv", state.books().orders_csv(filter)))
 }
 
 pub async fn wallet_csv(

@@ -17,35 +17,6 @@ use crate::web::error::AppError;
 const PAGE_SIZE: u32 = 50;
 const HISTORY: i64 = 10;
 
-/// Plan ids as a person counts them: `p2` before `p10`, digits compared as numbers.
-fn natural_order(a: &str, b: &str) -> std::cmp::Ordering {
-    fn chunks(s: &str) -> Vec<(bool, &str)> {
-        let mut out = Vec::new();
-        let mut start = 0;
-        let bytes = s.as_bytes();
-        for i in 1..=bytes.len() {
-            if i == bytes.len() || bytes[i].is_ascii_digit() != bytes[start].is_ascii_digit() {
-                out.push((bytes[start].is_ascii_digit(), &s[start..i]));
-                start = i;
-            }
-        }
-        out
-    }
-    let (ca, cb) = (chunks(a), chunks(b));
-    for ((digits_a, x), (digits_b, y)) in ca.iter().zip(cb.iter()) {
-        let order = if *digits_a && *digits_b {
-            let (x, y) = (x.trim_start_matches('0'), y.trim_start_matches('0'));
-            x.len().cmp(&y.len()).then_with(|| x.cmp(y))
-        } else {
-            x.cmp(y)
-        };
-        if order.is_ne() {
-            return order;
-        }
-    }
-    ca.len().cmp(&cb.len()).then_with(|| a.cmp(b))
-}
-
 #[derive(Deserialize)]
 pub struct CatalogQuery {
     country: Option<String>,
@@ -130,7 +101,7 @@ pub async fn page(
         .filter(|p| country.as_ref().is_none_or(|c| &p.country_code == c))
         .filter(|p| region.as_ref().is_none_or(|r| p.region.as_ref() == Some(r)))
         .collect();
-    matching.sort_by(|a, b| natural_order(&a.id, &b.id));
+    matching.sort_by(|a, b| crate::catalog::named::natural_order(&a.id, &b.id));
     let skip = usize::try_from(pager.offset(PAGE_SIZE)).unwrap_or(usize::MAX);
     let rows = matching
         .iter()
@@ -222,23 +193,4 @@ pub async fn sync_now(
         .sync_for(&state.upstream, &admin, &client_addr(&req))
         .await?;
     Ok(see_other(&format!("/admin/catalog?sync={slug}")))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::natural_order;
-
-    #[test]
-    fn plan_ids_sort_as_numbers() {
-        let mut ids = vec![
-            "p10-base", "p2-base", "p1-30", "p1-7", "p11-base", "p1-base",
-        ];
-        ids.sort_by(|a, b| natural_order(a, b));
-        assert_eq!(
-            ids,
-            [
-                "p1-7", "p1-30", "p1-base", "p2-base", "p10-base", "p11-base"
-            ]
-        );
-    }
 }

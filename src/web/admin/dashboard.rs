@@ -189,12 +189,10 @@ pub async fn dashboard(
         attention,
         alerts,
         last_sync: sync,
-    } = console::dashboard(&state.db, now).await?;
+    } = console::dashboard(&state.orders, now).await?;
     let account = state.account.overview().await?;
     let figures = if admin.is_owner() {
-        Some(figures_view(
-            crate::books::dashboard_figures(&state.db, now).await?,
-        ))
+        Some(figures_view(state.books().dashboard_figures(now).await?))
     } else {
         None
     };
@@ -306,7 +304,7 @@ pub async fn retry_placements(
     _: CsrfForm<NoFields>,
 ) -> Result<HttpResponse, AppError> {
     require_owner(&admin)?;
-    actions::retry_waiting_placements_for(&state.db, &admin, &client_addr(&req)).await?;
+    actions::retry_waiting_placements_for(&state.orders, &admin, &client_addr(&req)).await?;
     state.outbox.waker().wake();
     Ok(see_other("/admin?done=retry"))
 }

@@ -39,7 +39,7 @@ pub async fn login_page(
     req: HttpRequest,
 ) -> Result<AdminPage, AppError> {
     if let Some(token) = session_token(&req, state.secure_cookies)
-        && let Some(admin) = accounts::authenticate(&state.db, token).await?
+        && let Some(admin) = accounts::authenticate(&state.staff, token).await?
     {
         return Ok(see_other(super::totp::home_of(admin.stage)).into());
     }
@@ -79,7 +79,7 @@ pub async fn login(
     }
     let previous = session_token(&req, state.secure_cookies);
     let client = client_addr(&req);
-    let outcome = accounts::login(&state.db, &email, form.password, &client, previous).await?;
+    let outcome = accounts::login(&state.staff, &email, form.password, &client, previous).await?;
     match outcome {
         LoginOutcome::Success { admin, token } => {
             tracing::info!(
@@ -109,7 +109,7 @@ pub async fn logout(
     _: CsrfForm<NoFields>,
 ) -> Result<HttpResponse, AppError> {
     let user_id = admin.user_id;
-    accounts::logout(&state.db, admin, &client_addr(&req)).await?;
+    accounts::logout(&state.staff, admin, &client_addr(&req)).await?;
     tracing::info!(admin.id = user_id, "admin signed out");
     let mut gone = Cookie::build(session::cookie_name(state.secure_cookies), "")
         .path("/")

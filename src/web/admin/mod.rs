@@ -191,7 +191,7 @@ async fn any_stage(req: HttpRequest) -> Result<Admin, actix_web::Error> {
     let Some(token) = session_token(&req, state.secure_cookies) else {
         return Err(LoginRequired.into());
     };
-    match accounts::authenticate(&state.db, token).await {
+    match accounts::authenticate(&state.staff, token).await {
         Ok(Some(admin)) => {
             // For the page's chrome: see [`AdminPage`].
             req.extensions_mut().insert(admin.clone());

@@ -14,180 +14,17 @@ use super::{
     see_other,
 };
 use crate::accounts::Admin;
-use crate::catalog::pricing::{self, describe, rule_from_row};
+use crate::catalog::named::scope_suggestions;
+use crate::catalog::pricing::{self, RuleForm, describe, parse_rule, rule_from_row};
 use crate::catalog::snapshot::Snapshot;
 use crate::db::pricing::RuleRow;
 use crate::domain::Cents;
-use crate::domain::pricing::{MarkupRule, PlanKey, PriceBook, PricingError, RuleScope};
+use crate::domain::pricing::{MarkupRule, PlanKey, PriceBook};
 use crate::web::AppState;
 use crate::web::error::AppError;
 
 /// Rows shown in a preview; the count covers all of them.
 const PREVIEW_ROWS: usize = 200;
-
-#[derive(Deserialize, Default, Clone)]
-pub struct RuleForm {
-    #[serde(default)]
-    scope_kind: String,
-    #[serde(default)]
-    scope_value: String,
-    #[serde(default)]
-    markup_percent: String,
-    #[serde(default)]
-    fixed: String,
-    #[serde(default)]
-    ending: String,
-    #[serde(default)]
-    min_margin: String,
-}
-
-/// Parses `12`, `12.5` or `12.50` (an optional `$` and `,` separators) into hundredths.
-pub(super) fn hundredths(raw: &str) -> Option<i64> {
-    let text: String = raw
-        .trim()
-        .trim_start_matches('$')
-        .chars()
-        .filter(|c| *c != ',')
-        .collect();
-    if text.is_empty() {
-        return Some(0);
-    }
-    let (whole, frac) = text.split_once('.').unwrap_or((&text, ""));
-    if whole.is_empty() && frac.is_empty()
-        || frac.len() > 2
-        || !whole
-            .bytes()
-            .chain(frac.bytes())
-            .all(|b| b.is_ascii_digit())
-        || whole.len() > 12
-    {
-        return None;
-    }
-    let whole: i64 = if whole.is_empty() {
-        0
-    } else {
-        whole.parse().ok()?
-    };
-    let frac: i64 = if frac.is_empty() {
-        0
-    } else {
-        format!("{frac:0<2}").parse().ok()?
-    };
-    whole.checked_mul(100)?.checked_add(frac)
-}
-
-/// The country an owner typed: its code in any case ("jp") or its name ("Japan"), among the
-/// countries that have local plans.
-pub(super) fn country_named(snap: &Snapshot, typed: &str) -> Option<String> {
-    let code = typed.to_ascii_uppercase();
-    snap.plans()
-        .iter()
-        .find(|p| p.country_code == code || p.country_name.eq_ignore_ascii_case(typed))
-        .map(|p| p.country_code.clone())
-}
-
-/// The region an owner typed: its slug or its name, in any case.
-pub(super) fn region_named(snap: &Snapshot, typed: &str) -> Option<String> {
-    snap.regions()
-        .iter()
-        .find(|r| r.slug.eq_ignore_ascii_case(typed) || r.name.eq_ignore_ascii_case(typed))
-        .map(|r| r.slug.clone())
-}
-
-/// A part of the catalog an owner named in a scope form.
-pub(super) enum Named {
-    Region(String),
-    Country(String),
-    Plan(String),
-}
-
-/// The part of the catalog a scope form's kind and value name: `None` for the kind
-/// `everything` (which names no part), the owner's mistake in words otherwise (`choose` when
-/// the kind is none of them).
-pub(super) fn named_scope(
-    snap: &Snapshot,
-    kind: &str,
-    value: &str,
-    everything: &str,
-    choose: &str,
-) -> Result<Option<Named>, String> {
-    let value = value.trim();
-    match kind {
-        _ if kind == everything => Ok(None),
-        "region" if let Some(slug) = region_named(snap, value) => Ok(Some(Named::Region(slug))),
-        "country" if let Some(code) = country_named(snap, value) => Ok(Some(Named::Country(code))),
-        "plan" if snap.plan(value).is_some() => Ok(Some(Named::Plan(value.to_string()))),
-        "region" | "country" | "plan" => {
-            Err(format!("There is no {kind} {value:?} in the catalog."))
-        }
-        _ => Err(choose.to_string()),
-    }
-}
-
-/// What the "applies to" field suggests as the owner types: every country with local plans and
-/// every region, by code or slug, with its name.
-pub(super) fn scope_suggestions(snap: &Snapshot) -> Vec<(String, String)> {
-    let mut countries: Vec<(String, String)> = snap
-        .plans()
-        .iter()
-        .map(|p| (p.country_code.clone(), p.country_name.clone()))
-        .collect();
-    countries.sort();
-    countries.dedup();
-    countries.extend(
-        snap.regions()
-            .iter()
-            .map(|r| (r.slug.clone(), format!("{} (region)", r.name))),
-    );
-    countries
-}
-
-/// The rule a form describes, checked against the catalog (the scope must exist).
-fn parse_rule(form: &RuleForm, snap: &Snapshot) -> Result<MarkupRule, String> {
-    let named = named_scope(
-        snap,
-        &form.scope_kind,
-        &form.scope_value,
-        "default",
-        "Choose what the rule applies to.",
-    )?;
-    let scope = match named {
-        None => RuleScope::Default,
-        Some(Named::Region(slug)) => RuleScope::Region(slug),
-        Some(Named::Country(code)) => RuleScope::Country(code),
-        Some(Named::Plan(id)) => RuleScope::Plan(id),
-    };
-    let bps = hundredths(&form.markup_percent).ok_or("Markup is a percentage like 25 or 12.5.")?;
-    let fixed = hundredths(&form.fixed).ok_or("The fixed amount is dollars like 0.50.")?;
-    let margin = hundredths(&form.min_margin).ok_or("The minimum margin is dollars like 1.00.")?;
-    let ending = match form.ending.trim() {
-        "" => None,
-        raw => Some(
-            raw.parse::<i64>()
-                .map_err(|_| "The price ending is cents, 0 to 99, like 99.")?,
-        ),
-    };
-    MarkupRule::new(scope, bps, Cents::new(fixed), ending, Cents::new(margin))
-        .map_err(|e| rule_problem(&e).to_string())
-}
-
-/// A rule the domain refuses, in the words and units of the form (percent and dollars, not
-/// basis points and cents).
-fn rule_problem(err: &PricingError) -> &'static str {
-    match err {
-        PricingError::MarkupOutOfRange(_) => "Markup must be from 0 to 1000 (%).",
-        PricingError::FixedOutOfRange(_) => {
-            "The fixed amount must be from 0.00 to 10000.00 dollars."
-        }
-        PricingError::MarginOutOfRange(_) => {
-            "The minimum margin must be from 0.00 to 10000.00 dollars."
-        }
-        PricingError::EndingOutOfRange(_) => "The price ending is cents, 0 to 99, like 99.",
-        PricingError::CostOutOfRange(_) | PricingError::InvalidScope(_) => {
-            "This rule cannot be saved. Check the values and try again."
-        }
-    }
-}
 
 fn book(state: &AppState, rows: &[RuleRow], replacing: Option<&MarkupRule>) -> PriceBook {
     let fallback = MarkupRule::default_markup(state.settings.default_markup_bps)
@@ -463,22 +300,4 @@ pub async fn delete(
         return Err(AppError::NotFound);
     }
     Ok(see_other("/admin/pricing?saved=1"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::hundredths;
-
-    #[test]
-    fn amounts_parse_to_hundredths() {
-        assert_eq!(hundredths(""), Some(0));
-        assert_eq!(hundredths("25"), Some(2500));
-        assert_eq!(hundredths("12.5"), Some(1250));
-        assert_eq!(hundredths("$1,234.56"), Some(123_456));
-        assert_eq!(hundredths(".5"), Some(50));
-        assert_eq!(hundredths("1.234"), None);
-        assert_eq!(hundredths("-1"), None);
-        assert_eq!(hundredths("."), None);
-        assert_eq!(hundredths("abc"), None);
-    }
 }

@@ -9,141 +9,21 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 use serde::Deserialize;
 
-use super::pricing::{Named, hundredths, named_scope, scope_suggestions};
 use super::{
     AdminPage, CsrfForm, CurrentAdmin, NoFields, client_addr, console_page, format_ms, refusal,
     require_owner, see_other,
 };
-use crate::catalog::Snapshot;
-use crate::catalog::promo_codes::{self, Limits, NewCode, PromoCodeError};
-use crate::domain::Cents;
-use crate::domain::promo::{Discount, PromoScope, normalise_code};
+use crate::catalog::named::scope_suggestions;
+use crate::catalog::promo_codes::{
+    self, CodeForm, LimitsForm, PromoCodeError, last_day, parse_code,
+};
+use crate::domain::promo::normalise_code;
 use crate::web::AppState;
 use crate::web::error::AppError;
-
-#[derive(Deserialize, Default, Clone)]
-pub struct CodeForm {
-    #[serde(default)]
-    code: String,
-    /// `percent` or `amount`.
-    #[serde(default)]
-    kind: String,
-    /// `10` or `12.5` (percent), `5.00` (dollars).
-    #[serde(default)]
-    value: String,
-    /// `YYYY-MM-DD` (UTC), empty for now.
-    #[serde(default)]
-    starts: String,
-    /// The last day it may be used, `YYYY-MM-DD` (UTC), empty for no end.
-    #[serde(default)]
-    ends: String,
-    #[serde(default)]
-    max_uses: String,
-    #[serde(default)]
-    max_uses_per_email: String,
-    /// `all`, `country`, `region` or `plan`.
-    #[serde(default)]
-    scope_kind: String,
-    #[serde(default)]
-    scope_value: String,
-}
-
-const DAY_MS: i64 = 86_400_000;
-
-/// Midnight UTC at the start of `YYYY-MM-DD`, in Unix milliseconds.
-fn day_start_ms(raw: &str) -> Option<i64> {
-    let day = crate::domain::currency::parse_date(raw).ok()?;
-    let date = time::Date::parse(
-        &day,
-        &time::macros::format_description!("[year]-[month]-[day]"),
-    )
-    .ok()?;
-    let secs = date.midnight().assume_utc().unix_timestamp();
-    secs.checked_mul(1000)
-}
-
-/// `YYYY-MM-DD` (UTC) of the day that ends at the exclusive end `end_ms`: the last day a code
-/// may be used, as the forms ask for it.
-fn last_day(end_ms: i64) -> String {
-    let secs = end_ms.saturating_sub(DAY_MS).div_euclid(1000);
-    time::OffsetDateTime::from_unix_timestamp(secs)
-        .map(|t| {
-            t.date()
-                .format(&time::macros::format_description!("[year]-[month]-[day]"))
-                .unwrap_or_default()
-        })
-        .unwrap_or_default()
-}
-
-/// The exclusive end of the last day `raw` (`YYYY-MM-DD`, UTC; empty for no end).
-fn parse_last_day(raw: &str) -> Result<Option<i64>, String> {
-    match raw.trim() {
-        "" => Ok(None),
-        raw => Ok(Some(
-            day_start_ms(raw).ok_or("The last day is a date like 2026-12-31.")? + DAY_MS,
-        )),
-    }
-}
 
 /// The code a console address names; one that cannot be a code is not found.
 fn code_in_path(raw: &str) -> Result<String, AppError> {
     normalise_code(raw).map_err(|_| AppError::NotFound)
-}
-
-fn optional_count(raw: &str, what: &str) -> Result<Option<i64>, String> {
-    match raw.trim() {
-        "" => Ok(None),
-        text => match text.parse::<i64>() {
-            Ok(n) if n > 0 => Ok(Some(n)),
-            _ => Err(format!(
-                "{what} is a whole number of uses, 1 or more, or empty for no cap."
-            )),
-        },
-    }
-}
-
-/// The code a form describes; `Err` says what to fix.
-fn parse_code(form: &CodeForm, snap: &Snapshot, now_ms: i64) -> Result<NewCode, String> {
-    let code = normalise_code(&form.code)
-        .map_err(|_| "The code is 3 to 32 letters, digits, '-' or '_'.".to_string())?;
-    let amount =
-        hundredths(&form.value).ok_or("The discount is a number like 10, 12.5 or 5.00.")?;
-    let discount = match form.kind.as_str() {
-        "percent" => Discount::percent(amount).map_err(|_| "A percentage is 0.01 to 100.")?,
-        "amount" => Discount::amount(Cents::new(amount))
-            .map_err(|_| "An amount off is 0.01 to 10000.00 dollars.")?,
-        _ => return Err("Choose a percentage or an amount off.".into()),
-    };
-    let starts_at_ms = match form.starts.trim() {
-        "" => now_ms,
-        raw => day_start_ms(raw).ok_or("The first day is a date like 2026-12-01.")?,
-    };
-    let ends_at_ms = parse_last_day(&form.ends)?;
-    if ends_at_ms.is_some_and(|end| end <= starts_at_ms) {
-        return Err("The last day comes before the first.".into());
-    }
-    let named = named_scope(
-        snap,
-        &form.scope_kind,
-        &form.scope_value,
-        "all",
-        "Choose which plans the code applies to.",
-    )?;
-    let scope = match named {
-        None => PromoScope::All,
-        Some(Named::Country(code)) => PromoScope::Country(code),
-        Some(Named::Region(slug)) => PromoScope::Region(slug),
-        Some(Named::Plan(id)) => PromoScope::Plan(id),
-    };
-    Ok(NewCode {
-        code,
-        discount,
-        starts_at_ms,
-        ends_at_ms,
-        max_uses: optional_count(&form.max_uses, "The total cap")?,
-        max_uses_per_email: optional_count(&form.max_uses_per_email, "The cap per email")?,
-        scope,
-    })
 }
 
 struct CodeView {
@@ -207,17 +87,6 @@ pub struct PageQuery {
 }
 
 console_page!(PromoCodesPage => "promo", PromoCodePage => "promo");
-
-impl CodeForm {
-    /// The empty form for a new code.
-    fn new_code() -> Self {
-        Self {
-            kind: "percent".into(),
-            scope_kind: "all".into(),
-            ..Self::default()
-        }
-    }
-}
 
 impl PromoCodesPage {
     /// The codes with `form` as typed and `error` beside it.
@@ -286,28 +155,6 @@ pub async fn create(
             Ok(AdminPage::with_status(status, page))
         }
         Err(err) => Err(err.into()),
-    }
-}
-
-/// The edit form: what may change on an existing code.
-#[derive(Deserialize, Default, Clone)]
-pub struct LimitsForm {
-    /// The last day it may be used, `YYYY-MM-DD` (UTC), empty for no end.
-    #[serde(default)]
-    ends: String,
-    #[serde(default)]
-    max_uses: String,
-    #[serde(default)]
-    max_uses_per_email: String,
-}
-
-impl LimitsForm {
-    fn parse(&self) -> Result<Limits, String> {
-        Ok(Limits {
-            ends_at_ms: parse_last_day(&self.ends)?,
-            max_uses: optional_count(&self.max_uses, "The total cap")?,
-            max_uses_per_email: optional_count(&self.max_uses_per_email, "The cap per email")?,
-        })
     }
 }
 
@@ -438,28 +285,4 @@ pub async fn disable(
     let code = code_in_path(&code)?;
     promo_codes::disable(&state.catalog, &admin, &client_addr(&req), code).await?;
     Ok(see_other("/admin/promo-codes?saved=1"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn days_are_utc_midnights() {
-        assert_eq!(day_start_ms("1970-01-02"), Some(DAY_MS));
-        assert_eq!(day_start_ms("2026-02-30"), None);
-        assert_eq!(optional_count("", "cap"), Ok(None));
-        assert_eq!(optional_count(" 5 ", "cap"), Ok(Some(5)));
-        assert!(optional_count("0", "cap").is_err());
-        assert_eq!(
-            last_day(day_start_ms("2026-12-31").expect("day") + DAY_MS),
-            "2026-12-31"
-        );
-        assert_eq!(parse_last_day(""), Ok(None));
-        assert_eq!(
-            parse_last_day("1970-01-01"),
-            Ok(Some(DAY_MS)),
-            "the end is the midnight after the last day"
-        );
-    }
 }

@@ -97,7 +97,7 @@ pub async fn submit_code(
         ));
     }
     let client = client_addr(&req);
-    match totp::complete_login(&state.db, &keys(&state), &admin, &client, &code).await {
+    match totp::complete_login(&state.staff, &keys(&state), &admin, &client, &code).await {
         Ok((token, how)) => {
             tracing::info!(
                 admin.id = admin.user_id,
@@ -175,14 +175,14 @@ fn totp_page_of(
 
 /// The page for the account as it is: on, enrolling (the same secret as before), or off.
 async fn current_view(state: &AppState, admin: &Admin) -> Result<View, AppError> {
-    let status = totp::status(&state.db, admin.user_id).await?;
+    let status = totp::status(&state.staff, admin.user_id).await?;
     if status.on {
         return Ok(View::On {
             recovery_codes_left: status.recovery_codes_left,
         });
     }
     Ok(
-        match totp::pending_enrolment(&state.db, &keys(state), admin).await? {
+        match totp::pending_enrolment(&state.staff, &keys(state), admin).await? {
             Some(enrolment) => View::Enrol {
                 secret_base32: enrolment.secret_base32.expose().clone(),
                 qr_svg: enrolment.qr_svg.expose().clone(),
@@ -224,7 +224,7 @@ pub async fn start(
     if admin.stage == Stage::Totp {
         return Ok(see_other(home_of(admin.stage)).into());
     }
-    match totp::start_enrolment(&state.db, &keys(&state), &admin, &client_addr(&req)).await {
+    match totp::start_enrolment(&state.staff, &keys(&state), &admin, &client_addr(&req)).await {
         Ok(_) | Err(TotpError::AlreadyOn) => Ok(see_other("/admin/account/totp").into()),
         Err(err) => Err(err.into()),
     }
@@ -241,7 +241,7 @@ pub async fn confirm(
     }
     let client = client_addr(&req);
     let code: String = form.code.trim().chars().take(64).collect();
-    match totp::confirm_enrolment(&state.db, &keys(&state), &admin, &client, &code).await {
+    match totp::confirm_enrolment(&state.staff, &keys(&state), &admin, &client, &code).await {
         Ok((codes, token)) => {
             tracing::info!(admin.id = admin.user_id, "admin turned TOTP on");
             // The session was replaced by a full one: the page renders for it.
@@ -289,7 +289,7 @@ pub async fn renew_codes(
     CurrentAdmin(admin): CurrentAdmin,
     _: CsrfForm<NoFields>,
 ) -> Result<AdminPage, AppError> {
-    match totp::renew_recovery_codes(&state.db, &admin, &client_addr(&req)).await {
+    match totp::renew_recovery_codes(&state.staff, &admin, &client_addr(&req)).await {
         Ok(codes) => Ok(totp_page_of(
             &admin,
             StatusCode::OK,
@@ -321,7 +321,7 @@ pub async fn set_required(
         "off" => false,
         _ => return Err(AppError::BadRequest("Choose on or off.".into())),
     };
-    totp::set_required_for_all(&state.db, &admin, required, &client_addr(&req)).await?;
+    totp::set_required_for_all(&state.staff, &admin, required, &client_addr(&req)).await?;
     tracing::info!(
         admin.id = admin.user_id,
         totp.required = required,
@@ -342,7 +342,7 @@ pub async fn reset(
     _: CsrfForm<NoFields>,
 ) -> Result<actix_web::HttpResponse, AppError> {
     let id: i64 = path.parse().map_err(|_| AppError::NotFound)?;
-    totp::reset(&state.db, &admin, id, &client_addr(&req)).await?;
+    totp::reset(&state.staff, &admin, id, &client_addr(&req)).await?;
     tracing::info!(
         admin.id = admin.user_id,
         user.id = id,

@@ -101,11 +101,11 @@ async fn list_page(
     flash: Option<&'static str>,
 ) -> Result<UsersPage, AppError> {
     let offset = i64::try_from(pager.offset(PAGE_SIZE)).unwrap_or(i64::MAX);
-    let mut found = users::summaries(&state.db, offset, i64::from(PAGE_SIZE) + 1).await?;
+    let mut found = users::summaries(&state.staff, offset, i64::from(PAGE_SIZE) + 1).await?;
     let has_more = found.len() > PAGE_SIZE as usize;
     found.truncate(PAGE_SIZE as usize);
-    let totp_states = totp::states(&state.db, found.iter().map(|u| u.id).collect()).await?;
-    let totp_required = totp::is_required_for_all(&state.db).await?;
+    let totp_states = totp::states(&state.staff, found.iter().map(|u| u.id).collect()).await?;
+    let totp_required = totp::is_required_for_all(&state.staff).await?;
     Ok(UsersPage {
         users: found
             .into_iter()
@@ -161,14 +161,6 @@ fn parse_role(raw: &str) -> Result<Role, String> {
     Role::parse(raw).ok_or_else(|| "Choose a role: owner or support.".to_string())
 }
 
-/// The new password of a form, typed twice.
-pub(super) fn parse_new_password(password: &str, again: &str) -> Result<NewPassword, String> {
-    if password != again {
-        return Err("The two new passwords differ. Type the same password twice.".into());
-    }
-    NewPassword::parse(password).map_err(|e| format!("That password cannot be used: {e}."))
-}
-
 pub async fn create(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -188,7 +180,7 @@ pub async fn create(
             Ok((
                 email,
                 role,
-                parse_new_password(&form.password, &form.password_again)?,
+                NewPassword::typed_twice(&form.password, &form.password_again)?,
             ))
         });
     let (email, role, password) = match parsed {
@@ -205,7 +197,7 @@ pub async fn create(
         }
     };
     match users::create(
-        &state.db,
+        &state.staff,
         &admin,
         &client_addr(&req),
         &email,
@@ -280,10 +272,10 @@ async fn detail_page(
     flash: Option<&'static str>,
     error: Option<String>,
 ) -> Result<UserPage, AppError> {
-    let user = users::summary(&state.db, id)
+    let user = users::summary(&state.staff, id)
         .await?
         .ok_or(AppError::NotFound)?;
-    let totp_states = totp::states(&state.db, vec![id]).await?;
+    let totp_states = totp::states(&state.staff, vec![id]).await?;
     Ok(UserPage {
         id,
         user: view(user, admin, &totp_states),
@@ -356,23 +348,23 @@ pub async fn action(
     let id = parse_id(&id)?;
     let act = UserAction::parse(&slug).ok_or(AppError::NotFound)?;
     let client = client_addr(&req);
-    let db = &state.db;
+    let staff = &state.staff;
     // A form that does not parse is shown again with the reason; nothing is attempted.
     let request = match act {
         UserAction::Role => parse_role(&form.role).map(Request::Role),
         UserAction::Disable => Ok(Request::Disabled(true)),
         UserAction::Enable => Ok(Request::Disabled(false)),
         UserAction::Password => {
-            parse_new_password(&form.password, &form.password_again).map(Request::Password)
+            NewPassword::typed_twice(&form.password, &form.password_again).map(Request::Password)
         }
     };
     let outcome = match request {
-        Ok(Request::Role(role)) => users::change_role(db, &admin, &client, id, role).await,
+        Ok(Request::Role(role)) => users::change_role(staff, &admin, &client, id, role).await,
         Ok(Request::Disabled(disabled)) => {
-            users::set_disabled(db, &admin, &client, id, disabled).await
+            users::set_disabled(staff, &admin, &client, id, disabled).await
         }
         Ok(Request::Password(password)) => {
-            users::reset_password(db, &admin, &client, id, password).await
+            users::reset_password(staff, &admin, &client, id, password).await
         }
         Err(message) => {
             let page = detail_page(&state, &admin, id, None, Some(message)).await?;
@@ -400,22 +392,5 @@ pub async fn action(
             let page = detail_page(&state, &admin, id, None, Some(message)).await?;
             Ok(AdminPage::with_status(status, page))
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn new_passwords_are_typed_twice_and_meet_the_policy() {
-        assert!(parse_new_password("a fine long passphrase", "a fine long passphrase").is_ok());
-        let differ = parse_new_password("a fine long passphrase", "a fine long passphrasf");
-        assert!(differ.unwrap_err().contains("differ"));
-        let short = parse_new_password("short", "short").unwrap_err();
-        assert!(short.contains("at least 12 characters"), "{short}");
-        assert!(!short.contains("short"), "the password is not echoed");
-        let common = parse_new_password("password1234", "password1234").unwrap_err();
-        assert!(common.contains("commonly used"), "{common}");
     }
 }

@@ -16,7 +16,6 @@
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
-use rand::RngCore;
 use serde::Deserialize;
 
 use super::{
@@ -27,7 +26,7 @@ use crate::db::topups::TopupProgressRow;
 use crate::domain::Cents;
 use crate::upstream::types::{Cursor, TopUpAmount};
 use crate::upstream::{BalanceTransaction, Class, UpstreamError};
-use crate::wallet::balance::PauseReason;
+use crate::wallet::topup::{new_nonce, valid_nonce};
 use crate::wallet::{ThresholdPolicy, TopupAnswer, TopupRefusal, WalletError, WalletOverview};
 use crate::web::AppState;
 use crate::web::error::AppError;
@@ -75,17 +74,6 @@ fn plain_dollars(cents: i64) -> String {
 
 fn money(cents: i64) -> String {
     Cents::new(cents).to_string()
-}
-
-/// A form nonce: 128 random bits as 32 hex characters.
-fn new_nonce() -> String {
-    let mut bytes = [0u8; 16];
-    rand::rng().fill_bytes(&mut bytes);
-    hex::encode(bytes)
-}
-
-fn valid_nonce(nonce: &str) -> bool {
-    nonce.len() == 32 && nonce.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 struct TxView {
@@ -205,26 +193,6 @@ fn tx_views(
         .collect()
 }
 
-fn pause_message(reason: PauseReason, threshold: i64) -> String {
-    match reason {
-        PauseReason::InsufficientBalance => "New sales are paused: the provider refused an order \
-            for lack of credit. They resume once a balance read shows enough credit for the \
-            orders waiting, usually after a top-up."
-            .into(),
-        PauseReason::BelowThreshold => format!(
-            "New sales are paused: the available balance is below your threshold of {} and you \
-             chose to pause sales below it. They resume once a balance read shows at least {}.",
-            money(threshold),
-            money(threshold)
-        ),
-        PauseReason::AccountProblem => "New sales are paused: the supplier refuses orders from \
-            this account (an expired key, a missing scope or a suspension; the dashboard's alert \
-            says which). They resume once the supplier accepts an order again: fix the account, \
-            then retry the waiting placements from the dashboard."
-            .into(),
-    }
-}
-
 fn upstream_message(err: &UpstreamError) -> String {
     match err.class() {
         Class::Definitive => format!("The provider refused the request ({err})."),
@@ -310,7 +278,7 @@ async fn wallet_page(
     Ok(WalletPage {
         balance,
         balance_error,
-        pause: pause.map(|reason| pause_message(reason, threshold)),
+        pause: pause.map(|reason| reason.explain(threshold)),
         runway,
         threshold: money(threshold),
         threshold_field: plain_dollars(threshold),
