@@ -219,6 +219,8 @@ impl Application {
             min_margin: settings.min_margin,
         };
         let state = ActixData::new(AppState {
+            staff: crate::accounts::Staff::new(db.clone()),
+            orders: crate::orders::Orders::new(db.clone()),
             db,
             secure_cookies: settings.public_url.scheme() == "https",
             settings: Arc::new(settings),

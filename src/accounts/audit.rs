@@ -8,6 +8,7 @@
 //! the whole shop: every replica checks hourly, and the one that takes the day's lease
 //! (`leases`, held for a day and never renewed) prunes.
 
+use crate::accounts::Staff;
 use std::time::Duration;
 
 use tokio::sync::watch;
@@ -70,6 +71,18 @@ pub async fn run_daily(db: Db, retention_days: u32, mut shutdown: watch::Receive
             _ = shutdown.changed() => return,
         }
     }
+}
+
+/// A page of the audit log, newest first: up to `limit` entries older than the entry
+/// `before_id`.
+pub async fn page(
+    staff: &Staff,
+    before_id: Option<i64>,
+    limit: i64,
+) -> Result<Vec<crate::db::accounts::AuditRow>, DbError> {
+    let db = staff.db();
+    db.run(move |conn| crate::db::accounts::audit_page(conn, before_id, limit))
+        .await
 }
 
 #[cfg(test)]

@@ -173,6 +173,31 @@ pub fn admin_email(raw: &str) -> Result<Email, EmailError> {
     Email::parse(raw.trim().to_lowercase())
 }
 
+/// The console's accounts as a service: what the web layer holds to sign admins in, manage
+/// accounts and read the audit log. Each capability function takes it and reaches the
+/// database through it, so no handler handles the database itself.
+#[derive(Clone)]
+pub struct Staff {
+    db: Db,
+}
+
+impl Staff {
+    pub fn new(db: Db) -> Self {
+        Self { db }
+    }
+
+    pub(crate) fn db(&self) -> &Db {
+        &self.db
+    }
+}
+
+/// Enrolment takes the service or, for tests that stage an enrolment, the database itself.
+impl AsRef<Db> for Staff {
+    fn as_ref(&self) -> &Db {
+        &self.db
+    }
+}
+
 /// A signed-in admin, as a request sees them.
 #[derive(Clone)]
 pub struct Admin {
@@ -293,12 +318,13 @@ pub enum LoginOutcome {
 /// Checks a login. `previous` is the session cookie the browser sent, ended on success so a
 /// planted session id cannot survive login.
 pub async fn login(
-    db: &Db,
+    staff: &Staff,
     email_raw: &str,
     password: String,
     client_addr: &str,
     previous: Option<SessionToken>,
 ) -> Result<LoginOutcome, AccountsError> {
+    let db = staff.db();
     // The throttle counts by what was typed when it is not an email at all.
     let actor: String = match admin_email(email_raw) {
         Ok(email) => email.as_str().to_string(),
@@ -428,7 +454,8 @@ pub async fn login(
 }
 
 /// The admin behind a session cookie, if the session is alive. A dead session is deleted.
-pub async fn authenticate(db: &Db, token: SessionToken) -> Result<Option<Admin>, DbError> {
+pub async fn authenticate(staff: &Staff, token: SessionToken) -> Result<Option<Admin>, DbError> {
+    let db = staff.db();
     let id_hash = token.hash();
     db.run(move |conn| {
         let now = crate::db::now_ms();
@@ -463,7 +490,8 @@ pub async fn authenticate(db: &Db, token: SessionToken) -> Result<Option<Admin>,
 }
 
 /// Ends the session server-side and records the logout.
-pub async fn logout(db: &Db, admin: Admin, client_addr: &str) -> Result<(), DbError> {
+pub async fn logout(staff: &Staff, admin: Admin, client_addr: &str) -> Result<(), DbError> {
+    let db = staff.db();
     let client = client_addr.to_string();
     db.run(move |conn| {
         let now = crate::db::now_ms();

@@ -75,6 +75,15 @@ impl NewPassword {
         Ok(Self(raw.to_string()))
     }
 
+    /// The new password of a form, typed twice; `Err` says what to fix, in the form's words
+    /// (never echoing the password).
+    pub fn typed_twice(password: &str, again: &str) -> Result<Self, String> {
+        if password != again {
+            return Err("The two new passwords differ. Type the same password twice.".into());
+        }
+        Self::parse(password).map_err(|e| format!("That password cannot be used: {e}."))
+    }
+
     pub fn expose(&self) -> &str {
         &self.0
     }
@@ -478,5 +487,19 @@ mod tests {
             }
             other => panic!("expected a rehash, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn new_passwords_are_typed_twice_and_meet_the_policy() {
+        assert!(
+            NewPassword::typed_twice("a fine long passphrase", "a fine long passphrase").is_ok()
+        );
+        let differ = NewPassword::typed_twice("a fine long passphrase", "a fine long passphrasf");
+        assert!(differ.unwrap_err().contains("differ"));
+        let short = NewPassword::typed_twice("short", "short").unwrap_err();
+        assert!(short.contains("at least 12 characters"), "{short}");
+        assert!(!short.contains("short"), "the password is not echoed");
+        let common = NewPassword::typed_twice("password1234", "password1234").unwrap_err();
+        assert!(common.contains("commonly used"), "{common}");
     }
 }

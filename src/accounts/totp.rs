@@ -15,6 +15,7 @@
 //! An owner may require TOTP for every console account (the `require_totp` shop setting): an
 //! account without it is then sent to enrolment after its password and can do nothing else.
 
+use crate::accounts::Staff;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -273,7 +274,8 @@ pub struct Status {
     pub recovery_codes_left: i64,
 }
 
-pub async fn status(db: &Db, user_id: i64) -> Result<Status, DbError> {
+pub async fn status(staff: &Staff, user_id: i64) -> Result<Status, DbError> {
+    let db = staff.db();
     db.run(move |conn| {
         let on = t::find(conn, user_id)?.is_some_and(|row| row.confirmed_at_ms.is_some());
         Ok(Status {
@@ -285,7 +287,8 @@ pub async fn status(db: &Db, user_id: i64) -> Result<Status, DbError> {
 }
 
 /// The TOTP state of each account in `user_ids`, for the users pages.
-pub async fn states(db: &Db, user_ids: Vec<i64>) -> Result<HashMap<i64, bool>, DbError> {
+pub async fn states(staff: &Staff, user_ids: Vec<i64>) -> Result<HashMap<i64, bool>, DbError> {
+    let db = staff.db();
     db.run(move |conn| Ok(t::states(conn, &user_ids)?.into_iter().collect()))
         .await
 }
@@ -300,18 +303,20 @@ pub fn required_for_all(conn: &mut DbConn) -> Result<bool, DbError> {
     Ok(settings::setting(conn, REQUIRE_SETTING)?.unwrap_or(0) == 1)
 }
 
-pub async fn is_required_for_all(db: &Db) -> Result<bool, DbError> {
+pub async fn is_required_for_all(staff: &Staff) -> Result<bool, DbError> {
+    let db = staff.db();
     db.run(required_for_all).await
 }
 
 /// Starts (or restarts) enrolment: a fresh secret, stored sealed and unconfirmed until
 /// [`confirm_enrolment`] sees a code from it.
 pub async fn start_enrolment(
-    db: &Db,
+    staff: &impl AsRef<Db>,
     keys: &TotpKeys,
     admin: &Admin,
     client_addr: &str,
 ) -> Result<Enrolment, TotpError> {
+    let db = staff.as_ref();
     let mut secret = [0u8; SECRET_BYTES];
     rand::rng().fill_bytes(&mut secret);
     let (key_id, nonce, ciphertext) = seal(keys.0.current(), admin.user_id, &secret)?;
@@ -353,10 +358,11 @@ fn enrolment(secret: &[u8], account: &str) -> Result<Enrolment, TotpError> {
 /// The enrolment started and not confirmed yet, to show again (a reload, a mistyped code);
 /// `None` when there is none.
 pub async fn pending_enrolment(
-    db: &Db,
+    staff: &Staff,
     keys: &TotpKeys,
     admin: &Admin,
 ) -> Result<Option<Enrolment>, TotpError> {
+    let db = staff.db();
     let user_id = admin.user_id;
     let Some(row) = db
         .run(move |conn| t::find(conn, user_id))
@@ -395,12 +401,13 @@ fn replace_sessions(
 /// Confirms enrolment with a code from the new secret: TOTP is on from now, the recovery codes
 /// are issued (shown once), and every session of the account is replaced by a new full one.
 pub async fn confirm_enrolment(
-    db: &Db,
+    staff: &impl AsRef<Db>,
     keys: &TotpKeys,
     admin: &Admin,
     client_addr: &str,
     code: &str,
 ) -> Result<(RecoveryCodes, SessionToken), TotpError> {
+    let db = staff.as_ref();
     let reservation = reserve(db, admin, client_addr).await?;
     let user_id = admin.user_id;
     let row = db.run(move |conn| t::find(conn, user_id)).await?;
@@ -475,12 +482,13 @@ pub enum SecondFactor {
 /// current code, or an unused recovery code. On success the pending session is replaced by a
 /// full one (a new id).
 pub async fn complete_login(
-    db: &Db,
+    staff: &Staff,
     keys: &TotpKeys,
     admin: &Admin,
     client_addr: &str,
     input: &str,
 ) -> Result<(SessionToken, SecondFactor), TotpError> {
+    let db = staff.db();
     let reservation = reserve(db, admin, client_addr).await?;
     let user_id = admin.user_id;
     let Some(row) = db.run(move |conn| t::find(conn, user_id)).await? else {
@@ -569,10 +577,11 @@ pub async fn complete_login(
 
 /// Replaces the signed-in admin's recovery codes (the old ones stop working).
 pub async fn renew_recovery_codes(
-    db: &Db,
+    staff: &Staff,
     admin: &Admin,
     client_addr: &str,
 ) -> Result<RecoveryCodes, TotpError> {
+    let db = staff.db();
     let user_id = admin.user_id;
     let (codes, hashes) = new_recovery_codes(user_id);
     let (me, client) = (admin.clone(), client_addr.to_string());
@@ -606,11 +615,12 @@ pub async fn renew_recovery_codes(
 /// An owner turns another account's TOTP off (a lost phone): its secret and recovery codes are
 /// deleted and its sessions end; it enrols again (at once, when TOTP is required for all).
 pub async fn reset(
-    db: &Db,
+    staff: &Staff,
     owner: &Admin,
     user_id: i64,
     client_addr: &str,
 ) -> Result<(), TotpError> {
+    let db = staff.db();
     if !owner.is_owner() {
         return Err(TotpError::NotOwner);
     }
@@ -712,11 +722,12 @@ pub async fn rotate(db: &Db, keys: &TotpKeys) -> Result<Rotation, TotpError> {
 /// the sessions of every account without TOTP (they enrol at their next login); the owner must
 /// have TOTP on first.
 pub async fn set_required_for_all(
-    db: &Db,
+    staff: &Staff,
     owner: &Admin,
     required: bool,
     client_addr: &str,
 ) -> Result<(), TotpError> {
+    let db = staff.db();
     if !owner.is_owner() {
         return Err(TotpError::NotOwner);
     }

@@ -7,12 +7,13 @@
 //! replica, finds no session. The console always keeps an active owner: the last one can be
 //! neither disabled nor demoted.
 
+use crate::accounts::Staff;
 use diesel::result::Error as DieselError;
 
 use super::{Admin, NewPassword, Role, SessionToken, action, password, throttle};
 use crate::db::accounts::{self as q, SessionRow, UserRow};
 use crate::db::login_attempts::{Kind as AttemptKind, Outcome as AttemptOutcome};
-use crate::db::{Db, DbConn, DbError, now_ms};
+use crate::db::{DbConn, DbError, now_ms};
 use crate::domain::Email;
 
 /// Why an account change was refused or failed.
@@ -78,15 +79,32 @@ fn may_leave_owners(conn: &mut DbConn, user: &UserRow) -> Result<bool, UsersErro
     Ok(q::count_other_active_owners(conn, user.id)? > 0)
 }
 
+/// A page of the console's accounts: up to `limit` from `offset`.
+pub async fn summaries(
+    staff: &Staff,
+    offset: i64,
+    limit: i64,
+) -> Result<Vec<q::UserSummary>, DbError> {
+    let db = staff.db();
+    db.run(move |conn| q::list_users(conn, offset, limit)).await
+}
+
+/// The account `id`, if there is one.
+pub async fn summary(staff: &Staff, id: i64) -> Result<Option<q::UserSummary>, DbError> {
+    let db = staff.db();
+    db.run(move |conn| q::find_summary(conn, id)).await
+}
+
 /// Creates an account on an owner's behalf; returns its id.
 pub async fn create(
-    db: &Db,
+    staff: &Staff,
     by: &Admin,
     client_addr: &str,
     email: &Email,
     role: Role,
     password: NewPassword,
 ) -> Result<i64, UsersError> {
+    let db = staff.db();
     ensure_owner(by)?;
     let hash = password::hash_blocking(password).await?;
     let (by, client, email) = (
@@ -121,12 +139,13 @@ pub async fn create(
 /// Gives the account `role`. Takes effect on its next request: sessions read the role from
 /// the account.
 pub async fn change_role(
-    db: &Db,
+    staff: &Staff,
     by: &Admin,
     client_addr: &str,
     user_id: i64,
     role: Role,
 ) -> Result<Change, UsersError> {
+    let db = staff.db();
     ensure_owner(by)?;
     let (by, client) = (by.clone(), client_addr.to_string());
     db.run(move |conn| {
@@ -157,12 +176,13 @@ pub async fn change_role(
 
 /// Disables the account and ends its sessions (`disabled`), or lets it log in again.
 pub async fn set_disabled(
-    db: &Db,
+    staff: &Staff,
     by: &Admin,
     client_addr: &str,
     user_id: i64,
     disabled: bool,
 ) -> Result<Change, UsersError> {
+    let db = staff.db();
     ensure_owner(by)?;
     let (by, client) = (by.clone(), client_addr.to_string());
     db.run(move |conn| {
@@ -209,12 +229,13 @@ pub async fn set_disabled(
 
 /// Sets another account's password and ends its sessions.
 pub async fn reset_password(
-    db: &Db,
+    staff: &Staff,
     by: &Admin,
     client_addr: &str,
     user_id: i64,
     password: NewPassword,
 ) -> Result<Change, UsersError> {
+    let db = staff.db();
     ensure_owner(by)?;
     if user_id == by.user_id {
         return Err(UsersError::OwnPassword);
@@ -248,12 +269,13 @@ pub async fn reset_password(
 /// of the account ends, this one included; the returned token is this browser's new session.
 /// Wrong current passwords are throttled like logins.
 pub async fn change_own_password(
-    db: &Db,
+    staff: &Staff,
     me: &Admin,
     client_addr: &str,
     current: String,
     new: NewPassword,
 ) -> Result<SessionToken, UsersError> {
+    let db = staff.db();
     let user_id = me.user_id;
     // Counted before it is hashed (settled below), so parallel requests share the budget.
     let Some(attempt) =

@@ -105,7 +105,19 @@ const CSV_PAGE: usize = 200;
 
 /// The orders the console's search `filter` finds, newest first, read a page at a time while
 /// the body is sent.
-pub fn orders_csv(db: Db, filter: crate::db::admin::OrderFilter) -> CsvChunks {
+impl Books<'_> {
+    /// The orders CSV of the console's search `filter`, streamed a page of rows at a time.
+    pub fn orders_csv(&self, filter: crate::db::admin::OrderFilter) -> CsvChunks {
+        orders_csv(self.db.clone(), filter)
+    }
+
+    /// The dashboard's figures of the 30 days up to `now_ms`.
+    pub async fn dashboard_figures(&self, now_ms: i64) -> Result<figures::Figures, DbError> {
+        dashboard_figures(self.db, now_ms).await
+    }
+}
+
+fn orders_csv(db: Db, filter: crate::db::admin::OrderFilter) -> CsvChunks {
     let (tx, rx) = tokio::sync::mpsc::channel(2);
     tokio::spawn(async move {
         if tx.send(Ok(csv::ORDER_HEADER.to_string())).await.is_err() {
@@ -152,7 +164,7 @@ pub fn rows_csv(header: &'static str, rows: Vec<String>) -> CsvChunks {
 }
 
 /// The dashboard's figures for the `figures::DAYS` UTC days up to the one containing `now_ms`.
-pub async fn dashboard_figures(db: &Db, now_ms: i64) -> Result<figures::Figures, DbError> {
+async fn dashboard_figures(db: &Db, now_ms: i64) -> Result<figures::Figures, DbError> {
     let period = Period::last_days(now_ms, figures::DAYS);
     db.run(move |conn| {
         let rows = q::figure_rows(conn, period.start_ms())?;

@@ -8,6 +8,7 @@
 //! send a `NOTIFY` that wakes the check ([`Catalog::wake`]), and otherwise at the next check.
 
 pub mod display_rates;
+pub mod named;
 pub mod pricing;
 pub mod promo_codes;
 pub mod search;
@@ -116,6 +117,16 @@ impl Catalog {
             })
             .await?;
         Ok(slug)
+    }
+
+    /// The last `limit` catalog syncs, newest first.
+    pub async fn sync_history(
+        &self,
+        limit: i64,
+    ) -> Result<Vec<crate::db::catalog::SyncRow>, DbError> {
+        self.db
+            .run(move |conn| crate::db::catalog::sync_history(conn, limit))
+            .await
     }
 
     /// The database the catalog is stored in.

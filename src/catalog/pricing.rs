@@ -5,11 +5,14 @@
 
 use crate::accounts::Admin;
 use crate::catalog::Catalog;
+use crate::catalog::Snapshot;
+use crate::catalog::named::{Named, named_scope};
 use crate::db::pricing::RuleRow;
 use crate::db::pricing::{self as q, RuleValues};
 use crate::db::{DbError, now_ms};
 use crate::domain::Cents;
-use crate::domain::pricing::{MarkupRule, RuleScope};
+use crate::domain::pricing::{MarkupRule, PricingError, RuleScope};
+use serde::Deserialize;
 
 /// Audit actions of the pricing page.
 pub mod action {
@@ -44,6 +47,11 @@ pub fn rule_from_row(row: &RuleRow) -> Option<MarkupRule> {
         Cents::new(row.min_margin_cents),
     )
     .ok()
+}
+
+/// The markup rules in force, as stored.
+pub async fn rules(catalog: &Catalog) -> Result<Vec<RuleRow>, DbError> {
+    catalog.db().run(q::rules).await
 }
 
 /// Saves `rule` (replacing the rule of its scope) for `by`, audited, and reloads the catalog.
@@ -131,4 +139,121 @@ pub async fn delete_rule(
         catalog.reload().await?;
     }
     Ok(deleted)
+}
+
+#[derive(Deserialize, Default, Clone)]
+/// A markup rule as the console's form types it: percent and dollars as text.
+pub struct RuleForm {
+    #[serde(default)]
+    pub scope_kind: String,
+    #[serde(default)]
+    pub scope_value: String,
+    #[serde(default)]
+    pub markup_percent: String,
+    #[serde(default)]
+    pub fixed: String,
+    #[serde(default)]
+    pub ending: String,
+    #[serde(default)]
+    pub min_margin: String,
+}
+
+/// Parses `12`, `12.5` or `12.50` (an optional `$` and `,` separators) into hundredths.
+pub fn hundredths(raw: &str) -> Option<i64> {
+    let text: String = raw
+        .trim()
+        .trim_start_matches('$')
+        .chars()
+        .filter(|c| *c != ',')
+        .collect();
+    if text.is_empty() {
+        return Some(0);
+    }
+    let (whole, frac) = text.split_once('.').unwrap_or((&text, ""));
+    if whole.is_empty() && frac.is_empty()
+        || frac.len() > 2
+        || !whole
+            .bytes()
+            .chain(frac.bytes())
+            .all(|b| b.is_ascii_digit())
+        || whole.len() > 12
+    {
+        return None;
+    }
+    let whole: i64 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse().ok()?
+    };
+    let frac: i64 = if frac.is_empty() {
+        0
+    } else {
+        format!("{frac:0<2}").parse().ok()?
+    };
+    whole.checked_mul(100)?.checked_add(frac)
+}
+
+/// The rule a form describes, checked against the catalog (the scope must exist).
+pub fn parse_rule(form: &RuleForm, snap: &Snapshot) -> Result<MarkupRule, String> {
+    let named = named_scope(
+        snap,
+        &form.scope_kind,
+        &form.scope_value,
+        "default",
+        "Choose what the rule applies to.",
+    )?;
+    let scope = match named {
+        None => RuleScope::Default,
+        Some(Named::Region(slug)) => RuleScope::Region(slug),
+        Some(Named::Country(code)) => RuleScope::Country(code),
+        Some(Named::Plan(id)) => RuleScope::Plan(id),
+    };
+    let bps = hundredths(&form.markup_percent).ok_or("Markup is a percentage like 25 or 12.5.")?;
+    let fixed = hundredths(&form.fixed).ok_or("The fixed amount is dollars like 0.50.")?;
+    let margin = hundredths(&form.min_margin).ok_or("The minimum margin is dollars like 1.00.")?;
+    let ending = match form.ending.trim() {
+        "" => None,
+        raw => Some(
+            raw.parse::<i64>()
+                .map_err(|_| "The price ending is cents, 0 to 99, like 99.")?,
+        ),
+    };
+    MarkupRule::new(scope, bps, Cents::new(fixed), ending, Cents::new(margin))
+        .map_err(|e| rule_problem(&e).to_string())
+}
+
+/// A rule the domain refuses, in the words and units of the form (percent and dollars, not
+/// basis points and cents).
+fn rule_problem(err: &PricingError) -> &'static str {
+    match err {
+        PricingError::MarkupOutOfRange(_) => "Markup must be from 0 to 1000 (%).",
+        PricingError::FixedOutOfRange(_) => {
+            "The fixed amount must be from 0.00 to 10000.00 dollars."
+        }
+        PricingError::MarginOutOfRange(_) => {
+            "The minimum margin must be from 0.00 to 10000.00 dollars."
+        }
+        PricingError::EndingOutOfRange(_) => "The price ending is cents, 0 to 99, like 99.",
+        PricingError::CostOutOfRange(_) | PricingError::InvalidScope(_) => {
+            "This rule cannot be saved. Check the values and try again."
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::hundredths;
+
+    #[test]
+    fn amounts_parse_to_hundredths() {
+        assert_eq!(hundredths(""), Some(0));
+        assert_eq!(hundredths("25"), Some(2500));
+        assert_eq!(hundredths("12.5"), Some(1250));
+        assert_eq!(hundredths("$1,234.56"), Some(123_456));
+        assert_eq!(hundredths(".5"), Some(50));
+        assert_eq!(hundredths("1.234"), None);
+        assert_eq!(hundredths("-1"), None);
+        assert_eq!(hundredths("."), None);
+        assert_eq!(hundredths("abc"), None);
+    }
 }

@@ -9,12 +9,16 @@
 //! caps the discount at the floor (`domain::promo::apply`).
 
 use crate::accounts::Admin;
+use crate::catalog::Catalog;
 use crate::catalog::Snapshot;
+use crate::catalog::named::{Named, named_scope};
+use crate::catalog::pricing::hundredths;
 use crate::db::promo::{self as q, CodeRow};
-use crate::db::{Db, DbError, now_ms};
+use crate::db::{DbError, now_ms};
 use crate::domain::Cents;
 use crate::domain::pricing::PlanKey;
-use crate::domain::promo::{self, Discount, PromoScope};
+use crate::domain::promo::{self, Discount, PromoScope, normalise_code};
+use serde::Deserialize;
 
 /// Audit actions of the promotion codes page.
 pub mod action {
@@ -169,13 +173,14 @@ fn describe(new: &NewCode) -> String {
 
 /// Creates `new` for `by` after checking it against `snap`, audited.
 pub async fn create(
-    db: &Db,
+    catalog: &Catalog,
     snap: &Snapshot,
     by: &Admin,
     client_addr: &str,
     new: NewCode,
     min_margin: Cents,
 ) -> Result<(), PromoCodeError> {
+    let db = catalog.db();
     if !snap.plans().iter().any(|p| new.scope.covers(key(p))) {
         return Err(PromoCodeError::EmptyScope(new.scope));
     }
@@ -222,11 +227,12 @@ pub async fn create(
 
 /// Disables `code` for `by`, audited. Checkouts already started with it keep their price.
 pub async fn disable(
-    db: &Db,
+    catalog: &Catalog,
     by: &Admin,
     client_addr: &str,
     code: String,
 ) -> Result<(), PromoCodeError> {
+    let db = catalog.db();
     let (by, client) = (by.clone(), client_addr.to_string());
     db.run(move |conn| {
         let now = now_ms();
@@ -252,12 +258,13 @@ pub async fn disable(
 /// Checkouts already holding a use keep it; a total cap below the uses already verified is
 /// refused (it could not be honoured).
 pub async fn change_limits(
-    db: &Db,
+    catalog: &Catalog,
     by: &Admin,
     client_addr: &str,
     code: String,
     limits: Limits,
 ) -> Result<(), PromoCodeError> {
+    let db = catalog.db();
     let (by, client) = (by.clone(), client_addr.to_string());
     db.run(move |conn| {
         let now = now_ms();
@@ -302,13 +309,14 @@ pub async fn change_limits(
 /// Enables a disabled `code` again for `by`, audited, if it still keeps every plan in its
 /// scope at or above the floor at today's catalog (costs may have risen since it was made).
 pub async fn enable(
-    db: &Db,
+    catalog: &Catalog,
     snap: &Snapshot,
     by: &Admin,
     client_addr: &str,
     code: String,
     min_margin: Cents,
 ) -> Result<(), PromoCodeError> {
+    let db = catalog.db();
     let lookup = code.clone();
     let row = db
         .run(move |conn| q::find(conn, &lookup))
@@ -361,28 +369,208 @@ pub struct CodeSummary {
 }
 
 /// Every code, newest first, with its verified uses and the uses reserved right now.
-pub async fn list(db: &Db) -> Result<Vec<CodeSummary>, DbError> {
-    db.run(|conn| {
-        let now = now_ms();
-        q::list(conn)?
-            .into_iter()
-            .map(|row| {
-                let reserved = q::running_reservations(conn, &row.code, None, now)?;
-                let discount = Discount::from_parts(&row.kind, row.value)
-                    .map_or_else(|_| "invalid".to_string(), |d| format!("{d} off"));
-                let scope = PromoScope::from_parts(&row.scope_kind, &row.scope_value)
-                    .map_or_else(|_| "invalid".to_string(), |s| s.to_string());
-                let active = row.disabled_at_ms.is_none()
-                    && promo::check_window(now, row.starts_at_ms, row.ends_at_ms).is_ok();
-                Ok(CodeSummary {
-                    row,
-                    discount,
-                    scope,
-                    reserved,
-                    active,
+pub async fn list(catalog: &Catalog) -> Result<Vec<CodeSummary>, DbError> {
+    catalog
+        .db()
+        .run(|conn| {
+            let now = now_ms();
+            q::list(conn)?
+                .into_iter()
+                .map(|row| {
+                    let reserved = q::running_reservations(conn, &row.code, None, now)?;
+                    let discount = Discount::from_parts(&row.kind, row.value)
+                        .map_or_else(|_| "invalid".to_string(), |d| format!("{d} off"));
+                    let scope = PromoScope::from_parts(&row.scope_kind, &row.scope_value)
+                        .map_or_else(|_| "invalid".to_string(), |s| s.to_string());
+                    let active = row.disabled_at_ms.is_none()
+                        && promo::check_window(now, row.starts_at_ms, row.ends_at_ms).is_ok();
+                    Ok(CodeSummary {
+                        row,
+                        discount,
+                        scope,
+                        reserved,
+                        active,
+                    })
                 })
-            })
-            .collect()
+                .collect()
+        })
+        .await
+}
+
+#[derive(Deserialize, Default, Clone)]
+/// A promotion code as the console's form types it.
+pub struct CodeForm {
+    #[serde(default)]
+    pub code: String,
+    /// `percent` or `amount`.
+    #[serde(default)]
+    pub kind: String,
+    /// `10` or `12.5` (percent), `5.00` (dollars).
+    #[serde(default)]
+    pub value: String,
+    /// `YYYY-MM-DD` (UTC), empty for now.
+    #[serde(default)]
+    pub starts: String,
+    /// The last day it may be used, `YYYY-MM-DD` (UTC), empty for no end.
+    #[serde(default)]
+    pub ends: String,
+    #[serde(default)]
+    pub max_uses: String,
+    #[serde(default)]
+    pub max_uses_per_email: String,
+    /// `all`, `country`, `region` or `plan`.
+    #[serde(default)]
+    pub scope_kind: String,
+    #[serde(default)]
+    pub scope_value: String,
+}
+
+const DAY_MS: i64 = 86_400_000;
+
+/// Midnight UTC at the start of `YYYY-MM-DD`, in Unix milliseconds.
+fn day_start_ms(raw: &str) -> Option<i64> {
+    let day = crate::domain::currency::parse_date(raw).ok()?;
+    let date = time::Date::parse(
+        &day,
+        &time::macros::format_description!("[year]-[month]-[day]"),
+    )
+    .ok()?;
+    let secs = date.midnight().assume_utc().unix_timestamp();
+    secs.checked_mul(1000)
+}
+
+/// `YYYY-MM-DD` (UTC) of the day that ends at the exclusive end `end_ms`: the last day a code
+/// may be used, as the forms ask for it.
+pub fn last_day(end_ms: i64) -> String {
+    let secs = end_ms.saturating_sub(DAY_MS).div_euclid(1000);
+    time::OffsetDateTime::from_unix_timestamp(secs)
+        .map(|t| {
+            t.date()
+                .format(&time::macros::format_description!("[year]-[month]-[day]"))
+                .unwrap_or_default()
+        })
+        .unwrap_or_default()
+}
+
+/// The exclusive end of the last day `raw` (`YYYY-MM-DD`, UTC; empty for no end).
+fn parse_last_day(raw: &str) -> Result<Option<i64>, String> {
+    match raw.trim() {
+        "" => Ok(None),
+        raw => Ok(Some(
+            day_start_ms(raw).ok_or("The last day is a date like 2026-12-31.")? + DAY_MS,
+        )),
+    }
+}
+
+impl CodeForm {
+    /// The empty form for a new code.
+    pub fn new_code() -> Self {
+        Self {
+            kind: "percent".into(),
+            scope_kind: "all".into(),
+            ..Self::default()
+        }
+    }
+}
+
+fn optional_count(raw: &str, what: &str) -> Result<Option<i64>, String> {
+    match raw.trim() {
+        "" => Ok(None),
+        text => match text.parse::<i64>() {
+            Ok(n) if n > 0 => Ok(Some(n)),
+            _ => Err(format!(
+                "{what} is a whole number of uses, 1 or more, or empty for no cap."
+            )),
+        },
+    }
+}
+
+/// The code a form describes; `Err` says what to fix.
+pub fn parse_code(form: &CodeForm, snap: &Snapshot, now_ms: i64) -> Result<NewCode, String> {
+    let code = normalise_code(&form.code)
+        .map_err(|_| "The code is 3 to 32 letters, digits, '-' or '_'.".to_string())?;
+    let amount =
+        hundredths(&form.value).ok_or("The discount is a number like 10, 12.5 or 5.00.")?;
+    let discount = match form.kind.as_str() {
+        "percent" => Discount::percent(amount).map_err(|_| "A percentage is 0.01 to 100.")?,
+        "amount" => Discount::amount(Cents::new(amount))
+            .map_err(|_| "An amount off is 0.01 to 10000.00 dollars.")?,
+        _ => return Err("Choose a percentage or an amount off.".into()),
+    };
+    let starts_at_ms = match form.starts.trim() {
+        "" => now_ms,
+        raw => day_start_ms(raw).ok_or("The first day is a date like 2026-12-01.")?,
+    };
+    let ends_at_ms = parse_last_day(&form.ends)?;
+    if ends_at_ms.is_some_and(|end| end <= starts_at_ms) {
+        return Err("The last day comes before the first.".into());
+    }
+    let named = named_scope(
+        snap,
+        &form.scope_kind,
+        &form.scope_value,
+        "all",
+        "Choose which plans the code applies to.",
+    )?;
+    let scope = match named {
+        None => PromoScope::All,
+        Some(Named::Country(code)) => PromoScope::Country(code),
+        Some(Named::Region(slug)) => PromoScope::Region(slug),
+        Some(Named::Plan(id)) => PromoScope::Plan(id),
+    };
+    Ok(NewCode {
+        code,
+        discount,
+        starts_at_ms,
+        ends_at_ms,
+        max_uses: optional_count(&form.max_uses, "The total cap")?,
+        max_uses_per_email: optional_count(&form.max_uses_per_email, "The cap per email")?,
+        scope,
     })
-    .await
+}
+
+/// The edit form: what may change on an existing code.
+#[derive(Deserialize, Default, Clone)]
+pub struct LimitsForm {
+    /// The last day it may be used, `YYYY-MM-DD` (UTC), empty for no end.
+    #[serde(default)]
+    pub ends: String,
+    #[serde(default)]
+    pub max_uses: String,
+    #[serde(default)]
+    pub max_uses_per_email: String,
+}
+
+impl LimitsForm {
+    pub fn parse(&self) -> Result<Limits, String> {
+        Ok(Limits {
+            ends_at_ms: parse_last_day(&self.ends)?,
+            max_uses: optional_count(&self.max_uses, "The total cap")?,
+            max_uses_per_email: optional_count(&self.max_uses_per_email, "The cap per email")?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn days_are_utc_midnights() {
+        assert_eq!(day_start_ms("1970-01-02"), Some(DAY_MS));
+        assert_eq!(day_start_ms("2026-02-30"), None);
+        assert_eq!(optional_count("", "cap"), Ok(None));
+        assert_eq!(optional_count(" 5 ", "cap"), Ok(Some(5)));
+        assert!(optional_count("0", "cap").is_err());
+        assert_eq!(
+            last_day(day_start_ms("2026-12-31").expect("day") + DAY_MS),
+            "2026-12-31"
+        );
+        assert_eq!(parse_last_day(""), Ok(None));
+        assert_eq!(
+            parse_last_day("1970-01-01"),
+            Ok(Some(DAY_MS)),
+            "the end is the midnight after the last day"
+        );
+    }
 }

@@ -24,7 +24,8 @@ pub async fn create_user(url: DatabaseUrl, email: &str, role: &str) -> Result<()
     match accounts::create_user(&db, &email, role, password, "cli").await {
         Ok(_) => {
             println!("created {role} account {}", email.as_str());
-            let required = accounts::totp::is_required_for_all(&db).await?;
+            let required =
+                accounts::totp::is_required_for_all(&accounts::Staff::new(db.clone())).await?;
             println!(
                 "two-factor sign-in (TOTP): not set up; {}",
                 if required {

@@ -499,3 +499,9 @@ pub fn announce_catalog_change(conn: &mut DbConn) -> Result<(), DbError> {
     }
     Ok(())
 }
+
+impl AsRef<Db> for Db {
+    fn as_ref(&self) -> &Db {
+        self
+    }
+}

@@ -8,11 +8,12 @@
 
 use crate::accounts::{Admin, action};
 use crate::db::purchases::{self, Purchase, TransitionError};
-use crate::db::{Db, DbConn, DbError, now_ms, outbox as jobs, refunds};
+use crate::db::{DbConn, DbError, now_ms, outbox as jobs, refunds};
 use crate::domain::Cents;
 use crate::domain::purchase::{
     PlacementFacts, PurchaseEvent, PurchaseStatus, RefundCause, Upstream,
 };
+use crate::orders::Orders;
 use crate::orders::outbox::{JobKind, enqueue};
 
 /// Attempt outcomes that leave a placement's result unknown until it is settled by a later
@@ -326,13 +327,14 @@ fn capitalised(reason: &str) -> String {
 /// what was done, for the page's confirmation (`redrive`, `resend_open` when they differ from
 /// the action's own). Call `OutboxWaker::wake` afterwards when [`OrderAction::queues_work`].
 pub async fn perform(
-    db: &Db,
+    orders: &Orders,
     by: &Admin,
     client_addr: &str,
     purchase_id: &str,
     act: OrderAction,
     reason: String,
 ) -> Result<&'static str, ActionError> {
+    let db = orders.db();
     if act.owner_only() && !by.is_owner() {
         return Err(ActionError::NotOwner);
     }
@@ -474,10 +476,11 @@ pub fn revoke_links(
 /// [`retry_waiting_placements`] for an owner from the console, with its audit entry, in one
 /// transaction. Call `OutboxWaker::wake` afterwards.
 pub async fn retry_waiting_placements_for(
-    db: &Db,
+    orders: &Orders,
     by: &Admin,
     client_addr: &str,
 ) -> Result<usize, ActionError> {
+    let db = orders.db();
     if !by.is_owner() {
         return Err(ActionError::NotOwner);
     }

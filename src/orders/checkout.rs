@@ -271,6 +271,16 @@ pub struct Checkout {
 }
 
 impl Checkout {
+    /// The purchase paid through the payment session `session_id` (the demo payment page).
+    pub async fn purchase_for_session(
+        &self,
+        session_id: String,
+    ) -> Result<Option<crate::db::purchases::Purchase>, DbError> {
+        self.db
+            .run(move |conn| crate::db::purchases::find_by_session(conn, &session_id))
+            .await
+    }
+
     /// Starts a checkout for `form`'s plan as `snapshot` (the catalog the buyer was shown)
     /// lists it.
     pub async fn start(

@@ -3,11 +3,11 @@
 //! A duplicate, concurrent or late event finds its row (or a purchase that cannot move) and
 //! changes nothing.
 
-use crate::db::Db;
 use crate::db::purchases::TransitionError;
 use crate::db::{self, DbConn, DbError};
 use crate::domain::AlertKind;
 use crate::domain::purchase::PurchaseEvent;
+use crate::orders::Orders;
 use crate::orders::outbox::{self, JobKind, OutboxWaker};
 use crate::payments::{EventKind, PaymentError, PaymentEvent, PaymentProvider, Provider};
 
@@ -39,13 +39,14 @@ pub enum DeliveryError {
 /// but not understood is acknowledged (`Recorded`) so it is not resent forever, and logged
 /// loudly for a person to look at.
 pub async fn deliver(
-    db: &Db,
+    orders: &Orders,
     payments: &Provider,
     waker: &OutboxWaker,
     signature: Option<&str>,
     body: &[u8],
     now: std::time::SystemTime,
 ) -> Result<Applied, DeliveryError> {
+    let db = orders.db();
     let event = match payments.verify_event(signature, body, now) {
         Ok(event) => event,
         Err(PaymentError::Signature(err)) => {

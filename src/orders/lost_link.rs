@@ -12,6 +12,7 @@
 //! [`MAX_ORDERS`]) and sends one email; for any other address it sends nothing. Transient mail
 //! failures are retried with backoff, like the owners' alert emails; delivery is at least once.
 
+use crate::orders::Orders;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -55,7 +56,8 @@ pub async fn forget_handled(db: &Db, now_ms: i64) -> Result<usize, DbError> {
 /// Records that `email` wants its order links, in an email written in `lang`; returns
 /// whether an email was queued (false within the per-address window). The caller answers
 /// the same either way.
-pub async fn request(db: &Db, email: &Email, lang: Lang) -> Result<bool, DbError> {
+pub async fn request(orders: &Orders, email: &Email, lang: Lang) -> Result<bool, DbError> {
+    let db = orders.db();
     let key = email.as_str().to_lowercase();
     db.run(move |c| c.write_tx(|c| q::request(c, &key, lang.code(), now_ms(), PER_EMAIL_WINDOW_MS)))
         .await

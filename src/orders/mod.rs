@@ -8,6 +8,7 @@ pub mod actions;
 pub mod backlog;
 pub mod checkout;
 pub mod confirm;
+pub mod console;
 pub mod installation;
 pub(crate) mod jobs;
 pub mod links;
@@ -17,3 +18,27 @@ pub mod outbox;
 pub mod page;
 pub mod reconcile;
 pub mod upstream_gate;
+
+/// Orders as a service: what the web layer holds to show and act on purchases (the console's
+/// reads and actions, the private order page, payment events, lost links). Each capability
+/// function takes it and reaches the database through it, so no handler handles the database
+/// itself.
+#[derive(Clone)]
+pub struct Orders {
+    db: crate::db::Db,
+}
+
+impl Orders {
+    pub fn new(db: crate::db::Db) -> Self {
+        Self { db }
+    }
+
+    pub(crate) fn db(&self) -> &crate::db::Db {
+        &self.db
+    }
+
+    /// Whether the database answers and its migrations are applied (`/readyz`).
+    pub async fn check_ready(&self) -> Result<(), crate::db::DbError> {
+        self.db.check_ready().await
+    }
+}

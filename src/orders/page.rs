@@ -2,8 +2,9 @@
 //! timeline and, once fulfilled, its decrypted installation, in one trip to the pool.
 
 use crate::db::purchases::{Purchase, PurchaseEvent};
-use crate::db::{Db, DbError, now_ms};
+use crate::db::{DbError, now_ms};
 use crate::domain::purchase::PurchaseStatus;
+use crate::orders::Orders;
 use crate::orders::installation::{
     InstallationDetails, InstallationError, InstallationKeys, load_installation_with,
 };
@@ -30,11 +31,12 @@ pub struct OrderRecord {
 /// under `policy`); `None` for any other pair, so an unknown id and a wrong, revoked or
 /// expired token look the same.
 pub async fn purchase_for_link(
-    db: &Db,
+    orders: &Orders,
     id: &str,
     token: &str,
     policy: LinkPolicy,
 ) -> Result<Option<Purchase>, DbError> {
+    let db = orders.db();
     let (id, token) = (id.to_string(), token.to_string());
     let opened = db
         .run(move |conn| links::open(conn, &id, &token, policy, now_ms()))
@@ -46,13 +48,14 @@ pub async fn purchase_for_link(
 /// installation is read and opened only when the purchase is fulfilled and `with_installation`
 /// (the caller may hold what it derived from it already).
 pub async fn read_order(
-    db: &Db,
+    orders: &Orders,
     keys: &InstallationKeys,
     id: &str,
     token: &str,
     policy: LinkPolicy,
     with_installation: bool,
 ) -> Result<Option<OrderRecord>, OrderPageError> {
+    let db = orders.db();
     let (id, token, keys) = (id.to_string(), token.to_string(), keys.clone());
     db.run(move |conn| {
         let Some((purchase, events)) = links::open(conn, &id, &token, policy, now_ms())? else {

@@ -205,6 +205,11 @@ impl WalletOverview {
 }
 
 impl Wallet<'_> {
+    /// Re-reads whether sales are paused into `sales` when its copy is stale.
+    pub async fn refresh_sales_state(&self, sales: &SalesState) {
+        sales.refresh_if_stale(self.db).await;
+    }
+
     /// Reads the balance live (storing it, which may resume sales) and checks it against the
     /// threshold, as the watcher does; reads a page of transactions from `cursor` and records
     /// the top-up credits among them; then gathers what the wallet page shows.
@@ -330,6 +335,35 @@ impl SalesState {
         };
         if let Ok(mut last) = self.last.lock() {
             *last = Some((Instant::now(), paused));
+        }
+    }
+}
+
+impl PauseReason {
+    /// Why sales are paused and what resumes them, in the owner's words (`threshold` is the
+    /// owner's threshold, in cents).
+    pub fn explain(self, threshold: i64) -> String {
+        let money = |cents: i64| crate::domain::Cents::new(cents).to_string();
+        match self {
+            PauseReason::InsufficientBalance => {
+                "New sales are paused: the provider refused an order \
+            for lack of credit. They resume once a balance read shows enough credit for the \
+            orders waiting, usually after a top-up."
+                    .into()
+            }
+            PauseReason::BelowThreshold => format!(
+                "New sales are paused: the available balance is below your threshold of {} and you \
+             chose to pause sales below it. They resume once a balance read shows at least {}.",
+                money(threshold),
+                money(threshold)
+            ),
+            PauseReason::AccountProblem => {
+                "New sales are paused: the supplier refuses orders from \
+            this account (an expired key, a missing scope or a suspension; the dashboard's alert \
+            says which). They resume once the supplier accepts an order again: fix the account, \
+            then retry the waiting placements from the dashboard."
+                    .into()
+            }
         }
     }
 }

@@ -13,6 +13,8 @@
 
 use std::net::IpAddr;
 
+use rand::RngCore;
+
 use crate::accounts::Admin;
 use crate::db::topups::{self, NewTopup, TopupProgressRow};
 use crate::db::{self, Db, DbError};
@@ -289,6 +291,18 @@ pub async fn confirm_topups(
         Ok(confirmed)
     })
     .await
+}
+
+/// A form nonce: 128 random bits as 32 hex characters.
+pub fn new_nonce() -> String {
+    let mut bytes = [0u8; 16];
+    rand::rng().fill_bytes(&mut bytes);
+    hex::encode(bytes)
+}
+
+/// Whether `nonce` has the shape [`new_nonce`] gives (a form sent back as it was handed out).
+pub fn valid_nonce(nonce: &str) -> bool {
+    nonce.len() == 32 && nonce.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 #[cfg(test)]

@@ -314,10 +314,9 @@ pub async fn demo_pay_page(
 ) -> Result<HttpResponse, AppError> {
     let demo = demo_provider(&state)?;
     let session = session.into_inner();
-    let lookup = session.clone();
     let purchase = state
-        .db
-        .run(move |conn| crate::db::purchases::find_by_session(conn, &lookup))
+        .checkout
+        .purchase_for_session(session.clone())
         .await?
         .ok_or(AppError::NotFound)?;
     let snap = state.catalog.snapshot();
@@ -373,10 +372,9 @@ pub async fn demo_pay_action(
     }
     let (session, action) = path.into_inner();
     let answer = crate::payments::demo::DemoAnswer::parse(&action).ok_or(AppError::NotFound)?;
-    let lookup = session.clone();
     let purchase = state
-        .db
-        .run(move |conn| crate::db::purchases::find_by_session(conn, &lookup))
+        .checkout
+        .purchase_for_session(session.clone())
         .await?
         .ok_or(AppError::NotFound)?;
     let now = SystemTime::now();
@@ -406,5 +404,5 @@ pub async fn deliver_event(
     now: SystemTime,
 ) -> Result<confirm::Applied, AppError> {
     let waker = state.outbox.waker();
-    Ok(confirm::deliver(&state.db, &state.payments, &waker, signature, body, now).await?)
+    Ok(confirm::deliver(&state.orders, &state.payments, &waker, signature, body, now).await?)
 }

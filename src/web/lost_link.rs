@@ -105,7 +105,7 @@ pub async fn submit(
         ));
     };
     // The email is written in the language of this request.
-    if crate::orders::lost_link::request(&state.db, &email, i18n::current()).await? {
+    if crate::orders::lost_link::request(&state.orders, &email, i18n::current()).await? {
         state.lost_link_wake.notify_one();
     }
     let page = LostLinkPage {

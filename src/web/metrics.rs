@@ -12,7 +12,7 @@ use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::config::Secret;
-use crate::db::{self, metrics::read_gauges};
+use crate::db;
 use crate::web::AppState;
 use crate::web::error::AppError;
 use actix_web::http::header::AUTHORIZATION;
@@ -62,7 +62,7 @@ pub async fn metrics(
     req: HttpRequest,
 ) -> Result<HttpResponse, AppError> {
     authorize(&req, state.settings.metrics_token.as_ref())?;
-    let gauges = state.db.run(read_gauges).await?;
+    let gauges = crate::orders::console::gauges(&state.orders).await?;
     let snap = state.catalog.snapshot();
     let now = db::now_ms();
     let mut out = String::with_capacity(2048);

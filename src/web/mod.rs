@@ -42,7 +42,13 @@ pub use error::AppError;
 
 /// What every handler can reach.
 pub struct AppState {
-    pub db: Db,
+    /// The database, for the services built below ([`AppState::wallet`], [`AppState::books`]);
+    /// handlers reach it only through capability services.
+    pub(crate) db: Db,
+    /// The console's accounts, sessions and audit log.
+    pub staff: crate::accounts::Staff,
+    /// Purchases: the console's reads and actions, the order page, payment events.
+    pub orders: crate::orders::Orders,
     pub settings: Arc<Settings>,
     pub catalog: Arc<Catalog>,
     pub upstream: PartnerClient,
@@ -87,6 +93,14 @@ impl AppState {
             upstream: &self.upstream,
             upstream_base: &upstream_settings.base_url,
             notifier: self.outbox.inner.notifier.as_ref(),
+        }
+    }
+
+    /// The owner's books, over this process's database and upstream client.
+    pub fn books(&self) -> crate::books::Books<'_> {
+        crate::books::Books {
+            db: &self.db,
+            upstream: &self.upstream,
         }
     }
 }

@@ -100,7 +100,7 @@ impl From<Readiness> for AccountReadiness {
 /// Ready: the database answers and every migration this binary embeds is applied.
 pub async fn readyz(state: web::Data<AppState>, req: HttpRequest) -> HttpResponse {
     let detailed = crate::web::metrics::bears_token(&req, state.settings.metrics_token.as_ref());
-    let database = match state.db.check_ready().await {
+    let database = match state.orders.check_ready().await {
         Ok(()) => "ok",
         Err(err) => {
             tracing::warn!(error = %err, "readiness check failed");

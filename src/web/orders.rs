@@ -146,7 +146,7 @@ pub async fn order(
     let policy = LinkPolicy::days(state.settings.order_link_days);
     // The token from the email: valid → keep it in a cookie and drop it from the address.
     if let Some(token) = query.token.as_deref() {
-        if purchase_for_link(&state.db, &id, token, policy)
+        if purchase_for_link(&state.orders, &id, token, policy)
             .await?
             .is_none()
         {
@@ -178,7 +178,7 @@ pub async fn order(
     // it is used only once the token has proved the purchase below.
     let cached = state.installs.get(&id);
     let record = read_order(
-        &state.db,
+        &state.orders,
         &state.installation_keys,
         &id,
         &token,

@@ -36,7 +36,12 @@ pub fn support_email() -> Option<String> {
 /// Renders `page` with `status`. A template that fails to render is a bug: the answer is a
 /// bare 500 rather than a half-written page.
 pub fn render<T: Template>(status: StatusCode, page: &T) -> HttpResponse {
-    match page.render() {
+    html(status, page.render())
+}
+
+/// The answer for a page rendered to `rendered`, with `status`; a failed render is a bare 500.
+pub fn html(status: StatusCode, rendered: askama::Result<String>) -> HttpResponse {
+    match rendered {
         Ok(body) => {
             let mut response = HttpResponse::build(status).body(body);
             response.headers_mut().insert(

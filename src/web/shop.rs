@@ -767,7 +767,7 @@ pub async fn plan(
 ) -> Result<HttpResponse, AppError> {
     let snap = state.catalog.snapshot();
     let plan = snap.plan(&id).ok_or(AppError::NotFound)?;
-    state.sales.refresh_if_stale(&state.db).await;
+    state.wallet().refresh_sales_state(&state.sales).await;
     // The buy box says "temporarily unavailable" while sales are paused: one page per state.
     let paused = state.sales.paused();
     let key = format!("plan/{}?paused={paused}", plan.id);

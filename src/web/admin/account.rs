@@ -3,23 +3,21 @@
 //! session at once, so a session id that leaked before the change is worth nothing after it.
 
 use actix_web::http::StatusCode;
-use actix_web::http::header::{self, HeaderValue};
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpRequest, web};
 use askama::Template;
 use serde::Deserialize;
 
-use super::users::parse_new_password;
 use super::{
-    Chrome, CsrfForm, CurrentAdmin, admin_page, client_addr, refusal, see_other, session_cookie,
+    AdminPage, CsrfForm, CurrentAdmin, client_addr, console_page, refusal, see_other,
+    session_cookie,
 };
-use crate::accounts::{self, Admin, users};
+use crate::accounts::{self, Admin, NewPassword, users};
 use crate::web::AppState;
 use crate::web::error::AppError;
 
 #[derive(Template)]
 #[template(path = "admin/account.html")]
 struct AccountPage {
-    chrome: Chrome,
     email: String,
     role: &'static str,
     flash: Option<&'static str>,
@@ -27,24 +25,18 @@ struct AccountPage {
     min_chars: usize,
 }
 
-fn render(
-    state: &AppState,
-    req: &HttpRequest,
-    admin: &Admin,
-    status: StatusCode,
-    flash: Option<&'static str>,
-    error: Option<String>,
-) -> HttpResponse {
-    let (chrome, cookie) = Chrome::new(state, req, admin, "account");
-    let page = AccountPage {
-        chrome,
-        email: admin.email.clone(),
-        role: admin.role.as_str(),
-        flash,
-        error,
-        min_chars: accounts::password::MIN_CHARS,
-    };
-    admin_page(status, &page, cookie)
+console_page!(AccountPage => "account");
+
+impl AccountPage {
+    fn of(admin: &Admin, flash: Option<&'static str>, error: Option<String>) -> Self {
+        Self {
+            email: admin.email.clone(),
+            role: admin.role.as_str(),
+            flash,
+            error,
+            min_chars: accounts::password::MIN_CHARS,
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -52,19 +44,14 @@ pub struct AccountQuery {
     done: Option<String>,
 }
 
-pub async fn page(
-    state: web::Data<AppState>,
-    req: HttpRequest,
-    CurrentAdmin(admin): CurrentAdmin,
-    query: web::Query<AccountQuery>,
-) -> HttpResponse {
+pub async fn page(CurrentAdmin(admin): CurrentAdmin, query: web::Query<AccountQuery>) -> AdminPage {
     let flash = match query.done.as_deref() {
         Some("password") => {
             Some("Password changed. Your other sessions were ended; this browser stays signed in.")
         }
         _ => None,
     };
-    render(&state, &req, &admin, StatusCode::OK, flash, None)
+    AdminPage::new(AccountPage::of(&admin, flash, None))
 }
 
 /// The password form. Passwords are never logged, echoed or audited.
@@ -83,49 +70,40 @@ pub async fn change_password(
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     CsrfForm(form): CsrfForm<PasswordForm>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
+    let refused = |message: String| {
+        AdminPage::with_status(
+            StatusCode::BAD_REQUEST,
+            AccountPage::of(&admin, None, Some(message)),
+        )
+    };
     if form.current_password.is_empty()
         || form.current_password.chars().count() > accounts::password::MAX_CHARS
     {
-        return Ok(render(
-            &state,
-            &req,
-            &admin,
-            StatusCode::BAD_REQUEST,
-            None,
-            Some("Enter your current password.".into()),
-        ));
+        return Ok(refused("Enter your current password.".into()));
     }
-    let new = match parse_new_password(&form.password, &form.password_again) {
+    let new = match NewPassword::typed_twice(&form.password, &form.password_again) {
         Ok(new) => new,
-        Err(message) => {
-            return Ok(render(
-                &state,
-                &req,
-                &admin,
-                StatusCode::BAD_REQUEST,
-                None,
-                Some(message),
-            ));
-        }
+        Err(message) => return Ok(refused(message)),
     };
     let client = client_addr(&req);
-    match users::change_own_password(&state.db, &admin, &client, form.current_password, new).await {
+    match users::change_own_password(&state.staff, &admin, &client, form.current_password, new)
+        .await
+    {
         Ok(token) => {
             tracing::info!(admin.id = admin.user_id, "admin changed their password");
             let mut response = see_other("/admin/account?done=password");
             let _ = response.add_cookie(&session_cookie(&state, &token));
-            Ok(response)
+            Ok(response.into())
         }
         Err(err) => {
             let (status, message) = refusal(err)?;
-            let mut response = render(&state, &req, &admin, status, None, Some(message));
-            if status == StatusCode::TOO_MANY_REQUESTS {
-                response
-                    .headers_mut()
-                    .insert(header::RETRY_AFTER, HeaderValue::from_static("60"));
-            }
-            Ok(response)
+            let page = AdminPage::with_status(status, AccountPage::of(&admin, None, Some(message)));
+            Ok(if status == StatusCode::TOO_MANY_REQUESTS {
+                page.retry_after(60)
+            } else {
+                page
+            })
         }
     }
 }

@@ -1,13 +1,11 @@
 //! `/admin/audit` (owners): the audit log, newest first, paged by id so new entries never shift
 //! a page under the reader. Targets link to the order or account they name.
 
-use actix_web::http::StatusCode;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::web;
 use askama::Template;
 use serde::Deserialize;
 
-use super::{Chrome, CurrentAdmin, admin_page, format_ms, require_owner};
-use crate::db::accounts as q;
+use super::{AdminPage, CurrentAdmin, console_page, format_ms, require_owner};
 use crate::web::AppState;
 use crate::web::error::AppError;
 
@@ -31,12 +29,13 @@ struct Row {
 #[derive(Template)]
 #[template(path = "admin/audit.html")]
 struct AuditPage {
-    chrome: Chrome,
     rows: Vec<Row>,
     older_href: Option<String>,
     paged: bool,
     retention_days: u32,
 }
+
+console_page!(AuditPage => "audit");
 
 /// Where an audit target can be looked at: a purchase's or an account's page.
 fn target_href(target: &str) -> Option<String> {
@@ -51,24 +50,18 @@ fn target_href(target: &str) -> Option<String> {
 
 pub async fn audit(
     state: web::Data<AppState>,
-    req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     query: web::Query<AuditQuery>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
     let before = query.before;
-    let mut rows = state
-        .db
-        .run(move |conn| q::audit_page(conn, before, PAGE_SIZE + 1))
-        .await?;
+    let mut rows = crate::accounts::audit::page(&state.staff, before, PAGE_SIZE + 1).await?;
     let more = rows.len() > usize::try_from(PAGE_SIZE).unwrap_or(usize::MAX);
     rows.truncate(usize::try_from(PAGE_SIZE).unwrap_or(usize::MAX));
     let older_href = more
         .then(|| rows.last().map(|r| format!("/admin/audit?before={}", r.id)))
         .flatten();
-    let (chrome, cookie) = Chrome::new(&state, &req, &admin, "audit");
-    let page = AuditPage {
-        chrome,
+    Ok(AdminPage::new(AuditPage {
         rows: rows
             .into_iter()
             .map(|r| {
@@ -96,6 +89,5 @@ pub async fn audit(
         older_href,
         paged: before.is_some(),
         retention_days: state.settings.audit_retention_days,
-    };
-    Ok(admin_page(StatusCode::OK, &page, cookie))
+    }))
 }

@@ -9,13 +9,13 @@ use actix_web::body::{BodySize, MessageBody};
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::web::Bytes;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpResponse, web};
 use askama::Template;
 use serde::Deserialize;
 
 use super::orders::ListQuery;
-use super::{Chrome, CurrentAdmin, admin_page, format_ms, non_empty, require_owner};
-use crate::books::{self, Books, BooksError, CsvChunks, Period, csv};
+use super::{AdminPage, CurrentAdmin, console_page, format_ms, non_empty, require_owner};
+use crate::books::{self, BooksError, CsvChunks, Period, csv};
 use crate::web::AppState;
 use crate::web::error::AppError;
 
@@ -73,7 +73,6 @@ struct TotalsView {
 #[derive(Template)]
 #[template(path = "admin/books.html")]
 struct BooksPage {
-    chrome: Chrome,
     from: String,
     to: String,
     period_error: Option<String>,
@@ -83,6 +82,8 @@ struct BooksPage {
     totals: Option<TotalsView>,
     csv_href: String,
 }
+
+console_page!(BooksPage => "books");
 
 fn line_view(line: &books::Line) -> LineView {
     LineView {
@@ -110,23 +111,13 @@ fn line_view(line: &books::Line) -> LineView {
     }
 }
 
-fn books_of(state: &AppState) -> Books<'_> {
-    Books {
-        db: &state.db,
-        upstream: &state.upstream,
-    }
-}
-
 pub async fn page(
     state: web::Data<AppState>,
-    req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     query: web::Query<PeriodQuery>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
-    let (chrome, cookie) = Chrome::new(&state, &req, &admin, "books");
     let mut view = BooksPage {
-        chrome,
         from: query.from.clone().unwrap_or_default(),
         to: query.to.clone().unwrap_or_default(),
         period_error: None,
@@ -140,7 +131,7 @@ pub async fn page(
         Ok(period) => period,
         Err(err) => {
             view.period_error = Some(format!("{err}."));
-            return Ok(admin_page(StatusCode::BAD_REQUEST, &view, cookie));
+            return Ok(AdminPage::with_status(StatusCode::BAD_REQUEST, view));
         }
     };
     view.from = period.first.to_string();
@@ -149,7 +140,7 @@ pub async fn page(
         "/admin/books/reconciliation.csv?from={}&to={}",
         period.first, period.last
     );
-    let report = match books_of(&state).reconcile(period).await {
+    let report = match state.books().reconcile(period).await {
         Ok(report) => report,
         Err(BooksError::Upstream(err)) => {
             tracing::warn!(error = %err, "reconciliation could not read upstream");
@@ -157,7 +148,10 @@ pub async fn page(
                 "The supplier's API could not be read ({}), so the books cannot be matched right now. Try again in a few minutes.",
                 format!("{:?}", err.kind()).to_lowercase()
             ));
-            return Ok(admin_page(StatusCode::SERVICE_UNAVAILABLE, &view, cookie));
+            return Ok(AdminPage::with_status(
+                StatusCode::SERVICE_UNAVAILABLE,
+                view,
+            ));
         }
         Err(BooksError::Db(err)) => return Err(err.into()),
     };
@@ -177,7 +171,7 @@ pub async fn page(
     });
     view.mismatches = report.mismatches().map(line_view).collect();
     view.lines = report.lines.iter().map(line_view).collect();
-    Ok(admin_page(StatusCode::OK, &view, cookie))
+    Ok(AdminPage::new(view))
 }
 
 /// A CSV body fed by `chunks`.
@@ -227,7 +221,7 @@ pub async fn reconciliation_csv(
     let period = query
         .period(crate::db::now_ms())
         .map_err(|e| AppError::BadRequest(format!("{e}.")))?;
-    let report = books_of(&state).reconcile(period).await?;
+    let report = state.books().reconcile(period).await?;
     let rows = report.lines.iter().map(csv::reconciliation_row).collect();
     Ok(csv_response(
         &format!("reconciliation-{}-{}.csv", period.first, period.last),
@@ -241,11 +235,8 @@ pub async fn orders_csv(
     query: web::Query<ListQuery>,
 ) -> Result<HttpResponse, AppError> {
     require_owner(&admin)?;
-    let filter = query.search()?.export_filter(crate::db::now_ms())?;
-    Ok(csv_response(
-        "orders.csv",
-        books::orders_csv(state.db.clone(), filter),
-    ))
+    let filter = super::orders::export_filter(&query.search()?, crate::db::now_ms())?;
+    Ok(csv_response("orders.csv", state.books().orders_csv(filter)))
 }
 
 pub async fn wallet_csv(
@@ -253,7 +244,8 @@ pub async fn wallet_csv(
     CurrentAdmin(admin): CurrentAdmin,
 ) -> Result<HttpResponse, AppError> {
     require_owner(&admin)?;
-    let rows = books_of(&state)
+    let rows = state
+        .books()
         .wallet_transactions()
         .await?
         .iter()

@@ -2,14 +2,13 @@
 //! cost, price and margin, filtered by country or region and paged. Everyone signed in may
 //! read it; "sync now" is for owners and is audited with its outcome.
 
-use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    Chrome, CsrfForm, CurrentAdmin, NoFields, Pager, admin_page, client_addr, format_ms, non_empty,
-    require_owner, see_other,
+    AdminPage, CsrfForm, CurrentAdmin, NoFields, Pager, client_addr, console_page, format_ms,
+    non_empty, require_owner, see_other,
 };
 use crate::domain::Cents;
 use crate::web::AppState;
@@ -17,35 +16,6 @@ use crate::web::error::AppError;
 
 const PAGE_SIZE: u32 = 50;
 const HISTORY: i64 = 10;
-
-/// Plan ids as a person counts them: `p2` before `p10`, digits compared as numbers.
-fn natural_order(a: &str, b: &str) -> std::cmp::Ordering {
-    fn chunks(s: &str) -> Vec<(bool, &str)> {
-        let mut out = Vec::new();
-        let mut start = 0;
-        let bytes = s.as_bytes();
-        for i in 1..=bytes.len() {
-            if i == bytes.len() || bytes[i].is_ascii_digit() != bytes[start].is_ascii_digit() {
-                out.push((bytes[start].is_ascii_digit(), &s[start..i]));
-                start = i;
-            }
-        }
-        out
-    }
-    let (ca, cb) = (chunks(a), chunks(b));
-    for ((digits_a, x), (digits_b, y)) in ca.iter().zip(cb.iter()) {
-        let order = if *digits_a && *digits_b {
-            let (x, y) = (x.trim_start_matches('0'), y.trim_start_matches('0'));
-            x.len().cmp(&y.len()).then_with(|| x.cmp(y))
-        } else {
-            x.cmp(y)
-        };
-        if order.is_ne() {
-            return order;
-        }
-    }
-    ca.len().cmp(&cb.len()).then_with(|| a.cmp(b))
-}
 
 #[derive(Deserialize)]
 pub struct CatalogQuery {
@@ -81,10 +51,11 @@ struct SyncView {
     summary: String,
 }
 
+console_page!(CatalogPage => "catalog");
+
 #[derive(Template)]
 #[template(path = "admin/catalog.html")]
 struct CatalogPage {
-    chrome: Chrome,
     notice: Option<&'static str>,
     failed: bool,
     history: Vec<SyncView>,
@@ -100,10 +71,9 @@ struct CatalogPage {
 
 pub async fn page(
     state: web::Data<AppState>,
-    req: HttpRequest,
-    CurrentAdmin(admin): CurrentAdmin,
+    _: CurrentAdmin,
     query: web::Query<CatalogQuery>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     let query = query.into_inner();
     let country = non_empty(query.country);
     let region = non_empty(query.region);
@@ -124,17 +94,14 @@ pub async fn page(
             "There is no region {r:?} in the catalog."
         )));
     }
-    let history = state
-        .db
-        .run(|conn| crate::db::catalog::sync_history(conn, HISTORY))
-        .await?;
+    let history = state.catalog.sync_history(HISTORY).await?;
     let mut matching: Vec<_> = snap
         .plans()
         .iter()
         .filter(|p| country.as_ref().is_none_or(|c| &p.country_code == c))
         .filter(|p| region.as_ref().is_none_or(|r| p.region.as_ref() == Some(r)))
         .collect();
-    matching.sort_by(|a, b| natural_order(&a.id, &b.id));
+    matching.sort_by(|a, b| crate::catalog::named::natural_order(&a.id, &b.id));
     let skip = usize::try_from(pager.offset(PAGE_SIZE)).unwrap_or(usize::MAX);
     let rows = matching
         .iter()
@@ -160,9 +127,7 @@ pub async fn page(
         ("country", country.as_deref()),
         ("region", region.as_deref()),
     ];
-    let (chrome, cookie) = Chrome::new(&state, &req, &admin, "catalog");
     let view = CatalogPage {
-        chrome,
         notice: match query.sync.as_deref() {
             Some("synced") => Some("Catalog synced."),
             Some("skipped") => Some("Skipped: another replica is syncing the catalog right now."),
@@ -213,7 +178,7 @@ pub async fn page(
         newer_href: pager.previous_href("/admin/catalog", &filters),
         older_href: pager.next_href("/admin/catalog", &filters, has_more),
     };
-    Ok(admin_page(StatusCode::OK, &view, cookie))
+    Ok(AdminPage::new(view))
 }
 
 pub async fn sync_now(
@@ -228,23 +193,4 @@ pub async fn sync_now(
         .sync_for(&state.upstream, &admin, &client_addr(&req))
         .await?;
     Ok(see_other(&format!("/admin/catalog?sync={slug}")))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::natural_order;
-
-    #[test]
-    fn plan_ids_sort_as_numbers() {
-        let mut ids = vec![
-            "p10-base", "p2-base", "p1-30", "p1-7", "p11-base", "p1-base",
-        ];
-        ids.sort_by(|a, b| natural_order(a, b));
-        assert_eq!(
-            ids,
-            [
-                "p1-7", "p1-30", "p1-base", "p2-base", "p10-base", "p11-base"
-            ]
-        );
-    }
 }

@@ -8,10 +8,9 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    Chrome, CsrfForm, CurrentAdmin, NoFields, admin_page, client_addr, format_ms, require_owner,
-    see_other,
+    AdminPage, CsrfForm, CurrentAdmin, NoFields, client_addr, console_page, format_ms,
+    require_owner, see_other,
 };
-use crate::accounts::Admin;
 use crate::catalog::display_rates;
 use crate::domain::Cents;
 use crate::domain::currency::{CURRENCIES, Rate, parse_rate, symbol};
@@ -43,76 +42,66 @@ struct CurrencyView {
 #[derive(Template)]
 #[template(path = "admin/currencies.html")]
 struct CurrenciesPage {
-    chrome: Chrome,
     currencies: Vec<CurrencyView>,
     form: RateForm,
     error: Option<String>,
     saved: bool,
 }
 
+console_page!(CurrenciesPage => "currencies");
+
 #[derive(Deserialize)]
 pub struct PageQuery {
     saved: Option<String>,
 }
 
-async fn render(
-    state: &AppState,
-    req: &HttpRequest,
-    admin: &Admin,
-    status: StatusCode,
-    form: RateForm,
-    error: Option<String>,
-    saved: bool,
-) -> Result<HttpResponse, AppError> {
-    let rows = display_rates::list(&state.catalog).await?;
-    let (chrome, cookie) = Chrome::new(state, req, admin, "currencies");
-    let currencies = CURRENCIES
-        .iter()
-        .map(|(code, _)| {
-            let row = rows.iter().find(|r| r.currency == *code);
-            let rate = row.and_then(|r| Rate::new(code, r.micros_per_usd, &r.rate_date).ok());
-            CurrencyView {
-                code,
-                rate: rate.as_ref().map(Rate::rate_text).unwrap_or_default(),
-                date: rate
-                    .as_ref()
-                    .map(|r| r.date().to_string())
-                    .unwrap_or_default(),
-                updated: row.map(|r| format_ms(r.updated_at_ms)).unwrap_or_default(),
-                example: rate
-                    .as_ref()
-                    .map(|r| r.show(Cents::new(1_000)).text)
-                    .unwrap_or_default(),
-            }
+impl CurrenciesPage {
+    async fn load(
+        state: &AppState,
+        form: RateForm,
+        error: Option<String>,
+    ) -> Result<Self, AppError> {
+        let rows = display_rates::list(&state.catalog).await?;
+        let currencies = CURRENCIES
+            .iter()
+            .map(|(code, _)| {
+                let row = rows.iter().find(|r| r.currency == *code);
+                let rate = row.and_then(|r| Rate::new(code, r.micros_per_usd, &r.rate_date).ok());
+                CurrencyView {
+                    code,
+                    rate: rate.as_ref().map(Rate::rate_text).unwrap_or_default(),
+                    date: rate
+                        .as_ref()
+                        .map(|r| r.date().to_string())
+                        .unwrap_or_default(),
+                    updated: row.map(|r| format_ms(r.updated_at_ms)).unwrap_or_default(),
+                    example: rate
+                        .as_ref()
+                        .map(|r| r.show(Cents::new(1_000)).text)
+                        .unwrap_or_default(),
+                }
+            })
+            .collect();
+        Ok(Self {
+            currencies,
+            form,
+            error,
+            saved: false,
         })
-        .collect();
-    let page = CurrenciesPage {
-        chrome,
-        currencies,
-        form,
-        error,
-        saved,
-    };
-    Ok(admin_page(status, &page, cookie))
+    }
 }
 
 pub async fn page(
     state: web::Data<AppState>,
-    req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     query: web::Query<PageQuery>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
-    render(
-        &state,
-        &req,
-        &admin,
-        StatusCode::OK,
-        RateForm::default(),
-        None,
-        query.saved.is_some(),
-    )
-    .await
+    let page = CurrenciesPage::load(&state, RateForm::default(), None).await?;
+    Ok(AdminPage::new(CurrenciesPage {
+        saved: query.saved.is_some(),
+        ..page
+    }))
 }
 
 pub async fn set(
@@ -120,7 +109,7 @@ pub async fn set(
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     CsrfForm(form): CsrfForm<RateForm>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
     let rate = parse_rate(&form.rate)
         .and_then(|micros| Rate::new(&form.currency, micros, &form.date))
@@ -128,20 +117,12 @@ pub async fn set(
     match rate {
         Ok(rate) => {
             display_rates::set(&state.catalog, &admin, &client_addr(&req), rate).await?;
-            Ok(see_other("/admin/currencies?saved=1"))
+            Ok(see_other("/admin/currencies?saved=1").into())
         }
         Err(message) => {
             let message = format!("{}. Nothing was saved.", capitalise(&message));
-            render(
-                &state,
-                &req,
-                &admin,
-                StatusCode::BAD_REQUEST,
-                form,
-                Some(message),
-                false,
-            )
-            .await
+            let page = CurrenciesPage::load(&state, form, Some(message)).await?;
+            Ok(AdminPage::with_status(StatusCode::BAD_REQUEST, page))
         }
     }
 }

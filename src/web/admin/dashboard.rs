@@ -1,24 +1,21 @@
 //! `/admin`: the state of the business on one page — wallet, sales, orders that need a person,
 //! outbox health, open alerts and the last catalog sync.
 
-use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 
 use serde::Deserialize;
 
 use super::{
-    Chrome, CsrfForm, CurrentAdmin, NoFields, admin_page, client_addr, format_age, format_ms,
+    AdminPage, CsrfForm, CurrentAdmin, NoFields, client_addr, console_page, format_age, format_ms,
     require_owner, see_other,
 };
-use crate::db::{self, DbError, admin as q, alerts, wallet};
+use crate::db::{self, wallet};
 use crate::domain::Cents;
 use crate::orders::actions;
+use crate::orders::console;
 use crate::web::AppState;
 use crate::web::error::AppError;
-
-const DAY_MS: i64 = 86_400_000;
-const ATTENTION_LIMIT: i64 = 20;
 
 struct WalletView {
     available: String,
@@ -146,11 +143,12 @@ fn figures_view(f: crate::books::figures::Figures) -> FiguresView {
     }
 }
 
+console_page!(DashboardPage => "dashboard");
+
 #[derive(Template)]
 #[template(path = "admin/dashboard.html")]
 struct DashboardPage {
     figures: Option<FiguresView>,
-    chrome: Chrome,
     wallet: Option<WalletView>,
     sales: Vec<SalesRow>,
     attention: Vec<AttentionRow>,
@@ -180,44 +178,28 @@ pub struct DashboardQuery {
 
 pub async fn dashboard(
     state: web::Data<AppState>,
-    req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     query: web::Query<DashboardQuery>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     let now = db::now_ms();
-    let (wallet_row, sales, health, attention, alerts, sync) = state
-        .db
-        .run(move |conn| {
-            let today = now - now.rem_euclid(DAY_MS);
-            let sales = [
-                ("Today (UTC)", q::sales_since(conn, today)?),
-                ("Last 7 days", q::sales_since(conn, now - 7 * DAY_MS)?),
-                ("Last 30 days", q::sales_since(conn, now - 30 * DAY_MS)?),
-            ];
-            Ok::<_, DbError>((
-                wallet::get(conn)?,
-                sales,
-                q::outbox_health(conn, now)?,
-                q::needing_attention(conn, ATTENTION_LIMIT)?,
-                alerts::open_alerts(conn)?,
-                crate::db::catalog::last_sync(conn)?,
-            ))
-        })
-        .await?;
+    let console::Dashboard {
+        wallet: wallet_row,
+        sales,
+        health,
+        attention,
+        alerts,
+        last_sync: sync,
+    } = console::dashboard(&state.orders, now).await?;
     let account = state.account.overview().await?;
     let figures = if admin.is_owner() {
-        Some(figures_view(
-            crate::books::dashboard_figures(&state.db, now).await?,
-        ))
+        Some(figures_view(state.books().dashboard_figures(now).await?))
     } else {
         None
     };
-    let (chrome, cookie) = Chrome::new(&state, &req, &admin, "dashboard");
     let account_problem = wallet_row
         .as_ref()
         .is_some_and(|w| w.pause() == Some(wallet::PauseReason::AccountProblem));
     let page = DashboardPage {
-        chrome,
         figures,
         wallet: wallet_row.map(|w| WalletView {
             available: money(w.available_cents),
@@ -310,7 +292,7 @@ pub async fn dashboard(
             checked: format_ms(f.checked_at_ms),
         }),
     };
-    Ok(admin_page(StatusCode::OK, &page, cookie))
+    Ok(AdminPage::new(page))
 }
 
 /// "Retry waiting placements": after the owner topped up or fixed the account, every held-back
@@ -322,7 +304,7 @@ pub async fn retry_placements(
     _: CsrfForm<NoFields>,
 ) -> Result<HttpResponse, AppError> {
     require_owner(&admin)?;
-    actions::retry_waiting_placements_for(&state.db, &admin, &client_addr(&req)).await?;
+    actions::retry_waiting_placements_for(&state.orders, &admin, &client_addr(&req)).await?;
     state.outbox.waker().wake();
     Ok(see_other("/admin?done=retry"))
 }

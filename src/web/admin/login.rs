@@ -6,55 +6,44 @@
 
 use actix_web::cookie::{Cookie, SameSite};
 use actix_web::http::StatusCode;
-use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    AnyStageAdmin, CsrfForm, NoFields, TOO_FAST, admin_page, client_addr, see_other,
+    AdminPage, AnyStageAdmin, CsrfForm, NoFields, TOO_FAST, client_addr, console_page, see_other,
     session_cookie, session_token, sign_in_limited, too_fast,
 };
 use crate::accounts::{self, LoginOutcome, session};
+use crate::web::AppState;
 use crate::web::error::AppError;
-use crate::web::{AppState, csrf};
 
 #[derive(Template)]
 #[template(path = "admin/login.html")]
 struct LoginPage {
-    csrf_token: String,
     email: String,
     error: Option<&'static str>,
 }
 
+console_page!(LoginPage => "login");
+
 const FAILED: &str = "Wrong email or password.";
 const THROTTLED: &str = "Too many failed attempts. Wait 15 minutes, then try again.";
-fn render(
-    state: &AppState,
-    req: &HttpRequest,
-    status: StatusCode,
-    email: String,
-    error: Option<&'static str>,
-) -> HttpResponse {
-    let issued = csrf::issue(req, &state.settings.secret_key, state.secure_cookies);
-    let page = LoginPage {
-        csrf_token: issued.token,
-        email,
-        error,
-    };
-    admin_page(status, &page, issued.cookie)
+
+fn render(status: StatusCode, email: String, error: Option<&'static str>) -> AdminPage {
+    AdminPage::with_status(status, LoginPage { email, error })
 }
 
 pub async fn login_page(
     state: web::Data<AppState>,
     req: HttpRequest,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     if let Some(token) = session_token(&req, state.secure_cookies)
-        && let Some(admin) = accounts::authenticate(&state.db, token).await?
+        && let Some(admin) = accounts::authenticate(&state.staff, token).await?
     {
-        return Ok(see_other(super::totp::home_of(admin.stage)));
+        return Ok(see_other(super::totp::home_of(admin.stage)).into());
     }
-    Ok(render(&state, &req, StatusCode::OK, String::new(), None))
+    Ok(render(StatusCode::OK, String::new(), None))
 }
 
 #[derive(Deserialize)]
@@ -69,12 +58,10 @@ pub async fn login(
     state: web::Data<AppState>,
     req: HttpRequest,
     CsrfForm(form): CsrfForm<LoginForm>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     let email: String = form.email.trim().chars().take(254).collect();
     if sign_in_limited(&state, &req) {
         return Ok(too_fast(render(
-            &state,
-            &req,
             StatusCode::TOO_MANY_REQUESTS,
             email,
             Some(TOO_FAST),
@@ -82,25 +69,17 @@ pub async fn login(
     }
     if email.is_empty() || form.password.is_empty() {
         return Ok(render(
-            &state,
-            &req,
             StatusCode::BAD_REQUEST,
             email,
             Some("Enter your email and password."),
         ));
     }
     if form.password.chars().count() > accounts::password::MAX_CHARS {
-        return Ok(render(
-            &state,
-            &req,
-            StatusCode::UNAUTHORIZED,
-            email,
-            Some(FAILED),
-        ));
+        return Ok(render(StatusCode::UNAUTHORIZED, email, Some(FAILED)));
     }
     let previous = session_token(&req, state.secure_cookies);
     let client = client_addr(&req);
-    let outcome = accounts::login(&state.db, &email, form.password, &client, previous).await?;
+    let outcome = accounts::login(&state.staff, &email, form.password, &client, previous).await?;
     match outcome {
         LoginOutcome::Success { admin, token } => {
             tracing::info!(
@@ -111,28 +90,14 @@ pub async fn login(
             let cookie = session_cookie(&state, &token);
             let mut response = see_other(super::totp::home_of(admin.stage));
             let _ = response.add_cookie(&cookie);
-            Ok(response)
+            Ok(response.into())
         }
-        LoginOutcome::Failed => Ok(render(
-            &state,
-            &req,
-            StatusCode::UNAUTHORIZED,
-            email,
-            Some(FAILED),
-        )),
+        LoginOutcome::Failed => Ok(render(StatusCode::UNAUTHORIZED, email, Some(FAILED))),
         LoginOutcome::Throttled => {
-            let mut response = render(
-                &state,
-                &req,
-                StatusCode::TOO_MANY_REQUESTS,
-                email,
-                Some(THROTTLED),
-            );
-            response.headers_mut().insert(
-                header::RETRY_AFTER,
-                HeaderValue::from(accounts::throttle::RETRY_AFTER_SECS),
-            );
-            Ok(response)
+            Ok(
+                render(StatusCode::TOO_MANY_REQUESTS, email, Some(THROTTLED))
+                    .retry_after(accounts::throttle::RETRY_AFTER_SECS),
+            )
         }
     }
 }
@@ -144,7 +109,7 @@ pub async fn logout(
     _: CsrfForm<NoFields>,
 ) -> Result<HttpResponse, AppError> {
     let user_id = admin.user_id;
-    accounts::logout(&state.db, admin, &client_addr(&req)).await?;
+    accounts::logout(&state.staff, admin, &client_addr(&req)).await?;
     tracing::info!(admin.id = user_id, "admin signed out");
     let mut gone = Cookie::build(session::cookie_name(state.secure_cookies), "")
         .path("/")

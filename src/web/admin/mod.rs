@@ -7,7 +7,9 @@
 //! answer is a 303 to `/admin/login`. Every POST takes its form as a [`CsrfForm`], which checks
 //! the CSRF token before the handler runs (so before any role check, read or write), and every
 //! action is written to the audit log in the same transaction as its effect. Owner-only
-//! actions answer 403 to support accounts.
+//! actions answer 403 to support accounts. Every page is answered as an [`AdminPage`], which
+//! adds the chrome, the CSRF cookie, the status and the console's headers ([`page`]); what a
+//! page shows comes from one capability call (`orders::console`, `accounts::users`, …).
 
 mod account;
 mod audit;
@@ -17,6 +19,7 @@ mod currencies;
 mod dashboard;
 mod login;
 mod orders;
+mod page;
 mod pricing;
 mod promo_codes;
 mod totp;
@@ -28,13 +31,15 @@ use std::pin::Pin;
 
 use actix_web::cookie::{Cookie, SameSite};
 use actix_web::http::StatusCode;
-use actix_web::http::header::{self, HeaderName, HeaderValue};
-use actix_web::{FromRequest, HttpRequest, HttpResponse, ResponseError, web};
-use askama::Template;
+use actix_web::http::header;
+use actix_web::{FromRequest, HttpMessage, HttpRequest, HttpResponse, ResponseError, web};
 
 use crate::accounts::{self, Admin, SessionToken, Stage, session};
 use crate::web::error::AppError;
-use crate::web::{AppState, csrf, pages};
+use crate::web::{AppState, csrf};
+
+use page::console_page;
+pub use page::{AdminPage, chrome};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/admin", web::get().to(dashboard::dashboard))
@@ -186,8 +191,12 @@ async fn any_stage(req: HttpRequest) -> Result<Admin, actix_web::Error> {
     let Some(token) = session_token(&req, state.secure_cookies) else {
         return Err(LoginRequired.into());
     };
-    match accounts::authenticate(&state.db, token).await {
-        Ok(Some(admin)) => Ok(admin),
+    match accounts::authenticate(&state.staff, token).await {
+        Ok(Some(admin)) => {
+            // For the page's chrome: see [`AdminPage`].
+            req.extensions_mut().insert(admin.clone());
+            Ok(admin)
+        }
         Ok(None) => Err(LoginRequired.into()),
         Err(err) => Err(AppError::from(err).into()),
     }
@@ -312,7 +321,7 @@ fn session_cookie(state: &AppState, token: &SessionToken) -> Cookie<'static> {
 pub(crate) const TOO_FAST: &str =
     "Too many sign-in attempts from your network. Wait a minute, then try again.";
 /// What a sign-in refused by the per-client limit answers in `Retry-After`: its window.
-const TOO_FAST_RETRY_AFTER_SECS: u32 = 60;
+const TOO_FAST_RETRY_AFTER_SECS: i64 = 60;
 
 /// Counts one sign-in form (password or code) from the request's client; true when it is over
 /// the per-client limit and must be refused before anything is read or written.
@@ -322,75 +331,15 @@ pub(crate) fn sign_in_limited(state: &AppState, req: &HttpRequest) -> bool {
         .allow(crate::web::client_addr::client_key(req))
 }
 
-/// `response` told to come back when the per-client limit's window has passed.
-pub(crate) fn too_fast(mut response: HttpResponse) -> HttpResponse {
-    response.headers_mut().insert(
-        header::RETRY_AFTER,
-        HeaderValue::from(TOO_FAST_RETRY_AFTER_SECS),
-    );
-    response
+/// `page` told to come back when the per-client limit's window has passed.
+pub(crate) fn too_fast(page: AdminPage) -> AdminPage {
+    page.retry_after(TOO_FAST_RETRY_AFTER_SECS)
 }
 
 /// The client's address as the audit log and the login throttle see it: the TCP peer, or
 /// behind a trusted reverse proxy the address it forwarded (see [`crate::web::client_addr`]).
 fn client_addr(req: &HttpRequest) -> String {
     crate::web::client_addr::client_addr(req)
-}
-
-/// What every signed-in page shows around its content.
-pub struct Chrome {
-    pub email: String,
-    pub is_owner: bool,
-    /// For the logout form.
-    pub csrf_token: String,
-    /// Which nav entry is current.
-    pub section: &'static str,
-}
-
-impl Chrome {
-    fn new(
-        state: &AppState,
-        req: &HttpRequest,
-        admin: &Admin,
-        section: &'static str,
-    ) -> (Self, Option<Cookie<'static>>) {
-        let issued = csrf::issue(req, &state.settings.secret_key, state.secure_cookies);
-        (
-            Self {
-                email: admin.email.clone(),
-                is_owner: admin.is_owner(),
-                csrf_token: issued.token,
-                section,
-            },
-            issued.cookie,
-        )
-    }
-}
-
-/// An admin page: never cached, never indexed, never compressed, with the CSRF cookie when the
-/// browser has none. Console pages show customers' data and secrets beside text a visitor can
-/// make vary (the search box, notes), so compression could leak them (BREACH): the
-/// `Content-Encoding` set here makes the compression middleware pass the body through as it is.
-fn admin_page<T: Template>(
-    status: StatusCode,
-    page: &T,
-    cookie: Option<Cookie<'static>>,
-) -> HttpResponse {
-    let mut response = pages::render(status, page);
-    let headers = response.headers_mut();
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert(
-        header::CONTENT_ENCODING,
-        HeaderValue::from_static("identity"),
-    );
-    headers.insert(
-        HeaderName::from_static("x-robots-tag"),
-        HeaderValue::from_static("noindex"),
-    );
-    if let Some(cookie) = cookie {
-        let _ = response.add_cookie(&cookie);
-    }
-    response
 }
 
 fn see_other(location: &str) -> HttpResponse {

@@ -8,19 +8,19 @@
 //! only the last four digits kept in `installations.iccid_last4`.
 
 use actix_web::http::StatusCode;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpRequest, web};
 use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    Chrome, CsrfForm, CurrentAdmin, Pager, admin_page, client_addr, datetime_ms, format_ms,
-    list_href, non_empty, require_owner, see_other,
+    AdminPage, CsrfForm, CurrentAdmin, Pager, client_addr, console_page, datetime_ms, format_ms,
+    list_href, require_owner, see_other,
 };
-use crate::accounts::Admin;
-use crate::db::{DbError, admin as q, alerts, outbox, purchases, refunds};
+use crate::db::outbox;
 use crate::domain::Cents;
 use crate::domain::purchase::{PurchaseEvent, PurchaseStatus};
 use crate::orders::actions::{self, ActionError, OrderAction};
+use crate::orders::console::{self, ABANDONED, DateField, OrderDetail, OrderFilter, Search};
 use crate::web::AppState;
 use crate::web::error::AppError;
 
@@ -39,78 +39,37 @@ pub struct ListQuery {
 }
 
 impl ListQuery {
-    /// The search the query asks for; an unknown status is refused.
+    /// The search the query asks for; an unknown status is a 400.
     pub(super) fn search(&self) -> Result<Search, AppError> {
-        let text = non_empty(self.q.clone()).map(|t| t.chars().take(254).collect::<String>());
-        let status = non_empty(self.status.clone());
-        if let Some(s) = &status
-            && s != ABANDONED
-            && PurchaseStatus::parse(s).is_none()
-        {
-            return Err(AppError::BadRequest(format!(
-                "There is no order status {s:?}."
-            )));
-        }
-        let from = non_empty(self.from.clone()).map(|t| t.chars().take(40).collect::<String>());
-        let to = non_empty(self.to.clone()).map(|t| t.chars().take(40).collect::<String>());
-        Ok(Search {
-            text,
-            status,
-            from,
-            to,
-        })
-    }
-}
-
-/// The order search's fields, as typed: the list page and the orders CSV read the same.
-#[derive(Debug, Clone)]
-pub(super) struct Search {
-    pub(super) text: Option<String>,
-    pub(super) status: Option<String>,
-    pub(super) from: Option<String>,
-    pub(super) to: Option<String>,
-}
-
-impl Search {
-    /// The database filter, at `now_ms` (which checkouts count as abandoned).
-    fn filter(&self, now_ms: i64) -> Result<q::OrderFilter, DateRefusal> {
-        let (created_from_ms, created_before_ms) =
-            created_range(self.from.as_deref(), self.to.as_deref())?;
-        // Abandoned checkouts are left out unless asked for, by name or by a status they have.
-        let abandoned = match self.status.as_deref() {
-            None => q::Abandoned::Hide,
-            Some(ABANDONED) => q::Abandoned::Only,
-            Some(_) => q::Abandoned::Include,
-        };
-        Ok(q::OrderFilter {
-            query: self.text.clone(),
-            status: self.status.clone().filter(|s| s != ABANDONED),
-            created_from_ms,
-            created_before_ms,
-            abandoned,
-            now_ms,
-        })
-    }
-
-    /// The filter for an export; a refused date range is a 400 with the page's message.
-    pub(super) fn export_filter(&self, now_ms: i64) -> Result<q::OrderFilter, AppError> {
-        self.filter(now_ms)
-            .map_err(|refusal| AppError::BadRequest(refusal.message))
-    }
-
-    /// The query string of this search (no page), for links that keep it.
-    pub(super) fn query_string(&self) -> String {
-        list_href(
-            "",
-            &[
-                ("q", self.text.as_deref()),
-                ("status", self.status.as_deref()),
-                ("from", self.from.as_deref()),
-                ("to", self.to.as_deref()),
-            ],
-            1,
+        Search::parse(
+            self.q.as_deref(),
+            self.status.as_deref(),
+            self.from.as_deref(),
+            self.to.as_deref(),
         )
+        .map_err(AppError::BadRequest)
     }
+}
+
+/// The filter for an export; a refused date range is a 400 with the page's message.
+pub(super) fn export_filter(search: &Search, now_ms: i64) -> Result<OrderFilter, AppError> {
+    search
+        .filter(now_ms)
+        .map_err(|refusal| AppError::BadRequest(refusal.message))
+}
+
+/// The query string of `search` (no page), for links that keep it.
+fn query_string(search: &Search) -> String {
+    list_href(
+        "",
+        &[
+            ("q", search.text.as_deref()),
+            ("status", search.status.as_deref()),
+            ("from", search.from.as_deref()),
+            ("to", search.to.as_deref()),
+        ],
+        1,
+    )
 }
 
 struct OrderRow {
@@ -126,85 +85,15 @@ struct OrderRow {
     upstream_order_id: String,
 }
 
-/// The status filter's value for abandoned checkouts, which the list otherwise leaves out.
-const ABANDONED: &str = "abandoned";
-
 struct StatusOption {
     value: &'static str,
     label: &'static str,
     selected: bool,
 }
 
-/// Which date field a refused range is about, so the page marks that field.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum DateField {
-    From,
-    To,
-    Both,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct DateRefusal {
-    field: DateField,
-    message: String,
-}
-
-/// A day as `<input type="date">` sends it: `YYYY-MM-DD`.
-fn parse_day(raw: &str) -> Option<time::Date> {
-    time::Date::parse(
-        raw,
-        &time::macros::format_description!("[year]-[month]-[day]"),
-    )
-    .ok()
-}
-
-/// Unix milliseconds at 00:00 UTC of `day`.
-fn day_start_ms(day: time::Date) -> i64 {
-    day.midnight().assume_utc().unix_timestamp() * 1000
-}
-
-fn not_a_day(field: DateField, label: &str, raw: &str) -> DateRefusal {
-    let shown: String = raw.chars().take(20).collect();
-    DateRefusal {
-        field,
-        message: format!(
-            "The {label} date “{shown}” is not a date. Pick one with the date picker, or type it as YYYY-MM-DD, like 2026-11-22."
-        ),
-    }
-}
-
-/// The creation times a `from`/`to` pair of UTC days covers, in unix milliseconds: from the
-/// start of `from` up to, not including, the start of the day after `to`, so that `to`
-/// includes its whole day. Either end may be open.
-fn created_range(
-    from: Option<&str>,
-    to: Option<&str>,
-) -> Result<(Option<i64>, Option<i64>), DateRefusal> {
-    let from_day = from
-        .map(|raw| parse_day(raw).ok_or_else(|| not_a_day(DateField::From, "“from”", raw)))
-        .transpose()?;
-    let to_day = to
-        .map(|raw| parse_day(raw).ok_or_else(|| not_a_day(DateField::To, "“to”", raw)))
-        .transpose()?;
-    if let (Some(first), Some(last)) = (from_day, to_day)
-        && first > last
-    {
-        return Err(DateRefusal {
-            field: DateField::Both,
-            message: format!(
-                "The “from” date ({first}) is after the “to” date ({last}), so no order can match. Swap them, or change one."
-            ),
-        });
-    }
-    // The last representable day has no next day: nothing is created after it anyway.
-    let before = to_day.and_then(|d| d.next_day()).map(day_start_ms);
-    Ok((from_day.map(day_start_ms), before))
-}
-
 #[derive(Template)]
 #[template(path = "admin/orders.html")]
 struct OrdersPage {
-    chrome: Chrome,
     query: String,
     statuses: Vec<StatusOption>,
     /// The status filter asks for abandoned checkouts only.
@@ -229,12 +118,13 @@ struct OrdersPage {
     csv_href: String,
 }
 
+console_page!(OrdersPage => "orders", OrderPage => "orders");
+
 pub async fn list(
     state: web::Data<AppState>,
-    req: HttpRequest,
-    CurrentAdmin(admin): CurrentAdmin,
+    _: CurrentAdmin,
     query: web::Query<ListQuery>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     let query = query.into_inner();
     let pager = Pager::from_query(query.page);
     let search = query.search()?;
@@ -244,9 +134,7 @@ pub async fn list(
         from,
         to,
     } = search.clone();
-    let (chrome, cookie) = Chrome::new(&state, &req, &admin, "orders");
     let mut page_view = OrdersPage {
-        chrome,
         query: text.clone().unwrap_or_default(),
         statuses: PurchaseStatus::ALL
             .iter()
@@ -269,7 +157,7 @@ pub async fn list(
         page: pager.number,
         newer_href: None,
         older_href: None,
-        csv_href: format!("/admin/books/orders.csv{}", search.query_string()),
+        csv_href: format!("/admin/books/orders.csv{}", query_string(&search)),
     };
     let now_ms = crate::db::now_ms();
     let filter = match search.filter(now_ms) {
@@ -278,14 +166,12 @@ pub async fn list(
             page_view.from_invalid = matches!(refusal.field, DateField::From | DateField::Both);
             page_view.to_invalid = matches!(refusal.field, DateField::To | DateField::Both);
             page_view.date_error = Some(refusal.message);
-            return Ok(admin_page(StatusCode::BAD_REQUEST, &page_view, cookie));
+            return Ok(AdminPage::with_status(StatusCode::BAD_REQUEST, page_view));
         }
     };
     let offset = i64::try_from(pager.offset(PAGE_SIZE)).unwrap_or(i64::MAX);
-    let (mut found, hidden) = state
-        .db
-        .run(move |conn| q::orders_page(conn, &filter, offset, i64::from(PAGE_SIZE) + 1))
-        .await?;
+    let (mut found, hidden) =
+        console::orders_page(&state.orders, filter, offset, i64::from(PAGE_SIZE) + 1).await?;
     let has_more = found.len() > PAGE_SIZE as usize;
     found.truncate(PAGE_SIZE as usize);
     let filters = [
@@ -325,7 +211,7 @@ pub async fn list(
         .collect();
     page_view.newer_href = pager.previous_href("/admin/orders", &filters);
     page_view.older_href = pager.next_href("/admin/orders", &filters, has_more);
-    Ok(admin_page(StatusCode::OK, &page_view, cookie))
+    Ok(AdminPage::new(page_view))
 }
 
 struct EventView {
@@ -374,7 +260,6 @@ struct AlertView {
 #[derive(Template)]
 #[template(path = "admin/order.html")]
 struct OrderPage {
-    chrome: Chrome,
     id: String,
     status: String,
     status_label: String,
@@ -485,59 +370,34 @@ fn flash_text(done: Option<&str>) -> Option<String> {
 
 pub async fn detail(
     state: web::Data<AppState>,
-    req: HttpRequest,
-    CurrentAdmin(admin): CurrentAdmin,
+    _: CurrentAdmin,
     id: web::Path<String>,
     query: web::Query<DetailQuery>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     let flash = flash_text(query.done.as_deref());
-    render_detail(
-        &state,
-        &req,
-        &admin,
-        id.into_inner(),
-        StatusCode::OK,
-        flash,
-        None,
-    )
-    .await
+    let page = detail_page(&state, id.into_inner(), flash, None).await?;
+    Ok(AdminPage::new(page))
 }
 
 /// The order page, as shown after a GET or after a refused action.
-async fn render_detail(
+async fn detail_page(
     state: &AppState,
-    req: &HttpRequest,
-    admin: &Admin,
     id: String,
-    status_code: StatusCode,
     flash: Option<String>,
     refusal: Option<Refusal>,
-) -> Result<HttpResponse, AppError> {
-    let loaded = state
-        .db
-        .run(move |conn| {
-            let Some(purchase) = purchases::find(conn, &id)? else {
-                return Ok::<_, DbError>(None);
-            };
-            let events = purchases::events(conn, &id)?;
-            let mut jobs = Vec::new();
-            for job in outbox::jobs_for_purchase(conn, &id)? {
-                let attempts = outbox::attempts(conn, job.id)?;
-                jobs.push((job, attempts));
-            }
-            let refund = refunds::refund_for(conn, &id)?;
-            let alerts = alerts::alerts_for_purchase(conn, &id)?;
-            let last4 = crate::db::installations::iccid_last4(conn, &id)?;
-            let facts = actions::placement_facts(conn, &purchase)?;
-            let links = crate::db::order_links::counts(conn, &id)?;
-            Ok(Some((
-                purchase, events, jobs, refund, alerts, last4, facts, links,
-            )))
-        })
-        .await?;
-    let Some((purchase, events, jobs, refund, alerts, last4, facts, links)) = loaded else {
-        return Err(AppError::NotFound);
-    };
+) -> Result<OrderPage, AppError> {
+    let OrderDetail {
+        purchase,
+        events,
+        jobs,
+        refund,
+        alerts,
+        iccid_last4: last4,
+        facts,
+        links,
+    } = console::order_detail(&state.orders, id)
+        .await?
+        .ok_or(AppError::NotFound)?;
     let snap = state.catalog.snapshot();
     let plan = snap
         .plan(&purchase.plan_id)
@@ -559,9 +419,7 @@ async fn render_detail(
         keep_cost: true,
         facts,
     });
-    let (chrome, cookie) = Chrome::new(state, req, admin, "orders");
-    let page = OrderPage {
-        chrome,
+    Ok(OrderPage {
         status: purchase.status.clone(),
         status_label: purchase.status_label(crate::db::now_ms()),
         email: purchase.email.clone(),
@@ -654,8 +512,7 @@ async fn render_detail(
         flash,
         refusal,
         id: purchase.id,
-    };
-    Ok(admin_page(status_code, &page, cookie))
+    })
 }
 
 #[derive(Deserialize)]
@@ -670,7 +527,7 @@ pub async fn action(
     CurrentAdmin(admin): CurrentAdmin,
     path: web::Path<(String, String)>,
     CsrfForm(form): CsrfForm<ActionForm>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     let (id, slug) = path.into_inner();
     let act = OrderAction::parse(&slug).ok_or(AppError::NotFound)?;
     if act.owner_only() {
@@ -694,19 +551,11 @@ pub async fn action(
             reason: typed,
             field: true,
         };
-        return render_detail(
-            &state,
-            &req,
-            &admin,
-            id,
-            StatusCode::BAD_REQUEST,
-            None,
-            Some(refusal),
-        )
-        .await;
+        let page = detail_page(&state, id, None, Some(refusal)).await?;
+        return Ok(AdminPage::with_status(StatusCode::BAD_REQUEST, page));
     }
     let client = client_addr(&req);
-    let outcome = actions::perform(&state.db, &admin, &client, &id, act, reason).await;
+    let outcome = actions::perform(&state.orders, &admin, &client, &id, act, reason).await;
     let done = match outcome {
         Ok(done) => done,
         Err(ActionError::NotFound) => return Err(AppError::NotFound),
@@ -722,16 +571,8 @@ pub async fn action(
                 reason: typed,
                 field: false,
             };
-            return render_detail(
-                &state,
-                &req,
-                &admin,
-                id,
-                StatusCode::CONFLICT,
-                None,
-                Some(refusal),
-            )
-            .await;
+            let page = detail_page(&state, id, None, Some(refusal)).await?;
+            return Ok(AdminPage::with_status(StatusCode::CONFLICT, page));
         }
         Err(ActionError::Db(err)) => return Err(err.into()),
     };
@@ -740,63 +581,5 @@ pub async fn action(
     if act.queues_work() {
         state.outbox.waker().wake();
     }
-    Ok(see_other(&format!("/admin/orders/{id}?done={done}")))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// 2026-03-10T00:00:00Z.
-    const MARCH_10: i64 = 1_773_100_800_000;
-    const DAY: i64 = 86_400_000;
-
-    #[test]
-    fn a_date_range_covers_whole_utc_days() {
-        assert_eq!(created_range(None, None), Ok((None, None)));
-        assert_eq!(
-            created_range(Some("2026-03-10"), Some("2026-03-10")),
-            Ok((Some(MARCH_10), Some(MARCH_10 + DAY)))
-        );
-        assert_eq!(
-            created_range(Some("2026-03-10"), None),
-            Ok((Some(MARCH_10), None))
-        );
-        assert_eq!(
-            created_range(None, Some("2026-03-10")),
-            Ok((None, Some(MARCH_10 + DAY)))
-        );
-        // The last day of a month and of a leap February roll over.
-        assert_eq!(
-            created_range(None, Some("2028-02-29")).map(|r| r.1),
-            created_range(Some("2028-03-01"), None).map(|r| r.0)
-        );
-    }
-
-    #[test]
-    fn bad_dates_and_reversed_ranges_are_refused_with_the_field() {
-        for bad in [
-            "2026-02-30",
-            "2026-13-01",
-            "10/03/2026",
-            "yesterday",
-            "2026-3-1",
-        ] {
-            let refusal = created_range(Some(bad), None).unwrap_err();
-            assert_eq!(refusal.field, DateField::From, "{bad}");
-            assert!(refusal.message.contains(bad), "{}", refusal.message);
-            assert!(refusal.message.contains("YYYY-MM-DD"));
-            assert_eq!(
-                created_range(None, Some(bad)).unwrap_err().field,
-                DateField::To
-            );
-        }
-        let reversed = created_range(Some("2026-03-11"), Some("2026-03-10")).unwrap_err();
-        assert_eq!(reversed.field, DateField::Both);
-        assert!(
-            reversed.message.contains("is after"),
-            "{}",
-            reversed.message
-        );
-    }
+    Ok(see_other(&format!("/admin/orders/{id}?done={done}")).into())
 }

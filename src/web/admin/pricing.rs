@@ -10,184 +10,21 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    Chrome, CsrfForm, CurrentAdmin, admin_page, client_addr, format_ms, require_owner, see_other,
+    AdminPage, CsrfForm, CurrentAdmin, client_addr, console_page, format_ms, require_owner,
+    see_other,
 };
 use crate::accounts::Admin;
-use crate::catalog::pricing::{self, describe, rule_from_row};
+use crate::catalog::named::scope_suggestions;
+use crate::catalog::pricing::{self, RuleForm, describe, parse_rule, rule_from_row};
 use crate::catalog::snapshot::Snapshot;
-use crate::db::pricing as q;
 use crate::db::pricing::RuleRow;
 use crate::domain::Cents;
-use crate::domain::pricing::{MarkupRule, PlanKey, PriceBook, PricingError, RuleScope};
+use crate::domain::pricing::{MarkupRule, PlanKey, PriceBook};
 use crate::web::AppState;
 use crate::web::error::AppError;
 
 /// Rows shown in a preview; the count covers all of them.
 const PREVIEW_ROWS: usize = 200;
-
-#[derive(Deserialize, Default, Clone)]
-pub struct RuleForm {
-    #[serde(default)]
-    scope_kind: String,
-    #[serde(default)]
-    scope_value: String,
-    #[serde(default)]
-    markup_percent: String,
-    #[serde(default)]
-    fixed: String,
-    #[serde(default)]
-    ending: String,
-    #[serde(default)]
-    min_margin: String,
-}
-
-/// Parses `12`, `12.5` or `12.50` (an optional `$` and `,` separators) into hundredths.
-pub(super) fn hundredths(raw: &str) -> Option<i64> {
-    let text: String = raw
-        .trim()
-        .trim_start_matches('$')
-        .chars()
-        .filter(|c| *c != ',')
-        .collect();
-    if text.is_empty() {
-        return Some(0);
-    }
-    let (whole, frac) = text.split_once('.').unwrap_or((&text, ""));
-    if whole.is_empty() && frac.is_empty()
-        || frac.len() > 2
-        || !whole
-            .bytes()
-            .chain(frac.bytes())
-            .all(|b| b.is_ascii_digit())
-        || whole.len() > 12
-    {
-        return None;
-    }
-    let whole: i64 = if whole.is_empty() {
-        0
-    } else {
-        whole.parse().ok()?
-    };
-    let frac: i64 = if frac.is_empty() {
-        0
-    } else {
-        format!("{frac:0<2}").parse().ok()?
-    };
-    whole.checked_mul(100)?.checked_add(frac)
-}
-
-/// The country an owner typed: its code in any case ("jp") or its name ("Japan"), among the
-/// countries that have local plans.
-pub(super) fn country_named(snap: &Snapshot, typed: &str) -> Option<String> {
-    let code = typed.to_ascii_uppercase();
-    snap.plans()
-        .iter()
-        .find(|p| p.country_code == code || p.country_name.eq_ignore_ascii_case(typed))
-        .map(|p| p.country_code.clone())
-}
-
-/// The region an owner typed: its slug or its name, in any case.
-pub(super) fn region_named(snap: &Snapshot, typed: &str) -> Option<String> {
-    snap.regions()
-        .iter()
-        .find(|r| r.slug.eq_ignore_ascii_case(typed) || r.name.eq_ignore_ascii_case(typed))
-        .map(|r| r.slug.clone())
-}
-
-/// A part of the catalog an owner named in a scope form.
-pub(super) enum Named {
-    Region(String),
-    Country(String),
-    Plan(String),
-}
-
-/// The part of the catalog a scope form's kind and value name: `None` for the kind
-/// `everything` (which names no part), the owner's mistake in words otherwise (`choose` when
-/// the kind is none of them).
-pub(super) fn named_scope(
-    snap: &Snapshot,
-    kind: &str,
-    value: &str,
-    everything: &str,
-    choose: &str,
-) -> Result<Option<Named>, String> {
-    let value = value.trim();
-    match kind {
-        _ if kind == everything => Ok(None),
-        "region" if let Some(slug) = region_named(snap, value) => Ok(Some(Named::Region(slug))),
-        "country" if let Some(code) = country_named(snap, value) => Ok(Some(Named::Country(code))),
-        "plan" if snap.plan(value).is_some() => Ok(Some(Named::Plan(value.to_string()))),
-        "region" | "country" | "plan" => {
-            Err(format!("There is no {kind} {value:?} in the catalog."))
-        }
-        _ => Err(choose.to_string()),
-    }
-}
-
-/// What the "applies to" field suggests as the owner types: every country with local plans and
-/// every region, by code or slug, with its name.
-pub(super) fn scope_suggestions(snap: &Snapshot) -> Vec<(String, String)> {
-    let mut countries: Vec<(String, String)> = snap
-        .plans()
-        .iter()
-        .map(|p| (p.country_code.clone(), p.country_name.clone()))
-        .collect();
-    countries.sort();
-    countries.dedup();
-    countries.extend(
-        snap.regions()
-            .iter()
-            .map(|r| (r.slug.clone(), format!("{} (region)", r.name))),
-    );
-    countries
-}
-
-/// The rule a form describes, checked against the catalog (the scope must exist).
-fn parse_rule(form: &RuleForm, snap: &Snapshot) -> Result<MarkupRule, String> {
-    let named = named_scope(
-        snap,
-        &form.scope_kind,
-        &form.scope_value,
-        "default",
-        "Choose what the rule applies to.",
-    )?;
-    let scope = match named {
-        None => RuleScope::Default,
-        Some(Named::Region(slug)) => RuleScope::Region(slug),
-        Some(Named::Country(code)) => RuleScope::Country(code),
-        Some(Named::Plan(id)) => RuleScope::Plan(id),
-    };
-    let bps = hundredths(&form.markup_percent).ok_or("Markup is a percentage like 25 or 12.5.")?;
-    let fixed = hundredths(&form.fixed).ok_or("The fixed amount is dollars like 0.50.")?;
-    let margin = hundredths(&form.min_margin).ok_or("The minimum margin is dollars like 1.00.")?;
-    let ending = match form.ending.trim() {
-        "" => None,
-        raw => Some(
-            raw.parse::<i64>()
-                .map_err(|_| "The price ending is cents, 0 to 99, like 99.")?,
-        ),
-    };
-    MarkupRule::new(scope, bps, Cents::new(fixed), ending, Cents::new(margin))
-        .map_err(|e| rule_problem(&e).to_string())
-}
-
-/// A rule the domain refuses, in the words and units of the form (percent and dollars, not
-/// basis points and cents).
-fn rule_problem(err: &PricingError) -> &'static str {
-    match err {
-        PricingError::MarkupOutOfRange(_) => "Markup must be from 0 to 1000 (%).",
-        PricingError::FixedOutOfRange(_) => {
-            "The fixed amount must be from 0.00 to 10000.00 dollars."
-        }
-        PricingError::MarginOutOfRange(_) => {
-            "The minimum margin must be from 0.00 to 10000.00 dollars."
-        }
-        PricingError::EndingOutOfRange(_) => "The price ending is cents, 0 to 99, like 99.",
-        PricingError::CostOutOfRange(_) | PricingError::InvalidScope(_) => {
-            "This rule cannot be saved. Check the values and try again."
-        }
-    }
-}
 
 fn book(state: &AppState, rows: &[RuleRow], replacing: Option<&MarkupRule>) -> PriceBook {
     let fallback = MarkupRule::default_markup(state.settings.default_markup_bps)
@@ -247,7 +84,6 @@ struct InversionView {
 #[derive(Template)]
 #[template(path = "admin/pricing.html")]
 struct PricingPage {
-    chrome: Chrome,
     default_percent: String,
     rules: Vec<RuleView>,
     form: RuleForm,
@@ -269,88 +105,69 @@ pub struct PricingQuery {
     saved: Option<String>,
 }
 
-#[expect(
-    clippy::too_many_arguments,
-    reason = "one page, rendered from four handlers with different parts filled in"
-)]
-async fn render(
-    state: &AppState,
-    req: &HttpRequest,
-    admin: &Admin,
-    status: StatusCode,
-    form: RuleForm,
-    error: Option<String>,
-    preview: Option<Preview>,
-    saved: bool,
-) -> Result<HttpResponse, AppError> {
-    let rows = state.db.run(q::rules).await?;
-    let snap = state.catalog.snapshot();
-    let (chrome, cookie) = Chrome::new(state, req, admin, "pricing");
-    let bps = state.settings.default_markup_bps;
-    let page = PricingPage {
-        suggestions: scope_suggestions(&snap),
-        chrome,
-        default_percent: format!("{}.{:02}%", bps / 100, bps % 100),
-        rules: rows
-            .iter()
-            .map(|row| RuleView {
-                kind: row.scope_kind.clone(),
-                value: row.scope_value.clone(),
-                text: rule_from_row(row).map_or_else(
-                    || format!("{} {} (invalid)", row.scope_kind, row.scope_value),
-                    |r| describe(&r),
-                ),
-                updated: format_ms(row.updated_at_ms),
-            })
-            .collect(),
-        form,
-        error,
-        preview,
-        saved,
-        more_inversions: snap.inversions().len().saturating_sub(INVERSIONS_LISTED),
-        inversions: snap
-            .inversions()
-            .iter()
-            .take(INVERSIONS_LISTED)
-            .map(|i| InversionView {
-                destination: snap
-                    .country_name(&i.destination)
-                    .unwrap_or(&i.destination)
-                    .to_string(),
-                bigger_title: plan_name(&snap, &i.bigger_plan),
-                bigger: i.bigger_plan.clone(),
-                bigger_price: i.bigger_price.to_string(),
-                smaller_title: plan_name(&snap, &i.smaller_plan),
-                smaller: i.smaller_plan.clone(),
-                smaller_price: i.smaller_price.to_string(),
-            })
-            .collect(),
-    };
-    Ok(admin_page(status, &page, cookie))
+console_page!(PricingPage => "pricing");
+
+impl PricingPage {
+    /// The page with the rules in force and `form` as typed; nothing previewed or refused.
+    async fn load(state: &AppState, form: RuleForm) -> Result<Self, AppError> {
+        let rows = pricing::rules(&state.catalog).await?;
+        let snap = state.catalog.snapshot();
+        let bps = state.settings.default_markup_bps;
+        Ok(Self {
+            suggestions: scope_suggestions(&snap),
+            default_percent: format!("{}.{:02}%", bps / 100, bps % 100),
+            rules: rows
+                .iter()
+                .map(|row| RuleView {
+                    kind: row.scope_kind.clone(),
+                    value: row.scope_value.clone(),
+                    text: rule_from_row(row).map_or_else(
+                        || format!("{} {} (invalid)", row.scope_kind, row.scope_value),
+                        |r| describe(&r),
+                    ),
+                    updated: format_ms(row.updated_at_ms),
+                })
+                .collect(),
+            form,
+            error: None,
+            preview: None,
+            saved: false,
+            more_inversions: snap.inversions().len().saturating_sub(INVERSIONS_LISTED),
+            inversions: snap
+                .inversions()
+                .iter()
+                .take(INVERSIONS_LISTED)
+                .map(|i| InversionView {
+                    destination: snap
+                        .country_name(&i.destination)
+                        .unwrap_or(&i.destination)
+                        .to_string(),
+                    bigger_title: plan_name(&snap, &i.bigger_plan),
+                    bigger: i.bigger_plan.clone(),
+                    bigger_price: i.bigger_price.to_string(),
+                    smaller_title: plan_name(&snap, &i.smaller_plan),
+                    smaller: i.smaller_plan.clone(),
+                    smaller_price: i.smaller_price.to_string(),
+                })
+                .collect(),
+        })
+    }
 }
 
 pub async fn page(
     state: web::Data<AppState>,
-    req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     query: web::Query<PricingQuery>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
     let form = RuleForm {
         scope_kind: "default".into(),
         ..RuleForm::default()
     };
-    render(
-        &state,
-        &req,
-        &admin,
-        StatusCode::OK,
-        form,
-        None,
-        None,
-        query.saved.is_some(),
-    )
-    .await
+    Ok(AdminPage::new(PricingPage {
+        saved: query.saved.is_some(),
+        ..PricingPage::load(&state, form).await?
+    }))
 }
 
 /// The preview of `rule`: every plan it would price, with its cost, current and new price.
@@ -399,55 +216,39 @@ fn preview(state: &AppState, snap: &Snapshot, rows: &[RuleRow], rule: &MarkupRul
 /// with the reason (400).
 async fn checked_rule(
     state: &AppState,
-    req: &HttpRequest,
     admin: &Admin,
     form: RuleForm,
-) -> Result<Result<(RuleForm, MarkupRule, Preview), HttpResponse>, AppError> {
+) -> Result<Result<(RuleForm, MarkupRule, Preview), AdminPage>, AppError> {
     require_owner(admin)?;
     let snap = state.catalog.snapshot();
     let rule = match parse_rule(&form, &snap) {
         Ok(rule) => rule,
         Err(message) => {
-            let page = render(
-                state,
-                req,
-                admin,
-                StatusCode::BAD_REQUEST,
-                form,
-                Some(message),
-                None,
-                false,
-            )
-            .await?;
-            return Ok(Err(page));
+            let page = PricingPage {
+                error: Some(message),
+                ..PricingPage::load(state, form).await?
+            };
+            return Ok(Err(AdminPage::with_status(StatusCode::BAD_REQUEST, page)));
         }
     };
-    let rows = state.db.run(q::rules).await?;
+    let rows = pricing::rules(&state.catalog).await?;
     let preview = preview(state, &snap, &rows, &rule);
     Ok(Ok((form, rule, preview)))
 }
 
 pub async fn preview_rule(
     state: web::Data<AppState>,
-    req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     CsrfForm(form): CsrfForm<RuleForm>,
-) -> Result<HttpResponse, AppError> {
-    let (form, _, preview) = match checked_rule(&state, &req, &admin, form).await? {
+) -> Result<AdminPage, AppError> {
+    let (form, _, preview) = match checked_rule(&state, &admin, form).await? {
         Ok(checked) => checked,
         Err(refused) => return Ok(refused),
     };
-    render(
-        &state,
-        &req,
-        &admin,
-        StatusCode::OK,
-        form,
-        None,
-        Some(preview),
-        false,
-    )
-    .await
+    Ok(AdminPage::new(PricingPage {
+        preview: Some(preview),
+        ..PricingPage::load(&state, form).await?
+    }))
 }
 
 pub async fn save(
@@ -455,26 +256,21 @@ pub async fn save(
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     CsrfForm(form): CsrfForm<RuleForm>,
-) -> Result<HttpResponse, AppError> {
-    let (form, rule, check) = match checked_rule(&state, &req, &admin, form).await? {
+) -> Result<AdminPage, AppError> {
+    let (form, rule, check) = match checked_rule(&state, &admin, form).await? {
         Ok(checked) => checked,
         Err(refused) => return Ok(refused),
     };
     if check.below_cost {
-        return render(
-            &state,
-            &req,
-            &admin,
-            StatusCode::CONFLICT,
-            form,
-            Some("This rule would sell plans below cost; it was not saved.".into()),
-            Some(check),
-            false,
-        )
-        .await;
+        let page = PricingPage {
+            error: Some("This rule would sell plans below cost; it was not saved.".into()),
+            preview: Some(check),
+            ..PricingPage::load(&state, form).await?
+        };
+        return Ok(AdminPage::with_status(StatusCode::CONFLICT, page));
     }
     pricing::save_rule(&state.catalog, &admin, &client_addr(&req), rule).await?;
-    Ok(see_other("/admin/pricing?saved=1"))
+    Ok(see_other("/admin/pricing?saved=1").into())
 }
 
 #[derive(Deserialize)]
@@ -504,22 +300,4 @@ pub async fn delete(
         return Err(AppError::NotFound);
     }
     Ok(see_other("/admin/pricing?saved=1"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::hundredths;
-
-    #[test]
-    fn amounts_parse_to_hundredths() {
-        assert_eq!(hundredths(""), Some(0));
-        assert_eq!(hundredths("25"), Some(2500));
-        assert_eq!(hundredths("12.5"), Some(1250));
-        assert_eq!(hundredths("$1,234.56"), Some(123_456));
-        assert_eq!(hundredths(".5"), Some(50));
-        assert_eq!(hundredths("1.234"), None);
-        assert_eq!(hundredths("-1"), None);
-        assert_eq!(hundredths("."), None);
-        assert_eq!(hundredths("abc"), None);
-    }
 }

@@ -9,142 +9,21 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 use serde::Deserialize;
 
-use super::pricing::{Named, hundredths, named_scope, scope_suggestions};
 use super::{
-    Chrome, CsrfForm, CurrentAdmin, NoFields, admin_page, client_addr, format_ms, refusal,
+    AdminPage, CsrfForm, CurrentAdmin, NoFields, client_addr, console_page, format_ms, refusal,
     require_owner, see_other,
 };
-use crate::accounts::Admin;
-use crate::catalog::Snapshot;
-use crate::catalog::promo_codes::{self, Limits, NewCode, PromoCodeError};
-use crate::domain::Cents;
-use crate::domain::promo::{Discount, PromoScope, normalise_code};
+use crate::catalog::named::scope_suggestions;
+use crate::catalog::promo_codes::{
+    self, CodeForm, LimitsForm, PromoCodeError, last_day, parse_code,
+};
+use crate::domain::promo::normalise_code;
 use crate::web::AppState;
 use crate::web::error::AppError;
-
-#[derive(Deserialize, Default, Clone)]
-pub struct CodeForm {
-    #[serde(default)]
-    code: String,
-    /// `percent` or `amount`.
-    #[serde(default)]
-    kind: String,
-    /// `10` or `12.5` (percent), `5.00` (dollars).
-    #[serde(default)]
-    value: String,
-    /// `YYYY-MM-DD` (UTC), empty for now.
-    #[serde(default)]
-    starts: String,
-    /// The last day it may be used, `YYYY-MM-DD` (UTC), empty for no end.
-    #[serde(default)]
-    ends: String,
-    #[serde(default)]
-    max_uses: String,
-    #[serde(default)]
-    max_uses_per_email: String,
-    /// `all`, `country`, `region` or `plan`.
-    #[serde(default)]
-    scope_kind: String,
-    #[serde(default)]
-    scope_value: String,
-}
-
-const DAY_MS: i64 = 86_400_000;
-
-/// Midnight UTC at the start of `YYYY-MM-DD`, in Unix milliseconds.
-fn day_start_ms(raw: &str) -> Option<i64> {
-    let day = crate::domain::currency::parse_date(raw).ok()?;
-    let date = time::Date::parse(
-        &day,
-        &time::macros::format_description!("[year]-[month]-[day]"),
-    )
-    .ok()?;
-    let secs = date.midnight().assume_utc().unix_timestamp();
-    secs.checked_mul(1000)
-}
-
-/// `YYYY-MM-DD` (UTC) of the day that ends at the exclusive end `end_ms`: the last day a code
-/// may be used, as the forms ask for it.
-fn last_day(end_ms: i64) -> String {
-    let secs = end_ms.saturating_sub(DAY_MS).div_euclid(1000);
-    time::OffsetDateTime::from_unix_timestamp(secs)
-        .map(|t| {
-            t.date()
-                .format(&time::macros::format_description!("[year]-[month]-[day]"))
-                .unwrap_or_default()
-        })
-        .unwrap_or_default()
-}
-
-/// The exclusive end of the last day `raw` (`YYYY-MM-DD`, UTC; empty for no end).
-fn parse_last_day(raw: &str) -> Result<Option<i64>, String> {
-    match raw.trim() {
-        "" => Ok(None),
-        raw => Ok(Some(
-            day_start_ms(raw).ok_or("The last day is a date like 2026-12-31.")? + DAY_MS,
-        )),
-    }
-}
 
 /// The code a console address names; one that cannot be a code is not found.
 fn code_in_path(raw: &str) -> Result<String, AppError> {
     normalise_code(raw).map_err(|_| AppError::NotFound)
-}
-
-fn optional_count(raw: &str, what: &str) -> Result<Option<i64>, String> {
-    match raw.trim() {
-        "" => Ok(None),
-        text => match text.parse::<i64>() {
-            Ok(n) if n > 0 => Ok(Some(n)),
-            _ => Err(format!(
-                "{what} is a whole number of uses, 1 or more, or empty for no cap."
-            )),
-        },
-    }
-}
-
-/// The code a form describes; `Err` says what to fix.
-fn parse_code(form: &CodeForm, snap: &Snapshot, now_ms: i64) -> Result<NewCode, String> {
-    let code = normalise_code(&form.code)
-        .map_err(|_| "The code is 3 to 32 letters, digits, '-' or '_'.".to_string())?;
-    let amount =
-        hundredths(&form.value).ok_or("The discount is a number like 10, 12.5 or 5.00.")?;
-    let discount = match form.kind.as_str() {
-        "percent" => Discount::percent(amount).map_err(|_| "A percentage is 0.01 to 100.")?,
-        "amount" => Discount::amount(Cents::new(amount))
-            .map_err(|_| "An amount off is 0.01 to 10000.00 dollars.")?,
-        _ => return Err("Choose a percentage or an amount off.".into()),
-    };
-    let starts_at_ms = match form.starts.trim() {
-        "" => now_ms,
-        raw => day_start_ms(raw).ok_or("The first day is a date like 2026-12-01.")?,
-    };
-    let ends_at_ms = parse_last_day(&form.ends)?;
-    if ends_at_ms.is_some_and(|end| end <= starts_at_ms) {
-        return Err("The last day comes before the first.".into());
-    }
-    let named = named_scope(
-        snap,
-        &form.scope_kind,
-        &form.scope_value,
-        "all",
-        "Choose which plans the code applies to.",
-    )?;
-    let scope = match named {
-        None => PromoScope::All,
-        Some(Named::Country(code)) => PromoScope::Country(code),
-        Some(Named::Region(slug)) => PromoScope::Region(slug),
-        Some(Named::Plan(id)) => PromoScope::Plan(id),
-    };
-    Ok(NewCode {
-        code,
-        discount,
-        starts_at_ms,
-        ends_at_ms,
-        max_uses: optional_count(&form.max_uses, "The total cap")?,
-        max_uses_per_email: optional_count(&form.max_uses_per_email, "The cap per email")?,
-        scope,
-    })
 }
 
 struct CodeView {
@@ -194,7 +73,6 @@ fn view(c: promo_codes::CodeSummary) -> CodeView {
 #[derive(Template)]
 #[template(path = "admin/promo_codes.html")]
 struct PromoCodesPage {
-    chrome: Chrome,
     codes: Vec<CodeView>,
     form: CodeForm,
     error: Option<String>,
@@ -208,52 +86,37 @@ pub struct PageQuery {
     saved: Option<String>,
 }
 
-async fn render(
-    state: &AppState,
-    req: &HttpRequest,
-    admin: &Admin,
-    status: StatusCode,
-    form: CodeForm,
-    error: Option<String>,
-    saved: bool,
-) -> Result<HttpResponse, AppError> {
-    let codes = promo_codes::list(&state.db).await?;
-    let snap = state.catalog.snapshot();
-    let (chrome, cookie) = Chrome::new(state, req, admin, "promo");
-    let page = PromoCodesPage {
-        chrome,
-        codes: codes.into_iter().map(view).collect(),
-        form,
-        error,
-        saved,
-        suggestions: scope_suggestions(&snap),
-        min_margin: state.settings.min_margin.to_string(),
-    };
-    Ok(admin_page(status, &page, cookie))
+console_page!(PromoCodesPage => "promo", PromoCodePage => "promo");
+
+impl PromoCodesPage {
+    /// The codes with `form` as typed and `error` beside it.
+    async fn load(
+        state: &AppState,
+        form: CodeForm,
+        error: Option<String>,
+    ) -> Result<Self, AppError> {
+        let codes = promo_codes::list(&state.catalog).await?;
+        Ok(Self {
+            codes: codes.into_iter().map(view).collect(),
+            form,
+            error,
+            saved: false,
+            suggestions: scope_suggestions(&state.catalog.snapshot()),
+            min_margin: state.settings.min_margin.to_string(),
+        })
+    }
 }
 
 pub async fn page(
     state: web::Data<AppState>,
-    req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     query: web::Query<PageQuery>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
-    let form = CodeForm {
-        kind: "percent".into(),
-        scope_kind: "all".into(),
-        ..CodeForm::default()
-    };
-    render(
-        &state,
-        &req,
-        &admin,
-        StatusCode::OK,
-        form,
-        None,
-        query.saved.is_some(),
-    )
-    .await
+    Ok(AdminPage::new(PromoCodesPage {
+        saved: query.saved.is_some(),
+        ..PromoCodesPage::load(&state, CodeForm::new_code(), None).await?
+    }))
 }
 
 pub async fn create(
@@ -261,26 +124,18 @@ pub async fn create(
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     CsrfForm(form): CsrfForm<CodeForm>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
     let snap = state.catalog.snapshot();
     let new = match parse_code(&form, &snap, crate::db::now_ms()) {
         Ok(new) => new,
         Err(message) => {
-            return render(
-                &state,
-                &req,
-                &admin,
-                StatusCode::BAD_REQUEST,
-                form,
-                Some(message),
-                false,
-            )
-            .await;
+            let page = PromoCodesPage::load(&state, form, Some(message)).await?;
+            return Ok(AdminPage::with_status(StatusCode::BAD_REQUEST, page));
         }
     };
     let created = promo_codes::create(
-        &state.db,
+        &state.catalog,
         &snap,
         &admin,
         &client_addr(&req),
@@ -289,61 +144,36 @@ pub async fn create(
     )
     .await;
     match created {
-        Ok(()) => Ok(see_other("/admin/promo-codes?saved=1")),
+        Ok(()) => Ok(see_other("/admin/promo-codes?saved=1").into()),
         Err(
             err @ (PromoCodeError::BelowFloor(_)
             | PromoCodeError::EmptyScope(_)
             | PromoCodeError::Exists(_)),
         ) => {
             let (status, message) = refusal(err)?;
-            render(&state, &req, &admin, status, form, Some(message), false).await
+            let page = PromoCodesPage::load(&state, form, Some(message)).await?;
+            Ok(AdminPage::with_status(status, page))
         }
         Err(err) => Err(err.into()),
-    }
-}
-
-/// The edit form: what may change on an existing code.
-#[derive(Deserialize, Default, Clone)]
-pub struct LimitsForm {
-    /// The last day it may be used, `YYYY-MM-DD` (UTC), empty for no end.
-    #[serde(default)]
-    ends: String,
-    #[serde(default)]
-    max_uses: String,
-    #[serde(default)]
-    max_uses_per_email: String,
-}
-
-impl LimitsForm {
-    fn parse(&self) -> Result<Limits, String> {
-        Ok(Limits {
-            ends_at_ms: parse_last_day(&self.ends)?,
-            max_uses: optional_count(&self.max_uses, "The total cap")?,
-            max_uses_per_email: optional_count(&self.max_uses_per_email, "The cap per email")?,
-        })
     }
 }
 
 #[derive(Template)]
 #[template(path = "admin/promo_code.html")]
 struct PromoCodePage {
-    chrome: Chrome,
     code: CodeView,
     form: LimitsForm,
     error: Option<String>,
 }
 
-/// The edit page of `code` with `form` in its fields.
-async fn render_edit(
+/// The edit page of `code` with `form` in its fields (the code's own limits without one).
+async fn edit_page_of(
     state: &AppState,
-    req: &HttpRequest,
-    admin: &Admin,
-    status: StatusCode,
     code: &str,
     form: Option<LimitsForm>,
     error: Option<String>,
-) -> Result<HttpResponse, AppError> {
-    let summary = promo_codes::list(&state.db)
+) -> Result<PromoCodePage, AppError> {
+    let summary = promo_codes::list(&state.catalog)
         .await?
         .into_iter()
         .find(|c| c.row.code == code)
@@ -361,25 +191,23 @@ async fn render_edit(
             .map(|n| n.to_string())
             .unwrap_or_default(),
     });
-    let (chrome, cookie) = Chrome::new(state, req, admin, "promo");
-    let page = PromoCodePage {
-        chrome,
+    Ok(PromoCodePage {
         code: view(summary),
         form,
         error,
-    };
-    Ok(admin_page(status, &page, cookie))
+    })
 }
 
 pub async fn edit_page(
     state: web::Data<AppState>,
-    req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     code: web::Path<String>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
     let code = code_in_path(&code)?;
-    render_edit(&state, &req, &admin, StatusCode::OK, &code, None, None).await
+    Ok(AdminPage::new(
+        edit_page_of(&state, &code, None, None).await?,
+    ))
 }
 
 pub async fn change(
@@ -388,13 +216,13 @@ pub async fn change(
     CurrentAdmin(admin): CurrentAdmin,
     code: web::Path<String>,
     CsrfForm(form): CsrfForm<LimitsForm>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
     let code = code_in_path(&code)?;
     let refused = match form.parse() {
         Ok(limits) => {
             let changed = promo_codes::change_limits(
-                &state.db,
+                &state.catalog,
                 &admin,
                 &client_addr(&req),
                 code.clone(),
@@ -402,7 +230,7 @@ pub async fn change(
             )
             .await;
             match changed {
-                Ok(()) => return Ok(see_other("/admin/promo-codes?saved=1")),
+                Ok(()) => return Ok(see_other("/admin/promo-codes?saved=1").into()),
                 Err(
                     err @ (PromoCodeError::EndsBeforeStart | PromoCodeError::CapBelowUses { .. }),
                 ) => refusal(err)?,
@@ -412,16 +240,8 @@ pub async fn change(
         Err(message) => (StatusCode::BAD_REQUEST, message),
     };
     let (status, message) = refused;
-    render_edit(
-        &state,
-        &req,
-        &admin,
-        status,
-        &code,
-        Some(form),
-        Some(message),
-    )
-    .await
+    let page = edit_page_of(&state, &code, Some(form), Some(message)).await?;
+    Ok(AdminPage::with_status(status, page))
 }
 
 pub async fn enable(
@@ -430,12 +250,12 @@ pub async fn enable(
     CurrentAdmin(admin): CurrentAdmin,
     code: web::Path<String>,
     _: CsrfForm<NoFields>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
     let code = code_in_path(&code)?;
     let snap = state.catalog.snapshot();
     let enabled = promo_codes::enable(
-        &state.db,
+        &state.catalog,
         &snap,
         &admin,
         &client_addr(&req),
@@ -444,23 +264,11 @@ pub async fn enable(
     )
     .await;
     match enabled {
-        Ok(()) => Ok(see_other("/admin/promo-codes?saved=1")),
+        Ok(()) => Ok(see_other("/admin/promo-codes?saved=1").into()),
         Err(err @ (PromoCodeError::BelowFloor(_) | PromoCodeError::NotDisabled(_))) => {
             let (status, message) = refusal(err)?;
-            render(
-                &state,
-                &req,
-                &admin,
-                status,
-                CodeForm {
-                    kind: "percent".into(),
-                    scope_kind: "all".into(),
-                    ..CodeForm::default()
-                },
-                Some(message),
-                false,
-            )
-            .await
+            let page = PromoCodesPage::load(&state, CodeForm::new_code(), Some(message)).await?;
+            Ok(AdminPage::with_status(status, page))
         }
         Err(err) => Err(err.into()),
     }
@@ -475,30 +283,6 @@ pub async fn disable(
 ) -> Result<HttpResponse, AppError> {
     require_owner(&admin)?;
     let code = code_in_path(&code)?;
-    promo_codes::disable(&state.db, &admin, &client_addr(&req), code).await?;
+    promo_codes::disable(&state.catalog, &admin, &client_addr(&req), code).await?;
     Ok(see_other("/admin/promo-codes?saved=1"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn days_are_utc_midnights() {
-        assert_eq!(day_start_ms("1970-01-02"), Some(DAY_MS));
-        assert_eq!(day_start_ms("2026-02-30"), None);
-        assert_eq!(optional_count("", "cap"), Ok(None));
-        assert_eq!(optional_count(" 5 ", "cap"), Ok(Some(5)));
-        assert!(optional_count("0", "cap").is_err());
-        assert_eq!(
-            last_day(day_start_ms("2026-12-31").expect("day") + DAY_MS),
-            "2026-12-31"
-        );
-        assert_eq!(parse_last_day(""), Ok(None));
-        assert_eq!(
-            parse_last_day("1970-01-01"),
-            Ok(Some(DAY_MS)),
-            "the end is the midnight after the last day"
-        );
-    }
 }

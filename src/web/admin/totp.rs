@@ -8,14 +8,13 @@
 //! Only a POST creates a secret.
 
 use actix_web::http::StatusCode;
-use actix_web::http::header::{self, HeaderValue};
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpRequest, web};
 use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    AnyStageAdmin, Chrome, CsrfForm, CurrentAdmin, NoFields, TOO_FAST, admin_page, client_addr,
-    see_other, session_cookie, sign_in_limited, too_fast,
+    AdminPage, AnyStageAdmin, CsrfForm, CurrentAdmin, NoFields, TOO_FAST, client_addr,
+    console_page, see_other, session_cookie, sign_in_limited, too_fast,
 };
 use crate::accounts::throttle::RETRY_AFTER_SECS;
 use crate::accounts::totp::{self, TotpError, TotpKeys};
@@ -30,13 +29,6 @@ fn keys(state: &AppState) -> TotpKeys {
     )
 }
 
-fn retry_after(mut response: HttpResponse) -> HttpResponse {
-    if let Ok(value) = HeaderValue::from_str(&RETRY_AFTER_SECS.to_string()) {
-        response.headers_mut().insert(header::RETRY_AFTER, value);
-    }
-    response
-}
-
 const THROTTLED: &str = "Too many wrong codes. Wait 15 minutes, then try again.";
 
 // ---- the second step of a login -------------------------------------------------------------
@@ -44,25 +36,18 @@ const THROTTLED: &str = "Too many wrong codes. Wait 15 minutes, then try again."
 #[derive(Template)]
 #[template(path = "admin/login_totp.html")]
 struct CodePage {
-    csrf_token: String,
     email: String,
     error: Option<&'static str>,
 }
 
-fn render_code(
-    state: &AppState,
-    req: &HttpRequest,
-    admin: &Admin,
-    status: StatusCode,
-    error: Option<&'static str>,
-) -> HttpResponse {
-    let (chrome, cookie) = Chrome::new(state, req, admin, "login");
+console_page!(CodePage => "login", TotpPage => "account");
+
+fn code_page_of(admin: &Admin, status: StatusCode, error: Option<&'static str>) -> AdminPage {
     let page = CodePage {
-        csrf_token: chrome.csrf_token,
         email: admin.email.clone(),
         error,
     };
-    admin_page(status, &page, cookie)
+    AdminPage::with_status(status, page)
 }
 
 /// Where a session in `stage` belongs.
@@ -74,15 +59,11 @@ pub fn home_of(stage: Stage) -> &'static str {
     }
 }
 
-pub async fn code_page(
-    state: web::Data<AppState>,
-    req: HttpRequest,
-    AnyStageAdmin(admin): AnyStageAdmin,
-) -> HttpResponse {
+pub async fn code_page(AnyStageAdmin(admin): AnyStageAdmin) -> AdminPage {
     if admin.stage != Stage::Totp {
-        return see_other(home_of(admin.stage));
+        return see_other(home_of(admin.stage)).into();
     }
-    render_code(&state, &req, &admin, StatusCode::OK, None)
+    code_page_of(&admin, StatusCode::OK, None)
 }
 
 #[derive(Deserialize)]
@@ -96,14 +77,12 @@ pub async fn submit_code(
     req: HttpRequest,
     AnyStageAdmin(admin): AnyStageAdmin,
     CsrfForm(form): CsrfForm<CodeForm>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     if admin.stage != Stage::Totp {
-        return Ok(see_other(home_of(admin.stage)));
+        return Ok(see_other(home_of(admin.stage)).into());
     }
     if sign_in_limited(&state, &req) {
-        return Ok(too_fast(render_code(
-            &state,
-            &req,
+        return Ok(too_fast(code_page_of(
             &admin,
             StatusCode::TOO_MANY_REQUESTS,
             Some(TOO_FAST),
@@ -111,16 +90,14 @@ pub async fn submit_code(
     }
     let code: String = form.code.trim().chars().take(64).collect();
     if code.is_empty() {
-        return Ok(render_code(
-            &state,
-            &req,
+        return Ok(code_page_of(
             &admin,
             StatusCode::BAD_REQUEST,
             Some("Enter the code from your authenticator app, or a recovery code."),
         ));
     }
     let client = client_addr(&req);
-    match totp::complete_login(&state.db, &keys(&state), &admin, &client, &code).await {
+    match totp::complete_login(&state.staff, &keys(&state), &admin, &client, &code).await {
         Ok((token, how)) => {
             tracing::info!(
                 admin.id = admin.user_id,
@@ -134,22 +111,19 @@ pub async fn submit_code(
             };
             let mut response = see_other(&location);
             let _ = response.add_cookie(&session_cookie(&state, &token));
-            Ok(response)
+            Ok(response.into())
         }
-        Err(TotpError::WrongCode) => Ok(render_code(
-            &state,
-            &req,
+        Err(TotpError::WrongCode) => Ok(code_page_of(
             &admin,
             StatusCode::UNAUTHORIZED,
             Some("That code is wrong or was already used. Wait for the next code and try again."),
         )),
-        Err(TotpError::Throttled) => Ok(retry_after(render_code(
-            &state,
-            &req,
-            &admin,
-            StatusCode::TOO_MANY_REQUESTS,
-            Some(THROTTLED),
-        ))),
+        Err(TotpError::Throttled) => {
+            Ok(
+                code_page_of(&admin, StatusCode::TOO_MANY_REQUESTS, Some(THROTTLED))
+                    .retry_after(RETRY_AFTER_SECS),
+            )
+        }
         Err(err) => Err(err.into()),
     }
 }
@@ -174,7 +148,6 @@ enum View {
 #[derive(Template)]
 #[template(path = "admin/account_totp.html")]
 struct TotpPage {
-    chrome: Chrome,
     /// Enrolment is all this session may do.
     enrol_only: bool,
     view: View,
@@ -183,37 +156,33 @@ struct TotpPage {
     digits: usize,
 }
 
-fn render_totp(
-    state: &AppState,
-    req: &HttpRequest,
+fn totp_page_of(
     admin: &Admin,
     status: StatusCode,
     view: View,
     flash: Option<String>,
     error: Option<&'static str>,
-) -> HttpResponse {
-    let (chrome, cookie) = Chrome::new(state, req, admin, "account");
+) -> AdminPage {
     let page = TotpPage {
-        chrome,
         enrol_only: admin.stage == Stage::Enrol,
         view,
         flash,
         error,
         digits: totp::DIGITS,
     };
-    admin_page(status, &page, cookie)
+    AdminPage::with_status(status, page)
 }
 
 /// The page for the account as it is: on, enrolling (the same secret as before), or off.
 async fn current_view(state: &AppState, admin: &Admin) -> Result<View, AppError> {
-    let status = totp::status(&state.db, admin.user_id).await?;
+    let status = totp::status(&state.staff, admin.user_id).await?;
     if status.on {
         return Ok(View::On {
             recovery_codes_left: status.recovery_codes_left,
         });
     }
     Ok(
-        match totp::pending_enrolment(&state.db, &keys(state), admin).await? {
+        match totp::pending_enrolment(&state.staff, &keys(state), admin).await? {
             Some(enrolment) => View::Enrol {
                 secret_base32: enrolment.secret_base32.expose().clone(),
                 qr_svg: enrolment.qr_svg.expose().clone(),
@@ -230,12 +199,11 @@ pub struct TotpQuery {
 
 pub async fn account_page(
     state: web::Data<AppState>,
-    req: HttpRequest,
     AnyStageAdmin(admin): AnyStageAdmin,
     query: web::Query<TotpQuery>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     if admin.stage == Stage::Totp {
-        return Ok(see_other(home_of(admin.stage)));
+        return Ok(see_other(home_of(admin.stage)).into());
     }
     let view = current_view(&state, &admin).await?;
     let flash = query.recovery_left.map(|left| {
@@ -243,15 +211,7 @@ pub async fn account_page(
             "You signed in with a recovery code; it no longer works. {left} recovery code(s) left."
         )
     });
-    Ok(render_totp(
-        &state,
-        &req,
-        &admin,
-        StatusCode::OK,
-        view,
-        flash,
-        None,
-    ))
+    Ok(totp_page_of(&admin, StatusCode::OK, view, flash, None))
 }
 
 /// Starts enrolment with a fresh secret (replacing one not confirmed yet), then shows it.
@@ -260,12 +220,12 @@ pub async fn start(
     req: HttpRequest,
     AnyStageAdmin(admin): AnyStageAdmin,
     _: CsrfForm<NoFields>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     if admin.stage == Stage::Totp {
-        return Ok(see_other(home_of(admin.stage)));
+        return Ok(see_other(home_of(admin.stage)).into());
     }
-    match totp::start_enrolment(&state.db, &keys(&state), &admin, &client_addr(&req)).await {
-        Ok(_) | Err(TotpError::AlreadyOn) => Ok(see_other("/admin/account/totp")),
+    match totp::start_enrolment(&state.staff, &keys(&state), &admin, &client_addr(&req)).await {
+        Ok(_) | Err(TotpError::AlreadyOn) => Ok(see_other("/admin/account/totp").into()),
         Err(err) => Err(err.into()),
     }
 }
@@ -275,13 +235,13 @@ pub async fn confirm(
     req: HttpRequest,
     AnyStageAdmin(admin): AnyStageAdmin,
     CsrfForm(form): CsrfForm<CodeForm>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     if admin.stage == Stage::Totp {
-        return Ok(see_other(home_of(admin.stage)));
+        return Ok(see_other(home_of(admin.stage)).into());
     }
     let client = client_addr(&req);
     let code: String = form.code.trim().chars().take(64).collect();
-    match totp::confirm_enrolment(&state.db, &keys(&state), &admin, &client, &code).await {
+    match totp::confirm_enrolment(&state.staff, &keys(&state), &admin, &client, &code).await {
         Ok((codes, token)) => {
             tracing::info!(admin.id = admin.user_id, "admin turned TOTP on");
             // The session was replaced by a full one: the page renders for it.
@@ -290,19 +250,16 @@ pub async fn confirm(
                 stage: Stage::Full,
                 ..admin
             };
-            let mut response = render_totp(
-                &state,
-                &req,
+            let page = totp_page_of(
                 &admin,
                 StatusCode::OK,
                 View::Codes(codes.expose().to_vec()),
                 Some("Two-factor sign-in is on. Your other sessions were ended.".into()),
                 None,
             );
-            let _ = response.add_cookie(&session_cookie(&state, &token));
-            Ok(response)
+            Ok(page.with_cookie(session_cookie(&state, &token)))
         }
-        Err(TotpError::AlreadyOn) => Ok(see_other("/admin/account/totp")),
+        Err(TotpError::AlreadyOn) => Ok(see_other("/admin/account/totp").into()),
         Err(err @ (TotpError::WrongCode | TotpError::Throttled)) => {
             let throttled = matches!(err, TotpError::Throttled);
             // The same secret again: the app already holds it.
@@ -315,11 +272,11 @@ pub async fn confirm(
                     "That code did not match. Check the time on your phone, wait for the next code and try again.",
                 )
             };
-            let response = render_totp(&state, &req, &admin, status, view, None, Some(message));
+            let page = totp_page_of(&admin, status, view, None, Some(message));
             Ok(if throttled {
-                retry_after(response)
+                page.retry_after(RETRY_AFTER_SECS)
             } else {
-                response
+                page
             })
         }
         Err(err) => Err(err.into()),
@@ -331,18 +288,16 @@ pub async fn renew_codes(
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     _: CsrfForm<NoFields>,
-) -> Result<HttpResponse, AppError> {
-    match totp::renew_recovery_codes(&state.db, &admin, &client_addr(&req)).await {
-        Ok(codes) => Ok(render_totp(
-            &state,
-            &req,
+) -> Result<AdminPage, AppError> {
+    match totp::renew_recovery_codes(&state.staff, &admin, &client_addr(&req)).await {
+        Ok(codes) => Ok(totp_page_of(
             &admin,
             StatusCode::OK,
             View::Codes(codes.expose().to_vec()),
             Some("New recovery codes issued; the old ones no longer work.".into()),
             None,
         )),
-        Err(TotpError::NotOn) => Ok(see_other("/admin/account/totp")),
+        Err(TotpError::NotOn) => Ok(see_other("/admin/account/totp").into()),
         Err(err) => Err(err.into()),
     }
 }
@@ -360,13 +315,13 @@ pub async fn set_required(
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     CsrfForm(form): CsrfForm<RequireForm>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<actix_web::HttpResponse, AppError> {
     let required = match form.required.as_str() {
         "on" => true,
         "off" => false,
         _ => return Err(AppError::BadRequest("Choose on or off.".into())),
     };
-    totp::set_required_for_all(&state.db, &admin, required, &client_addr(&req)).await?;
+    totp::set_required_for_all(&state.staff, &admin, required, &client_addr(&req)).await?;
     tracing::info!(
         admin.id = admin.user_id,
         totp.required = required,
@@ -385,9 +340,9 @@ pub async fn reset(
     CurrentAdmin(admin): CurrentAdmin,
     path: web::Path<String>,
     _: CsrfForm<NoFields>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<actix_web::HttpResponse, AppError> {
     let id: i64 = path.parse().map_err(|_| AppError::NotFound)?;
-    totp::reset(&state.db, &admin, id, &client_addr(&req)).await?;
+    totp::reset(&state.staff, &admin, id, &client_addr(&req)).await?;
     tracing::info!(
         admin.id = admin.user_id,
         user.id = id,

@@ -10,18 +10,18 @@
 use std::collections::HashMap;
 
 use actix_web::http::StatusCode;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpRequest, web};
 use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    Chrome, CsrfForm, CurrentAdmin, Pager, admin_page, client_addr, format_ms, refusal,
+    AdminPage, CsrfForm, CurrentAdmin, Pager, client_addr, console_page, format_ms, refusal,
     require_owner, see_other,
 };
 use crate::accounts::totp;
 use crate::accounts::users::{self, Change};
 use crate::accounts::{self, Admin, NewPassword, Role};
-use crate::db::accounts::{self as q, UserSummary};
+use crate::db::accounts::UserSummary;
 use crate::web::AppState;
 use crate::web::error::AppError;
 
@@ -73,7 +73,6 @@ struct NewUserForm {
 #[derive(Template)]
 #[template(path = "admin/users.html")]
 struct UsersPage {
-    chrome: Chrome,
     users: Vec<UserView>,
     /// The page number, from 1.
     page: u32,
@@ -86,33 +85,28 @@ struct UsersPage {
     flash: Option<&'static str>,
 }
 
+console_page!(UsersPage => "users", UserPage => "users");
+
 #[derive(Deserialize)]
 pub struct ListQuery {
     page: Option<u32>,
     done: Option<String>,
 }
 
-async fn render_list(
+async fn list_page(
     state: &AppState,
-    req: &HttpRequest,
     admin: &Admin,
-    status: StatusCode,
     pager: Pager,
     form: NewUserForm,
     flash: Option<&'static str>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<UsersPage, AppError> {
     let offset = i64::try_from(pager.offset(PAGE_SIZE)).unwrap_or(i64::MAX);
-    let mut found = state
-        .db
-        .run(move |conn| q::list_users(conn, offset, i64::from(PAGE_SIZE) + 1))
-        .await?;
+    let mut found = users::summaries(&state.staff, offset, i64::from(PAGE_SIZE) + 1).await?;
     let has_more = found.len() > PAGE_SIZE as usize;
     found.truncate(PAGE_SIZE as usize);
-    let totp_states = totp::states(&state.db, found.iter().map(|u| u.id).collect()).await?;
-    let totp_required = totp::is_required_for_all(&state.db).await?;
-    let (chrome, cookie) = Chrome::new(state, req, admin, "users");
-    let view = UsersPage {
-        chrome,
+    let totp_states = totp::states(&state.staff, found.iter().map(|u| u.id).collect()).await?;
+    let totp_required = totp::is_required_for_all(&state.staff).await?;
+    Ok(UsersPage {
         users: found
             .into_iter()
             .map(|u| view(u, admin, &totp_states))
@@ -124,22 +118,18 @@ async fn render_list(
         older_href: pager.next_href("/admin/users", &[], has_more),
         form,
         min_chars: accounts::password::MIN_CHARS,
-    };
-    Ok(admin_page(status, &view, cookie))
+    })
 }
 
 pub async fn list(
     state: web::Data<AppState>,
-    req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     query: web::Query<ListQuery>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
-    render_list(
+    let page = list_page(
         &state,
-        &req,
         &admin,
-        StatusCode::OK,
         Pager::from_query(query.page),
         NewUserForm::default(),
         match query.done.as_deref() {
@@ -150,7 +140,8 @@ pub async fn list(
             _ => None,
         },
     )
-    .await
+    .await?;
+    Ok(AdminPage::new(page))
 }
 
 /// The fields of every form on these pages. Passwords are never logged, echoed or audited.
@@ -170,20 +161,12 @@ fn parse_role(raw: &str) -> Result<Role, String> {
     Role::parse(raw).ok_or_else(|| "Choose a role: owner or support.".to_string())
 }
 
-/// The new password of a form, typed twice.
-pub(super) fn parse_new_password(password: &str, again: &str) -> Result<NewPassword, String> {
-    if password != again {
-        return Err("The two new passwords differ. Type the same password twice.".into());
-    }
-    NewPassword::parse(password).map_err(|e| format!("That password cannot be used: {e}."))
-}
-
 pub async fn create(
     state: web::Data<AppState>,
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     CsrfForm(form): CsrfForm<UserForm>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
     let typed = |error: String| NewUserForm {
         email: form.email.trim().chars().take(254).collect(),
@@ -197,26 +180,24 @@ pub async fn create(
             Ok((
                 email,
                 role,
-                parse_new_password(&form.password, &form.password_again)?,
+                NewPassword::typed_twice(&form.password, &form.password_again)?,
             ))
         });
     let (email, role, password) = match parsed {
         Ok(parsed) => parsed,
         Err(message) => {
-            return render_list(
+            let page = list_page(
                 &state,
-                &req,
                 &admin,
-                StatusCode::BAD_REQUEST,
                 Pager::from_query(None),
                 typed(message),
                 None,
-            )
-            .await;
+            );
+            return Ok(AdminPage::with_status(StatusCode::BAD_REQUEST, page.await?));
         }
     };
     match users::create(
-        &state.db,
+        &state.staff,
         &admin,
         &client_addr(&req),
         &email,
@@ -231,20 +212,18 @@ pub async fn create(
                 user.id = id,
                 "admin account created"
             );
-            Ok(see_other(&format!("/admin/users/{id}?done=created")))
+            Ok(see_other(&format!("/admin/users/{id}?done=created")).into())
         }
         Err(err) => {
             let (status, message) = refusal(err)?;
-            render_list(
+            let page = list_page(
                 &state,
-                &req,
                 &admin,
-                status,
                 Pager::from_query(None),
                 typed(message),
                 None,
-            )
-            .await
+            );
+            Ok(AdminPage::with_status(status, page.await?))
         }
     }
 }
@@ -252,7 +231,6 @@ pub async fn create(
 #[derive(Template)]
 #[template(path = "admin/user.html")]
 struct UserPage {
-    chrome: Chrome,
     id: i64,
     user: UserView,
     flash: Option<&'static str>,
@@ -287,44 +265,38 @@ fn parse_id(raw: &str) -> Result<i64, AppError> {
     raw.parse().map_err(|_| AppError::NotFound)
 }
 
-async fn render_detail(
+async fn detail_page(
     state: &AppState,
-    req: &HttpRequest,
     admin: &Admin,
-    status: StatusCode,
     id: i64,
     flash: Option<&'static str>,
     error: Option<String>,
-) -> Result<HttpResponse, AppError> {
-    let user = state
-        .db
-        .run(move |conn| q::find_summary(conn, id))
+) -> Result<UserPage, AppError> {
+    let user = users::summary(&state.staff, id)
         .await?
         .ok_or(AppError::NotFound)?;
-    let totp_states = totp::states(&state.db, vec![id]).await?;
-    let (chrome, cookie) = Chrome::new(state, req, admin, "users");
-    let page = UserPage {
-        chrome,
+    let totp_states = totp::states(&state.staff, vec![id]).await?;
+    Ok(UserPage {
         id,
         user: view(user, admin, &totp_states),
         flash,
         error,
         min_chars: accounts::password::MIN_CHARS,
-    };
-    Ok(admin_page(status, &page, cookie))
+    })
 }
 
 pub async fn detail(
     state: web::Data<AppState>,
-    req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     id: web::Path<String>,
     query: web::Query<DetailQuery>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
     let id = parse_id(&id)?;
     let flash = flash_text(query.done.as_deref());
-    render_detail(&state, &req, &admin, StatusCode::OK, id, flash, None).await
+    Ok(AdminPage::new(
+        detail_page(&state, &admin, id, flash, None).await?,
+    ))
 }
 
 /// The actions on one account, as named in the URL.
@@ -370,41 +342,33 @@ pub async fn action(
     CurrentAdmin(admin): CurrentAdmin,
     path: web::Path<(String, String)>,
     CsrfForm(form): CsrfForm<UserForm>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
     let (id, slug) = path.into_inner();
     let id = parse_id(&id)?;
     let act = UserAction::parse(&slug).ok_or(AppError::NotFound)?;
     let client = client_addr(&req);
-    let db = &state.db;
+    let staff = &state.staff;
     // A form that does not parse is shown again with the reason; nothing is attempted.
     let request = match act {
         UserAction::Role => parse_role(&form.role).map(Request::Role),
         UserAction::Disable => Ok(Request::Disabled(true)),
         UserAction::Enable => Ok(Request::Disabled(false)),
         UserAction::Password => {
-            parse_new_password(&form.password, &form.password_again).map(Request::Password)
+            NewPassword::typed_twice(&form.password, &form.password_again).map(Request::Password)
         }
     };
     let outcome = match request {
-        Ok(Request::Role(role)) => users::change_role(db, &admin, &client, id, role).await,
+        Ok(Request::Role(role)) => users::change_role(staff, &admin, &client, id, role).await,
         Ok(Request::Disabled(disabled)) => {
-            users::set_disabled(db, &admin, &client, id, disabled).await
+            users::set_disabled(staff, &admin, &client, id, disabled).await
         }
         Ok(Request::Password(password)) => {
-            users::reset_password(db, &admin, &client, id, password).await
+            users::reset_password(staff, &admin, &client, id, password).await
         }
         Err(message) => {
-            return render_detail(
-                &state,
-                &req,
-                &admin,
-                StatusCode::BAD_REQUEST,
-                id,
-                None,
-                Some(message),
-            )
-            .await;
+            let page = detail_page(&state, &admin, id, None, Some(message)).await?;
+            return Ok(AdminPage::with_status(StatusCode::BAD_REQUEST, page));
         }
     };
     match outcome {
@@ -418,31 +382,15 @@ pub async fn action(
             );
             // Demoting or disabling oneself leaves this page out of reach.
             if id == admin.user_id && matches!(act, UserAction::Role | UserAction::Disable) {
-                return Ok(see_other("/admin"));
+                return Ok(see_other("/admin").into());
             }
-            Ok(see_other(&format!("/admin/users/{id}?done={}", act.slug())))
+            Ok(see_other(&format!("/admin/users/{id}?done={}", act.slug())).into())
         }
-        Ok(Change::Unchanged) => Ok(see_other(&format!("/admin/users/{id}?done=unchanged"))),
+        Ok(Change::Unchanged) => Ok(see_other(&format!("/admin/users/{id}?done=unchanged")).into()),
         Err(err) => {
             let (status, message) = refusal(err)?;
-            render_detail(&state, &req, &admin, status, id, None, Some(message)).await
+            let page = detail_page(&state, &admin, id, None, Some(message)).await?;
+            Ok(AdminPage::with_status(status, page))
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn new_passwords_are_typed_twice_and_meet_the_policy() {
-        assert!(parse_new_password("a fine long passphrase", "a fine long passphrase").is_ok());
-        let differ = parse_new_password("a fine long passphrase", "a fine long passphrasf");
-        assert!(differ.unwrap_err().contains("differ"));
-        let short = parse_new_password("short", "short").unwrap_err();
-        assert!(short.contains("at least 12 characters"), "{short}");
-        assert!(!short.contains("short"), "the password is not echoed");
-        let common = parse_new_password("password1234", "password1234").unwrap_err();
-        assert!(common.contains("commonly used"), "{common}");
     }
 }

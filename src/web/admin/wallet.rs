@@ -16,19 +16,17 @@
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
-use rand::RngCore;
 use serde::Deserialize;
 
 use super::{
-    Chrome, CsrfForm, CurrentAdmin, admin_page, client_addr, format_ms, format_upstream_time,
+    AdminPage, CsrfForm, CurrentAdmin, client_addr, console_page, format_ms, format_upstream_time,
     require_owner, see_other,
 };
-use crate::accounts::Admin;
 use crate::db::topups::TopupProgressRow;
 use crate::domain::Cents;
 use crate::upstream::types::{Cursor, TopUpAmount};
 use crate::upstream::{BalanceTransaction, Class, UpstreamError};
-use crate::wallet::balance::PauseReason;
+use crate::wallet::topup::{new_nonce, valid_nonce};
 use crate::wallet::{ThresholdPolicy, TopupAnswer, TopupRefusal, WalletError, WalletOverview};
 use crate::web::AppState;
 use crate::web::error::AppError;
@@ -78,17 +76,6 @@ fn money(cents: i64) -> String {
     Cents::new(cents).to_string()
 }
 
-/// A form nonce: 128 random bits as 32 hex characters.
-fn new_nonce() -> String {
-    let mut bytes = [0u8; 16];
-    rand::rng().fill_bytes(&mut bytes);
-    hex::encode(bytes)
-}
-
-fn valid_nonce(nonce: &str) -> bool {
-    nonce.len() == 32 && nonce.bytes().all(|b| b.is_ascii_hexdigit())
-}
-
 struct TxView {
     id: i64,
     kind: String,
@@ -136,7 +123,6 @@ fn topup_state(t: &TopupProgressRow) -> &'static str {
 #[derive(Template)]
 #[template(path = "admin/wallet.html")]
 struct WalletPage {
-    chrome: Chrome,
     balance: Option<BalanceView>,
     balance_error: Option<String>,
     /// Why new sales are paused, in words; `None` while they run.
@@ -207,26 +193,6 @@ fn tx_views(
         .collect()
 }
 
-fn pause_message(reason: PauseReason, threshold: i64) -> String {
-    match reason {
-        PauseReason::InsufficientBalance => "New sales are paused: the provider refused an order \
-            for lack of credit. They resume once a balance read shows enough credit for the \
-            orders waiting, usually after a top-up."
-            .into(),
-        PauseReason::BelowThreshold => format!(
-            "New sales are paused: the available balance is below your threshold of {} and you \
-             chose to pause sales below it. They resume once a balance read shows at least {}.",
-            money(threshold),
-            money(threshold)
-        ),
-        PauseReason::AccountProblem => "New sales are paused: the supplier refuses orders from \
-            this account (an expired key, a missing scope or a suspension; the dashboard's alert \
-            says which). They resume once the supplier accepts an order again: fix the account, \
-            then retry the waiting placements from the dashboard."
-            .into(),
-    }
-}
-
 fn upstream_message(err: &UpstreamError) -> String {
     match err.class() {
         Class::Definitive => format!("The provider refused the request ({err})."),
@@ -236,15 +202,15 @@ fn upstream_message(err: &UpstreamError) -> String {
     }
 }
 
-async fn render(
+console_page!(WalletPage => "wallet", TopupPage => "wallet");
+
+/// The wallet page from `cursor` on, with the top-up form in `form`.
+async fn wallet_page(
     state: &AppState,
-    req: &HttpRequest,
-    admin: &Admin,
-    status: StatusCode,
     cursor: Option<Cursor>,
     form: FormState,
     notice: Option<&'static str>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<WalletPage, AppError> {
     let paged = cursor.is_some();
     let overview = state.wallet().overview(cursor).await?;
     let pause = overview.pause();
@@ -309,12 +275,10 @@ async fn render(
             None,
         ),
     };
-    let (chrome, cookie) = Chrome::new(state, req, admin, "wallet");
-    let page = WalletPage {
-        chrome,
+    Ok(WalletPage {
         balance,
         balance_error,
-        pause: pause.map(|reason| pause_message(reason, threshold)),
+        pause: pause.map(|reason| reason.explain(threshold)),
         runway,
         threshold: money(threshold),
         threshold_field: plain_dollars(threshold),
@@ -329,16 +293,14 @@ async fn render(
         amount: form.amount,
         error: form.error,
         notice,
-    };
-    Ok(admin_page(status, &page, cookie))
+    })
 }
 
 pub async fn page(
     state: web::Data<AppState>,
-    req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     query: web::Query<WalletQuery>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
     let query = query.into_inner();
     let cursor = match query.cursor.as_deref().filter(|c| !c.is_empty()) {
@@ -357,7 +319,9 @@ pub async fn page(
         amount: String::new(),
         error: None,
     };
-    render(&state, &req, &admin, StatusCode::OK, cursor, form, notice).await
+    Ok(AdminPage::new(
+        wallet_page(&state, cursor, form, notice).await?,
+    ))
 }
 
 #[derive(Deserialize)]
@@ -388,7 +352,7 @@ pub async fn topup(
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     CsrfForm(form): CsrfForm<TopupForm>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
     if !valid_nonce(&form.nonce) {
         return Err(AppError::BadRequest(
@@ -403,16 +367,8 @@ pub async fn topup(
                 amount: form.amount.chars().take(40).collect(),
                 error: Some(message),
             };
-            return render(
-                &state,
-                &req,
-                &admin,
-                StatusCode::BAD_REQUEST,
-                None,
-                again,
-                None,
-            )
-            .await;
+            let page = wallet_page(&state, None, again, None).await?;
+            return Ok(AdminPage::with_status(StatusCode::BAD_REQUEST, page));
         }
     };
     let asked_cents = amount.cents().get();
@@ -421,7 +377,9 @@ pub async fn topup(
         .request_topup(admin.clone(), client_addr(&req), form.nonce.clone(), amount)
         .await?;
     let (status, again) = match answer {
-        TopupAnswer::Created { id } => return Ok(see_other(&format!("/admin/wallet/topups/{id}"))),
+        TopupAnswer::Created { id } => {
+            return Ok(see_other(&format!("/admin/wallet/topups/{id}")).into());
+        }
         TopupAnswer::OtherAmount { sent_cents } => (
             StatusCode::CONFLICT,
             FormState {
@@ -465,13 +423,13 @@ pub async fn topup(
             )
         }
     };
-    render(&state, &req, &admin, status, None, again, None).await
+    let page = wallet_page(&state, None, again, None).await?;
+    Ok(AdminPage::with_status(status, page))
 }
 
 #[derive(Template)]
 #[template(path = "admin/topup.html")]
 struct TopupPage {
-    chrome: Chrome,
     id: i64,
     amount: String,
     created: String,
@@ -491,16 +449,13 @@ struct TopupPage {
 /// the balance transactions. Each view reads the balance live (which may resume sales).
 pub async fn topup_page(
     state: web::Data<AppState>,
-    req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     id: web::Path<i64>,
-) -> Result<HttpResponse, AppError> {
+) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
     let progress = state.wallet().topup_progress(id.into_inner()).await?;
     let row = progress.topup;
-    let (chrome, cookie) = Chrome::new(&state, &req, &admin, "wallet");
-    let page = TopupPage {
-        chrome,
+    Ok(AdminPage::new(TopupPage {
         id: row.id,
         amount: money(row.amount_cents),
         created: format_ms(row.created_at_ms),
@@ -519,8 +474,7 @@ pub async fn topup_page(
                 upstream_message(&err)
             )
         }),
-    };
-    Ok(admin_page(StatusCode::OK, &page, cookie))
+    }))
 }
 
 #[derive(Deserialize)]

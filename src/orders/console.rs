@@ -1,0 +1,307 @@
+//! What the admin console reads about orders, each page's data in one trip to the pool: the
+//! order search (its fields as typed, and which creation times a range of UTC days covers), one order with everything the owner needs to judge it (timeline, jobs and
+//! their attempts, refund, alerts, links, the facts the transition table needs to offer the
+//! actions), the dashboard's state of the business, and the shop-wide gauges `/metrics`
+//! reports. Installation values are never part of it: of the ICCID only the last four digits.
+
+use crate::db::DbError;
+use crate::db::admin::{self as q, OutboxHealth, Sales};
+pub use crate::db::admin::{Abandoned, OrderFilter};
+use crate::db::alerts::{self, Alert};
+use crate::db::catalog::SyncRow;
+use crate::db::metrics::Gauges;
+use crate::db::order_links::LinkCounts;
+use crate::db::outbox::{self, Attempt, Job};
+use crate::db::purchases::{self, Purchase, PurchaseEvent};
+use crate::db::refunds::{self, RefundRow};
+use crate::db::wallet::{self, WalletRow};
+use crate::domain::purchase::{PlacementFacts, PurchaseStatus};
+use crate::orders::Orders;
+use crate::orders::actions;
+
+const DAY_MS: i64 = 86_400_000;
+
+/// A page of the order search: the purchases (up to `limit`) and how many abandoned checkouts
+/// match but are left out.
+pub async fn orders_page(
+    orders: &Orders,
+    filter: OrderFilter,
+    offset: i64,
+    limit: i64,
+) -> Result<(Vec<Purchase>, i64), DbError> {
+    let db = orders.db();
+    db.run(move |conn| q::orders_page(conn, &filter, offset, limit))
+        .await
+}
+
+/// The order search's fields, as typed: the console's list and the orders CSV read the same.
+#[derive(Debug, Clone)]
+pub struct Search {
+    pub text: Option<String>,
+    pub status: Option<String>,
+    /// First day, `YYYY-MM-DD` (UTC).
+    pub from: Option<String>,
+    /// Last day, `YYYY-MM-DD` (UTC), included whole.
+    pub to: Option<String>,
+}
+
+/// A query value with surrounding space removed, at most `max` characters; empty is absent.
+fn typed(value: Option<&str>, max: usize) -> Option<String> {
+    value
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .map(|v| v.chars().take(max).collect())
+}
+
+impl Search {
+    /// The search as typed; an unknown status is refused with the words to show.
+    pub fn parse(
+        text: Option<&str>,
+        status: Option<&str>,
+        from: Option<&str>,
+        to: Option<&str>,
+    ) -> Result<Self, String> {
+        let status = typed(status, usize::MAX);
+        if let Some(s) = &status
+            && s != ABANDONED
+            && PurchaseStatus::parse(s).is_none()
+        {
+            return Err(format!("There is no order status {s:?}."));
+        }
+        Ok(Self {
+            text: typed(text, 254),
+            status,
+            from: typed(from, 40),
+            to: typed(to, 40),
+        })
+    }
+
+    /// The database filter, at `now_ms` (which checkouts count as abandoned).
+    pub fn filter(&self, now_ms: i64) -> Result<OrderFilter, DateRefusal> {
+        let (created_from_ms, created_before_ms) =
+            created_range(self.from.as_deref(), self.to.as_deref())?;
+        // Abandoned checkouts are left out unless asked for, by name or by a status they have.
+        let abandoned = match self.status.as_deref() {
+            None => Abandoned::Hide,
+            Some(ABANDONED) => Abandoned::Only,
+            Some(_) => Abandoned::Include,
+        };
+        Ok(OrderFilter {
+            query: self.text.clone(),
+            status: self.status.clone().filter(|s| s != ABANDONED),
+            created_from_ms,
+            created_before_ms,
+            abandoned,
+            now_ms,
+        })
+    }
+}
+
+/// The status filter's value for abandoned checkouts, which the list otherwise leaves out.
+pub const ABANDONED: &str = "abandoned";
+
+/// Which date field a refused range is about, so the page marks that field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DateField {
+    From,
+    To,
+    Both,
+}
+
+/// A date range the search cannot use, with the field to mark and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DateRefusal {
+    pub field: DateField,
+    pub message: String,
+}
+
+/// A day as `<input type="date">` sends it: `YYYY-MM-DD`.
+fn parse_day(raw: &str) -> Option<time::Date> {
+    time::Date::parse(
+        raw,
+        &time::macros::format_description!("[year]-[month]-[day]"),
+    )
+    .ok()
+}
+
+/// Unix milliseconds at 00:00 UTC of `day`.
+fn day_start_ms(day: time::Date) -> i64 {
+    day.midnight().assume_utc().unix_timestamp() * 1000
+}
+
+fn not_a_day(field: DateField, label: &str, raw: &str) -> DateRefusal {
+    let shown: String = raw.chars().take(20).collect();
+    DateRefusal {
+        field,
+        message: format!(
+            "The {label} date “{shown}” is not a date. Pick one with the date picker, or type it as YYYY-MM-DD, like 2026-11-22."
+        ),
+    }
+}
+
+/// The creation times a `from`/`to` pair of UTC days covers, in unix milliseconds: from the
+/// start of `from` up to, not including, the start of the day after `to`, so that `to`
+/// includes its whole day. Either end may be open.
+fn created_range(
+    from: Option<&str>,
+    to: Option<&str>,
+) -> Result<(Option<i64>, Option<i64>), DateRefusal> {
+    let from_day = from
+        .map(|raw| parse_day(raw).ok_or_else(|| not_a_day(DateField::From, "“from”", raw)))
+        .transpose()?;
+    let to_day = to
+        .map(|raw| parse_day(raw).ok_or_else(|| not_a_day(DateField::To, "“to”", raw)))
+        .transpose()?;
+    if let (Some(first), Some(last)) = (from_day, to_day)
+        && first > last
+    {
+        return Err(DateRefusal {
+            field: DateField::Both,
+            message: format!(
+                "The “from” date ({first}) is after the “to” date ({last}), so no order can match. Swap them, or change one."
+            ),
+        });
+    }
+    // The last representable day has no next day: nothing is created after it anyway.
+    let before = to_day.and_then(|d| d.next_day()).map(day_start_ms);
+    Ok((from_day.map(day_start_ms), before))
+}
+
+/// One order as the console shows it.
+pub struct OrderDetail {
+    pub purchase: Purchase,
+    pub events: Vec<PurchaseEvent>,
+    /// Its outbox jobs, each with its attempts.
+    pub jobs: Vec<(Job, Vec<Attempt>)>,
+    pub refund: Option<RefundRow>,
+    pub alerts: Vec<Alert>,
+    pub iccid_last4: Option<String>,
+    /// What the transition table needs to know to offer refunds and a re-drive.
+    pub facts: PlacementFacts,
+    pub links: LinkCounts,
+}
+
+/// The order `id`, or `None` when there is none.
+pub async fn order_detail(orders: &Orders, id: String) -> Result<Option<OrderDetail>, DbError> {
+    let db = orders.db();
+    db.run(move |conn| {
+        let Some(purchase) = purchases::find(conn, &id)? else {
+            return Ok(None);
+        };
+        let mut jobs = Vec::new();
+        for job in outbox::jobs_for_purchase(conn, &id)? {
+            let attempts = outbox::attempts(conn, job.id)?;
+            jobs.push((job, attempts));
+        }
+        Ok(Some(OrderDetail {
+            events: purchases::events(conn, &id)?,
+            jobs,
+            refund: refunds::refund_for(conn, &id)?,
+            alerts: alerts::alerts_for_purchase(conn, &id)?,
+            iccid_last4: crate::db::installations::iccid_last4(conn, &id)?,
+            facts: actions::placement_facts(conn, &purchase)?,
+            links: crate::db::order_links::counts(conn, &id)?,
+            purchase,
+        }))
+    })
+    .await
+}
+
+/// The dashboard's state of the business at `now_ms`.
+pub struct Dashboard {
+    pub wallet: Option<WalletRow>,
+    /// Today (UTC), the last 7 and the last 30 days, with their labels.
+    pub sales: [(&'static str, Sales); 3],
+    pub health: OutboxHealth,
+    /// Orders that need a person, at most `ATTENTION_LIMIT`.
+    pub attention: Vec<Purchase>,
+    pub alerts: Vec<Alert>,
+    pub last_sync: Option<SyncRow>,
+}
+
+/// Orders needing attention listed on the dashboard.
+const ATTENTION_LIMIT: i64 = 20;
+
+pub async fn dashboard(orders: &Orders, now_ms: i64) -> Result<Dashboard, DbError> {
+    let db = orders.db();
+    db.run(move |conn| {
+        let today = now_ms - now_ms.rem_euclid(DAY_MS);
+        Ok(Dashboard {
+            wallet: wallet::get(conn)?,
+            sales: [
+                ("Today (UTC)", q::sales_since(conn, today)?),
+                ("Last 7 days", q::sales_since(conn, now_ms - 7 * DAY_MS)?),
+                ("Last 30 days", q::sales_since(conn, now_ms - 30 * DAY_MS)?),
+            ],
+            health: q::outbox_health(conn, now_ms)?,
+            attention: q::needing_attention(conn, ATTENTION_LIMIT)?,
+            alerts: alerts::open_alerts(conn)?,
+            last_sync: crate::db::catalog::last_sync(conn)?,
+        })
+    })
+    .await
+}
+
+/// The shop-wide gauges, read in one connection so every replica reports the same numbers.
+pub async fn gauges(orders: &Orders) -> Result<Gauges, DbError> {
+    let db = orders.db();
+    db.run(crate::db::metrics::read_gauges).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 2026-03-10T00:00:00Z.
+    const MARCH_10: i64 = 1_773_100_800_000;
+    const DAY: i64 = 86_400_000;
+
+    #[test]
+    fn a_date_range_covers_whole_utc_days() {
+        assert_eq!(created_range(None, None), Ok((None, None)));
+        assert_eq!(
+            created_range(Some("2026-03-10"), Some("2026-03-10")),
+            Ok((Some(MARCH_10), Some(MARCH_10 + DAY)))
+        );
+        assert_eq!(
+            created_range(Some("2026-03-10"), None),
+            Ok((Some(MARCH_10), None))
+        );
+        assert_eq!(
+            created_range(None, Some("2026-03-10")),
+            Ok((None, Some(MARCH_10 + DAY)))
+        );
+        // The last day of a month and of a leap February roll over.
+        assert_eq!(
+            created_range(None, Some("2028-02-29")).map(|r| r.1),
+            created_range(Some("2028-03-01"), None).map(|r| r.0)
+        );
+    }
+
+    #[test]
+    fn bad_dates_and_reversed_ranges_are_refused_with_the_field() {
+        for bad in [
+            "2026-02-30",
+            "2026-13-01",
+            "10/03/2026",
+            "yesterday",
+            "2026-3-1",
+        ] {
+            let refusal = created_range(Some(bad), None).unwrap_err();
+            assert_eq!(refusal.field, DateField::From, "{bad}");
+            assert!(refusal.message.contains(bad), "{}", refusal.message);
+            assert!(refusal.message.contains("YYYY-MM-DD"));
+            assert_eq!(
+                created_range(None, Some(bad)).unwrap_err().field,
+                DateField::To
+            );
+        }
+        let reversed = created_range(Some("2026-03-11"), Some("2026-03-10")).unwrap_err();
+        assert_eq!(reversed.field, DateField::Both);
+        assert!(
+            reversed.message.contains("is after"),
+            "{}",
+            reversed.message
+        );
+    }
+}
