@@ -262,6 +262,11 @@ impl Application {
         self.port
     }
 
+    /// The outbox whose workers this app runs (tests run its due jobs at will).
+    pub fn outbox(&self) -> &Outbox {
+        &self.outbox
+    }
+
     /// The catalog this app serves (kept fresh by its background loop).
     pub fn catalog(&self) -> &Arc<Catalog> {
         &self.catalog

@@ -372,8 +372,7 @@ async fn the_account_is_stored_and_its_warnings_reach_the_owner(backend: Backend
     // The owner sees the account and each warning on the dashboard.
     create(&app.db, OWNER, Role::Owner).await;
     let owner = login_as(&app, OWNER).await;
-    let (status, page, _) = owner.get(&app, "/admin").await;
-    assert_eq!(status, 200);
+    let page = owner.get(&app, "/admin").await.assert_status(200).body;
     assert!(page.contains("Supplier account"), "{page}");
     assert!(page.contains("data-environment=\"sandbox\""), "{page}");
     assert!(
@@ -414,9 +413,8 @@ async fn sellable(app: &TestApp) -> storefront::catalog::ShopPlan {
 
 /// Submits the plan page's form as a consumer would.
 async fn buy(app: &TestApp, plan: &storefront::catalog::ShopPlan) -> (u16, String) {
-    let (status, body, _) =
-        journeys::buy(app, &Browser::default(), plan, "buyer@example.com").await;
-    (status, body)
+    let answer = journeys::buy(app, &Browser::default(), plan, "buyer@example.com").await;
+    (answer.status, answer.body)
 }
 
 async fn purchase_count(db: &Db) -> i64 {
@@ -480,7 +478,7 @@ async fn checkout_waits_for_the_account_when_upstream_fails_at_start(backend: Ba
     create(&app.db, OWNER, Role::Owner).await;
     let owner = Browser::default();
     owner.login(&app, OWNER, PASSWORD).await;
-    let (_, dashboard, _) = owner.get(&app, "/admin").await;
+    let dashboard = owner.get(&app, "/admin").await.body;
     assert!(
         dashboard.contains("Checkout is refused until the supplier account has been read"),
         "{dashboard}"
@@ -545,7 +543,7 @@ async fn an_unsafe_account_found_later_keeps_checkout_refused_and_alerts_the_own
 
     let owner = Browser::default();
     owner.login(&app, OWNER, PASSWORD).await;
-    let (_, dashboard, _) = owner.get(&app, "/admin").await;
+    let dashboard = owner.get(&app, "/admin").await.body;
     assert!(
         dashboard.contains("Checkout is refused: the supplier account does not match the payment settings. STOREFRONT_PAYMENTS: demo payments"),
         "{dashboard}"

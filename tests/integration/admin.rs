@@ -9,7 +9,7 @@ use storefront::db::{Db, DbError, purchases};
 
 use crate::fixtures::purchase;
 use crate::helpers::{Answer, TestApp};
-pub(crate) use crate::helpers::{Browser, hidden, location};
+pub(crate) use crate::helpers::{Browser, hidden};
 // Suites that import the console helpers from here also buy through the shop.
 pub(crate) use crate::journeys::buy_and_wait_fulfilled;
 
@@ -21,12 +21,11 @@ impl Browser {
     /// A CSRF token for this browser, from the login page (or, once signed in, the
     /// dashboard's logout form).
     pub(crate) async fn csrf(&self, app: &TestApp) -> String {
-        let (status, page, _) = self.get(app, "/admin/login").await;
-        if status == 303 {
-            let (_, page, _) = self.get(app, "/admin").await;
-            return hidden(&page, "csrf_token");
+        let login = self.get(app, "/admin/login").await;
+        if login.status == 303 {
+            return self.get(app, "/admin").await.hidden("csrf_token");
         }
-        hidden(&page, "csrf_token")
+        login.hidden("csrf_token")
     }
 
     pub(crate) async fn login(&self, app: &TestApp, email: &str, password: &str) -> Answer {
@@ -64,8 +63,8 @@ impl Browser {
 /// A fresh browser signed in as `email` with [`PASSWORD`].
 pub(crate) async fn login_as(app: &TestApp, email: &str) -> Browser {
     let browser = Browser::default();
-    let (status, page, _) = browser.login(app, email, PASSWORD).await;
-    assert_eq!(status, 303, "{email} logs in: {page}");
+    let answer = browser.login(app, email, PASSWORD).await;
+    assert_eq!(answer.status, 303, "{email} logs in: {}", answer.body);
     browser
 }
 

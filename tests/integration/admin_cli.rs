@@ -88,8 +88,10 @@ async fn create_user_through_the_binary(backend: Backend) {
     // The last owner lost their phone and recovery codes: the command line resets TOTP.
     crate::admin_totp::enrol(&owner, &app).await;
     let browser = crate::admin::Browser::default();
-    let (_, _, headers) = browser.login(&app, OWNER, PASSWORD).await;
-    assert_eq!(crate::admin::location(&headers), "/admin/login/totp");
+    assert_eq!(
+        browser.login(&app, OWNER, PASSWORD).await.location(),
+        "/admin/login/totp"
+    );
     let out = reset_totp_cli(&url, "nobody@example.com");
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no account"));
@@ -99,10 +101,13 @@ async fn create_user_through_the_binary(backend: Backend) {
         String::from_utf8_lossy(&out.stdout)
             .contains("two-factor sign-in of owner@example.com removed")
     );
-    assert_eq!(owner.get(&app, "/admin").await.0, 303, "its sessions ended");
-    let (_, _, headers) = browser.login(&app, OWNER, PASSWORD).await;
     assert_eq!(
-        crate::admin::location(&headers),
+        owner.get(&app, "/admin").await.status,
+        303,
+        "its sessions ended"
+    );
+    assert_eq!(
+        browser.login(&app, OWNER, PASSWORD).await.location(),
         "/admin",
         "the password alone again"
     );

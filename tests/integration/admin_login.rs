@@ -8,9 +8,9 @@ use storefront::accounts::Role;
 use storefront::db::schema::{admin_audit, admin_login_attempts, admin_sessions};
 use storefront::db::{Db, DbError, now_ms};
 
-use crate::admin::{Browser, OWNER, PASSWORD, audit_rows, create, hidden, location, login_as};
+use crate::admin::{Browser, OWNER, PASSWORD, audit_rows, create, hidden, login_as};
 use crate::both_backends;
-use crate::helpers::{Backend, client_builder, spawn_app, spawn_app_with};
+use crate::helpers::{Answer, Backend, client_builder, spawn_app, spawn_app_with};
 
 both_backends!(
     anonymous_admin_requests_go_to_the_login_page,
@@ -44,23 +44,24 @@ async fn anonymous_admin_requests_go_to_the_login_page(backend: Backend) {
         "/admin/orders/p1",
         "/admin/audit",
     ] {
-        let (status, _, headers) = anon.get(&app, path).await;
-        assert_eq!(status, 303, "{path}");
-        assert_eq!(location(&headers), "/admin/login", "{path}");
+        anon.get(&app, path)
+            .await
+            .assert_redirect_to("/admin/login");
     }
     let token = anon.csrf(&app).await;
     for path in ["/admin/logout", "/admin/orders/p1/refund"] {
-        let (status, _, headers) = anon
-            .post(&app, path, &[("csrf_token", &token), ("reason", "x")])
-            .await;
-        assert_eq!(status, 303, "{path}");
-        assert_eq!(location(&headers), "/admin/login");
+        anon.post(&app, path, &[("csrf_token", &token), ("reason", "x")])
+            .await
+            .assert_redirect_to("/admin/login");
     }
     // A made-up session cookie is no session.
     anon.set_cookie("admin", &"ab".repeat(32));
-    assert_eq!(anon.get(&app, "/admin").await.0, 303);
-    let (status, page, headers) = anon.get(&app, "/admin/login").await;
-    assert_eq!(status, 200);
+    assert_eq!(anon.get(&app, "/admin").await.status, 303);
+    let Answer {
+        body: page,
+        headers,
+        ..
+    } = anon.get(&app, "/admin/login").await.assert_status(200);
     assert!(page.contains("name=\"password\""));
     assert_eq!(headers["cache-control"], "no-store");
 }
@@ -73,18 +74,26 @@ async fn login_issues_new_sessions_and_logout_kills_them(backend: Backend) {
     let browser = Browser::default();
 
     // Unknown account and wrong password: the same generic answer.
-    let (status, unknown, _) = browser.login(&app, "nobody@example.com", PASSWORD).await;
-    assert_eq!(status, 401);
+    let unknown = browser
+        .login(&app, "nobody@example.com", PASSWORD)
+        .await
+        .assert_status(401)
+        .body;
     assert!(unknown.contains("Wrong email or password."));
-    let (status, wrong, _) = browser.login(&app, OWNER, "not the passphrase").await;
-    assert_eq!(status, 401);
+    let wrong = browser
+        .login(&app, OWNER, "not the passphrase")
+        .await
+        .assert_status(401)
+        .body;
     assert!(wrong.contains("Wrong email or password."));
     assert!(browser.cookie("admin").is_none());
 
     // The email is matched however it is typed.
-    let (status, _, headers) = browser.login(&app, " Owner@Example.COM ", PASSWORD).await;
-    assert_eq!(status, 303);
-    assert_eq!(location(&headers), "/admin");
+    let headers = browser
+        .login(&app, " Owner@Example.COM ", PASSWORD)
+        .await
+        .assert_redirect_to("/admin")
+        .headers;
     let set_cookie = headers
         .get_all("set-cookie")
         .iter()
@@ -100,8 +109,7 @@ async fn login_issues_new_sessions_and_logout_kills_them(backend: Backend) {
     );
     let first = browser.cookie("admin").expect("cookie");
     assert_eq!(first.len(), 64);
-    let (status, dashboard, _) = browser.get(&app, "/admin").await;
-    assert_eq!(status, 200);
+    let dashboard = browser.get(&app, "/admin").await.assert_status(200).body;
     assert!(dashboard.contains("Dashboard"));
     assert!(dashboard.contains("Audit log"), "owners see the audit link");
 
@@ -121,32 +129,37 @@ async fn login_issues_new_sessions_and_logout_kills_them(backend: Backend) {
     assert_ne!(stored[0], first);
 
     // A second login gets a new id, and the one the browser had is ended.
-    let (status, _, _) = browser.login(&app, OWNER, PASSWORD).await;
-    assert_eq!(status, 303);
+    browser
+        .login(&app, OWNER, PASSWORD)
+        .await
+        .assert_status(303);
     let second = browser.cookie("admin").expect("cookie");
     assert_ne!(first, second);
     assert_eq!(session_count(&app.db).await, 1);
     let old = Browser::default();
     old.set_cookie("admin", &first);
-    assert_eq!(old.get(&app, "/admin").await.0, 303, "the old id is dead");
+    assert_eq!(
+        old.get(&app, "/admin").await.status,
+        303,
+        "the old id is dead"
+    );
 
     // A second browser has its own session; logging out ends only this one, server-side.
     let other = login_as(&app, OWNER).await;
-    let (_, page, _) = browser.get(&app, "/admin").await;
+    let page = browser.get(&app, "/admin").await.body;
     let token = hidden(&page, "csrf_token");
-    let (status, _, headers) = browser
+    browser
         .post(&app, "/admin/logout", &[("csrf_token", &token)])
-        .await;
-    assert_eq!(status, 303);
-    assert_eq!(location(&headers), "/admin/login");
+        .await
+        .assert_redirect_to("/admin/login");
     let replay = Browser::default();
     replay.set_cookie("admin", &second);
     assert_eq!(
-        replay.get(&app, "/admin").await.0,
+        replay.get(&app, "/admin").await.status,
         303,
         "the cookie is dead after logout"
     );
-    assert_eq!(other.get(&app, "/admin").await.0, 200);
+    assert_eq!(other.get(&app, "/admin").await.status, 200);
 
     let rows = audit_rows(&app.db).await;
     assert_eq!(
@@ -186,21 +199,34 @@ async fn sixth_wrong_password_from_one_address_is_throttled_but_not_for_good(bac
     create(&app.db, OWNER, Role::Owner).await;
     let browser = Browser::default();
     for attempt in 1..=5 {
-        let (status, _, _) = browser
-            .login(&app, OWNER, &format!("wrong guess number {attempt}"))
-            .await;
-        assert_eq!(status, 401, "attempt {attempt}");
+        assert_eq!(
+            browser
+                .login(&app, OWNER, &format!("wrong guess number {attempt}"))
+                .await
+                .status,
+            401,
+            "attempt {attempt}"
+        );
     }
-    let (status, page, headers) = browser.login(&app, OWNER, "wrong guess number 6").await;
-    assert_eq!(status, 429);
+    let Answer {
+        body: page,
+        headers,
+        ..
+    } = browser
+        .login(&app, OWNER, "wrong guess number 6")
+        .await
+        .assert_status(429);
     assert!(page.contains("Too many failed attempts"));
     assert_eq!(headers["retry-after"], "900");
     // Even the right password waits: the throttle is checked before the password.
-    assert_eq!(browser.login(&app, OWNER, PASSWORD).await.0, 429);
+    assert_eq!(browser.login(&app, OWNER, PASSWORD).await.status, 429);
     assert!(browser.cookie("admin").is_none());
     // Hammering a throttled login adds nothing to the audit log past its first refusal.
     for _ in 0..10 {
-        assert_eq!(browser.login(&app, OWNER, "still guessing").await.0, 429);
+        assert_eq!(
+            browser.login(&app, OWNER, "still guessing").await.status,
+            429
+        );
     }
     let rows = audit_rows(&app.db).await;
     assert_eq!(
@@ -211,7 +237,7 @@ async fn sixth_wrong_password_from_one_address_is_throttled_but_not_for_good(bac
 
     // Fifteen minutes later (the failures moved back in time) the account works again.
     age_attempts(&app.db).await;
-    assert_eq!(browser.login(&app, OWNER, PASSWORD).await.0, 303);
+    assert_eq!(browser.login(&app, OWNER, PASSWORD).await.status, 303);
     let rows = audit_rows(&app.db).await;
     let failed = rows.iter().filter(|r| r.1 == "login_failed").count();
     let throttled = rows.iter().filter(|r| r.1 == "login_throttled").count();
@@ -257,23 +283,31 @@ async fn owner_kept_out_from_one_address_still_signs_in_from_another(backend: Ba
     create(&app.db, OWNER, Role::Owner).await;
     let attacker = Browser::from_address("127.0.0.2");
     for attempt in 1..=5 {
-        let (status, _, _) = attacker
-            .login(&app, OWNER, &format!("guess {attempt}"))
-            .await;
-        assert_eq!(status, 401, "attempt {attempt}");
+        assert_eq!(
+            attacker
+                .login(&app, OWNER, &format!("guess {attempt}"))
+                .await
+                .status,
+            401,
+            "attempt {attempt}"
+        );
     }
-    let (status, page, _) = attacker.login(&app, OWNER, "guess 6").await;
-    assert_eq!(status, 429);
+    let page = attacker
+        .login(&app, OWNER, "guess 6")
+        .await
+        .assert_status(429)
+        .body;
     assert!(page.contains("Too many failed attempts"), "{page}");
     // The attacker stays throttled even with the right password...
-    assert_eq!(attacker.login(&app, OWNER, PASSWORD).await.0, 429);
+    assert_eq!(attacker.login(&app, OWNER, PASSWORD).await.status, 429);
 
     // ...while the owner, from another address, signs in at once.
     let owner = Browser::from_address("127.0.0.1");
-    let (status, _, headers) = owner.login(&app, OWNER, PASSWORD).await;
-    assert_eq!(status, 303);
-    assert_eq!(location(&headers), "/admin");
-    assert_eq!(owner.get(&app, "/admin").await.0, 200);
+    owner
+        .login(&app, OWNER, PASSWORD)
+        .await
+        .assert_redirect_to("/admin");
+    assert_eq!(owner.get(&app, "/admin").await.status, 200);
     let clients = login_clients(&app.db).await;
     assert!(
         clients
@@ -304,29 +338,43 @@ async fn an_address_spraying_accounts_is_throttled_on_the_21st_attempt(backend: 
     for round in 1..=5 {
         for email in &accounts {
             attempt += 1;
-            let (status, page, _) = sprayer.login(&app, email, &format!("guess {round}")).await;
+            let answer = sprayer.login(&app, email, &format!("guess {round}")).await;
             let expected = if attempt <= 20 { 401 } else { 429 };
             assert_eq!(
-                status, expected,
+                answer.status, expected,
                 "attempt {attempt} ({email}, round {round})"
             );
             if expected == 429 {
                 // The same words as any throttled login: nothing says which limit was hit.
-                assert!(page.contains("Too many failed attempts"), "{page}");
+                assert!(
+                    answer.body.contains("Too many failed attempts"),
+                    "{}",
+                    answer.body
+                );
             }
         }
     }
     // Even a right password from the spraying address waits out the minute...
-    assert_eq!(sprayer.login(&app, &accounts[0], PASSWORD).await.0, 429);
+    assert_eq!(
+        sprayer.login(&app, &accounts[0], PASSWORD).await.status,
+        429
+    );
     // ...but the accounts' owners, elsewhere, are not affected.
     for email in &accounts {
         let person = Browser::from_address("127.0.0.3");
-        assert_eq!(person.login(&app, email, PASSWORD).await.0, 303, "{email}");
+        assert_eq!(
+            person.login(&app, email, PASSWORD).await.status,
+            303,
+            "{email}"
+        );
     }
     // Fifteen minutes later the sprayer gets its budget back, no more.
     age_attempts(&app.db).await;
     assert_eq!(
-        sprayer.login(&app, &accounts[0], "guess again").await.0,
+        sprayer
+            .login(&app, &accounts[0], "guess again")
+            .await
+            .status,
         401
     );
 }
@@ -362,20 +410,29 @@ async fn failures_from_many_addresses_throttle_the_account_everywhere_for_a_whil
     login_as(&app, OWNER).await;
     // The tenth: now every address waits, the owner's too.
     record_failures(9, 1).await.expect("failures");
-    assert_eq!(Browser::default().login(&app, OWNER, PASSWORD).await.0, 429);
+    assert_eq!(
+        Browser::default().login(&app, OWNER, PASSWORD).await.status,
+        429
+    );
     age_attempts(&app.db).await;
-    assert_eq!(Browser::default().login(&app, OWNER, PASSWORD).await.0, 303);
+    assert_eq!(
+        Browser::default().login(&app, OWNER, PASSWORD).await.status,
+        303
+    );
 
     // Within the hour the ten older failures still count: nine more are let through, the
     // twentieth closes the account everywhere again.
     record_failures(20, 9).await.expect("failures");
-    assert_eq!(Browser::default().login(&app, OWNER, PASSWORD).await.0, 303);
+    assert_eq!(
+        Browser::default().login(&app, OWNER, PASSWORD).await.status,
+        303
+    );
     record_failures(29, 1).await.expect("failures");
     assert_eq!(
         Browser::from_address("127.0.0.5")
             .login(&app, OWNER, PASSWORD)
             .await
-            .0,
+            .status,
         429,
         "the hourly ceiling"
     );
@@ -394,14 +451,14 @@ async fn forwarded_for_counts_only_from_a_trusted_proxy() {
                 .build()
                 .expect("client"),
         );
-        assert_eq!(browser.login(&app, OWNER, "guess").await.0, 401);
+        assert_eq!(browser.login(&app, OWNER, "guess").await.status, 401);
     }
     let forged = Browser::with_client(
         client_builder(&[("x-forwarded-for", "203.0.113.99")])
             .build()
             .expect("client"),
     );
-    assert_eq!(forged.login(&app, OWNER, PASSWORD).await.0, 429);
+    assert_eq!(forged.login(&app, OWNER, PASSWORD).await.status, 429);
     let clients = login_clients(&app.db).await;
     assert_eq!(clients.len(), 6, "{clients:?}");
     assert!(clients.iter().all(|(_, c)| c == "127.0.0.1"), "{clients:?}");
@@ -425,7 +482,10 @@ async fn forwarded_for_counts_only_from_a_trusted_proxy() {
     for attempt in 1..=5 {
         let chain = format!("10.9.9.{attempt}, 203.0.113.7");
         assert_eq!(
-            via_proxy(&chain).login(&proxied, OWNER, "guess").await.0,
+            via_proxy(&chain)
+                .login(&proxied, OWNER, "guess")
+                .await
+                .status,
             401
         );
     }
@@ -433,14 +493,14 @@ async fn forwarded_for_counts_only_from_a_trusted_proxy() {
         via_proxy("10.9.9.9, 203.0.113.7")
             .login(&proxied, OWNER, PASSWORD)
             .await
-            .0,
+            .status,
         429
     );
     assert_eq!(
         via_proxy("203.0.113.8")
             .login(&proxied, OWNER, PASSWORD)
             .await
-            .0,
+            .status,
         303,
         "another client behind the same proxy is not throttled"
     );
@@ -460,7 +520,7 @@ async fn idle_and_absolute_timeouts_end_sessions(backend: Backend) {
     };
     create(&app.db, OWNER, Role::Owner).await;
     let browser = login_as(&app, OWNER).await;
-    assert_eq!(browser.get(&app, "/admin").await.0, 200);
+    assert_eq!(browser.get(&app, "/admin").await.status, 200);
 
     // 31 minutes without a request.
     app.db
@@ -472,7 +532,7 @@ async fn idle_and_absolute_timeouts_end_sessions(backend: Backend) {
         })
         .await
         .expect("idle");
-    assert_eq!(browser.get(&app, "/admin").await.0, 303);
+    assert_eq!(browser.get(&app, "/admin").await.status, 303);
     assert_eq!(
         session_count(&app.db).await,
         0,
@@ -480,7 +540,7 @@ async fn idle_and_absolute_timeouts_end_sessions(backend: Backend) {
     );
 
     // Active all along, but logged in over 12 hours ago.
-    assert_eq!(browser.login(&app, OWNER, PASSWORD).await.0, 303);
+    assert_eq!(browser.login(&app, OWNER, PASSWORD).await.status, 303);
     app.db
         .run(|conn| {
             diesel::update(admin_sessions::table)
@@ -493,10 +553,10 @@ async fn idle_and_absolute_timeouts_end_sessions(backend: Backend) {
         })
         .await
         .expect("old");
-    assert_eq!(browser.get(&app, "/admin").await.0, 303);
+    assert_eq!(browser.get(&app, "/admin").await.status, 303);
 
     // A session in use stays alive: a recent last_seen keeps it.
-    assert_eq!(browser.login(&app, OWNER, PASSWORD).await.0, 303);
+    assert_eq!(browser.login(&app, OWNER, PASSWORD).await.status, 303);
     app.db
         .run(|conn| {
             diesel::update(admin_sessions::table)
@@ -506,7 +566,7 @@ async fn idle_and_absolute_timeouts_end_sessions(backend: Backend) {
         })
         .await
         .expect("recent");
-    assert_eq!(browser.get(&app, "/admin").await.0, 200);
+    assert_eq!(browser.get(&app, "/admin").await.status, 200);
     let seen: i64 = app
         .db
         .run(|conn| {
@@ -542,7 +602,7 @@ async fn a_storm_of_logins_is_answered_or_told_to_retry_never_failed(backend: Ba
         .map(|(browser, token)| {
             let app = std::sync::Arc::clone(&app);
             tokio::spawn(async move {
-                let (status, _, headers) = browser
+                let answer = browser
                     .post(
                         &app,
                         "/admin/login",
@@ -553,7 +613,7 @@ async fn a_storm_of_logins_is_answered_or_told_to_retry_never_failed(backend: Ba
                         ],
                     )
                     .await;
-                (status, headers.get("retry-after").is_some())
+                (answer.status, answer.header("retry-after").is_some())
             })
         })
         .collect();

@@ -2,19 +2,15 @@
 //! the orders list (by text, status and UTC date range; abandoned checkouts left out unless
 //! asked for), and a real order's page and its audited actions.
 
-use std::time::{Duration, Instant};
-
 use diesel::prelude::*;
 use storefront::accounts::Role;
 use storefront::db::schema::{alerts, outbox_jobs, purchase_events};
 use storefront::db::{DbError, now_ms, purchases};
 
-use crate::admin::{
-    Browser, OWNER, SUPPORT, audit_rows, create, insert_purchase, location, login_as,
-};
+use crate::admin::{Browser, OWNER, SUPPORT, audit_rows, create, insert_purchase, login_as};
 use crate::both_backends;
 use crate::fixtures::purchase;
-use crate::helpers::{Backend, spawn_app, spawn_shop};
+use crate::helpers::{Backend, spawn_app, spawn_shop, wait_for};
 use crate::journeys::buy_and_wait_fulfilled;
 
 both_backends!(
@@ -53,8 +49,11 @@ async fn support_gets_403_on_owner_actions_and_forms_need_csrf(backend: Backend)
         .expect("alert");
 
     let support = login_as(&app, SUPPORT).await;
-    let (status, page, _) = support.get(&app, "/admin/orders/p1").await;
-    assert_eq!(status, 200);
+    let page = support
+        .get(&app, "/admin/orders/p1")
+        .await
+        .assert_status(200)
+        .body;
     assert!(page.contains("Add note"));
     assert!(
         !page.contains("Mark resolved"),
@@ -64,34 +63,41 @@ async fn support_gets_403_on_owner_actions_and_forms_need_csrf(backend: Backend)
         !page.contains("href=\"/admin/audit\""),
         "nor the audit link"
     );
-    assert_eq!(support.get(&app, "/admin/audit").await.0, 403);
+    assert_eq!(support.get(&app, "/admin/audit").await.status, 403);
     for action in ["retry", "refund", "resolve"] {
-        let (status, _, _) = support.act(&app, "p1", action, "because").await;
-        assert_eq!(status, 403, "{action}");
+        support
+            .act(&app, "p1", action, "because")
+            .await
+            .assert_status(403);
     }
-    let (status, _, headers) = support.act(&app, "p1", "note", "customer called").await;
-    assert_eq!(status, 303);
-    assert_eq!(location(&headers), "/admin/orders/p1?done=note");
+    support
+        .act(&app, "p1", "note", "customer called")
+        .await
+        .assert_redirect_to("/admin/orders/p1?done=note");
 
     // The owner's forms without a valid token change nothing.
     let owner = login_as(&app, OWNER).await;
     let before = audit_rows(&app.db).await.len();
     for token in ["", "00", &"ab".repeat(32)] {
         for action in ["note", "resolve", "refund"] {
-            let (status, _, _) = owner
-                .post(
-                    &app,
-                    &format!("/admin/orders/p1/{action}"),
-                    &[("csrf_token", token), ("reason", "forged")],
-                )
-                .await;
-            assert_eq!(status, 403, "{action} with {token:?}");
+            assert_eq!(
+                owner
+                    .post(
+                        &app,
+                        &format!("/admin/orders/p1/{action}"),
+                        &[("csrf_token", token), ("reason", "forged")],
+                    )
+                    .await
+                    .status,
+                403,
+                "{action} with {token:?}"
+            );
         }
         assert_eq!(
             owner
                 .post(&app, "/admin/logout", &[("csrf_token", token)])
                 .await
-                .0,
+                .status,
             403
         );
     }
@@ -105,7 +111,7 @@ async fn support_gets_403_on_owner_actions_and_forms_need_csrf(backend: Backend)
                 &[("csrf_token", &stranger_token), ("reason", "forged")]
             )
             .await
-            .0,
+            .status,
         403
     );
     assert_eq!(audit_rows(&app.db).await.len(), before);
@@ -122,12 +128,19 @@ async fn support_gets_403_on_owner_actions_and_forms_need_csrf(backend: Backend)
         .await
         .expect("counts");
     assert_eq!((events, open_alerts), (2, 1), "created + the support note");
-    assert_eq!(owner.get(&app, "/admin").await.0, 200, "still logged in");
+    assert_eq!(
+        owner.get(&app, "/admin").await.status,
+        200,
+        "still logged in"
+    );
 
     // With the token, the owner resolves; a reason is required. Without one, the order page
     // comes back with the problem beside the reason field, not the shop's error page.
-    let (status, page, _) = owner.act(&app, "p1", "resolve", "  ").await;
-    assert_eq!(status, 400);
+    let page = owner
+        .act(&app, "p1", "resolve", "  ")
+        .await
+        .assert_status(400)
+        .body;
     assert!(page.contains("<h1>Order <code>p1</code></h1>"), "{page}");
     assert!(!page.contains("Go to the home page"), "{page}");
     let field = page
@@ -148,25 +161,33 @@ async fn support_gets_403_on_owner_actions_and_forms_need_csrf(backend: Backend)
     );
     // A reason that is too long is kept as typed, to be shortened rather than retyped.
     let long = format!("called back {}", "x".repeat(1000));
-    let (status, page, _) = owner.act(&app, "p1", "resolve", &long).await;
-    assert_eq!(status, 400);
+    let page = owner
+        .act(&app, "p1", "resolve", &long)
+        .await
+        .assert_status(400)
+        .body;
     assert!(page.contains(&format!("value=\"{long}\"")), "{page}");
     assert!(page.contains("1000 characters or fewer"), "{page}");
-    let (status, _, _) = owner.act(&app, "p1", "resolve", "handled by phone").await;
-    assert_eq!(status, 303);
-    let (_, page, _) = owner.get(&app, "/admin/orders/p1?done=resolve").await;
+    owner
+        .act(&app, "p1", "resolve", "handled by phone")
+        .await
+        .assert_status(303);
+    let page = owner.get(&app, "/admin/orders/p1?done=resolve").await.body;
     assert!(page.contains("Alerts resolved."));
     assert!(
         page.contains("customer called"),
         "the note is on the timeline"
     );
     // Nothing to refund or retry on an unpaid order: the order page says why.
-    let (status, page, _) = owner.act(&app, "p1", "refund", "why not").await;
-    assert_eq!(status, 409);
+    let page = owner
+        .act(&app, "p1", "refund", "why not")
+        .await
+        .assert_status(409)
+        .body;
     assert!(page.contains("<h1>Order <code>p1</code></h1>"), "{page}");
     assert!(page.contains("It was never paid"), "{page}");
-    assert_eq!(owner.act(&app, "p1", "retry", "why not").await.0, 409);
-    assert_eq!(owner.act(&app, "nope", "note", "x").await.0, 404);
+    assert_eq!(owner.act(&app, "p1", "retry", "why not").await.status, 409);
+    assert_eq!(owner.act(&app, "nope", "note", "x").await.status, 404);
 
     let rows = audit_rows(&app.db).await;
     let tail: Vec<_> = rows
@@ -181,8 +202,11 @@ async fn support_gets_403_on_owner_actions_and_forms_need_csrf(backend: Backend)
             (OWNER, "order_resolve", Some("purchase:p1")),
         ]
     );
-    let (status, audit, _) = owner.get(&app, "/admin/audit").await;
-    assert_eq!(status, 200);
+    let audit = owner
+        .get(&app, "/admin/audit")
+        .await
+        .assert_status(200)
+        .body;
     assert!(audit.contains("order_resolve") && audit.contains("handled by phone"));
 }
 
@@ -209,15 +233,18 @@ async fn orders_are_searched_and_paged(backend: Backend) {
         .await;
     }
     let browser = login_as(&app, SUPPORT).await;
-    let (status, first, _) = browser.get(&app, "/admin/orders").await;
-    assert_eq!(status, 200);
+    let first = browser
+        .get(&app, "/admin/orders")
+        .await
+        .assert_status(200)
+        .body;
     assert_eq!(first.matches("href=\"/admin/orders/p").count(), 25);
     assert!(first.contains("/admin/orders/p26\""), "newest first");
     assert!(!first.contains("/admin/orders/p01\""));
     assert!(first.contains("$1,234.56"), "money is formatted");
     assert!(first.contains("Page 1"));
     assert!(first.contains("href=\"/admin/orders?page=2\""));
-    let (_, second, _) = browser.get(&app, "/admin/orders?page=2").await;
+    let second = browser.get(&app, "/admin/orders?page=2").await.body;
     assert!(second.contains("Page 2"), "the address and the page agree");
     assert!(second.contains("href=\"/admin/orders\">← Newer"));
     assert_eq!(second.matches("href=\"/admin/orders/p").count(), 2);
@@ -227,8 +254,11 @@ async fn orders_are_searched_and_paged(backend: Backend) {
         let browser = browser.clone();
         let app = &app;
         async move {
-            let (status, page, _) = browser.get(app, &format!("/admin/orders?{query}")).await;
-            assert_eq!(status, 200, "{query}");
+            let page = browser
+                .get(app, &format!("/admin/orders?{query}"))
+                .await
+                .assert_status(200)
+                .body;
             page.matches("href=\"/admin/orders/p").count()
         }
     };
@@ -238,7 +268,10 @@ async fn orders_are_searched_and_paged(backend: Backend) {
     assert_eq!(find("q=100%25").await, 0, "LIKE wildcards are literal");
     assert_eq!(find("status=needs_attention").await, 1);
     assert_eq!(find("q=example.com&status=needs_attention").await, 1);
-    assert_eq!(browser.get(&app, "/admin/orders?status=bogus").await.0, 400);
+    assert_eq!(
+        browser.get(&app, "/admin/orders?status=bogus").await.status,
+        400
+    );
 
     // An upstream order id finds its purchase.
     app.db
@@ -259,7 +292,10 @@ async fn orders_are_searched_and_paged(backend: Backend) {
     )
     .await;
     for typed in ["SF-3FA2-9C1E", "sf-3fa2-9c1e", "3FA2-9C1E"] {
-        let (_, page, _) = browser.get(&app, &format!("/admin/orders?q={typed}")).await;
+        let page = browser
+            .get(&app, &format!("/admin/orders?q={typed}"))
+            .await
+            .body;
         assert!(
             page.contains("href=\"/admin/orders/3fa29c1e0b7d4411aa02\""),
             "{typed}: {page}"
@@ -268,7 +304,7 @@ async fn orders_are_searched_and_paged(backend: Backend) {
     }
 
     // The dashboard lists the order that needs attention.
-    let (_, dashboard, _) = browser.get(&app, "/admin").await;
+    let dashboard = browser.get(&app, "/admin").await.body;
     assert!(
         dashboard.contains("href=\"/admin/orders/p05\""),
         "{dashboard}"
@@ -325,8 +361,11 @@ async fn orders_are_found_by_utc_date_range_and_pages_keep_the_filters(backend: 
         .await;
     }
     let browser = login_as(&app, SUPPORT).await;
-    let (status, page, _) = browser.get(&app, "/admin/orders").await;
-    assert_eq!(status, 200);
+    let page = browser
+        .get(&app, "/admin/orders")
+        .await
+        .assert_status(200)
+        .body;
     assert!(page.contains("type=\"date\""), "date pickers: {page}");
     assert!(page.contains("UTC"), "the page says which days");
 
@@ -334,8 +373,11 @@ async fn orders_are_found_by_utc_date_range_and_pages_keep_the_filters(backend: 
         let browser = browser.clone();
         let app = &app;
         async move {
-            let (status, page, _) = browser.get(app, &format!("/admin/orders?{query}")).await;
-            assert_eq!(status, 200, "{query}: {page}");
+            let page = browser
+                .get(app, &format!("/admin/orders?{query}"))
+                .await
+                .assert_status(200)
+                .body;
             let mut ids = listed_orders(&page);
             ids.retain(|id| id.starts_with("d-"));
             ids
@@ -377,8 +419,11 @@ async fn orders_are_found_by_utc_date_range_and_pages_keep_the_filters(backend: 
             "value=\"2026-03-11\"",
         ),
     ] {
-        let (status, page, _) = browser.get(&app, &format!("/admin/orders?{query}")).await;
-        assert_eq!(status, 400, "{query}");
+        let page = browser
+            .get(&app, &format!("/admin/orders?{query}"))
+            .await
+            .assert_status(400)
+            .body;
         assert!(page.contains("<h1>Orders</h1>"), "the orders page: {page}");
         assert!(page.contains("role=\"alert\""), "{page}");
         assert!(page.contains(message), "{query}: {page}");
@@ -388,21 +433,23 @@ async fn orders_are_found_by_utc_date_range_and_pages_keep_the_filters(backend: 
     }
 
     // Paging through the busy day keeps every filter in the links.
-    let (_, first, _) = browser
+    let first = browser
         .get(
             &app,
             "/admin/orders?q=busy&status=paid&from=2026-03-05&to=2026-03-05",
         )
-        .await;
+        .await
+        .body;
     assert_eq!(listed_orders(&first).len(), 14, "the paid half: {first}");
     assert!(pager_href(&first, "Older →").is_none(), "one page");
-    let (_, first, _) = browser
+    let first = browser
         .get(&app, "/admin/orders?from=2026-03-05&to=2026-03-05")
-        .await;
+        .await
+        .body;
     assert_eq!(listed_orders(&first).len(), 25);
     let older = pager_href(&first, "Older →").expect("an older page");
     assert_eq!(older, "/admin/orders?from=2026-03-05&to=2026-03-05&page=2");
-    let (_, second, _) = browser.get(&app, &older).await;
+    let second = browser.get(&app, &older).await.body;
     assert_eq!(listed_orders(&second), ["busy01", "busy00"]);
     assert!(
         second.contains("value=\"2026-03-05\""),
@@ -440,10 +487,11 @@ async fn a_real_order_is_shown_without_installation_values_and_actions_are_audit
     assert!(iccid.len() > 8);
 
     let owner = login_as(&app, OWNER).await;
-    let (status, page, _) = owner
+    let page = owner
         .get(&app, &format!("/admin/orders/{purchase_id}"))
-        .await;
-    assert_eq!(status, 200);
+        .await
+        .assert_status(200)
+        .body;
     assert!(page.contains("data-status=\"fulfilled\""), "{page}");
     assert!(page.contains(&format!("…{}", &iccid[iccid.len() - 4..])));
     assert!(!page.contains(&iccid), "the full ICCID is never shown");
@@ -454,7 +502,7 @@ async fn a_real_order_is_shown_without_installation_values_and_actions_are_audit
     assert!(page.contains("place_order"), "outbox jobs are listed");
     assert!(page.contains("Refund"));
 
-    let (_, dashboard, _) = owner.get(&app, "/admin").await;
+    let dashboard = owner.get(&app, "/admin").await.body;
     assert!(dashboard.contains("Last 7 days"));
     let sales_table = dashboard
         .split("id=\"sales\"")
@@ -467,45 +515,47 @@ async fn a_real_order_is_shown_without_installation_values_and_actions_are_audit
     );
 
     // Actions: note, retry (nothing queued: 409), refund, resolve.
-    let (status, _, _) = owner
+    owner
         .act(&app, &purchase_id, "note", "checked by owner")
-        .await;
-    assert_eq!(status, 303);
-    assert_eq!(owner.act(&app, &purchase_id, "retry", "nudge").await.0, 409);
+        .await
+        .assert_status(303);
+    assert_eq!(
+        owner.act(&app, &purchase_id, "retry", "nudge").await.status,
+        409
+    );
     // The eSIM was bought from the wallet: a plain refund is refused and says why; the
     // explicit "refund and keep the cost" goes through.
-    let (status, refused, _) = owner
+    let refused = owner
         .act(&app, &purchase_id, "refund", "customer cancelled the trip")
-        .await;
-    assert_eq!(status, 409);
+        .await
+        .assert_status(409)
+        .body;
     assert!(refused.contains("Refund and keep the cost"), "{refused}");
-    let (status, _, headers) = owner
+    owner
         .act(
             &app,
             &purchase_id,
             "refund-keep-cost",
             "customer cancelled the trip",
         )
-        .await;
-    assert_eq!(status, 303);
-    assert_eq!(
-        location(&headers),
-        format!("/admin/orders/{purchase_id}?done=refund-keep-cost")
-    );
+        .await
+        .assert_redirect_to(format!("/admin/orders/{purchase_id}?done=refund-keep-cost"));
     assert_eq!(
         owner
             .act(&app, &purchase_id, "refund-keep-cost", "again")
             .await
-            .0,
+            .status,
         409,
         "one refund at a time"
     );
-    let (status, _, _) = owner.act(&app, &purchase_id, "resolve", "refunded").await;
+    let status = owner
+        .act(&app, &purchase_id, "resolve", "refunded")
+        .await
+        .status;
     assert_eq!(status, 303);
 
     // The demo provider refunds: the purchase ends refunded.
-    let started = Instant::now();
-    loop {
+    wait_for("the purchase to be refunded", async || {
         let lookup = purchase_id.clone();
         let status = app
             .db
@@ -515,14 +565,12 @@ async fn a_real_order_is_shown_without_installation_values_and_actions_are_audit
             .expect("purchase")
             .status;
         if status == "refunded" {
-            break;
+            Ok(())
+        } else {
+            Err(status)
         }
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "not refunded: {status}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    })
+    .await;
     let refund_jobs: i64 = app
         .db
         .run(|conn| {
@@ -536,9 +584,10 @@ async fn a_real_order_is_shown_without_installation_values_and_actions_are_audit
         .await
         .expect("jobs");
     assert_eq!(refund_jobs, 1);
-    let (_, page, _) = owner
+    let page = owner
         .get(&app, &format!("/admin/orders/{purchase_id}"))
-        .await;
+        .await
+        .body;
     assert!(page.contains("checked by owner"));
     assert!(
         page.contains("customer cancelled the trip"),
@@ -602,8 +651,11 @@ async fn abandoned_checkouts_are_left_out_of_the_list_until_asked_for(backend: B
             .collect()
     };
     let check = async |sweep: &str| {
-        let (status, page, _) = browser.get(&app, "/admin/orders").await;
-        assert_eq!(status, 200);
+        let page = browser
+            .get(&app, "/admin/orders")
+            .await
+            .assert_status(200)
+            .body;
         assert_eq!(
             listed(&page),
             ["a-open", "a-declined-now", "a-paid"],
@@ -616,8 +668,11 @@ async fn abandoned_checkouts_are_left_out_of_the_list_until_asked_for(backend: B
         assert!(!page.contains("Abandoned checkout<"), "{page}");
         assert!(page.contains("href=\"/admin/orders?status=abandoned\">Show abandoned checkouts"));
 
-        let (status, page, _) = browser.get(&app, "/admin/orders?status=abandoned").await;
-        assert_eq!(status, 200);
+        let page = browser
+            .get(&app, "/admin/orders?status=abandoned")
+            .await
+            .assert_status(200)
+            .body;
         assert_eq!(
             listed(&page),
             ["a-gone2", "a-declined", "a-gone1"],
@@ -635,7 +690,7 @@ async fn abandoned_checkouts_are_left_out_of_the_list_until_asked_for(backend: B
         assert!(!page.contains("data-hidden-abandoned"));
 
         // A search narrows the note's count and its link keeps the search.
-        let (_, page, _) = browser.get(&app, "/admin/orders?q=gone").await;
+        let page = browser.get(&app, "/admin/orders?q=gone").await.body;
         assert!(listed(&page).is_empty(), "{page}");
         assert!(page.contains("2 abandoned checkouts"), "{page}");
         assert!(
@@ -645,16 +700,17 @@ async fn abandoned_checkouts_are_left_out_of_the_list_until_asked_for(backend: B
     };
     check("before the sweep").await;
     // Choosing an unpaid status lists its abandoned checkouts too, labelled.
-    let (_, page, _) = browser
+    let page = browser
         .get(&app, "/admin/orders?status=awaiting_payment")
-        .await;
+        .await
+        .body;
     assert_eq!(listed(&page), ["a-open", "a-gone2", "a-gone1"]);
     assert_eq!(page.matches(">Abandoned checkout</span>").count(), 2);
     assert_eq!(page.matches(">Awaiting payment</span>").count(), 1);
     // Its own page says so too; a checkout still open does not.
-    let (_, page, _) = browser.get(&app, "/admin/orders/a-gone1").await;
+    let page = browser.get(&app, "/admin/orders/a-gone1").await.body;
     assert!(page.contains(">Abandoned checkout</span>"), "{page}");
-    let (_, page, _) = browser.get(&app, "/admin/orders/a-open").await;
+    let page = browser.get(&app, "/admin/orders/a-open").await.body;
     assert!(page.contains(">Awaiting payment</span>"), "{page}");
 
     let moved = app

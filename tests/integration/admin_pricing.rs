@@ -4,7 +4,7 @@
 
 use storefront::accounts::Role;
 
-use crate::admin::{Browser, OWNER, SUPPORT, audit_rows, create, hidden, location, login_as};
+use crate::admin::{Browser, OWNER, SUPPORT, audit_rows, create, hidden, login_as};
 use crate::both_backends;
 use crate::helpers::{Backend, spawn_app, spawn_shop};
 
@@ -16,11 +16,11 @@ async fn an_out_of_range_markup_is_explained_in_the_form_s_units() {
     let app = spawn_app(Backend::Sqlite).await.expect("sqlite");
     create(&app.db, OWNER, Role::Owner).await;
     let owner = login_as(&app, OWNER).await;
-    let (_, page, _) = owner.get(&app, "/admin/pricing").await;
+    let page = owner.get(&app, "/admin/pricing").await.body;
     let token = hidden(&page, "csrf_token");
     for (markup, fixed) in [("1000000", ""), ("1000.01", ""), ("25", "20000")] {
         for action in ["preview", "save"] {
-            let (status, page, _) = owner
+            let page = owner
                 .post(
                     &app,
                     &format!("/admin/pricing/{action}"),
@@ -34,8 +34,9 @@ async fn an_out_of_range_markup_is_explained_in_the_form_s_units() {
                         ("ending", ""),
                     ],
                 )
-                .await;
-            assert_eq!(status, 400, "{action} {markup}");
+                .await
+                .assert_status(400)
+                .body;
             let expected = if fixed.is_empty() {
                 "Markup must be from 0 to 1000 (%)."
             } else {
@@ -47,7 +48,7 @@ async fn an_out_of_range_markup_is_explained_in_the_form_s_units() {
         }
     }
     // 1000 % is the top of the range, and is accepted.
-    let (status, _, _) = owner
+    owner
         .post(
             &app,
             "/admin/pricing/preview",
@@ -61,8 +62,8 @@ async fn an_out_of_range_markup_is_explained_in_the_form_s_units() {
                 ("ending", ""),
             ],
         )
-        .await;
-    assert_eq!(status, 200);
+        .await
+        .assert_status(200);
 }
 
 async fn a_markup_rule_is_previewed_saved_shown_on_the_shop_and_audited(backend: Backend) {
@@ -95,9 +96,9 @@ async fn a_markup_rule_is_previewed_saved_shown_on_the_shop_and_audited(backend:
 
     // Support may not see or change pricing; the nav does not offer it.
     let support = login_as(&app, SUPPORT).await;
-    let (_, dashboard, _) = support.get(&app, "/admin").await;
+    let dashboard = support.get(&app, "/admin").await.body;
     assert!(!dashboard.contains("href=\"/admin/pricing\""));
-    assert_eq!(support.get(&app, "/admin/pricing").await.0, 403);
+    assert_eq!(support.get(&app, "/admin/pricing").await.status, 403);
     let token = support.csrf(&app).await;
     let fields = as_pairs(&form(&token));
     let pairs: Vec<(&str, &str)> = fields
@@ -105,7 +106,10 @@ async fn a_markup_rule_is_previewed_saved_shown_on_the_shop_and_audited(backend:
         .map(|(k, v)| (k.as_str(), v.as_str()))
         .collect();
     assert_eq!(
-        support.post(&app, "/admin/pricing/save", &pairs).await.0,
+        support
+            .post(&app, "/admin/pricing/save", &pairs)
+            .await
+            .status,
         403
     );
 
@@ -116,10 +120,16 @@ async fn a_markup_rule_is_previewed_saved_shown_on_the_shop_and_audited(backend:
         .iter()
         .map(|(k, v)| (k.as_str(), v.as_str()))
         .collect();
-    assert_eq!(owner.post(&app, "/admin/pricing/save", &pairs).await.0, 403);
+    assert_eq!(
+        owner.post(&app, "/admin/pricing/save", &pairs).await.status,
+        403
+    );
 
-    let (status, page, _) = owner.get(&app, "/admin/pricing").await;
-    assert_eq!(status, 200);
+    let page = owner
+        .get(&app, "/admin/pricing")
+        .await
+        .assert_status(200)
+        .body;
     assert!(page.contains("Price-ladder inversions"));
     let token = hidden(&page, "csrf_token");
     let fields = as_pairs(&form(&token));
@@ -127,8 +137,11 @@ async fn a_markup_rule_is_previewed_saved_shown_on_the_shop_and_audited(backend:
         .iter()
         .map(|(k, v)| (k.as_str(), v.as_str()))
         .collect();
-    let (status, preview, _) = owner.post(&app, "/admin/pricing/preview", &pairs).await;
-    assert_eq!(status, 200);
+    let preview = owner
+        .post(&app, "/admin/pricing/preview", &pairs)
+        .await
+        .assert_status(200)
+        .body;
     assert!(
         preview.contains("1 plan would be priced by this rule"),
         "{preview}"
@@ -138,7 +151,7 @@ async fn a_markup_rule_is_previewed_saved_shown_on_the_shop_and_audited(backend:
         "the cost is shown"
     );
     assert!(preview.contains(&doubled), "the new price is shown");
-    let (_, shop_page, _) = owner.get(&app, &format!("/plans/{}", plan.id)).await;
+    let shop_page = owner.get(&app, &format!("/plans/{}", plan.id)).await.body;
     assert!(!shop_page.contains(&doubled), "a preview changes nothing");
     // The list page showing the plan is rendered once per catalog snapshot and kept.
     let list_path = match plan.kind {
@@ -151,22 +164,27 @@ async fn a_markup_rule_is_previewed_saved_shown_on_the_shop_and_audited(backend:
             .and_then(|card| card.split("</li>").next())
             .is_some_and(|card| card.contains(price))
     };
-    let (status, list_before, _) = Browser::default().get(&app, &list_path).await;
-    assert_eq!(status, 200);
+    let list_before = Browser::default()
+        .get(&app, &list_path)
+        .await
+        .assert_status(200)
+        .body;
     let old_price = plan.price.expect("price").to_string();
     assert!(
         card_price(&list_before, &old_price),
         "{list_path}: {list_before}"
     );
 
-    let (status, _, headers) = owner.post(&app, "/admin/pricing/save", &pairs).await;
-    assert_eq!(status, 303);
-    assert_eq!(location(&headers), "/admin/pricing?saved=1");
-    let (_, shop_page, _) = Browser::default()
+    owner
+        .post(&app, "/admin/pricing/save", &pairs)
+        .await
+        .assert_redirect_to("/admin/pricing?saved=1");
+    let shop_page = Browser::default()
         .get(&app, &format!("/plans/{}", plan.id))
-        .await;
+        .await
+        .body;
     assert!(shop_page.contains(&doubled), "the shop shows the new price");
-    let (_, list_after, _) = Browser::default().get(&app, &list_path).await;
+    let list_after = Browser::default().get(&app, &list_path).await.body;
     assert!(
         card_price(&list_after, &doubled),
         "{list_path} shows the new price at once"
@@ -176,12 +194,15 @@ async fn a_markup_rule_is_previewed_saved_shown_on_the_shop_and_audited(backend:
     let mut bad = as_pairs(&form(&token));
     bad[2].1 = "no-such-plan".into();
     let pairs: Vec<(&str, &str)> = bad.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    let (status, page, _) = owner.post(&app, "/admin/pricing/preview", &pairs).await;
-    assert_eq!(status, 400);
+    let page = owner
+        .post(&app, "/admin/pricing/preview", &pairs)
+        .await
+        .assert_status(400)
+        .body;
     assert!(page.contains("There is no plan"));
 
     // Removing the rule restores the old price.
-    let (status, _, _) = owner
+    owner
         .post(
             &app,
             "/admin/pricing/delete",
@@ -191,14 +212,15 @@ async fn a_markup_rule_is_previewed_saved_shown_on_the_shop_and_audited(backend:
                 ("scope_value", &plan.id),
             ],
         )
-        .await;
-    assert_eq!(status, 303);
-    let (_, shop_page, _) = Browser::default()
+        .await
+        .assert_status(303);
+    let shop_page = Browser::default()
         .get(&app, &format!("/plans/{}", plan.id))
-        .await;
+        .await
+        .body;
     assert!(!shop_page.contains(&doubled));
     assert!(shop_page.contains(&plan.price.expect("price").to_string()));
-    let (_, list_restored, _) = Browser::default().get(&app, &list_path).await;
+    let list_restored = Browser::default().get(&app, &list_path).await.body;
     assert!(card_price(&list_restored, &old_price), "{list_path}");
     assert!(!card_price(&list_restored, &doubled), "{list_path}");
 
@@ -216,7 +238,7 @@ async fn a_markup_rule_is_previewed_saved_shown_on_the_shop_and_audited(backend:
     );
     assert!(pricing[0].3.contains("100.00%"));
     assert_eq!(pricing[1].1, "pricing_rule_deleted");
-    let (_, audit, _) = owner.get(&app, "/admin/audit").await;
+    let audit = owner.get(&app, "/admin/audit").await.body;
     assert!(audit.contains("pricing_rule_saved"));
 }
 
@@ -235,7 +257,7 @@ async fn a_rule_s_country_or_region_is_found_by_name_or_lower_case_code() {
         .expect("a plan")
         .clone();
     let region = snap.regions().first().expect("a region").clone();
-    let (_, page, _) = owner.get(&app, "/admin/pricing").await;
+    let page = owner.get(&app, "/admin/pricing").await.body;
     assert!(
         page.contains("<datalist id=\"scope-suggestions\">"),
         "{page}"
@@ -251,7 +273,7 @@ async fn a_rule_s_country_or_region_is_found_by_name_or_lower_case_code() {
         ),
         ("region", region.name.as_str(), region.slug.as_str()),
     ] {
-        let (status, preview, _) = owner
+        let preview = owner
             .post(
                 &app,
                 "/admin/pricing/preview",
@@ -265,14 +287,15 @@ async fn a_rule_s_country_or_region_is_found_by_name_or_lower_case_code() {
                     ("ending", ""),
                 ],
             )
-            .await;
-        assert_eq!(status, 200, "{kind} {typed}: {preview}");
+            .await
+            .assert_status(200)
+            .body;
         assert!(
             preview.contains(&format!("{kind} {stored}")),
             "{kind} {typed} is stored as {stored}: {preview}"
         );
     }
-    let (status, refused, _) = owner
+    let refused = owner
         .post(
             &app,
             "/admin/pricing/preview",
@@ -286,7 +309,8 @@ async fn a_rule_s_country_or_region_is_found_by_name_or_lower_case_code() {
                 ("ending", ""),
             ],
         )
-        .await;
-    assert_eq!(status, 400);
+        .await
+        .assert_status(400)
+        .body;
     assert!(refused.contains("There is no country"), "{refused}");
 }

@@ -5,7 +5,7 @@
 use storefront::accounts::Role;
 
 use crate::admin::{Browser, OWNER, SUPPORT, create, login_as};
-use crate::helpers::{Backend, TestApp, location, spawn_shop};
+use crate::helpers::{Answer, Backend, TestApp, spawn_shop};
 
 /// A console account the owner's rows act on (disable, reset TOTP).
 const THIRD: &str = "third@shop.example";
@@ -148,14 +148,14 @@ fn template_is_more_specific(path: &str, template: &str, routes: &[(String, Stri
 
 async fn answer(app: &TestApp, who: &Browser, method: &str, path: &str) -> (u16, String) {
     if method == "GET" {
-        let (status, page, headers) = who.get(app, path).await;
-        if status == 303 {
-            return (status, location(&headers));
+        let answer = who.get(app, path).await;
+        if answer.status == 303 {
+            return (answer.status, answer.location());
         }
-        return (status, page);
+        return (answer.status, answer.body);
     }
     let token = who.csrf(app).await;
-    let (status, page, headers) = who
+    let answer = who
         .post(
             app,
             path,
@@ -166,10 +166,10 @@ async fn answer(app: &TestApp, who: &Browser, method: &str, path: &str) -> (u16,
             ],
         )
         .await;
-    if status == 303 {
-        return (status, location(&headers));
+    if answer.status == 303 {
+        return (answer.status, answer.location());
     }
-    (status, page)
+    (answer.status, answer.body)
 }
 
 #[tokio::test]
@@ -242,11 +242,11 @@ async fn a_forged_console_form_is_refused_as_forged_before_the_role_is_checked()
             if let Some(token) = token {
                 form.push(("csrf_token", token.as_str()));
             }
-            let (status, page, _) = support.post(&app, &path, &form).await;
-            if status != 403 || !page.contains(FORGED) || page.contains(OWNERS_ONLY) {
+            let Answer { status, body, .. } = support.post(&app, &path, &form).await;
+            if status != 403 || !body.contains(FORGED) || body.contains(OWNERS_ONLY) {
                 wrong.push(format!(
                     "{path} with {what}: {status}, forged refusal shown: {}",
-                    page.contains(FORGED)
+                    body.contains(FORGED)
                 ));
             }
         }
@@ -255,10 +255,11 @@ async fn a_forged_console_form_is_refused_as_forged_before_the_role_is_checked()
 
     // With its own token, the same form is refused for the role.
     let own = support.csrf(&app).await;
-    let (status, page, _) = support
+    let page = support
         .post(&app, "/admin/pricing/save", &[("csrf_token", &own)])
-        .await;
-    assert_eq!(status, 403);
+        .await
+        .assert_status(403)
+        .body;
     assert!(page.contains(OWNERS_ONLY), "{page}");
 }
 
@@ -275,8 +276,8 @@ async fn support_sees_no_wallet_cost_or_margin() {
         "/admin/catalog".to_string(),
         format!("/admin/orders/{purchase_id}"),
     ] {
-        let (_, seen_by_support, _) = support.get(&app, &path).await;
-        let (_, seen_by_owner, _) = owner.get(&app, &path).await;
+        let seen_by_support = support.get(&app, &path).await.body;
+        let seen_by_owner = owner.get(&app, &path).await.body;
         for money in [">Margin<", ">Cost<", "id=\"wallet\""] {
             assert!(
                 !seen_by_support.contains(money),

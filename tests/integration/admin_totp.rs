@@ -15,11 +15,9 @@ use storefront::accounts::totp::{STEP_SECS, code_at_step};
 use storefront::db::schema::{admin_sessions, admin_totp, admin_users};
 use storefront::db::{Db, DbError, now_ms};
 
-use crate::admin::{
-    Browser, OWNER, PASSWORD, SUPPORT, audit_rows, create, hidden, location, login_as,
-};
+use crate::admin::{Browser, OWNER, PASSWORD, SUPPORT, audit_rows, create, hidden, login_as};
 use crate::both_backends;
-use crate::helpers::{Backend, TestApp, spawn_app};
+use crate::helpers::{Answer, Backend, TestApp, spawn_app};
 
 both_backends!(
     keys_rotate_reseals_totp_secrets,
@@ -70,7 +68,7 @@ async fn post_code(
     path: &str,
     code: &str,
 ) -> crate::helpers::Answer {
-    let (_, page, _) = browser.get(app, path).await;
+    let page = browser.get(app, path).await.body;
     let token = hidden(&page, "csrf_token");
     browser
         .post(app, path, &[("csrf_token", &token), ("code", code)])
@@ -99,13 +97,18 @@ async fn confirm(
 /// shows the new secret.
 async fn start_enrolment(browser: &Browser, app: &TestApp, page: &str) -> String {
     let token = hidden(page, "csrf_token");
-    let (status, _, headers) = browser
+    browser
         .post(app, "/admin/account/totp/start", &[("csrf_token", &token)])
-        .await;
-    assert_eq!(status, 303);
-    assert_eq!(location(&headers), "/admin/account/totp");
-    let (status, page, headers) = browser.get(app, "/admin/account/totp").await;
-    assert_eq!(status, 200, "{page}");
+        .await
+        .assert_redirect_to("/admin/account/totp");
+    let Answer {
+        body: page,
+        headers,
+        ..
+    } = browser
+        .get(app, "/admin/account/totp")
+        .await
+        .assert_status(200);
     assert_eq!(headers["cache-control"], "no-store");
     page
 }
@@ -113,8 +116,11 @@ async fn start_enrolment(browser: &Browser, app: &TestApp, page: &str) -> String
 /// Enrols the signed-in `browser` (a wrong code and a restart on the way), and returns the
 /// secret, the code that confirmed it (of the current step) and the recovery codes.
 pub(crate) async fn enrol(browser: &Browser, app: &TestApp) -> (Vec<u8>, String, Vec<String>) {
-    let (status, page, _) = browser.get(app, "/admin/account/totp").await;
-    assert_eq!(status, 200, "{page}");
+    let page = browser
+        .get(app, "/admin/account/totp")
+        .await
+        .assert_status(200)
+        .body;
     assert!(page.contains("Set up two-factor sign-in"), "{page}");
     assert!(
         !page.contains("data-totp-secret"),
@@ -125,15 +131,17 @@ pub(crate) async fn enrol(browser: &Browser, app: &TestApp) -> (Vec<u8>, String,
     assert!(page.contains("<svg"), "our QR code is on the page");
     let first = secret_of(&page);
     assert_eq!(first.len(), 20, "160-bit secret");
-    let (_, reloaded, _) = browser.get(app, "/admin/account/totp").await;
+    let reloaded = browser.get(app, "/admin/account/totp").await.body;
     assert_eq!(
         secret_of(&reloaded),
         first,
         "a reload shows the same secret"
     );
 
-    let (status, page, _) = confirm(browser, app, &page, &wrong_code(&first)).await;
-    assert_eq!(status, 400, "{page}");
+    let page = confirm(browser, app, &page, &wrong_code(&first))
+        .await
+        .assert_status(400)
+        .body;
     assert!(page.contains("did not match"), "{page}");
     assert_eq!(
         secret_of(&page),
@@ -146,17 +154,21 @@ pub(crate) async fn enrol(browser: &Browser, app: &TestApp) -> (Vec<u8>, String,
     let secret = secret_of(&page);
     assert_ne!(secret, first);
     let stale = code_at_step(&first, step_now());
-    let (status, page, _) = confirm(browser, app, &page, &stale).await;
-    assert_eq!(status, 400, "{page}");
+    let page = confirm(browser, app, &page, &stale)
+        .await
+        .assert_status(400)
+        .body;
 
     let code = code_at_step(&secret, step_now());
-    let (status, page, _) = confirm(browser, app, &page, &code).await;
-    assert_eq!(status, 200, "{page}");
+    let page = confirm(browser, app, &page, &code)
+        .await
+        .assert_status(200)
+        .body;
     assert!(page.contains("Two-factor sign-in is on"), "{page}");
     let codes = marked(&page, "data-recovery-code>");
     assert_eq!(codes.len(), 10, "{page}");
     // Shown once: the account page now only counts them.
-    let (_, page, _) = browser.get(app, "/admin/account/totp").await;
+    let page = browser.get(app, "/admin/account/totp").await.body;
     assert!(!page.contains(&codes[0]));
     assert!(
         !page.contains("data-totp-secret"),
@@ -168,9 +180,11 @@ pub(crate) async fn enrol(browser: &Browser, app: &TestApp) -> (Vec<u8>, String,
 
 /// Password first; returns where the login sent the browser.
 async fn password_step(browser: &Browser, app: &TestApp, email: &str) -> String {
-    let (status, page, headers) = browser.login(app, email, PASSWORD).await;
-    assert_eq!(status, 303, "{page}");
-    location(&headers)
+    browser
+        .login(app, email, PASSWORD)
+        .await
+        .assert_status(303)
+        .location()
 }
 
 async fn login_with_totp_wants_the_right_fresh_code(backend: Backend) {
@@ -181,7 +195,7 @@ async fn login_with_totp_wants_the_right_fresh_code(backend: Backend) {
     let owner = login_as(&app, OWNER).await;
     let (secret, enrol_code, _) = enrol(&owner, &app).await;
     // Enrolling replaced the session (a new id) and the console works.
-    assert_eq!(owner.get(&app, "/admin").await.0, 200);
+    assert_eq!(owner.get(&app, "/admin").await.status, 200);
 
     // The secret is sealed: the stored row does not contain it.
     let stored: (String, String) = app
@@ -205,41 +219,51 @@ async fn login_with_totp_wants_the_right_fresh_code(backend: Backend) {
         "/admin/login/totp"
     );
     for path in ["/admin", "/admin/orders", "/admin/users", "/admin/account"] {
-        let (status, _, headers) = browser.get(&app, path).await;
-        assert_eq!(status, 303, "{path}");
-        assert_eq!(location(&headers), "/admin/login/totp", "{path}");
+        browser
+            .get(&app, path)
+            .await
+            .assert_redirect_to("/admin/login/totp");
     }
-    let (status, page, _) = browser.get(&app, "/admin/login/totp").await;
-    assert_eq!(status, 200);
+    let page = browser
+        .get(&app, "/admin/login/totp")
+        .await
+        .assert_status(200)
+        .body;
     assert!(page.contains("autocomplete=\"one-time-code\""), "{page}");
     assert!(!page.contains("data-totp-secret"));
 
     // Wrong code: refused.
-    let (status, page, _) =
-        post_code(&browser, &app, "/admin/login/totp", &wrong_code(&secret)).await;
-    assert_eq!(status, 401, "{page}");
+    let page = post_code(&browser, &app, "/admin/login/totp", &wrong_code(&secret))
+        .await
+        .assert_status(401)
+        .body;
     assert!(page.contains("wrong or was already used"), "{page}");
     // The code that confirmed enrolment: already used in its window, refused.
-    let (status, _, _) = post_code(&browser, &app, "/admin/login/totp", &enrol_code).await;
-    assert_eq!(status, 401, "a replayed code is refused");
-    assert_eq!(browser.get(&app, "/admin").await.0, 303);
+    assert_eq!(
+        post_code(&browser, &app, "/admin/login/totp", &enrol_code)
+            .await
+            .status,
+        401,
+        "a replayed code is refused"
+    );
+    assert_eq!(browser.get(&app, "/admin").await.status, 303);
 
     // The next step's code (one step of skew is accepted): in.
     let next = code_at_step(&secret, step_now() + 1);
     let pending = browser.cookie("admin").expect("pending session");
-    let (status, _, headers) = post_code(&browser, &app, "/admin/login/totp", &next).await;
-    assert_eq!(status, 303);
-    assert_eq!(location(&headers), "/admin");
+    post_code(&browser, &app, "/admin/login/totp", &next)
+        .await
+        .assert_redirect_to("/admin");
     assert_ne!(
         browser.cookie("admin").expect("cookie"),
         pending,
         "a new session id"
     );
-    assert_eq!(browser.get(&app, "/admin").await.0, 200);
+    assert_eq!(browser.get(&app, "/admin").await.status, 200);
     let stale = Browser::default();
     stale.set_cookie("admin", &pending);
     assert_eq!(
-        stale.get(&app, "/admin").await.0,
+        stale.get(&app, "/admin").await.status,
         303,
         "the pending id is dead"
     );
@@ -250,19 +274,28 @@ async fn login_with_totp_wants_the_right_fresh_code(backend: Backend) {
         password_step(&again, &app, OWNER).await,
         "/admin/login/totp"
     );
-    let (status, _, _) = post_code(&again, &app, "/admin/login/totp", &next).await;
-    assert_eq!(status, 401, "a code is accepted once");
+    assert_eq!(
+        post_code(&again, &app, "/admin/login/totp", &next)
+            .await
+            .status,
+        401,
+        "a code is accepted once"
+    );
 
     // Wrong codes are throttled per account: five so far (two while enrolling, three here), so
     // even a right code waits now.
-    let (status, page, headers) = post_code(
+    let Answer {
+        body: page,
+        headers,
+        ..
+    } = post_code(
         &again,
         &app,
         "/admin/login/totp",
         &code_at_step(&secret, step_now() + 2),
     )
-    .await;
-    assert_eq!(status, 429, "{page}");
+    .await
+    .assert_status(429);
     assert!(page.contains("Too many wrong codes"), "{page}");
     assert_eq!(headers["retry-after"], "900");
 
@@ -309,9 +342,9 @@ async fn a_recovery_code_signs_in_once_and_only_once(backend: Backend) {
         })
         .await
         .expect("age");
-    let (status, _, headers) = late.get(&app, "/admin/login/totp").await;
-    assert_eq!(status, 303);
-    assert_eq!(location(&headers), "/admin/login");
+    late.get(&app, "/admin/login/totp")
+        .await
+        .assert_redirect_to("/admin/login");
 
     let browser = Browser::default();
     assert_eq!(
@@ -320,15 +353,16 @@ async fn a_recovery_code_signs_in_once_and_only_once(backend: Backend) {
     );
     // Typed loosely: upper case, spaces instead of dashes.
     let typed = codes[3].to_uppercase().replace('-', " ");
-    let (status, _, headers) = post_code(&browser, &app, "/admin/login/totp", &typed).await;
-    assert_eq!(status, 303);
-    assert_eq!(location(&headers), "/admin/account/totp?recovery_left=9");
-    let (status, page, _) = browser
+    post_code(&browser, &app, "/admin/login/totp", &typed)
+        .await
+        .assert_redirect_to("/admin/account/totp?recovery_left=9");
+    let page = browser
         .get(&app, "/admin/account/totp?recovery_left=9")
-        .await;
-    assert_eq!(status, 200);
+        .await
+        .assert_status(200)
+        .body;
     assert!(page.contains("9 recovery code(s) left"), "{page}");
-    assert_eq!(browser.get(&app, "/admin").await.0, 200);
+    assert_eq!(browser.get(&app, "/admin").await.status, 200);
 
     // The same recovery code again: refused.
     let other = Browser::default();
@@ -336,23 +370,30 @@ async fn a_recovery_code_signs_in_once_and_only_once(backend: Backend) {
         password_step(&other, &app, OWNER).await,
         "/admin/login/totp"
     );
-    let (status, _, _) = post_code(&other, &app, "/admin/login/totp", &codes[3]).await;
-    assert_eq!(status, 401, "a recovery code works once");
+    assert_eq!(
+        post_code(&other, &app, "/admin/login/totp", &codes[3])
+            .await
+            .status,
+        401,
+        "a recovery code works once"
+    );
     // Another one works.
-    let (status, _, _) = post_code(&other, &app, "/admin/login/totp", &codes[4]).await;
-    assert_eq!(status, 303);
+    post_code(&other, &app, "/admin/login/totp", &codes[4])
+        .await
+        .assert_status(303);
 
     // New codes replace the old ones, shown once.
-    let (_, page, _) = other.get(&app, "/admin/account/totp").await;
+    let page = other.get(&app, "/admin/account/totp").await.body;
     let token = hidden(&page, "csrf_token");
-    let (status, page, _) = other
+    let page = other
         .post(
             &app,
             "/admin/account/totp/recovery-codes",
             &[("csrf_token", &token)],
         )
-        .await;
-    assert_eq!(status, 200);
+        .await
+        .assert_status(200)
+        .body;
     let renewed = marked(&page, "data-recovery-code>");
     assert_eq!(renewed.len(), 10);
     let third = Browser::default();
@@ -360,10 +401,16 @@ async fn a_recovery_code_signs_in_once_and_only_once(backend: Backend) {
         password_step(&third, &app, OWNER).await,
         "/admin/login/totp"
     );
-    let (status, _, _) = post_code(&third, &app, "/admin/login/totp", &codes[5]).await;
-    assert_eq!(status, 401, "the old codes stopped working");
-    let (status, _, _) = post_code(&third, &app, "/admin/login/totp", &renewed[0]).await;
-    assert_eq!(status, 303);
+    assert_eq!(
+        post_code(&third, &app, "/admin/login/totp", &codes[5])
+            .await
+            .status,
+        401,
+        "the old codes stopped working"
+    );
+    post_code(&third, &app, "/admin/login/totp", &renewed[0])
+        .await
+        .assert_status(303);
 
     let stored: Vec<String> = app
         .db
@@ -405,7 +452,7 @@ async fn user_id(db: &Db, email: &str) -> i64 {
 }
 
 async fn set_required(browser: &Browser, app: &TestApp, value: &str) -> crate::helpers::Answer {
-    let (_, page, _) = browser.get(app, "/admin/users").await;
+    let page = browser.get(app, "/admin/users").await.body;
     let token = hidden(&page, "csrf_token");
     browser
         .post(
@@ -426,32 +473,34 @@ async fn an_owner_requiring_totp_sends_accounts_without_it_to_enrolment(backend:
     let support_before = login_as(&app, SUPPORT).await;
 
     // Not before the owner has it: requiring it would sign the owner out too.
-    let (status, page, _) = set_required(&owner, &app, "on").await;
-    assert_eq!(status, 409, "{page}");
+    let page = set_required(&owner, &app, "on")
+        .await
+        .assert_status(409)
+        .body;
     assert!(
         page.contains("Turn TOTP on for your own account first"),
         "{page}"
     );
     // Support cannot require it.
     let token = support_before.csrf(&app).await;
-    let (status, _, _) = support_before
+    support_before
         .post(
             &app,
             "/admin/users/totp-required",
             &[("csrf_token", &token), ("required", "on")],
         )
-        .await;
-    assert_eq!(status, 403);
+        .await
+        .assert_status(403);
 
     enrol(&owner, &app).await;
-    let (status, _, headers) = set_required(&owner, &app, "on").await;
-    assert_eq!(status, 303);
-    assert_eq!(location(&headers), "/admin/users?done=totp-required");
-    let (_, users, _) = owner.get(&app, "/admin/users").await;
+    set_required(&owner, &app, "on")
+        .await
+        .assert_redirect_to("/admin/users?done=totp-required");
+    let users = owner.get(&app, "/admin/users").await.body;
     assert!(users.contains("data-totp-required=\"on\""), "{users}");
     assert!(users.contains(&format!("data-user=\"{SUPPORT}\"")));
     // The support account's session without TOTP ended.
-    assert_eq!(support_before.get(&app, "/admin").await.0, 303);
+    assert_eq!(support_before.get(&app, "/admin").await.status, 303);
 
     // Its next login may only enrol.
     let support = Browser::default();
@@ -460,11 +509,12 @@ async fn an_owner_requiring_totp_sends_accounts_without_it_to_enrolment(backend:
         "/admin/account/totp"
     );
     for path in ["/admin", "/admin/orders", "/admin/account"] {
-        let (status, _, headers) = support.get(&app, path).await;
-        assert_eq!(status, 303, "{path}");
-        assert_eq!(location(&headers), "/admin/account/totp", "{path}");
+        support
+            .get(&app, path)
+            .await
+            .assert_redirect_to("/admin/account/totp");
     }
-    let (_, page, _) = support.get(&app, "/admin/account/totp").await;
+    let page = support.get(&app, "/admin/account/totp").await.body;
     assert!(
         page.contains("requires two-factor sign-in for every console account"),
         "{page}"
@@ -472,46 +522,52 @@ async fn an_owner_requiring_totp_sends_accounts_without_it_to_enrolment(backend:
     let (_, _, codes) = enrol(&support, &app).await;
     assert_eq!(codes.len(), 10);
     assert_eq!(
-        support.get(&app, "/admin/orders").await.0,
+        support.get(&app, "/admin/orders").await.status,
         200,
         "enrolled: in"
     );
-    let (_, users, _) = owner.get(&app, "/admin/users").await;
+    let users = owner.get(&app, "/admin/users").await.body;
     assert!(!users.contains("<td data-totp>off</td>"), "{users}");
 
     // Resetting another account's TOTP is an owner's action, and ends its sessions.
     let support_id = user_id(&app.db, SUPPORT).await;
     let owner_id = user_id(&app.db, OWNER).await;
     let token = support.csrf(&app).await;
-    let (status, _, _) = support
-        .post(
-            &app,
-            &format!("/admin/users/{owner_id}/reset-totp"),
-            &[("csrf_token", &token)],
-        )
-        .await;
-    assert_eq!(status, 403, "support cannot reset anyone's TOTP");
-    let (_, page, _) = owner.get(&app, &format!("/admin/users/{support_id}")).await;
+    assert_eq!(
+        support
+            .post(
+                &app,
+                &format!("/admin/users/{owner_id}/reset-totp"),
+                &[("csrf_token", &token)],
+            )
+            .await
+            .status,
+        403,
+        "support cannot reset anyone's TOTP"
+    );
+    let page = owner
+        .get(&app, &format!("/admin/users/{support_id}"))
+        .await
+        .body;
     assert!(page.contains("<dd data-totp>on</dd>"), "{page}");
     let token = hidden(&page, "csrf_token");
-    let (status, _, headers) = owner
+    owner
         .post(
             &app,
             &format!("/admin/users/{support_id}/reset-totp"),
             &[("csrf_token", &token)],
         )
-        .await;
-    assert_eq!(status, 303);
+        .await
+        .assert_redirect_to(format!("/admin/users/{support_id}?done=totp-reset"));
     assert_eq!(
-        location(&headers),
-        format!("/admin/users/{support_id}?done=totp-reset")
-    );
-    assert_eq!(
-        support.get(&app, "/admin").await.0,
+        support.get(&app, "/admin").await.status,
         303,
         "its session ended"
     );
-    let (_, page, _) = owner.get(&app, &format!("/admin/users/{support_id}")).await;
+    let page = owner
+        .get(&app, &format!("/admin/users/{support_id}"))
+        .await
+        .body;
     assert!(page.contains("<dd data-totp>off</dd>"), "{page}");
     // Still required: the next login goes to enrolment again.
     let support = Browser::default();
@@ -533,8 +589,7 @@ async fn an_owner_requiring_totp_sends_accounts_without_it_to_enrolment(backend:
     );
 
     // Turned off again, an account without TOTP signs in with its password alone.
-    let (status, _, _) = set_required(&owner, &app, "off").await;
-    assert_eq!(status, 303);
+    set_required(&owner, &app, "off").await.assert_status(303);
     let support = Browser::default();
     assert_eq!(password_step(&support, &app, SUPPORT).await, "/admin");
 }
@@ -564,7 +619,7 @@ async fn burst(app: &Arc<TestApp>, browsers: Vec<Browser>) -> Vec<u16> {
                         ],
                     )
                     .await
-                    .0
+                    .status
             })
         })
         .collect();
@@ -632,8 +687,11 @@ async fn fifty_parallel_wrong_passwords_verify_no_more_than_the_limit(backend: B
 
     // The owner, too, waits now: the answer is the throttle's, the password is not checked.
     let owner = Browser::from_address("127.0.0.3");
-    let (status, page, headers) = owner.login(&app, OWNER, PASSWORD).await;
-    assert_eq!(status, 429, "{page}");
+    let Answer {
+        body: page,
+        headers,
+        ..
+    } = owner.login(&app, OWNER, PASSWORD).await.assert_status(429);
     assert!(page.contains("Wait 15 minutes"), "{page}");
     assert_eq!(headers["retry-after"], "900");
 }

@@ -7,9 +7,9 @@ use storefront::accounts::Role;
 use storefront::db::schema::{admin_audit, admin_sessions, admin_users};
 use storefront::db::{Db, DbError};
 
-use crate::admin::{Browser, OWNER, PASSWORD, SUPPORT, create, hidden, location, login_as};
+use crate::admin::{Browser, OWNER, PASSWORD, SUPPORT, create, hidden, login_as};
 use crate::both_backends;
-use crate::helpers::{Backend, TestApp, spawn_app};
+use crate::helpers::{Answer, Backend, TestApp, spawn_app};
 
 both_backends!(
     support_gets_403_on_every_user_page_and_action,
@@ -96,8 +96,7 @@ async fn audit(db: &Db) -> Vec<(String, String, Option<String>, String, String)>
 /// No password typed in this test shows up in the audit log, stored or on its page.
 async fn audit_holds_no_password(app: &TestApp, owner: &Browser, passwords: &[&str]) {
     let rows = audit(&app.db).await;
-    let (status, page, _) = owner.get(app, "/admin/audit").await;
-    assert_eq!(status, 200);
+    let page = owner.get(app, "/admin/audit").await.assert_status(200).body;
     for password in passwords {
         for row in &rows {
             let text = format!("{row:?}");
@@ -110,27 +109,17 @@ async fn audit_holds_no_password(app: &TestApp, owner: &Browser, passwords: &[&s
 /// A fresh browser signed in as `email` with a password of the test's own.
 async fn signed_in(app: &TestApp, email: &str, password: &str) -> Browser {
     let browser = Browser::default();
-    let (status, page, _) = browser.login(app, email, password).await;
-    assert_eq!(status, 303, "{email} logs in: {page}");
+    let answer = browser.login(app, email, password).await;
+    assert_eq!(answer.status, 303, "{email} logs in: {}", answer.body);
     browser
 }
 
 /// Posts `form` (with this browser's CSRF token) to `path`.
-async fn post(
-    browser: &Browser,
-    app: &TestApp,
-    path: &str,
-    form: &[(&str, &str)],
-) -> (u16, String, String) {
+async fn post(browser: &Browser, app: &TestApp, path: &str, form: &[(&str, &str)]) -> Answer {
     let token = browser.csrf(app).await;
     let mut fields = vec![("csrf_token", token.as_str())];
     fields.extend_from_slice(form);
-    let (status, page, headers) = browser.post(app, path, &fields).await;
-    let to = headers
-        .get("location")
-        .map(|_| location(&headers))
-        .unwrap_or_default();
-    (status, page, to)
+    browser.post(app, path, &fields).await
 }
 
 async fn support_gets_403_on_every_user_page_and_action(backend: Backend) {
@@ -143,7 +132,7 @@ async fn support_gets_403_on_every_user_page_and_action(backend: Backend) {
     let owner = login_as(&app, OWNER).await;
     let support = login_as(&app, SUPPORT).await;
 
-    let (_, dashboard, _) = support.get(&app, "/admin").await;
+    let dashboard = support.get(&app, "/admin").await.body;
     assert!(
         !dashboard.contains("href=\"/admin/users\""),
         "no Users link"
@@ -152,7 +141,7 @@ async fn support_gets_403_on_every_user_page_and_action(backend: Backend) {
         dashboard.contains("href=\"/admin/account\""),
         "Your account"
     );
-    let (_, dashboard, _) = owner.get(&app, "/admin").await;
+    let dashboard = owner.get(&app, "/admin").await.body;
     assert!(
         dashboard.contains("href=\"/admin/users\""),
         "owners see Users"
@@ -162,7 +151,7 @@ async fn support_gets_403_on_every_user_page_and_action(backend: Backend) {
         "/admin/users".to_string(),
         format!("/admin/users/{owner_id}"),
     ] {
-        assert_eq!(support.get(&app, &path).await.0, 403, "{path}");
+        assert_eq!(support.get(&app, &path).await.status, 403, "{path}");
     }
     let password_fields = [
         ("password", OTHER_PASSWORD),
@@ -190,8 +179,7 @@ async fn support_gets_403_on_every_user_page_and_action(backend: Backend) {
         ),
     ];
     for (path, form) in &attempts {
-        let (status, _, _) = post(&support, &app, path, form).await;
-        assert_eq!(status, 403, "{path}");
+        post(&support, &app, path, form).await.assert_status(403);
     }
     assert_eq!(user_count(&app.db).await, 2);
     assert_eq!(account(&app.db, OWNER).await, Some(("owner".into(), false)));
@@ -203,13 +191,15 @@ async fn support_gets_403_on_every_user_page_and_action(backend: Backend) {
         "nothing was done"
     );
     assert_eq!(
-        owner.get(&app, "/admin").await.0,
+        owner.get(&app, "/admin").await.status,
         200,
         "the owner is untouched"
     );
     // Anonymous: the login page, as everywhere in the console.
-    let (status, _, headers) = Browser::default().get(&app, "/admin/users").await;
-    assert_eq!((status, location(&headers).as_str()), (303, "/admin/login"));
+    Browser::default()
+        .get(&app, "/admin/users")
+        .await
+        .assert_redirect_to("/admin/login");
 }
 
 async fn an_owner_adds_a_user_who_can_log_in(backend: Backend) {
@@ -218,8 +208,11 @@ async fn an_owner_adds_a_user_who_can_log_in(backend: Backend) {
     };
     create(&app.db, OWNER, Role::Owner).await;
     let owner = login_as(&app, OWNER).await;
-    let (status, page, _) = owner.get(&app, "/admin/users").await;
-    assert_eq!(status, 200);
+    let page = owner
+        .get(&app, "/admin/users")
+        .await
+        .assert_status(200)
+        .body;
     assert!(page.contains("aria-current=\"page\">Users"), "{page}");
     let row = page
         .split(&format!("<tr data-user=\"{OWNER}\">"))
@@ -250,7 +243,7 @@ async fn an_owner_adds_a_user_who_can_log_in(backend: Backend) {
     for bad in ["", "forged", &"ab".repeat(32)] {
         let mut fields = vec![("csrf_token", bad)];
         fields.extend(form(NEW_PASSWORD, NEW_PASSWORD));
-        assert_eq!(owner.post(&app, "/admin/users", &fields).await.0, 403);
+        assert_eq!(owner.post(&app, "/admin/users", &fields).await.status, 403);
     }
     assert_ne!(token, "");
     // Refusals come back on the page with the email kept, never the password.
@@ -277,34 +270,37 @@ async fn an_owner_adds_a_user_who_can_log_in(backend: Backend) {
             "Choose a role",
         ),
     ] {
-        let (status, page, _) = post(&owner, &app, "/admin/users", &fields).await;
-        assert_eq!(status, 400, "{message}");
+        let answer = post(&owner, &app, "/admin/users", &fields).await;
+        assert_eq!(answer.status, 400, "{message}");
+        let page = answer.body;
         assert!(page.contains(message), "{message}: {page}");
         assert!(page.contains("role=\"alert\""));
         assert!(!page.contains("short pass") && !page.contains(NEW_PASSWORD));
     }
-    let (_, page, _) = post(&owner, &app, "/admin/users", &form("short pass", "x")).await;
+    let page = post(&owner, &app, "/admin/users", &form("short pass", "x"))
+        .await
+        .body;
     assert!(
         page.contains("value=\"Ana@Example.com\""),
         "the email is kept"
     );
     assert_eq!(user_count(&app.db).await, 1);
 
-    let (status, _, to) = post(
+    let created = post(
         &owner,
         &app,
         "/admin/users",
         &form(NEW_PASSWORD, NEW_PASSWORD),
     )
     .await;
-    assert_eq!(status, 303);
     let ana_id = user_id(&app.db, "ana@example.com").await;
-    assert_eq!(to, format!("/admin/users/{ana_id}?done=created"));
-    let (_, page, _) = owner.get(&app, &to).await;
+    let to = format!("/admin/users/{ana_id}?done=created");
+    created.assert_redirect_to(&to);
+    let page = owner.get(&app, &to).await.body;
     assert!(page.contains("Account created."), "{page}");
     assert!(page.contains("<h1>ana@example.com"), "{page}");
     // The same person again, however the email is typed.
-    let (status, page, _) = post(
+    let page = post(
         &owner,
         &app,
         "/admin/users",
@@ -315,12 +311,13 @@ async fn an_owner_adds_a_user_who_can_log_in(backend: Backend) {
             ("password_again", OTHER_PASSWORD),
         ],
     )
-    .await;
-    assert_eq!(status, 409);
+    .await
+    .assert_status(409)
+    .body;
     assert!(page.contains("already exists"), "{page}");
     assert_eq!(user_count(&app.db).await, 2);
 
-    let (_, list, _) = owner.get(&app, "/admin/users").await;
+    let list = owner.get(&app, "/admin/users").await.body;
     let row = list
         .split("<tr data-user=\"ana@example.com\">")
         .nth(1)
@@ -330,11 +327,14 @@ async fn an_owner_adds_a_user_who_can_log_in(backend: Backend) {
 
     // Ana logs in with the password the owner gave her, as support.
     let ana_browser = signed_in(&app, "ana@example.com", NEW_PASSWORD).await;
-    let (status, dashboard, _) = ana_browser.get(&app, "/admin").await;
-    assert_eq!(status, 200);
+    let dashboard = ana_browser
+        .get(&app, "/admin")
+        .await
+        .assert_status(200)
+        .body;
     assert!(dashboard.contains("(support)"));
-    assert_eq!(ana_browser.get(&app, "/admin/users").await.0, 403);
-    let (_, list, _) = owner.get(&app, "/admin/users").await;
+    assert_eq!(ana_browser.get(&app, "/admin/users").await.status, 403);
+    let list = owner.get(&app, "/admin/users").await.body;
     let row = list
         .split("<tr data-user=\"ana@example.com\">")
         .nth(1)
@@ -353,7 +353,7 @@ async fn an_owner_adds_a_user_who_can_log_in(backend: Backend) {
     );
     assert_eq!(ana_row.3, "127.0.0.1", "from where");
     assert_eq!(ana_row.4, "ana@example.com, role support");
-    let (_, audit_page, _) = owner.get(&app, "/admin/audit").await;
+    let audit_page = owner.get(&app, "/admin/audit").await.body;
     assert!(
         audit_page.contains(&format!(
             "<a href=\"/admin/users/{ana_id}\">user:{ana_id}</a>"
@@ -377,42 +377,50 @@ async fn disabling_or_resetting_ends_sessions_at_once(backend: Backend) {
     let user_page = format!("/admin/users/{support_id}");
 
     // A forged form changes nothing.
-    let (status, _, _) = owner
+    owner
         .post(
             &app,
             &format!("{user_page}/disable"),
             &[("csrf_token", "forged")],
         )
-        .await;
-    assert_eq!(status, 403);
-    assert_eq!(phone.get(&app, "/admin").await.0, 200);
+        .await
+        .assert_status(403);
+    assert_eq!(phone.get(&app, "/admin").await.status, 200);
 
-    let (status, _, to) = post(&owner, &app, &format!("{user_page}/disable"), &[]).await;
-    assert_eq!(status, 303);
-    assert_eq!(to, format!("{user_page}?done=disable"));
+    let to = post(&owner, &app, &format!("{user_page}/disable"), &[])
+        .await
+        .assert_redirect_to(format!("{user_page}?done=disable"))
+        .location();
     // Both browsers are out at once, server-side.
     for browser in [&phone, &laptop] {
-        let (status, _, headers) = browser.get(&app, "/admin/orders").await;
-        assert_eq!((status, location(&headers).as_str()), (303, "/admin/login"));
+        browser
+            .get(&app, "/admin/orders")
+            .await
+            .assert_redirect_to("/admin/login");
     }
     assert_eq!(sessions_of(&app.db, support_id).await, 0);
     // The right password gets the same answer as a wrong one.
-    let (status, page, _) = Browser::default().login(&app, SUPPORT, PASSWORD).await;
-    assert_eq!(status, 401);
+    let page = Browser::default()
+        .login(&app, SUPPORT, PASSWORD)
+        .await
+        .assert_status(401)
+        .body;
     assert!(page.contains("Wrong email or password."));
-    let (_, page, _) = owner.get(&app, &to).await;
+    let page = owner.get(&app, &to).await.body;
     assert!(page.contains("Account disabled"), "{page}");
     assert!(page.contains("disabled since"));
     assert!(page.contains("Enable account"));
-    let (_, _, again) = post(&owner, &app, &format!("{user_page}/disable"), &[]).await;
-    assert_eq!(again, format!("{user_page}?done=unchanged"));
+    post(&owner, &app, &format!("{user_page}/disable"), &[])
+        .await
+        .assert_redirect_to(format!("{user_page}?done=unchanged"));
 
-    let (status, _, _) = post(&owner, &app, &format!("{user_page}/enable"), &[]).await;
-    assert_eq!(status, 303);
+    post(&owner, &app, &format!("{user_page}/enable"), &[])
+        .await
+        .assert_status(303);
     let support = login_as(&app, SUPPORT).await;
 
     // A password reset: typed twice, then every session of the account ends.
-    let (status, page, _) = post(
+    let page = post(
         &owner,
         &app,
         &format!("{user_page}/password"),
@@ -421,33 +429,40 @@ async fn disabling_or_resetting_ends_sessions_at_once(backend: Backend) {
             ("password_again", OTHER_PASSWORD),
         ],
     )
-    .await;
-    assert_eq!(status, 400);
+    .await
+    .assert_status(400)
+    .body;
     assert!(page.contains("differ"));
-    assert_eq!(support.get(&app, "/admin").await.0, 200, "nothing changed");
-    let (status, _, to) = post(
+    assert_eq!(
+        support.get(&app, "/admin").await.status,
+        200,
+        "nothing changed"
+    );
+    post(
         &owner,
         &app,
         &format!("{user_page}/password"),
         &[("password", NEW_PASSWORD), ("password_again", NEW_PASSWORD)],
     )
-    .await;
-    assert_eq!(status, 303);
-    assert_eq!(to, format!("{user_page}?done=password"));
+    .await
+    .assert_redirect_to(format!("{user_page}?done=password"));
     assert_eq!(
-        support.get(&app, "/admin").await.0,
+        support.get(&app, "/admin").await.status,
         303,
         "the session is gone"
     );
     assert_eq!(
-        Browser::default().login(&app, SUPPORT, PASSWORD).await.0,
+        Browser::default()
+            .login(&app, SUPPORT, PASSWORD)
+            .await
+            .status,
         401
     );
     signed_in(&app, SUPPORT, NEW_PASSWORD).await;
 
     // An owner's own password is changed with the current one, not reset.
     let owner_id = user_id(&app.db, OWNER).await;
-    let (status, page, _) = post(
+    let page = post(
         &owner,
         &app,
         &format!("/admin/users/{owner_id}/password"),
@@ -456,8 +471,9 @@ async fn disabling_or_resetting_ends_sessions_at_once(backend: Backend) {
             ("password_again", OTHER_PASSWORD),
         ],
     )
-    .await;
-    assert_eq!(status, 400);
+    .await
+    .assert_status(400)
+    .body;
     assert!(page.contains("Your account"), "{page}");
     login_as(&app, OWNER).await;
 
@@ -508,58 +524,61 @@ async fn the_last_active_owner_cannot_disable_or_demote_themselves(backend: Back
     let own_page = format!("/admin/users/{owner_id}");
 
     for (action, form) in [("role", vec![("role", "support")]), ("disable", vec![])] {
-        let (status, page, _) = post(&owner, &app, &format!("{own_page}/{action}"), &form).await;
-        assert_eq!(status, 409, "{action}");
+        let page = post(&owner, &app, &format!("{own_page}/{action}"), &form)
+            .await
+            .assert_status(409)
+            .body;
         assert!(page.contains("last active owner"), "{action}: {page}");
         assert!(page.contains("<h1>owner@example.com"), "the user page");
     }
     assert_eq!(account(&app.db, OWNER).await, Some(("owner".into(), false)));
     assert_eq!(
-        owner.get(&app, "/admin/audit").await.0,
+        owner.get(&app, "/admin/audit").await.status,
         200,
         "still an owner"
     );
 
     // A second owner, then disabled: a disabled owner does not count.
     let second = format!("/admin/users/{support_id}");
-    let (status, _, to) = post(
+    post(
         &owner,
         &app,
         &format!("{second}/role"),
         &[("role", "owner")],
     )
-    .await;
-    assert_eq!(status, 303);
-    assert_eq!(to, format!("{second}?done=role"));
+    .await
+    .assert_redirect_to(format!("{second}?done=role"));
     assert_eq!(
         post(&owner, &app, &format!("{second}/disable"), &[])
             .await
-            .0,
+            .status,
         303
     );
-    let (status, _, _) = post(
+    post(
         &owner,
         &app,
         &format!("{own_page}/role"),
         &[("role", "support")],
     )
-    .await;
-    assert_eq!(status, 409);
+    .await
+    .assert_status(409);
 
     // With another active owner, an owner may step down, and is then support.
     assert_eq!(
-        post(&owner, &app, &format!("{second}/enable"), &[]).await.0,
+        post(&owner, &app, &format!("{second}/enable"), &[])
+            .await
+            .status,
         303
     );
-    let (status, _, to) = post(
+    post(
         &owner,
         &app,
         &format!("{own_page}/role"),
         &[("role", "support")],
     )
-    .await;
-    assert_eq!((status, to.as_str()), (303, "/admin"));
-    assert_eq!(owner.get(&app, "/admin/users").await.0, 403);
+    .await
+    .assert_redirect_to("/admin");
+    assert_eq!(owner.get(&app, "/admin/users").await.status, 403);
     assert_eq!(
         account(&app.db, OWNER).await,
         Some(("support".into(), false))
@@ -567,10 +586,12 @@ async fn the_last_active_owner_cannot_disable_or_demote_themselves(backend: Back
 
     // The promoted account is now the last active owner, with the same guard.
     let promoted = login_as(&app, SUPPORT).await;
-    let (status, page, _) = post(&promoted, &app, &format!("{second}/disable"), &[]).await;
-    assert_eq!(status, 409);
+    let page = post(&promoted, &app, &format!("{second}/disable"), &[])
+        .await
+        .assert_status(409)
+        .body;
     assert!(page.contains("last active owner"));
-    assert_eq!(promoted.get(&app, "/admin/users").await.0, 200);
+    assert_eq!(promoted.get(&app, "/admin/users").await.status, 200);
 
     let rows = audit(&app.db).await;
     let roles: Vec<(&str, &str)> = rows
@@ -595,8 +616,11 @@ async fn anyone_changes_their_own_password_with_the_current_one(backend: Backend
     create(&app.db, SUPPORT, Role::Support).await;
     let laptop = login_as(&app, SUPPORT).await;
     let phone = login_as(&app, SUPPORT).await;
-    let (status, page, _) = laptop.get(&app, "/admin/account").await;
-    assert_eq!(status, 200);
+    let page = laptop
+        .get(&app, "/admin/account")
+        .await
+        .assert_status(200)
+        .body;
     assert!(page.contains("<h1>Your account</h1>"));
     assert!(page.contains("<label for=\"current-password\">"));
     assert!(page.contains("aria-current=\"page\">Your account"));
@@ -608,7 +632,7 @@ async fn anyone_changes_their_own_password_with_the_current_one(backend: Backend
             ("password_again", again),
         ]
     };
-    let (status, _, _) = laptop
+    laptop
         .post(
             &app,
             "/admin/account/password",
@@ -619,8 +643,8 @@ async fn anyone_changes_their_own_password_with_the_current_one(backend: Backend
                 ("password_again", NEW_PASSWORD),
             ],
         )
-        .await;
-    assert_eq!(status, 403);
+        .await
+        .assert_status(403);
     for (fields, message) in [
         (
             change("not my password", NEW_PASSWORD, NEW_PASSWORD),
@@ -636,36 +660,50 @@ async fn anyone_changes_their_own_password_with_the_current_one(backend: Backend
             "Enter your current password",
         ),
     ] {
-        let (status, page, _) = post(&laptop, &app, "/admin/account/password", &fields).await;
-        assert_eq!(status, 400, "{message}");
+        let answer = post(&laptop, &app, "/admin/account/password", &fields).await;
+        assert_eq!(answer.status, 400, "{message}");
+        let page = answer.body;
         assert!(page.contains(message), "{message}: {page}");
         assert!(!page.contains(NEW_PASSWORD));
     }
     // Nothing changed: both browsers are in, the old password works.
-    assert_eq!(phone.get(&app, "/admin").await.0, 200);
+    assert_eq!(phone.get(&app, "/admin").await.status, 200);
     let other = login_as(&app, SUPPORT).await;
 
     let before = laptop.cookie("admin").expect("session cookie");
-    let (status, _, to) = post(
+    let to = post(
         &laptop,
         &app,
         "/admin/account/password",
         &change(PASSWORD, NEW_PASSWORD, NEW_PASSWORD),
     )
-    .await;
-    assert_eq!((status, to.as_str()), (303, "/admin/account?done=password"));
+    .await
+    .assert_redirect_to("/admin/account?done=password")
+    .location();
     let after = laptop.cookie("admin").expect("a new session cookie");
     assert_ne!(before, after, "the session id rotated");
-    let (status, page, _) = laptop.get(&app, &to).await;
-    assert_eq!(status, 200, "this browser stays signed in");
+    let answer = laptop.get(&app, &to).await;
+    assert_eq!(answer.status, 200, "this browser stays signed in");
+    let page = answer.body;
     assert!(page.contains("Password changed."));
     let stale = Browser::default();
     stale.set_cookie("admin", &before);
-    assert_eq!(stale.get(&app, "/admin").await.0, 303, "the old id is dead");
-    assert_eq!(phone.get(&app, "/admin").await.0, 303, "other sessions end");
-    assert_eq!(other.get(&app, "/admin").await.0, 303);
     assert_eq!(
-        Browser::default().login(&app, SUPPORT, PASSWORD).await.0,
+        stale.get(&app, "/admin").await.status,
+        303,
+        "the old id is dead"
+    );
+    assert_eq!(
+        phone.get(&app, "/admin").await.status,
+        303,
+        "other sessions end"
+    );
+    assert_eq!(other.get(&app, "/admin").await.status, 303);
+    assert_eq!(
+        Browser::default()
+            .login(&app, SUPPORT, PASSWORD)
+            .await
+            .status,
         401
     );
     signed_in(&app, SUPPORT, NEW_PASSWORD).await;
@@ -675,7 +713,7 @@ async fn anyone_changes_their_own_password_with_the_current_one(backend: Backend
     let mut retry_after = None;
     for _ in 0..6 {
         let token = laptop.csrf(&app).await;
-        let (status, _, headers) = laptop
+        let answer = laptop
             .post(
                 &app,
                 "/admin/account/password",
@@ -687,8 +725,8 @@ async fn anyone_changes_their_own_password_with_the_current_one(backend: Backend
                 ],
             )
             .await;
-        statuses.push(status);
-        retry_after = headers.get("retry-after").cloned();
+        statuses.push(answer.status);
+        retry_after = answer.headers.get("retry-after").cloned();
     }
     // One failure was recorded earlier in this minute.
     assert_eq!(statuses, [400, 400, 400, 400, 429, 429]);
@@ -739,7 +777,7 @@ async fn parallel_guesses_of_the_current_password_get_five_checks_at_most(backen
             let (app, thief, token) = (std::sync::Arc::clone(&app), thief.clone(), token.clone());
             tokio::spawn(async move {
                 let guess = format!("guess number {i} of twenty");
-                let (status, _, _) = thief
+                thief
                     .post(
                         &app,
                         "/admin/account/password",
@@ -750,8 +788,8 @@ async fn parallel_guesses_of_the_current_password_get_five_checks_at_most(backen
                             ("password_again", OTHER_PASSWORD),
                         ],
                     )
-                    .await;
-                status
+                    .await
+                    .status
             })
         })
         .collect();
@@ -776,7 +814,7 @@ async fn parallel_guesses_of_the_current_password_get_five_checks_at_most(backen
         Browser::default()
             .login(&app, SUPPORT, OTHER_PASSWORD)
             .await
-            .0,
+            .status,
         401,
         "no guess changed the password"
     );

@@ -10,10 +10,10 @@ use storefront::db::{Db, DbError};
 
 use crate::admin::{
     Browser, OWNER, PASSWORD, SUPPORT, audit_rows, buy_and_wait_fulfilled, create, hidden,
-    insert_purchase, location,
+    insert_purchase,
 };
 use crate::both_backends;
-use crate::helpers::{Backend, TestApp, spawn_shop, spawn_shop_with};
+use crate::helpers::{Answer, Backend, TestApp, spawn_shop, spawn_shop_with};
 use crate::mail::{SmtpServer, parse_eml, part};
 
 both_backends!(
@@ -34,7 +34,7 @@ async fn topup_count(db: &Db) -> i64 {
 async fn owner_on_wallet(app: &TestApp) -> Browser {
     create(&app.db, OWNER, Role::Owner).await;
     let owner = Browser::default();
-    assert_eq!(owner.login(app, OWNER, PASSWORD).await.0, 303);
+    assert_eq!(owner.login(app, OWNER, PASSWORD).await.status, 303);
     owner
 }
 
@@ -46,8 +46,11 @@ async fn a_top_up_submitted_twice_creates_one_payment_credited_only_when_paid(ba
     sandbox.set_balance(45_678).expect("set balance");
     let owner = owner_on_wallet(&app).await;
 
-    let (status, page, headers) = owner.get(&app, "/admin/wallet").await;
-    assert_eq!(status, 200, "{page}");
+    let Answer {
+        body: page,
+        headers,
+        ..
+    } = owner.get(&app, "/admin/wallet").await.assert_status(200);
     assert_eq!(headers["cache-control"], "no-store");
     assert!(page.contains("$456.78"), "the live balance: {page}");
     assert!(page.contains("adjustment"), "the transactions: {page}");
@@ -74,7 +77,7 @@ async fn a_top_up_submitted_twice_creates_one_payment_credited_only_when_paid(ba
         })
         .await
         .expect("pause");
-    let (_, page, _) = owner.get(&app, "/admin/wallet").await;
+    let page = owner.get(&app, "/admin/wallet").await.body;
     assert!(page.contains("New sales are paused"));
 
     // The same form, sent twice (a double click): one row, one key, one checkout session.
@@ -89,16 +92,15 @@ async fn a_top_up_submitted_twice_creates_one_payment_credited_only_when_paid(ba
         owner.post(&app, "/admin/wallet/topup", &form),
         owner.post(&app, "/admin/wallet/topup", &form),
     );
-    let (third_status, _, third) = owner.post(&app, "/admin/wallet/topup", &form).await;
-    assert_eq!((first.0, second.0, third_status), (303, 303, 303));
+    let third = owner.post(&app, "/admin/wallet/topup", &form).await;
+    assert_eq!((first.status, second.status, third.status), (303, 303, 303));
     // The answer is the console's page for the top-up (the CSP keeps forms on the shop);
     // it links to upstream's hosted checkout and says the top-up is pending.
-    let progress = location(&first.2);
+    let progress = first.location();
     assert!(progress.starts_with("/admin/wallet/topups/"), "{progress}");
-    assert_eq!(location(&second.2), progress, "the same top-up");
-    assert_eq!(location(&third), progress, "a retry gets the same top-up");
-    let (status, page, _) = owner.get(&app, &progress).await;
-    assert_eq!(status, 200, "{page}");
+    assert_eq!(second.location(), progress, "the same top-up");
+    assert_eq!(third.location(), progress, "a retry gets the same top-up");
+    let page = owner.get(&app, &progress).await.assert_status(200).body;
     assert!(page.contains("data-topup-status=\"pending\""), "{page}");
     let checkout = page
         .split("href=\"")
@@ -124,7 +126,7 @@ async fn a_top_up_submitted_twice_creates_one_payment_credited_only_when_paid(ba
     // Nothing is credited until the hosted page is paid.
     assert_eq!(sandbox.balance().available_cents, 45_678);
     assert_eq!(sandbox.stats().transactions, transactions_before);
-    let (_, page, _) = owner.get(&app, "/admin/wallet").await;
+    let page = owner.get(&app, "/admin/wallet").await.body;
     assert!(
         page.contains("$456.78") && page.contains("$25.50"),
         "{page}"
@@ -149,7 +151,7 @@ async fn a_top_up_submitted_twice_creates_one_payment_credited_only_when_paid(ba
     assert_eq!(sandbox.stats().transactions, transactions_before + 1);
     assert!(sandbox.stats().ledger_invariant_holds);
 
-    let (_, page, _) = owner.get(&app, "/admin/wallet").await;
+    let page = owner.get(&app, "/admin/wallet").await.body;
     assert!(page.contains("$482.28"), "the credit shows: {page}");
     assert!(page.contains("credit"));
     // Transaction times read like every other time in the console.
@@ -168,7 +170,7 @@ async fn a_top_up_submitted_twice_creates_one_payment_credited_only_when_paid(ba
         !page.contains("New sales are paused"),
         "credit covering the orders waiting resumes sales"
     );
-    let (_, page, _) = owner.get(&app, &progress).await;
+    let page = owner.get(&app, &progress).await.body;
     assert!(page.contains("data-topup-status=\"paid\""), "{page}");
     assert!(page.contains("$482.28"), "the credit shows: {page}");
     let paused = app
@@ -198,7 +200,7 @@ async fn a_top_up_submitted_twice_creates_one_payment_credited_only_when_paid(ba
         rows.iter()
             .all(|r| !r.1.starts_with("wallet_topup") || r.3.contains("$25.50"))
     );
-    let (_, audit, _) = owner.get(&app, "/admin/audit").await;
+    let audit = owner.get(&app, "/admin/audit").await.body;
     assert!(audit.contains("wallet_topup_created"));
 }
 
@@ -210,7 +212,7 @@ async fn refused_amounts_send_nothing_and_support_is_kept_out(backend: Backend) 
     create(&app.db, SUPPORT, Role::Support).await;
     let transactions = upstream.sandbox.stats().transactions;
 
-    let (_, page, _) = owner.get(&app, "/admin/wallet").await;
+    let page = owner.get(&app, "/admin/wallet").await.body;
     let token = hidden(&page, "csrf_token");
     let nonce = hidden(&page, "nonce");
     for (amount, message) in [
@@ -224,7 +226,7 @@ async fn refused_amounts_send_nothing_and_support_is_kept_out(backend: Backend) 
         ("", "like 25 or 25.50"),
         ("1e3", "like 25 or 25.50"),
     ] {
-        let (status, page, _) = owner
+        let page = owner
             .post(
                 &app,
                 "/admin/wallet/topup",
@@ -234,21 +236,22 @@ async fn refused_amounts_send_nothing_and_support_is_kept_out(backend: Backend) 
                     ("amount", amount),
                 ],
             )
-            .await;
-        assert_eq!(status, 400, "{amount:?}");
+            .await
+            .assert_status(400)
+            .body;
         assert!(page.contains(message), "{amount:?}: {page}");
         assert_eq!(hidden(&page, "nonce"), nonce, "the same form comes back");
     }
     // Without a valid nonce or CSRF token nothing happens either.
-    let (status, _, _) = owner
+    owner
         .post(
             &app,
             "/admin/wallet/topup",
             &[("csrf_token", &token), ("nonce", "x"), ("amount", "25")],
         )
-        .await;
-    assert_eq!(status, 400);
-    let (status, _, _) = owner
+        .await
+        .assert_status(400);
+    owner
         .post(
             &app,
             "/admin/wallet/topup",
@@ -258,8 +261,8 @@ async fn refused_amounts_send_nothing_and_support_is_kept_out(backend: Backend) 
                 ("amount", "25"),
             ],
         )
-        .await;
-    assert_eq!(status, 403);
+        .await
+        .assert_status(403);
     assert_eq!(topup_count(&app.db).await, 0);
     assert_eq!(upstream.sandbox.stats().transactions, transactions);
     assert!(
@@ -280,23 +283,29 @@ async fn refused_amounts_send_nothing_and_support_is_kept_out(backend: Backend) 
     };
     let first = used("25");
     let first: Vec<(&str, &str)> = first.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    assert_eq!(owner.post(&app, "/admin/wallet/topup", &first).await.0, 303);
+    assert_eq!(
+        owner.post(&app, "/admin/wallet/topup", &first).await.status,
+        303
+    );
     let second = used("30");
     let second: Vec<(&str, &str)> = second.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let (status, page, _) = owner.post(&app, "/admin/wallet/topup", &second).await;
-    assert_eq!(status, 409);
+    let page = owner
+        .post(&app, "/admin/wallet/topup", &second)
+        .await
+        .assert_status(409)
+        .body;
     assert!(page.contains("already sent for $25.00"), "{page}");
     assert_ne!(hidden(&page, "nonce"), nonce, "a fresh form");
     assert_eq!(topup_count(&app.db).await, 1);
 
     // Support: no wallet, no top-up, no threshold.
     let support = Browser::default();
-    assert_eq!(support.login(&app, SUPPORT, PASSWORD).await.0, 303);
-    assert_eq!(support.get(&app, "/admin/wallet").await.0, 403);
-    let (_, dashboard, _) = support.get(&app, "/admin").await;
+    assert_eq!(support.login(&app, SUPPORT, PASSWORD).await.status, 303);
+    assert_eq!(support.get(&app, "/admin/wallet").await.status, 403);
+    let dashboard = support.get(&app, "/admin").await.body;
     assert!(!dashboard.contains("href=\"/admin/wallet\""));
     let token = support.csrf(&app).await;
-    let (status, _, _) = support
+    support
         .post(
             &app,
             "/admin/wallet/topup",
@@ -306,16 +315,16 @@ async fn refused_amounts_send_nothing_and_support_is_kept_out(backend: Backend) 
                 ("amount", "25"),
             ],
         )
-        .await;
-    assert_eq!(status, 403);
-    let (status, _, _) = support
+        .await
+        .assert_status(403);
+    support
         .post(
             &app,
             "/admin/wallet/threshold",
             &[("csrf_token", &token), ("threshold", "1")],
         )
-        .await;
-    assert_eq!(status, 403);
+        .await
+        .assert_status(403);
     assert_eq!(topup_count(&app.db).await, 1);
 }
 
@@ -354,30 +363,29 @@ async fn the_low_balance_alert_is_raised_once_per_crossing(backend: Backend) {
     // The threshold is the shop's own, audited before/after.
     let token = owner.csrf(&app).await;
     for bad in ["-1", "lots", "2000000"] {
-        let (status, _, _) = owner
+        owner
             .post(
                 &app,
                 "/admin/wallet/threshold",
                 &[("csrf_token", &token), ("threshold", bad)],
             )
-            .await;
-        assert_eq!(status, 400, "{bad}");
+            .await
+            .assert_status(400);
     }
-    let (status, _, headers) = owner
+    owner
         .post(
             &app,
             "/admin/wallet/threshold",
             &[("csrf_token", &token), ("threshold", "150")],
         )
-        .await;
-    assert_eq!(status, 303);
-    assert_eq!(location(&headers), "/admin/wallet?done=threshold");
+        .await
+        .assert_redirect_to("/admin/wallet?done=threshold");
     let rows = audit_rows(&app.db).await;
     assert!(rows.iter().any(|r| r.1 == "wallet_threshold_set"
         && r.3 == "before: $100.00, alert only; after: $150.00, alert only"));
 
     // $500 is above: no alert.
-    let (_, page, _) = owner.get(&app, "/admin/wallet?done=threshold").await;
+    let page = owner.get(&app, "/admin/wallet?done=threshold").await.body;
     assert!(page.contains("Threshold saved."));
     assert!(page.contains("value=\"150.00\""));
     assert_eq!(low_balance_alerts(&app.db).await, (0, 0));
@@ -385,18 +393,21 @@ async fn the_low_balance_alert_is_raised_once_per_crossing(backend: Backend) {
     // Below: one alert and one email, however often the page is viewed.
     sandbox.set_balance(12_000).expect("balance");
     for _ in 0..3 {
-        let (status, page, _) = owner.get(&app, "/admin/wallet").await;
-        assert_eq!(status, 200);
+        let page = owner
+            .get(&app, "/admin/wallet")
+            .await
+            .assert_status(200)
+            .body;
         assert!(page.contains("below your low-balance threshold of $150.00"));
     }
     assert_eq!(low_balance_alerts(&app.db).await, (1, 1));
     assert_eq!(alert_emails(&app), 1);
-    let (_, dashboard, _) = owner.get(&app, "/admin").await;
+    let dashboard = owner.get(&app, "/admin").await.body;
     assert!(dashboard.contains("low_balance"), "{dashboard}");
 
     // Back above: resolved, no email.
     sandbox.set_balance(20_000).expect("balance");
-    let (_, page, _) = owner.get(&app, "/admin/wallet").await;
+    let page = owner.get(&app, "/admin/wallet").await.body;
     assert!(!page.contains("below your low-balance threshold"));
     assert_eq!(low_balance_alerts(&app.db).await, (0, 1));
 
@@ -452,8 +463,11 @@ async fn the_low_balance_email_is_retried_until_the_mail_server_takes_it(backend
 
     // The crossing is recorded; the email fails and waits for its retry.
     upstream.sandbox.set_balance(1_000).expect("balance");
-    let (status, page, _) = owner.get(&app, "/admin/wallet").await;
-    assert_eq!(status, 200);
+    let page = owner
+        .get(&app, "/admin/wallet")
+        .await
+        .assert_status(200)
+        .body;
     assert!(page.contains("below your low-balance threshold"), "{page}");
     assert_eq!(low_balance_alerts(&app.db).await, (1, 1));
     let rows = alert_email_rows(&app.db).await;
@@ -579,8 +593,11 @@ async fn the_catalog_lists_plans_with_margins_and_owners_sync_it(backend: Backen
     let price = plan.price.expect("price");
     let margin = storefront::domain::Cents::new(price.get() - plan.cost.get()).to_string();
 
-    let (status, page, _) = owner.get(&app, "/admin/catalog?country=US").await;
-    assert_eq!(status, 200);
+    let page = owner
+        .get(&app, "/admin/catalog?country=US")
+        .await
+        .assert_status(200)
+        .body;
     assert!(page.contains("href=\"/admin/catalog\""), "in the nav");
     let row = page
         .split(&format!("<tr data-plan=\"{}\">", plan.id))
@@ -607,7 +624,10 @@ async fn the_catalog_lists_plans_with_margins_and_owners_sync_it(backend: Backen
             || page.contains("href=\"/admin/catalog?country=US&amp;page=2\">Next →"),
         "{page}"
     );
-    let (_, second, _) = owner.get(&app, "/admin/catalog?country=US&page=2").await;
+    let second = owner
+        .get(&app, "/admin/catalog?country=US&page=2")
+        .await
+        .body;
     assert!(second.contains("Page 2"), "{second}");
     assert!(
         second.contains("href=\"/admin/catalog?country=US\">← Previous"),
@@ -618,26 +638,29 @@ async fn the_catalog_lists_plans_with_margins_and_owners_sync_it(backend: Backen
         "a new page of plans"
     );
     if let Some(region) = snap.regions().first() {
-        let (status, page, _) = owner
+        let page = owner
             .get(&app, &format!("/admin/catalog?region={}", region.slug))
-            .await;
-        assert_eq!(status, 200);
+            .await
+            .assert_status(200)
+            .body;
         assert!(!page.contains(&format!("data-plan=\"{}\"", plan.id)));
     }
-    assert_eq!(owner.get(&app, "/admin/catalog?country=ZZ").await.0, 400);
+    assert_eq!(
+        owner.get(&app, "/admin/catalog?country=ZZ").await.status,
+        400
+    );
 
     // Sync now: a new history row, reported and audited.
     let before = sync_count(&app.db).await;
-    let (_, page, _) = owner.get(&app, "/admin/catalog").await;
+    let page = owner.get(&app, "/admin/catalog").await.body;
     assert!(page.contains("Sync now"));
     let token = hidden(&page, "csrf_token");
-    let (status, _, headers) = owner
+    owner
         .post(&app, "/admin/catalog/sync", &[("csrf_token", &token)])
-        .await;
-    assert_eq!(status, 303);
-    assert_eq!(location(&headers), "/admin/catalog?sync=synced");
+        .await
+        .assert_redirect_to("/admin/catalog?sync=synced");
     assert_eq!(sync_count(&app.db).await, before + 1);
-    let (_, page, _) = owner.get(&app, "/admin/catalog?sync=synced").await;
+    let page = owner.get(&app, "/admin/catalog?sync=synced").await.body;
     assert!(page.contains("Catalog synced."));
     assert!(
         page.contains("120 plans") || page.contains(" plans, "),
@@ -651,16 +674,19 @@ async fn the_catalog_lists_plans_with_margins_and_owners_sync_it(backend: Backen
 
     // Support reads, but cannot sync.
     let support = Browser::default();
-    assert_eq!(support.login(&app, SUPPORT, PASSWORD).await.0, 303);
-    let (status, page, _) = support.get(&app, "/admin/catalog").await;
-    assert_eq!(status, 200);
+    assert_eq!(support.login(&app, SUPPORT, PASSWORD).await.status, 303);
+    let page = support
+        .get(&app, "/admin/catalog")
+        .await
+        .assert_status(200)
+        .body;
     assert!(!page.contains("Sync now"));
     let token = support.csrf(&app).await;
     assert_eq!(
         support
             .post(&app, "/admin/catalog/sync", &[("csrf_token", &token)])
             .await
-            .0,
+            .status,
         403
     );
     assert_eq!(sync_count(&app.db).await, before + 1);
@@ -688,30 +714,15 @@ async fn email_jobs(db: &Db, purchase_id: &str, kind: &str) -> (i64, i64) {
     .expect("jobs")
 }
 
-async fn wait_for_mail(app: &TestApp, purchase_id: &str, count: usize) {
-    let started = std::time::Instant::now();
-    loop {
-        let open = email_jobs(&app.db, purchase_id, "email_esim_ready").await.1;
-        if open == 0 && app.emails().len() >= count {
-            return;
-        }
-        assert!(
-            started.elapsed() < std::time::Duration::from_secs(20),
-            "emails not sent: {} of {count}, {open} open",
-            app.emails().len()
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-}
-
 async fn support_resends_the_delivery_email_once_while_one_is_open(backend: Backend) {
     let Some((app, _upstream)) = spawn_shop(backend, 150).await else {
         return;
     };
     create(&app.db, SUPPORT, Role::Support).await;
     let purchase_id = buy_and_wait_fulfilled(&app).await;
-    wait_for_mail(&app, &purchase_id, 1).await;
+    app.drain_outbox().await;
     let sent = app.emails().len();
+    assert!(sent >= 1, "the delivery email was sent");
     assert_eq!(
         email_jobs(&app.db, &purchase_id, "email_esim_ready")
             .await
@@ -720,25 +731,22 @@ async fn support_resends_the_delivery_email_once_while_one_is_open(backend: Back
     );
 
     let support = Browser::default();
-    assert_eq!(support.login(&app, SUPPORT, PASSWORD).await.0, 303);
-    let (_, page, _) = support
+    assert_eq!(support.login(&app, SUPPORT, PASSWORD).await.status, 303);
+    let page = support
         .get(&app, &format!("/admin/orders/{purchase_id}"))
-        .await;
+        .await
+        .body;
     assert!(page.contains("Resend delivery email"), "{page}");
     assert_eq!(
-        support.act(&app, &purchase_id, "resend", " ").await.0,
+        support.act(&app, &purchase_id, "resend", " ").await.status,
         400,
         "a reason is required"
     );
-    let (status, _, headers) = support
+    support
         .act(&app, &purchase_id, "resend", "customer lost the email")
-        .await;
-    assert_eq!(status, 303);
-    assert_eq!(
-        location(&headers),
-        format!("/admin/orders/{purchase_id}?done=resend")
-    );
-    wait_for_mail(&app, &purchase_id, sent + 1).await;
+        .await
+        .assert_redirect_to(format!("/admin/orders/{purchase_id}?done=resend"));
+    app.drain_outbox().await;
     assert_eq!(app.emails().len(), sent + 1, "one more email, not two");
     assert_eq!(
         email_jobs(&app.db, &purchase_id, "email_esim_ready")
@@ -763,16 +771,16 @@ async fn support_resends_the_delivery_email_once_while_one_is_open(backend: Back
         })
         .await
         .expect("queue");
-    let (status, _, headers) = support
+    let flash = support
         .act(&app, &purchase_id, "resend", "customer asked again")
-        .await;
-    assert_eq!(status, 303);
-    let flash = location(&headers);
+        .await
+        .assert_status(303)
+        .location();
     assert_eq!(
         flash,
         format!("/admin/orders/{purchase_id}?done=resend_open")
     );
-    let (_, page, _) = support.get(&app, &flash).await;
+    let page = support.get(&app, &flash).await.body;
     assert!(page.contains("already queued: nothing more was added"));
     assert_eq!(
         email_jobs(&app.db, &purchase_id, "email_esim_ready").await,
@@ -788,10 +796,13 @@ async fn support_resends_the_delivery_email_once_while_one_is_open(backend: Back
         storefront::db::now_ms(),
     )
     .await;
-    let (_, page, _) = support.get(&app, "/admin/orders/unpaid").await;
+    let page = support.get(&app, "/admin/orders/unpaid").await.body;
     assert!(!page.contains("Resend delivery email"));
     assert_eq!(
-        support.act(&app, "unpaid", "resend", "why not").await.0,
+        support
+            .act(&app, "unpaid", "resend", "why not")
+            .await
+            .status,
         409
     );
 
@@ -822,8 +833,11 @@ async fn wallet_transactions_link_their_orders_and_show_a_running_balance() {
     crate::admin::create(&app.db, crate::admin::OWNER, Role::Owner).await;
     let purchase_id = crate::journeys::buy_and_wait_fulfilled(&app).await;
     let owner = crate::admin::login_as(&app, crate::admin::OWNER).await;
-    let (status, page, _) = owner.get(&app, "/admin/wallet").await;
-    assert_eq!(status, 200);
+    let page = owner
+        .get(&app, "/admin/wallet")
+        .await
+        .assert_status(200)
+        .body;
     assert!(
         page.contains(&format!("href=\"/admin/orders/{purchase_id}\"")),
         "the reservation links its order: {page}"

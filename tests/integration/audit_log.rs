@@ -11,7 +11,9 @@ use storefront::db::{Db, DbError, now_ms};
 
 use crate::admin::{Browser, OWNER, PASSWORD, create};
 use crate::both_backends;
-use crate::helpers::{Backend, TestDb, spawn_app, spawn_app_on_with, spawn_app_with};
+use crate::helpers::{
+    Answer, Backend, TestDb, spawn_app, spawn_app_on_with, spawn_app_with, wait_for,
+};
 
 both_backends!(
     a_flood_of_sign_ins_with_fresh_emails_writes_a_bounded_number_of_rows,
@@ -50,9 +52,10 @@ async fn a_flood_of_sign_ins_with_fresh_emails_writes_a_bounded_number_of_rows(b
     };
     let flooder = Browser::default();
     for i in 1..=60 {
-        let (status, _, _) = flooder
+        let status = flooder
             .login(&app, &format!("guess{i}@example.com"), "not the password")
-            .await;
+            .await
+            .status;
         let expected = if i <= 20 { 401 } else { 429 };
         assert_eq!(status, expected, "attempt {i}");
     }
@@ -83,29 +86,38 @@ async fn the_per_client_limit_refuses_sign_ins_before_anything_is_written(backen
     let before = entries(&app.db).await.len();
     let flooder = Browser::from_address("127.0.0.2");
     for i in 1..=10 {
-        let (status, _, _) = flooder
-            .login(&app, &format!("guess{i}@example.com"), "not the password")
-            .await;
-        assert_eq!(status, 401, "attempt {i}");
+        assert_eq!(
+            flooder
+                .login(&app, &format!("guess{i}@example.com"), "not the password")
+                .await
+                .status,
+            401,
+            "attempt {i}"
+        );
     }
     let (written, reserved) = (entries(&app.db).await.len(), attempts(&app.db).await);
     assert_eq!((written - before, reserved), (10, 10));
     for i in 11..=30 {
-        let (status, page, headers) = flooder
+        let answer = flooder
             .login(&app, &format!("guess{i}@example.com"), "not the password")
             .await;
-        assert_eq!(status, 429, "attempt {i}");
+        assert_eq!(answer.status, 429, "attempt {i}");
+        let Answer {
+            body: page,
+            headers,
+            ..
+        } = answer;
         assert!(page.contains("Too many sign-in attempts"), "{page}");
         assert_eq!(headers["retry-after"], "60");
     }
-    assert_eq!(flooder.login(&app, OWNER, PASSWORD).await.0, 429);
+    assert_eq!(flooder.login(&app, OWNER, PASSWORD).await.status, 429);
     assert_eq!(
         (entries(&app.db).await.len(), attempts(&app.db).await),
         (written, reserved),
         "nothing written for the refused sign-ins"
     );
     let owner = Browser::from_address("127.0.0.3");
-    assert_eq!(owner.login(&app, OWNER, PASSWORD).await.0, 303);
+    assert_eq!(owner.login(&app, OWNER, PASSWORD).await.status, 303);
 }
 
 /// Rows written `days_ago` days ago with `action`.
@@ -184,19 +196,15 @@ async fn the_daily_prune_keeps_money_actions_for_a_year_and_the_rest_for_the_ret
     .into_iter()
     .map(|(a, d)| (a.to_string(), format!("{d} days ago")))
     .collect::<Vec<_>>();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    loop {
+    wait_for("the prune", async || {
         let left = kept(&app.db).await;
         if left == expected {
-            break;
+            Ok(())
+        } else {
+            Err(format!("{:?}", left.iter().take(12).collect::<Vec<_>>()))
         }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "after the prune: {:?}",
-            left.iter().take(12).collect::<Vec<_>>()
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+    })
+    .await;
 
     // The day's prune has run: its lease is held until tomorrow, so no replica prunes again.
     let lease_until: i64 = app

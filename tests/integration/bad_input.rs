@@ -556,7 +556,9 @@ fn checkout_forms_are_refused_with_a_message_and_write_nothing(backend: Backend)
         .cloned()
         .collect();
     let browser = Browser::default();
-    let (_, page, _) = rt.block_on(browser.get(&app, &format!("/plans/{}", plans[0].id)));
+    let page = rt
+        .block_on(browser.get(&app, &format!("/plans/{}", plans[0].id)))
+        .body;
     let csrf = hidden(&page, "csrf_token");
     let csrf_cookie = format!("csrf={}", browser.cookie("csrf").expect("csrf cookie"));
     let prices: Vec<String> = plans

@@ -9,9 +9,9 @@ use storefront::accounts::Role;
 use storefront::catalog::ShopPlan;
 use storefront::sandbox::{self, Outcome, SandboxConfig, SandboxHandle};
 
-use crate::admin::{Browser, OWNER, PASSWORD, create, hidden, location};
+use crate::admin::{Browser, OWNER, PASSWORD, create, hidden};
 use crate::both_backends;
-use crate::helpers::{Backend, TestApp, binary, random_suffix, spawn_app_with};
+use crate::helpers::{Answer, Backend, TestApp, binary, random_suffix, spawn_app_with, wait_for};
 use crate::journeys::{buy, buy_and_wait_fulfilled, pay, sellable_plan};
 
 both_backends!(
@@ -47,16 +47,24 @@ async fn shop_with_empty_wallet(backend: Backend) -> Option<(TestApp, SandboxHan
 /// Tops the wallet up by $500 through the console and upstream's hosted checkout, then opens
 /// the wallet page, which confirms the top-up and reads the balance.
 async fn top_up(app: &TestApp, owner: &Browser) {
-    let (_, page, _) = owner.get(app, "/admin/wallet").await;
+    let page = owner.get(app, "/admin/wallet").await.body;
     let form = [
         ("csrf_token", hidden(&page, "csrf_token")),
         ("nonce", hidden(&page, "nonce")),
         ("amount", "500.00".to_string()),
     ];
     let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let (status, _, headers) = owner.post(app, "/admin/wallet/topup", &form).await;
-    assert_eq!(status, 303);
-    let (_, progress, _) = owner.get(app, &location(&headers)).await;
+    let progress = owner
+        .get(
+            app,
+            &owner
+                .post(app, "/admin/wallet/topup", &form)
+                .await
+                .assert_status(303)
+                .location(),
+        )
+        .await
+        .body;
     let checkout = progress
         .split("href=\"")
         .filter_map(|rest| rest.split('"').next())
@@ -70,32 +78,31 @@ async fn top_up(app: &TestApp, owner: &Browser) {
         .await
         .expect("pay");
     assert_eq!(paid.status().as_u16(), 303);
-    let (_, wallet, _) = owner.get(app, "/admin/wallet").await;
+    let wallet = owner.get(app, "/admin/wallet").await.body;
     assert!(wallet.contains("$500.00"), "{wallet}");
 }
 
 /// Buys `plan`, which upstream fails, and waits until the buyer is refunded.
 async fn buy_and_wait_refunded(app: &TestApp, plan: &ShopPlan) {
     let shopper = Browser::default();
-    let (status, _, headers) = buy(app, &shopper, plan, "unlucky@example.com").await;
-    assert_eq!(status, 303);
-    let pay_path = location(&headers);
+    let pay_path = buy(app, &shopper, plan, "unlucky@example.com")
+        .await
+        .assert_status(303)
+        .location();
     let pay_path = pay_path.strip_prefix(&app.address).unwrap_or(&pay_path);
-    let (status, _, headers) = pay(app, &shopper, pay_path).await;
-    assert_eq!(status, 303);
-    let order_path = location(&headers);
-    let started = Instant::now();
-    loop {
-        let (_, page, _) = shopper.get(app, &order_path).await;
+    let order_path = pay(app, &shopper, pay_path)
+        .await
+        .assert_status(303)
+        .location();
+    wait_for("the order page to say refunded", async || {
+        let page = shopper.get(app, &order_path).await.body;
         if page.contains("data-status=\"refunded\"") {
-            return;
+            Ok(())
+        } else {
+            Err(page)
         }
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "not refunded: {page}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    })
+    .await;
 }
 
 /// `storefront reconcile` for today against the app's database and upstream.
@@ -130,8 +137,7 @@ async fn csv_rows(
     owner: &Browser,
     path: &str,
 ) -> Vec<std::collections::HashMap<String, String>> {
-    let (status, body, headers) = owner.get(app, path).await;
-    assert_eq!(status, 200, "{path}: {body}");
+    let Answer { body, headers, .. } = owner.get(app, path).await.assert_status(200);
     assert_eq!(headers["content-type"], "text/csv; charset=utf-8");
     assert!(
         headers["content-disposition"]
@@ -177,7 +183,7 @@ async fn a_period_reconciles_and_the_injected_order_is_the_one_mismatch(backend:
     let db_url = app.database_url();
     create(&app.db, OWNER, Role::Owner).await;
     let owner = Browser::default();
-    assert_eq!(owner.login(&app, OWNER, PASSWORD).await.0, 303);
+    assert_eq!(owner.login(&app, OWNER, PASSWORD).await.status, 303);
     top_up(&app, &owner).await;
     let sold = buy_and_wait_fulfilled(&app).await;
     let good = sellable_plan(&app);
@@ -201,7 +207,7 @@ async fn a_period_reconciles_and_the_injected_order_is_the_one_mismatch(backend:
     buy_and_wait_refunded(&app, &failing).await;
 
     // The dashboard's 30 days: today's sale in the chart, both checkouts paid.
-    let (_, dashboard, _) = owner.get(&app, "/admin").await;
+    let dashboard = owner.get(&app, "/admin").await.body;
     assert!(
         dashboard.contains("role=\"img\" aria-labelledby=\"chart-title chart-desc\""),
         "{dashboard}"
@@ -224,8 +230,7 @@ async fn a_period_reconciles_and_the_injected_order_is_the_one_mismatch(backend:
     // The day reconciles to the cent, in the console and on the command line.
     let day = today();
     let period = format!("/admin/books?from={day}&to={day}");
-    let (status, page, _) = owner.get(&app, &period).await;
-    assert_eq!(status, 200, "{page}");
+    let page = owner.get(&app, &period).await.assert_status(200).body;
     assert!(page.contains("data-books=\"match\""), "{page}");
     assert!(
         page.contains(&format!("/admin/orders/{sold}")),
@@ -262,8 +267,7 @@ async fn a_period_reconciles_and_the_injected_order_is_the_one_mismatch(backend:
         .expect("order id")
         .to_string();
 
-    let (status, page, _) = owner.get(&app, &period).await;
-    assert_eq!(status, 200, "{page}");
+    let page = owner.get(&app, &period).await.assert_status(200).body;
     assert!(page.contains("data-mismatches=\"1\""), "{page}");
     assert!(
         page.contains(&format!("data-reference=\"{order_id}\"")),
@@ -338,11 +342,15 @@ async fn a_period_reconciles_and_the_injected_order_is_the_one_mismatch(backend:
     );
     let only_refunded = csv_rows(&app, &owner, "/admin/books/orders.csv?status=refunded").await;
     assert_eq!(only_refunded.len(), 1);
-    let (status, _, _) = owner
-        .get(&app, "/admin/books/orders.csv?from=tomorrow")
-        .await;
-    assert_eq!(status, 400, "the search's date rule holds");
-    let (_, list, _) = owner.get(&app, "/admin/orders?status=refunded").await;
+    assert_eq!(
+        owner
+            .get(&app, "/admin/books/orders.csv?from=tomorrow")
+            .await
+            .status,
+        400,
+        "the search's date rule holds"
+    );
+    let list = owner.get(&app, "/admin/orders?status=refunded").await.body;
     assert!(
         list.contains("/admin/books/orders.csv?status=refunded"),
         "the list links its CSV"

@@ -22,7 +22,7 @@ use storefront::db::DbError;
 use storefront::db::schema::purchases;
 
 use crate::admin::{OWNER, PASSWORD, create};
-use crate::helpers::{Backend, TestApp, location, spawn_shop};
+use crate::helpers::{Backend, TestApp, spawn_shop};
 use crate::journeys::{pay, purchase_id, wait_fulfilled};
 use crate::journeys_browser::{ShotOnFailure, axe_source, screenshot_dir, serious_violations};
 use crate::webdriver::{Browser, LAPTOP, PHONE};
@@ -299,20 +299,21 @@ async fn an_owner_reprices_tops_up_and_refunds_in_a_browser() {
 
     // A customer's order, bought and delivered before the owner starts.
     let shopper = crate::helpers::Browser::default();
-    let (status, _, headers) =
-        crate::journeys::buy(&app, &shopper, &plan, "traveller@example.com").await;
-    assert_eq!(status, 303);
-    let pay_page = location(&headers);
+    let pay_page = crate::journeys::buy(&app, &shopper, &plan, "traveller@example.com")
+        .await
+        .assert_status(303)
+        .location();
     let pay_page = pay_page.strip_prefix(&app.address).unwrap_or(&pay_page);
-    let (status, _, headers) = pay(&app, &shopper, pay_page).await;
-    assert_eq!(status, 303);
-    let order_path = location(&headers);
+    let order_path = pay(&app, &shopper, pay_page)
+        .await
+        .assert_status(303)
+        .location();
     wait_fulfilled(&app, &shopper, &order_path).await;
     let id = purchase_id(&order_path);
     // And a checkout someone left on the payment page until it closed.
-    let (status, _, _) =
-        crate::journeys::buy(&app, &shopper, &plan, "changed.mind@example.com").await;
-    assert_eq!(status, 303);
+    crate::journeys::buy(&app, &shopper, &plan, "changed.mind@example.com")
+        .await
+        .assert_status(303);
     let left = app
         .db
         .run(|conn| {
@@ -351,8 +352,7 @@ async fn an_owner_reprices_tops_up_and_refunds_in_a_browser() {
     refund(&browser, &app, axe, &id).await;
 
     // The customer's own order page says so.
-    let (status, page, _) = shopper.get(&app, &order_path).await;
-    assert_eq!(status, 200);
+    let page = shopper.get(&app, &order_path).await.assert_status(200).body;
     assert!(page.contains("data-status=\"refunded\""), "{page}");
     drop(_shot);
     browser.quit().await;

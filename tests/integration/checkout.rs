@@ -15,24 +15,37 @@ use storefront::payments::{EventKind, PaymentEvent};
 use storefront::sandbox::Fault;
 
 use crate::both_backends;
-use crate::helpers::{Backend, Browser, TestApp, hidden, location, spawn_shop, spawn_shop_with};
+use crate::helpers::{
+    Answer, Backend, Browser, TestApp, hidden, location, spawn_shop, spawn_shop_with, wait_for,
+};
 use crate::journeys::{
     answer, buy, decline, open_pay_page, pay, purchase_id, sellable_plan, wait_fulfilled,
 };
 
-async fn count(db: &Db, table: &'static str) -> i64 {
-    db.run(move |conn| {
-        let n = match table {
-            "purchases" => purchases::table.count().get_result::<i64>(conn)?,
-            _ => outbox_jobs::table
-                .filter(outbox_jobs::kind.eq("place_order"))
-                .count()
-                .get_result::<i64>(conn)?,
-        };
-        Ok::<_, DbError>(n)
+/// How many purchases the shop holds.
+async fn purchase_count(db: &Db) -> i64 {
+    db.run(|conn| {
+        purchases::table
+            .count()
+            .get_result::<i64>(conn)
+            .map_err(DbError::from)
     })
     .await
-    .expect("count")
+    .expect("count purchases")
+}
+
+/// How many upstream orders the shop has queued to place: its `place_order` jobs, whatever
+/// their state.
+async fn place_order_jobs(db: &Db) -> i64 {
+    db.run(|conn| {
+        outbox_jobs::table
+            .filter(outbox_jobs::kind.eq("place_order"))
+            .count()
+            .get_result::<i64>(conn)
+            .map_err(DbError::from)
+    })
+    .await
+    .expect("count place_order jobs")
 }
 
 /// Makes the shop's copy of the wallet a minute old, so the next checkout re-reads it.
@@ -78,13 +91,14 @@ async fn a_demo_purchase_is_paid_once_and_queued_once(backend: Backend) {
     };
     let plan = sellable_plan(&app);
     let browser = Browser::default();
-    let (status, _, headers) = buy(&app, &browser, &plan, "ana@example.com").await;
-    assert_eq!(status, 303);
-    let pay_page = location(&headers);
+    let pay_page = buy(&app, &browser, &plan, "ana@example.com")
+        .await
+        .assert_status(303)
+        .location();
     assert!(pay_page.contains("/demo-pay/demo_cs_"), "{pay_page}");
-    assert_eq!(count(&app.db, "purchases").await, 1);
+    assert_eq!(purchase_count(&app.db).await, 1);
     assert_eq!(
-        count(&app.db, "jobs").await,
+        place_order_jobs(&app.db).await,
         0,
         "nothing is queued before payment"
     );
@@ -93,13 +107,22 @@ async fn a_demo_purchase_is_paid_once_and_queued_once(backend: Backend) {
     assert_eq!(demo.status, 200);
     assert!(demo.html.contains("TEST MODE"));
     assert!(demo.html.contains(&plan.price.expect("price").to_string()));
-    let (status, _, headers) = answer(&app, &browser, &demo.session, &demo.token, "pay").await;
-    assert_eq!(status, 303);
-    let order_path = location(&headers);
+    let order_path = answer(&app, &browser, &demo.session, &demo.token, "pay")
+        .await
+        .assert_status(303)
+        .location();
     assert!(order_path.starts_with("/orders/"));
 
-    let (status, order, headers) = browser.get(&app, &order_path).await;
-    assert_eq!(status, 200, "the checkout cookie opens the order page");
+    let opened = browser.get(&app, &order_path).await;
+    assert_eq!(
+        opened.status, 200,
+        "the checkout cookie opens the order page"
+    );
+    let Answer {
+        body: order,
+        headers,
+        ..
+    } = opened;
     assert!(
         !order.contains("data-status=\"awaiting_payment\""),
         "{order}"
@@ -117,7 +140,7 @@ async fn a_demo_purchase_is_paid_once_and_queued_once(backend: Backend) {
     assert_eq!(headers["cache-control"], "no-store");
     assert_eq!(headers["referrer-policy"], "no-referrer");
     assert_eq!(headers["x-robots-tag"], "noindex");
-    assert_eq!(count(&app.db, "jobs").await, 1, "one place_order job");
+    assert_eq!(place_order_jobs(&app.db).await, 1, "one place_order job");
 
     // The outbox places the order, tracks it and stores the installation.
     let order = wait_fulfilled(&app, &browser, &order_path).await;
@@ -159,10 +182,7 @@ async fn a_demo_purchase_is_paid_once_and_queued_once(backend: Backend) {
     );
     // Two emails: payment received, then eSIM ready; both carry the private link, neither
     // the activation code.
-    let started = std::time::Instant::now();
-    while app.emails().len() < 2 && started.elapsed().as_secs() < 10 {
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    app.wait_for_emails_about(&purchase_id, 2).await;
     let emails = app.emails();
     assert_eq!(emails.len(), 2, "{emails:?}");
     for email in &emails {
@@ -178,24 +198,26 @@ async fn a_demo_purchase_is_paid_once_and_queued_once(backend: Backend) {
     }
 
     // Paying again (a double click) changes nothing: the session is no longer open.
-    let (_, page, _) = browser.get(&app, &pay_page).await;
+    let page = browser.get(&app, &pay_page).await.body;
     assert!(page.contains("no longer open"));
-    let (status, page, _) = answer(&app, &browser, &demo.session, &demo.token, "pay").await;
-    assert_eq!(status, 409);
+    let page = answer(&app, &browser, &demo.session, &demo.token, "pay")
+        .await
+        .assert_status(409)
+        .body;
     assert!(page.contains("already made"), "{page}");
-    assert_eq!(count(&app.db, "jobs").await, 1);
+    assert_eq!(place_order_jobs(&app.db).await, 1);
 
     // A stranger without the cookie or token sees the same 404 as for an unknown order.
     let stranger = Browser::default();
-    assert_eq!(stranger.get(&app, &order_path).await.0, 404);
+    assert_eq!(stranger.get(&app, &order_path).await.status, 404);
     assert_eq!(
         stranger
             .get(&app, &format!("{order_path}?token=wrong"))
             .await
-            .0,
+            .status,
         404
     );
-    assert_eq!(stranger.get(&app, "/orders/nope").await.0, 404);
+    assert_eq!(stranger.get(&app, "/orders/nope").await.status, 404);
     // On another device the page says how to open one's order, and the same for an order
     // that does not exist (only the request id differs).
     let before_request_id = |page: &str| {
@@ -204,12 +226,18 @@ async fn a_demo_purchase_is_paid_once_and_queued_once(backend: Backend) {
             .unwrap_or_default()
             .to_string()
     };
-    let (_, known, _) = stranger.get(&app, &order_path).await;
-    let (_, unknown, _) = stranger.get(&app, "/orders/0123456789abcdef0123").await;
+    let known = stranger.get(&app, &order_path).await.body;
+    let unknown = stranger
+        .get(&app, "/orders/0123456789abcdef0123")
+        .await
+        .body;
     assert!(known.contains("private link in the emails"), "{known}");
     assert_eq!(before_request_id(&known), before_request_id(&unknown));
-    let (status, other, _) = stranger.get(&app, "/orders/a/b").await;
-    assert_eq!(status, 404);
+    let other = stranger
+        .get(&app, "/orders/a/b")
+        .await
+        .assert_status(404)
+        .body;
     assert_eq!(before_request_id(&other), before_request_id(&unknown));
 }
 
@@ -235,7 +263,7 @@ async fn fifty_checkouts_at_once_hold_no_more_than_their_share(backend: Backend)
             let browser = Browser::from_address(&format!("127.0.1.{}", i + 1));
             buy(&app, &browser, &plan, &format!("buyer{i}@example.com"))
                 .await
-                .0
+                .status
         }));
     }
     for task in tasks {
@@ -245,7 +273,7 @@ async fn fifty_checkouts_at_once_hold_no_more_than_their_share(backend: Backend)
             "an unpaid checkout is no sale yet"
         );
     }
-    assert_eq!(count(&app.db, "purchases").await, 50);
+    assert_eq!(purchase_count(&app.db).await, 50);
     let holds: Vec<i64> = app
         .db
         .run(|conn| {
@@ -265,8 +293,10 @@ async fn fifty_checkouts_at_once_hold_no_more_than_their_share(backend: Backend)
         .set_balance(plan.cost.get() / 2)
         .expect("balance");
     age_wallet(&app.db).await;
-    let (status, page, _) = buy(&app, &Browser::default(), &plan, "late@example.com").await;
-    assert_eq!(status, 409);
+    let page = buy(&app, &Browser::default(), &plan, "late@example.com")
+        .await
+        .assert_status(409)
+        .body;
     assert!(page.contains("Temporarily unavailable"), "{page}");
 }
 
@@ -275,7 +305,7 @@ async fn checkout_refuses_forged_and_incomplete_forms_without_writing() {
     let (app, _upstream) = spawn_shop(Backend::Sqlite, 120).await.expect("sqlite");
     let plan = sellable_plan(&app);
     let browser = Browser::default();
-    let (_, page, _) = browser.get(&app, &format!("/plans/{}", plan.id)).await;
+    let page = browser.get(&app, &format!("/plans/{}", plan.id)).await.body;
     let token = hidden(&page, "csrf_token");
     // No token, a wrong token, a token without its cookie: 403 and nothing written.
     let fields = |t: &'static str| {
@@ -287,10 +317,10 @@ async fn checkout_refuses_forged_and_incomplete_forms_without_writing() {
     };
     let mut missing = fields("");
     missing.push(("plan_id", &plan.id));
-    assert_eq!(browser.post(&app, "/checkout", &missing).await.0, 403);
+    assert_eq!(browser.post(&app, "/checkout", &missing).await.status, 403);
     let mut wrong = fields("00ff");
     wrong.push(("plan_id", &plan.id));
-    assert_eq!(browser.post(&app, "/checkout", &wrong).await.0, 403);
+    assert_eq!(browser.post(&app, "/checkout", &wrong).await.status, 403);
     let cookieless = Browser::default();
     let with_token = [
         ("csrf_token", token.as_str()),
@@ -298,10 +328,13 @@ async fn checkout_refuses_forged_and_incomplete_forms_without_writing() {
         ("email", "a@example.com"),
         ("confirm_device", "yes"),
     ];
-    assert_eq!(cookieless.post(&app, "/checkout", &with_token).await.0, 403);
-    assert_eq!(count(&app.db, "purchases").await, 0);
+    assert_eq!(
+        cookieless.post(&app, "/checkout", &with_token).await.status,
+        403
+    );
+    assert_eq!(purchase_count(&app.db).await, 0);
 
-    let (status, page, _) = browser
+    let page = browser
         .post(
             &app,
             "/checkout",
@@ -312,14 +345,15 @@ async fn checkout_refuses_forged_and_incomplete_forms_without_writing() {
                 ("confirm_device", "yes"),
             ],
         )
-        .await;
-    assert_eq!(status, 400);
+        .await
+        .assert_status(400)
+        .body;
     assert!(page.contains("Enter the email address"), "{page}");
     assert!(
         page.contains("value=\"not-an-email\""),
         "the form keeps what was typed"
     );
-    let (status, page, _) = browser
+    let page = browser
         .post(
             &app,
             "/checkout",
@@ -329,15 +363,16 @@ async fn checkout_refuses_forged_and_incomplete_forms_without_writing() {
                 ("email", "a@example.com"),
             ],
         )
-        .await;
-    assert_eq!(status, 400);
+        .await
+        .assert_status(400)
+        .body;
     assert!(
         page.contains("supports eSIM and is not carrier-locked"),
         "{page}"
     );
     // Both problems at once: a summary above the fields linking to each, which takes the
     // focus, and each field marked invalid and described by its message.
-    let (status, page, _) = browser
+    let page = browser
         .post(
             &app,
             "/checkout",
@@ -347,8 +382,9 @@ async fn checkout_refuses_forged_and_incomplete_forms_without_writing() {
                 ("email", "nobody"),
             ],
         )
-        .await;
-    assert_eq!(status, 400);
+        .await
+        .assert_status(400)
+        .body;
     let summary = page
         .split("class=\"error-summary\"")
         .nth(1)
@@ -371,7 +407,7 @@ async fn checkout_refuses_forged_and_incomplete_forms_without_writing() {
         page.find("error-summary") < page.find("id=\"email\""),
         "the summary comes before the fields"
     );
-    assert_eq!(count(&app.db, "purchases").await, 0);
+    assert_eq!(purchase_count(&app.db).await, 0);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -386,8 +422,10 @@ async fn checkout_rereads_the_plan_and_refuses_gone_repriced_and_uncovered_sales
         .sandbox
         .set_plan_available(&plan.id, false)
         .expect("hide");
-    let (status, page, _) = buy(&app, &browser, &plan, "a@example.com").await;
-    assert_eq!(status, 409);
+    let page = buy(&app, &browser, &plan, "a@example.com")
+        .await
+        .assert_status(409)
+        .body;
     assert!(page.contains("no longer available"), "{page}");
     upstream
         .sandbox
@@ -399,8 +437,10 @@ async fn checkout_rereads_the_plan_and_refuses_gone_repriced_and_uncovered_sales
         .sandbox
         .set_plan_price(&plan.id, new_cost)
         .expect("price");
-    let (status, page, _) = buy(&app, &browser, &plan, "a@example.com").await;
-    assert_eq!(status, 409);
+    let page = buy(&app, &browser, &plan, "a@example.com")
+        .await
+        .assert_status(409)
+        .body;
     let new_price = app
         .catalog
         .snapshot()
@@ -408,25 +448,29 @@ async fn checkout_rereads_the_plan_and_refuses_gone_repriced_and_uncovered_sales
         .expect("priced");
     assert!(page.contains(&format!("now {new_price}")), "{page}");
     assert_eq!(
-        count(&app.db, "purchases").await,
+        purchase_count(&app.db).await,
         0,
         "nothing sold at the old price"
     );
     let token = hidden(&page, "csrf_token");
-    let (status, _, _) = browser
-        .post(
-            &app,
-            "/checkout",
-            &[
-                ("csrf_token", &token),
-                ("plan_id", &plan.id),
-                ("email", "a@example.com"),
-                ("confirm_device", "yes"),
-                ("expected_price_cents", &new_price.get().to_string()),
-            ],
-        )
-        .await;
-    assert_eq!(status, 303, "confirming the new price proceeds");
+    assert_eq!(
+        browser
+            .post(
+                &app,
+                "/checkout",
+                &[
+                    ("csrf_token", &token),
+                    ("plan_id", &plan.id),
+                    ("email", "a@example.com"),
+                    ("confirm_device", "yes"),
+                    ("expected_price_cents", &new_price.get().to_string()),
+                ],
+            )
+            .await
+            .status,
+        303,
+        "confirming the new price proceeds"
+    );
     let locked: (i64, i64) = app
         .db
         .run(|conn| {
@@ -454,8 +498,10 @@ async fn checkout_rereads_the_plan_and_refuses_gone_repriced_and_uncovered_sales
     upstream.sandbox.set_balance(0).expect("balance");
     // The wallet is re-read at most once a minute: make the stored one stale.
     age_wallet(&app.db).await;
-    let (status, page, _) = buy(&app, &browser, &other, "b@example.com").await;
-    assert_eq!(status, 409);
+    let page = buy(&app, &browser, &other, "b@example.com")
+        .await
+        .assert_status(409)
+        .body;
     assert!(page.contains("Temporarily unavailable"), "{page}");
 }
 
@@ -464,9 +510,19 @@ async fn a_declined_payment_queues_nothing_and_says_so() {
     let (app, _upstream) = spawn_shop(Backend::Sqlite, 120).await.expect("sqlite");
     let plan = sellable_plan(&app);
     let browser = Browser::default();
-    let (_, _, headers) = buy(&app, &browser, &plan, "a@example.com").await;
-    let (_, _, headers) = decline(&app, &browser, &location(&headers)).await;
-    let (_, order, _) = browser.get(&app, &location(&headers)).await;
+    let order = browser
+        .get(
+            &app,
+            &decline(
+                &app,
+                &browser,
+                &buy(&app, &browser, &plan, "a@example.com").await.location(),
+            )
+            .await
+            .location(),
+        )
+        .await
+        .body;
     assert!(order.contains("data-status=\"payment_failed\""), "{order}");
     assert!(order.contains("Nothing was charged"));
     // A way to try again, and no word of an email: none is sent for a declined payment.
@@ -476,7 +532,7 @@ async fn a_declined_payment_queues_nothing_and_says_so() {
     );
     assert!(!order.contains("your email"), "{order}");
     assert!(!order.contains("http-equiv"), "{order}");
-    assert_eq!(count(&app.db, "jobs").await, 0);
+    assert_eq!(place_order_jobs(&app.db).await, 0);
     assert!(app.emails().is_empty());
 }
 
@@ -487,17 +543,19 @@ async fn a_declined_demo_payment_cannot_be_paid_afterwards() {
     let (app, upstream) = spawn_shop(Backend::Sqlite, 120).await.expect("sqlite");
     let plan = sellable_plan(&app);
     let browser = Browser::default();
-    let (_, _, headers) = buy(&app, &browser, &plan, "a@example.com").await;
-    let pay_page = location(&headers);
+    let pay_page = buy(&app, &browser, &plan, "a@example.com").await.location();
     let demo = open_pay_page(&app, &browser, &pay_page).await;
-    let (status, _, headers) = answer(&app, &browser, &demo.session, &demo.token, "decline").await;
-    assert_eq!(status, 303);
-    let order_path = location(&headers);
+    let order_path = answer(&app, &browser, &demo.session, &demo.token, "decline")
+        .await
+        .assert_status(303)
+        .location();
     let events_after_decline = count_payment_events(&app.db).await;
 
     for choice in ["pay", "decline"] {
-        let (status, page, _) = answer(&app, &browser, &demo.session, &demo.token, choice).await;
-        assert_eq!(status, 409, "{choice}: {page}");
+        let page = answer(&app, &browser, &demo.session, &demo.token, choice)
+            .await
+            .assert_status(409)
+            .body;
         assert!(page.contains("was declined"), "{page}");
         assert!(page.contains("Nothing was charged"), "{page}");
     }
@@ -506,15 +564,15 @@ async fn a_declined_demo_payment_cannot_be_paid_afterwards() {
         events_after_decline,
         "a refused answer records no payment event"
     );
-    let (_, page, _) = browser.get(&app, &pay_page).await;
+    let page = browser.get(&app, &pay_page).await.body;
     assert!(page.contains("no longer open"), "{page}");
     assert!(!page.contains("/pay\""), "no Pay form is offered: {page}");
 
     // Give a wrongly queued order every chance to reach the sandbox before looking.
     tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-    let (_, order, _) = browser.get(&app, &order_path).await;
+    let order = browser.get(&app, &order_path).await.body;
     assert!(order.contains("data-status=\"payment_failed\""), "{order}");
-    assert_eq!(count(&app.db, "jobs").await, 0);
+    assert_eq!(place_order_jobs(&app.db).await, 0);
     let purchase_id = purchase_id(&order_path);
     assert_eq!(
         upstream
@@ -530,9 +588,9 @@ async fn a_declined_demo_payment_cannot_be_paid_afterwards() {
 /// Buys `plan`, pays on the demo page and returns the order page once it is fulfilled.
 async fn fulfilled_order_page(app: &TestApp, plan: &ShopPlan, email: &str) -> String {
     let browser = Browser::default();
-    let (_, _, headers) = buy(app, &browser, plan, email).await;
-    let (_, _, headers) = pay(app, &browser, &location(&headers)).await;
-    wait_fulfilled(app, &browser, &location(&headers)).await
+    let pay_page = buy(app, &browser, plan, email).await.location();
+    let order_path = pay(app, &browser, &pay_page).await.location();
+    wait_fulfilled(app, &browser, &order_path).await
 }
 
 /// The install page on a phone: the QR code is one named image, each installation value is
@@ -623,8 +681,9 @@ async fn the_same_event_five_times_at_once_pays_once(backend: Backend) {
     };
     let plan = sellable_plan(&app);
     let browser = Browser::default();
-    let (_, _, headers) = buy(&app, &browser, &plan, "a@example.com").await;
-    let session = location(&headers)
+    let session = buy(&app, &browser, &plan, "a@example.com")
+        .await
+        .location()
         .rsplit('/')
         .next()
         .expect("session")
@@ -656,7 +715,7 @@ async fn the_same_event_five_times_at_once_pays_once(backend: Backend) {
         }
     }
     assert_eq!(paid, 1);
-    assert_eq!(count(&app.db, "jobs").await, 1);
+    assert_eq!(place_order_jobs(&app.db).await, 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -664,8 +723,7 @@ async fn the_emailed_link_becomes_a_cookie_and_leaves_the_address_bar() {
     let (app, _upstream) = spawn_shop(Backend::Sqlite, 120).await.expect("sqlite");
     let plan = sellable_plan(&app);
     let buyer = Browser::default();
-    let (_, _, headers) = buy(&app, &buyer, &plan, "a@example.com").await;
-    let pay_page = location(&headers);
+    let pay_page = buy(&app, &buyer, &plan, "a@example.com").await.location();
     // The provider is told to return to the private link (the demo keeps it in the purchase).
     let order_id = {
         let db = app.db.clone();
@@ -701,8 +759,11 @@ async fn the_emailed_link_becomes_a_cookie_and_leaves_the_address_bar() {
         set_cookie.contains("HttpOnly") && set_cookie.contains("SameSite=Lax"),
         "{set_cookie}"
     );
-    let (status, page, _) = phone.get(&app, &format!("/orders/{order_id}")).await;
-    assert_eq!(status, 200);
+    let page = phone
+        .get(&app, &format!("/orders/{order_id}"))
+        .await
+        .assert_status(200)
+        .body;
     assert!(page.contains("data-status=\"awaiting_payment\""));
     assert!(
         !page.contains(&token),
@@ -728,8 +789,9 @@ async fn an_expired_checkout_fails_and_a_late_payment_is_still_honoured() {
     let (app, _upstream) = spawn_shop(Backend::Sqlite, 120).await.expect("sqlite");
     let plan = sellable_plan(&app);
     let browser = Browser::default();
-    let (_, _, headers) = buy(&app, &browser, &plan, "late@example.com").await;
-    let session = location(&headers)
+    let session = buy(&app, &browser, &plan, "late@example.com")
+        .await
+        .location()
         .rsplit('/')
         .next()
         .expect("session")
@@ -772,7 +834,7 @@ async fn an_expired_checkout_fails_and_a_late_payment_is_still_honoured() {
         .await
         .expect("apply");
     assert!(matches!(applied, Applied::Paid { .. }), "{applied:?}");
-    assert_eq!(count(&app.db, "jobs").await, 1);
+    assert_eq!(place_order_jobs(&app.db).await, 1);
 }
 
 /// The fulfilled order page holds the activation code: however the browser asks, it is sent
@@ -784,9 +846,10 @@ async fn the_order_page_is_never_compressed_and_never_stored(backend: Backend) {
     };
     let plan = sellable_plan(&app);
     let browser = Browser::default();
-    let (_, _, headers) = buy(&app, &browser, &plan, "gzip@example.com").await;
-    let (_, _, headers) = pay(&app, &browser, &location(&headers)).await;
-    let order_path = location(&headers);
+    let pay_page = buy(&app, &browser, &plan, "gzip@example.com")
+        .await
+        .location();
+    let order_path = pay(&app, &browser, &pay_page).await.location();
     let first = wait_fulfilled(&app, &browser, &order_path).await;
     let code = first
         .split("id=\"activation-code\" class=\"copy\" type=\"text\" readonly value=\"")
@@ -821,8 +884,11 @@ async fn the_order_page_is_never_compressed_and_never_stored(backend: Backend) {
         assert!(body.contains("<svg"), "{encoding}");
     }
     // Another browser without the order cookie sees nothing, cached view or not.
-    let (status, page, _) = Browser::default().get(&app, &order_path).await;
-    assert_eq!(status, 404);
+    let page = Browser::default()
+        .get(&app, &order_path)
+        .await
+        .assert_status(404)
+        .body;
     assert!(!page.contains(&code));
 }
 
@@ -841,9 +907,15 @@ async fn a_burst_of_payments_waits_for_the_orders_already_paid(backend: Backend)
     let mut payers = Vec::new();
     for n in 0..8 {
         let browser = Browser::default();
-        let (status, _, headers) = buy(&app, &browser, &plan, &format!("b{n}@example.com")).await;
-        assert_eq!(status, 303);
-        let page = open_pay_page(&app, &browser, &location(&headers)).await;
+        let page = open_pay_page(
+            &app,
+            &browser,
+            &buy(&app, &browser, &plan, &format!("b{n}@example.com"))
+                .await
+                .assert_status(303)
+                .location(),
+        )
+        .await;
         payers.push((browser, page));
     }
     // Each order takes a moment upstream, well under the backlog's patience for a stall.
@@ -858,7 +930,7 @@ async fn a_burst_of_payments_waits_for_the_orders_already_paid(backend: Backend)
             tokio::spawn(async move {
                 answer(&app, &browser, &page.session, &page.token, "pay")
                     .await
-                    .0
+                    .status
             })
         })
         .collect();
@@ -866,8 +938,7 @@ async fn a_burst_of_payments_waits_for_the_orders_already_paid(backend: Backend)
         assert_eq!(task.await.expect("payment"), 303);
     }
     // (paid at, accepted at) of each purchase, once every order is placed.
-    let started = std::time::Instant::now();
-    let times = loop {
+    let times = wait_for("the 8 orders to be placed", async || {
         let times = app
             .db
             .run(|conn| {
@@ -885,16 +956,13 @@ async fn a_burst_of_payments_waits_for_the_orders_already_paid(backend: Backend)
             .await
             .expect("times");
         if times.len() == 8 {
-            break times;
+            Ok(times)
+        } else {
+            Err(format!("{} placed", times.len()))
         }
-        assert!(
-            started.elapsed() < std::time::Duration::from_secs(30),
-            "placed {} of 8",
-            times.len()
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    };
-    assert_eq!(count(&app.db, "jobs").await, 8, "one order each");
+    })
+    .await;
+    assert_eq!(place_order_jobs(&app.db).await, 8, "one order each");
     let first_accepted = times.iter().map(|(_, at)| *at).min().expect("accepted");
     let paid_before = times
         .iter()

@@ -3,7 +3,7 @@
 //! throttle, and no checkout sends anything upstream while upstream rate-limits the shop.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use diesel::prelude::*;
 use storefront::catalog::ShopPlan;
@@ -18,8 +18,8 @@ use crate::admin::{OWNER, PASSWORD, create};
 use crate::both_backends;
 use crate::checkout::{age_catalog, age_wallet};
 use crate::helpers::{
-    Backend, Browser, TestApp, client_builder, location, spawn_app_with, spawn_shop,
-    spawn_shop_with,
+    Answer, Backend, Browser, TestApp, client_builder, spawn_app_with, spawn_shop, spawn_shop_with,
+    wait_for, wait_until,
 };
 use crate::journeys::{answer, buy, open_pay_page, purchase_id, sellable_plan};
 
@@ -64,7 +64,7 @@ async fn checkouts_at_once(
         .into_iter()
         .map(|(browser, email)| {
             let (app, plan) = (Arc::clone(app), plan.clone());
-            tokio::spawn(async move { buy(&app, &browser, &plan, &email).await.0 })
+            tokio::spawn(async move { buy(&app, &browser, &plan, &email).await.status })
         })
         .collect();
     let mut statuses = Vec::new();
@@ -74,13 +74,15 @@ async fn checkouts_at_once(
     statuses
 }
 
-/// Pays a checkout on the demo page; returns the purchase id.
-async fn pay(app: &TestApp, browser: &Browser, headers: &reqwest::header::HeaderMap) -> String {
-    let demo = open_pay_page(app, browser, &location(headers)).await;
+/// Pays `checkout` (its answer, a redirect to the demo page); returns the purchase id.
+async fn pay(app: &TestApp, browser: &Browser, checkout: &Answer) -> String {
+    let demo = open_pay_page(app, browser, &checkout.location()).await;
     assert_eq!(demo.status, 200);
-    let (status, _, headers) = answer(app, browser, &demo.session, &demo.token, "pay").await;
-    assert_eq!(status, 303);
-    purchase_id(&location(&headers))
+    let back = answer(app, browser, &demo.session, &demo.token, "pay")
+        .await
+        .assert_status(303)
+        .location();
+    purchase_id(&back)
 }
 
 both_backends!(unpaid_checkouts_cannot_lock_a_paying_customer_out);
@@ -120,7 +122,7 @@ async fn unpaid_checkouts_cannot_lock_a_paying_customer_out(backend: Backend) {
     for i in 0..5 {
         let browser = via(&format!("198.51.100.{}", 10 + i));
         let email = format!("Same+{i}@Example.com");
-        assert_eq!(buy(&app, &browser, &plan, &email).await.0, 303);
+        assert_eq!(buy(&app, &browser, &plan, &email).await.status, 303);
     }
     let same = running_holds(&app.db, None, Some("same@example.com")).await;
     assert_eq!(same.0, MAX_HOLDS_PER_EMAIL);
@@ -140,24 +142,22 @@ async fn unpaid_checkouts_cannot_lock_a_paying_customer_out(backend: Backend) {
 
     // A customer from elsewhere buys, pays, and gets the eSIM ordered upstream.
     let payer = Browser::from_address("127.0.0.2");
-    let (status, page, headers) = buy(&app, &payer, &plan, "payer@example.com").await;
-    assert_eq!(status, 303, "{page}");
-    let purchase_id = pay(&app, &payer, &headers).await;
-    let started = Instant::now();
-    loop {
+    let answer = buy(&app, &payer, &plan, "payer@example.com").await;
+    let status = answer.status;
+    assert_eq!(status, 303, "{}", answer.body);
+    let purchase_id = pay(&app, &payer, &answer).await;
+    wait_for("the paying customer's order to be placed", async || {
         let stats = upstream.sandbox.stats();
         if stats
             .orders_by_reference
             .contains_key(&format!("sf-{purchase_id}"))
         {
-            break;
+            Ok(())
+        } else {
+            Err(format!("{stats:?}"))
         }
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "the paying customer's order was not placed: {stats:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    })
+    .await;
     let unpaid: i64 = app
         .db
         .run(|conn| {
@@ -179,7 +179,10 @@ async fn no_checkout_reaches_upstream_while_it_rate_limits_the_shop() {
     let sent = || upstream.sandbox.stats().api_requests;
     let browser = Browser::default();
     // The wallet is read once (the first checkout, or the shop's own watch).
-    assert_eq!(buy(&app, &browser, &plan, "first@example.com").await.0, 303);
+    assert_eq!(
+        buy(&app, &browser, &plan, "first@example.com").await.status,
+        303
+    );
 
     // Right after a sync the catalog is the live price: checkouts send nothing.
     let before = sent();
@@ -187,7 +190,7 @@ async fn no_checkout_reaches_upstream_while_it_rate_limits_the_shop() {
         assert_eq!(
             buy(&app, &browser, &plan, &format!("f{i}@example.com"))
                 .await
-                .0,
+                .status,
             303
         );
     }
@@ -199,7 +202,10 @@ async fn no_checkout_reaches_upstream_while_it_rate_limits_the_shop() {
 
     // An older catalog is re-read live, one request per checkout...
     age_catalog(&app, Duration::from_secs(5 * 60)).await;
-    assert_eq!(buy(&app, &browser, &plan, "live@example.com").await.0, 303);
+    assert_eq!(
+        buy(&app, &browser, &plan, "live@example.com").await.status,
+        303
+    );
     assert_eq!(sent(), before + 1);
 
     // ...until upstream answers 429: that checkout still sells from the catalog, and from then
@@ -209,7 +215,9 @@ async fn no_checkout_reaches_upstream_while_it_rate_limits_the_shop() {
         retry_after_secs: 120,
     });
     assert_eq!(
-        buy(&app, &browser, &plan, "met429@example.com").await.0,
+        buy(&app, &browser, &plan, "met429@example.com")
+            .await
+            .status,
         303
     );
     let limited = sent();
@@ -219,7 +227,7 @@ async fn no_checkout_reaches_upstream_while_it_rate_limits_the_shop() {
         assert_eq!(
             buy(&app, &browser, &plan, &format!("g{i}@example.com"))
                 .await
-                .0,
+                .status,
             303
         );
     }
@@ -232,8 +240,9 @@ async fn no_checkout_reaches_upstream_while_it_rate_limits_the_shop() {
     // A catalog too old to vouch for: the sale is refused as temporarily unavailable, still
     // without asking upstream.
     age_catalog(&app, Duration::from_secs(2 * 3600)).await;
-    let (status, page, _) = buy(&app, &browser, &plan, "old@example.com").await;
-    assert_eq!(status, 503, "{page}");
+    buy(&app, &browser, &plan, "old@example.com")
+        .await
+        .assert_status(503);
     assert_eq!(sent(), limited);
 }
 
@@ -251,7 +260,7 @@ async fn a_checkout_flood_spends_only_the_live_read_budget() {
     assert_eq!(
         buy(&app, &Browser::default(), &plan, "w@example.com")
             .await
-            .0,
+            .status,
         303
     );
     let before = upstream.sandbox.stats().api_requests;
@@ -259,25 +268,21 @@ async fn a_checkout_flood_spends_only_the_live_read_budget() {
     for i in 0..budget + 10 {
         let browser = Browser::from_address(&format!("127.0.2.{}", i + 1));
         let email = format!("flood{i}@example.com");
-        assert_eq!(buy(&app, &browser, &plan, &email).await.0, 303);
+        assert_eq!(buy(&app, &browser, &plan, &email).await.status, 303);
     }
     assert_eq!(upstream.sandbox.stats().api_requests - before, budget);
 }
 
 /// Waits for the shop's first balance read (its wallet watch reads on start).
 async fn wallet_read(db: &Db) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
+    wait_until("the wallet's first read", async || {
         let row = db
             .run(storefront::db::wallet::get)
             .await
             .expect("wallet row");
-        if row.is_some_and(|w| w.refreshed_at_ms > 0) {
-            return;
-        }
-        assert!(Instant::now() < deadline, "the wallet was never read");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+        row.is_some_and(|w| w.refreshed_at_ms > 0)
+    })
+    .await;
 }
 
 /// `n` sales at once, each from its own address.
@@ -337,14 +342,22 @@ async fn the_checkout_rate_limit_counts_an_ipv6_64_once() {
     let plan = sellable_plan(&app);
     for i in 1..=3 {
         let browser = via(&format!("2001:db8:9:9::{i}"));
-        assert_eq!(buy(&app, &browser, &plan, "a@example.com").await.0, 303);
+        assert_eq!(
+            buy(&app, &browser, &plan, "a@example.com").await.status,
+            303
+        );
     }
     let fresh_address = via("2001:db8:9:9:ffff:1234:5678:9abc");
-    let (status, page, headers) = buy(&app, &fresh_address, &plan, "kept@example.com").await;
+    let answer = buy(&app, &fresh_address, &plan, "kept@example.com").await;
     assert_eq!(
-        status, 429,
+        answer.status, 429,
         "a new address in the same /64 is the same client"
     );
+    let Answer {
+        body: page,
+        headers,
+        ..
+    } = answer;
     // The plan page with its form and what was typed, saying to wait: not a dead end.
     assert!(page.contains("Too many checkout attempts"), "{page}");
     assert!(page.contains("value=\"kept@example.com\""), "{page}");
@@ -352,7 +365,9 @@ async fn the_checkout_rate_limit_counts_an_ipv6_64_once() {
     assert_eq!(headers["retry-after"], "60");
     let next_network = via("2001:db8:9:a::1");
     assert_eq!(
-        buy(&app, &next_network, &plan, "a@example.com").await.0,
+        buy(&app, &next_network, &plan, "a@example.com")
+            .await
+            .status,
         303
     );
 }
@@ -368,15 +383,18 @@ async fn login_failures_from_one_ipv6_64_share_one_throttle() {
     create(&app.db, OWNER, storefront::accounts::Role::Owner).await;
     for i in 1..=5 {
         let guesser = via(&format!("2001:db8:77:1:{i:x}::{i:x}"));
-        assert_eq!(guesser.login(&app, OWNER, "guess").await.0, 401);
+        assert_eq!(guesser.login(&app, OWNER, "guess").await.status, 401);
     }
-    let (status, page, _) = via("2001:db8:77:1:abcd::1")
+    via("2001:db8:77:1:abcd::1")
         .login(&app, OWNER, PASSWORD)
-        .await;
-    assert_eq!(status, 429, "{page}");
+        .await
+        .assert_status(429);
     // The owner, from another network, is not held up; the log shows full addresses.
     assert_eq!(
-        via("2001:db8:77:2::1").login(&app, OWNER, PASSWORD).await.0,
+        via("2001:db8:77:2::1")
+            .login(&app, OWNER, PASSWORD)
+            .await
+            .status,
         303
     );
     let addrs: Vec<String> = app

@@ -31,7 +31,7 @@ use storefront::sandbox::{
 use tokio::sync::Semaphore;
 
 use crate::checkout::{age_catalog, age_wallet};
-use crate::helpers::{Backend, Browser, TestApp, hidden, location, random_suffix, spawn_shop_with};
+use crate::helpers::{Backend, Browser, TestApp, hidden, random_suffix, spawn_shop_with};
 use crate::journeys::{buy, pay, purchase_id, sellable_plan};
 use crate::outbox::{Env, env};
 
@@ -967,7 +967,7 @@ async fn shop_cell(backend: Backend, cell: &Cell) -> Option<Result<Seen, String>
     let shopper = Browser::default();
     let plan = sellable_plan(&app);
     let first;
-    let (status, page, headers) = if cell.step == Step::Checkout {
+    let checkout = if cell.step == Step::Checkout {
         // An older catalog than a minute: checkout re-reads the plan live.
         age_catalog(&app, Duration::from_secs(5 * 60)).await;
         if cell.fault == Fault::InsufficientBalance {
@@ -976,24 +976,24 @@ async fn shop_cell(backend: Backend, cell: &Cell) -> Option<Result<Seen, String>
         arm(&up, cell.fault, cell.step, &plan.id, plan.cost.get());
         let before = up.sandbox.stats().api_requests;
         let answer = buy(&app, &shopper, &plan, "matrix@example.com").await;
-        first = answer.0.to_string();
+        first = answer.status.to_string();
         if up.sandbox.stats().api_requests == before {
             return Some(Err(format!(
                 "answered {first} without asking upstream: the fault was never met"
             )));
         }
         let written = count_purchases(&app.db).await;
-        if answer.0 != 303 && written != 0 {
+        if answer.status != 303 && written != 0 {
             return Some(Err(format!("{first} but {written} purchases written")));
         }
         lift(&up, cell.fault);
         match cell.fault {
-            Fault::PriceChange => confirm_new_price(&app, &shopper, &plan.id, &answer.1).await,
+            Fault::PriceChange => confirm_new_price(&app, &shopper, &plan.id, &answer.body).await,
             Fault::InsufficientBalance => {
                 age_wallet(&app.db).await;
                 buy(&app, &shopper, &plan, "matrix@example.com").await
             }
-            _ if answer.0 == 303 => answer,
+            _ if answer.status == 303 => answer,
             _ => buy(&app, &shopper, &plan, "matrix@example.com").await,
         }
     } else {
@@ -1009,14 +1009,17 @@ async fn shop_cell(backend: Backend, cell: &Cell) -> Option<Result<Seen, String>
         first = String::new();
         buy(&app, &shopper, &plan, "matrix@example.com").await
     };
-    if status != 303 {
-        return Some(Err(format!("checkout answered {status}: {page}")));
+    if checkout.status != 303 {
+        return Some(Err(format!(
+            "checkout answered {}: {}",
+            checkout.status, checkout.body
+        )));
     }
-    let (paid, _, paid_headers) = pay(&app, &shopper, &location(&headers)).await;
-    if paid != 303 {
-        return Some(Err(format!("payment answered {paid}")));
+    let paid = pay(&app, &shopper, &checkout.location()).await;
+    if paid.status != 303 {
+        return Some(Err(format!("payment answered {}", paid.status)));
     }
-    let id = purchase_id(&location(&paid_headers));
+    let id = purchase_id(&paid.location());
     let waited = wait_settled(&app.db, &id, cell.expect.status).await;
     let status = match waited {
         Ok(status) | Err(status) => status,

@@ -15,6 +15,7 @@ use storefront::app::Application;
 use storefront::catalog::Catalog;
 use storefront::config::{DatabaseUrl, Settings, Source};
 use storefront::db::Db;
+use storefront::orders::outbox::Outbox;
 use storefront::sandbox::{self, SandboxConfig, SandboxHandle};
 
 use crate::postgres::postgres_server;
@@ -190,6 +191,8 @@ pub struct TestApp {
     pub client: reqwest::Client,
     pub catalog: Arc<Catalog>,
     pub db: Db,
+    /// The app's outbox, for [`TestApp::drain_outbox`].
+    pub outbox: Outbox,
     /// Where this app writes its email (one `.eml` per message).
     pub mail_dir: tempfile::TempDir,
     _test_db: TestDb,
@@ -260,11 +263,13 @@ async fn spawn_with(test_db: TestDb, db: Db, overrides: &[(&str, &str)]) -> Test
         .expect("build app");
     let address = format!("http://127.0.0.1:{}", app.port());
     let catalog = Arc::clone(app.catalog());
+    let outbox = app.outbox().clone();
     tokio::spawn(app.run_until_stopped());
     TestApp {
         address,
         catalog,
         db,
+        outbox,
         mail_dir,
         client: reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
@@ -305,10 +310,12 @@ pub async fn spawn_shop_with(
     ];
     settings.extend_from_slice(overrides);
     let app = spawn_with(test_db, db, &settings).await;
+    // A plain loop rather than `wait_until`: callers spawn this future, and a future holding
+    // an async closure is not provably `Send` for every lifetime.
     let started = Instant::now();
     while app.catalog.snapshot().plans().is_empty() {
         assert!(
-            started.elapsed() < Duration::from_secs(20),
+            started.elapsed() < BACKGROUND_WAIT,
             "first catalog sync did not finish"
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -316,17 +323,166 @@ pub async fn spawn_shop_with(
     Some((app, upstream))
 }
 
+/// How long a test waits for the app's background work (an email, the outbox, a page that
+/// changes) before it fails: generous, since a loaded two-core machine runs the suite.
+pub const BACKGROUND_WAIT: Duration = Duration::from_secs(30);
+
+/// Polls `check` until it gives a value, and returns it; `Err` says what it saw instead.
+/// Fails after [`BACKGROUND_WAIT`] with `what` and the last thing seen.
+#[track_caller]
+pub fn wait_for<'a, T>(
+    what: impl std::fmt::Display + 'a,
+    mut check: impl AsyncFnMut() -> Result<T, String> + 'a,
+) -> impl Future<Output = T> + 'a {
+    let caller = std::panic::Location::caller();
+    async move {
+        let started = Instant::now();
+        loop {
+            let seen = match check().await {
+                Ok(value) => return value,
+                Err(seen) => seen,
+            };
+            assert!(
+                started.elapsed() < BACKGROUND_WAIT,
+                "waited {BACKGROUND_WAIT:?} at {caller} for {what}; last seen: {seen}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
+/// [`wait_for`] a condition.
+#[track_caller]
+pub fn wait_until<'a>(
+    what: impl std::fmt::Display + 'a,
+    mut check: impl AsyncFnMut() -> bool + 'a,
+) -> impl Future<Output = ()> + 'a {
+    wait_for(what, async move || {
+        if check().await {
+            Ok(())
+        } else {
+            Err("not yet".to_string())
+        }
+    })
+}
+
+/// An email the app wrote (one `.eml` file in its mail folder).
+#[derive(Debug, Clone)]
+pub struct Email {
+    /// The file as written.
+    pub raw: String,
+    /// The file with quoted-printable soft breaks and `=3D` escapes undone, so links and
+    /// sentences read as sent whichever part holds them.
+    pub text: String,
+}
+
+impl Email {
+    fn read(path: &std::path::Path) -> Option<Self> {
+        let raw = std::fs::read_to_string(path).ok()?;
+        let text = raw
+            .replace("=\r\n", "")
+            .replace("=\n", "")
+            .replace("=3D", "=");
+        Some(Self { raw, text })
+    }
+
+    /// The value of header `name` (the first line of it).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.raw
+            .lines()
+            .take_while(|line| !line.is_empty())
+            .find_map(|line| {
+                let (key, value) = line.split_once(':')?;
+                key.eq_ignore_ascii_case(name).then(|| value.trim())
+            })
+    }
+
+    /// Whether the email is addressed to `address` (any case).
+    pub fn is_to(&self, address: &str) -> bool {
+        self.header("to")
+            .is_some_and(|to| to.to_lowercase().contains(&address.to_lowercase()))
+    }
+}
+
+/// The emails in `dir` (a mail folder), in the order written (their names start with the
+/// time they were written).
+pub fn emails_in(dir: &std::path::Path) -> Vec<Email> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .map(|dir| dir.filter_map(Result::ok).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    files.retain(|p| p.extension().is_some_and(|x| x == "eml"));
+    files.sort();
+    files.iter().filter_map(|p| Email::read(p)).collect()
+}
+
+/// Waits until `dir` holds at least `n` emails `matching`; returns all those, oldest first.
+pub async fn wait_for_emails_in(
+    dir: &std::path::Path,
+    n: usize,
+    what: &str,
+    matching: impl Fn(&Email) -> bool,
+) -> Vec<Email> {
+    wait_for(format!("{n} emails {what}"), async || {
+        let found: Vec<Email> = emails_in(dir).into_iter().filter(&matching).collect();
+        if found.len() >= n {
+            Ok(found)
+        } else {
+            Err(format!("{} of them", found.len()))
+        }
+    })
+    .await
+}
+
 impl TestApp {
     /// The emails written so far, as raw `.eml` texts.
     pub fn emails(&self) -> Vec<String> {
-        let mut files: Vec<_> = std::fs::read_dir(self.mail_dir.path())
-            .map(|dir| dir.filter_map(Result::ok).map(|e| e.path()).collect())
-            .unwrap_or_default();
-        files.sort();
-        files
+        emails_in(self.mail_dir.path())
             .into_iter()
-            .filter_map(|p| std::fs::read_to_string(p).ok())
+            .map(|email| email.raw)
             .collect()
+    }
+
+    /// Waits for the first email to `to`; returns it.
+    pub async fn wait_for_email(&self, to: &str) -> Email {
+        self.wait_for_emails(to, 1).await.remove(0)
+    }
+
+    /// Waits until `n` emails to `to` were written; returns all emails to `to`, oldest first.
+    pub async fn wait_for_emails(&self, to: &str, n: usize) -> Vec<Email> {
+        wait_for_emails_in(self.mail_dir.path(), n, &format!("to {to}"), |email| {
+            email.is_to(to)
+        })
+        .await
+    }
+
+    /// Waits until `n` emails link to the order page of `purchase_id`; returns them all.
+    pub async fn wait_for_emails_about(&self, purchase_id: &str, n: usize) -> Vec<Email> {
+        let link = format!("/orders/{purchase_id}?token=");
+        wait_for_emails_in(
+            self.mail_dir.path(),
+            n,
+            &format!("about {purchase_id}"),
+            |email| email.text.contains(&link),
+        )
+        .await
+    }
+
+    /// Runs the outbox's due jobs, beside the app's own workers, until no job is queued or
+    /// running; returns how many this call ran. Fails when jobs are still open after
+    /// [`BACKGROUND_WAIT`] (a job waiting for a later retry, say).
+    pub async fn drain_outbox(&self) -> usize {
+        let ran = self
+            .outbox
+            .drain(BACKGROUND_WAIT)
+            .await
+            .expect("the outbox runs");
+        let open = self
+            .db
+            .run(storefront::db::outbox::next_due_at)
+            .await
+            .expect("read the outbox");
+        assert_eq!(open, None, "jobs still open after {BACKGROUND_WAIT:?}");
+        ran
     }
 }
 
@@ -349,7 +505,88 @@ pub fn client_builder(headers: &[(&'static str, &str)]) -> reqwest::ClientBuilde
         .default_headers(map)
 }
 
-pub type Answer = (u16, String, reqwest::header::HeaderMap);
+/// The shop's answer to one request, as a test reads it: status, headers and body text,
+/// with the request it answers for failure messages.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    pub status: u16,
+    pub body: String,
+    pub headers: reqwest::header::HeaderMap,
+    /// Method and path, e.g. `POST /admin/login`.
+    pub request: String,
+}
+
+impl Answer {
+    async fn read(request: String, res: reqwest::Response) -> Self {
+        let (status, headers) = (res.status().as_u16(), res.headers().clone());
+        Self {
+            status,
+            headers,
+            body: res.text().await.expect("body"),
+            request,
+        }
+    }
+
+    /// Asserts the status; failures show the request and the start of the body.
+    #[track_caller]
+    pub fn assert_status(self, expected: u16) -> Self {
+        assert_eq!(
+            self.status,
+            expected,
+            "{} answered {} instead of {expected}: {}",
+            self.request,
+            self.status,
+            self.body_excerpt()
+        );
+        self
+    }
+
+    /// Asserts a `303 See Other` to `to` (a path, or a full URL where the shop sends one).
+    #[track_caller]
+    pub fn assert_redirect_to(self, to: impl AsRef<str>) -> Self {
+        let to = to.as_ref();
+        assert_eq!(
+            (self.status, self.header("location")),
+            (303, Some(to)),
+            "{} did not redirect to {to}: {}",
+            self.request,
+            self.body_excerpt()
+        );
+        self
+    }
+
+    /// The `Location` of a redirect.
+    #[track_caller]
+    pub fn location(&self) -> String {
+        match self.header("location") {
+            Some(to) => to.to_string(),
+            None => panic!(
+                "{} answered {} without a Location",
+                self.request, self.status
+            ),
+        }
+    }
+
+    /// The first value of header `name`, if any and readable.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    /// The value of the hidden form field `name` in the body.
+    #[track_caller]
+    pub fn hidden(&self, name: &str) -> String {
+        hidden(&self.body, name)
+    }
+
+    fn body_excerpt(&self) -> &str {
+        let end = self
+            .body
+            .char_indices()
+            .nth(2000)
+            .map_or(self.body.len(), |(i, _)| i);
+        &self.body[..end]
+    }
+}
 
 impl Browser {
     /// A browser whose connections come from `addr` (any of 127.0.0.0/8 works on loopback).
@@ -420,8 +657,7 @@ impl Browser {
             .await
             .expect("get");
         self.remember(&res);
-        let (status, headers) = (res.status().as_u16(), res.headers().clone());
-        (status, res.text().await.expect("body"), headers)
+        Answer::read(format!("GET {path}"), res).await
     }
 
     pub async fn post(&self, app: &TestApp, path: &str, form: &[(&str, &str)]) -> Answer {
@@ -438,8 +674,7 @@ impl Browser {
             .await
             .expect("post");
         self.remember(&res);
-        let (status, headers) = (res.status().as_u16(), res.headers().clone());
-        (status, res.text().await.expect("body"), headers)
+        Answer::read(format!("POST {path}"), res).await
     }
 }
 

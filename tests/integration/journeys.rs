@@ -2,11 +2,9 @@
 //! demo payment page, wait for the eSIM. The steps return the shop's answers, so a test can
 //! assert on each; the longer journeys assert the steps they pass through.
 
-use std::time::{Duration, Instant};
-
 use storefront::catalog::ShopPlan;
 
-use crate::helpers::{Answer, Browser, TestApp, hidden, location};
+use crate::helpers::{Answer, Browser, TestApp, hidden, wait_for};
 
 /// A local plan the demo provider can sell.
 pub(crate) fn sellable_plan(app: &TestApp) -> ShopPlan {
@@ -23,8 +21,11 @@ pub(crate) fn sellable_plan(app: &TestApp) -> ShopPlan {
 
 /// Opens the plan page and submits its form; returns the checkout answer.
 pub(crate) async fn buy(app: &TestApp, browser: &Browser, plan: &ShopPlan, email: &str) -> Answer {
-    let (status, page, _) = browser.get(app, &format!("/plans/{}", plan.id)).await;
-    assert_eq!(status, 200);
+    let page = browser
+        .get(app, &format!("/plans/{}", plan.id))
+        .await
+        .assert_status(200)
+        .body;
     let token = hidden(&page, "csrf_token");
     let price = hidden(&page, "expected_price_cents");
     browser
@@ -45,9 +46,10 @@ pub(crate) async fn buy(app: &TestApp, browser: &Browser, plan: &ShopPlan, email
 /// Checks out a cheap sellable plan as `shopper`; returns the demo payment page's path.
 pub(crate) async fn checkout_cheap_plan(app: &TestApp, shopper: &Browser) -> String {
     let plan = sellable_plan(app);
-    let (status, _, headers) = buy(app, shopper, &plan, "traveller@example.com").await;
-    assert_eq!(status, 303);
-    let pay_page = location(&headers);
+    let pay_page = buy(app, shopper, &plan, "traveller@example.com")
+        .await
+        .assert_status(303)
+        .location();
     pay_page
         .strip_prefix(&app.address)
         .unwrap_or(&pay_page)
@@ -66,12 +68,12 @@ pub(crate) struct PayPage {
 
 /// Opens the demo payment page at `pay_page` (a path or a full URL).
 pub(crate) async fn open_pay_page(app: &TestApp, browser: &Browser, pay_page: &str) -> PayPage {
-    let (status, html, _) = browser.get(app, pay_page).await;
+    let page = browser.get(app, pay_page).await;
     let session = pay_page.rsplit('/').next().expect("session").to_string();
-    let token = hidden(&html, "csrf_token");
+    let token = page.hidden("csrf_token");
     PayPage {
-        status,
-        html,
+        status: page.status,
+        html: page.body,
         session,
         token,
     }
@@ -112,20 +114,17 @@ pub(crate) fn purchase_id(order_path: &str) -> String {
     order_path.trim_start_matches("/orders/").to_string()
 }
 
-/// Reloads the order page until it shows a fulfilled order (at most 30 s); returns it.
+/// Reloads the order page until it shows a fulfilled order; returns it.
 pub(crate) async fn wait_fulfilled(app: &TestApp, browser: &Browser, order_path: &str) -> String {
-    let started = Instant::now();
-    loop {
-        let (_, order, _) = browser.get(app, order_path).await;
+    wait_for(format!("{order_path} to be fulfilled"), async || {
+        let order = browser.get(app, order_path).await.body;
         if order.contains("data-status=\"fulfilled\"") {
-            return order;
+            Ok(order)
+        } else {
+            Err(order)
         }
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "not fulfilled in time: {order}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    })
+    .await
 }
 
 /// Buys a plan through the demo provider and waits until the order is fulfilled; returns
@@ -133,9 +132,10 @@ pub(crate) async fn wait_fulfilled(app: &TestApp, browser: &Browser, order_path:
 pub(crate) async fn buy_and_wait_fulfilled(app: &TestApp) -> String {
     let shopper = Browser::default();
     let pay_path = checkout_cheap_plan(app, &shopper).await;
-    let (status, _, headers) = pay(app, &shopper, &pay_path).await;
-    assert_eq!(status, 303);
-    let order_path = location(&headers);
+    let order_path = pay(app, &shopper, &pay_path)
+        .await
+        .assert_status(303)
+        .location();
     wait_fulfilled(app, &shopper, &order_path).await;
     purchase_id(&order_path)
 }

@@ -18,7 +18,7 @@ use crate::both_backends;
 use crate::cli::{stderr_lines, storefront};
 use crate::consumer::{buy_and_pay, hidden};
 use crate::fixtures::purchase;
-use crate::helpers::{Backend, TestDb, csrf_cookie, free_port, spawn_sandbox};
+use crate::helpers::{Backend, TestDb, csrf_cookie, free_port, spawn_sandbox, wait_for_emails_in};
 
 const KEY_A: &str = "a1a2a3a4a5a6a7a8a9aaabacadaeafa0b1b2b3b4b5b6b7b8b9babbbcbdbebfb0";
 const KEY_B: &str = "b1b2b3b4b5b6b7b8b9babbbcbdbebfb0c1c2c3c4c5c6c7c8c9cacbcccdcecfc0";
@@ -150,42 +150,18 @@ impl Shop {
         html
     }
 
-    /// Tokens of `/orders/{id}?token=` links in every email so far, oldest first.
-    fn emailed_tokens(&self, id: &str) -> Vec<String> {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(self.dir.join("mail"))
-            .map(|d| d.filter_map(Result::ok).map(|e| e.path()).collect())
-            .unwrap_or_default();
-        files.sort_by_key(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok());
-        let marker = format!("/orders/{id}?token=");
-        let mut tokens = Vec::new();
-        for file in files {
-            let raw = std::fs::read_to_string(&file).unwrap_or_default();
-            // Undo quoted-printable soft breaks and `=` escapes, whichever part holds the link.
-            let text = raw
-                .replace("=\r\n", "")
-                .replace("=\n", "")
-                .replace("=3D", "=");
-            if let Some(rest) = text.split(&marker).nth(1) {
-                tokens.push(rest.chars().take_while(char::is_ascii_hexdigit).collect());
-            }
-        }
-        tokens
-    }
-
+    /// Waits for `count` emails linking to the order page of `id`; returns the links'
+    /// tokens, oldest first.
     async fn wait_for_emails(&self, id: &str, count: usize) -> Vec<String> {
-        let started = Instant::now();
-        loop {
-            let tokens = self.emailed_tokens(id);
-            if tokens.len() >= count {
-                return tokens;
-            }
-            assert!(
-                started.elapsed() < Duration::from_secs(30),
-                "{count} emails about {id} expected, found {}",
-                tokens.len()
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        let marker = format!("/orders/{id}?token=");
+        wait_for_emails_in(&self.dir.join("mail"), count, &format!("about {id}"), |m| {
+            m.text.contains(&marker)
+        })
+        .await
+        .iter()
+        .filter_map(|m| m.text.split(&marker).nth(1))
+        .map(|rest| rest.chars().take_while(char::is_ascii_hexdigit).collect())
+        .collect()
     }
 }
 

@@ -13,7 +13,7 @@ use url::Url;
 
 use crate::both_backends;
 use crate::fixtures;
-use crate::helpers::{Answer, Backend, Browser, TestApp, hidden, location, spawn_shop_with};
+use crate::helpers::{Backend, Browser, TestApp, hidden, spawn_shop_with};
 use crate::journeys::{buy, pay, purchase_id, sellable_plan, wait_fulfilled};
 use crate::mail::{parse_eml, part};
 
@@ -75,7 +75,9 @@ async fn walk(
     status: u16,
     leftovers: &[String],
 ) -> String {
-    let (got, html, _) = browser.get(app, path).await;
+    let answer = browser.get(app, path).await;
+    let got = answer.status;
+    let html = answer.body;
     assert_eq!(got, status, "{path} ({lang:?}): {html}");
     check_page(lang, path, &html, leftovers);
     html
@@ -110,11 +112,11 @@ async fn order_in_state(
         })
         .await
         .expect("purchase written");
-    let (status, _, headers) = browser
+    browser
         .get(app, &format!("/orders/{id}?token={token}"))
-        .await;
-    assert_eq!(status, 303);
-    location(&headers)
+        .await
+        .assert_status(303)
+        .location()
 }
 
 /// Every consumer page in every language: catalog, plan, search, help, lost link, checkout
@@ -169,9 +171,9 @@ async fn every_consumer_page_is_written_in_each_language() {
         }
 
         // The plan page's form with every problem at once, and a changed price.
-        let (_, page, _) = browser.get(&app, &format!("/plans/{}", plan.id)).await;
+        let page = browser.get(&app, &format!("/plans/{}", plan.id)).await.body;
         let token = hidden(&page, "csrf_token");
-        let (status, errors, _) = browser
+        let errors = browser
             .post(
                 &app,
                 "/checkout",
@@ -182,8 +184,9 @@ async fn every_consumer_page_is_written_in_each_language() {
                     ("promo_code", "!"),
                 ],
             )
-            .await;
-        assert_eq!(status, 400, "{errors}");
+            .await
+            .assert_status(400)
+            .body;
         check_page(lang, "checkout errors", &errors, &leftovers);
         assert_eq!(errors.matches("<li><a href=\"#").count(), 3, "{errors}");
         assert!(
@@ -191,7 +194,7 @@ async fn every_consumer_page_is_written_in_each_language() {
             "{lang:?}: {errors}"
         );
         // A code the shop does not have: the form again, the refusal beside the field.
-        let (status, refused, _) = browser
+        let refused = browser
             .post(
                 &app,
                 "/checkout",
@@ -203,14 +206,15 @@ async fn every_consumer_page_is_written_in_each_language() {
                     ("promo_code", "NOSUCHCODE"),
                 ],
             )
-            .await;
-        assert_eq!(status, 409, "{refused}");
+            .await
+            .assert_status(409)
+            .body;
         check_page(lang, "unknown promotion code", &refused, &leftovers);
         assert!(
             unescaped(&refused).contains(&lang.t("promo-unknown")),
             "{lang:?}: {refused}"
         );
-        let (status, changed, _) = browser
+        let changed = browser
             .post(
                 &app,
                 "/checkout",
@@ -222,46 +226,53 @@ async fn every_consumer_page_is_written_in_each_language() {
                     ("expected_price_cents", "1"),
                 ],
             )
-            .await;
-        assert_eq!(status, 409, "{changed}");
+            .await
+            .assert_status(409)
+            .body;
         check_page(lang, "price changed", &changed, &leftovers);
         // A form without its token: the 403 page.
-        let (status, expired, _) = browser
+        let expired = browser
             .post(&app, "/checkout", &[("plan_id", &plan.id)])
-            .await;
-        assert_eq!(status, 403);
+            .await
+            .assert_status(403)
+            .body;
         check_page(lang, "expired form", &expired, &leftovers);
 
         // The lost-link form's answers.
-        let (_, form, _) = browser.get(&app, "/lost-link").await;
+        let form = browser.get(&app, "/lost-link").await.body;
         let token = hidden(&form, "csrf_token");
-        let (status, invalid, _) = browser
+        let invalid = browser
             .post(
                 &app,
                 "/lost-link",
                 &[("csrf_token", &token), ("email", "x")],
             )
-            .await;
-        assert_eq!(status, 400);
+            .await
+            .assert_status(400)
+            .body;
         check_page(lang, "lost link, bad address", &invalid, &leftovers);
-        let (status, sent, _) = browser
+        let sent = browser
             .post(
                 &app,
                 "/lost-link",
                 &[("csrf_token", &token), ("email", "nobody@example.com")],
             )
-            .await;
-        assert_eq!(status, 200);
+            .await
+            .assert_status(200)
+            .body;
         check_page(lang, "lost link, sent", &sent, &leftovers);
 
         // A real purchase: the payment page, then the order page until the eSIM is ready.
-        let (status, _, headers) = buy(&app, &browser, &plan, "traveller@example.com").await;
-        assert_eq!(status, 303);
-        let pay_page = location(&headers);
+        let pay_page = buy(&app, &browser, &plan, "traveller@example.com")
+            .await
+            .assert_status(303)
+            .location();
         walk(&app, &browser, lang, &pay_page, 200, &leftovers).await;
-        let (status, _, headers) = pay(&app, &browser, &pay_page).await;
-        assert_eq!(status, 303);
-        let order = wait_fulfilled(&app, &browser, &location(&headers)).await;
+        let order_path = pay(&app, &browser, &pay_page)
+            .await
+            .assert_status(303)
+            .location();
+        let order = wait_fulfilled(&app, &browser, &order_path).await;
         check_page(lang, "fulfilled order", &order, &leftovers);
         assert!(order.contains("<section class=\"install\""), "{order}");
         // The closed payment page.
@@ -540,15 +551,8 @@ fn emails_to(app: &TestApp, to: &str) -> Vec<(String, String)> {
 }
 
 async fn wait_for_emails(app: &TestApp, to: &str, n: usize) -> Vec<(String, String)> {
-    let started = Instant::now();
-    loop {
-        let emails = emails_to(app, to);
-        if emails.len() >= n {
-            return emails;
-        }
-        assert!(started.elapsed() < Duration::from_secs(30), "{emails:?}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    app.wait_for_emails(to, n).await;
+    emails_to(app, to)
 }
 
 /// A purchase made in Spanish keeps Spanish for all its emails, whatever language the
@@ -560,23 +564,28 @@ async fn an_order_keeps_the_language_it_was_bought_in(backend: Backend) {
     let shopper = Browser::default();
     let plan = sellable_plan(&app);
     // The switcher on the plan page, then checkout with the form it shows.
-    let (status, _, headers) = shopper
+    let headers = shopper
         .get(&app, &format!("/plans/{}?lang=es", plan.id))
-        .await;
-    assert_eq!(status, 200);
+        .await
+        .assert_status(200)
+        .headers;
     assert!(
         headers
             .get_all("set-cookie")
             .iter()
             .any(|c| c.to_str().is_ok_and(|c| c.starts_with("lang=es")))
     );
-    let (status, _, headers): Answer = buy(&app, &shopper, &plan, "marta@example.com").await;
-    assert_eq!(status, 303, "the switcher leaves the CSRF token working");
+    let answer = buy(&app, &shopper, &plan, "marta@example.com").await;
+    assert_eq!(
+        answer.status, 303,
+        "the switcher leaves the CSRF token working"
+    );
     // The customer switches to German before paying: the purchase is still Spanish.
     shopper.set_cookie("lang", "de");
-    let (status, _, headers) = pay(&app, &shopper, &location(&headers)).await;
-    assert_eq!(status, 303);
-    let order_path = location(&headers);
+    let order_path = pay(&app, &shopper, &answer.location())
+        .await
+        .assert_status(303)
+        .location();
     let order = wait_fulfilled(&app, &shopper, &order_path).await;
     assert!(
         order.contains("<html lang=\"de\">"),
@@ -608,16 +617,16 @@ async fn an_order_keeps_the_language_it_was_bought_in(backend: Backend) {
 
     // Lost link asked from a German page: a German email, even for a Spanish order.
     let german = browser_in(Lang::De);
-    let (_, form, _) = german.get(&app, "/lost-link").await;
+    let form = german.get(&app, "/lost-link").await.body;
     let token = hidden(&form, "csrf_token");
-    let (status, _, _) = german
+    german
         .post(
             &app,
             "/lost-link",
             &[("csrf_token", &token), ("email", "marta@example.com")],
         )
-        .await;
-    assert_eq!(status, 200);
+        .await
+        .assert_status(200);
     let emails = wait_for_emails(&app, "marta@example.com", 3).await;
     let (subject, text) = emails
         .iter()

@@ -3,7 +3,7 @@
 //! and one honest email, and no eSIM is bought for that order. And a suspension whose only
 //! waiting order was refunded: nothing can prove the account fixed, so the owner resumes sales.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use diesel::prelude::*;
 use storefront::accounts::Role;
@@ -15,7 +15,7 @@ use storefront::payments::{EventKind, PaymentEvent};
 
 use crate::admin::{OWNER, create, login_as};
 use crate::both_backends;
-use crate::helpers::{Backend, Browser, hidden, location, spawn_shop};
+use crate::helpers::{Backend, Browser, hidden, spawn_shop, wait_until};
 use crate::journeys::{buy_and_wait_fulfilled, checkout_cheap_plan, pay, sellable_plan};
 
 both_backends!(
@@ -31,14 +31,6 @@ fn unfolded(raw: &str) -> String {
         .replace("=3D", "=")
 }
 
-async fn wait_until(what: &str, mut check: impl AsyncFnMut() -> bool) {
-    let started = Instant::now();
-    while !check().await {
-        assert!(started.elapsed() < Duration::from_secs(20), "{what}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
 async fn a_refund_while_the_wallet_is_short_buys_nothing_and_says_why(backend: Backend) {
     let Some((app, upstream)) = spawn_shop(backend, 60).await else {
         return;
@@ -50,9 +42,10 @@ async fn a_refund_while_the_wallet_is_short_buys_nothing_and_says_why(backend: B
     let shopper = Browser::default();
     let pay_path = checkout_cheap_plan(&app, &shopper).await;
     upstream.sandbox.set_balance(0).expect("balance");
-    let (status, _, headers) = pay(&app, &shopper, &pay_path).await;
-    assert_eq!(status, 303);
-    let order_path = location(&headers);
+    let order_path = pay(&app, &shopper, &pay_path)
+        .await
+        .assert_status(303)
+        .location();
     let purchase_id = order_path
         .trim_start_matches("/orders/")
         .split('?')
@@ -76,9 +69,10 @@ async fn a_refund_while_the_wallet_is_short_buys_nothing_and_says_why(backend: B
     .await;
 
     // The order page offers a refund that cancels the waiting placement.
-    let (_, page, _) = owner
+    let page = owner
         .get(&app, &format!("/admin/orders/{purchase_id}"))
-        .await;
+        .await
+        .body;
     assert!(
         page.contains("The queued placement is cancelled with it"),
         "{page}"
@@ -87,25 +81,23 @@ async fn a_refund_while_the_wallet_is_short_buys_nothing_and_says_why(backend: B
         !page.contains("refund-keep-cost"),
         "no order exists: {page}"
     );
-    let (status, _, headers) = owner
+    let answer = owner
         .act(&app, &purchase_id, "refund", "customer no longer travels")
         .await;
-    assert_eq!(status, 303, "refund accepted");
-    assert_eq!(
-        location(&headers),
-        format!("/admin/orders/{purchase_id}?done=refund")
-    );
+    assert_eq!(answer.status, 303, "refund accepted");
+    answer.assert_redirect_to(format!("/admin/orders/{purchase_id}?done=refund"));
 
     // The owner tops up and presses every retry the console offers.
     upstream.sandbox.set_balance(100_000).expect("top-up");
-    let (_, dashboard, _) = owner.get(&app, "/admin").await;
-    let (status, _, _) = owner
+    let dashboard = owner.get(&app, "/admin").await.body;
+    let status = owner
         .post(
             &app,
             "/admin/placements/retry",
             &[("csrf_token", &hidden(&dashboard, "csrf_token"))],
         )
-        .await;
+        .await
+        .status;
     assert_eq!(status, 303);
     let _ = owner
         .act(&app, &purchase_id, "retry", "after the top-up")
@@ -162,7 +154,7 @@ async fn a_refund_while_the_wallet_is_short_buys_nothing_and_says_why(backend: B
         refund_emails[0]
     );
     assert!(!refund_emails[0].contains("supplier could not"));
-    let (_, order_page, _) = shopper.get(&app, &order_path).await;
+    let order_page = shopper.get(&app, &order_path).await.body;
     assert!(
         order_page.contains("data-status=\"refunded\""),
         "{order_page}"
@@ -206,9 +198,10 @@ async fn sales_paused_for_the_account_resume_by_hand_once_nothing_waits(backend:
     let shopper = Browser::default();
     let pay_path = checkout_cheap_plan(&app, &shopper).await;
     upstream.sandbox.set_purchasing_suspended(true);
-    let (status, _, headers) = pay(&app, &shopper, &pay_path).await;
-    assert_eq!(status, 303);
-    let purchase_id = location(&headers)
+    let purchase_id = pay(&app, &shopper, &pay_path)
+        .await
+        .assert_status(303)
+        .location()
         .trim_start_matches("/orders/")
         .split('?')
         .next()
@@ -221,15 +214,19 @@ async fn sales_paused_for_the_account_resume_by_hand_once_nothing_waits(backend:
     .await;
 
     // The owner refunds the waiting order; the supplier lifts the suspension.
-    let (status, _, _) = owner
-        .act(
-            &app,
-            &purchase_id,
-            "refund",
-            "the supplier cannot deliver today",
-        )
-        .await;
-    assert_eq!(status, 303, "refund accepted");
+    assert_eq!(
+        owner
+            .act(
+                &app,
+                &purchase_id,
+                "refund",
+                "the supplier cannot deliver today",
+            )
+            .await
+            .status,
+        303,
+        "refund accepted"
+    );
     let db = app.db.clone();
     let id = purchase_id.clone();
     wait_until("the purchase is refunded", async || {
@@ -243,22 +240,22 @@ async fn sales_paused_for_the_account_resume_by_hand_once_nothing_waits(backend:
     upstream.sandbox.set_purchasing_suspended(false);
 
     // No order waits to prove the account fixed: the dashboard offers to resume by hand.
-    let (_, dashboard, _) = owner.get(&app, "/admin").await;
+    let dashboard = owner.get(&app, "/admin").await.body;
     assert!(dashboard.contains("Sales are paused"), "{dashboard}");
     assert!(
         !dashboard.contains(">Retry waiting placements</button>"),
         "nothing waits: {dashboard}"
     );
     assert!(dashboard.contains(">Resume sales</button>"), "{dashboard}");
-    let (status, _, _) = owner
+    owner
         .post(
             &app,
             "/admin/placements/retry",
             &[("csrf_token", &hidden(&dashboard, "csrf_token"))],
         )
-        .await;
-    assert_eq!(status, 303);
-    let (_, dashboard, _) = owner.get(&app, "/admin").await;
+        .await
+        .assert_status(303);
+    let dashboard = owner.get(&app, "/admin").await.body;
     assert!(!dashboard.contains("Sales are paused"), "{dashboard}");
     assert!(!dashboard.contains(">Resume sales</button>"), "{dashboard}");
     assert_eq!(open_alerts_of(&app, "account_problem").await, 0);
@@ -267,9 +264,15 @@ async fn sales_paused_for_the_account_resume_by_hand_once_nothing_waits(backend:
     tokio::time::sleep(Duration::from_millis(2_100)).await;
     let next = Browser::default();
     let pay_path = checkout_cheap_plan(&app, &next).await;
-    let (status, _, headers) = pay(&app, &next, &pay_path).await;
-    assert_eq!(status, 303);
-    crate::journeys::wait_fulfilled(&app, &next, &location(&headers)).await;
+    crate::journeys::wait_fulfilled(
+        &app,
+        &next,
+        &pay(&app, &next, &pay_path)
+            .await
+            .assert_status(303)
+            .location(),
+    )
+    .await;
     assert_eq!(
         upstream.sandbox.stats().orders,
         1,
@@ -328,9 +331,10 @@ async fn a_refund_settles_the_alert_that_asked_for_it_and_its_report_raises_none
         .sandbox
         .set_plan_available(&plan.id, false)
         .expect("plan");
-    let (status, _, headers) = pay(&app, &shopper, &pay_path).await;
-    assert_eq!(status, 303);
-    let purchase_id = location(&headers)
+    let purchase_id = pay(&app, &shopper, &pay_path)
+        .await
+        .assert_status(303)
+        .location()
         .trim_start_matches("/orders/")
         .split('?')
         .next()
@@ -347,15 +351,19 @@ async fn a_refund_settles_the_alert_that_asked_for_it_and_its_report_raises_none
         .set_plan_available(&plan.id, true)
         .expect("plan");
 
-    let (status, _, _) = owner
-        .act(
-            &app,
-            &purchase_id,
-            "refund",
-            "the supplier withdrew the plan",
-        )
-        .await;
-    assert_eq!(status, 303, "refund accepted");
+    assert_eq!(
+        owner
+            .act(
+                &app,
+                &purchase_id,
+                "refund",
+                "the supplier withdrew the plan",
+            )
+            .await
+            .status,
+        303,
+        "refund accepted"
+    );
     let db = app.db.clone();
     wait_until("the purchase is refunded", async || {
         let id = purchase_id.clone();

@@ -10,26 +10,19 @@ use storefront::orders::lost_link::{KEEP_HANDLED_MS, forget_handled};
 
 use crate::admin::insert_purchase;
 use crate::both_backends;
-use crate::helpers::{Answer, Backend, Browser, TestApp, TestDb, hidden, spawn_app};
+use crate::helpers::{
+    Answer, Backend, Browser, TestApp, TestDb, emails_in, hidden, spawn_app, wait_for,
+};
 
 const KNOWN: &str = "Lena@Example.com";
 const UNKNOWN: &str = "nobody@example.com";
 
 /// The emails so far that were written to `to`, with quoted-printable undone.
 fn emails_to(app: &TestApp, to: &str) -> Vec<String> {
-    app.emails()
+    emails_in(app.mail_dir.path())
         .into_iter()
-        .map(|raw| {
-            raw.replace("=\r\n", "")
-                .replace("=\n", "")
-                .replace("=3D", "=")
-        })
-        .filter(|text| {
-            text.lines().any(|l| {
-                l.to_ascii_lowercase().starts_with("to:")
-                    && l.to_ascii_lowercase().contains(&to.to_ascii_lowercase())
-            })
-        })
+        .filter(|email| email.is_to(to))
+        .map(|email| email.text)
         .collect()
 }
 
@@ -44,8 +37,7 @@ fn tokens_for(text: &str, id: &str) -> Vec<String> {
 
 /// Fills in and sends the form from `browser`: the answer to the POST.
 async fn ask(app: &TestApp, browser: &Browser, email: &str) -> Answer {
-    let (status, form, _) = browser.get(app, "/lost-link").await;
-    assert_eq!(status, 200, "{form}");
+    let form = browser.get(app, "/lost-link").await.assert_status(200).body;
     let token = hidden(&form, "csrf_token");
     browser
         .post(
@@ -57,9 +49,9 @@ async fn ask(app: &TestApp, browser: &Browser, email: &str) -> Answer {
 }
 
 /// The body with what differs on every answer (request id, CSRF token) masked out.
-fn masked((_, body, headers): &Answer) -> String {
-    let mut body = body.clone();
-    if let Some(id) = headers.get("x-request-id").and_then(|v| v.to_str().ok()) {
+fn masked(answer: &Answer) -> String {
+    let mut body = answer.body.clone();
+    if let Some(id) = answer.header("x-request-id") {
         body = body.replace(id, "REQUEST-ID");
     }
     if body.contains("name=\"csrf_token\" value=\"") {
@@ -71,24 +63,22 @@ fn masked((_, body, headers): &Answer) -> String {
 /// Waits until the request for `email` was handled by the background sender.
 async fn wait_handled(app: &TestApp, email: &str) -> String {
     let key = email.to_lowercase();
-    let started = Instant::now();
-    loop {
-        let lookup = key.clone();
-        let state = app
-            .db
-            .run(move |c| state_of(c, &lookup))
-            .await
-            .expect("read request");
-        match state.as_deref() {
-            Some("pending") | None => {}
-            Some(done) => return done.to_string(),
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "the request for {email} was not handled: {state:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait_for(
+        format!("the request for {email} to be handled"),
+        async || {
+            let lookup = key.clone();
+            let state = app
+                .db
+                .run(move |c| state_of(c, &lookup))
+                .await
+                .expect("read request");
+            match state.as_deref() {
+                Some("pending") | None => Err(format!("{state:?}")),
+                Some(done) => Ok(done.to_string()),
+            }
+        },
+    )
+    .await
 }
 
 async fn requested(app: &TestApp, email: &str) -> Option<String> {
@@ -143,12 +133,16 @@ async fn a_known_address_gets_working_links_and_an_unknown_one_nothing(backend: 
     };
     let (paid, unpaid) = orders_of_known(&app).await;
 
-    let (status, page, _) = ask(&app, &Browser::from_address("127.0.0.11"), KNOWN).await;
-    assert_eq!(status, 200, "{page}");
+    ask(&app, &Browser::from_address("127.0.0.11"), KNOWN)
+        .await
+        .assert_status(200);
     assert_eq!(wait_handled(&app, KNOWN).await, "sent");
-    let mails = emails_to(&app, KNOWN);
-    assert_eq!(mails.len(), 1, "one email, whatever the number of orders");
-    let mail = &mails[0];
+    let mail = &app.wait_for_email(KNOWN).await.text;
+    assert_eq!(
+        emails_to(&app, KNOWN).len(),
+        1,
+        "one email, whatever the number of orders"
+    );
     assert!(mail.contains("Your order links"), "{mail}");
     for id in &unpaid {
         assert!(
@@ -167,16 +161,19 @@ async fn a_known_address_gets_working_links_and_an_unknown_one_nothing(backend: 
         let tokens = tokens_for(mail, id);
         assert!(!tokens.is_empty(), "no link to {id}: {mail}");
         let phone = Browser::default();
-        let (status, _, _) = phone
+        phone
             .get(&app, &format!("/orders/{id}?token={}", tokens[0]))
-            .await;
-        assert_eq!(status, 303);
-        let (status, page, _) = phone.get(&app, &format!("/orders/{id}")).await;
-        assert_eq!(status, 200, "{page}");
+            .await
+            .assert_status(303);
+        phone
+            .get(&app, &format!("/orders/{id}"))
+            .await
+            .assert_status(200);
     }
 
-    let (status, _, _) = ask(&app, &Browser::from_address("127.0.0.12"), UNKNOWN).await;
-    assert_eq!(status, 200);
+    ask(&app, &Browser::from_address("127.0.0.12"), UNKNOWN)
+        .await
+        .assert_status(200);
     assert_eq!(wait_handled(&app, UNKNOWN).await, "no_orders");
     assert!(emails_to(&app, UNKNOWN).is_empty());
     assert_eq!(app.emails().len(), 1, "nothing else was sent");
@@ -250,7 +247,7 @@ async fn the_answer_is_the_same_for_known_and_unknown_addresses(backend: Backend
                 "127.0.1.{}",
                 times.len() * 2 + usize::from(email.starts_with('u')) + 1
             ));
-            let (_, form, _) = browser.get(&app, "/lost-link").await;
+            let form = browser.get(&app, "/lost-link").await.body;
             let token = hidden(&form, "csrf_token");
             let started = Instant::now();
             let answer = browser
@@ -261,7 +258,7 @@ async fn the_answer_is_the_same_for_known_and_unknown_addresses(backend: Backend
                 )
                 .await;
             times.push(started.elapsed().as_secs_f64() * 1000.0);
-            let seen = (answer.0, masked(&answer));
+            let seen = (answer.status, masked(&answer));
             match &first {
                 None => first = Some(seen),
                 Some(expected) => assert_eq!(&seen, expected, "{email} answered differently"),
@@ -315,7 +312,10 @@ async fn one_email_per_address_per_window_and_a_client_limit(backend: Backend) {
         "lena@example.com",
     )
     .await;
-    assert_eq!((second.0, masked(&second)), (first.0, masked(&first)));
+    assert_eq!(
+        (second.status, masked(&second)),
+        (first.status, masked(&first))
+    );
     assert_eq!(requested(&app, KNOWN).await.as_deref(), Some("sent"));
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(emails_to(&app, KNOWN).len(), 1);
@@ -324,11 +324,17 @@ async fn one_email_per_address_per_window_and_a_client_limit(backend: Backend) {
     // nothing.
     let client = Browser::from_address("127.0.0.23");
     for i in 0..5 {
-        let (status, page, _) = ask(&app, &client, &format!("c{i}@example.com")).await;
-        assert_eq!(status, 200, "{page}");
+        ask(&app, &client, &format!("c{i}@example.com"))
+            .await
+            .assert_status(200);
     }
-    let (status, page, headers) = ask(&app, &client, "c5@example.com").await;
-    assert_eq!(status, 429, "{page}");
+    let Answer {
+        body: page,
+        headers,
+        ..
+    } = ask(&app, &client, "c5@example.com")
+        .await
+        .assert_status(429);
     assert!(
         page.contains("Too many requests from your connection"),
         "{page}"
@@ -340,8 +346,9 @@ async fn one_email_per_address_per_window_and_a_client_limit(backend: Backend) {
     assert_eq!(headers["retry-after"], "900");
     assert_eq!(requested(&app, "c5@example.com").await, None);
     // Another client is not held back.
-    let (status, _, _) = ask(&app, &Browser::from_address("127.0.0.24"), "c5@example.com").await;
-    assert_eq!(status, 200);
+    ask(&app, &Browser::from_address("127.0.0.24"), "c5@example.com")
+        .await
+        .assert_status(200);
     assert!(requested(&app, "c5@example.com").await.is_some());
 }
 
@@ -351,26 +358,29 @@ async fn a_request_without_the_csrf_token_is_refused_and_writes_nothing(backend:
     };
     orders_of_known(&app).await;
     let browser = Browser::from_address("127.0.0.31");
-    let (status, _, _) = browser.get(&app, "/lost-link").await;
-    assert_eq!(status, 200);
+    browser.get(&app, "/lost-link").await.assert_status(200);
     for form in [
         vec![("email", KNOWN)],
         vec![("csrf_token", "forged"), ("email", KNOWN)],
     ] {
-        let (status, page, _) = browser.post(&app, "/lost-link", &form).await;
-        assert_eq!(status, 403, "{page}");
+        browser
+            .post(&app, "/lost-link", &form)
+            .await
+            .assert_status(403);
     }
     // Nor from a browser that never had the form.
-    let (status, _, _) = Browser::from_address("127.0.0.32")
+    Browser::from_address("127.0.0.32")
         .post(&app, "/lost-link", &[("csrf_token", "x"), ("email", KNOWN)])
-        .await;
-    assert_eq!(status, 403);
+        .await
+        .assert_status(403);
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(requested(&app, KNOWN).await, None);
     assert!(app.emails().is_empty());
     // A malformed address is a 400 with the form, and writes nothing either.
-    let (status, page, _) = ask(&app, &browser, "not an address").await;
-    assert_eq!(status, 400, "{page}");
+    let page = ask(&app, &browser, "not an address")
+        .await
+        .assert_status(400)
+        .body;
     assert!(
         page.contains("Enter the email address you used at checkout"),
         "{page}"
@@ -387,15 +397,21 @@ async fn the_order_404_and_the_help_pages_lead_to_the_form(backend: Backend) {
         "/orders/ll-404",
         "/orders/ll-404?token=wrong",
     ] {
-        let (status, page, _) = Browser::default().get(&app, path).await;
-        assert_eq!(status, 404, "{path}");
+        let page = Browser::default()
+            .get(&app, path)
+            .await
+            .assert_status(404)
+            .body;
         assert!(page.contains("href=\"/lost-link\""), "{path}: {page}");
     }
     for path in ["/help/installation", "/help/refunds"] {
-        let (status, page, _) = Browser::default().get(&app, path).await;
-        assert_eq!(status, 200, "{path}");
+        let page = Browser::default()
+            .get(&app, path)
+            .await
+            .assert_status(200)
+            .body;
         assert!(page.contains("href=\"/lost-link\""), "{path}: {page}");
     }
-    let (_, page, _) = Browser::default().get(&app, "/lost-link").await;
+    let page = Browser::default().get(&app, "/lost-link").await.body;
     assert!(page.contains("<h1>Lost your link?</h1>"), "{page}");
 }

@@ -3,7 +3,7 @@
 
 use crate::both_backends;
 use crate::helpers::{
-    Backend, Browser, TestDb, spawn_app, spawn_app_on, spawn_app_with, spawn_shop,
+    Answer, Backend, Browser, TestDb, spawn_app, spawn_app_on, spawn_app_with, spawn_shop,
 };
 
 both_backends!(
@@ -235,7 +235,16 @@ async fn malformed_input_gets_a_plain_400_without_parser_details() {
                 .await,
         ),
     ];
-    for (case, (status, page, headers)) in answers {
+    for (
+        case,
+        Answer {
+            status,
+            body: page,
+            headers,
+            ..
+        },
+    ) in answers
+    {
         assert_eq!(status, 400, "{case}: {page}");
         assert!(
             page.contains("Some of the information sent was not valid. Go back and try again."),
@@ -288,7 +297,7 @@ async fn demo_pay_without_a_form_is_refused_like_a_bad_token() {
                 &[("csrf_token", "nope")],
             )
             .await;
-        assert_eq!(wrong.0, 403, "{action}");
+        assert_eq!(wrong.status, 403, "{action}");
     }
 }
 

@@ -3,8 +3,6 @@
 //! links sent before the random tokens still working, and a way back from the payment page
 //! that carries no token.
 
-use std::time::{Duration, Instant};
-
 use diesel::prelude::*;
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 use storefront::accounts::Role;
@@ -16,7 +14,7 @@ use storefront::web::order_cache::PAGE_TTL;
 use crate::admin::{OWNER, SUPPORT, audit_rows, create, insert_purchase, login_as};
 use crate::both_backends;
 use crate::fixtures::purchase;
-use crate::helpers::{Backend, Browser, TestApp, TestDb, location, spawn_app_on, spawn_shop_with};
+use crate::helpers::{Backend, Browser, TestApp, TestDb, spawn_app_on, spawn_shop_with};
 use crate::journeys::{buy, decline, pay, purchase_id, sellable_plan, wait_fulfilled};
 
 const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/sqlite");
@@ -27,47 +25,26 @@ const LINKS_MIGRATION: &str = "20261123000015";
 /// What the page for an unknown order says (the same for a revoked or expired link).
 const HOW_TO_GET_IN: &str = "private link in the emails";
 
-/// Tokens of `/orders/{id}?token=` links in the emails so far, in the order written.
-fn emailed_tokens(app: &TestApp, id: &str) -> Vec<String> {
-    let marker = format!("/orders/{id}?token=");
-    app.emails()
-        .iter()
-        .filter_map(|raw| {
-            // Undo quoted-printable soft breaks and `=` escapes, whichever part holds the link.
-            let text = raw
-                .replace("=\r\n", "")
-                .replace("=\n", "")
-                .replace("=3D", "=");
-            text.split(&marker)
-                .nth(1)
-                .map(|rest| rest.chars().take_while(char::is_ascii_hexdigit).collect())
-        })
-        .collect()
-}
-
+/// Waits for `count` emails linking to the order page of `id`; returns the links' tokens,
+/// in the order written.
 async fn wait_for_tokens(app: &TestApp, id: &str, count: usize) -> Vec<String> {
-    let started = Instant::now();
-    loop {
-        let tokens = emailed_tokens(app, id);
-        if tokens.len() >= count {
-            return tokens;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "{count} emails about {id} expected, found {}",
-            tokens.len()
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let marker = format!("/orders/{id}?token=");
+    app.wait_for_emails_about(id, count)
+        .await
+        .iter()
+        .filter_map(|m| m.text.split(&marker).nth(1))
+        .map(|rest| rest.chars().take_while(char::is_ascii_hexdigit).collect())
+        .collect()
 }
 
 /// Opens the emailed link in `browser`: the answer to the link, then to the page it leads to.
 async fn open_link(app: &TestApp, browser: &Browser, id: &str, token: &str) -> (u16, u16, String) {
-    let (link_status, _, _) = browser
+    let link_status = browser
         .get(app, &format!("/orders/{id}?token={token}"))
-        .await;
-    let (status, page, _) = browser.get(app, &format!("/orders/{id}")).await;
-    (link_status, status, page)
+        .await
+        .status;
+    let page = browser.get(app, &format!("/orders/{id}")).await;
+    (link_status, page.status, page.body)
 }
 
 /// A purchase bought and paid through the demo provider, fulfilled: its id and the browser
@@ -75,11 +52,17 @@ async fn open_link(app: &TestApp, browser: &Browser, id: &str, token: &str) -> (
 async fn fulfilled_purchase(app: &TestApp) -> (String, Browser) {
     let plan = sellable_plan(app);
     let buyer = Browser::default();
-    let (status, _, headers) = buy(app, &buyer, &plan, "ana@example.com").await;
-    assert_eq!(status, 303);
-    let (status, _, headers) = pay(app, &buyer, &location(&headers)).await;
-    assert_eq!(status, 303);
-    let order_path = location(&headers);
+    let order_path = pay(
+        app,
+        &buyer,
+        &buy(app, &buyer, &plan, "ana@example.com")
+            .await
+            .assert_status(303)
+            .location(),
+    )
+    .await
+    .assert_status(303)
+    .location();
     wait_fulfilled(app, &buyer, &order_path).await;
     (purchase_id(&order_path), buyer)
 }
@@ -100,8 +83,12 @@ async fn a_change_made_elsewhere_reaches_an_ended_orders_page_within_its_ttl(bac
     };
     let (id, buyer) = fulfilled_purchase(&app).await;
     let path = format!("/orders/{id}");
-    assert_eq!(buyer.get(&app, &path).await.0, 200);
-    assert_eq!(buyer.get(&app, &path).await.0, 200, "kept, and sent again");
+    assert_eq!(buyer.get(&app, &path).await.status, 200);
+    assert_eq!(
+        buyer.get(&app, &path).await.status,
+        200,
+        "kept, and sent again"
+    );
     let revoked = id.clone();
     app.db
         .run(move |conn| {
@@ -115,13 +102,12 @@ async fn a_change_made_elsewhere_reaches_an_ended_orders_page_within_its_ttl(bac
         .await
         .expect("revoke behind the shop's back");
     assert_eq!(
-        Browser::default().get(&app, &path).await.0,
+        Browser::default().get(&app, &path).await.status,
         404,
         "a browser without the token never gets the kept page"
     );
     tokio::time::sleep(PAGE_TTL).await;
-    let (status, page, _) = buyer.get(&app, &path).await;
-    assert_eq!(status, 404, "{page}");
+    buyer.get(&app, &path).await.assert_status(404);
 }
 
 async fn revoked_links_and_their_cookies_get_the_unknown_order_page(backend: Backend) {
@@ -140,25 +126,27 @@ async fn revoked_links_and_their_cookies_get_the_unknown_order_page(backend: Bac
 
     // Support may not revoke; the console offers the action to owners only.
     let support = login_as(&app, SUPPORT).await;
-    let (status, _, _) = support.act(&app, &id, "revoke-links", "forwarded").await;
-    assert_eq!(status, 403);
-    let (_, console, _) = support.get(&app, &format!("/admin/orders/{id}")).await;
+    support
+        .act(&app, &id, "revoke-links", "forwarded")
+        .await
+        .assert_status(403);
+    let console = support.get(&app, &format!("/admin/orders/{id}")).await.body;
     assert!(!console.contains("Revoke order links"), "{console}");
     let owner = login_as(&app, OWNER).await;
-    let (_, console, _) = owner.get(&app, &format!("/admin/orders/{id}")).await;
+    let console = owner.get(&app, &format!("/admin/orders/{id}")).await.body;
     assert!(
         console.contains("Revoke order links (3 working)"),
         "{console}"
     );
     // Without the console's CSRF token nothing happens.
-    let (status, _, _) = owner
+    owner
         .post(
             &app,
             &format!("/admin/orders/{id}/revoke-links"),
             &[("csrf_token", "forged"), ("reason", "x")],
         )
-        .await;
-    assert_eq!(status, 403);
+        .await
+        .assert_status(403);
     assert_eq!(
         open_link(&app, &Browser::default(), &id, &tokens[0])
             .await
@@ -166,15 +154,12 @@ async fn revoked_links_and_their_cookies_get_the_unknown_order_page(backend: Bac
         200
     );
 
-    let (status, _, headers) = owner
+    let done = owner
         .act(&app, &id, "revoke-links", "sent to the wrong address")
-        .await;
-    assert_eq!(status, 303);
-    assert_eq!(
-        location(&headers),
-        format!("/admin/orders/{id}?done=revoke-links")
-    );
-    let (_, console, _) = owner.get(&app, &location(&headers)).await;
+        .await
+        .assert_redirect_to(format!("/admin/orders/{id}?done=revoke-links"))
+        .location();
+    let console = owner.get(&app, &done).await.body;
     assert!(console.contains("links are revoked"), "{console}");
     assert!(console.contains("(0 working, 3 revoked)"), "{console}");
     assert!(
@@ -196,9 +181,10 @@ async fn revoked_links_and_their_cookies_get_the_unknown_order_page(backend: Bac
 
     // Every link, and every browser that opened one (the phone, the buyer's own), gets the
     // page an unknown order gets.
-    let (_, unknown, _) = Browser::default()
+    let unknown = Browser::default()
         .get(&app, "/orders/0123456789abcdef0123")
-        .await;
+        .await
+        .body;
     let before_request_id = |page: &str| {
         page.split("request id")
             .next()
@@ -206,8 +192,9 @@ async fn revoked_links_and_their_cookies_get_the_unknown_order_page(backend: Bac
             .to_string()
     };
     for (who, browser) in [("phone", &phone), ("buyer", &buyer)] {
-        let (status, page, _) = browser.get(&app, &format!("/orders/{id}")).await;
-        assert_eq!(status, 404, "{who}: {page}");
+        let answer = browser.get(&app, &format!("/orders/{id}")).await;
+        assert_eq!(answer.status, 404, "{who}: {}", answer.body);
+        let page = answer.body;
         assert!(page.contains(HOW_TO_GET_IN), "{who}: {page}");
         assert_eq!(
             before_request_id(&page),
@@ -216,18 +203,19 @@ async fn revoked_links_and_their_cookies_get_the_unknown_order_page(backend: Bac
         );
     }
     for token in &tokens {
-        let (status, page, _) = Browser::default()
+        let page = Browser::default()
             .get(&app, &format!("/orders/{id}?token={token}"))
-            .await;
-        assert_eq!(status, 404, "{page}");
+            .await
+            .assert_status(404)
+            .body;
         assert_eq!(before_request_id(&page), before_request_id(&unknown));
     }
 
     // The way back: a resent delivery email carries a new link that works.
-    let (status, _, _) = owner
+    owner
         .act(&app, &id, "resend", "new link after revoking")
-        .await;
-    assert_eq!(status, 303);
+        .await
+        .assert_status(303);
     let tokens = wait_for_tokens(&app, &id, 3).await;
     let fresh = &tokens[2];
     assert!(!tokens[..2].contains(fresh));
@@ -258,28 +246,27 @@ async fn support_emails_a_new_link_for_a_paid_order(backend: Backend) {
     .await;
     let support = login_as(&app, SUPPORT).await;
 
-    let (_, console, _) = support
+    let console = support
         .get(&app, "/admin/orders/unpaid00000000000aaa")
-        .await;
+        .await
+        .body;
     assert!(!console.contains("Email a new link"), "{console}");
-    let (status, page, _) = support
+    let page = support
         .act(&app, "unpaid00000000000aaa", "send-link", "asked by phone")
-        .await;
-    assert_eq!(status, 409);
+        .await
+        .assert_status(409)
+        .body;
     assert!(page.contains("never paid"), "{page}");
 
-    let (_, console, _) = support
+    let console = support
         .get(&app, "/admin/orders/refunded0000000000aa")
-        .await;
+        .await
+        .body;
     assert!(console.contains("Email a new link"), "{console}");
-    let (status, _, headers) = support
+    support
         .act(&app, "refunded0000000000aa", "send-link", "asked by phone")
-        .await;
-    assert_eq!(status, 303);
-    assert_eq!(
-        location(&headers),
-        "/admin/orders/refunded0000000000aa?done=send-link"
-    );
+        .await
+        .assert_redirect_to("/admin/orders/refunded0000000000aa?done=send-link");
     let token = wait_for_tokens(&app, "refunded0000000000aa", 1).await[0].clone();
     let (link, status, page) =
         open_link(&app, &Browser::default(), "refunded0000000000aa", &token).await;
@@ -309,7 +296,7 @@ async fn links_expire_after_the_order_is_done(backend: Backend) {
     let day = 86_400_000_i64;
     move_fulfilment_back(&app.db, &id, 2 * day - 3_600_000).await;
     tokio::time::sleep(PAGE_TTL).await;
-    assert_eq!(buyer.get(&app, &format!("/orders/{id}")).await.0, 200);
+    assert_eq!(buyer.get(&app, &format!("/orders/{id}")).await.status, 200);
     assert_eq!(
         open_link(&app, &Browser::default(), &id, &token).await.1,
         200
@@ -319,23 +306,30 @@ async fn links_expire_after_the_order_is_done(backend: Backend) {
     move_fulfilment_back(&app.db, &id, 2 * 3_600_000).await;
     tokio::time::sleep(PAGE_TTL).await;
     for browser in [&buyer, &phone] {
-        let (status, page, _) = browser.get(&app, &format!("/orders/{id}")).await;
-        assert_eq!(status, 404, "{page}");
+        let page = browser
+            .get(&app, &format!("/orders/{id}"))
+            .await
+            .assert_status(404)
+            .body;
         assert!(page.contains(HOW_TO_GET_IN), "{page}");
     }
-    let (status, _, _) = Browser::default()
+    Browser::default()
         .get(&app, &format!("/orders/{id}?token={token}"))
-        .await;
-    assert_eq!(status, 404);
+        .await
+        .assert_status(404);
 
     // An unpaid checkout's cookie ends the same way once the payment page has failed.
     let plan = sellable_plan(&app);
     let other = Browser::default();
-    let (_, _, headers) = buy(&app, &other, &plan, "bo@example.com").await;
-    let (status, _, headers) = decline(&app, &other, &location(&headers)).await;
-    assert_eq!(status, 303);
-    let order_path = location(&headers);
-    assert_eq!(other.get(&app, &order_path).await.0, 200);
+    let order_path = decline(
+        &app,
+        &other,
+        &buy(&app, &other, &plan, "bo@example.com").await.location(),
+    )
+    .await
+    .assert_status(303)
+    .location();
+    assert_eq!(other.get(&app, &order_path).await.status, 200);
     let unpaid = purchase_id(&order_path);
     let events = unpaid.clone();
     app.db
@@ -348,7 +342,7 @@ async fn links_expire_after_the_order_is_done(backend: Backend) {
         .await
         .expect("age the timeline");
     tokio::time::sleep(PAGE_TTL).await;
-    assert_eq!(other.get(&app, &order_path).await.0, 404);
+    assert_eq!(other.get(&app, &order_path).await.status, 404);
 }
 
 /// Moves the moment `id` was fulfilled `by_ms` into the past.
@@ -440,10 +434,10 @@ async fn a_link_sent_before_the_migration_still_works(backend: Backend) {
         assert_eq!((link, status), (303, 200), "{page}");
         assert!(page.contains("data-status=\"paid\""), "{page}");
     }
-    let (status, _, _) = Browser::default()
+    Browser::default()
         .get(&app, &format!("/orders/{id}?token={}", "0".repeat(64)))
-        .await;
-    assert_eq!(status, 404);
+        .await
+        .assert_status(404);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -454,25 +448,27 @@ async fn the_demo_payment_page_returns_to_the_order_page_without_a_token() {
     let plan = sellable_plan(&app);
     for answer in ["pay", "decline"] {
         let buyer = Browser::default();
-        let (_, _, headers) = buy(&app, &buyer, &plan, "ana@example.com").await;
-        let pay_page = location(&headers);
+        let pay_page = buy(&app, &buyer, &plan, "ana@example.com").await.location();
         assert!(!pay_page.contains("token"), "{pay_page}");
-        let (status, _, headers) = if answer == "pay" {
+        let back = if answer == "pay" {
             pay(&app, &buyer, &pay_page).await
         } else {
             decline(&app, &buyer, &pay_page).await
-        };
-        assert_eq!(status, 303);
-        let back = location(&headers);
+        }
+        .assert_status(303)
+        .location();
         assert!(
             back.starts_with("/orders/") && !back.contains('?'),
             "{back}"
         );
         // The buyer's browser holds the cookie from checkout; another browser does not.
-        let (status, page, _) = buyer.get(&app, &back).await;
-        assert_eq!(status, 200, "{answer}: {page}");
-        let (status, page, _) = Browser::default().get(&app, &back).await;
-        assert_eq!(status, 404);
+        let own = buyer.get(&app, &back).await;
+        assert_eq!(own.status, 200, "{answer}: {}", own.body);
+        let page = Browser::default()
+            .get(&app, &back)
+            .await
+            .assert_status(404)
+            .body;
         assert!(page.contains(HOW_TO_GET_IN), "{page}");
     }
 }

@@ -130,8 +130,8 @@ fn start_private_cluster(bin: &Path) -> PgServer {
         .read_line(&mut line)
         .expect("read from watchdog");
     if line.trim() != "ready" {
-        let log = std::fs::read_to_string(dir.join("initdb.log")).unwrap_or_default()
-            + &std::fs::read_to_string(dir.join("server.log")).unwrap_or_default();
+        let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap_or_default();
+        let log = format!("{}{}", read("initdb.log"), read("server.log"));
         panic!("the private PostgreSQL cluster did not start:\n{log}");
     }
     PgServer {

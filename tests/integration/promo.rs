@@ -18,7 +18,7 @@ use crate::admin::{OWNER, create, login_as};
 use crate::both_backends;
 use crate::checkout::age_wallet;
 use crate::helpers::{
-    Answer, Backend, Browser, TestApp, client_builder, hidden, location, spawn_shop_with,
+    Answer, Backend, Browser, TestApp, client_builder, hidden, spawn_shop_with, wait_for_emails_in,
 };
 use crate::journeys::{answer, open_pay_page, purchase_id};
 
@@ -110,8 +110,11 @@ pub(crate) async fn buy_with_code(
     email: &str,
     code: &str,
 ) -> Answer {
-    let (status, page, _) = browser.get(app, &format!("/plans/{}", plan.id)).await;
-    assert_eq!(status, 200);
+    let page = browser
+        .get(app, &format!("/plans/{}", plan.id))
+        .await
+        .assert_status(200)
+        .body;
     assert!(
         page.contains("name=\"promo_code\""),
         "the form has a code field"
@@ -135,19 +138,16 @@ pub(crate) async fn buy_with_code(
         .await
 }
 
-/// Pays the checkout whose answer was `headers` on the demo page; returns the purchase id
-/// and the payment page as shown.
-async fn pay(
-    app: &TestApp,
-    browser: &Browser,
-    headers: &reqwest::header::HeaderMap,
-) -> (String, String) {
-    let pay_page = location(headers);
-    let demo = open_pay_page(app, browser, &pay_page).await;
+/// Pays `checkout` (its answer, a redirect to the demo page); returns the purchase id and
+/// the payment page as shown.
+async fn pay(app: &TestApp, browser: &Browser, checkout: &Answer) -> (String, String) {
+    let demo = open_pay_page(app, browser, &checkout.location()).await;
     assert_eq!(demo.status, 200);
-    let (status, _, back) = answer(app, browser, &demo.session, &demo.token, "pay").await;
-    assert_eq!(status, 303);
-    (purchase_id(&location(&back)), demo.html)
+    let back = answer(app, browser, &demo.session, &demo.token, "pay")
+        .await
+        .assert_status(303)
+        .location();
+    (purchase_id(&back), demo.html)
 }
 
 async fn shop(backend: Backend) -> Option<(TestApp, storefront::sandbox::SandboxHandle, ShopPlan)> {
@@ -180,15 +180,15 @@ async fn the_last_use_goes_to_one_of_20_concurrent_checkouts_and_counts_once(bac
 
     // The first use: typed in lower case, shown on the payment page, charged and counted.
     let first = Browser::default();
-    let (status, page, headers) =
-        buy_with_code(&app, &first, &plan, "first@example.com", " last-one ").await;
-    assert_eq!(status, 303, "{page}");
+    let checkout = buy_with_code(&app, &first, &plan, "first@example.com", " last-one ")
+        .await
+        .assert_status(303);
     assert_eq!(
         used_count(&app, "LAST-ONE").await,
         0,
         "not counted before payment"
     );
-    let (id, pay_page) = pay(&app, &first, &headers).await;
+    let (id, pay_page) = pay(&app, &first, &checkout).await;
     let discount = list.get() / 10;
     let charged = Cents::new(list.get() - discount);
     assert!(pay_page.contains(&format!("Pay {charged}")), "{pay_page}");
@@ -221,9 +221,10 @@ async fn the_last_use_goes_to_one_of_20_concurrent_checkouts_and_counts_once(bac
     let mut winners = Vec::new();
     let mut refused = 0;
     for task in tasks {
-        let ((status, page, headers), browser) = task.await.expect("task");
-        match status {
-            303 => winners.push((headers, browser)),
+        let (answer, browser) = task.await.expect("task");
+        let page = &answer.body;
+        match answer.status {
+            303 => winners.push((answer.clone(), browser)),
             409 => {
                 assert!(page.contains("used up"), "the refusal says why: {page}");
                 refused += 1;
@@ -235,8 +236,8 @@ async fn the_last_use_goes_to_one_of_20_concurrent_checkouts_and_counts_once(bac
     assert_eq!(refused, 19);
     assert_eq!(used_count(&app, "LAST-ONE").await, 1, "a hold is not a use");
 
-    let (headers, browser) = winners.pop().expect("winner");
-    let (id, _) = pay(&app, &browser, &headers).await;
+    let (checkout, browser) = winners.pop().expect("winner");
+    let (id, _) = pay(&app, &browser, &checkout).await;
     assert_eq!(purchase_row(&app.db, &id).await.price_cents, charged.get());
     assert_eq!(
         used_count(&app, "LAST-ONE").await,
@@ -245,15 +246,16 @@ async fn the_last_use_goes_to_one_of_20_concurrent_checkouts_and_counts_once(bac
     );
 
     // A repeated delivery of the same payment changes nothing, and the code is spent.
-    let (status, page, _) = buy_with_code(
+    let _page = buy_with_code(
         &app,
         &Browser::default(),
         &plan,
         "late@example.com",
         "LAST-ONE",
     )
-    .await;
-    assert_eq!(status, 409, "{page}");
+    .await
+    .assert_status(409)
+    .body;
     assert_eq!(used_count(&app, "LAST-ONE").await, 2);
 }
 
@@ -263,8 +265,9 @@ async fn a_payment_after_its_hold_ended_is_honoured_and_counted_beyond_the_cap(b
     };
     add_code(&app, "ONCE", 500, Some(1)).await;
     let (a, b) = (Browser::default(), Browser::default());
-    let (status, _, a_headers) = buy_with_code(&app, &a, &plan, "a@example.com", "ONCE").await;
-    assert_eq!(status, 303);
+    let a_checkout = buy_with_code(&app, &a, &plan, "a@example.com", "ONCE")
+        .await
+        .assert_status(303);
     // A's hold on the code ends (its buyer wandered off); B takes the use.
     app.db
         .run(|conn| {
@@ -275,18 +278,19 @@ async fn a_payment_after_its_hold_ended_is_honoured_and_counted_beyond_the_cap(b
         })
         .await
         .expect("end hold");
-    let (status, _, b_headers) = buy_with_code(&app, &b, &plan, "b@example.com", "ONCE").await;
-    assert_eq!(status, 303);
+    let b_checkout = buy_with_code(&app, &b, &plan, "b@example.com", "ONCE")
+        .await
+        .assert_status(303);
 
     // Both pay at once. Both were charged the discounted price: both are sold.
     let app = Arc::new(app);
     let pay_a = {
         let app = Arc::clone(&app);
-        tokio::spawn(async move { pay(&app, &a, &a_headers).await.0 })
+        tokio::spawn(async move { pay(&app, &a, &a_checkout).await.0 })
     };
     let pay_b = {
         let app = Arc::clone(&app);
-        tokio::spawn(async move { pay(&app, &b, &b_headers).await.0 })
+        tokio::spawn(async move { pay(&app, &b, &b_checkout).await.0 })
     };
     let ids = [pay_a.await.expect("a"), pay_b.await.expect("b")];
     for id in &ids {
@@ -353,8 +357,7 @@ async fn the_console_refuses_a_code_below_the_margin_floor_and_names_the_plans(b
     };
 
     // One cent past the floor (cost + $0.50): refused, and the plan is named.
-    let (status, page, _) = submit("TOO-DEEP", room - 49).await;
-    assert_eq!(status, 409, "{page}");
+    let page = submit("TOO-DEEP", room - 49).await.assert_status(409).body;
     assert!(
         page.contains("below cost plus the minimum margin"),
         "{page}"
@@ -362,7 +365,7 @@ async fn the_console_refuses_a_code_below_the_margin_floor_and_names_the_plans(b
     assert!(page.contains(&plan.id), "the plan is named: {page}");
     // Every plan at 100% off: refused too.
     let token = owner.csrf(&app).await;
-    let (status, page, _) = owner
+    owner
         .post(
             &app,
             "/admin/promo-codes",
@@ -374,8 +377,8 @@ async fn the_console_refuses_a_code_below_the_margin_floor_and_names_the_plans(b
                 ("scope_kind", "all"),
             ],
         )
-        .await;
-    assert_eq!(status, 409, "{page}");
+        .await
+        .assert_status(409);
     let saved: i64 = app
         .db
         .run(|conn| {
@@ -389,42 +392,43 @@ async fn the_console_refuses_a_code_below_the_margin_floor_and_names_the_plans(b
     assert_eq!(saved, 0, "nothing was saved");
 
     // Exactly at the floor: saved, listed, and buying with it charges cost + margin.
-    let (status, page, headers) = submit("AT-FLOOR", room - 50).await;
-    assert_eq!(status, 303, "{page}");
-    assert_eq!(location(&headers), "/admin/promo-codes?saved=1");
-    let (_, page, _) = owner.get(&app, "/admin/promo-codes").await;
+    submit("AT-FLOOR", room - 50)
+        .await
+        .assert_redirect_to("/admin/promo-codes?saved=1");
+    let page = owner.get(&app, "/admin/promo-codes").await.body;
     assert!(page.contains("data-code=\"AT-FLOOR\""), "{page}");
     let shopper = Browser::default();
-    let (status, _, headers) =
-        buy_with_code(&app, &shopper, &plan, "floor@example.com", "AT-FLOOR").await;
-    assert_eq!(status, 303);
-    let (id, _) = pay(&app, &shopper, &headers).await;
+    let checkout = buy_with_code(&app, &shopper, &plan, "floor@example.com", "AT-FLOOR")
+        .await
+        .assert_status(303);
+    let (id, _) = pay(&app, &shopper, &checkout).await;
     assert_eq!(
         purchase_row(&app.db, &id).await.price_cents,
         plan.cost.get() + 50
     );
-    let (_, page, _) = owner.get(&app, "/admin/promo-codes").await;
+    let page = owner.get(&app, "/admin/promo-codes").await.body;
     assert!(page.contains("data-uses=\"1\""), "the use is shown: {page}");
 
     // Disabled: checkouts are refused with a reason, and both actions are audited.
     let token = owner.csrf(&app).await;
-    let (status, _, _) = owner
+    owner
         .post(
             &app,
             "/admin/promo-codes/AT-FLOOR/disable",
             &[("csrf_token", token.as_str())],
         )
-        .await;
-    assert_eq!(status, 303);
-    let (status, page, _) = buy_with_code(
+        .await
+        .assert_status(303);
+    let page = buy_with_code(
         &app,
         &Browser::default(),
         &plan,
         "x@example.com",
         "AT-FLOOR",
     )
-    .await;
-    assert_eq!(status, 409);
+    .await
+    .assert_status(409)
+    .body;
     assert!(page.contains("no longer offered"), "{page}");
     let actions: Vec<String> = app
         .db
@@ -457,11 +461,11 @@ async fn a_display_currency_is_shown_but_never_changes_the_amount_charged(backen
     let owner = login_as(&app, OWNER).await;
     let shopper = Browser::default();
     // Cached before any rate is set.
-    let (_, before, _) = shopper.get(&app, &listing).await;
+    let before = shopper.get(&app, &listing).await.body;
     assert!(!before.contains("≈ €"));
 
     let token = owner.csrf(&app).await;
-    let (status, page, _) = owner
+    owner
         .post(
             &app,
             "/admin/currencies",
@@ -472,24 +476,25 @@ async fn a_display_currency_is_shown_but_never_changes_the_amount_charged(backen
                 ("date", "2026-11-20"),
             ],
         )
-        .await;
-    assert_eq!(status, 303, "{page}");
+        .await
+        .assert_status(303);
     // Half up on the converted cents: list × 0.9245.
     let eur = (list.get() * 924_500 + 500_000) / 1_000_000;
     let shown = format!("≈ €{}.{:02}", eur / 100, eur % 100);
 
-    let (_, listing_page, _) = shopper.get(&app, &listing).await;
+    let listing_page = shopper.get(&app, &listing).await.body;
     assert!(
         listing_page.contains(&shown),
         "the cached listing was rebuilt: {shown}"
     );
-    let (_, plan_page, _) = shopper.get(&app, &format!("/plans/{}", plan.id)).await;
+    let plan_page = shopper.get(&app, &format!("/plans/{}", plan.id)).await.body;
     assert!(plan_page.contains(&shown), "{plan_page}");
     assert!(plan_page.contains("rate of 20 Nov 2026"));
     // A German page writes the same price and day the German way.
-    let (_, german, _) = Browser::default()
+    let german = Browser::default()
         .get(&app, &format!("/plans/{}?lang=de", plan.id))
-        .await;
+        .await
+        .body;
     let shown_de = format!("≈ {},{:02}\u{a0}€", eur / 100, eur % 100);
     assert!(german.contains(&shown_de), "{shown_de}: {german}");
     assert!(german.contains("Kurs vom 20. Nov. 2026"), "{german}");
@@ -498,7 +503,7 @@ async fn a_display_currency_is_shown_but_never_changes_the_amount_charged(backen
         list.get().to_string()
     );
 
-    let (status, _, headers) = shopper
+    let checkout = shopper
         .post(
             &app,
             "/checkout",
@@ -510,9 +515,9 @@ async fn a_display_currency_is_shown_but_never_changes_the_amount_charged(backen
                 ("expected_price_cents", &list.get().to_string()),
             ],
         )
-        .await;
-    assert_eq!(status, 303);
-    let (id, pay_page) = pay(&app, &shopper, &headers).await;
+        .await
+        .assert_status(303);
+    let (id, pay_page) = pay(&app, &shopper, &checkout).await;
     assert!(pay_page.contains(&format!("Pay {list}")), "{pay_page}");
     assert!(pay_page.contains(&shown), "{pay_page}");
     let row = purchase_row(&app.db, &id).await;
@@ -521,15 +526,15 @@ async fn a_display_currency_is_shown_but_never_changes_the_amount_charged(backen
 
     // Cleared: the pages stop showing it.
     let token = owner.csrf(&app).await;
-    let (status, _, _) = owner
+    owner
         .post(
             &app,
             "/admin/currencies/EUR/clear",
             &[("csrf_token", token.as_str())],
         )
-        .await;
-    assert_eq!(status, 303);
-    let (_, plan_page, _) = shopper.get(&app, &format!("/plans/{}", plan.id)).await;
+        .await
+        .assert_status(303);
+    let plan_page = shopper.get(&app, &format!("/plans/{}", plan.id)).await.body;
     assert!(!plan_page.contains("≈ €"));
 }
 
@@ -577,8 +582,7 @@ async fn a_code_keeps_to_its_plans_its_dates_and_its_cap_per_email(backend: Back
         .expect("codes");
 
     let refused = |answer: Answer, why: &str| {
-        let (status, page, _) = answer;
-        assert_eq!(status, 409, "{page}");
+        let page = answer.assert_status(409).body;
         assert!(page.contains(why), "{why}: {page}");
         assert!(page.contains("aria-invalid=\"true\""), "beside its field");
     };
@@ -595,12 +599,12 @@ async fn a_code_keeps_to_its_plans_its_dates_and_its_cap_per_email(backend: Back
         buy_with_code(&app, &browser, &plan, "ana@example.com", "NOPE").await,
         "does not exist",
     );
-    let (status, _, headers) =
-        buy_with_code(&app, &browser, &plan, "ana@example.com", "LOCAL").await;
-    assert_eq!(status, 303);
-    let (id, _) = pay(&app, &browser, &headers).await;
+    let checkout = buy_with_code(&app, &browser, &plan, "ana@example.com", "LOCAL")
+        .await
+        .assert_status(303);
+    let (id, _) = pay(&app, &browser, &checkout).await;
     // The order page names the code and what it took off, like the payment page.
-    let (_, order_page, _) = browser.get(&app, &format!("/orders/{id}")).await;
+    let order_page = browser.get(&app, &format!("/orders/{id}")).await.body;
     assert!(order_page.contains("data-promo=\"LOCAL\""), "{order_page}");
     // The same mailbox with a tag is the same buyer.
     refused(
@@ -614,40 +618,32 @@ async fn a_code_keeps_to_its_plans_its_dates_and_its_cap_per_email(backend: Back
         .await,
         "cannot be used for this order",
     );
-    let (_, page, _) =
-        buy_with_code(&app, &Browser::default(), &plan, "ana@example.com", "LOCAL").await;
+    let page = buy_with_code(&app, &Browser::default(), &plan, "ana@example.com", "LOCAL")
+        .await
+        .body;
     assert!(
         !page.contains("already been used") && !page.contains("with this email"),
         "the refusal does not say that this address used the code: {page}"
     );
-    let (status, _, _) =
-        buy_with_code(&app, &Browser::default(), &plan, "bea@example.com", "LOCAL").await;
-    assert_eq!(status, 303, "another buyer may use it");
+    assert_eq!(
+        buy_with_code(&app, &Browser::default(), &plan, "bea@example.com", "LOCAL")
+            .await
+            .status,
+        303,
+        "another buyer may use it"
+    );
 
     // The receipt names the code and what it took off.
     let list = plan.price.expect("priced");
     let line = format!("LOCAL, $0.25 off {list}");
-    let started = std::time::Instant::now();
-    loop {
-        let receipts: Vec<String> = app
-            .emails()
-            .into_iter()
-            .map(|raw| {
-                raw.replace("=\r\n", "")
-                    .replace("=\n", "")
-                    .replace("=3D", "=")
-            })
-            .filter(|text| text.contains(&storefront::domain::purchase::order_number(&id)))
-            .collect();
-        if receipts.iter().any(|text| text.contains(&line)) {
-            break;
-        }
-        assert!(
-            started.elapsed() < std::time::Duration::from_secs(20),
-            "no receipt with {line:?}: {receipts:?}"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    let number = storefront::domain::purchase::order_number(&id);
+    wait_for_emails_in(
+        app.mail_dir.path(),
+        1,
+        &format!("about order {number} with {line:?}"),
+        |m| m.text.contains(&number) && m.text.contains(&line),
+    )
+    .await;
 }
 
 /// A rate written by another replica (here: straight into the shared PostgreSQL, as that
@@ -660,7 +656,7 @@ async fn a_rate_set_on_another_replica_reaches_this_one_s_cached_pages() {
     };
     let path = format!("/plans/{}", plan.id);
     let shopper = Browser::default();
-    let (_, page, _) = shopper.get(&app, &path).await;
+    let page = shopper.get(&app, &path).await.body;
     assert!(!page.contains("≈ £"), "no rate yet");
     app.db
         .run(|conn| {
@@ -672,7 +668,7 @@ async fn a_rate_set_on_another_replica_reaches_this_one_s_cached_pages() {
         .expect("rate set elsewhere");
     let started = std::time::Instant::now();
     loop {
-        let (_, page, _) = shopper.get(&app, &path).await;
+        let page = shopper.get(&app, &path).await.body;
         if page.contains("≈ £") && page.contains("rate of 21 Nov 2026") {
             break;
         }
@@ -700,20 +696,23 @@ async fn a_code_s_last_day_and_caps_change_and_a_disabled_code_comes_back(backen
     insert_code(&app, row).await;
     for n in 0..2 {
         let browser = Browser::default();
-        let (status, _, headers) =
-            buy_with_code(&app, &browser, &plan, &format!("e{n}@example.com"), "EDIT").await;
-        assert_eq!(status, 303);
-        pay(&app, &browser, &headers).await;
+        let checkout = buy_with_code(&app, &browser, &plan, &format!("e{n}@example.com"), "EDIT")
+            .await
+            .assert_status(303);
+        pay(&app, &browser, &checkout).await;
     }
     assert_eq!(used_count(&app, "EDIT").await, 2);
-    let (status, page, _) =
-        buy_with_code(&app, &Browser::default(), &plan, "e9@example.com", "EDIT").await;
-    assert_eq!(status, 409, "used up: {page}");
+    let answer = buy_with_code(&app, &Browser::default(), &plan, "e9@example.com", "EDIT").await;
+    assert_eq!(answer.status, 409, "used up: {}", answer.body);
+    let _page = answer.body;
 
     create(&app.db, OWNER, Role::Owner).await;
     let owner = login_as(&app, OWNER).await;
-    let (status, page, _) = owner.get(&app, "/admin/promo-codes/EDIT").await;
-    assert_eq!(status, 200, "{page}");
+    let page = owner
+        .get(&app, "/admin/promo-codes/EDIT")
+        .await
+        .assert_status(200)
+        .body;
     assert!(
         page.contains("name=\"max_uses\" type=\"text\" inputmode=\"numeric\" value=\"2\""),
         "{page}"
@@ -736,11 +735,9 @@ async fn a_code_s_last_day_and_caps_change_and_a_disabled_code_comes_back(backen
                 .await
         }
     };
-    let (status, page, _) = change("", "1").await;
-    assert_eq!(status, 400);
+    let page = change("", "1").await.assert_status(400).body;
     assert!(page.contains("used 2 times already"), "{page}");
-    let (status, page, _) = change("2026-02-30", "5").await;
-    assert_eq!(status, 400);
+    let page = change("2026-02-30", "5").await.assert_status(400).body;
     assert!(page.contains("a date like 2026-12-31"), "{page}");
     assert!(
         page.contains("value=\"2026-02-30\""),
@@ -748,25 +745,29 @@ async fn a_code_s_last_day_and_caps_change_and_a_disabled_code_comes_back(backen
     );
     assert_eq!(used_count(&app, "EDIT").await, 2, "nothing changed");
 
-    let (status, _, headers) = change("2099-12-31", "4").await;
-    assert_eq!(status, 303);
-    assert_eq!(location(&headers), "/admin/promo-codes?saved=1");
-    let (_, page, _) = owner.get(&app, "/admin/promo-codes/EDIT").await;
+    change("2099-12-31", "4")
+        .await
+        .assert_redirect_to("/admin/promo-codes?saved=1");
+    let page = owner.get(&app, "/admin/promo-codes/EDIT").await.body;
     assert!(page.contains("value=\"2099-12-31\""), "{page}");
-    let (status, _, _) =
-        buy_with_code(&app, &Browser::default(), &plan, "e9@example.com", "EDIT").await;
-    assert_eq!(status, 303, "the raised cap sells again");
+    assert_eq!(
+        buy_with_code(&app, &Browser::default(), &plan, "e9@example.com", "EDIT")
+            .await
+            .status,
+        303,
+        "the raised cap sells again"
+    );
 
     let token = owner.csrf(&app).await;
-    let (status, _, _) = owner
+    owner
         .post(
             &app,
             "/admin/promo-codes/EDIT/disable",
             &[("csrf_token", token.as_str())],
         )
-        .await;
-    assert_eq!(status, 303);
-    let (_, list, _) = owner.get(&app, "/admin/promo-codes").await;
+        .await
+        .assert_status(303);
+    let list = owner.get(&app, "/admin/promo-codes").await.body;
     assert!(list.contains("/admin/promo-codes/EDIT/enable"), "{list}");
     let enable = || {
         let (owner, app) = (&owner, &app);
@@ -781,13 +782,17 @@ async fn a_code_s_last_day_and_caps_change_and_a_disabled_code_comes_back(backen
                 .await
         }
     };
-    let (status, page, _) = enable().await;
-    assert_eq!(status, 303, "{page}");
-    let (status, page, _) = enable().await;
-    assert_eq!(status, 409, "enabled already: {page}");
-    let (status, _, _) =
-        buy_with_code(&app, &Browser::default(), &plan, "e8@example.com", "EDIT").await;
-    assert_eq!(status, 303, "enabled again");
+    let _page = enable().await.assert_status(303).body;
+    let answer = enable().await;
+    assert_eq!(answer.status, 409, "enabled already: {}", answer.body);
+    let _page = answer.body;
+    assert_eq!(
+        buy_with_code(&app, &Browser::default(), &plan, "e8@example.com", "EDIT")
+            .await
+            .status,
+        303,
+        "enabled again"
+    );
 
     let actions: Vec<String> = app
         .db
@@ -834,8 +839,8 @@ async fn unpaid_checkouts_from_one_client_cannot_squat_a_code_s_last_uses(backen
     for i in 0..5 {
         let squatter = via("203.0.113.7");
         let email = format!("invented-{i}@example.com");
-        let (status, page, _) = buy_with_code(&app, &squatter, &plan, &email, "FIVE").await;
-        answers.push((status, page));
+        let answer = buy_with_code(&app, &squatter, &plan, &email, "FIVE").await;
+        answers.push((answer.status, answer.body));
     }
     let statuses: Vec<u16> = answers.iter().map(|a| a.0).collect();
     assert_eq!(
@@ -854,10 +859,10 @@ async fn unpaid_checkouts_from_one_client_cannot_squat_a_code_s_last_uses(backen
 
     // A buyer at another address gets the code, pays, and the use is counted.
     let buyer = via("198.51.100.20");
-    let (status, page, headers) =
-        buy_with_code(&app, &buyer, &plan, "buyer@example.com", "FIVE").await;
-    assert_eq!(status, 303, "{page}");
-    let (id, _) = pay(&app, &buyer, &headers).await;
+    let checkout = buy_with_code(&app, &buyer, &plan, "buyer@example.com", "FIVE")
+        .await
+        .assert_status(303);
+    let (id, _) = pay(&app, &buyer, &checkout).await;
     assert_eq!(
         purchase_row(&app.db, &id).await.promo_code.as_deref(),
         Some("FIVE")

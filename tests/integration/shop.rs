@@ -922,7 +922,7 @@ async fn a_plan_not_on_sale_cannot_be_bought() {
         .find(|p| p.is_sellable())
         .expect("a plan on sale");
     let browser = Browser::default();
-    let (_, html, _) = browser.get(&app, &on_sale.labels.href).await;
+    let html = browser.get(&app, &on_sale.labels.href).await.body;
     let token = hidden(&html, "csrf_token");
     for cost in [0, 9_007_199_254_740_991] {
         let plan = upstream
@@ -932,7 +932,7 @@ async fn a_plan_not_on_sale_cannot_be_bought() {
             .find(|p| p.price_cents == cost)
             .expect("the sandbox has it");
         let price = snap.plan(&plan.id).and_then(|p| p.price).expect("priced");
-        let (status, html, _) = browser
+        let html = browser
             .post(
                 &app,
                 "/checkout",
@@ -944,8 +944,9 @@ async fn a_plan_not_on_sale_cannot_be_bought() {
                     ("expected_price_cents", &price.get().to_string()),
                 ],
             )
-            .await;
-        assert_eq!(status, 409, "{}", plan.id);
+            .await
+            .assert_status(409)
+            .body;
         assert!(html.contains("Nothing was charged"), "{}", plan.id);
     }
 }

@@ -1085,11 +1085,12 @@ async fn the_shop_gives_stripe_return_urls_without_the_order_token() {
     .expect("sqlite");
     let plan = crate::journeys::sellable_plan(&app);
     let buyer = crate::helpers::Browser::default();
-    let (status, page, headers) =
-        crate::journeys::buy(&app, &buyer, &plan, "ana@example.com").await;
-    assert_eq!(status, 303, "{page}");
+    let to = crate::journeys::buy(&app, &buyer, &plan, "ana@example.com")
+        .await
+        .assert_status(303)
+        .location();
     assert!(
-        crate::helpers::location(&headers).starts_with("https://checkout.stripe.com/"),
+        to.starts_with("https://checkout.stripe.com/"),
         "the buyer is sent to Stripe"
     );
 
@@ -1125,15 +1126,19 @@ async fn the_shop_gives_stripe_return_urls_without_the_order_token() {
 
     // Back from Stripe as it sends the buyer (the template replaced by the session id).
     let back = format!("/orders/{purchase_id}?session_id=cs_test_fake1");
-    let (status, page, _) = buyer.get(&app, &back).await;
-    assert_eq!(status, 200, "{page}");
+    let page = buyer.get(&app, &back).await.assert_status(200).body;
     assert!(page.contains("data-status=\"awaiting_payment\""), "{page}");
-    let (status, page, _) = crate::helpers::Browser::default().get(&app, &back).await;
-    assert_eq!(status, 404);
+    let page = crate::helpers::Browser::default()
+        .get(&app, &back)
+        .await
+        .assert_status(404)
+        .body;
     assert!(page.contains("private link in the emails"), "{page}");
     // Cancelled: the same page, without the session id.
-    let (status, _, _) = buyer.get(&app, &format!("/orders/{purchase_id}")).await;
-    assert_eq!(status, 200);
+    buyer
+        .get(&app, &format!("/orders/{purchase_id}"))
+        .await
+        .assert_status(200);
 }
 
 /// A promotion code through Stripe: the session is for the discounted price, and says so.
@@ -1158,9 +1163,9 @@ async fn stripe_is_asked_for_the_discounted_price() {
     // 10% off every plan.
     crate::promo::add_code(&app, "TENOFF", 1_000, None).await;
     let buyer = crate::helpers::Browser::default();
-    let (status, page, _) =
-        crate::promo::buy_with_code(&app, &buyer, &plan, "ana@example.com", "tenoff").await;
-    assert_eq!(status, 303, "{page}");
+    crate::promo::buy_with_code(&app, &buyer, &plan, "ana@example.com", "tenoff")
+        .await
+        .assert_status(303);
     let sessions: Vec<Recorded> = fake
         .requests()
         .into_iter()

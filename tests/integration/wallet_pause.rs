@@ -13,7 +13,7 @@ use storefront::db::{Db, DbError};
 use storefront::domain::Cents;
 use storefront::sandbox::{KeySpec, Outcome, Scope};
 
-use crate::admin::{Browser, OWNER, PASSWORD, audit_rows, create, hidden, location};
+use crate::admin::{Browser, OWNER, PASSWORD, audit_rows, create, hidden};
 use crate::both_backends;
 use crate::helpers::{Backend, TestApp, spawn_shop};
 
@@ -74,11 +74,11 @@ async fn below_the_threshold_the_shop_pauses_until_a_top_up_lifts_the_balance(ba
     let plan = sellable_plan(&app);
     create(&app.db, OWNER, Role::Owner).await;
     let owner = Browser::default();
-    assert_eq!(owner.login(&app, OWNER, PASSWORD).await.0, 303);
+    assert_eq!(owner.login(&app, OWNER, PASSWORD).await.status, 303);
 
     // Off by default: below the threshold, the owners are alerted and the shop still sells.
     sandbox.set_balance(12_000).expect("balance");
-    let (_, page, _) = owner.get(&app, "/admin/wallet").await;
+    let page = owner.get(&app, "/admin/wallet").await.body;
     assert!(
         page.contains("Sales go on below the threshold (alert only)"),
         "{page}"
@@ -88,12 +88,12 @@ async fn below_the_threshold_the_shop_pauses_until_a_top_up_lifts_the_balance(ba
     assert!(shop.contains("action=\"/checkout\""), "{shop}");
     // A consumer opens the plan page now and submits its form after the pause below.
     let browser = Browser::default();
-    let (_, early, _) = browser.get(&app, &format!("/plans/{}", plan.id)).await;
+    let early = browser.get(&app, &format!("/plans/{}", plan.id)).await.body;
     let early_token = hidden(&early, "csrf_token");
 
     // The owner raises the threshold to $150 and chooses to pause below it.
     let token = hidden(&page, "csrf_token");
-    let (status, _, headers) = owner
+    owner
         .post(
             &app,
             "/admin/wallet/threshold",
@@ -103,14 +103,13 @@ async fn below_the_threshold_the_shop_pauses_until_a_top_up_lifts_the_balance(ba
                 ("pause_below", "yes"),
             ],
         )
-        .await;
-    assert_eq!(status, 303);
-    assert_eq!(location(&headers), "/admin/wallet?done=threshold");
+        .await
+        .assert_redirect_to("/admin/wallet?done=threshold");
     assert!(audit_rows(&app.db).await.iter().any(|r| {
         r.1 == "wallet_threshold_set"
             && r.3 == "before: $100.00, alert only; after: $150.00, sales pause below it"
     }));
-    let (_, page, _) = owner.get(&app, "/admin/wallet?done=threshold").await;
+    let page = owner.get(&app, "/admin/wallet?done=threshold").await.body;
     assert!(
         page.contains("New sales pause below the threshold."),
         "{page}"
@@ -129,7 +128,7 @@ async fn below_the_threshold_the_shop_pauses_until_a_top_up_lifts_the_balance(ba
     // A checkout form rendered before the pause is refused; nothing is created.
     let token = early_token;
     let price = plan.price.expect("price").get().to_string();
-    let (status, page, _) = browser
+    browser
         .post(
             &app,
             "/checkout",
@@ -141,8 +140,8 @@ async fn below_the_threshold_the_shop_pauses_until_a_top_up_lifts_the_balance(ba
                 ("expected_price_cents", &price),
             ],
         )
-        .await;
-    assert_eq!(status, 409, "{page}");
+        .await
+        .assert_status(409);
     assert_eq!(purchase_count(&app.db).await, 0);
 
     // An order placed with another key of the account reserves credit; it then fails
@@ -176,7 +175,7 @@ async fn below_the_threshold_the_shop_pauses_until_a_top_up_lifts_the_balance(ba
         .await
         .expect("order");
     assert_eq!(placed.status().as_u16(), 202);
-    let (_, page, _) = owner.get(&app, "/admin/wallet").await;
+    let page = owner.get(&app, "/admin/wallet").await.body;
     let reserved = Cents::new(12_000 - cost).to_string();
     assert!(page.contains(&reserved), "the reservation shows: {page}");
     let started = Instant::now();
@@ -184,7 +183,7 @@ async fn below_the_threshold_the_shop_pauses_until_a_top_up_lifts_the_balance(ba
         assert!(started.elapsed() < Duration::from_secs(5), "never released");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    let (_, page, _) = owner.get(&app, "/admin/wallet").await;
+    let page = owner.get(&app, "/admin/wallet").await.body;
     assert!(
         page.contains("$120.00") && page.contains("release"),
         "{page}"
@@ -196,8 +195,8 @@ async fn below_the_threshold_the_shop_pauses_until_a_top_up_lifts_the_balance(ba
     plan_page_when(&app, &plan, true).await;
 
     // A $50 top-up brings the balance to $170: the balance read resumes sales.
-    let (_, page, _) = owner.get(&app, "/admin/wallet").await;
-    let (status, _, headers) = owner
+    let page = owner.get(&app, "/admin/wallet").await.body;
+    let progress = owner
         .post(
             &app,
             "/admin/wallet/topup",
@@ -207,10 +206,10 @@ async fn below_the_threshold_the_shop_pauses_until_a_top_up_lifts_the_balance(ba
                 ("amount", "50"),
             ],
         )
-        .await;
-    assert_eq!(status, 303);
-    let progress = location(&headers);
-    let (_, page, _) = owner.get(&app, &progress).await;
+        .await
+        .assert_status(303)
+        .location();
+    let page = owner.get(&app, &progress).await.body;
     assert!(page.contains("data-topup-status=\"pending\""), "{page}");
     assert!(
         sales_paused(&app.db).await,
@@ -223,7 +222,7 @@ async fn below_the_threshold_the_shop_pauses_until_a_top_up_lifts_the_balance(ba
         .expect("checkout link")
         .to_string();
     sandbox.complete_topup(&session).expect("pay");
-    let (_, page, _) = owner.get(&app, &progress).await;
+    let page = owner.get(&app, &progress).await.body;
     assert!(page.contains("data-topup-status=\"paid\""), "{page}");
     assert!(page.contains("$170.00"), "{page}");
     assert!(!sales_paused(&app.db).await, "the top-up resumed sales");

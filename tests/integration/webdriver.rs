@@ -1,5 +1,5 @@
-//! A small WebDriver client for the browser tests: ChromeDriver drives headless Chromium over
-//! JSON and HTTP (W3C WebDriver), so reqwest and serde_json are all it takes.
+//! The browser tests' handle on headless Chromium: ChromeDriver started per browser with a
+//! fresh profile, driven over W3C WebDriver by `thirtyfour`.
 //!
 //! Chromium and ChromeDriver come from the Debian packages `chromium` and `chromium-driver`.
 //! Without them the browser tests fail, unless the developer opted out
@@ -10,9 +10,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-
-/// The key under which WebDriver names an element.
-const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
+use thirtyfour::prelude::*;
+use thirtyfour::{ChromiumLikeCapabilities, WindowHandle};
 
 pub const PHONE: (u32, u32) = (390, 844);
 pub const LAPTOP: (u32, u32) = (1366, 900);
@@ -24,12 +23,23 @@ fn find_binary(names: &[&str]) -> Option<PathBuf> {
         .find(|candidate| candidate.is_file())
 }
 
+/// Fails the test with what WebDriver said about `doing`.
+trait Expect<T> {
+    fn or_fail(self, doing: &str) -> T;
+}
+
+impl<T> Expect<T> for WebDriverResult<T> {
+    #[track_caller]
+    fn or_fail(self, doing: &str) -> T {
+        self.unwrap_or_else(|err| panic!("WebDriver {doing}: {err}"))
+    }
+}
+
 /// A Chromium session through its own ChromeDriver and a fresh profile; both end with it.
 pub struct Browser {
     driver: Child,
-    base: String,
-    session: String,
-    http: reqwest::Client,
+    /// `None` once quit.
+    session: Option<WebDriver>,
     _profile: tempfile::TempDir,
 }
 
@@ -71,150 +81,75 @@ impl Browser {
             .spawn()
             .expect("start chromedriver");
         let profile = tempfile::tempdir().expect("profile dir");
-        let mut browser = Self {
-            driver,
-            base: format!("http://127.0.0.1:{port}"),
-            session: String::new(),
-            http: reqwest::Client::new(),
-            _profile: profile,
-        };
-        browser.wait_for_driver().await;
-        let mut args = vec![
-            "--headless=new".to_string(),
-            "--no-sandbox".into(),
-            "--disable-gpu".into(),
-            "--disable-dev-shm-usage".into(),
-            "--no-first-run".into(),
-            "--disable-background-networking".into(),
-            "--disable-component-update".into(),
-            "--disable-sync".into(),
-            format!("--window-size={},{}", size.0, size.1),
-            format!("--user-data-dir={}", browser._profile.path().display()),
+        let base = format!("http://127.0.0.1:{port}");
+        wait_for_driver(&base).await;
+        let mut caps = DesiredCapabilities::chrome();
+        caps.set_binary(&chromium.display().to_string())
+            .or_fail("chromium binary");
+        let size_arg = format!("--window-size={},{}", size.0, size.1);
+        let profile_arg = format!("--user-data-dir={}", profile.path().display());
+        let args = [
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            &size_arg,
+            &profile_arg,
         ];
-        args.extend(extra_args.iter().map(|a| (*a).to_string()));
-        let answer = browser
-            .call(
-                reqwest::Method::POST,
-                "/session",
-                Some(json!({"capabilities": {"alwaysMatch": {
-                    "browserName": "chrome",
-                    "goog:chromeOptions": {"binary": chromium, "args": args},
-                }}})),
-            )
-            .await;
-        browser.session = answer["sessionId"]
-            .as_str()
-            .expect("a session id")
-            .to_string();
-        Some(browser)
-    }
-
-    async fn wait_for_driver(&self) {
-        let started = Instant::now();
-        loop {
-            if let Ok(res) = self.http.get(format!("{}/status", self.base)).send().await
-                && let Ok(body) = res.json::<Value>().await
-                && body["value"]["ready"] == json!(true)
-            {
-                return;
-            }
-            assert!(
-                started.elapsed() < Duration::from_secs(10),
-                "chromedriver did not start"
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
+        for arg in args.iter().chain(extra_args) {
+            caps.add_arg(arg).or_fail("chromium argument");
         }
+        let session = WebDriver::new(base, caps).await.or_fail("new session");
+        Some(Self {
+            driver,
+            session: Some(session),
+            _profile: profile,
+        })
     }
 
-    /// One WebDriver command; its `value`. A WebDriver error fails the test with its message.
-    async fn call(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> Value {
-        let url = format!("{}{path}", self.base);
-        let mut request = self.http.request(method.clone(), &url);
-        if let Some(body) = body {
-            request = request.json(&body);
-        } else if method == reqwest::Method::POST {
-            request = request.json(&json!({}));
-        }
-        let res = request.send().await.expect("chromedriver answers");
-        let status = res.status();
-        let body: Value = res.json().await.expect("a JSON answer");
-        assert!(status.is_success(), "WebDriver {method} {path}: {body}");
-        body["value"].clone()
-    }
-
-    fn session_path(&self, rest: &str) -> String {
-        format!("/session/{}{rest}", self.session)
+    fn session(&self) -> &WebDriver {
+        self.session.as_ref().expect("a live session")
     }
 
     pub async fn goto(&self, url: &str) {
-        self.call(
-            reqwest::Method::POST,
-            &self.session_path("/url"),
-            Some(json!({"url": url})),
-        )
-        .await;
+        self.session().goto(url).await.or_fail("goto");
     }
 
     pub async fn current_url(&self) -> String {
-        let value = self
-            .call(reqwest::Method::GET, &self.session_path("/url"), None)
-            .await;
-        value.as_str().unwrap_or_default().to_string()
-    }
-
-    /// The first element matching `css`.
-    pub async fn find(&self, css: &str) -> String {
-        let value = self
-            .call(
-                reqwest::Method::POST,
-                &self.session_path("/element"),
-                Some(json!({"using": "css selector", "value": css})),
-            )
-            .await;
-        value[ELEMENT]
-            .as_str()
-            .unwrap_or_else(|| panic!("no element id for {css}: {value}"))
+        self.session()
+            .current_url()
+            .await
+            .or_fail("current url")
             .to_string()
     }
 
+    /// The first element matching `css`.
+    async fn find(&self, css: &str) -> WebElement {
+        self.session()
+            .find(By::Css(css))
+            .await
+            .unwrap_or_else(|err| panic!("no element for {css}: {err}"))
+    }
+
     pub async fn click(&self, css: &str) {
-        let element = self.find(css).await;
-        self.call(
-            reqwest::Method::POST,
-            &self.session_path(&format!("/element/{element}/click")),
-            None,
-        )
-        .await;
+        self.find(css).await.click().await.or_fail("click");
     }
 
     pub async fn type_into(&self, css: &str, text: &str) {
-        let element = self.find(css).await;
-        self.call(
-            reqwest::Method::POST,
-            &self.session_path(&format!("/element/{element}/value")),
-            Some(json!({"text": text})),
-        )
-        .await;
+        self.find(css).await.send_keys(text).await.or_fail("type");
     }
 
     pub async fn source(&self) -> String {
-        let value = self
-            .call(reqwest::Method::GET, &self.session_path("/source"), None)
-            .await;
-        value.as_str().unwrap_or_default().to_string()
+        self.session().source().await.or_fail("page source")
     }
 
     /// The visible text of the first element matching `css`.
     pub async fn text(&self, css: &str) -> String {
-        let element = self.find(css).await;
-        let value = self
-            .call(
-                reqwest::Method::GET,
-                &self.session_path(&format!("/element/{element}/text")),
-                None,
-            )
-            .await;
-        value.as_str().unwrap_or_default().to_string()
+        self.find(css).await.text().await.or_fail("text")
     }
 
     /// Waits until the page source contains `needle`; returns the source.
@@ -238,66 +173,61 @@ impl Browser {
         self.execute_with(script, json!([])).await
     }
 
-    /// [`Self::execute`] with `arguments` for the script.
+    /// [`Self::execute`] with `arguments` (a JSON array) for the script.
     pub async fn execute_with(&self, script: &str, arguments: Value) -> Value {
-        self.call(
-            reqwest::Method::POST,
-            &self.session_path("/execute/sync"),
-            Some(json!({"script": script, "args": arguments})),
-        )
-        .await
+        let arguments = match arguments {
+            Value::Array(items) => items,
+            other => vec![other],
+        };
+        self.session()
+            .execute(script, arguments)
+            .await
+            .or_fail("script")
+            .json()
+            .clone()
     }
 
     /// Runs `script` (a function body whose last argument is the callback to call with the
     /// result) in the page and returns what it passed to the callback.
     pub async fn execute_async(&self, script: &str) -> Value {
-        self.call(
-            reqwest::Method::POST,
-            &self.session_path("/execute/async"),
-            Some(json!({"script": script, "args": []})),
-        )
-        .await
+        self.session()
+            .execute_async(script, Vec::new())
+            .await
+            .or_fail("async script")
+            .json()
+            .clone()
     }
 
     /// Types `keys` into the element that has the focus (WebDriver key codes such as
     /// `\u{E007}`, Enter, included).
     pub async fn keys_to_focused(&self, keys: &str) {
-        let value = self
-            .call(
-                reqwest::Method::GET,
-                &self.session_path("/element/active"),
-                None,
-            )
-            .await;
-        let element = value[ELEMENT].as_str().unwrap_or_default().to_string();
-        self.call(
-            reqwest::Method::POST,
-            &self.session_path(&format!("/element/{element}/value")),
-            Some(json!({"text": keys})),
-        )
-        .await;
+        self.session()
+            .active_element()
+            .await
+            .or_fail("focused element")
+            .send_keys(keys)
+            .await
+            .or_fail("keys");
     }
 
     /// Deletes every cookie of the current site: the browser becomes another device.
     pub async fn delete_cookies(&self) {
-        self.call(reqwest::Method::DELETE, &self.session_path("/cookie"), None)
-            .await;
+        self.session()
+            .delete_all_cookies()
+            .await
+            .or_fail("delete cookies");
     }
 
     /// A screenshot that reports failure instead of failing the test: for a test that is
     /// already failing.
     pub async fn try_screenshot(&self, path: &Path) -> Result<(), String> {
-        let res = self
-            .http
-            .get(format!("{}{}", self.base, self.session_path("/screenshot")))
-            .send()
+        let session = self.session.as_ref().ok_or("no session")?;
+        let png = session
+            .screenshot_as_png()
             .await
             .map_err(|e| e.to_string())?;
-        let body: Value = res.json().await.map_err(|e| e.to_string())?;
-        let png = decode_base64(body["value"].as_str().ok_or("no screenshot")?);
         std::fs::write(path, png).map_err(|e| e.to_string())
     }
-
     /// Elements wider than the viewport make the whole page scroll sideways: the ones that
     /// stick out (tag, class and width), none when the page fits.
     pub async fn overflowing(&self) -> Vec<String> {
@@ -324,113 +254,83 @@ impl Browser {
     }
 
     pub async fn set_size(&self, (width, height): (u32, u32)) {
-        self.call(
-            reqwest::Method::POST,
-            &self.session_path("/window/rect"),
-            Some(json!({"width": width, "height": height})),
-        )
-        .await;
+        self.session()
+            .set_window_rect(0, 0, width, height)
+            .await
+            .or_fail("window size");
     }
 
     pub async fn window_handles(&self) -> Vec<String> {
-        let value = self
-            .call(
-                reqwest::Method::GET,
-                &self.session_path("/window/handles"),
-                None,
-            )
-            .await;
-        value
-            .as_array()
-            .map(|handles| {
-                handles
-                    .iter()
-                    .filter_map(|h| h.as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default()
+        self.session()
+            .windows()
+            .await
+            .or_fail("window handles")
+            .iter()
+            .map(ToString::to_string)
+            .collect()
     }
 
     pub async fn window_handle(&self) -> String {
-        let value = self
-            .call(reqwest::Method::GET, &self.session_path("/window"), None)
-            .await;
-        value.as_str().unwrap_or_default().to_string()
+        self.session()
+            .window()
+            .await
+            .or_fail("window handle")
+            .to_string()
     }
 
     pub async fn switch_to(&self, handle: &str) {
-        self.call(
-            reqwest::Method::POST,
-            &self.session_path("/window"),
-            Some(json!({"handle": handle})),
-        )
-        .await;
+        self.session()
+            .switch_to_window(WindowHandle::from(handle))
+            .await
+            .or_fail("switch window");
     }
 
     /// Saves a PNG of the viewport to `path`.
     pub async fn screenshot(&self, path: &Path) {
-        let value = self
-            .call(
-                reqwest::Method::GET,
-                &self.session_path("/screenshot"),
-                None,
-            )
-            .await;
-        let png = decode_base64(value.as_str().expect("base64 screenshot"));
+        let png = self
+            .session()
+            .screenshot_as_png()
+            .await
+            .or_fail("screenshot");
         std::fs::write(path, png).expect("write screenshot");
     }
-}
 
-impl Browser {
     /// Ends the session (the browser exits), then the driver.
-    pub async fn quit(self) {
-        let _ = self
-            .http
-            .delete(format!("{}/session/{}", self.base, self.session))
-            .send()
-            .await;
-    }
-}
-
-/// Standard base64 (WebDriver's screenshots), without pulling in a crate for it.
-fn decode_base64(text: &str) -> Vec<u8> {
-    fn value(c: u8) -> u32 {
-        match c {
-            b'A'..=b'Z' => u32::from(c - b'A'),
-            b'a'..=b'z' => u32::from(c - b'a') + 26,
-            b'0'..=b'9' => u32::from(c - b'0') + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => panic!("not base64: {c}"),
+    pub async fn quit(mut self) {
+        if let Some(session) = self.session.take() {
+            let _ = session.quit().await;
         }
     }
-    let digits: Vec<u8> = text
-        .bytes()
-        .filter(|c| !c.is_ascii_whitespace() && *c != b'=')
-        .collect();
-    let mut out = Vec::with_capacity(digits.len() * 3 / 4);
-    for chunk in digits.chunks(4) {
-        let bits =
-            chunk.iter().fold(0u32, |acc, c| (acc << 6) | value(*c)) << (6 * (4 - chunk.len()));
-        let bytes = bits.to_be_bytes();
-        out.extend_from_slice(&bytes[1..chunk.len()]);
+}
+
+/// Waits until the ChromeDriver at `base` says it is ready.
+async fn wait_for_driver(base: &str) {
+    let http = reqwest::Client::new();
+    let started = Instant::now();
+    loop {
+        if let Ok(res) = http.get(format!("{base}/status")).send().await
+            && let Ok(body) = res.json::<Value>().await
+            && body["value"]["ready"] == json!(true)
+        {
+            return;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "chromedriver did not start"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    out
 }
 
 impl Drop for Browser {
     fn drop(&mut self) {
         // Ending the driver ends the browser it started; the profile folder goes with the
-        // value.
+        // value. A session not quit (a failing test) ends with its driver: forgetting it
+        // spares a blocking `DELETE` to a driver that is gone.
         let _ = self.driver.kill();
         let _ = self.driver.wait();
+        if let Some(session) = self.session.take() {
+            std::mem::forget(session);
+        }
     }
-}
-
-#[test]
-fn base64_decodes_with_and_without_padding() {
-    assert_eq!(decode_base64("aGk="), b"hi");
-    assert_eq!(decode_base64("aGk"), b"hi");
-    assert_eq!(decode_base64("aGVsbG8h"), b"hello!");
-    assert_eq!(decode_base64("+/8="), [0xfb, 0xff]);
 }
