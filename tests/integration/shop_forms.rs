@@ -6,7 +6,7 @@
 
 use storefront::i18n::Lang;
 
-use crate::helpers::{Backend, Browser, hidden, location, spawn_shop};
+use crate::helpers::{Backend, Browser, hidden, spawn_shop};
 use crate::journeys::{buy, pay, sellable_plan, wait_fulfilled};
 
 fn browser_in(lang: Lang) -> Browser {
@@ -29,7 +29,7 @@ async fn checkout_errors_keep_every_field_and_focus_the_summary() {
     let (app, _upstream) = spawn_shop(Backend::Sqlite, 40).await.expect("sqlite");
     let plan = sellable_plan(&app);
     let shopper = Browser::default();
-    let (_, page, _) = shopper.get(&app, &plan.labels.href).await;
+    let page = shopper.get(&app, &plan.labels.href).await.body;
     let token = hidden(&page, "csrf_token");
     let price = hidden(&page, "expected_price_cents");
     let send = |email: &'static str, code: &'static str, ticked: bool| {
@@ -52,8 +52,10 @@ async fn checkout_errors_keep_every_field_and_focus_the_summary() {
     };
 
     // A promotion code the shop does not know: the form again, ticked, filled in.
-    let (status, page, _) = send("traveller@example.com", "NOSUCHCODE", true).await;
-    assert_eq!(status, 409, "{page}");
+    let page = send("traveller@example.com", "NOSUCHCODE", true)
+        .await
+        .assert_status(409)
+        .body;
     let device = input(&page, "confirm_device");
     assert!(device.contains(" checked"), "the tick stays: {device}");
     assert!(
@@ -77,8 +79,10 @@ async fn checkout_errors_keep_every_field_and_focus_the_summary() {
     );
 
     // A mistyped email: the tick and the code stay as well.
-    let (status, page, _) = send("not-an-address", "SUMMER", true).await;
-    assert_eq!(status, 400, "{page}");
+    let page = send("not-an-address", "SUMMER", true)
+        .await
+        .assert_status(400)
+        .body;
     assert!(
         input(&page, "confirm_device").contains(" checked"),
         "{page}"
@@ -86,8 +90,10 @@ async fn checkout_errors_keep_every_field_and_focus_the_summary() {
     assert!(input(&page, "email").contains("value=\"not-an-address\""));
     assert!(input(&page, "promo_code").contains("value=\"SUMMER\""));
     // And a box left unticked stays unticked: the page shows what was sent.
-    let (status, page, _) = send("traveller@example.com", "", false).await;
-    assert_eq!(status, 400, "{page}");
+    let page = send("traveller@example.com", "", false)
+        .await
+        .assert_status(400)
+        .body;
     assert!(
         !input(&page, "confirm_device").contains(" checked"),
         "{page}"
@@ -123,7 +129,7 @@ async fn every_shop_page_leads_to_lost_your_link_in_its_language() {
             "/help/compatibility",
             "/orders/no-such-order",
         ] {
-            let (_, html, _) = browser.get(&app, path).await;
+            let html = browser.get(&app, path).await.body;
             let footer = html
                 .split("<footer")
                 .nth(1)
@@ -134,7 +140,7 @@ async fn every_shop_page_leads_to_lost_your_link_in_its_language() {
             );
         }
         // The home page's help area ("How it works") says it too, before the footer.
-        let (_, home, _) = browser.get(&app, "/").await;
+        let home = browser.get(&app, "/").await.body;
         let main = home.split("<footer").next().unwrap_or_default();
         assert!(main.contains("href=\"/lost-link\""), "{lang:?}: {main}");
     }
@@ -145,10 +151,11 @@ async fn copy_buttons_speak_the_language_of_the_order_page() {
     let (app, _upstream) = spawn_shop(Backend::Sqlite, 40).await.expect("sqlite");
     let plan = sellable_plan(&app);
     let shopper = browser_in(Lang::Es);
-    let (status, body, headers) = buy(&app, &shopper, &plan, "copia@example.com").await;
-    assert_eq!(status, 303, "{body}");
-    let (_, _, paid) = pay(&app, &shopper, &location(&headers)).await;
-    let order = wait_fulfilled(&app, &shopper, &location(&paid)).await;
+    let checkout = buy(&app, &shopper, &plan, "copia@example.com")
+        .await
+        .assert_status(303);
+    let paid = pay(&app, &shopper, &checkout.location()).await.location();
+    let order = wait_fulfilled(&app, &shopper, &paid).await;
     assert!(order.contains("data-copy=\"Copiar\""), "{order}");
     assert!(
         order.contains("data-copy-label-activation-code=\"Copiar Código de activación\"")
@@ -157,7 +164,7 @@ async fn copy_buttons_speak_the_language_of_the_order_page() {
     );
     // The same order page in German.
     shopper.set_cookie("lang", "de");
-    let (_, order, _) = shopper.get(&app, &location(&paid)).await;
+    let order = shopper.get(&app, &paid).await.body;
     assert!(order.contains("data-copy=\"Kopieren\""), "{order}");
     // The script carries no words of its own.
     let script = include_str!("../../static/order.js");
