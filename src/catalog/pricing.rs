@@ -158,39 +158,13 @@ pub struct RuleForm {
     pub min_margin: String,
 }
 
-/// Parses `12`, `12.5` or `12.50` (an optional `$` and `,` separators) into hundredths.
+/// An optional amount or percentage as typed (`12`, `12.5`, `$1,234.56`) in hundredths; empty
+/// is zero. The reading is [`Cents`]'s, so every form in the console takes the same text.
 pub fn hundredths(raw: &str) -> Option<i64> {
-    let text: String = raw
-        .trim()
-        .trim_start_matches('$')
-        .chars()
-        .filter(|c| *c != ',')
-        .collect();
-    if text.is_empty() {
+    if raw.trim().is_empty() {
         return Some(0);
     }
-    let (whole, frac) = text.split_once('.').unwrap_or((&text, ""));
-    if whole.is_empty() && frac.is_empty()
-        || frac.len() > 2
-        || !whole
-            .bytes()
-            .chain(frac.bytes())
-            .all(|b| b.is_ascii_digit())
-        || whole.len() > 12
-    {
-        return None;
-    }
-    let whole: i64 = if whole.is_empty() {
-        0
-    } else {
-        whole.parse().ok()?
-    };
-    let frac: i64 = if frac.is_empty() {
-        0
-    } else {
-        format!("{frac:0<2}").parse().ok()?
-    };
-    whole.checked_mul(100)?.checked_add(frac)
+    raw.parse::<Cents>().ok().map(Cents::get)
 }
 
 /// The rule a form describes, checked against the catalog (the scope must exist).
@@ -250,7 +224,8 @@ mod tests {
         assert_eq!(hundredths("25"), Some(2500));
         assert_eq!(hundredths("12.5"), Some(1250));
         assert_eq!(hundredths("$1,234.56"), Some(123_456));
-        assert_eq!(hundredths(".5"), Some(50));
+        assert_eq!(hundredths(".5"), None, "as the wallet reads it: 0.5");
+        assert_eq!(hundredths("1,00"), None);
         assert_eq!(hundredths("1.234"), None);
         assert_eq!(hundredths("-1"), None);
         assert_eq!(hundredths("."), None);

@@ -31,42 +31,6 @@ use crate::wallet::{ThresholdPolicy, TopupAnswer, TopupRefusal, WalletError, Wal
 use crate::web::AppState;
 use crate::web::error::AppError;
 
-/// Parses dollars as typed — `25`, `25.5`, `25.50`, `$1,000` — into cents, without floats.
-/// `None` for anything else (empty, negative, more than two decimals, letters, absurd sizes).
-pub fn parse_dollars(raw: &str) -> Option<i64> {
-    let text = raw.trim();
-    let text = text.strip_prefix('$').unwrap_or(text).trim_start();
-    let (whole, frac) = match text.split_once('.') {
-        Some((whole, frac)) if (1..=2).contains(&frac.len()) => (whole, frac),
-        Some(_) => return None,
-        None => (text, ""),
-    };
-    // Thousands separators only where they belong: `1,000`, not `1,00` or `,100`.
-    let groups: Vec<&str> = whole.split(',').collect();
-    let grouped_ok = groups.len() == 1
-        || (!groups[0].is_empty()
-            && groups[0].len() <= 3
-            && groups[1..].iter().all(|g| g.len() == 3));
-    let digits: String = groups.concat();
-    if !grouped_ok
-        || digits.is_empty()
-        || digits.len() > 12
-        || !digits
-            .bytes()
-            .chain(frac.bytes())
-            .all(|b| b.is_ascii_digit())
-    {
-        return None;
-    }
-    let whole: i64 = digits.parse().ok()?;
-    let frac: i64 = match frac.len() {
-        0 => 0,
-        1 => frac.parse::<i64>().ok()? * 10,
-        _ => frac.parse().ok()?,
-    };
-    whole.checked_mul(100)?.checked_add(frac)
-}
-
 /// `25.50` for a form field (no `$`, no separators).
 fn plain_dollars(cents: i64) -> String {
     format!("{}.{:02}", cents / 100, cents % 100)
@@ -334,7 +298,7 @@ pub struct TopupForm {
 
 /// Why a top-up form was not sent upstream.
 fn parse_topup(raw: &str) -> Result<TopUpAmount, String> {
-    let cents = parse_dollars(raw).ok_or_else(|| {
+    let cents = raw.parse::<Cents>().map(Cents::get).map_err(|_| {
         "Enter the amount in dollars, like 25 or 25.50 (at most two decimals).".to_string()
     })?;
     TopUpAmount::new(Cents::new(cents)).map_err(|_| {
@@ -492,7 +456,11 @@ pub async fn threshold(
     CsrfForm(form): CsrfForm<ThresholdForm>,
 ) -> Result<HttpResponse, AppError> {
     require_owner(&admin)?;
-    let threshold_cents = parse_dollars(&form.threshold).ok_or(WalletError::ThresholdNotValid)?;
+    let threshold_cents = form
+        .threshold
+        .parse::<Cents>()
+        .map(Cents::get)
+        .map_err(|_| WalletError::ThresholdNotValid)?;
     let policy = ThresholdPolicy {
         threshold_cents,
         pause_below: form.pause_below.as_deref() == Some("yes"),
@@ -510,35 +478,6 @@ mod tests {
     use proptest::prelude::*;
 
     #[test]
-    fn dollars_parse_to_cents() {
-        assert_eq!(parse_dollars("25"), Some(2_500));
-        assert_eq!(parse_dollars(" 25.50 "), Some(2_550));
-        assert_eq!(parse_dollars("25.5"), Some(2_550));
-        assert_eq!(parse_dollars("$1,000"), Some(100_000));
-        assert_eq!(parse_dollars("1000.00"), Some(100_000));
-        assert_eq!(parse_dollars("0.01"), Some(1));
-        for bad in [
-            "",
-            "$",
-            ".",
-            "25.",
-            ".5",
-            "-10",
-            "+10",
-            "1.234",
-            "1e3",
-            "ten",
-            "1,00",
-            ",100",
-            "12 5",
-            "1.2.3",
-            "9999999999999",
-        ] {
-            assert_eq!(parse_dollars(bad), None, "{bad:?}");
-        }
-    }
-
-    #[test]
     fn top_ups_are_ten_to_a_thousand_dollars() {
         assert!(parse_topup("10").is_ok());
         assert!(parse_topup("1,000.00").is_ok());
@@ -554,8 +493,7 @@ mod tests {
     proptest! {
         #[test]
         fn formatted_amounts_parse_back(cents in 0i64..1_000_000_000) {
-            prop_assert_eq!(parse_dollars(&plain_dollars(cents)), Some(cents));
-            prop_assert_eq!(parse_dollars(&Cents::new(cents).to_string()), Some(cents));
+            prop_assert_eq!(plain_dollars(cents).parse::<Cents>(), Ok(Cents::new(cents)));
         }
     }
 }
