@@ -964,13 +964,23 @@ async fn a_burst_of_payments_waits_for_the_orders_already_paid(backend: Backend)
     .await;
     assert_eq!(place_order_jobs(&app.db).await, 8, "one order each");
     let first_accepted = times.iter().map(|(_, at)| *at).min().expect("accepted");
-    let paid_before = times
+    let first_paid = times
         .iter()
-        .filter(|(paid, _)| paid.expect("paid") < first_accepted)
+        .map(|(paid, _)| paid.expect("paid"))
+        .min()
+        .expect("paid");
+    // Payments that went through at once, before any order was placed: the backlog's places.
+    // A waiting payment also goes on when no placement finished for `STALL` (a loaded machine
+    // can be that slow), which is never within half of it after the burst's first payment.
+    let stall_ms = i64::try_from(storefront::orders::backlog::STALL.as_millis()).expect("ms");
+    let at_once = times
+        .iter()
+        .map(|(paid, _)| paid.expect("paid"))
+        .filter(|paid| *paid < first_accepted && *paid < first_paid + stall_ms / 2)
         .count();
     assert_eq!(
-        paid_before,
+        at_once,
         storefront::orders::backlog::PER_WORKER,
-        "paid before the first order was placed: {times:?}"
+        "paid at once, before the first order was placed: {times:?}"
     );
 }
