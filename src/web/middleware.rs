@@ -125,3 +125,28 @@ pub async fn around_request(
     }
     Ok(res)
 }
+
+/// Bodies shorter than this are sent as they are: gzip's header and trailer alone are 18
+/// bytes, so a tiny body gains nothing and costs a compressor per request.
+pub const COMPRESS_FROM_BYTES: u64 = 1024;
+
+/// Marks a response whose body is known to be shorter than [`COMPRESS_FROM_BYTES`] as not to
+/// be compressed (`Content-Encoding: identity`, which the compression middleware passes
+/// through, as it does for the console's pages). Sits inside the compression middleware.
+pub async fn small_bodies_plain(
+    req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let mut res = next.call(req).await?;
+    let small = matches!(
+        res.response().body().size(),
+        actix_web::body::BodySize::Sized(n) if n < COMPRESS_FROM_BYTES
+    );
+    if small && !res.headers().contains_key(header::CONTENT_ENCODING) {
+        res.headers_mut().insert(
+            header::CONTENT_ENCODING,
+            HeaderValue::from_static("identity"),
+        );
+    }
+    Ok(res)
+}

@@ -106,7 +106,8 @@ impl AppState {
 }
 
 /// Serves every route on `listener` with `state`, each response through the middleware
-/// (request id, log line, security headers, cache policy) and compression. After SIGTERM,
+/// (request id, log line, security headers, cache policy) and compression (of bodies from
+/// 1 KiB up: smaller ones go as they are). After SIGTERM,
 /// in-flight requests get `grace_secs` to finish.
 pub fn serve(
     state: web::Data<AppState>,
@@ -117,6 +118,9 @@ pub fn serve(
         App::new()
             .app_data(state.clone())
             .configure(configure)
+            .wrap(actix_web::middleware::from_fn(
+                middleware::small_bodies_plain,
+            ))
             .wrap(actix_web::middleware::Compress::default())
             .wrap(actix_web::middleware::from_fn(middleware::around_request))
     })

@@ -484,3 +484,32 @@ async fn metrics_need_the_bearer_token_and_are_off_without_one() {
         );
     }
 }
+
+/// Compression pays from about a kilobyte: a tiny answer such as `/healthz` goes as it is even
+/// to a client that takes gzip; a page of several kilobytes is compressed.
+#[tokio::test]
+async fn tiny_answers_are_not_compressed_and_pages_are() {
+    let Some(app) = spawn_app(Backend::Sqlite).await else {
+        return;
+    };
+    let gzip_get = |path: &str| {
+        app.client
+            .get(app.url(path))
+            .header("accept-encoding", "gzip")
+            .send()
+    };
+    let health = gzip_get("/healthz").await.expect("healthz");
+    assert_eq!(health.status(), 200);
+    assert_ne!(
+        health
+            .headers()
+            .get("content-encoding")
+            .map(|v| v.as_bytes()),
+        Some(&b"gzip"[..]),
+        "a 3-byte body is not worth a compressor"
+    );
+    assert_eq!(health.text().await.expect("body"), "ok\n");
+    let help = gzip_get("/help/installation").await.expect("help");
+    assert_eq!(help.status(), 200);
+    assert_eq!(help.headers()["content-encoding"], "gzip");
+}
