@@ -52,13 +52,7 @@ pub fn dollars(cents: Cents) -> String {
 
 /// `2026-11-22T14:03:05Z`; empty when the time is not representable.
 pub fn iso_ms(ms: i64) -> String {
-    time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
-        .ok()
-        .and_then(|t| {
-            t.format(&time::format_description::well_known::Rfc3339)
-                .ok()
-        })
-        .unwrap_or_default()
+    crate::domain::clock::rfc3339(ms)
 }
 
 fn money(cents: Cents) -> [String; 2] {

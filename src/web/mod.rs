@@ -9,6 +9,7 @@ mod checkout;
 pub mod client_addr;
 pub mod csrf;
 pub mod error;
+pub mod filters;
 pub mod language;
 pub mod lost_link;
 mod metrics;

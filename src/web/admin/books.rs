@@ -14,8 +14,9 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::orders::ListQuery;
-use super::{AdminPage, CurrentAdmin, console_page, format_ms, non_empty, require_owner};
+use super::{AdminPage, CurrentAdmin, console_page, non_empty, require_owner};
 use crate::books::{self, BooksError, CsvChunks, Period, csv};
+use crate::domain::clock;
 use crate::web::AppState;
 use crate::web::error::AppError;
 
@@ -90,7 +91,7 @@ fn line_view(line: &books::Line) -> LineView {
         kind: line.kind.as_str(),
         at: line
             .at_ms
-            .map(format_ms)
+            .map(clock::minute_ms)
             .unwrap_or_else(|| "unknown".into()),
         purchase_href: line
             .purchase_id

@@ -7,10 +7,11 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    AdminPage, CsrfForm, CurrentAdmin, NoFields, Pager, client_addr, console_page, format_ms,
-    non_empty, require_owner, see_other,
+    AdminPage, CsrfForm, CurrentAdmin, NoFields, Pager, client_addr, console_page, non_empty,
+    require_owner, see_other,
 };
 use crate::domain::Cents;
+use crate::domain::clock;
 use crate::web::AppState;
 use crate::web::error::AppError;
 
@@ -139,7 +140,7 @@ pub async fn page(
             .into_iter()
             .map(|s| SyncView {
                 ok: s.ok,
-                started: format_ms(s.started_at_ms),
+                started: clock::minute_ms(s.started_at_ms),
                 took: {
                     let ms = s.finished_at_ms.saturating_sub(s.started_at_ms).max(0);
                     format!("{}.{} s", ms / 1000, ms % 1000 / 100)

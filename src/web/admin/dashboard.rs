@@ -7,11 +7,12 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    AdminPage, CsrfForm, CurrentAdmin, NoFields, client_addr, console_page, format_age, format_ms,
-    require_owner, see_other,
+    AdminPage, CsrfForm, CurrentAdmin, NoFields, client_addr, console_page, require_owner,
+    see_other,
 };
 use crate::db::{self, wallet};
 use crate::domain::Cents;
+use crate::domain::clock;
 use crate::orders::actions;
 use crate::orders::console;
 use crate::web::AppState;
@@ -208,7 +209,7 @@ pub async fn dashboard(
             sales_paused: w.sales_paused,
             account_problem: w.pause() == Some(wallet::PauseReason::AccountProblem),
             refreshed: if w.refreshed_at_ms > 0 {
-                format_ms(w.refreshed_at_ms)
+                clock::minute_ms(w.refreshed_at_ms)
             } else {
                 "never".to_string()
             },
@@ -232,12 +233,12 @@ pub async fn dashboard(
                 status: p.status.clone(),
                 email: p.email.clone(),
                 price: money(p.price_cents),
-                updated: format_ms(p.updated_at_ms),
+                updated: clock::minute_ms(p.updated_at_ms),
                 id: p.id,
             })
             .collect(),
         pending_jobs: health.pending,
-        oldest_due: health.oldest_due_ms.map(|due| format_age(now - due)),
+        oldest_due: health.oldest_due_ms.map(|due| clock::age(now - due)),
         dead_jobs: health.dead,
         waiting_placements: health.waiting_placements,
         resume_by_hand: account_problem && health.open_placements == 0,
@@ -251,12 +252,12 @@ pub async fn dashboard(
                 kind: a.kind,
                 message: a.message,
                 href: a.purchase_id.map(|id| format!("/admin/orders/{id}")),
-                age: format_age(now - a.created_at_ms),
+                age: clock::age(now - a.created_at_ms),
             })
             .collect(),
         sync: sync.map(|s| SyncView {
             ok: s.ok,
-            finished: format_ms(s.finished_at_ms),
+            finished: clock::minute_ms(s.finished_at_ms),
             summary: if s.ok {
                 format!(
                     "{} plans, {} countries, {} regions",
@@ -276,7 +277,7 @@ pub async fn dashboard(
             .collect(),
         account: account.facts.map(|f| AccountFactsView {
             expiry: match f.key_expires_at_ms {
-                Some(ms) => format_ms(ms),
+                Some(ms) => clock::minute_ms(ms),
                 None => format!("unknown expiry ({:?})", f.key_expires_at),
             },
             name: f.name,
@@ -289,7 +290,7 @@ pub async fn dashboard(
                 f.scopes.join(", ")
             },
             webhooks: if f.webhook_enabled { "on" } else { "off" },
-            checked: format_ms(f.checked_at_ms),
+            checked: clock::minute_ms(f.checked_at_ms),
         }),
     };
     Ok(AdminPage::new(page))

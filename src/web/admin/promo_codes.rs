@@ -10,13 +10,14 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    AdminPage, CsrfForm, CurrentAdmin, NoFields, client_addr, console_page, format_ms, refusal,
-    require_owner, see_other,
+    AdminPage, CsrfForm, CurrentAdmin, NoFields, client_addr, console_page, refusal, require_owner,
+    see_other,
 };
 use crate::catalog::named::scope_suggestions;
 use crate::catalog::promo_codes::{
     self, CodeForm, LimitsForm, PromoCodeError, last_day, parse_code,
 };
+use crate::domain::clock;
 use crate::domain::promo::normalise_code;
 use crate::web::AppState;
 use crate::web::error::AppError;
@@ -43,8 +44,10 @@ fn view(c: promo_codes::CodeSummary) -> CodeView {
     CodeView {
         window: format!(
             "{} → {}",
-            format_ms(c.row.starts_at_ms),
-            c.row.ends_at_ms.map_or_else(|| "no end".into(), format_ms)
+            clock::minute_ms(c.row.starts_at_ms),
+            c.row
+                .ends_at_ms
+                .map_or_else(|| "no end".into(), clock::minute_ms)
         ),
         cap: c
             .row

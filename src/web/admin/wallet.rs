@@ -19,11 +19,11 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    AdminPage, CsrfForm, CurrentAdmin, client_addr, console_page, format_ms, format_upstream_time,
-    require_owner, see_other,
+    AdminPage, CsrfForm, CurrentAdmin, client_addr, console_page, require_owner, see_other,
 };
 use crate::db::topups::TopupProgressRow;
 use crate::domain::Cents;
+use crate::domain::clock;
 use crate::upstream::types::{Cursor, TopUpAmount};
 use crate::upstream::{BalanceTransaction, Class, UpstreamError};
 use crate::wallet::topup::{new_nonce, valid_nonce};
@@ -67,7 +67,7 @@ impl TopupView {
         Self {
             id: t.id,
             amount: money(t.amount_cents),
-            created: format_ms(t.created_at_ms),
+            created: clock::minute_ms(t.created_at_ms),
             state: topup_state(t),
             error: t.last_error.clone(),
         }
@@ -149,7 +149,7 @@ fn tx_views(
                 available_after: after.map(money),
                 reference: t.reference,
                 kind: t.kind,
-                created: format_upstream_time(&t.created_at),
+                created: clock::minute_of_upstream(&t.created_at),
             };
             after = after.map(|a| a.saturating_sub(t.available_delta_cents.get()));
             view
@@ -205,7 +205,7 @@ async fn wallet_page(
                     available: money(w.available_cents),
                     reserved: money(w.reserved_cents),
                     upstream_low: w.low_balance,
-                    source: format!("last known, read {}", format_ms(w.refreshed_at_ms)),
+                    source: format!("last known, read {}", clock::minute_ms(w.refreshed_at_ms)),
                 }),
             Some(format!(
                 "Could not read the live balance. {}",
@@ -422,9 +422,9 @@ pub async fn topup_page(
     Ok(AdminPage::new(TopupPage {
         id: row.id,
         amount: money(row.amount_cents),
-        created: format_ms(row.created_at_ms),
+        created: clock::minute_ms(row.created_at_ms),
         state: topup_state(&row),
-        confirmed: row.confirmed_at_ms.map(format_ms),
+        confirmed: row.confirmed_at_ms.map(clock::minute_ms),
         link: progress.link.map(|link| (link.url.to_string(), link.host)),
         error: row.last_error,
         available: progress
