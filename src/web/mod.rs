@@ -18,6 +18,7 @@ mod ops;
 pub mod order_cache;
 mod orders;
 pub mod page_cache;
+pub mod pager;
 pub mod pages;
 pub mod rate_limit;
 pub mod request_id;
