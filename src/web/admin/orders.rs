@@ -206,7 +206,8 @@ struct OrderPage {
     link_days: u32,
     /// Paid but not fulfilled: a new link can be emailed (fulfilled orders have the resend).
     link_sendable: bool,
-    flash: Option<String>,
+    /// The action just done (`?done=…`), for its banner.
+    done: Option<String>,
     /// The action just refused, shown on the page it was sent from.
     refusal: Option<Refusal>,
 }
@@ -246,44 +247,13 @@ pub struct DetailQuery {
     done: Option<String>,
 }
 
-fn flash_text(done: Option<&str>) -> Option<String> {
-    Some(
-        match done? {
-            "note" => "Note added.",
-            "retry" => "The open job is due now; a worker will pick it up.",
-            "redrive" => {
-                "Placement queued again under the stored key and body; a worker will send it now."
-            }
-            "refund" => "Refund requested; the payment provider is being asked.",
-            "refund-keep-cost" => {
-                "Refund requested; the payment provider is being asked. The upstream cost is kept as a loss."
-            }
-            "resolve" => "Alerts resolved.",
-            "resend" => "The delivery email is queued; it goes out in a moment.",
-            "resend_open" => {
-                "A delivery email for this order is already queued: nothing more was added."
-            }
-            "send-link" => "An email with a new link to the order is queued; it goes out in a moment.",
-            "send-link_open" => {
-                "An email to the customer is already queued: it carries a new link, so nothing more was added."
-            }
-            "revoke-links" => {
-                "The order's links are revoked: they, and the browsers that opened them, no longer open the order page. The next email to the customer carries a new link."
-            }
-            _ => return None,
-        }
-        .to_string(),
-    )
-}
-
 pub async fn detail(
     state: web::Data<AppState>,
     _: CurrentAdmin,
     id: web::Path<String>,
     query: web::Query<DetailQuery>,
 ) -> Result<AdminPage, AppError> {
-    let flash = flash_text(query.done.as_deref());
-    let page = detail_page(&state, id.into_inner(), flash, None).await?;
+    let page = detail_page(&state, id.into_inner(), query.into_inner().done, None).await?;
     Ok(AdminPage::new(page))
 }
 
@@ -291,7 +261,7 @@ pub async fn detail(
 async fn detail_page(
     state: &AppState,
     id: String,
-    flash: Option<String>,
+    done: Option<String>,
     refusal: Option<Refusal>,
 ) -> Result<OrderPage, AppError> {
     let detail = console::order_detail(&state.orders, id)
@@ -328,7 +298,7 @@ async fn detail_page(
         resendable: status == PurchaseStatus::Fulfilled,
         link_days: state.settings.order_link_days,
         link_sendable: status.was_paid() && status != PurchaseStatus::Fulfilled,
-        flash,
+        done,
         refusal,
         detail,
     })
