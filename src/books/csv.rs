@@ -42,27 +42,13 @@ pub fn number(value: impl ToString) -> String {
     value.to_string()
 }
 
-/// `-12.05` for -1205 cents: dollars with two decimals, no sign for zero, no grouping.
-pub fn dollars(cents: Cents) -> String {
-    let value = cents.get();
-    let sign = if value < 0 { "-" } else { "" };
-    let abs = value.unsigned_abs();
-    format!("{sign}{}.{:02}", abs / 100, abs % 100)
-}
-
 /// `2026-11-22T14:03:05Z`; empty when the time is not representable.
 pub fn iso_ms(ms: i64) -> String {
-    time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
-        .ok()
-        .and_then(|t| {
-            t.format(&time::format_description::well_known::Rfc3339)
-                .ok()
-        })
-        .unwrap_or_default()
+    crate::domain::clock::rfc3339(ms)
 }
 
 fn money(cents: Cents) -> [String; 2] {
-    [number(cents.get()), number(dollars(cents))]
+    [number(cents.get()), number(cents.plain())]
 }
 
 fn with_money(mut cells: Vec<String>, amounts: &[Cents]) -> Vec<String> {
@@ -169,17 +155,6 @@ pub fn wallet_row(r: &RunningTransaction) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::prelude::*;
-
-    #[test]
-    fn dollars_are_exact_and_negatives_keep_their_sign() {
-        assert_eq!(dollars(Cents::new(0)), "0.00");
-        assert_eq!(dollars(Cents::new(5)), "0.05");
-        assert_eq!(dollars(Cents::new(-5)), "-0.05");
-        assert_eq!(dollars(Cents::new(-1205)), "-12.05");
-        assert_eq!(dollars(Cents::new(123_456)), "1234.56");
-        assert_eq!(dollars(Cents::new(i64::MIN)), "-92233720368547758.08");
-    }
 
     #[test]
     fn quoting_and_the_formula_guard() {
@@ -199,18 +174,5 @@ mod tests {
     #[test]
     fn times_are_iso() {
         assert_eq!(iso_ms(1_795_327_235_000), "2026-11-22T06:00:35Z");
-    }
-
-    proptest! {
-        #[test]
-        fn dollars_read_back_as_the_same_cents(c in any::<i64>()) {
-            let s = dollars(Cents::new(c));
-            let negative = s.starts_with('-');
-            let (whole, frac) = s.trim_start_matches('-').split_once('.').expect("a point");
-            prop_assert_eq!(frac.len(), 2);
-            let abs = whole.parse::<u128>().expect("digits") * 100 + frac.parse::<u128>().expect("digits");
-            prop_assert_eq!(abs, u128::from(c.unsigned_abs()));
-            prop_assert_eq!(negative, c < 0);
-        }
     }
 }

@@ -34,6 +34,13 @@ pub struct Day {
     pub margin: Cents,
 }
 
+impl Day {
+    /// `Nov 3`: the day as the chart and its table show it.
+    pub fn label(&self) -> String {
+        short_day(self.date)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Destination {
     pub name: String,
@@ -218,11 +225,6 @@ fn short_day(d: Date) -> String {
         time::Month::December => "Dec",
     };
     format!("{month} {}", d.day())
-}
-
-/// `Nov 3`: the day as the chart and its table show it.
-pub fn day_label(d: Date) -> String {
-    short_day(d)
 }
 
 pub fn chart(days: &[Day]) -> Chart {

@@ -368,6 +368,19 @@ pub struct CodeSummary {
     pub active: bool,
 }
 
+impl CodeSummary {
+    /// `disabled`, `active`, or `outside its dates`.
+    pub fn status(&self) -> &'static str {
+        if self.row.disabled_at_ms.is_some() {
+            "disabled"
+        } else if self.active {
+            "active"
+        } else {
+            "outside its dates"
+        }
+    }
+}
+
 /// Every code, newest first, with its verified uses and the uses reserved right now.
 pub async fn list(catalog: &Catalog) -> Result<Vec<CodeSummary>, DbError> {
     catalog

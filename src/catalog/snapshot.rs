@@ -232,6 +232,12 @@ impl ShopPlan {
         self.sellable
     }
 
+    /// What the shop keeps of its price over the cost; `None` with no price.
+    pub fn margin(&self) -> Option<Cents> {
+        self.price
+            .map(|price| Cents::new(price.get().saturating_sub(self.cost.get())))
+    }
+
     /// Why the plan is not on sale, in the owner's words; `None` when it is.
     pub fn not_sold_because(&self) -> Option<&'static str> {
         if self.sellable {

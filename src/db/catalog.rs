@@ -68,6 +68,29 @@ pub struct SyncRow {
     pub error: Option<String>,
 }
 
+impl SyncRow {
+    /// `412 plans, 180 countries, 6 regions`, or why it failed.
+    pub fn summary(&self) -> String {
+        if self.ok {
+            format!(
+                "{} plans, {} countries, {} regions",
+                self.plan_count, self.country_count, self.region_count
+            )
+        } else {
+            self.error.clone().unwrap_or_else(|| "failed".into())
+        }
+    }
+
+    /// `2.4 s`: how long it ran, to a tenth of a second.
+    pub fn took(&self) -> String {
+        let ms = self
+            .finished_at_ms
+            .saturating_sub(self.started_at_ms)
+            .max(0);
+        format!("{}.{} s", ms / 1000, ms % 1000 / 100)
+    }
+}
+
 /// A complete catalog as fetched from upstream, ready to replace the cached one.
 #[derive(Debug, Default, Clone)]
 pub struct FetchedCatalog {

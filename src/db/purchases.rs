@@ -44,6 +44,11 @@ pub struct Purchase {
 }
 
 impl Purchase {
+    /// What the shop keeps: the price charged less the upstream cost.
+    pub fn margin_cents(&self) -> i64 {
+        self.price_cents.saturating_sub(self.cost_cents)
+    }
+
     /// [`Purchase::language`] as a language; English when the value is not one the shop has.
     pub fn lang(&self) -> crate::i18n::Lang {
         crate::i18n::Lang::parse(&self.language).unwrap_or_default()

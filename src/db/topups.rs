@@ -97,6 +97,19 @@ pub struct TopupProgressRow {
     pub confirmed_at_ms: Option<i64>,
 }
 
+impl TopupProgressRow {
+    /// `paid` once the credit was seen, `pending` with a checkout link, else `not created`.
+    pub fn state(&self) -> &'static str {
+        if self.confirmed_at_ms.is_some() {
+            "paid"
+        } else if self.checkout_url.is_some() {
+            "pending"
+        } else {
+            "not created"
+        }
+    }
+}
+
 pub fn topup(conn: &mut DbConn, id: i64) -> Result<Option<TopupProgressRow>, DbError> {
     Ok(topups::table
         .find(id)

@@ -3,6 +3,7 @@
 
 pub mod alert;
 mod client;
+pub mod clock;
 pub mod countries;
 pub mod country_names;
 pub mod currency;

@@ -47,6 +47,15 @@ impl Cents {
     pub const fn is_negative(self) -> bool {
         self.0 < 0
     }
+
+    /// `-12.05` for -1205 cents: dollars with two decimals, no sign for zero, no grouping, no
+    /// `$`: for CSV cells and form fields, and read back by [`Cents::from_str`] when not
+    /// negative.
+    pub fn plain(self) -> String {
+        let sign = if self.0 < 0 { "-" } else { "" };
+        let abs = self.0.unsigned_abs();
+        format!("{sign}{}.{:02}", abs / 100, abs % 100)
+    }
 }
 
 /// Dollars as a person types them — `25`, `25.5`, `25.50`, `$1,000`, ` $1,000.00 ` — into
@@ -130,6 +139,34 @@ impl fmt::Display for Cents {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn plain_dollars_are_exact_and_negatives_keep_their_sign() {
+        assert_eq!(Cents::new(0).plain(), "0.00");
+        assert_eq!(Cents::new(5).plain(), "0.05");
+        assert_eq!(Cents::new(-5).plain(), "-0.05");
+        assert_eq!(Cents::new(-1205).plain(), "-12.05");
+        assert_eq!(Cents::new(123_456).plain(), "1234.56");
+        assert_eq!(Cents::new(i64::MIN).plain(), "-92233720368547758.08");
+    }
+
+    proptest! {
+        #[test]
+        fn plain_dollars_read_back_as_the_same_cents(c in any::<i64>()) {
+            let s = Cents::new(c).plain();
+            let negative = s.starts_with('-');
+            let (whole, frac) = s.trim_start_matches('-').split_once('.').expect("a point");
+            prop_assert_eq!(frac.len(), 2);
+            let abs = whole.parse::<u128>().expect("digits") * 100 + frac.parse::<u128>().expect("digits");
+            prop_assert_eq!(abs, u128::from(c.unsigned_abs()));
+            prop_assert_eq!(negative, c < 0);
+        }
+
+        #[test]
+        fn plain_amounts_parse_back(cents in 0i64..1_000_000_000) {
+            prop_assert_eq!(Cents::new(cents).plain().parse::<Cents>(), Ok(Cents::new(cents)));
+        }
+    }
 
     fn dollars(raw: &str) -> Option<i64> {
         raw.parse::<Cents>().ok().map(Cents::get)

@@ -97,7 +97,7 @@ impl Lang {
 
     /// The UTC day of `ms` (Unix milliseconds): `23 Nov 2026`, `23 nov 2026`, `23. Nov. 2026`.
     pub fn date(self, ms: i64) -> String {
-        let Some(t) = utc(ms) else {
+        let Some(t) = crate::domain::clock::utc(ms) else {
             return String::new();
         };
         let month = self.month(t.month() as usize);
@@ -109,7 +109,7 @@ impl Lang {
 
     /// The UTC day and time of `ms`: `23 Nov 2026, 06:00 UTC`.
     pub fn date_time(self, ms: i64) -> String {
-        let Some(t) = utc(ms) else {
+        let Some(t) = crate::domain::clock::utc(ms) else {
             return String::new();
         };
         format!("{}, {:02}:{:02} UTC", self.date(ms), t.hour(), t.minute())
@@ -135,13 +135,9 @@ impl Lang {
     }
 }
 
-fn utc(ms: i64) -> Option<time::OffsetDateTime> {
-    time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000).ok()
-}
-
 /// `2026-11-23 06:00Z`: the machine-readable form of [`Lang::date_time`] for `<time datetime>`.
 pub fn machine_date_time(ms: i64) -> String {
-    utc(ms)
+    crate::domain::clock::utc(ms)
         .and_then(|t| {
             t.format(&time::macros::format_description!(
                 "[year]-[month]-[day] [hour]:[minute]Z"

@@ -684,7 +684,7 @@ pub fn parse_timestamp_ms(raw: &str) -> Option<i64> {
         } else {
             n
         };
-        return from_ms(ms).map(|_| ms);
+        return crate::domain::clock::utc(ms).map(|_| ms);
     }
     let parsed = OffsetDateTime::parse(raw, &Rfc3339)
         .or_else(|_| OffsetDateTime::parse(raw, &Rfc2822))
@@ -717,13 +717,9 @@ fn parse_naive_utc(raw: &str) -> Option<OffsetDateTime> {
         })
 }
 
-fn from_ms(ms: i64) -> Option<OffsetDateTime> {
-    OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000).ok()
-}
-
 /// `2026-12-01`, the day in UTC.
 fn format_date(ms: i64) -> String {
-    from_ms(ms)
+    crate::domain::clock::utc(ms)
         .and_then(|t| {
             t.format(time::macros::format_description!("[year]-[month]-[day]"))
                 .ok()

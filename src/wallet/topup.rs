@@ -293,6 +293,21 @@ pub async fn confirm_topups(
     .await
 }
 
+/// The amount typed into the top-up form (dollars, like `25.50`); the refusal says what a
+/// top-up may be.
+pub fn parse_amount(raw: &str) -> Result<TopUpAmount, String> {
+    let cents = raw.parse::<Cents>().map_err(|_| {
+        "Enter the amount in dollars, like 25 or 25.50 (at most two decimals).".to_string()
+    })?;
+    TopUpAmount::new(cents).map_err(|_| {
+        format!(
+            "A top-up is between {} and {}; {cents} is not.",
+            Cents::new(TopUpAmount::MIN),
+            Cents::new(TopUpAmount::MAX),
+        )
+    })
+}
+
 /// A form nonce: 128 random bits as 32 hex characters.
 pub fn new_nonce() -> String {
     let mut bytes = [0u8; 16];
@@ -308,6 +323,23 @@ pub fn valid_nonce(nonce: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn top_ups_are_ten_to_a_thousand_dollars() {
+        assert!(parse_amount("10").is_ok());
+        assert!(parse_amount("1,000.00").is_ok());
+        assert!(
+            parse_amount("9.99")
+                .unwrap_err()
+                .contains("between $10.00 and $1,000.00; $9.99 is not")
+        );
+        assert!(parse_amount("1000.01").is_err());
+        assert!(
+            parse_amount("abc")
+                .unwrap_err()
+                .contains("like 25 or 25.50")
+        );
+    }
 
     fn url(text: &str) -> url::Url {
         url::Url::parse(text).expect("test url")

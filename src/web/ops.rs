@@ -81,14 +81,10 @@ impl From<Readiness> for AccountReadiness {
             environment: r.environment,
             key_expires_at: r.key_expires_at,
             missing_scopes: r.missing_scopes,
-            last_checked: r.last_checked_ms.and_then(|ms| {
-                time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
-                    .ok()
-                    .and_then(|t| {
-                        t.format(&time::format_description::well_known::Rfc3339)
-                            .ok()
-                    })
-            }),
+            last_checked: r
+                .last_checked_ms
+                .map(crate::domain::clock::rfc3339)
+                .filter(|t| !t.is_empty()),
             checkout: match r.checkout {
                 Ok(()) => "open".to_string(),
                 Err(held) => format!("refused: {held}"),

@@ -5,7 +5,8 @@ use actix_web::web;
 use askama::Template;
 use serde::Deserialize;
 
-use super::{AdminPage, CurrentAdmin, console_page, format_ms, require_owner};
+use super::{AdminPage, CurrentAdmin, console_page, require_owner};
+use crate::domain::clock;
 use crate::web::AppState;
 use crate::web::error::AppError;
 
@@ -67,7 +68,7 @@ pub async fn audit(
             .map(|r| {
                 let target = r.target.unwrap_or_default();
                 Row {
-                    at: format_ms(r.at_ms),
+                    at: clock::minute_ms(r.at_ms),
                     actor: r.actor,
                     action: r.action,
                     target_href: target_href(&target),

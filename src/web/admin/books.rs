@@ -14,10 +14,10 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::orders::ListQuery;
-use super::{AdminPage, CurrentAdmin, console_page, format_ms, non_empty, require_owner};
-use crate::books::{self, BooksError, CsvChunks, Period, csv};
-use crate::web::AppState;
+use super::{AdminPage, CurrentAdmin, console_page, non_empty, require_owner};
+use crate::books::{self, BooksError, CsvChunks, Period, Report, csv};
 use crate::web::error::AppError;
+use crate::web::{AppState, filters};
 
 #[derive(Deserialize)]
 pub struct PeriodQuery {
@@ -38,38 +38,6 @@ impl PeriodQuery {
     }
 }
 
-struct LineView {
-    kind: &'static str,
-    at: String,
-    purchase_href: Option<String>,
-    purchase_id: String,
-    reference: String,
-    upstream_status: String,
-    paid: String,
-    refunded: String,
-    cost: String,
-    margin: String,
-    shop_wallet: String,
-    upstream_wallet: String,
-    difference: String,
-    transactions: String,
-    problems: Vec<String>,
-}
-
-struct TotalsView {
-    purchases: i64,
-    paid: String,
-    refunded: String,
-    cost: String,
-    margin: String,
-    topups: String,
-    shop_wallet: String,
-    upstream_wallet: String,
-    difference: String,
-    mismatches: i64,
-    matches: bool,
-}
-
 #[derive(Template)]
 #[template(path = "admin/books.html")]
 struct BooksPage {
@@ -77,39 +45,11 @@ struct BooksPage {
     to: String,
     period_error: Option<String>,
     upstream_error: Option<String>,
-    mismatches: Vec<LineView>,
-    lines: Vec<LineView>,
-    totals: Option<TotalsView>,
+    report: Option<Report>,
     csv_href: String,
 }
 
 console_page!(BooksPage => "books");
-
-fn line_view(line: &books::Line) -> LineView {
-    LineView {
-        kind: line.kind.as_str(),
-        at: line
-            .at_ms
-            .map(format_ms)
-            .unwrap_or_else(|| "unknown".into()),
-        purchase_href: line
-            .purchase_id
-            .as_ref()
-            .map(|id| format!("/admin/orders/{id}")),
-        purchase_id: line.purchase_id.clone().unwrap_or_default(),
-        reference: line.reference.clone(),
-        upstream_status: line.upstream_status.clone().unwrap_or_default(),
-        paid: line.paid.to_string(),
-        refunded: line.refunded.to_string(),
-        cost: line.cost.to_string(),
-        margin: line.margin().to_string(),
-        shop_wallet: line.shop_wallet.to_string(),
-        upstream_wallet: line.upstream_wallet.to_string(),
-        difference: line.difference().to_string(),
-        transactions: line.transactions.join(", "),
-        problems: line.problems.clone(),
-    }
-}
 
 pub async fn page(
     state: web::Data<AppState>,
@@ -122,9 +62,7 @@ pub async fn page(
         to: query.to.clone().unwrap_or_default(),
         period_error: None,
         upstream_error: None,
-        mismatches: Vec::new(),
-        lines: Vec::new(),
-        totals: None,
+        report: None,
         csv_href: String::new(),
     };
     let period = match query.period(crate::db::now_ms()) {
@@ -155,22 +93,7 @@ pub async fn page(
         }
         Err(BooksError::Db(err)) => return Err(err.into()),
     };
-    let t = report.totals;
-    view.totals = Some(TotalsView {
-        purchases: t.purchases,
-        paid: t.paid.to_string(),
-        refunded: t.refunded.to_string(),
-        cost: t.cost.to_string(),
-        margin: t.margin.to_string(),
-        topups: t.topups.to_string(),
-        shop_wallet: t.shop_wallet.to_string(),
-        upstream_wallet: t.upstream_wallet.to_string(),
-        difference: t.difference.to_string(),
-        mismatches: t.mismatches,
-        matches: report.matches(),
-    });
-    view.mismatches = report.mismatches().map(line_view).collect();
-    view.lines = report.lines.iter().map(line_view).collect();
+    view.report = Some(report);
     Ok(AdminPage::new(view))
 }
 

@@ -2,17 +2,20 @@
 //! cost, price and margin, filtered by country or region and paged. Everyone signed in may
 //! read it; "sync now" is for owners and is audited with its outcome.
 
+use std::sync::Arc;
+
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    AdminPage, CsrfForm, CurrentAdmin, NoFields, Pager, client_addr, console_page, format_ms,
-    non_empty, require_owner, see_other,
+    AdminPage, CsrfForm, CurrentAdmin, NoFields, Pager, client_addr, console_page, non_empty,
+    require_owner, see_other,
 };
-use crate::domain::Cents;
-use crate::web::AppState;
+use crate::catalog::snapshot::{ShopPlan, Snapshot};
+use crate::db::catalog::SyncRow;
 use crate::web::error::AppError;
+use crate::web::{AppState, filters};
 
 const PAGE_SIZE: u32 = 50;
 const HISTORY: i64 = 10;
@@ -25,32 +28,6 @@ pub struct CatalogQuery {
     sync: Option<String>,
 }
 
-struct Choice {
-    value: String,
-    label: String,
-    selected: bool,
-}
-
-struct PlanRow {
-    id: String,
-    href: String,
-    title: String,
-    destination: String,
-    cost: String,
-    price: String,
-    margin: String,
-    sellable: bool,
-    /// Why a plan is not on sale (empty when it is).
-    not_sold_because: &'static str,
-}
-
-struct SyncView {
-    ok: bool,
-    started: String,
-    took: String,
-    summary: String,
-}
-
 console_page!(CatalogPage => "catalog");
 
 #[derive(Template)]
@@ -58,10 +35,12 @@ console_page!(CatalogPage => "catalog");
 struct CatalogPage {
     notice: Option<&'static str>,
     failed: bool,
-    history: Vec<SyncView>,
-    countries: Vec<Choice>,
-    regions: Vec<Choice>,
-    rows: Vec<PlanRow>,
+    history: Vec<SyncRow>,
+    /// The catalog: the filters' choices.
+    snap: Arc<Snapshot>,
+    country: Option<String>,
+    region: Option<String>,
+    rows: Vec<ShopPlan>,
     matching: usize,
     /// The page number, from 1.
     page: u32,
@@ -107,20 +86,7 @@ pub async fn page(
         .iter()
         .skip(skip)
         .take(PAGE_SIZE as usize)
-        .map(|p| PlanRow {
-            id: p.id.clone(),
-            href: format!("/plans/{}", p.id),
-            title: crate::web::shop::plan_title(p, crate::i18n::Lang::En),
-            destination: p.country_name.clone(),
-            cost: p.cost.to_string(),
-            price: p.price.map(|c| c.to_string()).unwrap_or_default(),
-            margin: p
-                .price
-                .map(|c| Cents::new(c.get().saturating_sub(p.cost.get())).to_string())
-                .unwrap_or_else(|| "not sold".into()),
-            sellable: p.is_sellable(),
-            not_sold_because: p.not_sold_because().unwrap_or_default(),
-        })
+        .map(|p| (*p).clone())
         .collect();
     let has_more = matching.len() > skip.saturating_add(PAGE_SIZE as usize);
     let filters = [
@@ -135,48 +101,15 @@ pub async fn page(
             _ => None,
         },
         failed: query.sync.as_deref() == Some("failed"),
-        history: history
-            .into_iter()
-            .map(|s| SyncView {
-                ok: s.ok,
-                started: format_ms(s.started_at_ms),
-                took: {
-                    let ms = s.finished_at_ms.saturating_sub(s.started_at_ms).max(0);
-                    format!("{}.{} s", ms / 1000, ms % 1000 / 100)
-                },
-                summary: if s.ok {
-                    format!(
-                        "{} plans, {} countries, {} regions",
-                        s.plan_count, s.country_count, s.region_count
-                    )
-                } else {
-                    s.error.unwrap_or_else(|| "failed".into())
-                },
-            })
-            .collect(),
-        countries: snap
-            .destinations()
-            .iter()
-            .map(|d| Choice {
-                selected: country.as_deref() == Some(d.code.as_str()),
-                value: d.code.clone(),
-                label: format!("{} ({})", d.name, d.code),
-            })
-            .collect(),
-        regions: snap
-            .regions()
-            .iter()
-            .map(|r| Choice {
-                selected: region.as_deref() == Some(r.slug.as_str()),
-                value: r.slug.clone(),
-                label: r.name.clone(),
-            })
-            .collect(),
+        history,
         rows,
         matching: matching.len(),
         page: pager.number,
         newer_href: pager.previous_href("/admin/catalog", &filters),
         older_href: pager.next_href("/admin/catalog", &filters, has_more),
+        country,
+        region,
+        snap,
     };
     Ok(AdminPage::new(view))
 }

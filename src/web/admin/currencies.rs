@@ -8,11 +8,12 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    AdminPage, CsrfForm, CurrentAdmin, NoFields, client_addr, console_page, format_ms,
-    require_owner, see_other,
+    AdminPage, CsrfForm, CurrentAdmin, NoFields, client_addr, console_page, require_owner,
+    see_other,
 };
 use crate::catalog::display_rates;
 use crate::domain::Cents;
+use crate::domain::clock;
 use crate::domain::currency::{CURRENCIES, Rate, parse_rate, symbol};
 use crate::web::AppState;
 use crate::web::error::AppError;
@@ -74,7 +75,9 @@ impl CurrenciesPage {
                         .as_ref()
                         .map(|r| r.date().to_string())
                         .unwrap_or_default(),
-                    updated: row.map(|r| format_ms(r.updated_at_ms)).unwrap_or_default(),
+                    updated: row
+                        .map(|r| clock::minute_ms(r.updated_at_ms))
+                        .unwrap_or_default(),
                     example: rate
                         .as_ref()
                         .map(|r| r.show(Cents::new(1_000)).text)

@@ -38,6 +38,7 @@ use crate::accounts::{self, Admin, SessionToken, Stage, session};
 use crate::web::error::AppError;
 use crate::web::{AppState, csrf};
 
+use crate::web::pager::{Pager, list_href};
 use page::console_page;
 pub use page::{AdminPage, chrome};
 
@@ -348,170 +349,9 @@ fn see_other(location: &str) -> HttpResponse {
         .finish()
 }
 
-fn from_ms(ms: i64) -> Option<time::OffsetDateTime> {
-    time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000).ok()
-}
-
-/// `2026-11-22 14:03 UTC`: how every console page shows a time.
-fn format_utc(t: time::OffsetDateTime) -> Option<String> {
-    t.to_offset(time::UtcOffset::UTC)
-        .format(&time::macros::format_description!(
-            "[year]-[month]-[day] [hour]:[minute] UTC"
-        ))
-        .ok()
-}
-
-/// `2026-11-22 14:03 UTC`.
-fn format_ms(ms: i64) -> String {
-    from_ms(ms)
-        .and_then(format_utc)
-        .unwrap_or_else(|| ms.to_string())
-}
-
-/// `2026-11-22T14:03:05Z`: the machine-readable form for `<time datetime="…">`.
-fn datetime_ms(ms: i64) -> String {
-    from_ms(ms)
-        .and_then(|t| {
-            t.format(&time::format_description::well_known::Rfc3339)
-                .ok()
-        })
-        .unwrap_or_default()
-}
-
-/// A timestamp from upstream (RFC 3339, though the spec does not promise a format), shown like
-/// every other time in the console; anything unreadable is shown as it came.
-fn format_upstream_time(raw: &str) -> String {
-    time::OffsetDateTime::parse(raw, &time::format_description::well_known::Rfc3339)
-        .ok()
-        .and_then(format_utc)
-        .unwrap_or_else(|| raw.to_string())
-}
-
-/// `45 s`, `12 min`, `3 h 5 min`, `2 d 4 h`.
-fn format_age(ms: i64) -> String {
-    let secs = ms.max(0) / 1000;
-    match secs {
-        0..60 => format!("{secs} s"),
-        60..3600 => format!("{} min", secs / 60),
-        3600..86_400 => format!("{} h {} min", secs / 3600, secs % 3600 / 60),
-        _ => format!("{} d {} h", secs / 86_400, secs % 86_400 / 3600),
-    }
-}
-
 /// A form or query value with surrounding space removed; empty means absent.
 fn non_empty(value: Option<String>) -> Option<String> {
     value
         .map(|v| v.trim().to_string())
         .filter(|v| !v.is_empty())
-}
-
-/// Where a paged list is: page numbers count from 1, in the address and on the page alike
-/// (`?page=2` is "Page 2"). No number, or 0, is the first page; numbers past
-/// [`Pager::MAX_PAGE`] are that page.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Pager {
-    /// This page's number, from 1.
-    number: u32,
-}
-
-impl Pager {
-    const MAX_PAGE: u32 = 10_000;
-
-    fn from_query(page: Option<u32>) -> Self {
-        Self {
-            number: page.unwrap_or(1).clamp(1, Self::MAX_PAGE),
-        }
-    }
-
-    /// How many rows come before this page, at `size` rows a page.
-    fn offset(self, size: u32) -> u64 {
-        u64::from(self.number - 1) * u64::from(size)
-    }
-
-    /// The previous page's address, on every page but the first.
-    fn previous_href(self, path: &str, filters: &[(&str, Option<&str>)]) -> Option<String> {
-        (self.number > 1).then(|| list_href(path, filters, self.number - 1))
-    }
-
-    /// The next page's address, when there is more to show.
-    fn next_href(
-        self,
-        path: &str,
-        filters: &[(&str, Option<&str>)],
-        has_more: bool,
-    ) -> Option<String> {
-        has_more.then(|| list_href(path, filters, self.number.saturating_add(1)))
-    }
-}
-
-/// A list page's address with its filters (the absent ones left out) and its page number
-/// (left out for the first page).
-fn list_href(path: &str, filters: &[(&str, Option<&str>)], page: u32) -> String {
-    let mut params = url::form_urlencoded::Serializer::new(String::new());
-    for (name, value) in filters {
-        if let Some(value) = value {
-            params.append_pair(name, value);
-        }
-    }
-    if page > 1 {
-        params.append_pair("page", &page.to_string());
-    }
-    let params = params.finish();
-    if params.is_empty() {
-        path.to_string()
-    } else {
-        format!("{path}?{params}")
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ages_and_times_read_well() {
-        assert_eq!(format_age(-5), "0 s");
-        assert_eq!(format_age(59_000), "59 s");
-        assert_eq!(format_age(12 * 60_000), "12 min");
-        assert_eq!(format_age(3 * 3_600_000 + 5 * 60_000), "3 h 5 min");
-        assert_eq!(format_age(2 * 86_400_000 + 4 * 3_600_000), "2 d 4 h");
-        assert_eq!(format_ms(0), "1970-01-01 00:00 UTC");
-        assert_eq!(datetime_ms(1_795_327_235_000), "2026-11-22T06:00:35Z");
-    }
-
-    #[test]
-    fn page_numbers_count_from_one_in_the_address_and_on_the_page() {
-        let filters = [("country", Some("US")), ("region", None)];
-        let first = Pager::from_query(None);
-        assert_eq!(first, Pager::from_query(Some(0)));
-        assert_eq!(first.number, 1);
-        assert_eq!(first.offset(50), 0);
-        assert_eq!(first.previous_href("/admin/catalog", &filters), None);
-        assert_eq!(
-            first.next_href("/admin/catalog", &filters, true).as_deref(),
-            Some("/admin/catalog?country=US&page=2")
-        );
-        let second = Pager::from_query(Some(2));
-        assert_eq!(second.offset(50), 50);
-        assert_eq!(
-            second.previous_href("/admin/catalog", &filters).as_deref(),
-            Some("/admin/catalog?country=US"),
-            "the first page's address has no number"
-        );
-        assert_eq!(second.next_href("/admin/catalog", &filters, false), None);
-        assert_eq!(Pager::from_query(Some(u32::MAX)).number, Pager::MAX_PAGE);
-    }
-
-    #[test]
-    fn upstream_times_read_like_the_console_s_own() {
-        assert_eq!(
-            format_upstream_time("2026-11-22T06:00:35Z"),
-            "2026-11-22 06:00 UTC"
-        );
-        assert_eq!(
-            format_upstream_time("2026-11-22T08:00:35.123+02:00"),
-            "2026-11-22 06:00 UTC"
-        );
-        assert_eq!(format_upstream_time("yesterday-ish"), "yesterday-ish");
-    }
 }

@@ -13,16 +13,17 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    AdminPage, CsrfForm, CurrentAdmin, Pager, client_addr, console_page, datetime_ms, format_ms,
-    list_href, require_owner, see_other,
+    AdminPage, CsrfForm, CurrentAdmin, Pager, client_addr, console_page, list_href, require_owner,
+    see_other,
 };
 use crate::db::outbox;
-use crate::domain::Cents;
+use crate::db::purchases::Purchase;
 use crate::domain::purchase::{PurchaseEvent, PurchaseStatus};
+use crate::i18n::Lang;
 use crate::orders::actions::{self, ActionError, OrderAction};
 use crate::orders::console::{self, ABANDONED, DateField, OrderDetail, OrderFilter, Search};
-use crate::web::AppState;
 use crate::web::error::AppError;
+use crate::web::{AppState, filters, shop};
 
 const PAGE_SIZE: u32 = 25;
 const MAX_REASON_CHARS: usize = 1000;
@@ -72,19 +73,6 @@ fn query_string(search: &Search) -> String {
     )
 }
 
-struct OrderRow {
-    href: String,
-    id: String,
-    created: String,
-    email: String,
-    status: String,
-    status_label: String,
-    /// Never paid, and its payment page has closed.
-    abandoned: bool,
-    price: String,
-    upstream_order_id: String,
-}
-
 struct StatusOption {
     value: &'static str,
     label: &'static str,
@@ -100,8 +88,6 @@ struct OrdersPage {
     abandoned_selected: bool,
     /// Abandoned checkouts that match but are not listed (the default).
     hidden_abandoned: i64,
-    /// `3 abandoned checkouts (…) are not listed.`
-    hidden_note: String,
     show_abandoned_href: String,
     from: String,
     to: String,
@@ -109,7 +95,9 @@ struct OrdersPage {
     date_error: Option<String>,
     from_invalid: bool,
     to_invalid: bool,
-    rows: Vec<OrderRow>,
+    rows: Vec<Purchase>,
+    /// When the page was read: which rows count as abandoned.
+    now_ms: i64,
     /// The page number, from 1.
     page: u32,
     newer_href: Option<String>,
@@ -146,7 +134,6 @@ pub async fn list(
             .collect(),
         abandoned_selected: status.as_deref() == Some(ABANDONED),
         hidden_abandoned: 0,
-        hidden_note: String::new(),
         show_abandoned_href: String::new(),
         from: from.clone().unwrap_or_default(),
         to: to.clone().unwrap_or_default(),
@@ -154,13 +141,13 @@ pub async fn list(
         from_invalid: false,
         to_invalid: false,
         rows: Vec::new(),
+        now_ms: crate::db::now_ms(),
         page: pager.number,
         newer_href: None,
         older_href: None,
         csv_href: format!("/admin/books/orders.csv{}", query_string(&search)),
     };
-    let now_ms = crate::db::now_ms();
-    let filter = match search.filter(now_ms) {
+    let filter = match search.filter(page_view.now_ms) {
         Ok(filter) => filter,
         Err(refusal) => {
             page_view.from_invalid = matches!(refusal.field, DateField::From | DateField::Both);
@@ -181,10 +168,6 @@ pub async fn list(
         ("to", to.as_deref()),
     ];
     page_view.hidden_abandoned = hidden;
-    page_view.hidden_note = match hidden {
-        1 => "1 abandoned checkout (never paid, payment page closed) is not listed.".to_string(),
-        n => format!("{n} abandoned checkouts (never paid, payment page closed) are not listed."),
-    };
     page_view.show_abandoned_href = list_href(
         "/admin/orders",
         &[
@@ -195,94 +178,22 @@ pub async fn list(
         ],
         1,
     );
-    page_view.rows = found
-        .into_iter()
-        .map(|p| OrderRow {
-            href: format!("/admin/orders/{}", p.id),
-            created: format_ms(p.created_at_ms),
-            email: p.email.clone(),
-            abandoned: p.is_abandoned(now_ms),
-            status_label: p.status_label(now_ms),
-            status: p.status.clone(),
-            price: Cents::new(p.price_cents).to_string(),
-            upstream_order_id: p.upstream_order_id.clone().unwrap_or_default(),
-            id: p.id,
-        })
-        .collect();
+    page_view.rows = found;
     page_view.newer_href = pager.previous_href("/admin/orders", &filters);
     page_view.older_href = pager.next_href("/admin/orders", &filters, has_more);
     Ok(AdminPage::new(page_view))
 }
 
-struct EventView {
-    at: String,
-    /// `at` for `<time datetime>`.
-    datetime: String,
-    change: String,
-    note: String,
-}
-
-struct AttemptView {
-    attempt: i32,
-    finished: String,
-    outcome: String,
-    detail: String,
-}
-
-struct JobView {
-    id: i64,
-    kind: String,
-    state: String,
-    attempts: i32,
-    run_at: String,
-    last_error: String,
-    outcome: String,
-    attempt_rows: Vec<AttemptView>,
-}
-
-struct RefundView {
-    amount: String,
-    cause: String,
-    keeps_cost: bool,
-    status: String,
-    reason: String,
-    provider_refund_id: String,
-    updated: String,
-}
-
-struct AlertView {
-    kind: String,
-    message: String,
-    created: String,
-    resolved: Option<String>,
-}
-
 #[derive(Template)]
 #[template(path = "admin/order.html")]
 struct OrderPage {
-    id: String,
-    status: String,
+    /// The order and what the console reads with it, as the capability answers.
+    detail: OrderDetail,
     status_label: String,
-    email: String,
+    /// The plan's title and id, or the stored id when the catalog no longer has it.
     plan: String,
-    price: String,
-    cost: String,
-    margin: String,
-    reference: String,
-    upstream_order_id: String,
-    upstream_status: String,
-    esim_id: String,
-    iccid_last4: String,
-    payment_provider: String,
-    payment_reference: String,
-    paid: String,
-    created: String,
-    events: Vec<EventView>,
-    jobs: Vec<JobView>,
-    refund: Option<RefundView>,
-    alerts: Vec<AlertView>,
-    open_alerts: usize,
     has_queued_job: bool,
+    open_alerts: usize,
     refundable: bool,
     refund_keep_cost: bool,
     /// Why neither refund is offered for a paid order, in the table's words.
@@ -291,14 +202,12 @@ struct OrderPage {
     redrivable: bool,
     /// Fulfilled: the delivery email can be sent again.
     resendable: bool,
-    /// The order's private link tokens that still open its page (unless expired).
-    links_live: usize,
-    links_revoked: usize,
     /// Days the links keep working after the order is fulfilled or ended.
     link_days: u32,
     /// Paid but not fulfilled: a new link can be emailed (fulfilled orders have the resend).
     link_sendable: bool,
-    flash: Option<String>,
+    /// The action just done (`?done=…`), for its banner.
+    done: Option<String>,
     /// The action just refused, shown on the page it was sent from.
     refusal: Option<Refusal>,
 }
@@ -338,44 +247,13 @@ pub struct DetailQuery {
     done: Option<String>,
 }
 
-fn flash_text(done: Option<&str>) -> Option<String> {
-    Some(
-        match done? {
-            "note" => "Note added.",
-            "retry" => "The open job is due now; a worker will pick it up.",
-            "redrive" => {
-                "Placement queued again under the stored key and body; a worker will send it now."
-            }
-            "refund" => "Refund requested; the payment provider is being asked.",
-            "refund-keep-cost" => {
-                "Refund requested; the payment provider is being asked. The upstream cost is kept as a loss."
-            }
-            "resolve" => "Alerts resolved.",
-            "resend" => "The delivery email is queued; it goes out in a moment.",
-            "resend_open" => {
-                "A delivery email for this order is already queued: nothing more was added."
-            }
-            "send-link" => "An email with a new link to the order is queued; it goes out in a moment.",
-            "send-link_open" => {
-                "An email to the customer is already queued: it carries a new link, so nothing more was added."
-            }
-            "revoke-links" => {
-                "The order's links are revoked: they, and the browsers that opened them, no longer open the order page. The next email to the customer carries a new link."
-            }
-            _ => return None,
-        }
-        .to_string(),
-    )
-}
-
 pub async fn detail(
     state: web::Data<AppState>,
     _: CurrentAdmin,
     id: web::Path<String>,
     query: web::Query<DetailQuery>,
 ) -> Result<AdminPage, AppError> {
-    let flash = flash_text(query.done.as_deref());
-    let page = detail_page(&state, id.into_inner(), flash, None).await?;
+    let page = detail_page(&state, id.into_inner(), query.into_inner().done, None).await?;
     Ok(AdminPage::new(page))
 }
 
@@ -383,118 +261,31 @@ pub async fn detail(
 async fn detail_page(
     state: &AppState,
     id: String,
-    flash: Option<String>,
+    done: Option<String>,
     refusal: Option<Refusal>,
 ) -> Result<OrderPage, AppError> {
-    let OrderDetail {
-        purchase,
-        events,
-        jobs,
-        refund,
-        alerts,
-        iccid_last4: last4,
-        facts,
-        links,
-    } = console::order_detail(&state.orders, id)
+    let detail = console::order_detail(&state.orders, id)
         .await?
         .ok_or(AppError::NotFound)?;
-    let snap = state.catalog.snapshot();
-    let plan = snap
-        .plan(&purchase.plan_id)
-        .map(|p| {
-            format!(
-                "{} ({})",
-                crate::web::shop::plan_title(p, crate::i18n::Lang::En),
-                p.id
-            )
-        })
-        .unwrap_or_else(|| purchase.plan_id.clone());
+    let purchase = &detail.purchase;
+    let plan = match state.catalog.snapshot().plan(&purchase.plan_id) {
+        Some(p) => format!("{} ({})", shop::plan_title(p, Lang::En), p.id),
+        None => purchase.plan_id.clone(),
+    };
     let status = purchase.status();
+    let facts = detail.facts;
     // The console offers exactly what the transition table allows.
-    let refund_offer = status.on(&PurchaseEvent::AdminRefund {
-        keep_cost: false,
-        facts,
-    });
-    let keep_cost_offer = status.on(&PurchaseEvent::AdminRefund {
-        keep_cost: true,
-        facts,
-    });
+    let refund_offer = |keep_cost| status.on(&PurchaseEvent::AdminRefund { keep_cost, facts });
+    let (refund_offer, keep_cost_offer) = (refund_offer(false), refund_offer(true));
     Ok(OrderPage {
-        status: purchase.status.clone(),
         status_label: purchase.status_label(crate::db::now_ms()),
-        email: purchase.email.clone(),
         plan,
-        price: Cents::new(purchase.price_cents).to_string(),
-        cost: Cents::new(purchase.cost_cents).to_string(),
-        margin: Cents::new(purchase.price_cents.saturating_sub(purchase.cost_cents)).to_string(),
-        reference: purchase.reference.clone(),
-        upstream_order_id: purchase.upstream_order_id.clone().unwrap_or_default(),
-        upstream_status: purchase.upstream_status.clone().unwrap_or_default(),
-        esim_id: purchase.esim_id.clone().unwrap_or_default(),
-        iccid_last4: last4.map(|l| format!("…{l}")).unwrap_or_default(),
-        payment_provider: purchase.payment_provider.clone(),
-        payment_reference: purchase.payment_reference.clone().unwrap_or_default(),
-        paid: purchase.paid_at_ms.map(format_ms).unwrap_or_default(),
-        created: format_ms(purchase.created_at_ms),
-        events: events
-            .into_iter()
-            .rev()
-            .map(|e| EventView {
-                at: format_ms(e.at_ms),
-                datetime: datetime_ms(e.at_ms),
-                change: match &e.from_status {
-                    Some(from) if *from != e.to_status => format!(
-                        "{} → {}",
-                        PurchaseStatus::label_of(from),
-                        PurchaseStatus::label_of(&e.to_status)
-                    ),
-                    Some(_) => "note".to_string(),
-                    None => PurchaseStatus::label_of(&e.to_status),
-                },
-                note: e.note,
-            })
-            .collect(),
-        has_queued_job: jobs.iter().any(|(j, _)| j.state == outbox::QUEUED),
-        jobs: jobs
-            .into_iter()
-            .map(|(job, attempts)| JobView {
-                id: job.id,
-                kind: job.kind,
-                state: job.state,
-                attempts: job.attempts,
-                run_at: format_ms(job.run_at_ms),
-                last_error: job.last_error.unwrap_or_default(),
-                outcome: job.outcome.unwrap_or_default(),
-                attempt_rows: attempts
-                    .into_iter()
-                    .map(|a| AttemptView {
-                        attempt: a.attempt,
-                        finished: format_ms(a.finished_at_ms),
-                        outcome: a.outcome,
-                        detail: a.detail,
-                    })
-                    .collect(),
-            })
-            .collect(),
-        refund: refund.map(|r| RefundView {
-            amount: Cents::new(r.amount_cents).to_string(),
-            cause: crate::i18n::Lang::En.t(r.cause().customer_reason()),
-            keeps_cost: r.keeps_cost,
-            status: r.status,
-            reason: r.reason,
-            provider_refund_id: r.provider_refund_id.unwrap_or_default(),
-            updated: format_ms(r.updated_at_ms),
-        }),
-        open_alerts: alerts.iter().filter(|a| a.resolved_at_ms.is_none()).count(),
-        alerts: alerts
-            .into_iter()
-            .map(|a| AlertView {
-                kind: a.kind,
-                message: a.message,
-                created: format_ms(a.created_at_ms),
-                resolved: a.resolved_at_ms.map(format_ms),
-            })
-            .collect(),
+        has_queued_job: detail.jobs.iter().any(|(j, _)| j.state == outbox::QUEUED),
+        open_alerts: detail
+            .alerts
+            .iter()
+            .filter(|a| a.resolved_at_ms.is_none())
+            .count(),
         refundable: refund_offer.is_ok(),
         refund_keep_cost: keep_cost_offer.is_ok(),
         refund_blocked: match (&refund_offer, &keep_cost_offer) {
@@ -505,13 +296,11 @@ async fn detail_page(
         },
         redrivable: status.on(&PurchaseEvent::AdminRedrive { facts }).is_ok(),
         resendable: status == PurchaseStatus::Fulfilled,
-        links_live: links.live,
-        links_revoked: links.revoked,
         link_days: state.settings.order_link_days,
         link_sendable: status.was_paid() && status != PurchaseStatus::Fulfilled,
-        flash,
+        done,
         refusal,
-        id: purchase.id,
+        detail,
     })
 }
 

@@ -10,8 +10,7 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    AdminPage, CsrfForm, CurrentAdmin, client_addr, console_page, format_ms, require_owner,
-    see_other,
+    AdminPage, CsrfForm, CurrentAdmin, client_addr, console_page, require_owner, see_other,
 };
 use crate::accounts::Admin;
 use crate::catalog::named::scope_suggestions;
@@ -19,6 +18,7 @@ use crate::catalog::pricing::{self, RuleForm, describe, parse_rule, rule_from_ro
 use crate::catalog::snapshot::Snapshot;
 use crate::db::pricing::RuleRow;
 use crate::domain::Cents;
+use crate::domain::clock;
 use crate::domain::pricing::{MarkupRule, PlanKey, PriceBook};
 use crate::web::AppState;
 use crate::web::error::AppError;
@@ -125,7 +125,7 @@ impl PricingPage {
                         || format!("{} {} (invalid)", row.scope_kind, row.scope_value),
                         |r| describe(&r),
                     ),
-                    updated: format_ms(row.updated_at_ms),
+                    updated: clock::minute_ms(row.updated_at_ms),
                 })
                 .collect(),
             form,

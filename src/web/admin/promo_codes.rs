@@ -10,70 +10,26 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    AdminPage, CsrfForm, CurrentAdmin, NoFields, client_addr, console_page, format_ms, refusal,
-    require_owner, see_other,
+    AdminPage, CsrfForm, CurrentAdmin, NoFields, client_addr, console_page, refusal, require_owner,
+    see_other,
 };
 use crate::catalog::named::scope_suggestions;
 use crate::catalog::promo_codes::{
     self, CodeForm, LimitsForm, PromoCodeError, last_day, parse_code,
 };
 use crate::domain::promo::normalise_code;
-use crate::web::AppState;
 use crate::web::error::AppError;
+use crate::web::{AppState, filters};
 
 /// The code a console address names; one that cannot be a code is not found.
 fn code_in_path(raw: &str) -> Result<String, AppError> {
     normalise_code(raw).map_err(|_| AppError::NotFound)
 }
 
-struct CodeView {
-    code: String,
-    discount: String,
-    scope: String,
-    window: String,
-    used: i64,
-    cap: String,
-    per_email: String,
-    reserved: i64,
-    status: &'static str,
-    enabled: bool,
-}
-
-fn view(c: promo_codes::CodeSummary) -> CodeView {
-    CodeView {
-        window: format!(
-            "{} → {}",
-            format_ms(c.row.starts_at_ms),
-            c.row.ends_at_ms.map_or_else(|| "no end".into(), format_ms)
-        ),
-        cap: c
-            .row
-            .max_uses
-            .map_or_else(|| "no cap".into(), |n| n.to_string()),
-        per_email: c
-            .row
-            .max_uses_per_email
-            .map_or_else(|| "no cap".into(), |n| n.to_string()),
-        used: c.row.used_count,
-        reserved: c.reserved,
-        status: if c.row.disabled_at_ms.is_some() {
-            "disabled"
-        } else if c.active {
-            "active"
-        } else {
-            "outside its dates"
-        },
-        enabled: c.row.disabled_at_ms.is_none(),
-        code: c.row.code,
-        discount: c.discount,
-        scope: c.scope,
-    }
-}
-
 #[derive(Template)]
 #[template(path = "admin/promo_codes.html")]
 struct PromoCodesPage {
-    codes: Vec<CodeView>,
+    codes: Vec<promo_codes::CodeSummary>,
     form: CodeForm,
     error: Option<String>,
     saved: bool,
@@ -97,7 +53,7 @@ impl PromoCodesPage {
     ) -> Result<Self, AppError> {
         let codes = promo_codes::list(&state.catalog).await?;
         Ok(Self {
-            codes: codes.into_iter().map(view).collect(),
+            codes,
             form,
             error,
             saved: false,
@@ -161,7 +117,7 @@ pub async fn create(
 #[derive(Template)]
 #[template(path = "admin/promo_code.html")]
 struct PromoCodePage {
-    code: CodeView,
+    code: promo_codes::CodeSummary,
     form: LimitsForm,
     error: Option<String>,
 }
@@ -192,7 +148,7 @@ async fn edit_page_of(
             .unwrap_or_default(),
     });
     Ok(PromoCodePage {
-        code: view(summary),
+        code: summary,
         form,
         error,
     })

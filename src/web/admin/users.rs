@@ -15,13 +15,14 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    AdminPage, CsrfForm, CurrentAdmin, Pager, client_addr, console_page, format_ms, refusal,
-    require_owner, see_other,
+    AdminPage, CsrfForm, CurrentAdmin, Pager, client_addr, console_page, refusal, require_owner,
+    see_other,
 };
 use crate::accounts::totp;
 use crate::accounts::users::{self, Change};
 use crate::accounts::{self, Admin, NewPassword, Role};
 use crate::db::accounts::UserSummary;
+use crate::domain::clock;
 use crate::web::AppState;
 use crate::web::error::AppError;
 
@@ -47,11 +48,13 @@ fn view(user: UserSummary, me: &Admin, totp: &HashMap<i64, bool>) -> UserView {
         role,
         active: user.disabled_at_ms.is_none(),
         status: match user.disabled_at_ms {
-            Some(at) => format!("disabled since {}", format_ms(at)),
+            Some(at) => format!("disabled since {}", clock::minute_ms(at)),
             None => "active".into(),
         },
-        created: format_ms(user.created_at_ms),
-        last_login: user.last_login_ms.map_or_else(|| "never".into(), format_ms),
+        created: clock::minute_ms(user.created_at_ms),
+        last_login: user
+            .last_login_ms
+            .map_or_else(|| "never".into(), clock::minute_ms),
         is_you: user.id == me.user_id,
         totp: match totp.get(&user.id) {
             Some(true) => "on",

@@ -19,69 +19,24 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    AdminPage, CsrfForm, CurrentAdmin, client_addr, console_page, format_ms, format_upstream_time,
-    require_owner, see_other,
+    AdminPage, CsrfForm, CurrentAdmin, client_addr, console_page, require_owner, see_other,
 };
 use crate::db::topups::TopupProgressRow;
 use crate::domain::Cents;
-use crate::upstream::types::{Cursor, TopUpAmount};
+use crate::upstream::types::Cursor;
 use crate::upstream::{BalanceTransaction, Class, UpstreamError};
-use crate::wallet::topup::{new_nonce, valid_nonce};
+use crate::wallet::topup::{PayLink, new_nonce, parse_amount, valid_nonce};
 use crate::wallet::{ThresholdPolicy, TopupAnswer, TopupRefusal, WalletError, WalletOverview};
-use crate::web::AppState;
 use crate::web::error::AppError;
+use crate::web::{AppState, filters};
 
-/// `25.50` for a form field (no `$`, no separators).
-fn plain_dollars(cents: i64) -> String {
-    format!("{}.{:02}", cents / 100, cents % 100)
-}
-
-fn money(cents: i64) -> String {
-    Cents::new(cents).to_string()
-}
-
+/// A transaction of the page, with what the shop knows about it.
 struct TxView {
-    id: i64,
-    kind: String,
-    available: String,
-    reserved: String,
-    reference: String,
-    /// The shop's order page, when the reference names one of its purchases.
-    order_href: Option<String>,
+    tx: BalanceTransaction,
+    /// The shop's purchase, when the reference names one.
+    order_id: Option<String>,
     /// Available credit right after this transaction (first page, live balance known).
-    available_after: Option<String>,
-    created: String,
-}
-
-struct TopupView {
-    id: i64,
-    amount: String,
-    created: String,
-    /// "paid", "pending" or "not created".
-    state: &'static str,
-    error: Option<String>,
-}
-
-impl TopupView {
-    fn new(t: &TopupProgressRow) -> Self {
-        Self {
-            id: t.id,
-            amount: money(t.amount_cents),
-            created: format_ms(t.created_at_ms),
-            state: topup_state(t),
-            error: t.last_error.clone(),
-        }
-    }
-}
-
-fn topup_state(t: &TopupProgressRow) -> &'static str {
-    if t.confirmed_at_ms.is_some() {
-        "paid"
-    } else if t.checkout_url.is_some() {
-        "pending"
-    } else {
-        "not created"
-    }
+    available_after: Option<Cents>,
 }
 
 #[derive(Template)]
@@ -92,15 +47,14 @@ struct WalletPage {
     /// Why new sales are paused, in words; `None` while they run.
     pause: Option<String>,
     runway: String,
-    threshold: String,
-    threshold_field: String,
+    threshold: Cents,
     pause_below: bool,
     below_threshold: bool,
     transactions: Vec<TxView>,
     transactions_error: Option<String>,
     paged: bool,
     older_href: Option<String>,
-    topups: Vec<TopupView>,
+    topups: Vec<TopupProgressRow>,
     nonce: String,
     amount: String,
     error: Option<String>,
@@ -108,11 +62,11 @@ struct WalletPage {
 }
 
 struct BalanceView {
-    available: String,
-    reserved: String,
+    available: Cents,
+    reserved: Cents,
     upstream_low: bool,
-    /// "live", or when the last known figure was read.
-    source: String,
+    /// `None` for the live figure; when the last known figure was read.
+    read_at_ms: Option<i64>,
 }
 
 #[derive(Deserialize)]
@@ -138,21 +92,15 @@ fn tx_views(
 ) -> Vec<TxView> {
     let mut after = live_available;
     page.into_iter()
-        .map(|t| {
-            let view = TxView {
-                id: t.id,
-                available: money(t.available_delta_cents.get()),
-                reserved: money(t.reserved_delta_cents.get()),
-                order_href: purchases
-                    .get(&t.reference)
-                    .map(|id| format!("/admin/orders/{id}")),
-                available_after: after.map(money),
-                reference: t.reference,
-                kind: t.kind,
-                created: format_upstream_time(&t.created_at),
-            };
-            after = after.map(|a| a.saturating_sub(t.available_delta_cents.get()));
-            view
+        .map(|tx| {
+            let available_after = after.map(Cents::new);
+            after = after.map(|a| a.saturating_sub(tx.available_delta_cents.get()));
+            let order_id = purchases.get(&tx.reference).cloned();
+            TxView {
+                tx,
+                order_id,
+                available_after,
+            }
         })
         .collect()
 }
@@ -191,10 +139,10 @@ async fn wallet_page(
     let (balance, balance_error) = match &live {
         Ok(b) => (
             Some(BalanceView {
-                available: money(b.available_cents.get()),
-                reserved: money(b.reserved_cents.cents().get()),
+                available: b.available_cents,
+                reserved: b.reserved_cents.cents(),
                 upstream_low: b.low_balance,
-                source: "live".into(),
+                read_at_ms: None,
             }),
             None,
         ),
@@ -202,10 +150,10 @@ async fn wallet_page(
             row.as_ref()
                 .filter(|w| w.refreshed_at_ms > 0)
                 .map(|w| BalanceView {
-                    available: money(w.available_cents),
-                    reserved: money(w.reserved_cents),
+                    available: Cents::new(w.available_cents),
+                    reserved: Cents::new(w.reserved_cents),
                     upstream_low: w.low_balance,
-                    source: format!("last known, read {}", format_ms(w.refreshed_at_ms)),
+                    read_at_ms: Some(w.refreshed_at_ms),
                 }),
             Some(format!(
                 "Could not read the live balance. {}",
@@ -244,15 +192,14 @@ async fn wallet_page(
         balance_error,
         pause: pause.map(|reason| reason.explain(threshold)),
         runway,
-        threshold: money(threshold),
-        threshold_field: plain_dollars(threshold),
+        threshold: Cents::new(threshold),
         pause_below: policy.pause_below,
         below_threshold,
         transactions,
         transactions_error,
         paged,
         older_href,
-        topups: topups.iter().map(TopupView::new).collect(),
+        topups,
         nonce: form.nonce,
         amount: form.amount,
         error: form.error,
@@ -296,21 +243,6 @@ pub struct TopupForm {
     amount: String,
 }
 
-/// Why a top-up form was not sent upstream.
-fn parse_topup(raw: &str) -> Result<TopUpAmount, String> {
-    let cents = raw.parse::<Cents>().map(Cents::get).map_err(|_| {
-        "Enter the amount in dollars, like 25 or 25.50 (at most two decimals).".to_string()
-    })?;
-    TopUpAmount::new(Cents::new(cents)).map_err(|_| {
-        format!(
-            "A top-up is between {} and {}; {} is not.",
-            money(TopUpAmount::MIN),
-            money(TopUpAmount::MAX),
-            money(cents)
-        )
-    })
-}
-
 pub async fn topup(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -323,7 +255,7 @@ pub async fn topup(
             "This form is incomplete. Reload the wallet page and try again.".into(),
         ));
     }
-    let amount = match parse_topup(&form.amount) {
+    let amount = match parse_amount(&form.amount) {
         Ok(amount) => amount,
         Err(message) => {
             let again = FormState {
@@ -348,11 +280,11 @@ pub async fn topup(
             StatusCode::CONFLICT,
             FormState {
                 nonce: new_nonce(),
-                amount: plain_dollars(asked_cents),
+                amount: Cents::new(asked_cents).plain(),
                 error: Some(format!(
                     "This form was already sent for {}. To top up {} instead, submit this fresh form.",
-                    money(sent_cents),
-                    money(asked_cents)
+                    Cents::new(sent_cents),
+                    Cents::new(asked_cents)
                 )),
             },
         ),
@@ -381,7 +313,7 @@ pub async fn topup(
                 status,
                 FormState {
                     nonce: form.nonce,
-                    amount: plain_dollars(amount_cents),
+                    amount: Cents::new(amount_cents).plain(),
                     error: Some(message),
                 },
             )
@@ -394,18 +326,11 @@ pub async fn topup(
 #[derive(Template)]
 #[template(path = "admin/topup.html")]
 struct TopupPage {
-    id: i64,
-    amount: String,
-    created: String,
-    /// "paid", "pending" or "not created".
-    state: &'static str,
-    /// When the credit was seen.
-    confirmed: Option<String>,
-    /// The checkout link and the host it leads to, while the top-up is pending.
-    link: Option<(String, String)>,
-    error: Option<String>,
+    topup: TopupProgressRow,
+    /// The checkout link, while the top-up is pending.
+    link: Option<PayLink>,
     /// The live available balance.
-    available: Option<String>,
+    available: Option<Cents>,
     balance_error: Option<String>,
 }
 
@@ -418,20 +343,10 @@ pub async fn topup_page(
 ) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
     let progress = state.wallet().topup_progress(id.into_inner()).await?;
-    let row = progress.topup;
     Ok(AdminPage::new(TopupPage {
-        id: row.id,
-        amount: money(row.amount_cents),
-        created: format_ms(row.created_at_ms),
-        state: topup_state(&row),
-        confirmed: row.confirmed_at_ms.map(format_ms),
-        link: progress.link.map(|link| (link.url.to_string(), link.host)),
-        error: row.last_error,
-        available: progress
-            .live
-            .as_ref()
-            .ok()
-            .map(|b| money(b.available_cents.get())),
+        topup: progress.topup,
+        link: progress.link,
+        available: progress.live.as_ref().ok().map(|b| b.available_cents),
         balance_error: progress.live.err().map(|err| {
             format!(
                 "Could not read the live balance. {}",
@@ -470,30 +385,4 @@ pub async fn threshold(
         .save_threshold_policy(admin, client_addr(&req), policy)
         .await?;
     Ok(see_other("/admin/wallet?done=threshold"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    #[test]
-    fn top_ups_are_ten_to_a_thousand_dollars() {
-        assert!(parse_topup("10").is_ok());
-        assert!(parse_topup("1,000.00").is_ok());
-        assert!(
-            parse_topup("9.99")
-                .unwrap_err()
-                .contains("between $10.00 and $1,000.00")
-        );
-        assert!(parse_topup("1000.01").is_err());
-        assert!(parse_topup("abc").unwrap_err().contains("like 25 or 25.50"));
-    }
-
-    proptest! {
-        #[test]
-        fn formatted_amounts_parse_back(cents in 0i64..1_000_000_000) {
-            prop_assert_eq!(plain_dollars(cents).parse::<Cents>(), Ok(Cents::new(cents)));
-        }
-    }
 }
