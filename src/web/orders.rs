@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use actix_web::cookie::{Cookie, SameSite};
 use actix_web::http::StatusCode;
-use actix_web::http::header::{self, HeaderName, HeaderValue};
+use actix_web::http::header::{self, HeaderValue};
 use actix_web::web::Bytes;
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
@@ -264,22 +264,13 @@ pub async fn order(
 
 /// The order page's headers: never stored, never compressed, never indexed.
 fn order_response(mut response: HttpResponse) -> HttpResponse {
-    let headers = response.headers_mut();
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     // The page holds the buyer's activation code next to text an attacker can make vary (the
-    // timeline, the email): it is never compressed (BREACH). A `Content-Encoding` already set
-    // makes the compression middleware pass the body through as it is.
-    headers.insert(
-        header::CONTENT_ENCODING,
-        HeaderValue::from_static("identity"),
-    );
+    // timeline, the email).
+    let headers = response.headers_mut();
+    crate::web::pages::keep_private(headers);
     headers.insert(
         header::REFERRER_POLICY,
         HeaderValue::from_static("no-referrer"),
-    );
-    headers.insert(
-        HeaderName::from_static("x-robots-tag"),
-        HeaderValue::from_static("noindex"),
     );
     response
 }

@@ -87,3 +87,20 @@ pub struct ErrorPage<'a> {
     /// Offer "Lost your link?" (the order pages' 404).
     pub lost_link: bool,
 }
+
+/// Headers of a page that holds private data beside text a visitor can make vary (console
+/// pages, the private order page): never stored, never indexed, never compressed — a body
+/// compressed with a secret in it could leak the secret (BREACH). A `Content-Encoding` already
+/// set makes the compression middleware pass the body through as it is.
+pub fn keep_private(headers: &mut actix_web::http::header::HeaderMap) {
+    use actix_web::http::header::{self, HeaderName, HeaderValue};
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(
+        header::CONTENT_ENCODING,
+        HeaderValue::from_static("identity"),
+    );
+    headers.insert(
+        HeaderName::from_static("x-robots-tag"),
+        HeaderValue::from_static("noindex"),
+    );
+}

@@ -11,7 +11,7 @@
 use actix_web::body::BoxBody;
 use actix_web::cookie::Cookie;
 use actix_web::http::StatusCode;
-use actix_web::http::header::{self, HeaderName, HeaderValue};
+use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, Responder};
 use askama::{DynTemplate, Template};
 
@@ -168,16 +168,7 @@ impl Responder for AdminPage {
 /// (the search box, notes), so compression could leak them (BREACH): the `Content-Encoding`
 /// set here makes the compression middleware pass the body through as it is.
 fn console_headers(response: &mut HttpResponse, cookie: Option<Cookie<'static>>) {
-    let headers = response.headers_mut();
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert(
-        header::CONTENT_ENCODING,
-        HeaderValue::from_static("identity"),
-    );
-    headers.insert(
-        HeaderName::from_static("x-robots-tag"),
-        HeaderValue::from_static("noindex"),
-    );
+    crate::web::pages::keep_private(response.headers_mut());
     if let Some(cookie) = cookie {
         let _ = response.add_cookie(&cookie);
     }
