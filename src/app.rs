@@ -24,7 +24,7 @@ use crate::payments::Provider;
 use crate::payments::demo::DemoProvider;
 use crate::payments::stripe::StripeProvider;
 use crate::upstream::{ClientBuildError, PartnerClient};
-use crate::wallet::account::Policy;
+use crate::wallet::supplier_account::Policy;
 use crate::wallet::{SupplierAccount, UnsafePair};
 use crate::web::rate_limit::RateLimiter;
 use crate::web::{self, AppState};
@@ -198,7 +198,7 @@ impl Application {
             Arc::clone(&lost_link_wake),
             stopped.clone(),
         )));
-        background.push(tokio::spawn(crate::accounts::audit::run_daily(
+        background.push(tokio::spawn(crate::staff::audit::run_daily(
             db.clone(),
             settings.audit_retention_days,
             stopped.clone(),
@@ -219,7 +219,7 @@ impl Application {
             min_margin: settings.min_margin,
         };
         let state = ActixData::new(AppState {
-            staff: crate::accounts::Staff::new(db.clone()),
+            staff: crate::staff::Staff::new(db.clone()),
             orders: crate::orders::Orders::new(db.clone()),
             db,
             secure_cookies: settings.public_url.scheme() == "https",

@@ -2,7 +2,6 @@
 //!
 //! One folder per capability; see `docs/architecture.md` for the map and the purchase flow.
 
-pub mod accounts;
 pub mod app;
 pub mod books;
 pub mod catalog;
@@ -15,6 +14,7 @@ pub mod i18n;
 pub mod mail;
 pub mod orders;
 pub mod payments;
+pub mod staff;
 
 pub mod sandbox;
 pub mod sealing;

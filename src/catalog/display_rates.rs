@@ -4,15 +4,15 @@
 //! converted prices at once; other replicas follow through the pricing version like a markup
 //! change (see [`super::Catalog`]). Rates never touch what is charged.
 
-use crate::accounts::Admin;
 use crate::catalog::Catalog;
 use crate::db::display_rates::{self as q, RateRow};
 use crate::db::{DbError, now_ms};
 use crate::domain::currency::Rate;
+use crate::staff::Admin;
 
 /// Audit actions of the display currencies page.
 pub mod action {
-    pub use crate::accounts::action::{
+    pub use crate::staff::action::{
         DISPLAY_RATE_CLEARED as RATE_CLEARED, DISPLAY_RATE_SET as RATE_SET,
     };
 }

@@ -85,7 +85,7 @@ impl Catalog {
     pub async fn sync_for(
         &self,
         client: &PartnerClient,
-        by: &crate::accounts::Admin,
+        by: &crate::staff::Admin,
         client_addr: &str,
     ) -> Result<&'static str, DbError> {
         let holder = format!("admin:{}:{}", by.user_id, std::process::id());

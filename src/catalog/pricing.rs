@@ -3,7 +3,6 @@
 //! at once so the shop sells at the new prices (other replicas follow through the pricing
 //! version, see [`super::Catalog`]).
 
-use crate::accounts::Admin;
 use crate::catalog::Catalog;
 use crate::catalog::Snapshot;
 use crate::catalog::named::{Named, named_scope};
@@ -12,11 +11,12 @@ use crate::db::pricing::{self as q, RuleValues};
 use crate::db::{DbError, now_ms};
 use crate::domain::Cents;
 use crate::domain::pricing::{MarkupRule, PricingError, RuleScope};
+use crate::staff::Admin;
 use serde::Deserialize;
 
 /// Audit actions of the pricing page.
 pub mod action {
-    pub use crate::accounts::action::{
+    pub use crate::staff::action::{
         PRICING_RULE_DELETED as RULE_DELETED, PRICING_RULE_SAVED as RULE_SAVED,
     };
 }

@@ -8,7 +8,6 @@
 //! names those plans. A plan whose cost rises later is not a reason to refuse a buyer: checkout
 //! caps the discount at the floor (`domain::promo::apply`).
 
-use crate::accounts::Admin;
 use crate::catalog::Catalog;
 use crate::catalog::Snapshot;
 use crate::catalog::named::{Named, named_scope};
@@ -18,11 +17,12 @@ use crate::db::{DbError, now_ms};
 use crate::domain::Cents;
 use crate::domain::pricing::PlanKey;
 use crate::domain::promo::{self, Discount, PromoScope, normalise_code};
+use crate::staff::Admin;
 use serde::Deserialize;
 
 /// Audit actions of the promotion codes page.
 pub mod action {
-    pub use crate::accounts::action::{
+    pub use crate::staff::action::{
         PROMO_CODE_CHANGED as CODE_CHANGED, PROMO_CODE_CREATED as CODE_CREATED,
         PROMO_CODE_DISABLED as CODE_DISABLED, PROMO_CODE_ENABLED as CODE_ENABLED,
     };

@@ -5,15 +5,14 @@
 
 use std::io::{BufRead, IsTerminal, Write};
 
-use crate::accounts::{self, AccountsError, NewPassword, Role};
 use crate::config::DatabaseUrl;
 use crate::db::Db;
+use crate::staff::{self, AccountsError, NewPassword, Role};
 
 use super::CliError;
 
 pub async fn create_user(url: DatabaseUrl, email: &str, role: &str) -> Result<(), CliError> {
-    let email =
-        accounts::admin_email(email).map_err(|e| CliError::Input(format!("--email: {e}")))?;
+    let email = staff::admin_email(email).map_err(|e| CliError::Input(format!("--email: {e}")))?;
     let role = Role::parse(role)
         .ok_or_else(|| CliError::Input("--role must be owner or support".into()))?;
     let password = read_password()?;
@@ -21,11 +20,10 @@ pub async fn create_user(url: DatabaseUrl, email: &str, role: &str) -> Result<()
         .map_err(|e| CliError::Input(format!("password refused: {e}")))?;
     let db = Db::open(&url, 2)?;
     db.migrate().await?;
-    match accounts::create_user(&db, &email, role, password, "cli").await {
+    match staff::create_user(&db, &email, role, password, "cli").await {
         Ok(_) => {
             println!("created {role} account {}", email.as_str());
-            let required =
-                accounts::totp::is_required_for_all(&accounts::Staff::new(db.clone())).await?;
+            let required = staff::totp::is_required_for_all(&staff::Staff::new(db.clone())).await?;
             println!(
                 "two-factor sign-in (TOTP): not set up; {}",
                 if required {
@@ -47,11 +45,10 @@ pub async fn create_user(url: DatabaseUrl, email: &str, role: &str) -> Result<()
 
 /// `storefront admin reset-totp`: removes the account's TOTP and recovery codes.
 pub async fn reset_totp(url: DatabaseUrl, email: &str) -> Result<(), CliError> {
-    let email =
-        accounts::admin_email(email).map_err(|e| CliError::Input(format!("--email: {e}")))?;
+    let email = staff::admin_email(email).map_err(|e| CliError::Input(format!("--email: {e}")))?;
     let db = Db::open(&url, 2)?;
     db.migrate().await?;
-    match accounts::totp::reset_from_cli(&db, email.as_str()).await? {
+    match staff::totp::reset_from_cli(&db, email.as_str()).await? {
         None => Err(CliError::Input(format!(
             "there is no account with the email {}",
             email.as_str()

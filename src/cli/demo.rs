@@ -10,11 +10,11 @@ use std::time::{Duration, Instant};
 
 use rand::RngCore;
 
-use crate::accounts;
 use crate::app::Application;
 use crate::config::{self, SecretKey, Settings, Source};
 use crate::db::Db;
 use crate::sandbox::{self, SandboxConfig};
+use crate::staff;
 
 use super::CliError;
 
@@ -88,9 +88,9 @@ const DEMO_OWNER: &str = "owner@demo.invalid";
 /// Creates the demo's owner account on first start with a random password, and says how to
 /// log in: the password only the time it is created (it is stored only as a hash).
 async fn ensure_demo_owner(db: &Db) -> Result<String, CliError> {
-    let email = accounts::admin_email(DEMO_OWNER)
+    let email = staff::admin_email(DEMO_OWNER)
         .map_err(|e| CliError::Io(format!("demo owner email: {e}")))?;
-    if accounts::user_exists(db, &email).await? {
+    if staff::user_exists(db, &email).await? {
         return Ok(format!(
             "admin: {} (password printed on first start)",
             email.as_str()
@@ -99,9 +99,9 @@ async fn ensure_demo_owner(db: &Db) -> Result<String, CliError> {
     let mut bytes = [0u8; 12];
     rand::rng().fill_bytes(&mut bytes);
     let password = hex::encode(bytes);
-    let new = accounts::NewPassword::parse(&password)
+    let new = staff::NewPassword::parse(&password)
         .map_err(|e| CliError::Io(format!("demo owner password: {e}")))?;
-    accounts::create_user(db, &email, accounts::Role::Owner, new, "demo")
+    staff::create_user(db, &email, staff::Role::Owner, new, "demo")
         .await
         .map_err(|e| CliError::Io(format!("cannot create the demo owner: {e}")))?;
     Ok(format!("admin: {} password: {password}", email.as_str()))

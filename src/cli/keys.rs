@@ -4,10 +4,10 @@
 //! previous keys can then be dropped. The
 //! operator's steps are in docs/architecture.md ("Rotating the secret key").
 
-use crate::accounts::{self, totp::TotpKeys};
 use crate::config::{ConfigError, DatabaseUrl, PREFIX, PREVIOUS_SECRET_KEYS, SecretKey};
 use crate::db::Db;
 use crate::orders::installation::{self, InstallationError, InstallationKeys};
+use crate::staff::{self, totp::TotpKeys};
 
 use super::CliError;
 
@@ -68,10 +68,10 @@ pub async fn rotate(
         keys.current().id()
     );
 
-    let totp = accounts::totp::rotate(&db, &TotpKeys::derive(&current, &previous))
+    let totp = staff::totp::rotate(&db, &TotpKeys::derive(&current, &previous))
         .await
         .map_err(|e| match e {
-            accounts::totp::TotpError::Db(db) => CliError::Db(db),
+            staff::totp::TotpError::Db(db) => CliError::Db(db),
             other => CliError::Io(other.to_string()),
         })?;
     println!(

@@ -358,7 +358,7 @@ pub struct Settings {
     /// may send per minute, refused before anything is written.
     pub login_rate_limit: u32,
     /// `STOREFRONT_AUDIT_RETENTION_DAYS` (30 … 3650, default 400): days the audit log keeps
-    /// an entry (money actions at least a year, see `accounts::audit`).
+    /// an entry (money actions at least a year, see `staff::audit`).
     pub audit_retention_days: u32,
     /// `STOREFRONT_ORDER_LINK_DAYS`: days the private order links keep working after the
     /// purchase was fulfilled or ended.

@@ -8,8 +8,6 @@
 //! one pooled connection. Times that are compared or leased on are `i64` unix milliseconds:
 //! SQLite and PostgreSQL disagree about timestamp text and precision, integers they agree on.
 
-pub mod account;
-pub mod accounts;
 pub mod admin;
 pub mod alert_mail;
 pub mod alerts;
@@ -32,6 +30,8 @@ pub mod purchases;
 pub mod refunds;
 pub mod schema;
 pub mod settings;
+pub mod staff;
+pub mod supplier_account;
 pub mod topups;
 pub mod totp;
 pub mod wallet;

@@ -6,7 +6,6 @@
 //! [`perform`] is what the console's order page calls: one transaction per action, holding the
 //! change, its timeline note and its audit entry.
 
-use crate::accounts::{Admin, action};
 use crate::db::purchases::{self, Purchase, TransitionError};
 use crate::db::{DbConn, DbError, now_ms, outbox as jobs, refunds};
 use crate::domain::Cents;
@@ -15,6 +14,7 @@ use crate::domain::purchase::{
 };
 use crate::orders::Orders;
 use crate::orders::outbox::{JobKind, enqueue};
+use crate::staff::{Admin, action};
 
 /// Attempt outcomes that leave a placement's result unknown until it is settled by a later
 /// answer under the same key or by reconciliation.

@@ -11,11 +11,11 @@
 
 use url::Url;
 
-use crate::accounts;
 use crate::db::alert_mail::{self as q, DROPPED, DueEmail, FAILED, PENDING, SENT};
 use crate::db::{Db, DbConn, DbError, admin, now_ms};
 use crate::mail::{AlertKind, OutgoingEmail};
 use crate::orders::notify::Notifier;
+use crate::staff;
 
 /// How long one attempt may take before another process may try the same row again.
 const CLAIM_MS: i64 = 5 * 60_000;
@@ -67,7 +67,7 @@ async fn attempt(notifier: &Notifier, email: &DueEmail, attempts: i32) -> Outcom
             email.alert_kind
         ));
     };
-    let Ok(to) = accounts::admin_email(&email.recipient) else {
+    let Ok(to) = staff::admin_email(&email.recipient) else {
         return give_up("the owner's address is not a valid email address".into());
     };
     let url: Url = match notifier.public_url.join(&details_path(email)) {

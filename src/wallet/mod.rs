@@ -15,10 +15,10 @@
 //! The console's wallet page and the wallet watcher call one [`Wallet`] capability each; every
 //! query stays in `crate::db` (`wallet`, `topups`, `alert_mail`).
 
-pub mod account;
 pub mod alert_mail;
 pub mod balance;
 pub mod runway;
+pub mod supplier_account;
 pub mod threshold;
 pub mod topup;
 
@@ -28,8 +28,8 @@ use crate::db::{Db, DbError};
 use crate::orders::notify::Notifier;
 use crate::upstream::PartnerClient;
 
-pub use account::{AccountFacts, Overview, SalesHeld, SupplierAccount, UnsafePair};
 pub use balance::{BalanceRefresher, SalesState, WalletOverview, refresh};
+pub use supplier_account::{AccountFacts, Overview, SalesHeld, SupplierAccount, UnsafePair};
 pub use threshold::ThresholdPolicy;
 pub use topup::{TopupAnswer, TopupProgress, TopupRefusal};
 

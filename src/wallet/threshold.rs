@@ -77,7 +77,7 @@ impl Wallet<'_> {
     /// transaction. A threshold above [`MAX_THRESHOLD_CENTS`] is refused.
     pub async fn save_threshold_policy(
         &self,
-        by: crate::accounts::Admin,
+        by: crate::staff::Admin,
         client_addr: String,
         policy: ThresholdPolicy,
     ) -> Result<(), WalletError> {

@@ -15,17 +15,17 @@ use std::net::IpAddr;
 
 use rand::RngCore;
 
-use crate::accounts::Admin;
 use crate::db::topups::{self, NewTopup, TopupProgressRow};
 use crate::db::{self, Db, DbError};
 use crate::domain::Cents;
+use crate::staff::Admin;
 use crate::upstream::types::{IdempotencyKey, PageLimit, TopUpAmount};
 use crate::upstream::{Balance, BalanceTransaction, UpstreamError};
 use crate::wallet::threshold::check_low_balance;
 use crate::wallet::{TRANSACTIONS_PER_PAGE, Wallet, WalletError};
 
 /// The audit actions of top-ups (money actions, kept at least a year).
-pub use crate::accounts::action::{
+pub use crate::staff::action::{
     WALLET_TOPUP_CREATED as TOPUP_CREATED, WALLET_TOPUP_FAILED as TOPUP_FAILED,
     WALLET_TOPUP_RESUBMITTED as TOPUP_RESUBMITTED,
 };

@@ -23,8 +23,8 @@ use hmac::{Hmac, Mac};
 use rand::RngCore;
 use sha2::Sha256;
 
-use crate::accounts::{SessionToken, session};
 use crate::config::SecretKey;
+use crate::staff::{SessionToken, session};
 
 /// Bytes of the HMAC, and so of the mask.
 const MAC_LEN: usize = 32;

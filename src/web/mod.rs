@@ -48,7 +48,7 @@ pub struct AppState {
     /// handlers reach it only through capability services.
     pub(crate) db: Db,
     /// The console's accounts, sessions and audit log.
-    pub staff: crate::accounts::Staff,
+    pub staff: crate::staff::Staff,
     /// Purchases: the console's reads and actions, the order page, payment events.
     pub orders: crate::orders::Orders,
     pub settings: Arc<Settings>,

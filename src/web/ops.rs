@@ -9,7 +9,7 @@
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Serialize;
 
-use crate::wallet::account::Readiness;
+use crate::wallet::supplier_account::Readiness;
 use crate::web::AppState;
 
 /// Alive: the process answers. Touches nothing else, so a slow database never gets a healthy

@@ -1,5 +1,5 @@
 //! A per-client limit on expensive or abusable requests (checkout, "lost your link", console
-//! sign-in forms). Sign-ins are also throttled per account in the database (`accounts`); this
+//! sign-in forms). Sign-ins are also throttled per account in the database (`staff`); this
 //! limit comes first, so a flood of them never reaches the database's write lock. Clients are counted by [`ClientKey`]: an IPv4
 //! address, or an IPv6 /64.
 //!

@@ -7,10 +7,10 @@ use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
 use diesel::prelude::*;
-use storefront::accounts::Role;
 use storefront::db::schema::{alerts, purchases};
 use storefront::db::{Db, DbError};
 use storefront::sandbox::{AccountChange, SandboxHandle, Scope};
+use storefront::staff::Role;
 
 use crate::admin::{OWNER, PASSWORD, create, login_as};
 use crate::both_backends;
@@ -336,7 +336,7 @@ async fn the_account_is_stored_and_its_warnings_reach_the_owner(backend: Backend
     // Stored in the one shared row.
     let row = app
         .db
-        .run(storefront::db::account::get)
+        .run(storefront::db::supplier_account::get)
         .await
         .expect("read")
         .expect("the account was stored at start");
@@ -589,7 +589,7 @@ async fn the_sandbox_control_api_changes_what_get_account_reports() {
         body["scopes"],
         serde_json::json!(["catalog:read", "balance:read"])
     );
-    let expires = storefront::wallet::account::parse_timestamp_ms(
+    let expires = storefront::wallet::supplier_account::parse_timestamp_ms(
         body["keyExpiresAt"].as_str().expect("text"),
     )
     .expect("RFC 3339");

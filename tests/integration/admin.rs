@@ -3,9 +3,9 @@
 //! [`Browser`], the audit log, and order rows written without a checkout.
 
 use diesel::prelude::*;
-use storefront::accounts::{self, NewPassword, Role};
 use storefront::db::schema::admin_audit;
 use storefront::db::{Db, DbError, purchases};
+use storefront::staff::{self, NewPassword, Role};
 
 use crate::fixtures::purchase;
 use crate::helpers::{Answer, TestApp};
@@ -69,9 +69,9 @@ pub(crate) async fn login_as(app: &TestApp, email: &str) -> Browser {
 }
 
 pub(crate) async fn create(db: &Db, email: &str, role: Role) {
-    let email = accounts::admin_email(email).expect("email");
+    let email = staff::admin_email(email).expect("email");
     let password = NewPassword::parse(PASSWORD).expect("password");
-    accounts::create_user(db, &email, role, password, "test")
+    staff::create_user(db, &email, role, password, "test")
         .await
         .expect("create user");
 }

@@ -6,8 +6,8 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
 use diesel::prelude::*;
-use storefront::accounts::NewPassword;
 use storefront::db::DbError;
+use storefront::staff::NewPassword;
 
 use crate::admin::{OWNER, PASSWORD, login_as};
 use crate::both_backends;

@@ -4,9 +4,9 @@
 //! session timeouts. Parallel guesses and the second factor are in `admin_totp`.
 
 use diesel::prelude::*;
-use storefront::accounts::Role;
 use storefront::db::schema::{admin_audit, admin_login_attempts, admin_sessions};
 use storefront::db::{Db, DbError, now_ms};
+use storefront::staff::Role;
 
 use crate::admin::{Browser, OWNER, PASSWORD, audit_rows, create, hidden, login_as};
 use crate::both_backends;

@@ -3,9 +3,9 @@
 //! asked for), and a real order's page and its audited actions.
 
 use diesel::prelude::*;
-use storefront::accounts::Role;
 use storefront::db::schema::{alerts, outbox_jobs, purchase_events};
 use storefront::db::{DbError, now_ms, purchases};
+use storefront::staff::Role;
 
 use crate::admin::{Browser, OWNER, SUPPORT, audit_rows, create, insert_purchase, login_as};
 use crate::both_backends;

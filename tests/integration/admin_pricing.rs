@@ -2,7 +2,7 @@
 //! once, removed and audited, owner-only, with out-of-range values explained in the form's
 //! units.
 
-use storefront::accounts::Role;
+use storefront::staff::Role;
 
 use crate::admin::{Browser, OWNER, SUPPORT, audit_rows, create, hidden, login_as};
 use crate::both_backends;

@@ -2,7 +2,7 @@
 //! (orders and the catalog, no money, no owner actions) and an owner. Support's pages show no
 //! wallet, cost or margin.
 
-use storefront::accounts::Role;
+use storefront::staff::Role;
 
 use crate::admin::{Browser, OWNER, SUPPORT, create, login_as};
 use crate::helpers::{Answer, Backend, TestApp, spawn_shop};

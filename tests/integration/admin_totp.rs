@@ -10,10 +10,10 @@
 use std::sync::Arc;
 
 use diesel::prelude::*;
-use storefront::accounts::Role;
-use storefront::accounts::totp::{STEP_SECS, code_at_step};
 use storefront::db::schema::{admin_sessions, admin_totp, admin_users};
 use storefront::db::{Db, DbError, now_ms};
+use storefront::staff::Role;
+use storefront::staff::totp::{STEP_SECS, code_at_step};
 
 use crate::admin::{Browser, OWNER, PASSWORD, SUPPORT, audit_rows, create, hidden, login_as};
 use crate::both_backends;
@@ -315,7 +315,7 @@ async fn login_with_totp_wants_the_right_fresh_code(backend: Backend) {
             .any(|r| r.1 == "login" && r.3 == "signed in with password and TOTP code"),
         "{rows:?}"
     );
-    let secret_text = storefront::accounts::totp::base32(&secret);
+    let secret_text = storefront::staff::totp::base32(&secret);
     assert!(
         rows.iter().all(|r| !r.3.contains(&secret_text)),
         "the secret is never audited"
@@ -699,9 +699,9 @@ async fn fifty_parallel_wrong_passwords_verify_no_more_than_the_limit(backend: B
 /// `storefront keys rotate` moves TOTP secrets to the current key too, so dropping the previous
 /// key does not lock anyone out; a secret no key given opens is reported, not lost.
 async fn keys_rotate_reseals_totp_secrets(backend: Backend) {
-    use storefront::accounts::totp::{self, TotpKeys};
-    use storefront::accounts::{Admin, Stage};
     use storefront::config::SecretKey;
+    use storefront::staff::totp::{self, TotpKeys};
+    use storefront::staff::{Admin, Stage};
 
     let Some(app) = spawn_app(backend).await else {
         return;

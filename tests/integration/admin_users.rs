@@ -3,9 +3,9 @@
 //! admin changes their own password. Each change is audited without the password.
 
 use diesel::prelude::*;
-use storefront::accounts::Role;
 use storefront::db::schema::{admin_audit, admin_sessions, admin_users};
 use storefront::db::{Db, DbError};
+use storefront::staff::Role;
 
 use crate::admin::{Browser, OWNER, PASSWORD, SUPPORT, create, hidden, login_as};
 use crate::both_backends;

@@ -4,9 +4,9 @@
 //! takes it, the catalog page with its "sync now", and resending an order's delivery email.
 
 use diesel::prelude::*;
-use storefront::accounts::Role;
 use storefront::db::schema::{alert_emails, alerts, purchases, topups};
 use storefront::db::{Db, DbError};
+use storefront::staff::Role;
 
 use crate::admin::{
     Browser, OWNER, PASSWORD, SUPPORT, audit_rows, buy_and_wait_fulfilled, create, hidden,

@@ -4,10 +4,10 @@
 //! older than `STOREFRONT_AUDIT_RETENTION_DAYS` but keeps money actions for a year.
 
 use diesel::prelude::*;
-use storefront::accounts::{Role, action};
-use storefront::db::accounts::{NewAudit, append_audit};
 use storefront::db::schema::{admin_audit, admin_login_attempts, leases};
+use storefront::db::staff::{NewAudit, append_audit};
 use storefront::db::{Db, DbError, now_ms};
+use storefront::staff::{Role, action};
 
 use crate::admin::{Browser, OWNER, PASSWORD, create};
 use crate::both_backends;

@@ -16,7 +16,6 @@ use diesel::prelude::*;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use reqwest::header::{CONTENT_TYPE, COOKIE, HeaderValue};
-use storefront::accounts::Role;
 use storefront::db::schema::{
     admin_audit, admin_recovery_codes, admin_sessions, admin_totp, admin_users, checkout_holds,
     installations, markup_rules, order_link_tokens, outbox_jobs, payment_events, purchase_events,
@@ -24,6 +23,7 @@ use storefront::db::schema::{
 };
 use storefront::db::{Db, DbError};
 use storefront::payments::signature;
+use storefront::staff::Role;
 
 use crate::admin::{OWNER, create, insert_purchase, login_as};
 use crate::helpers::{Backend, Browser, TestApp, hidden, spawn_app_with, spawn_shop_with};

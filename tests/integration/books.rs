@@ -5,9 +5,9 @@
 
 use std::time::{Duration, Instant};
 
-use storefront::accounts::Role;
 use storefront::catalog::ShopPlan;
 use storefront::sandbox::{self, Outcome, SandboxConfig, SandboxHandle};
+use storefront::staff::Role;
 
 use crate::admin::{Browser, OWNER, PASSWORD, create, hidden};
 use crate::both_backends;

@@ -16,10 +16,10 @@
 use std::time::{Duration, Instant};
 
 use diesel::prelude::*;
-use storefront::accounts::Role;
 use storefront::catalog::{PlanKind, ShopPlan};
 use storefront::db::DbError;
 use storefront::db::schema::purchases;
+use storefront::staff::Role;
 
 use crate::admin::{OWNER, PASSWORD, create};
 use crate::helpers::{Backend, TestApp, spawn_shop};

@@ -380,7 +380,7 @@ async fn login_failures_from_one_ipv6_64_share_one_throttle() {
     )
     .await
     .expect("sqlite");
-    create(&app.db, OWNER, storefront::accounts::Role::Owner).await;
+    create(&app.db, OWNER, storefront::staff::Role::Owner).await;
     for i in 1..=5 {
         let guesser = via(&format!("2001:db8:77:1:{i:x}::{i:x}"));
         assert_eq!(guesser.login(&app, OWNER, "guess").await.status, 401);

@@ -3,8 +3,8 @@
 //! browser marks as coming from another origin is refused, console pages are never compressed,
 //! and tokens are masked afresh for every answer.
 
-use storefront::accounts::Role;
 use storefront::db::now_ms;
+use storefront::staff::Role;
 
 use crate::admin::{Browser, OWNER, audit_rows, create, hidden, insert_purchase, login_as};
 use crate::both_backends;

@@ -6,12 +6,12 @@
 use std::time::Duration;
 
 use diesel::prelude::*;
-use storefront::accounts::Role;
 use storefront::db::schema::{alerts, refunds};
 use storefront::db::{DbError, purchases};
 use storefront::domain::Cents;
 use storefront::orders::confirm::{self, Applied};
 use storefront::payments::{EventKind, PaymentEvent};
+use storefront::staff::Role;
 
 use crate::admin::{OWNER, create, login_as};
 use crate::both_backends;

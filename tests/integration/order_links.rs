@@ -5,10 +5,10 @@
 
 use diesel::prelude::*;
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
-use storefront::accounts::Role;
 use storefront::db::schema::{order_link_tokens, purchase_events};
 use storefront::db::{Db, DbConn, DbError, now_ms, purchases};
 use storefront::orders::links::hash_token;
+use storefront::staff::Role;
 use storefront::web::order_cache::PAGE_TTL;
 
 use crate::admin::{OWNER, SUPPORT, audit_rows, create, insert_purchase, login_as};

@@ -7,12 +7,12 @@
 use std::sync::Arc;
 
 use diesel::prelude::*;
-use storefront::accounts::Role;
 use storefront::catalog::ShopPlan;
 use storefront::db::promo::CodeRow;
 use storefront::db::schema::{admin_audit, promo_codes, promo_redemptions, purchase_events};
 use storefront::db::{DbError, now_ms};
 use storefront::domain::Cents;
+use storefront::staff::Role;
 
 use crate::admin::{OWNER, create, login_as};
 use crate::both_backends;

@@ -23,9 +23,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use diesel::prelude::*;
-use storefront::accounts::Role;
 use storefront::db::schema::{catalog_syncs, leases, outbox_attempts, outbox_jobs};
 use storefront::db::{Db, DbError, now_ms};
+use storefront::staff::Role;
 
 use crate::admin::{OWNER, PASSWORD};
 use crate::consumer::hidden;

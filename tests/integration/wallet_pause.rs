@@ -6,12 +6,12 @@
 use std::time::{Duration, Instant};
 
 use diesel::prelude::*;
-use storefront::accounts::Role;
 use storefront::catalog::ShopPlan;
 use storefront::db::schema::purchases;
 use storefront::db::{Db, DbError};
 use storefront::domain::Cents;
 use storefront::sandbox::{KeySpec, Outcome, Scope};
+use storefront::staff::Role;
 
 use crate::admin::{Browser, OWNER, PASSWORD, audit_rows, create, hidden};
 use crate::both_backends;

@@ -11,7 +11,7 @@ use super::{
     AdminPage, CsrfForm, CurrentAdmin, client_addr, console_page, refusal, see_other,
     session_cookie,
 };
-use crate::accounts::{self, Admin, NewPassword, users};
+use crate::staff::{self, Admin, NewPassword, users};
 use crate::web::AppState;
 use crate::web::error::AppError;
 
@@ -34,7 +34,7 @@ impl AccountPage {
             role: admin.role.as_str(),
             flash,
             error,
-            min_chars: accounts::password::MIN_CHARS,
+            min_chars: staff::password::MIN_CHARS,
         }
     }
 }
@@ -78,7 +78,7 @@ pub async fn change_password(
         )
     };
     if form.current_password.is_empty()
-        || form.current_password.chars().count() > accounts::password::MAX_CHARS
+        || form.current_password.chars().count() > staff::password::MAX_CHARS
     {
         return Ok(refused("Enter your current password.".into()));
     }

@@ -56,7 +56,7 @@ pub async fn audit(
 ) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
     let before = query.before;
-    let mut rows = crate::accounts::audit::page(&state.staff, before, PAGE_SIZE + 1).await?;
+    let mut rows = crate::staff::audit::page(&state.staff, before, PAGE_SIZE + 1).await?;
     let more = rows.len() > usize::try_from(PAGE_SIZE).unwrap_or(usize::MAX);
     rows.truncate(usize::try_from(PAGE_SIZE).unwrap_or(usize::MAX));
     let older_href = more

@@ -14,7 +14,7 @@ use crate::books::figures::{Chart, Figures, chart};
 use crate::db::{self, wallet};
 use crate::orders::actions;
 use crate::orders::console;
-use crate::wallet::account::Overview;
+use crate::wallet::supplier_account::Overview;
 use crate::web::error::AppError;
 use crate::web::{AppState, filters};
 

@@ -1,6 +1,6 @@
 //! `/admin/login` and `POST /admin/logout`. A failed login never says whether the email or
 //! the password was wrong; too many failures answer 429 for a while (see
-//! [`crate::accounts::throttle`]). Before any of that, one client may send only
+//! [`crate::staff::throttle`]). Before any of that, one client may send only
 //! `STOREFRONT_LOGIN_RATE_LIMIT` sign-in forms a minute: the rest are refused with nothing
 //! written ([`sign_in_limited`]). An account with TOTP goes on to `/admin/login/totp`.
 
@@ -14,7 +14,7 @@ use super::{
     AdminPage, AnyStageAdmin, CsrfForm, NoFields, TOO_FAST, client_addr, console_page, see_other,
     session_cookie, session_token, sign_in_limited, too_fast,
 };
-use crate::accounts::{self, LoginOutcome, session};
+use crate::staff::{self, LoginOutcome, session};
 use crate::web::AppState;
 use crate::web::error::AppError;
 
@@ -39,7 +39,7 @@ pub async fn login_page(
     req: HttpRequest,
 ) -> Result<AdminPage, AppError> {
     if let Some(token) = session_token(&req, state.secure_cookies)
-        && let Some(admin) = accounts::authenticate(&state.staff, token).await?
+        && let Some(admin) = staff::authenticate(&state.staff, token).await?
     {
         return Ok(see_other(super::totp::home_of(admin.stage)).into());
     }
@@ -74,12 +74,12 @@ pub async fn login(
             Some("Enter your email and password."),
         ));
     }
-    if form.password.chars().count() > accounts::password::MAX_CHARS {
+    if form.password.chars().count() > staff::password::MAX_CHARS {
         return Ok(render(StatusCode::UNAUTHORIZED, email, Some(FAILED)));
     }
     let previous = session_token(&req, state.secure_cookies);
     let client = client_addr(&req);
-    let outcome = accounts::login(&state.staff, &email, form.password, &client, previous).await?;
+    let outcome = staff::login(&state.staff, &email, form.password, &client, previous).await?;
     match outcome {
         LoginOutcome::Success { admin, token } => {
             tracing::info!(
@@ -96,7 +96,7 @@ pub async fn login(
         LoginOutcome::Throttled => {
             Ok(
                 render(StatusCode::TOO_MANY_REQUESTS, email, Some(THROTTLED))
-                    .retry_after(accounts::throttle::RETRY_AFTER_SECS),
+                    .retry_after(staff::throttle::RETRY_AFTER_SECS),
             )
         }
     }
@@ -109,7 +109,7 @@ pub async fn logout(
     _: CsrfForm<NoFields>,
 ) -> Result<HttpResponse, AppError> {
     let user_id = admin.user_id;
-    accounts::logout(&state.staff, admin, &client_addr(&req)).await?;
+    staff::logout(&state.staff, admin, &client_addr(&req)).await?;
     tracing::info!(admin.id = user_id, "admin signed out");
     let mut gone = Cookie::build(session::cookie_name(state.secure_cookies), "")
         .path("/")

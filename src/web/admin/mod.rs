@@ -9,7 +9,7 @@
 //! action is written to the audit log in the same transaction as its effect. Owner-only
 //! actions answer 403 to support accounts. Every page is answered as an [`AdminPage`], which
 //! adds the chrome, the CSRF cookie, the status and the console's headers ([`page`]); what a
-//! page shows comes from one capability call (`orders::console`, `accounts::users`, …).
+//! page shows comes from one capability call (`orders::console`, `staff::users`, …).
 
 mod account;
 mod audit;
@@ -34,7 +34,7 @@ use actix_web::http::StatusCode;
 use actix_web::http::header;
 use actix_web::{FromRequest, HttpMessage, HttpRequest, HttpResponse, ResponseError, web};
 
-use crate::accounts::{self, Admin, SessionToken, Stage, session};
+use crate::staff::{self, Admin, SessionToken, Stage, session};
 use crate::web::error::AppError;
 use crate::web::{AppState, csrf};
 
@@ -192,7 +192,7 @@ async fn any_stage(req: HttpRequest) -> Result<Admin, actix_web::Error> {
     let Some(token) = session_token(&req, state.secure_cookies) else {
         return Err(LoginRequired.into());
     };
-    match accounts::authenticate(&state.staff, token).await {
+    match staff::authenticate(&state.staff, token).await {
         Ok(Some(admin)) => {
             // For the page's chrome: see [`AdminPage`].
             req.extensions_mut().insert(admin.clone());

@@ -16,7 +16,7 @@ use actix_web::{HttpMessage, HttpRequest, HttpResponse, Responder};
 use askama::{DynTemplate, Template};
 
 use super::state_of;
-use crate::accounts::Admin;
+use crate::staff::Admin;
 use crate::web::{csrf, pages};
 
 /// A console page: its template and the nav entry it belongs to.

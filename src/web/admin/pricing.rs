@@ -12,7 +12,6 @@ use serde::Deserialize;
 use super::{
     AdminPage, CsrfForm, CurrentAdmin, client_addr, console_page, require_owner, see_other,
 };
-use crate::accounts::Admin;
 use crate::catalog::named::scope_suggestions;
 use crate::catalog::pricing::{self, RuleForm, describe, parse_rule, rule_from_row};
 use crate::catalog::snapshot::Snapshot;
@@ -20,6 +19,7 @@ use crate::db::pricing::RuleRow;
 use crate::domain::Cents;
 use crate::domain::clock;
 use crate::domain::pricing::{MarkupRule, PlanKey, PriceBook};
+use crate::staff::Admin;
 use crate::web::AppState;
 use crate::web::error::AppError;
 

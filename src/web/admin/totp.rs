@@ -1,7 +1,7 @@
 //! The console's second factor: `/admin/login/totp` (the code after the password),
 //! `/admin/account/totp` (enrolment, recovery codes) and the owners' controls on the users pages
 //! (requiring TOTP for all, resetting an account's TOTP). The rules live in
-//! [`crate::accounts::totp`]; these handlers parse the form and show the outcome.
+//! [`crate::staff::totp`]; these handlers parse the form and show the outcome.
 //!
 //! The secret appears in clear on one page only, the enrolment page (until it is confirmed), and
 //! the recovery codes on the page that issues them; both are `no-store` like every console page.
@@ -16,9 +16,9 @@ use super::{
     AdminPage, AnyStageAdmin, CsrfForm, CurrentAdmin, NoFields, TOO_FAST, client_addr,
     console_page, see_other, session_cookie, sign_in_limited, too_fast,
 };
-use crate::accounts::throttle::RETRY_AFTER_SECS;
-use crate::accounts::totp::{self, TotpError, TotpKeys};
-use crate::accounts::{Admin, Stage};
+use crate::staff::throttle::RETRY_AFTER_SECS;
+use crate::staff::totp::{self, TotpError, TotpKeys};
+use crate::staff::{Admin, Stage};
 use crate::web::AppState;
 use crate::web::error::AppError;
 

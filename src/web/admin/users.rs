@@ -3,7 +3,7 @@
 //! two-factor state (reset by an owner in [`super::totp`]).
 //!
 //! The rules (who may do what, the last active owner, ending sessions, the audit entry) live
-//! in [`crate::accounts::users`]; this module parses the forms and shows the outcome. A form
+//! in [`crate::staff::users`]; this module parses the forms and shows the outcome. A form
 //! that is refused comes back with its message and, when adding an account, the email and
 //! role as typed (never the password).
 
@@ -18,11 +18,11 @@ use super::{
     AdminPage, CsrfForm, CurrentAdmin, Pager, client_addr, console_page, refusal, require_owner,
     see_other,
 };
-use crate::accounts::totp;
-use crate::accounts::users::{self, Change};
-use crate::accounts::{self, Admin, NewPassword, Role};
-use crate::db::accounts::UserSummary;
+use crate::db::staff::UserSummary;
 use crate::domain::clock;
+use crate::staff::totp;
+use crate::staff::users::{self, Change};
+use crate::staff::{self, Admin, NewPassword, Role};
 use crate::web::AppState;
 use crate::web::error::AppError;
 
@@ -120,7 +120,7 @@ async fn list_page(
         newer_href: pager.previous_href("/admin/users", &[]),
         older_href: pager.next_href("/admin/users", &[], has_more),
         form,
-        min_chars: accounts::password::MIN_CHARS,
+        min_chars: staff::password::MIN_CHARS,
     })
 }
 
@@ -176,7 +176,7 @@ pub async fn create(
         owner: form.role == Role::Owner.as_str(),
         error: Some(error),
     };
-    let parsed = accounts::admin_email(&form.email)
+    let parsed = staff::admin_email(&form.email)
         .map_err(|e| format!("That email cannot be used: {e}."))
         .and_then(|email| Ok((email, parse_role(&form.role)?)))
         .and_then(|(email, role)| {
@@ -284,7 +284,7 @@ async fn detail_page(
         user: view(user, admin, &totp_states),
         flash,
         error,
-        min_chars: accounts::password::MIN_CHARS,
+        min_chars: staff::password::MIN_CHARS,
     })
 }
 

@@ -8,7 +8,7 @@
 //! the whole shop: every replica checks hourly, and the one that takes the day's lease
 //! (`leases`, held for a day and never renewed) prunes.
 
-use crate::accounts::Staff;
+use crate::staff::Staff;
 use std::time::Duration;
 
 use tokio::sync::watch;
@@ -37,7 +37,7 @@ pub async fn prune(db: &Db, retention_days: u32, now_ms: i64) -> Result<usize, D
     loop {
         let n = db
             .run(move |conn| {
-                crate::db::accounts::prune_audit(conn, before, action::MONEY, money_before, BATCH)
+                crate::db::staff::prune_audit(conn, before, action::MONEY, money_before, BATCH)
             })
             .await?;
         deleted += n;
@@ -79,9 +79,9 @@ pub async fn page(
     staff: &Staff,
     before_id: Option<i64>,
     limit: i64,
-) -> Result<Vec<crate::db::accounts::AuditRow>, DbError> {
+) -> Result<Vec<crate::db::staff::AuditRow>, DbError> {
     let db = staff.db();
-    db.run(move |conn| crate::db::accounts::audit_page(conn, before_id, limit))
+    db.run(move |conn| crate::db::staff::audit_page(conn, before_id, limit))
         .await
 }
 

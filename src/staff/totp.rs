@@ -15,7 +15,7 @@
 //! An owner may require TOTP for every console account (the `require_totp` shop setting): an
 //! account without it is then sent to enrolment after its password and can do nothing else.
 
-use crate::accounts::Staff;
+use crate::staff::Staff;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -27,8 +27,8 @@ use super::session::SessionToken;
 use super::throttle::{self, Reservation};
 use super::{Admin, Stage, action};
 use crate::config::{Secret, SecretKey};
-use crate::db::accounts::{self as q, SessionRow};
 use crate::db::login_attempts::{Kind, Outcome};
+use crate::db::staff::{self as q, SessionRow};
 use crate::db::totp::{self as t, TotpRow};
 use crate::db::{Db, DbConn, DbError, now_ms, settings};
 use crate::sealing::{SealKey, SealKeys};

@@ -23,8 +23,8 @@ pub mod users;
 
 use std::fmt;
 
-use crate::db::accounts::{self as q, NewAudit, SessionRow};
 use crate::db::login_attempts::{Kind as AttemptKind, Outcome as AttemptOutcome};
+use crate::db::staff::{self as q, NewAudit, SessionRow};
 use crate::db::{Db, DbConn, DbError};
 use crate::domain::{Email, EmailError};
 pub use password::{NewPassword, PasswordError};

@@ -28,7 +28,7 @@ use time::format_description::well_known::{Iso8601, Rfc2822, Rfc3339};
 use tokio::sync::watch;
 
 use crate::config::{Payments, Settings};
-use crate::db::account::AccountRow;
+use crate::db::supplier_account::AccountRow;
 use crate::db::{self, Db, DbError};
 use crate::domain::AlertKind;
 use crate::upstream::{Environment, PartnerAccount, PartnerClient};
@@ -493,7 +493,7 @@ impl SupplierAccount {
         let row = facts.to_row(&self.policy.key_fingerprint);
         if let Err(err) = self
             .db
-            .run(move |conn| db::account::store(conn, &row))
+            .run(move |conn| db::supplier_account::store(conn, &row))
             .await
         {
             tracing::warn!(error = %err, "could not store the supplier account");
@@ -518,7 +518,7 @@ impl SupplierAccount {
         let fingerprint = self.policy.key_fingerprint.clone();
         if let Err(err) = self
             .db
-            .run(move |conn| db::account::record_failure(conn, &fingerprint, &reason, now))
+            .run(move |conn| db::supplier_account::record_failure(conn, &fingerprint, &reason, now))
             .await
         {
             tracing::warn!(error = %err, "could not record the failed supplier account read");
@@ -594,7 +594,7 @@ impl SupplierAccount {
     /// The stored account (shared by the replicas) with its warnings, and this process's own
     /// refusal when it holds checkout.
     pub async fn overview(&self) -> Result<Overview, DbError> {
-        let row = self.db.run(db::account::get).await?;
+        let row = self.db.run(db::supplier_account::get).await?;
         let now = db::now_ms();
         let mine = row.filter(|r| r.key_fingerprint == self.policy.key_fingerprint);
         let mut warnings = Vec::new();

@@ -14,8 +14,8 @@
 //! account only (the password is already known). Nothing is locked for good: the refusal lasts
 //! until old attempts leave the window.
 
-use crate::db::accounts::{self as q, NewAudit};
 use crate::db::login_attempts::{self as a, Counts, Kind, Outcome};
+use crate::db::staff::{self as q, NewAudit};
 use crate::db::{Db, DbConn, DbError, now_ms};
 use crate::domain::ClientKey;
 

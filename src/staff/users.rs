@@ -7,12 +7,12 @@
 //! replica, finds no session. The console always keeps an active owner: the last one can be
 //! neither disabled nor demoted.
 
-use crate::accounts::Staff;
+use crate::staff::Staff;
 use diesel::result::Error as DieselError;
 
 use super::{Admin, NewPassword, Role, SessionToken, action, password, throttle};
-use crate::db::accounts::{self as q, SessionRow, UserRow};
 use crate::db::login_attempts::{Kind as AttemptKind, Outcome as AttemptOutcome};
+use crate::db::staff::{self as q, SessionRow, UserRow};
 use crate::db::{DbConn, DbError, now_ms};
 use crate::domain::Email;
 
