@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::{Secret, SecretKey};
 use crate::db::installations::{self, InstallationRow};
 use crate::db::{DbConn, DbError};
-use crate::domain::esim::{parse_activation_code, safe_install_link};
+use crate::domain::esim::{apple_setup_link, parse_activation_code, safe_install_link};
 use crate::sealing::SealKey;
 use crate::upstream::Installation;
 
@@ -277,10 +277,13 @@ impl InstallView {
                 .map(|p| p.smdp_address.clone())
                 .unwrap_or_default(),
             matching_id: parts.map(|p| p.matching_id).unwrap_or_default(),
+            // The supplier's link when it gives a safe one, else Apple's setup link built
+            // from the code (Android has no web link to install from).
             install_link: details
                 .universal_link
                 .as_ref()
-                .and_then(|l| safe_install_link(l.expose()).map(str::to_string)),
+                .and_then(|l| safe_install_link(l.expose()).map(str::to_string))
+                .or_else(|| apple_setup_link(&code)),
             activation_code: code,
             activation,
         }

@@ -66,12 +66,10 @@ pub fn installation(esim_id: &str, seq: u64) -> Result<Installation, qrcode::typ
         .render::<svg::Color<'_>>()
         .min_dimensions(200, 200)
         .build();
-    let universal_link = seq.is_multiple_of(2).then(|| {
-        format!(
-            "https://esimsetup.apple.com/esim_qrcode_provisioning?carddata={}",
-            url::form_urlencoded::byte_serialize(activation_code.as_bytes()).collect::<String>()
-        )
-    });
+    let universal_link = seq
+        .is_multiple_of(2)
+        .then(|| crate::domain::esim::apple_setup_link(&activation_code))
+        .flatten();
     Ok(Installation {
         esim_id: esim_id.to_string(),
         iccid,

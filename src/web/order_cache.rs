@@ -29,6 +29,7 @@ use std::time::{Duration, Instant};
 
 use actix_web::web::Bytes;
 
+use crate::domain::esim::Device;
 use crate::i18n::Lang;
 use crate::orders::installation::InstallView;
 
@@ -50,16 +51,25 @@ pub struct RenderedOrder {
     pub token_hash: [u8; 32],
     /// The language it was rendered in.
     pub lang: Lang,
+    /// The kind of device it was laid out for.
+    pub device: Device,
     /// When the order's links stop opening it (ms since the epoch), if they expire.
     pub link_expires_at_ms: Option<i64>,
     pub body: Bytes,
 }
 
 impl RenderedOrder {
-    /// Whether this page may be sent to the holder of `token_hash` asking for `lang` at
-    /// `now_ms`.
-    pub fn opens_for(&self, token_hash: &[u8; 32], lang: Lang, now_ms: i64) -> bool {
+    /// Whether this page may be sent to the holder of `token_hash` asking for `lang` from
+    /// `device` at `now_ms`.
+    pub fn opens_for(
+        &self,
+        token_hash: &[u8; 32],
+        lang: Lang,
+        device: Device,
+        now_ms: i64,
+    ) -> bool {
         self.lang == lang
+            && self.device == device
             && constant_time_eq(&self.token_hash, token_hash)
             && self.link_expires_at_ms.is_none_or(|at| now_ms < at)
     }
@@ -305,30 +315,35 @@ mod tests {
         Arc::new(RenderedOrder {
             token_hash: crate::orders::links::token_digest(token),
             lang: Lang::En,
+            device: Device::Apple,
             link_expires_at_ms: expires,
             body: Bytes::from_static(b"<p>LPA:1$a$b</p>"),
         })
     }
 
     #[test]
-    fn a_page_is_sent_only_to_its_token_in_its_language_until_its_link_expires() {
+    fn a_page_is_sent_only_to_its_token_in_its_language_and_layout_until_its_link_expires() {
         let kept = page("tok-a", Some(1_000));
         let a = crate::orders::links::token_digest("tok-a");
         let b = crate::orders::links::token_digest("tok-b");
-        assert!(kept.opens_for(&a, Lang::En, 999));
+        assert!(kept.opens_for(&a, Lang::En, Device::Apple, 999));
         assert!(
-            !kept.opens_for(&b, Lang::En, 999),
+            !kept.opens_for(&b, Lang::En, Device::Apple, 999),
             "another token reads the database"
         );
         assert!(
-            !kept.opens_for(&a, Lang::De, 999),
+            !kept.opens_for(&a, Lang::De, Device::Apple, 999),
             "another language is rendered afresh"
         );
         assert!(
-            !kept.opens_for(&a, Lang::En, 1_000),
+            !kept.opens_for(&a, Lang::En, Device::Android, 999),
+            "another kind of device gets its own layout"
+        );
+        assert!(
+            !kept.opens_for(&a, Lang::En, Device::Apple, 1_000),
             "an expired link is refused"
         );
-        assert!(page("tok-a", None).opens_for(&a, Lang::En, i64::MAX));
+        assert!(page("tok-a", None).opens_for(&a, Lang::En, Device::Apple, i64::MAX));
     }
 
     #[test]

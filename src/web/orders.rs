@@ -16,6 +16,7 @@ use serde::Deserialize;
 
 use crate::db::now_ms;
 use crate::domain::Cents;
+use crate::domain::esim::{Device, is_apple_setup_link};
 use crate::domain::plan::UNKNOWN_INSTALL_ADVICE;
 use crate::domain::purchase::{PurchaseStatus, order_number};
 use crate::i18n::{self, msg};
@@ -45,6 +46,8 @@ pub struct TimelineEntry {
 #[template(path = "orders/order.html")]
 struct OrderPage {
     install: Option<Arc<InstallView>>,
+    /// What the installation section shows first (see `domain::esim::Device`).
+    device: Device,
     status: &'static str,
     /// Message ids.
     headline: &'static str,
@@ -62,6 +65,26 @@ struct OrderPage {
     promo: Option<(String, String)>,
     email: String,
     timeline: Vec<TimelineEntry>,
+}
+
+impl OrderPage {
+    /// The one-tap install button, when this device can use the link: Apple's setup link
+    /// only on an iPhone or a device that does not say what it is; the supplier's own links
+    /// everywhere. `(href, is_apple)`.
+    fn one_tap(&self) -> Option<(&str, bool)> {
+        let link = self.install.as_ref()?.install_link.as_deref()?;
+        let apple = is_apple_setup_link(link);
+        (!(apple && self.device == Device::Android)).then_some((link, apple))
+    }
+
+    /// On a computer the QR code comes first, for the phone beside it.
+    fn qr_first(&self) -> bool {
+        self.device == Device::Other
+    }
+
+    fn android_first(&self) -> bool {
+        self.device == Device::Android
+    }
 }
 
 /// The headline and explanation of a status, as message ids.
@@ -164,9 +187,14 @@ pub async fn order(
         .map(|c| c.value().to_string())
         .ok_or(AppError::NotFound)?;
     let token_digest = links::token_digest(&token);
+    let device = req
+        .headers()
+        .get(header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .map_or(Device::Other, Device::from_user_agent);
     // An ended order's page rendered moments ago for this very token (see `order_cache`).
     if let Some(kept) = state.order_pages.get(&id)
-        && kept.opens_for(&token_digest, i18n::current(), now_ms())
+        && kept.opens_for(&token_digest, i18n::current(), device, now_ms())
     {
         return Ok(order_response(
             HttpResponse::Ok()
@@ -214,6 +242,7 @@ pub async fn order(
         .unwrap_or_else(|| purchase.plan_id.clone());
     let page = OrderPage {
         install,
+        device,
         status: status.as_str(),
         headline,
         explanation,
@@ -249,6 +278,7 @@ pub async fn order(
                 Arc::new(RenderedOrder {
                     token_hash: token_digest,
                     lang,
+                    device,
                     link_expires_at_ms: links::expires_at(status, &record.events, policy),
                     body: body.clone(),
                 }),

@@ -595,10 +595,10 @@ async fn fulfilled_order_page(app: &TestApp, plan: &ShopPlan, email: &str) -> St
 
 /// The install page on a phone: the QR code is one named image, each installation value is
 /// a whole read-only field under its label, times are machine-readable, the timeline (newest
-/// first) is not numbered, and the install button shows exactly when the eSIM has a link
-/// (the sandbox gives one to every other eSIM).
+/// first) is not numbered, and the install button installs the code the page shows, whether
+/// the supplier gave a link (the sandbox gives one to every other eSIM) or not.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_install_page_names_its_parts_and_offers_the_button_only_with_a_link() {
+async fn the_install_page_names_its_parts_and_offers_one_tap_install() {
     let (app, _upstream) = spawn_shop(Backend::Sqlite, 120).await.expect("sqlite");
     let plan = sellable_plan(&app);
     let first = fulfilled_order_page(&app, &plan, "first@example.com").await;
@@ -649,17 +649,94 @@ async fn the_install_page_names_its_parts_and_offers_the_button_only_with_a_link
         }
         assert!(!page.contains("<time>"), "every time has its datetime");
     }
-    let with_button: Vec<_> = [&first, &second]
-        .into_iter()
-        .filter(|page| page.contains(">Install on iPhone</a>"))
-        .collect();
-    assert_eq!(with_button.len(), 1, "one eSIM of two has a link");
-    assert!(
-        with_button[0].contains("href=\"https://esimsetup.apple.com/"),
-        "{}",
-        with_button[0]
-    );
-    assert!(with_button[0].contains("Tap it on the iPhone you are installing the eSIM on"));
+    // Both have the one-tap button: the supplier's link for one, the link built from the
+    // activation code for the other (a browser that does not say what it is gets it too).
+    for page in [&first, &second] {
+        let link = one_tap_link(page).expect("an install button");
+        assert_eq!(
+            carddata(&link),
+            activation_code(page),
+            "the link installs the code on the page"
+        );
+        assert!(page.contains("Tap it on the iPhone you are installing the eSIM on"));
+    }
+}
+
+const IPHONE: &str = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1";
+const ANDROID: &str = "Mozilla/5.0 (Linux; Android 15; Pixel 9) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36";
+const LAPTOP: &str = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+
+fn activation_code(page: &str) -> String {
+    page.split("id=\"activation-code\" class=\"copy\" type=\"text\" readonly value=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("activation code field")
+        .to_string()
+}
+
+/// The one-tap install button's link, as a browser reads the `href`.
+fn one_tap_link(page: &str) -> Option<String> {
+    let at = page.find("data-one-tap>")?;
+    let href = page[..at].rsplit("href=\"").next()?.split('"').next()?;
+    Some(href.replace("&amp;", "&"))
+}
+
+/// The activation code Apple's installer reads from a setup link.
+fn carddata(link: &str) -> String {
+    let url = url::Url::parse(link).expect("a link");
+    assert_eq!(url.host_str(), Some("esimsetup.apple.com"), "{link}");
+    url.query_pairs()
+        .find(|(k, _)| k == "carddata")
+        .map(|(_, v)| v.into_owned())
+        .expect("carddata")
+}
+
+/// Where `needle` first appears on `page`.
+fn at(page: &str, needle: &str) -> usize {
+    page.find(needle)
+        .unwrap_or_else(|| panic!("{needle} missing from {page}"))
+}
+
+/// One-tap install: on an iPhone the button that opens Apple's installer comes before
+/// everything else; an Android phone is not offered Apple's link and reads its own steps
+/// first; a laptop shows the QR code first, for the phone beside it. The same order holds when
+/// the ended order's page comes from the page cache.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_device_sees_its_own_way_to_install_first() {
+    let (app, _upstream) = spawn_shop(Backend::Sqlite, 120).await.expect("sqlite");
+    let plan = sellable_plan(&app);
+    // Two eSIMs: the sandbox gives the supplier's link to one of them only.
+    for email in ["first@example.com", "second@example.com"] {
+        let browser = Browser::default();
+        let pay_page = buy(&app, &browser, &plan, email).await.location();
+        let order_path = pay(&app, &browser, &pay_page).await.location();
+        wait_fulfilled(&app, &browser, &order_path).await;
+        for _ in 0..2 {
+            let iphone = browser.as_device(IPHONE).get(&app, &order_path).await.body;
+            let link = one_tap_link(&iphone).expect("the iPhone gets the button");
+            assert_eq!(carddata(&link), activation_code(&iphone));
+            assert!(at(&iphone, "data-one-tap") < at(&iphone, "id=\"activation-code\""));
+            assert!(at(&iphone, "<h4>iPhone</h4>") < at(&iphone, "<h4>Android</h4>"));
+            assert!(at(&iphone, "id=\"activation-code\"") < at(&iphone, "id=\"other-screen\""));
+
+            let android = browser.as_device(ANDROID).get(&app, &order_path).await.body;
+            assert_eq!(
+                one_tap_link(&android),
+                None,
+                "Apple's link is no use on Android"
+            );
+            assert!(!android.contains("esimsetup.apple.com"));
+            assert!(at(&android, "<h4>Android</h4>") < at(&android, "<h4>iPhone</h4>"));
+            assert!(at(&android, "id=\"activation-code\"") < at(&android, "id=\"other-screen\""));
+
+            let laptop = browser.as_device(LAPTOP).get(&app, &order_path).await.body;
+            assert!(at(&laptop, "id=\"other-screen\"") < at(&laptop, "id=\"on-device\""));
+            assert!(
+                one_tap_link(&laptop).is_some(),
+                "for an iPhone that opens the page later"
+            );
+        }
+    }
 }
 
 async fn count_payment_events(db: &Db) -> i64 {

@@ -606,6 +606,19 @@ impl Browser {
         }
     }
 
+    /// The same browser (its cookies) as another device would send it: `user_agent` on every
+    /// request.
+    pub fn as_device(&self, user_agent: &str) -> Self {
+        Self {
+            cookies: Arc::clone(&self.cookies),
+            client: Some(
+                client_builder(&[("user-agent", user_agent)])
+                    .build()
+                    .expect("client"),
+            ),
+        }
+    }
+
     fn http<'a>(&'a self, app: &'a TestApp) -> &'a reqwest::Client {
         self.client.as_ref().unwrap_or(&app.client)
     }

@@ -315,10 +315,14 @@ async fn installed(j: &Journey<'_>, page: &str) {
         .browser
         .execute(
             "const top = s => document.querySelector(s).getBoundingClientRect().top;\
-             return top('#activation-code') < top('figure.qr');",
+             return top('[data-one-tap]') < top('#activation-code') \
+                 && top('#activation-code') < top('figure.qr');",
         )
         .await;
-    assert_eq!(order, true, "on-device installation before the QR code");
+    assert_eq!(
+        order, true,
+        "on the iPhone: the one-tap button, then the code by hand, then the QR code"
+    );
 }
 
 /// The same purchase with JavaScript off: the Refresh link instead of automatic reloads.

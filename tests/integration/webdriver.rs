@@ -15,6 +15,10 @@ use thirtyfour::{ChromiumLikeCapabilities, WindowHandle};
 
 pub const PHONE: (u32, u32) = (390, 844);
 pub const LAPTOP: (u32, u32) = (1366, 900);
+/// What a browser started at [`PHONE`] size says it is, so the shop lays pages out for a phone
+/// (the order page puts installing on that phone first).
+pub const PHONE_USER_AGENT: &str = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) \
+    AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1";
 
 fn find_binary(names: &[&str]) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
@@ -88,6 +92,8 @@ impl Browser {
             .or_fail("chromium binary");
         let size_arg = format!("--window-size={},{}", size.0, size.1);
         let profile_arg = format!("--user-data-dir={}", profile.path().display());
+        let phone_arg = format!("--user-agent={PHONE_USER_AGENT}");
+        let phone = (size == PHONE).then_some(phone_arg.as_str());
         let args = [
             "--headless=new",
             "--no-sandbox",
@@ -100,7 +106,7 @@ impl Browser {
             &size_arg,
             &profile_arg,
         ];
-        for arg in args.iter().chain(extra_args) {
+        for arg in args.iter().chain(phone.iter()).chain(extra_args) {
             caps.add_arg(arg).or_fail("chromium argument");
         }
         let session = WebDriver::new(base, caps).await.or_fail("new session");
