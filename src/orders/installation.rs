@@ -2,8 +2,10 @@
 //! `orders::jobs::fetch_installation`, fetches them once and stores them through here).
 //! [`InstallView`] is what the order page shows of them.
 //!
-//! The values (ICCID, activation code, QR SVG, universal link) are the consumer's private
-//! credentials. They are fetched once, sealed with ChaCha20-Poly1305 under a key derived from
+//! The values (ICCID, activation code, universal link) are the consumer's private
+//! credentials. The QR code is not stored: the order page draws it from the activation code
+//! (rows written before carried a drawing of it, ~8 KB of the ~8.5 KB sealed; it is ignored when
+//! read and dropped when a key rotation re-seals the row). They are fetched once, sealed with ChaCha20-Poly1305 under a key derived from
 //! `STOREFRONT_SECRET_KEY` (a random 96-bit nonce per record, the purchase id as associated
 //! data so a row copied onto another purchase does not decrypt), and the row names the key id
 //! so keys can be rotated: [`InstallationKeys`] opens rows under the current key or any
@@ -119,17 +121,15 @@ pub struct InstallationDetails {
     pub esim_id: String,
     pub iccid: Secret<String>,
     pub activation_code: Secret<String>,
-    pub qr_code_svg: Secret<String>,
     pub universal_link: Option<Secret<String>>,
     pub iccid_last4: String,
 }
 
-/// The sealed plaintext.
+/// The sealed plaintext. Older rows also hold `qr_code_svg`, which reading ignores.
 #[derive(Serialize, Deserialize)]
 struct Sealed {
     iccid: String,
     activation_code: String,
-    qr_code_svg: String,
     universal_link: Option<String>,
 }
 
@@ -160,15 +160,16 @@ fn open(key: &InstallationKey, row: &InstallationRow) -> Result<Sealed, Installa
     serde_json::from_slice(json.expose()).map_err(|_| corrupt())
 }
 
-/// An inline SVG QR code of `activation_code` (no XML declaration: it goes inside HTML).
-pub fn render_qr(activation_code: &str) -> Result<String, InstallationError> {
+/// An inline SVG QR code of `activation_code` (no XML declaration: it goes inside HTML);
+/// `None` for a code too long for a QR code (the buyer then types or pastes it).
+pub fn render_qr(activation_code: &str) -> Option<String> {
     let svg = qrcode::QrCode::new(activation_code.trim().as_bytes())
-        .map_err(|_| InstallationError::Seal)?
+        .ok()?
         .render::<qrcode::render::svg::Color<'_>>()
         .min_dimensions(240, 240)
         .quiet_zone(true)
         .build();
-    Ok(match svg.find("<svg") {
+    Some(match svg.find("<svg") {
         Some(start) => svg[start..].to_string(),
         None => svg,
     })
@@ -189,9 +190,7 @@ pub fn encrypt(
     let plain = Sealed {
         iccid: installation.iccid.expose().clone(),
         activation_code: installation.activation_code.expose().clone(),
-        // Upstream's SVG is never shown: the stored QR is ours, drawn once here from the
-        // activation code, so the order page does not redraw it on every view.
-        qr_code_svg: render_qr(installation.activation_code.expose())?,
+        // Upstream's SVG is neither shown nor kept: the order page draws its own QR code.
         universal_link: installation
             .universal_link
             .as_ref()
@@ -243,7 +242,6 @@ fn details(row: InstallationRow, plain: Sealed) -> InstallationDetails {
         esim_id: row.esim_id,
         iccid: Secret::new(plain.iccid),
         activation_code: Secret::new(plain.activation_code),
-        qr_code_svg: Secret::new(plain.qr_code_svg),
         universal_link: plain.universal_link.map(Secret::new),
         iccid_last4: row.iccid_last4,
     }
@@ -253,8 +251,9 @@ fn details(row: InstallationRow, plain: Sealed) -> InstallationDetails {
 /// order page (the only place it is shown). The order page keeps it briefly
 /// (`web::order_cache`), so opening the installation is not repeated on every reload.
 pub struct InstallView {
-    /// Rendered by us from the activation code; never upstream markup.
-    pub qr_svg: String,
+    /// Drawn by us from the activation code; never upstream markup. `None` when the code is
+    /// too long for a QR code.
+    pub qr_svg: Option<String>,
     pub activation_code: String,
     pub smdp_address: String,
     pub matching_id: String,
@@ -267,8 +266,8 @@ impl InstallView {
     /// The view of `details`, with `activation` (a message id) as the advice on when to install.
     pub fn from_details(details: &InstallationDetails, activation: &'static str) -> Self {
         let code = details.activation_code.expose().trim().to_string();
-        // Drawn by us from the activation code when the installation was stored.
-        let qr_svg = details.qr_code_svg.expose().clone();
+        // Drawn here, once per view derived (the order page keeps the view a minute).
+        let qr_svg = render_qr(&code);
         let parts = parse_activation_code(&code);
         Self {
             qr_svg,
@@ -366,6 +365,39 @@ mod tests {
             qr_code_svg: Secret::new("<svg/>".into()),
             universal_link: None,
         }
+    }
+
+    /// The stored installation is what the page needs, not a drawing: a few hundred bytes
+    /// sealed. A row written with the QR drawing inside still opens.
+    #[test]
+    fn rows_keep_the_code_not_a_drawing_and_old_rows_with_one_still_open() {
+        let key = InstallationKey::derive(&SecretKey::from_bytes([1; 32]));
+        let row = encrypt(&key, "pur_1", &sample(), 0).expect("seals");
+        assert!(
+            row.ciphertext.len() < 600,
+            "{} bytes sealed",
+            row.ciphertext.len()
+        );
+        let drawing = render_qr("LPA:1$smdp.example$MATCH-ID-1").expect("drawn");
+        assert!(drawing.len() > 4_000, "a drawing is kilobytes");
+        let old = serde_json::json!({
+            "iccid": "8901234567890123456",
+            "activation_code": "LPA:1$smdp.example$MATCH-ID-1",
+            "qr_code_svg": drawing,
+            "universal_link": null,
+        });
+        let (nonce, ciphertext) = key
+            .0
+            .seal(old.to_string().as_bytes(), b"pur_1")
+            .expect("seals");
+        let old_row = InstallationRow {
+            nonce,
+            ciphertext,
+            ..row
+        };
+        let plain = open(&key, &old_row).expect("an old row opens");
+        assert_eq!(plain.activation_code, "LPA:1$smdp.example$MATCH-ID-1");
+        assert_eq!(plain.iccid, "8901234567890123456");
     }
 
     #[test]

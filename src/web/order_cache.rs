@@ -258,7 +258,7 @@ mod tests {
 
     fn view(code: &str) -> Arc<InstallView> {
         Arc::new(InstallView {
-            qr_svg: String::new(),
+            qr_svg: None,
             activation_code: code.to_string(),
             smdp_address: String::new(),
             matching_id: String::new(),
