@@ -478,6 +478,95 @@ def verify(stats_file, paid_file, rows_file):
         raise SystemExit(1)
 
 
+def sign_in(base, email, password):
+    """A browser signed in to the console as `email`."""
+    b = Browser(base)
+    status, html, _ = b.request("GET", "/admin/login")
+    token = hidden(html, "csrf_token")
+    if status != 200 or not token:
+        raise SystemExit(f"GET /admin/login answered {status}")
+    status, _, headers = b.request(
+        "POST", "/admin/login", {"email": email, "password": password, "csrf_token": token}
+    )
+    if status != 303 or not headers.get("Location", "").startswith("/admin"):
+        raise SystemExit(f"sign-in answered {status} to {headers.get('Location')}")
+    return b
+
+
+def timed_get(b, path):
+    """(milliseconds, status, body) of one GET, the whole body read."""
+    t0 = time.perf_counter()
+    status, body, _ = b.request("GET", path)
+    return (time.perf_counter() - t0) * 1000.0, status, body
+
+
+def console(base, email, password, n, day):
+    """Each console page asked for n times in turn, one request at a time; prints
+    "name p50_ms p95_ms status" per page. `day` (YYYY-MM-DD) is a day with sales, for the
+    ranges; an order found on the orders page is opened by id, and searched by email and by
+    order number."""
+    n = int(n)
+    b = sign_in(base, email, password)
+    _, status, orders = timed_get(b, "/admin/orders")
+    ids = list(dict.fromkeys(re.findall(r'href="/admin/orders/([0-9a-zA-Z_-]+)"', orders)))
+    if status != 200 or not ids:
+        raise SystemExit(f"/admin/orders answered {status} with {len(ids)} orders")
+    _, _, detail = timed_get(b, f"/admin/orders/{ids[-1]}")
+    email_found = re.search(r"[\w.+-]+@[\w-]+\.[\w.]+", detail)
+    order_number = "SF-" + ids[-1][:4].upper() + "-" + ids[-1][4:8].upper()
+    pages = [
+        ("dashboard", "/admin"),
+        ("orders", "/admin/orders"),
+        ("orders_page_50", "/admin/orders?page=50"),
+        ("orders_status", "/admin/orders?status=fulfilled"),
+        ("orders_day", f"/admin/orders?from={day}&to={day}"),
+        ("orders_search_email", "/admin/orders?q="
+         + urllib.parse.quote(email_found.group(0) if email_found else "nobody@example.com")),
+        ("orders_search_number", "/admin/orders?q=" + urllib.parse.quote(order_number)),
+        ("order_detail", f"/admin/orders/{ids[-1]}"),
+        ("books_day", f"/admin/books?from={day}&to={day}"),
+        ("books_30_days", "/admin/books"),
+        ("wallet", "/admin/wallet"),
+        ("audit", "/admin/audit"),
+        ("catalog", "/admin/catalog"),
+        ("pricing", "/admin/pricing"),
+        ("promo_codes", "/admin/promo-codes"),
+        ("users", "/admin/users"),
+    ]
+    for name, path in pages:
+        times, statuses = [], set()
+        for _ in range(n):
+            ms, status, _ = timed_get(b, path)
+            times.append(ms)
+            statuses.add(status)
+        times.sort()
+        print(f"{name} {percentile(times, 50):.1f} {percentile(times, 95):.1f} "
+              f"{','.join(str(s) for s in sorted(statuses))}")
+
+
+def csv_rate(base, email, password, path):
+    """Streams one CSV export; prints "rows seconds first_byte_ms"."""
+    b = sign_in(base, email, password)
+    conn = http.client.HTTPConnection(b.host, b.port, timeout=3600)
+    cookie = "; ".join(f"{k}={v}" for k, v in b.cookies.items())
+    t0 = time.perf_counter()
+    conn.request("GET", path, headers={"Cookie": cookie})
+    res = conn.getresponse()
+    if res.status != 200:
+        raise SystemExit(f"{path} answered {res.status}")
+    first, lines = None, 0
+    while True:
+        chunk = res.read1(65536) if hasattr(res, "read1") else res.read(65536)
+        if not chunk:
+            break
+        if first is None:
+            first = (time.perf_counter() - t0) * 1000.0
+        lines += chunk.count(b"\n")
+    seconds = time.perf_counter() - t0
+    conn.close()
+    print(f"{max(lines - 1, 0)} {seconds:.2f} {first or 0:.1f}")
+
+
 def main(argv):
     if len(argv) < 2:
         raise SystemExit(__doc__)
@@ -494,6 +583,8 @@ def main(argv):
         "pick-plans": pick_plans,
         "checkouts": checkouts,
         "verify": verify,
+        "console": console,
+        "csv-rate": csv_rate,
     }[cmd](*args)
 
 
