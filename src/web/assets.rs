@@ -3,7 +3,8 @@
 //! its content (`style.3f2a9c1e.css`) with a year-long immutable cache; pages link that name,
 //! so a new build never meets a stale stylesheet.
 //!
-//! The well-known files crawlers and browsers ask for live here too: `/robots.txt`, and the
+//! The well-known files crawlers and browsers ask for live here too: `/robots.txt` (which names
+//! the sitemap, `web::sitemap`), and the
 //! icon at `/favicon.svg` (pages link the fingerprinted name). `/favicon.ico`, which browsers
 //! try on their own, is a cacheable 204: the icon is SVG only, and an empty answer is better
 //! than a 404 page per visit.
@@ -108,8 +109,13 @@ fn well_known(content_type: &'static str, body: &'static str) -> HttpResponse {
         .body(body)
 }
 
-pub async fn robots() -> HttpResponse {
-    well_known("text/plain; charset=utf-8", ROBOTS_TXT)
+/// The rules, then where the sitemap is (an absolute address, as the protocol asks).
+pub async fn robots(state: web::Data<crate::web::AppState>) -> HttpResponse {
+    let origin = state.settings.public_url.as_str().trim_end_matches('/');
+    HttpResponse::Ok()
+        .insert_header((header::CONTENT_TYPE, "text/plain; charset=utf-8"))
+        .insert_header((header::CACHE_CONTROL, WELL_KNOWN_CACHE))
+        .body(format!("{ROBOTS_TXT}\nSitemap: {origin}/sitemap.xml\n"))
 }
 
 pub async fn favicon() -> HttpResponse {

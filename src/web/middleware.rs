@@ -74,6 +74,8 @@ pub async fn around_request(
             | "/metrics"
             | "/static/{name}"
             | "/robots.txt"
+            | "/sitemap.xml"
+            | "/sitemaps/{name}"
             | "/favicon.svg"
             | "/favicon.ico"
     );

@@ -23,6 +23,7 @@ pub mod pages;
 pub mod rate_limit;
 pub mod request_id;
 mod shop;
+pub mod sitemap;
 mod webhooks;
 
 use std::net::TcpListener;
@@ -142,6 +143,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/metrics", web::get().to(metrics::metrics))
         .configure(assets::configure)
         .configure(shop::configure)
+        .configure(sitemap::configure)
         .configure(admin::configure)
         .route("/checkout", web::post().to(checkout::checkout))
         .route("/lost-link", web::get().to(lost_link::show))

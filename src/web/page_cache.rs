@@ -47,11 +47,17 @@ pub struct CachedPage {
     html: Bytes,
     gzip: Option<Bytes>,
     etag: HeaderValue,
+    content_type: &'static str,
 }
 
 impl CachedPage {
     /// Renders the stored form of `html`: gzip (when it compresses at all) and the tag.
     pub fn new(html: String) -> Self {
+        Self::with_type(html, "text/html; charset=utf-8")
+    }
+
+    /// [`Self::new`] for a document of another type (the sitemaps' XML).
+    pub fn with_type(html: String, content_type: &'static str) -> Self {
         let digest = Sha256::digest(html.as_bytes());
         let etag = HeaderValue::from_str(&format!("\"{}\"", hex::encode(&digest[..12])))
             .unwrap_or_else(|_| HeaderValue::from_static("\"0\""));
@@ -60,6 +66,7 @@ impl CachedPage {
             html: Bytes::from(html),
             gzip: gzip.map(Bytes::from),
             etag,
+            content_type,
         }
     }
 
@@ -78,10 +85,7 @@ impl CachedPage {
             return common(StatusCode::NOT_MODIFIED).finish();
         }
         let mut builder = common(StatusCode::OK);
-        builder.insert_header((
-            CONTENT_TYPE,
-            HeaderValue::from_static("text/html; charset=utf-8"),
-        ));
+        builder.insert_header((CONTENT_TYPE, HeaderValue::from_static(self.content_type)));
         match &self.gzip {
             Some(gzip) if accepts_gzip(req) => builder
                 // Set here, so the compression middleware leaves the body alone.
@@ -203,6 +207,20 @@ impl PageCache {
     ) -> Result<Arc<CachedPage>, E> {
         self.pages
             .get_or_make(generation, language, key, || render().map(CachedPage::new))
+    }
+
+    /// [`Self::get_or_render`] for a document of type `content_type`.
+    pub fn get_or_render_as<E>(
+        &self,
+        generation: u64,
+        language: &str,
+        key: &str,
+        content_type: &'static str,
+        render: impl FnOnce() -> Result<String, E>,
+    ) -> Result<Arc<CachedPage>, E> {
+        self.pages.get_or_make(generation, language, key, || {
+            render().map(|body| CachedPage::with_type(body, content_type))
+        })
     }
 
     /// How many pages are kept now (for tests and metrics).
