@@ -11,7 +11,6 @@ use super::ledger::RunningTransaction;
 use super::reconcile::{Line, wholesale_cost};
 use crate::db::purchases::Purchase;
 use crate::domain::Cents;
-use crate::domain::purchase::order_number;
 
 /// One CSV row from its cells (made with [`text`] or [`number`]), CRLF-terminated.
 pub fn row<C: AsRef<[u8]>>(cells: impl IntoIterator<Item = C>) -> String {
@@ -81,8 +80,8 @@ pub fn order_row(p: &Purchase, refunded_cents: i64) -> String {
     );
     let cost = Cents::new(cost);
     let cells = vec![
-        number(order_number(&p.id)),
-        text(&p.id),
+        number(p.id.order_number()),
+        text(p.id.as_str()),
         number(iso_ms(p.created_at_ms)),
         number(p.paid_at_ms.map(iso_ms).unwrap_or_default()),
         number(&p.status),

@@ -13,6 +13,7 @@ pub mod alert_mail;
 pub mod alerts;
 pub mod books;
 pub mod catalog;
+mod column;
 pub mod display_rates;
 pub mod holds;
 pub mod installations;

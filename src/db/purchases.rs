@@ -6,12 +6,12 @@ use diesel::prelude::*;
 
 use crate::db::schema::{purchase_events, purchases};
 use crate::db::{DbConn, DbError};
-use crate::domain::purchase::{self as lifecycle, Next, PurchaseStatus, Refusal};
+use crate::domain::purchase::{self as lifecycle, Next, PurchaseId, PurchaseStatus, Refusal};
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
 #[diesel(table_name = purchases)]
 pub struct Purchase {
-    pub id: String,
+    pub id: PurchaseId,
     pub status: String,
     pub email: String,
     pub plan_id: String,
@@ -83,7 +83,7 @@ impl Purchase {
 #[derive(Debug, Clone, Insertable)]
 #[diesel(table_name = purchases)]
 pub struct NewPurchase {
-    pub id: String,
+    pub id: PurchaseId,
     pub status: String,
     pub email: String,
     pub plan_id: String,
@@ -117,7 +117,7 @@ pub fn insert(conn: &mut DbConn, new: &NewPurchase, note: &str) -> Result<(), Db
 
 pub fn add_event(
     conn: &mut DbConn,
-    purchase_id: &str,
+    purchase_id: &PurchaseId,
     from: Option<&str>,
     to: &str,
     note: &str,
@@ -135,7 +135,7 @@ pub fn add_event(
     Ok(())
 }
 
-pub fn find(conn: &mut DbConn, id: &str) -> Result<Option<Purchase>, DbError> {
+pub fn find(conn: &mut DbConn, id: &PurchaseId) -> Result<Option<Purchase>, DbError> {
     Ok(purchases::table
         .find(id)
         .select(Purchase::as_select())
@@ -155,7 +155,7 @@ pub fn find_by_session(conn: &mut DbConn, session_id: &str) -> Result<Option<Pur
 #[derive(Debug, thiserror::Error)]
 pub enum TransitionError {
     #[error("purchase {0} does not exist")]
-    Missing(String),
+    Missing(PurchaseId),
     #[error(transparent)]
     Refused(#[from] Refusal),
     #[error(transparent)]
@@ -188,7 +188,7 @@ impl Applied {
 /// writes nothing; a refusal is an error the caller must handle.
 pub fn apply(
     conn: &mut DbConn,
-    id: &str,
+    id: &PurchaseId,
     event: &lifecycle::PurchaseEvent,
     note: &str,
     now_ms: i64,
@@ -196,7 +196,7 @@ pub fn apply(
     // On PostgreSQL (read committed) another transaction may move the purchase between the
     // read and the update; the table is then asked again about the new status.
     for _ in 0..3 {
-        let current = find(conn, id)?.ok_or_else(|| TransitionError::Missing(id.to_string()))?;
+        let current = find(conn, id)?.ok_or_else(|| TransitionError::Missing(id.clone()))?;
         let from = current.status();
         let to = match from.on(event)? {
             Next::Stay => return Ok(Applied { from, to: from }),
@@ -226,14 +226,14 @@ pub fn apply(
 #[derive(Debug, Clone, PartialEq, Queryable)]
 pub struct PurchaseEvent {
     pub id: i64,
-    pub purchase_id: String,
+    pub purchase_id: PurchaseId,
     pub at_ms: i64,
     pub from_status: Option<String>,
     pub to_status: String,
     pub note: String,
 }
 
-pub fn events(conn: &mut DbConn, purchase_id: &str) -> Result<Vec<PurchaseEvent>, DbError> {
+pub fn events(conn: &mut DbConn, purchase_id: &PurchaseId) -> Result<Vec<PurchaseEvent>, DbError> {
     Ok(purchase_events::table
         .filter(purchase_events::purchase_id.eq(purchase_id))
         .order(purchase_events::id)
@@ -255,7 +255,7 @@ pub fn find_by_payment_reference(
 /// Records when the money arrived and the provider's reference for it (refunds need it).
 pub fn set_paid(
     conn: &mut DbConn,
-    id: &str,
+    id: &PurchaseId,
     payment_reference: Option<&str>,
     now_ms: i64,
 ) -> Result<(), DbError> {
@@ -272,7 +272,7 @@ pub fn set_paid(
 /// (`price_cents` is already the discounted price, what is charged).
 pub fn set_promo(
     conn: &mut DbConn,
-    id: &str,
+    id: &PurchaseId,
     code: &str,
     list: crate::domain::Cents,
     discount: crate::domain::Cents,
@@ -288,7 +288,11 @@ pub fn set_promo(
 }
 
 /// Up to `limit` purchases still awaiting payment whose payment page expired by `now_ms`.
-pub fn expired_unpaid(conn: &mut DbConn, now_ms: i64, limit: i64) -> Result<Vec<String>, DbError> {
+pub fn expired_unpaid(
+    conn: &mut DbConn,
+    now_ms: i64,
+    limit: i64,
+) -> Result<Vec<PurchaseId>, DbError> {
     Ok(purchases::table
         .filter(purchases::status.eq(PurchaseStatus::AwaitingPayment.as_str()))
         .filter(purchases::expires_at_ms.le(now_ms))
@@ -329,7 +333,11 @@ pub fn named_by_references(
 }
 
 /// Records the provider session created for an awaiting purchase.
-pub fn set_payment_session(conn: &mut DbConn, id: &str, session_id: &str) -> Result<(), DbError> {
+pub fn set_payment_session(
+    conn: &mut DbConn,
+    id: &PurchaseId,
+    session_id: &str,
+) -> Result<(), DbError> {
     diesel::update(purchases::table.find(id))
         .set(purchases::payment_session_id.eq(session_id))
         .execute(conn)?;
@@ -341,7 +349,7 @@ pub fn set_payment_session(conn: &mut DbConn, id: &str, session_id: &str) -> Res
 /// Stores the accepted order's id (once: an id already set is kept).
 pub fn set_upstream_order(
     conn: &mut DbConn,
-    purchase_id: &str,
+    purchase_id: &PurchaseId,
     order_id: &str,
     now_ms: i64,
 ) -> Result<bool, DbError> {
@@ -361,7 +369,7 @@ pub fn set_upstream_order(
 /// Records the last status upstream reported, verbatim (an unfamiliar one included).
 pub fn set_upstream_status(
     conn: &mut DbConn,
-    purchase_id: &str,
+    purchase_id: &PurchaseId,
     status: &str,
     now_ms: i64,
 ) -> Result<(), DbError> {
@@ -376,7 +384,7 @@ pub fn set_upstream_status(
 
 pub fn set_esim_id(
     conn: &mut DbConn,
-    purchase_id: &str,
+    purchase_id: &PurchaseId,
     esim_id: &str,
     now_ms: i64,
 ) -> Result<(), DbError> {
@@ -394,7 +402,7 @@ pub fn set_esim_id(
 /// Returns whether it changed.
 pub fn reprice(
     conn: &mut DbConn,
-    purchase_id: &str,
+    purchase_id: &PurchaseId,
     from_generation: i32,
     new_cost_cents: i64,
     new_key: &str,

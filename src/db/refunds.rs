@@ -5,13 +5,13 @@ use diesel::prelude::*;
 
 use crate::db::schema::refunds;
 use crate::db::{DbConn, DbError};
-use crate::domain::purchase::RefundCause;
+use crate::domain::purchase::{PurchaseId, RefundCause};
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
 #[diesel(table_name = refunds)]
 pub struct RefundRow {
     pub id: String,
-    pub purchase_id: String,
+    pub purchase_id: PurchaseId,
     pub amount_cents: i64,
     pub idempotency_key: String,
     pub provider_refund_id: Option<String>,
@@ -37,7 +37,10 @@ impl RefundRow {
     }
 }
 
-pub fn refund_for(conn: &mut DbConn, purchase_id: &str) -> Result<Option<RefundRow>, DbError> {
+pub fn refund_for(
+    conn: &mut DbConn,
+    purchase_id: &PurchaseId,
+) -> Result<Option<RefundRow>, DbError> {
     Ok(refunds::table
         .filter(refunds::purchase_id.eq(purchase_id))
         .select(RefundRow::as_select())
@@ -49,7 +52,7 @@ pub fn refund_for(conn: &mut DbConn, purchase_id: &str) -> Result<Option<RefundR
 /// the key is stored before the provider is ever asked, so a retried refund cannot pay twice.
 pub fn ensure_refund(
     conn: &mut DbConn,
-    purchase_id: &str,
+    purchase_id: &PurchaseId,
     amount_cents: i64,
     reason: &str,
     cause: RefundCause,

@@ -21,3 +21,4 @@ pub use alert::AlertKind;
 pub use client::ClientKey;
 pub use email::{Email, EmailError};
 pub use money::{Cents, MoneyError};
+pub use purchase::PurchaseId;

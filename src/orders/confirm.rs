@@ -6,6 +6,7 @@
 use crate::db::purchases::TransitionError;
 use crate::db::{self, DbConn, DbError};
 use crate::domain::AlertKind;
+use crate::domain::PurchaseId;
 use crate::domain::purchase::PurchaseEvent;
 use crate::orders::Orders;
 use crate::orders::outbox::{self, JobKind, OutboxWaker};
@@ -17,9 +18,9 @@ pub enum Applied {
     /// Seen before: nothing changed.
     Duplicate,
     /// The purchase became paid and its order was queued.
-    Paid { purchase_id: String },
+    Paid { purchase_id: PurchaseId },
     /// The purchase's payment failed or expired.
-    PaymentFailed { purchase_id: String },
+    PaymentFailed { purchase_id: PurchaseId },
     /// Recorded; no purchase changed (unknown session, already settled, or not actionable).
     Recorded,
 }
@@ -108,7 +109,7 @@ pub fn apply(
             &format!("{provider}:{}", event.id),
             provider,
             kind,
-            purchase.as_ref().map(|p| p.id.as_str()),
+            purchase.as_ref().map(|p| &p.id),
             now,
         )?;
         if !stored {
@@ -252,7 +253,7 @@ pub fn apply(
 fn alert(
     conn: &mut DbConn,
     kind: AlertKind,
-    purchase_id: &str,
+    purchase_id: &PurchaseId,
     message: &str,
     now: i64,
 ) -> Result<(), DbError> {

@@ -9,6 +9,7 @@ use storefront::domain::purchase::PurchaseStatus;
 
 use crate::both_backends;
 use crate::fixtures;
+use crate::fixtures::as_id;
 use crate::helpers::{Backend, TestDb};
 
 fn purchase(id: &str) -> NewPurchase {
@@ -94,8 +95,8 @@ async fn rows_round_trip_with_exact_values(backend: Backend) {
                     .execute(conn)?;
                 Ok::<_, DbError>(())
             })?;
-            let loaded = purchases::find(conn, "pu1")?.expect("inserted");
-            assert!(purchases::find(conn, "nope")?.is_none());
+            let loaded = purchases::find(conn, &as_id("pu1"))?.expect("inserted");
+            assert!(purchases::find(conn, &as_id("nope"))?.is_none());
             let (attempts, state): (i32, String) = outbox_jobs::table
                 .filter(outbox_jobs::purchase_id.eq("pu1"))
                 .select((outbox_jobs::attempts, outbox_jobs::state))

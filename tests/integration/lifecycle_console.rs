@@ -15,6 +15,7 @@ use storefront::staff::Role;
 
 use crate::admin::{OWNER, create, login_as};
 use crate::both_backends;
+use crate::fixtures::as_id;
 use crate::helpers::{Backend, Browser, hidden, spawn_shop, wait_until};
 use crate::journeys::{buy_and_wait_fulfilled, checkout_cheap_plan, pay, sellable_plan};
 
@@ -107,7 +108,7 @@ async fn a_refund_while_the_wallet_is_short_buys_nothing_and_says_why(backend: B
     let id = purchase_id.clone();
     wait_until("the purchase is refunded", async || {
         let id = id.clone();
-        db.run(move |c| purchases::find(c, &id))
+        db.run(move |c| purchases::find(c, &as_id(&id)))
             .await
             .expect("find")
             .is_some_and(|p| p.status == "refunded")
@@ -231,7 +232,7 @@ async fn sales_paused_for_the_account_resume_by_hand_once_nothing_waits(backend:
     let id = purchase_id.clone();
     wait_until("the purchase is refunded", async || {
         let id = id.clone();
-        db.run(move |c| purchases::find(c, &id))
+        db.run(move |c| purchases::find(c, &as_id(&id)))
             .await
             .expect("find")
             .is_some_and(|p| p.status == "refunded")
@@ -294,7 +295,7 @@ async fn provider_reports_refund(app: &crate::helpers::TestApp, purchase_id: &st
     let id = purchase_id.to_string();
     let purchase = app
         .db
-        .run(move |c| purchases::find(c, &id))
+        .run(move |c| purchases::find(c, &as_id(&id)))
         .await
         .expect("find")
         .expect("purchase");
@@ -367,7 +368,7 @@ async fn a_refund_settles_the_alert_that_asked_for_it_and_its_report_raises_none
     let db = app.db.clone();
     wait_until("the purchase is refunded", async || {
         let id = purchase_id.clone();
-        db.run(move |c| purchases::find(c, &id))
+        db.run(move |c| purchases::find(c, &as_id(&id)))
             .await
             .expect("find")
             .is_some_and(|p| p.status == "refunded")

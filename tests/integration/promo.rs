@@ -17,6 +17,7 @@ use storefront::staff::Role;
 use crate::admin::{OWNER, create, login_as};
 use crate::both_backends;
 use crate::checkout::age_wallet;
+use crate::fixtures::as_id;
 use crate::helpers::{
     Answer, Backend, Browser, TestApp, client_builder, hidden, spawn_shop_with, wait_for_emails_in,
 };
@@ -82,7 +83,7 @@ pub(crate) async fn add_code(app: &TestApp, code: &str, percent_bps: i64, max_us
 
 async fn purchase_row(db: &storefront::db::Db, id: &str) -> storefront::db::purchases::Purchase {
     let id = id.to_string();
-    db.run(move |conn| storefront::db::purchases::find(conn, &id))
+    db.run(move |conn| storefront::db::purchases::find(conn, &as_id(&id)))
         .await
         .expect("read purchase")
         .expect("purchase exists")
@@ -636,7 +637,7 @@ async fn a_code_keeps_to_its_plans_its_dates_and_its_cap_per_email(backend: Back
     // The receipt names the code and what it took off.
     let list = plan.price.expect("priced");
     let line = format!("LOCAL, $0.25 off {list}");
-    let number = storefront::domain::purchase::order_number(&id);
+    let number = as_id(&id).order_number();
     wait_for_emails_in(
         app.mail_dir.path(),
         1,

@@ -5,6 +5,7 @@
 use crate::catalog::snapshot::destination_name_in;
 use crate::db::outbox::LeasedJob;
 use crate::db::{DbError, alerts, now_ms, refunds};
+use crate::domain::PurchaseId;
 use crate::domain::plan::describe_allowance;
 use crate::domain::purchase::RefundCause;
 use crate::domain::{AlertKind, Cents, Email};
@@ -154,8 +155,8 @@ async fn send(
     }
 }
 
-fn dead_with_alert(purchase_id: &str, kind: JobKind, reason: String) -> Verdict {
-    let purchase_id = purchase_id.to_string();
+fn dead_with_alert(purchase_id: &PurchaseId, kind: JobKind, reason: String) -> Verdict {
+    let purchase_id = purchase_id.clone();
     let message = format!("{} could not be sent: {reason}", kind.as_str());
     Verdict::dead("mail_failed", message.clone()).with_effects(move |c, now| {
         alerts::raise_alert(c, AlertKind::EmailFailed, Some(&purchase_id), &message, now)?;

@@ -24,6 +24,7 @@ use crate::db::purchases::TransitionError;
 use crate::db::wallet::{self, PauseReason};
 use crate::db::{DbConn, alerts, outbox as jobs, purchases, refunds};
 use crate::domain::AlertKind;
+use crate::domain::PurchaseId;
 use crate::domain::purchase::{PurchaseEvent, PurchaseStatus};
 use crate::orders::jobs::job::{
     Job, JobContext, JobFuture, JobKind, OutboxError, Verdict, attention, duration_ms, enqueue,
@@ -156,7 +157,7 @@ fn order_request(purchase: &purchases::Purchase) -> Result<(IdempotencyKey, Orde
 fn adopt(
     ob: &JobContext,
     label: &'static str,
-    purchase_id: String,
+    purchase_id: PurchaseId,
     order_id: String,
     event: PurchaseEvent,
     note: String,
@@ -197,12 +198,17 @@ fn adopt(
 }
 
 /// Placement ended without an order: the purchase needs a person (refund, or retry it).
-fn stopped(label: &'static str, purchase_id: String, message: String) -> Verdict {
+fn stopped(label: &'static str, purchase_id: PurchaseId, message: String) -> Verdict {
     Verdict::done(label, message.clone())
         .with_effects(move |c, now| stop(c, &purchase_id, &message, now))
 }
 
-fn stop(c: &mut DbConn, purchase_id: &str, message: &str, now: i64) -> Result<(), TransitionError> {
+fn stop(
+    c: &mut DbConn,
+    purchase_id: &PurchaseId,
+    message: &str,
+    now: i64,
+) -> Result<(), TransitionError> {
     attention(
         c,
         purchase_id,
@@ -462,7 +468,7 @@ async fn price_changed(
 fn wait_for_owner(
     label: &'static str,
     error: &UpstreamError,
-    purchase_id: String,
+    purchase_id: PurchaseId,
     at: i64,
     (pause, alert_kind): (PauseReason, AlertKind),
     message: String,
