@@ -37,13 +37,13 @@ impl BookPurchase {
         Self {
             refunded_cents: refunded.get(&p.id).copied().unwrap_or(0),
             id: p.id.to_string(),
-            status: p.status,
+            status: p.status.as_str().to_string(),
             plan_id: p.plan_id,
             reference: p.reference,
             upstream_order_id: p.upstream_order_id,
             upstream_status: p.upstream_status,
-            price_cents: p.price_cents,
-            cost_cents: p.cost_cents,
+            price_cents: p.price_cents.get(),
+            cost_cents: p.cost_cents.get(),
             paid_at_ms: p.paid_at_ms,
             created_at_ms: p.created_at_ms,
         }

@@ -7,16 +7,19 @@ use diesel::prelude::*;
 use crate::db::schema::{purchase_events, purchases};
 use crate::db::{DbConn, DbError};
 use crate::domain::purchase::{self as lifecycle, Next, PurchaseId, PurchaseStatus, Refusal};
+use crate::domain::{Cents, Email};
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
 #[diesel(table_name = purchases)]
 pub struct Purchase {
     pub id: PurchaseId,
-    pub status: String,
-    pub email: String,
+    pub status: PurchaseStatus,
+    pub email: Email,
     pub plan_id: String,
-    pub price_cents: i64,
-    pub cost_cents: i64,
+    /// What the buyer is charged.
+    pub price_cents: Cents,
+    /// What upstream charges the shop for the plan (as last known: placement may re-price).
+    pub cost_cents: Cents,
     pub reference: String,
     pub idempotency_key: String,
     pub key_generation: i32,
@@ -46,7 +49,7 @@ pub struct Purchase {
 impl Purchase {
     /// What the shop keeps: the price charged less the upstream cost.
     pub fn margin_cents(&self) -> i64 {
-        self.price_cents.saturating_sub(self.cost_cents)
+        self.price_cents.get().saturating_sub(self.cost_cents.get())
     }
 
     /// [`Purchase::language`] as a language; English when the value is not one the shop has.
@@ -54,15 +57,10 @@ impl Purchase {
         crate::i18n::Lang::parse(&self.language).unwrap_or_default()
     }
 
-    /// The status as a type; a value the schema's CHECK would refuse reads as needing attention.
-    pub fn status(&self) -> PurchaseStatus {
-        PurchaseStatus::parse(&self.status).unwrap_or(PurchaseStatus::NeedsAttention)
-    }
-
     /// See [`lifecycle::is_abandoned`].
     pub fn is_abandoned(&self, now_ms: i64) -> bool {
         lifecycle::is_abandoned(
-            self.status(),
+            self.status,
             self.paid_at_ms.is_some(),
             self.expires_at_ms,
             now_ms,
@@ -75,7 +73,7 @@ impl Purchase {
         if self.is_abandoned(now_ms) {
             "Abandoned checkout".to_string()
         } else {
-            PurchaseStatus::label_of(&self.status)
+            self.status.label().to_string()
         }
     }
 }
@@ -197,7 +195,7 @@ pub fn apply(
     // read and the update; the table is then asked again about the new status.
     for _ in 0..3 {
         let current = find(conn, id)?.ok_or_else(|| TransitionError::Missing(id.clone()))?;
-        let from = current.status();
+        let from = current.status;
         let to = match from.on(event)? {
             Next::Stay => return Ok(Applied { from, to: from }),
             Next::To(to) => to,

@@ -5,6 +5,7 @@ use diesel::prelude::*;
 
 use crate::db::schema::refunds;
 use crate::db::{DbConn, DbError};
+use crate::domain::Cents;
 use crate::domain::purchase::{PurchaseId, RefundCause};
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
@@ -53,7 +54,7 @@ pub fn refund_for(
 pub fn ensure_refund(
     conn: &mut DbConn,
     purchase_id: &PurchaseId,
-    amount_cents: i64,
+    amount: Cents,
     reason: &str,
     cause: RefundCause,
     keeps_cost: bool,
@@ -64,7 +65,7 @@ pub fn ensure_refund(
             .values((
                 refunds::id.eq(format!("rf_{purchase_id}")),
                 refunds::purchase_id.eq(purchase_id),
-                refunds::amount_cents.eq(amount_cents),
+                refunds::amount_cents.eq(amount),
                 refunds::idempotency_key.eq(format!("refund-{purchase_id}")),
                 refunds::status.eq("pending"),
                 refunds::reason.eq(reason),

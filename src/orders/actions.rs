@@ -125,7 +125,7 @@ pub fn refund(
         (true, _) => format!("refund requested before placement, placement cancelled: {reason}"),
         (false, true) => format!(
             "refund requested; the upstream order's cost {} is kept as a loss: {reason}",
-            Cents::new(purchase.cost_cents)
+            purchase.cost_cents
         ),
         (false, false) => format!("refund requested: {reason}"),
     };
@@ -142,7 +142,7 @@ pub fn refund(
     )?;
     enqueue(conn, purchase_id, JobKind::Refund, now_ms, now_ms)?;
     Ok(RefundRequested {
-        amount: Cents::new(purchase.price_cents),
+        amount: purchase.price_cents,
         placement_cancelled,
         keeps_cost: keep_cost,
     })
@@ -373,7 +373,7 @@ pub async fn perform(
                         (false, true) => format!(
                             "{reason} (full refund of {}; the upstream cost {} is kept as a loss)",
                             requested.amount,
-                            Cents::new(purchase.cost_cents)
+                            purchase.cost_cents
                         ),
                         (false, false) => format!("{reason} (full refund of {})", requested.amount),
                     };
@@ -388,7 +388,7 @@ pub async fn perform(
                     (act.slug(), format!("{reason} ({n} link(s) revoked)"))
                 }
                 OrderAction::SendLink => {
-                    let Some(kind) = link_email(purchase.status()) else {
+                    let Some(kind) = link_email(purchase.status) else {
                         return Err(ActionError::Conflict(
                             "Not possible: this order was never paid, so no email about it exists; its page opens only in the browser that checked out.".into(),
                         ));

@@ -127,7 +127,7 @@ pub fn apply(
                 payment_reference,
                 ..
             } => {
-                if amount.get() != purchase.price_cents {
+                if *amount != purchase.price_cents {
                     // Money arrived, but not the amount the sale was locked at: a person looks.
                     alert(
                         conn,
@@ -135,7 +135,7 @@ pub fn apply(
                         &purchase.id,
                         &format!(
                             "payment of {amount} does not match the price {}",
-                            crate::domain::Cents::new(purchase.price_cents)
+                            purchase.price_cents
                         ),
                         now,
                     )?;
@@ -208,8 +208,8 @@ pub fn apply(
                     db::purchases::add_event(
                         conn,
                         &purchase.id,
-                        Some(&purchase.status),
-                        &purchase.status,
+                        Some(purchase.status.as_str()),
+                        purchase.status.as_str(),
                         &format!(
                             "provider reports a refund of {amount}, the shop's own refund of {}",
                             crate::domain::Cents::new(refund.amount_cents)
@@ -228,8 +228,8 @@ pub fn apply(
                 db::purchases::add_event(
                     conn,
                     &purchase.id,
-                    Some(&purchase.status),
-                    &purchase.status,
+                    Some(purchase.status.as_str()),
+                    purchase.status.as_str(),
                     &format!("provider reports a refund of {amount}"),
                     now,
                 )?;

@@ -132,7 +132,7 @@ pub fn open(
         return Ok(None);
     };
     let events = purchases::events(conn, &purchase.id)?;
-    if expires_at(purchase.status(), &events, policy).is_some_and(|at| now_ms >= at) {
+    if expires_at(purchase.status, &events, policy).is_some_and(|at| now_ms >= at) {
         return Ok(None);
     }
     Ok(Some((purchase, events)))

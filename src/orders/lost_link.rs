@@ -20,7 +20,7 @@ use tokio::sync::{Notify, watch};
 
 use crate::db::lost_links::{self as q, FAILED, NO_ORDERS, PENDING, SENT};
 use crate::db::{Db, DbError, now_ms};
-use crate::domain::{Cents, Email, PurchaseId};
+use crate::domain::{Email, PurchaseId};
 use crate::i18n::{self, Lang};
 use crate::mail::{OrderLink, OutgoingEmail, Receipt};
 use crate::orders::jobs::email::plan_description;
@@ -129,13 +129,7 @@ async fn attempt(
         .iter()
         .zip(tokens)
         .map(|((p, plan), token)| OrderLink {
-            receipt: Receipt::new(
-                &p.id,
-                plan.as_str(),
-                Cents::new(p.price_cents),
-                p.created_at_ms,
-            )
-            .with_promo(
+            receipt: Receipt::new(&p.id, plan.as_str(), p.price_cents, p.created_at_ms).with_promo(
                 p.promo_code.as_deref(),
                 p.list_price_cents,
                 p.discount_cents,

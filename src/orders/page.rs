@@ -62,7 +62,7 @@ pub async fn read_order(
         let Some((purchase, events)) = links::open(conn, &id, &token, policy, now_ms())? else {
             return Ok(None);
         };
-        let installation = if with_installation && purchase.status() == PurchaseStatus::Fulfilled {
+        let installation = if with_installation && purchase.status == PurchaseStatus::Fulfilled {
             load_installation_with(conn, &keys, &purchase.id)?
         } else {
             None

@@ -186,7 +186,7 @@ pub async fn order(
     .await?
     .ok_or(AppError::NotFound)?;
     let purchase = record.purchase;
-    let status = purchase.status();
+    let status = purchase.status;
     let (headline, explanation) = words(status);
     let snap = state.catalog.snapshot();
     let install = if status == PurchaseStatus::Fulfilled {
@@ -221,11 +221,9 @@ pub async fn order(
         order_href: format!("/orders/{}", purchase.id),
         emailed: status.was_paid(),
         plan_href: format!("/plans/{}", purchase.plan_id),
-        price: lang.money(Cents::new(purchase.price_cents)),
+        price: lang.money(purchase.price_cents),
         promo: promo_line(&purchase),
-        email: crate::domain::Email::parse(purchase.email.as_str())
-            .map(|e| e.masked())
-            .unwrap_or_default(),
+        email: purchase.email.masked(),
         timeline: record
             .events
             .iter()

@@ -565,10 +565,10 @@ async fn a_real_order_is_shown_without_installation_values_and_actions_are_audit
             .expect("find")
             .expect("purchase")
             .status;
-        if status == "refunded" {
+        if status.as_str() == "refunded" {
             Ok(())
         } else {
-            Err(status)
+            Err(status.to_string())
         }
     })
     .await;

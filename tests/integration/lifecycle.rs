@@ -71,7 +71,7 @@ async fn an_expired_key_holds_every_paid_order_until_it_is_fixed(backend: Backen
     env.outbox.run_due_once().await.expect("runs");
     for id in &ids {
         let purchase = env.purchase(id).await;
-        assert_eq!(purchase.status(), PurchaseStatus::Paid, "not ended: {id}");
+        assert_eq!(purchase.status, PurchaseStatus::Paid, "not ended: {id}");
         let place = env.job(id, JobKind::PlaceOrder).await;
         assert_eq!(place.state, "queued", "waits under its key");
         assert!(
@@ -147,7 +147,7 @@ async fn a_long_outage_is_reconciled_by_reference_and_never_refunded(backend: Ba
         .expect("drains");
     let purchase = env.purchase(&id).await;
     assert_eq!(
-        purchase.status(),
+        purchase.status,
         PurchaseStatus::Paid,
         "still waiting, not ended"
     );
@@ -287,7 +287,7 @@ async fn repricing_stops_after_three_new_keys_with_the_numbers(backend: Backend)
         .expect("price");
     env.outbox.run_due_once().await.expect("runs");
     let purchase = env.purchase(&id).await;
-    assert_eq!(purchase.status(), PurchaseStatus::NeedsAttention);
+    assert_eq!(purchase.status, PurchaseStatus::NeedsAttention);
     assert_eq!(purchase.key_generation, 3, "no fourth key");
     let place = env.job(&id, JobKind::PlaceOrder).await;
     assert_eq!(place.outcome.as_deref(), Some("price_changed_cap"));
@@ -359,7 +359,7 @@ async fn a_refund_before_placement_cancels_it_in_the_same_transaction(backend: B
         .q(move |c| {
             let purchase = storefront::db::purchases::find(c, &as_id(&pid))?.expect("purchase");
             let facts = actions::placement_facts(c, &purchase)?;
-            Ok(purchase.status().on(&PurchaseEvent::AdminRedrive { facts }))
+            Ok(purchase.status.on(&PurchaseEvent::AdminRedrive { facts }))
         })
         .await;
     let refused = redrive.expect_err("the table refuses a re-drive");
@@ -369,7 +369,7 @@ async fn a_refund_before_placement_cancels_it_in_the_same_transaction(backend: B
         .await
         .expect("drains");
     let purchase = env.purchase(&id).await;
-    assert_eq!(purchase.status(), PurchaseStatus::Refunded);
+    assert_eq!(purchase.status, PurchaseStatus::Refunded);
     assert!(purchase.upstream_order_id.is_none());
     env.assert_one_order_per_reference(0);
     let pid = id.clone();

@@ -8,7 +8,6 @@ use std::time::Duration;
 use diesel::prelude::*;
 use storefront::db::schema::{alerts, refunds};
 use storefront::db::{DbError, purchases};
-use storefront::domain::Cents;
 use storefront::orders::confirm::{self, Applied};
 use storefront::payments::{EventKind, PaymentEvent};
 use storefront::staff::Role;
@@ -111,7 +110,7 @@ async fn a_refund_while_the_wallet_is_short_buys_nothing_and_says_why(backend: B
         db.run(move |c| purchases::find(c, &as_id(&id)))
             .await
             .expect("find")
-            .is_some_and(|p| p.status == "refunded")
+            .is_some_and(|p| p.status.as_str() == "refunded")
     })
     .await;
     // Give any wrongly queued placement the time to run.
@@ -235,7 +234,7 @@ async fn sales_paused_for_the_account_resume_by_hand_once_nothing_waits(backend:
         db.run(move |c| purchases::find(c, &as_id(&id)))
             .await
             .expect("find")
-            .is_some_and(|p| p.status == "refunded")
+            .is_some_and(|p| p.status.as_str() == "refunded")
     })
     .await;
     upstream.sandbox.set_purchasing_suspended(false);
@@ -303,7 +302,7 @@ async fn provider_reports_refund(app: &crate::helpers::TestApp, purchase_id: &st
         id: event_id.to_string(),
         kind: EventKind::Refunded {
             payment_reference: purchase.payment_reference.clone().expect("paid"),
-            amount: Cents::new(purchase.price_cents),
+            amount: purchase.price_cents,
         },
     };
     let applied = app
@@ -371,7 +370,7 @@ async fn a_refund_settles_the_alert_that_asked_for_it_and_its_report_raises_none
         db.run(move |c| purchases::find(c, &as_id(&id)))
             .await
             .expect("find")
-            .is_some_and(|p| p.status == "refunded")
+            .is_some_and(|p| p.status.as_str() == "refunded")
     })
     .await;
     assert_eq!(

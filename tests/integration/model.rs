@@ -347,7 +347,7 @@ async fn check(env: &Env, bought: &[String]) -> Result<(), TestCaseError> {
                 (other, _) => prop_assert!(false, "{id}: refund cause {other}"),
             }
         }
-        let status = purchase.status();
+        let status = purchase.status;
         let settled = matches!(status, PurchaseStatus::Fulfilled | PurchaseStatus::Refunded);
         let flagged = attention.contains(id)
             && open_alerts

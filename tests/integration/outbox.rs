@@ -231,7 +231,7 @@ impl Env {
         let started = Instant::now();
         loop {
             let purchase = self.purchase(id).await;
-            if purchase.status() == status {
+            if purchase.status == status {
                 return purchase;
             }
             assert!(
@@ -508,7 +508,7 @@ async fn price_change_within_margin_reorders_under_a_new_key(backend: Backend) {
 
     env.assert_one_order_per_reference(1);
     assert_eq!(purchase.key_generation, 1);
-    assert_eq!(purchase.cost_cents, cost + 50);
+    assert_eq!(purchase.cost_cents.get(), cost + 50);
     assert_ne!(purchase.idempotency_key, original_key);
     let order = env
         .upstream
@@ -543,7 +543,7 @@ async fn price_change_beyond_margin_needs_attention(backend: Backend) {
         .await
         .expect("drains");
     let purchase = env.purchase(&id).await;
-    assert_eq!(purchase.status(), PurchaseStatus::NeedsAttention);
+    assert_eq!(purchase.status, PurchaseStatus::NeedsAttention);
     assert_eq!(purchase.key_generation, 0);
     env.assert_one_order_per_reference(0);
     let place = env.job(&id, JobKind::PlaceOrder).await;
@@ -581,7 +581,7 @@ async fn insufficient_balance_waits_pauses_sales_and_alerts_once(backend: Backen
         assert!(started.elapsed() < WITHIN, "job did not retry");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    assert_eq!(env.purchase(&id).await.status(), PurchaseStatus::Paid);
+    assert_eq!(env.purchase(&id).await.status, PurchaseStatus::Paid);
     let wallet = env
         .q(storefront::db::wallet::get)
         .await
@@ -654,7 +654,7 @@ async fn upstream_outcomes_end_as_specified_without_reorder(backend: Backend) {
             .expect("refund row")
     };
     assert_eq!(refund.status, "succeeded");
-    assert_eq!(refund.amount_cents, failed.price_cents);
+    assert_eq!(refund.amount_cents, failed.price_cents.get());
     assert!(refund.provider_refund_id.is_some());
     let failed_timeline: Vec<String> = {
         let id = ids[0].clone();

@@ -5,10 +5,10 @@
 use crate::catalog::snapshot::destination_name_in;
 use crate::db::outbox::LeasedJob;
 use crate::db::{DbError, alerts, now_ms, refunds};
+use crate::domain::AlertKind;
 use crate::domain::PurchaseId;
 use crate::domain::plan::describe_allowance;
 use crate::domain::purchase::RefundCause;
-use crate::domain::{AlertKind, Cents, Email};
 use crate::i18n::{self, Lang};
 use crate::mail::{OutgoingEmail, Receipt};
 use crate::orders::jobs::job::{Job, JobContext, JobFuture, JobKind, OutboxError, Verdict};
@@ -90,15 +90,7 @@ async fn send(
         .await?;
     // The refund email says what the refund row records, never a guess.
     let refund_reason = refund.map_or(RefundCause::DeliveryFailed, |r| r.cause());
-    let to = match Email::parse(purchase.email.as_str()) {
-        Ok(to) => to,
-        Err(_) => {
-            return Ok(Verdict::dead(
-                "bad_address",
-                "the stored email address is not valid",
-            ));
-        }
-    };
+    let to = purchase.email.clone();
     // A token of its own, recorded before the email can leave (see `orders::links`).
     let token = {
         let purchase_id = purchase.id.clone();
@@ -110,7 +102,7 @@ async fn send(
     let receipt = Receipt::new(
         &purchase.id,
         &description,
-        Cents::new(purchase.price_cents),
+        purchase.price_cents,
         purchase.created_at_ms,
     )
     .with_promo(

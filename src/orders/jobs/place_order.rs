@@ -85,7 +85,7 @@ async fn place_order(ob: &JobContext, leased: &LeasedJob) -> Result<Verdict, Out
             format!("upstream order {order_id} is already recorded"),
         ));
     }
-    if purchase.status() != PurchaseStatus::Paid {
+    if purchase.status != PurchaseStatus::Paid {
         return Ok(Verdict::done(
             "skipped",
             format!("purchase is {}, not paid", purchase.status),
@@ -143,7 +143,7 @@ fn order_request(purchase: &purchases::Purchase) -> Result<(IdempotencyKey, Orde
         IdempotencyKey::parse(purchase.idempotency_key.as_str()).map_err(|e| e.to_string())?;
     let request = OrderRequest {
         plan_id: PlanId::parse(purchase.plan_id.as_str()).map_err(|e| e.to_string())?,
-        expected_price_cents: ApiAmount::try_from(purchase.cost_cents)
+        expected_price_cents: ApiAmount::try_from(purchase.cost_cents.get())
             .map_err(|e| e.to_string())?,
         reference: OrderReference::parse(purchase.reference.as_str()).map_err(|e| e.to_string())?,
     };
@@ -417,12 +417,12 @@ async fn price_changed(
         }
     };
     let new_cost = plan.price_cents.cents().get();
-    let margin = purchase.price_cents.saturating_sub(new_cost);
+    let margin = purchase.price_cents.get().saturating_sub(new_cost);
     let min_margin = ob.config.min_margin.get();
     let numbers = format!(
         "paid {}, cost when sold {}, upstream cost now {}, margin at that cost {}",
-        crate::domain::Cents::new(purchase.price_cents),
-        crate::domain::Cents::new(purchase.cost_cents),
+        purchase.price_cents,
+        purchase.cost_cents,
         crate::domain::Cents::new(new_cost),
         crate::domain::Cents::new(margin),
     );
@@ -447,15 +447,15 @@ async fn price_changed(
     let note = format!(
         "upstream cost changed from {} to {new_cost} cents (margin {margin} cents): retrying \
          under key generation {} (old key {old_key}, new key {new_key})",
-        purchase.cost_cents,
+        purchase.cost_cents.get(),
         generation.saturating_add(1)
     );
-    let status = purchase.status.clone();
+    let status = purchase.status.as_str();
     // Due at once: the new key has never been sent.
     Ok(
         Verdict::retry("price_changed_repriced", note.clone(), 0).with_effects(move |c, now| {
             if purchases::reprice(c, &purchase_id, generation, new_cost, &new_key, now)? {
-                purchases::add_event(c, &purchase_id, Some(&status), &status, &note, now)?;
+                purchases::add_event(c, &purchase_id, Some(status), status, &note, now)?;
             }
             Ok(())
         }),

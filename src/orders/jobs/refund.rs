@@ -23,14 +23,14 @@ use crate::payments::{PaymentError, PaymentProvider, RefundStatus};
 pub(crate) fn refund_failed_delivery(
     conn: &mut DbConn,
     purchase_id: &PurchaseId,
-    amount_cents: i64,
+    amount: Cents,
     note: &str,
     now: i64,
 ) -> Result<(), DbError> {
     refunds::ensure_refund(
         conn,
         purchase_id,
-        amount_cents,
+        amount,
         note,
         RefundCause::DeliveryFailed,
         false,
@@ -61,7 +61,7 @@ async fn refund(ob: &JobContext, leased: &LeasedJob) -> Result<Verdict, OutboxEr
         ));
     };
     let purchase_id = purchase.id.clone();
-    if purchase.status() == PurchaseStatus::Refunded {
+    if purchase.status == PurchaseStatus::Refunded {
         return Ok(Verdict::done(
             "already_refunded",
             "purchase already refunded",

@@ -274,7 +274,7 @@ async fn detail_page(
         Some(p) => format!("{} ({})", shop::plan_title(p, Lang::En), p.id),
         None => purchase.plan_id.clone(),
     };
-    let status = purchase.status();
+    let status = purchase.status;
     let facts = detail.facts;
     // The console offers exactly what the transition table allows.
     let refund_offer = |keep_cost| status.on(&PurchaseEvent::AdminRefund { keep_cost, facts });
