@@ -52,11 +52,6 @@ impl Purchase {
         self.price_cents.get().saturating_sub(self.cost_cents.get())
     }
 
-    /// [`Purchase::language`] as a language; English when the value is not one the shop has.
-    pub fn lang(&self) -> crate::i18n::Lang {
-        crate::i18n::Lang::parse(&self.language).unwrap_or_default()
-    }
-
     /// See [`lifecycle::is_abandoned`].
     pub fn is_abandoned(&self, now_ms: i64) -> bool {
         lifecycle::is_abandoned(

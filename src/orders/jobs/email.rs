@@ -76,8 +76,9 @@ async fn send(
             "the purchase row is gone",
         ));
     };
-    // Every email of a purchase is written in the language the customer bought in.
-    let lang = purchase.lang();
+    // Every email of a purchase is written in the language the customer bought in (English
+    // when the stored code is not one the shop has).
+    let lang = Lang::parse(&purchase.language).unwrap_or_default();
     let (plan_id, purchase_id) = (purchase.plan_id.clone(), purchase.id.clone());
     let (description, refund) = ob
         .db
