@@ -11,7 +11,6 @@ use super::ledger::RunningTransaction;
 use super::reconcile::{Line, wholesale_cost};
 use crate::db::purchases::Purchase;
 use crate::domain::Cents;
-use crate::domain::purchase::order_number;
 
 /// One CSV row from its cells (made with [`text`] or [`number`]), CRLF-terminated.
 pub fn row<C: AsRef<[u8]>>(cells: impl IntoIterator<Item = C>) -> String {
@@ -67,26 +66,26 @@ pub const ORDER_HEADER: &str = "order_number,purchase_id,created_at,paid_at,stat
 /// reconciliation.
 pub fn order_row(p: &Purchase, refunded_cents: i64) -> String {
     let paid = p.paid_at_ms.is_some();
-    let price = Cents::new(p.price_cents);
+    let price = p.price_cents;
     let cost = wholesale_cost(
         p.upstream_order_id.is_some(),
         p.upstream_status.as_deref(),
-        p.cost_cents,
+        p.cost_cents.get(),
     );
     let refunded = Cents::new(refunded_cents);
     let margin = Cents::new(
-        (if paid { p.price_cents } else { 0 })
+        (if paid { p.price_cents.get() } else { 0 })
             .saturating_sub(refunded_cents)
             .saturating_sub(cost),
     );
     let cost = Cents::new(cost);
     let cells = vec![
-        number(order_number(&p.id)),
-        text(&p.id),
+        number(p.id.order_number()),
+        text(p.id.as_str()),
         number(iso_ms(p.created_at_ms)),
         number(p.paid_at_ms.map(iso_ms).unwrap_or_default()),
-        number(&p.status),
-        text(&p.email),
+        number(p.status.as_str()),
+        text(p.email.as_str()),
         text(&p.plan_id),
         text(&p.reference),
         text(p.upstream_order_id.as_deref().unwrap_or("")),

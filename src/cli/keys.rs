@@ -51,7 +51,12 @@ pub async fn rotate(
             rotation.reencrypted
         );
         if !rotation.unreadable.is_empty() {
-            unreadable.push((id, rotation.unreadable));
+            let purchases = rotation
+                .unreadable
+                .iter()
+                .map(ToString::to_string)
+                .collect();
+            unreadable.push((id, purchases));
         }
     }
 

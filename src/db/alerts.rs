@@ -6,13 +6,14 @@ use diesel::prelude::*;
 use crate::db::schema::alerts;
 use crate::db::{DbConn, DbError};
 use crate::domain::AlertKind;
+use crate::domain::purchase::PurchaseId;
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
 #[diesel(table_name = alerts)]
 pub struct Alert {
     pub id: i64,
     pub kind: String,
-    pub purchase_id: Option<String>,
+    pub purchase_id: Option<PurchaseId>,
     pub message: String,
     pub created_at_ms: i64,
     pub resolved_at_ms: Option<i64>,
@@ -23,7 +24,7 @@ pub struct Alert {
 pub fn raise_alert(
     conn: &mut DbConn,
     kind: AlertKind,
-    purchase_id: Option<&str>,
+    purchase_id: Option<&PurchaseId>,
     message: &str,
     now_ms: i64,
 ) -> Result<bool, DbError> {
@@ -53,7 +54,7 @@ pub fn raise_alert(
 /// Resolves the purchase's open alerts of `kind`; returns how many.
 pub fn resolve_alerts_of_kind(
     conn: &mut DbConn,
-    purchase_id: &str,
+    purchase_id: &PurchaseId,
     kind: AlertKind,
     now_ms: i64,
 ) -> Result<usize, DbError> {
@@ -76,7 +77,10 @@ pub fn open_alerts(conn: &mut DbConn) -> Result<Vec<Alert>, DbError> {
         .load(conn)?)
 }
 
-pub fn alerts_for_purchase(conn: &mut DbConn, purchase_id: &str) -> Result<Vec<Alert>, DbError> {
+pub fn alerts_for_purchase(
+    conn: &mut DbConn,
+    purchase_id: &PurchaseId,
+) -> Result<Vec<Alert>, DbError> {
     Ok(alerts::table
         .filter(alerts::purchase_id.eq(purchase_id))
         .order(alerts::id)
@@ -85,7 +89,11 @@ pub fn alerts_for_purchase(conn: &mut DbConn, purchase_id: &str) -> Result<Vec<A
 }
 
 /// Resolves the purchase's open alerts; returns how many.
-pub fn resolve_alerts(conn: &mut DbConn, purchase_id: &str, now_ms: i64) -> Result<usize, DbError> {
+pub fn resolve_alerts(
+    conn: &mut DbConn,
+    purchase_id: &PurchaseId,
+    now_ms: i64,
+) -> Result<usize, DbError> {
     Ok(diesel::update(
         alerts::table
             .filter(alerts::purchase_id.eq(purchase_id))

@@ -12,6 +12,7 @@ use crate::db::admin::{OrderFilter, search_orders};
 use crate::db::purchases::Purchase;
 use crate::db::schema::{catalog_plans, purchases, refunds, topups};
 use crate::db::{DbConn, DbError};
+use crate::domain::PurchaseId;
 
 /// A purchase as the books see it: what the buyer paid, what the shop expects upstream to
 /// have charged, and what the buyer got back.
@@ -32,17 +33,17 @@ pub struct BookPurchase {
 }
 
 impl BookPurchase {
-    fn of(p: Purchase, refunded: &HashMap<String, i64>) -> Self {
+    fn of(p: Purchase, refunded: &HashMap<PurchaseId, i64>) -> Self {
         Self {
             refunded_cents: refunded.get(&p.id).copied().unwrap_or(0),
-            id: p.id,
-            status: p.status,
+            id: p.id.to_string(),
+            status: p.status.as_str().to_string(),
             plan_id: p.plan_id,
             reference: p.reference,
             upstream_order_id: p.upstream_order_id,
             upstream_status: p.upstream_status,
-            price_cents: p.price_cents,
-            cost_cents: p.cost_cents,
+            price_cents: p.price_cents.get(),
+            cost_cents: p.cost_cents.get(),
             paid_at_ms: p.paid_at_ms,
             created_at_ms: p.created_at_ms,
         }
@@ -70,7 +71,10 @@ pub fn paid_or_placed(conn: &mut DbConn) -> Result<Vec<BookPurchase>, DbError> {
 
 /// Refunded to buyers, per purchase (every refund that did not fail): for the purchases
 /// `ids`, or for all with `None`.
-fn refunded(conn: &mut DbConn, ids: Option<&[String]>) -> Result<HashMap<String, i64>, DbError> {
+fn refunded(
+    conn: &mut DbConn,
+    ids: Option<&[PurchaseId]>,
+) -> Result<HashMap<PurchaseId, i64>, DbError> {
     let mut query = refunds::table
         .filter(refunds::status.ne("failed"))
         .group_by(refunds::purchase_id)
@@ -85,7 +89,7 @@ fn refunded(conn: &mut DbConn, ids: Option<&[String]>) -> Result<HashMap<String,
         }
         query = query.filter(refunds::purchase_id.eq_any(ids));
     }
-    let rows: Vec<(String, Option<i64>)> = query.load(conn)?;
+    let rows: Vec<(PurchaseId, Option<i64>)> = query.load(conn)?;
     Ok(rows
         .into_iter()
         .map(|(id, sum)| (id, sum.unwrap_or(0)))
@@ -101,7 +105,7 @@ pub fn orders_export_page(
     limit: i64,
 ) -> Result<Vec<(Purchase, i64)>, DbError> {
     let found = search_orders(conn, filter, offset, limit)?;
-    let ids: Vec<String> = found.iter().map(|p| p.id.clone()).collect();
+    let ids: Vec<PurchaseId> = found.iter().map(|p| p.id.clone()).collect();
     let refunded = refunded(conn, Some(&ids))?;
     Ok(found
         .into_iter()
@@ -175,7 +179,7 @@ pub fn figure_rows(conn: &mut DbConn, since_ms: i64) -> Result<FigureRows, DbErr
         )
         .select(Purchase::as_select())
         .load(conn)?;
-    let ids: Vec<String> = rows.iter().map(|p| p.id.clone()).collect();
+    let ids: Vec<PurchaseId> = rows.iter().map(|p| p.id.clone()).collect();
     let mut refunded_cents = HashMap::new();
     let mut kept_cost = Vec::new();
     for chunk in ids.chunks(500) {

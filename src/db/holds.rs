@@ -8,11 +8,12 @@ use diesel::sql_types::{BigInt, Text};
 
 use crate::db::schema::checkout_holds;
 use crate::db::{DbConn, DbError};
+use crate::domain::purchase::PurchaseId;
 
 #[derive(Debug, Clone, PartialEq, Eq, Insertable)]
 #[diesel(table_name = checkout_holds)]
 pub struct NewHold {
-    pub purchase_id: String,
+    pub purchase_id: PurchaseId,
     pub client_key: String,
     pub email_key: String,
     pub cost_cents: i64,
@@ -98,7 +99,7 @@ pub fn end(conn: &mut DbConn, purchase_ids: &[String], now_ms: i64) -> Result<us
 /// The hold of one purchase: `(client_key, email_key, cost_cents, expires_at_ms)`.
 pub fn find(
     conn: &mut DbConn,
-    purchase_id: &str,
+    purchase_id: &PurchaseId,
 ) -> Result<Option<(String, String, i64, i64)>, DbError> {
     Ok(checkout_holds::table
         .find(purchase_id)

@@ -5,12 +5,13 @@ use diesel::prelude::*;
 
 use crate::db::schema::installations;
 use crate::db::{DbConn, DbError};
+use crate::domain::purchase::PurchaseId;
 
 /// An encrypted installation row; see `orders::installation` for the format.
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = installations)]
 pub struct InstallationRow {
-    pub purchase_id: String,
+    pub purchase_id: PurchaseId,
     pub esim_id: String,
     pub key_id: String,
     pub nonce: String,
@@ -33,7 +34,7 @@ pub fn insert_installation(conn: &mut DbConn, row: &InstallationRow) -> Result<b
 
 pub fn installation(
     conn: &mut DbConn,
-    purchase_id: &str,
+    purchase_id: &PurchaseId,
 ) -> Result<Option<InstallationRow>, DbError> {
     Ok(installations::table
         .find(purchase_id)
@@ -71,7 +72,7 @@ pub fn installations_per_key(conn: &mut DbConn) -> Result<Vec<(String, i64)>, Db
 /// Replaces a row's encryption, only if it is still under `old_key_id`.
 pub fn reencrypt_installation(
     conn: &mut DbConn,
-    purchase_id: &str,
+    purchase_id: &PurchaseId,
     old_key_id: &str,
     new_key_id: &str,
     nonce: &str,
@@ -92,7 +93,7 @@ pub fn reencrypt_installation(
 }
 
 /// The last four digits of the purchase's ICCID, once installed.
-pub fn iccid_last4(conn: &mut DbConn, purchase_id: &str) -> Result<Option<String>, DbError> {
+pub fn iccid_last4(conn: &mut DbConn, purchase_id: &PurchaseId) -> Result<Option<String>, DbError> {
     Ok(installations::table
         .find(purchase_id)
         .select(installations::iccid_last4)

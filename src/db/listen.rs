@@ -19,7 +19,7 @@ use diesel::{Connection, PgConnection};
 use tokio::sync::{oneshot, watch};
 use tokio::task::JoinHandle;
 
-use crate::config::Secret;
+use crate::domain::secret::Secret;
 
 /// How often the socket is read for notifications.
 pub const TICK: Duration = Duration::from_millis(50);

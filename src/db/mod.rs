@@ -13,6 +13,7 @@ pub mod alert_mail;
 pub mod alerts;
 pub mod books;
 pub mod catalog;
+mod column;
 pub mod display_rates;
 pub mod holds;
 pub mod installations;
@@ -48,7 +49,7 @@ use diesel::r2d2::{self, Pool, PooledConnection};
 use diesel::{PgConnection, SqliteConnection};
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 
-use crate::config::DatabaseUrl;
+use crate::domain::database_url::DatabaseUrl;
 
 const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/sqlite");
 const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");

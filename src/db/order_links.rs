@@ -6,11 +6,12 @@ use diesel::prelude::*;
 use crate::db::purchases::Purchase;
 use crate::db::schema::{order_link_tokens, purchases};
 use crate::db::{DbConn, DbError};
+use crate::domain::purchase::PurchaseId;
 
 /// Records a new link token of `purchase_id` by its hash, in the caller's transaction.
 pub fn insert(
     conn: &mut DbConn,
-    purchase_id: &str,
+    purchase_id: &PurchaseId,
     token_hash: &str,
     now_ms: i64,
 ) -> Result<(), DbError> {
@@ -28,7 +29,7 @@ pub fn insert(
 /// `None` for any other pair (expiry is the caller's to judge).
 pub fn find_purchase(
     conn: &mut DbConn,
-    id: &str,
+    id: &PurchaseId,
     token_hash: &str,
 ) -> Result<Option<Purchase>, DbError> {
     let live = order_link_tokens::table
@@ -44,7 +45,11 @@ pub fn find_purchase(
 }
 
 /// Revokes every link token of `purchase_id` not revoked yet; returns how many.
-pub fn revoke_all(conn: &mut DbConn, purchase_id: &str, now_ms: i64) -> Result<usize, DbError> {
+pub fn revoke_all(
+    conn: &mut DbConn,
+    purchase_id: &PurchaseId,
+    now_ms: i64,
+) -> Result<usize, DbError> {
     Ok(diesel::update(
         order_link_tokens::table
             .filter(order_link_tokens::purchase_id.eq(purchase_id))
@@ -62,7 +67,7 @@ pub struct LinkCounts {
     pub revoked: usize,
 }
 
-pub fn counts(conn: &mut DbConn, purchase_id: &str) -> Result<LinkCounts, DbError> {
+pub fn counts(conn: &mut DbConn, purchase_id: &PurchaseId) -> Result<LinkCounts, DbError> {
     let revoked: Vec<Option<i64>> = order_link_tokens::table
         .filter(order_link_tokens::purchase_id.eq(purchase_id))
         .select(order_link_tokens::revoked_at_ms)

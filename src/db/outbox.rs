@@ -22,6 +22,7 @@ use diesel::sql_types::{BigInt, Integer, Nullable, Text};
 
 use crate::db::schema::{leases, outbox_attempts, outbox_jobs, purchases};
 use crate::db::{DbConn, DbError};
+use crate::domain::purchase::PurchaseId;
 
 /// Job states (the `outbox_jobs.state` CHECK).
 pub const QUEUED: &str = "queued";
@@ -46,7 +47,7 @@ pub const WAKE_CHANNEL: &str = "storefront_outbox";
 pub struct Job {
     pub id: i64,
     pub kind: String,
-    pub purchase_id: String,
+    pub purchase_id: PurchaseId,
     pub state: String,
     pub attempts: i32,
     pub run_at_ms: i64,
@@ -135,7 +136,7 @@ impl Lane {
 pub fn insert_job(
     conn: &mut DbConn,
     kind: &str,
-    purchase_id: &str,
+    purchase_id: &PurchaseId,
     run_at_ms: i64,
     now_ms: i64,
 ) -> Result<bool, DbError> {
@@ -478,7 +479,7 @@ pub fn make_kind_due_now(conn: &mut DbConn, kind: &str, now_ms: i64) -> Result<u
 /// right now is left alone; returns whether one was ended.
 pub fn cancel_queued(
     conn: &mut DbConn,
-    purchase_id: &str,
+    purchase_id: &PurchaseId,
     kind: &str,
     outcome: &str,
     now_ms: i64,
@@ -508,7 +509,7 @@ pub fn attempts(conn: &mut DbConn, job_id: i64) -> Result<Vec<Attempt>, DbError>
 }
 
 /// Every job of a purchase, oldest first (the admin's order page).
-pub fn jobs_for_purchase(conn: &mut DbConn, purchase_id: &str) -> Result<Vec<Job>, DbError> {
+pub fn jobs_for_purchase(conn: &mut DbConn, purchase_id: &PurchaseId) -> Result<Vec<Job>, DbError> {
     Ok(outbox_jobs::table
         .filter(outbox_jobs::purchase_id.eq(purchase_id))
         .order(outbox_jobs::id)
@@ -633,7 +634,11 @@ pub fn upstream_gate_opens_at(conn: &mut DbConn, now_ms: i64) -> Result<Option<i
 }
 
 /// Makes the purchase's queued jobs due now; returns how many.
-pub fn make_due_now(conn: &mut DbConn, purchase_id: &str, now_ms: i64) -> Result<usize, DbError> {
+pub fn make_due_now(
+    conn: &mut DbConn,
+    purchase_id: &PurchaseId,
+    now_ms: i64,
+) -> Result<usize, DbError> {
     let due = diesel::update(
         outbox_jobs::table
             .filter(outbox_jobs::purchase_id.eq(purchase_id))

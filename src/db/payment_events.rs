@@ -4,6 +4,7 @@ use diesel::prelude::*;
 
 use crate::db::schema::payment_events;
 use crate::db::{DbConn, DbError};
+use crate::domain::purchase::PurchaseId;
 
 /// Stores a verified provider event's id (`provider:event id`), its kind and purchase; returns
 /// false when that event was stored before (a duplicate delivery).
@@ -12,7 +13,7 @@ pub fn store(
     id: &str,
     provider: &str,
     kind: &str,
-    purchase_id: Option<&str>,
+    purchase_id: Option<&PurchaseId>,
     now_ms: i64,
 ) -> Result<bool, DbError> {
     let stored = crate::with_inner!(&mut *conn, |c| {

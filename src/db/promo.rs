@@ -11,6 +11,7 @@ use diesel::sql_types::{BigInt, Text};
 
 use crate::db::schema::{promo_codes, promo_redemptions};
 use crate::db::{DbConn, DbError};
+use crate::domain::purchase::PurchaseId;
 
 #[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = promo_codes)]
@@ -161,7 +162,7 @@ pub fn used_by_email(conn: &mut DbConn, code: &str, email_key: &str) -> Result<i
 #[derive(Debug, Clone, PartialEq, Eq, Insertable)]
 #[diesel(table_name = promo_redemptions)]
 pub struct NewRedemption {
-    pub purchase_id: String,
+    pub purchase_id: PurchaseId,
     pub code: String,
     pub email_key: String,
     pub state: String,
@@ -198,7 +199,7 @@ impl Counted {
 /// `None` when the purchase has no code or its use was counted already.
 pub fn mark_used(
     conn: &mut DbConn,
-    purchase_id: &str,
+    purchase_id: &PurchaseId,
     now_ms: i64,
 ) -> Result<Option<Counted>, DbError> {
     let Some(code) = promo_redemptions::table

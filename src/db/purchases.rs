@@ -6,17 +6,20 @@ use diesel::prelude::*;
 
 use crate::db::schema::{purchase_events, purchases};
 use crate::db::{DbConn, DbError};
-use crate::domain::purchase::{self as lifecycle, Next, PurchaseStatus, Refusal};
+use crate::domain::purchase::{self as lifecycle, Next, PurchaseId, PurchaseStatus, Refusal};
+use crate::domain::{Cents, Email};
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
 #[diesel(table_name = purchases)]
 pub struct Purchase {
-    pub id: String,
-    pub status: String,
-    pub email: String,
+    pub id: PurchaseId,
+    pub status: PurchaseStatus,
+    pub email: Email,
     pub plan_id: String,
-    pub price_cents: i64,
-    pub cost_cents: i64,
+    /// What the buyer is charged.
+    pub price_cents: Cents,
+    /// What upstream charges the shop for the plan (as last known: placement may re-price).
+    pub cost_cents: Cents,
     pub reference: String,
     pub idempotency_key: String,
     pub key_generation: i32,
@@ -46,23 +49,13 @@ pub struct Purchase {
 impl Purchase {
     /// What the shop keeps: the price charged less the upstream cost.
     pub fn margin_cents(&self) -> i64 {
-        self.price_cents.saturating_sub(self.cost_cents)
-    }
-
-    /// [`Purchase::language`] as a language; English when the value is not one the shop has.
-    pub fn lang(&self) -> crate::i18n::Lang {
-        crate::i18n::Lang::parse(&self.language).unwrap_or_default()
-    }
-
-    /// The status as a type; a value the schema's CHECK would refuse reads as needing attention.
-    pub fn status(&self) -> PurchaseStatus {
-        PurchaseStatus::parse(&self.status).unwrap_or(PurchaseStatus::NeedsAttention)
+        self.price_cents.get().saturating_sub(self.cost_cents.get())
     }
 
     /// See [`lifecycle::is_abandoned`].
     pub fn is_abandoned(&self, now_ms: i64) -> bool {
         lifecycle::is_abandoned(
-            self.status(),
+            self.status,
             self.paid_at_ms.is_some(),
             self.expires_at_ms,
             now_ms,
@@ -75,7 +68,7 @@ impl Purchase {
         if self.is_abandoned(now_ms) {
             "Abandoned checkout".to_string()
         } else {
-            PurchaseStatus::label_of(&self.status)
+            self.status.label().to_string()
         }
     }
 }
@@ -83,7 +76,7 @@ impl Purchase {
 #[derive(Debug, Clone, Insertable)]
 #[diesel(table_name = purchases)]
 pub struct NewPurchase {
-    pub id: String,
+    pub id: PurchaseId,
     pub status: String,
     pub email: String,
     pub plan_id: String,
@@ -117,7 +110,7 @@ pub fn insert(conn: &mut DbConn, new: &NewPurchase, note: &str) -> Result<(), Db
 
 pub fn add_event(
     conn: &mut DbConn,
-    purchase_id: &str,
+    purchase_id: &PurchaseId,
     from: Option<&str>,
     to: &str,
     note: &str,
@@ -135,7 +128,7 @@ pub fn add_event(
     Ok(())
 }
 
-pub fn find(conn: &mut DbConn, id: &str) -> Result<Option<Purchase>, DbError> {
+pub fn find(conn: &mut DbConn, id: &PurchaseId) -> Result<Option<Purchase>, DbError> {
     Ok(purchases::table
         .find(id)
         .select(Purchase::as_select())
@@ -155,7 +148,7 @@ pub fn find_by_session(conn: &mut DbConn, session_id: &str) -> Result<Option<Pur
 #[derive(Debug, thiserror::Error)]
 pub enum TransitionError {
     #[error("purchase {0} does not exist")]
-    Missing(String),
+    Missing(PurchaseId),
     #[error(transparent)]
     Refused(#[from] Refusal),
     #[error(transparent)]
@@ -188,7 +181,7 @@ impl Applied {
 /// writes nothing; a refusal is an error the caller must handle.
 pub fn apply(
     conn: &mut DbConn,
-    id: &str,
+    id: &PurchaseId,
     event: &lifecycle::PurchaseEvent,
     note: &str,
     now_ms: i64,
@@ -196,8 +189,8 @@ pub fn apply(
     // On PostgreSQL (read committed) another transaction may move the purchase between the
     // read and the update; the table is then asked again about the new status.
     for _ in 0..3 {
-        let current = find(conn, id)?.ok_or_else(|| TransitionError::Missing(id.to_string()))?;
-        let from = current.status();
+        let current = find(conn, id)?.ok_or_else(|| TransitionError::Missing(id.clone()))?;
+        let from = current.status;
         let to = match from.on(event)? {
             Next::Stay => return Ok(Applied { from, to: from }),
             Next::To(to) => to,
@@ -226,14 +219,14 @@ pub fn apply(
 #[derive(Debug, Clone, PartialEq, Queryable)]
 pub struct PurchaseEvent {
     pub id: i64,
-    pub purchase_id: String,
+    pub purchase_id: PurchaseId,
     pub at_ms: i64,
     pub from_status: Option<String>,
     pub to_status: String,
     pub note: String,
 }
 
-pub fn events(conn: &mut DbConn, purchase_id: &str) -> Result<Vec<PurchaseEvent>, DbError> {
+pub fn events(conn: &mut DbConn, purchase_id: &PurchaseId) -> Result<Vec<PurchaseEvent>, DbError> {
     Ok(purchase_events::table
         .filter(purchase_events::purchase_id.eq(purchase_id))
         .order(purchase_events::id)
@@ -255,7 +248,7 @@ pub fn find_by_payment_reference(
 /// Records when the money arrived and the provider's reference for it (refunds need it).
 pub fn set_paid(
     conn: &mut DbConn,
-    id: &str,
+    id: &PurchaseId,
     payment_reference: Option<&str>,
     now_ms: i64,
 ) -> Result<(), DbError> {
@@ -272,7 +265,7 @@ pub fn set_paid(
 /// (`price_cents` is already the discounted price, what is charged).
 pub fn set_promo(
     conn: &mut DbConn,
-    id: &str,
+    id: &PurchaseId,
     code: &str,
     list: crate::domain::Cents,
     discount: crate::domain::Cents,
@@ -288,7 +281,11 @@ pub fn set_promo(
 }
 
 /// Up to `limit` purchases still awaiting payment whose payment page expired by `now_ms`.
-pub fn expired_unpaid(conn: &mut DbConn, now_ms: i64, limit: i64) -> Result<Vec<String>, DbError> {
+pub fn expired_unpaid(
+    conn: &mut DbConn,
+    now_ms: i64,
+    limit: i64,
+) -> Result<Vec<PurchaseId>, DbError> {
     Ok(purchases::table
         .filter(purchases::status.eq(PurchaseStatus::AwaitingPayment.as_str()))
         .filter(purchases::expires_at_ms.le(now_ms))
@@ -329,7 +326,11 @@ pub fn named_by_references(
 }
 
 /// Records the provider session created for an awaiting purchase.
-pub fn set_payment_session(conn: &mut DbConn, id: &str, session_id: &str) -> Result<(), DbError> {
+pub fn set_payment_session(
+    conn: &mut DbConn,
+    id: &PurchaseId,
+    session_id: &str,
+) -> Result<(), DbError> {
     diesel::update(purchases::table.find(id))
         .set(purchases::payment_session_id.eq(session_id))
         .execute(conn)?;
@@ -341,7 +342,7 @@ pub fn set_payment_session(conn: &mut DbConn, id: &str, session_id: &str) -> Res
 /// Stores the accepted order's id (once: an id already set is kept).
 pub fn set_upstream_order(
     conn: &mut DbConn,
-    purchase_id: &str,
+    purchase_id: &PurchaseId,
     order_id: &str,
     now_ms: i64,
 ) -> Result<bool, DbError> {
@@ -361,7 +362,7 @@ pub fn set_upstream_order(
 /// Records the last status upstream reported, verbatim (an unfamiliar one included).
 pub fn set_upstream_status(
     conn: &mut DbConn,
-    purchase_id: &str,
+    purchase_id: &PurchaseId,
     status: &str,
     now_ms: i64,
 ) -> Result<(), DbError> {
@@ -376,7 +377,7 @@ pub fn set_upstream_status(
 
 pub fn set_esim_id(
     conn: &mut DbConn,
-    purchase_id: &str,
+    purchase_id: &PurchaseId,
     esim_id: &str,
     now_ms: i64,
 ) -> Result<(), DbError> {
@@ -394,7 +395,7 @@ pub fn set_esim_id(
 /// Returns whether it changed.
 pub fn reprice(
     conn: &mut DbConn,
-    purchase_id: &str,
+    purchase_id: &PurchaseId,
     from_generation: i32,
     new_cost_cents: i64,
     new_key: &str,

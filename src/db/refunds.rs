@@ -5,13 +5,14 @@ use diesel::prelude::*;
 
 use crate::db::schema::refunds;
 use crate::db::{DbConn, DbError};
-use crate::domain::purchase::RefundCause;
+use crate::domain::Cents;
+use crate::domain::purchase::{PurchaseId, RefundCause};
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
 #[diesel(table_name = refunds)]
 pub struct RefundRow {
     pub id: String,
-    pub purchase_id: String,
+    pub purchase_id: PurchaseId,
     pub amount_cents: i64,
     pub idempotency_key: String,
     pub provider_refund_id: Option<String>,
@@ -37,7 +38,10 @@ impl RefundRow {
     }
 }
 
-pub fn refund_for(conn: &mut DbConn, purchase_id: &str) -> Result<Option<RefundRow>, DbError> {
+pub fn refund_for(
+    conn: &mut DbConn,
+    purchase_id: &PurchaseId,
+) -> Result<Option<RefundRow>, DbError> {
     Ok(refunds::table
         .filter(refunds::purchase_id.eq(purchase_id))
         .select(RefundRow::as_select())
@@ -49,8 +53,8 @@ pub fn refund_for(conn: &mut DbConn, purchase_id: &str) -> Result<Option<RefundR
 /// the key is stored before the provider is ever asked, so a retried refund cannot pay twice.
 pub fn ensure_refund(
     conn: &mut DbConn,
-    purchase_id: &str,
-    amount_cents: i64,
+    purchase_id: &PurchaseId,
+    amount: Cents,
     reason: &str,
     cause: RefundCause,
     keeps_cost: bool,
@@ -61,7 +65,7 @@ pub fn ensure_refund(
             .values((
                 refunds::id.eq(format!("rf_{purchase_id}")),
                 refunds::purchase_id.eq(purchase_id),
-                refunds::amount_cents.eq(amount_cents),
+                refunds::amount_cents.eq(amount),
                 refunds::idempotency_key.eq(format!("refund-{purchase_id}")),
                 refunds::status.eq("pending"),
                 refunds::reason.eq(reason),

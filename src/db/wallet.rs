@@ -213,7 +213,7 @@ struct Sum {
 
 /// Upstream cost of purchases that will need wallet credit but have no upstream order yet:
 /// paid ones, and unpaid ones while their checkout hold lasts (see [`crate::db::holds`]). The
-/// checkout counts the unpaid part only up to its cap ([`crate::orders::checkout`]).
+/// checkout counts the unpaid part only up to its cap (`orders::checkout`).
 pub fn committed_cents(conn: &mut DbConn, now_ms: i64) -> Result<i64, DbError> {
     Ok(paid_unplaced_cents(conn)? + crate::db::holds::held_cents(conn, now_ms)?)
 }

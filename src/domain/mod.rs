@@ -7,6 +7,7 @@ pub mod clock;
 pub mod countries;
 pub mod country_names;
 pub mod currency;
+pub mod database_url;
 mod email;
 pub mod esim;
 pub mod html;
@@ -16,8 +17,10 @@ pub mod pricing;
 pub mod promo;
 pub mod purchase;
 pub mod rate_window;
+pub mod secret;
 
 pub use alert::AlertKind;
 pub use client::ClientKey;
 pub use email::{Email, EmailError};
 pub use money::{Cents, MoneyError};
+pub use purchase::PurchaseId;

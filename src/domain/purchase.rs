@@ -12,11 +12,104 @@
 
 use std::fmt;
 
+/// A purchase's id: the key of its row, the path of its order page and the name of its
+/// cookie. Checkout makes it (20 lowercase hex digits); a path or a row that holds anything
+/// but 1 to 64 ASCII letters, digits, `-` or `_` is not one.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PurchaseId(String);
+
+/// Text that cannot be a [`PurchaseId`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("not a purchase id")]
+pub struct NotAPurchaseId;
+
+impl PurchaseId {
+    pub fn parse(raw: impl Into<String>) -> Result<Self, NotAPurchaseId> {
+        let raw = raw.into();
+        let valid = (1..=64).contains(&raw.len())
+            && raw
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+        if valid {
+            Ok(Self(raw))
+        } else {
+            Err(NotAPurchaseId)
+        }
+    }
+
+    /// A new id: 10 random bytes as 20 lowercase hex digits.
+    pub fn generate() -> Self {
+        use rand::RngCore;
+        let mut bytes = [0u8; 10];
+        rand::rng().fill_bytes(&mut bytes);
+        Self(hex::encode(bytes))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// See [`order_number`].
+    pub fn order_number(&self) -> String {
+        order_number(&self.0)
+    }
+}
+
+impl TryFrom<String> for PurchaseId {
+    type Error = NotAPurchaseId;
+    fn try_from(raw: String) -> Result<Self, NotAPurchaseId> {
+        Self::parse(raw)
+    }
+}
+
+impl PartialEq<str> for PurchaseId {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<&str> for PurchaseId {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+impl PartialEq<String> for PurchaseId {
+    fn eq(&self, other: &String) -> bool {
+        &self.0 == other
+    }
+}
+
+impl From<PurchaseId> for String {
+    fn from(id: PurchaseId) -> String {
+        id.0
+    }
+}
+
+impl std::str::FromStr for PurchaseId {
+    type Err = NotAPurchaseId;
+    fn from_str(raw: &str) -> Result<Self, NotAPurchaseId> {
+        Self::parse(raw)
+    }
+}
+
+impl fmt::Display for PurchaseId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl fmt::Debug for PurchaseId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "PurchaseId({})", self.0)
+    }
+}
+
 /// The short reference a customer sees and quotes (`SF-3FA2-9C1E`): the first eight
 /// characters of the purchase id, upper case, in two groups. Support finds the order by the
 /// id it starts with; it is not a key to open the order, which needs the private link.
-pub fn order_number(purchase_id: &str) -> String {
-    let head: String = purchase_id
+fn order_number(id: &str) -> String {
+    let head: String = id
         .chars()
         .filter(char::is_ascii_alphanumeric)
         .take(8)
@@ -477,6 +570,19 @@ impl Refusal {
     }
 }
 
+/// A stored status that is none of [`PurchaseStatus::ALL`] (the schema's CHECK refuses one;
+/// a row that holds one anyway is an error to read, never a guess).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown purchase status {0:?}")]
+pub struct UnknownStatus(pub String);
+
+impl TryFrom<String> for PurchaseStatus {
+    type Error = UnknownStatus;
+    fn try_from(raw: String) -> Result<Self, UnknownStatus> {
+        Self::parse(&raw).ok_or(UnknownStatus(raw))
+    }
+}
+
 impl fmt::Display for PurchaseStatus {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -528,6 +634,31 @@ mod tests {
         assert_eq!(order_number("ab12"), "SF-AB12");
         assert_eq!(order_number("ab12c"), "SF-AB12-C");
         assert_eq!(order_number(""), "SF-");
+    }
+
+    #[test]
+    fn purchase_ids_are_short_plain_tokens() {
+        for ok in ["3fa29c1e0b7d44aa1234", "p1", "order-7_b"] {
+            assert_eq!(
+                PurchaseId::parse(ok).map(|id| id.to_string()),
+                Ok(ok.to_string())
+            );
+        }
+        for bad in ["", "a/b", "a b", "é", "x;y", &"a".repeat(65)] {
+            assert_eq!(PurchaseId::parse(bad), Err(NotAPurchaseId), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn an_unknown_stored_status_is_an_error() {
+        assert_eq!(
+            PurchaseStatus::try_from("refunded".to_string()),
+            Ok(PurchaseStatus::Refunded)
+        );
+        assert_eq!(
+            PurchaseStatus::try_from("lost".to_string()),
+            Err(UnknownStatus("lost".to_string()))
+        );
     }
     use PurchaseStatus::*;
 

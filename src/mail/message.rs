@@ -17,6 +17,7 @@ use askama::Template;
 use url::Url;
 
 use super::MailError;
+use crate::domain::PurchaseId;
 use crate::domain::{AlertKind, Cents, Email};
 use crate::i18n;
 
@@ -169,9 +170,9 @@ impl PromoLine {
 
 impl Receipt {
     /// The receipt of the purchase `purchase_id`, ordered at `ordered_at_ms` (Unix ms).
-    pub fn new(purchase_id: &str, plan: &str, amount: Cents, ordered_at_ms: i64) -> Self {
+    pub fn new(purchase_id: &PurchaseId, plan: &str, amount: Cents, ordered_at_ms: i64) -> Self {
         Self {
-            order_number: crate::domain::purchase::order_number(purchase_id),
+            order_number: purchase_id.order_number(),
             plan: plan.to_string(),
             amount,
             ordered_at_ms,
@@ -520,12 +521,16 @@ fn shorten(value: &str, max: usize) -> String {
 mod tests {
     use super::*;
 
+    fn pid(raw: &str) -> PurchaseId {
+        PurchaseId::parse(raw).expect("a purchase id")
+    }
+
     fn to() -> Email {
         Email::parse("jane@example.com").expect("valid")
     }
 
     fn receipt(plan: &str, cents: i64) -> Receipt {
-        Receipt::new("3fa29c1e0b7d", plan, Cents::new(cents), 0)
+        Receipt::new(&pid("3fa29c1e0b7d"), plan, Cents::new(cents), 0)
     }
 
     /// Every customer email carries its receipt: order number, plan, amount and date; and the
@@ -562,11 +567,16 @@ mod tests {
         assert!(OutgoingEmail::lost_link(to(), "Shop", &[]).is_none());
         let orders = [
             OrderLink {
-                receipt: Receipt::new("aaaa1111", "<b>Japan</b> & Korea", Cents::new(500), 0),
+                receipt: Receipt::new(&pid("aaaa1111"), "<b>Japan</b> & Korea", Cents::new(500), 0),
                 url: Url::parse("https://shop.example.com/orders/aaaa1111?token=t1").expect("url"),
             },
             OrderLink {
-                receipt: Receipt::new("bbbb2222", "France · 5 GB", Cents::new(900), 86_400_000),
+                receipt: Receipt::new(
+                    &pid("bbbb2222"),
+                    "France · 5 GB",
+                    Cents::new(900),
+                    86_400_000,
+                ),
                 url: Url::parse("https://shop.example.com/orders/bbbb2222?token=t2").expect("url"),
             },
         ];

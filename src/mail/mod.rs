@@ -178,7 +178,12 @@ mod tests {
             Email::parse("jane@example.com").expect("ok"),
             "Shop",
             &url,
-            &message::Receipt::new("p1", "P", crate::domain::Cents::new(100), 0),
+            &message::Receipt::new(
+                &crate::domain::PurchaseId::parse("p1").expect("id"),
+                "P",
+                crate::domain::Cents::new(100),
+                0,
+            ),
         )
         .expect("render")
     }

@@ -9,6 +9,7 @@
 use crate::db::purchases::{self, Purchase, TransitionError};
 use crate::db::{DbConn, DbError, now_ms, outbox as jobs, refunds};
 use crate::domain::Cents;
+use crate::domain::PurchaseId;
 use crate::domain::purchase::{
     PlacementFacts, PurchaseEvent, PurchaseStatus, RefundCause, Upstream,
 };
@@ -63,9 +64,8 @@ pub fn placement_facts(conn: &mut DbConn, purchase: &Purchase) -> Result<Placeme
     })
 }
 
-fn find(conn: &mut DbConn, purchase_id: &str) -> Result<Purchase, TransitionError> {
-    purchases::find(conn, purchase_id)?
-        .ok_or_else(|| TransitionError::Missing(purchase_id.to_string()))
+fn find(conn: &mut DbConn, purchase_id: &PurchaseId) -> Result<Purchase, TransitionError> {
+    purchases::find(conn, purchase_id)?.ok_or_else(|| TransitionError::Missing(purchase_id.clone()))
 }
 
 /// What a refund request did.
@@ -85,7 +85,7 @@ pub struct RefundRequested {
 /// Call `OutboxWaker::wake` after committing.
 pub fn refund(
     conn: &mut DbConn,
-    purchase_id: &str,
+    purchase_id: &PurchaseId,
     reason: &str,
     keep_cost: bool,
     now_ms: i64,
@@ -125,7 +125,7 @@ pub fn refund(
         (true, _) => format!("refund requested before placement, placement cancelled: {reason}"),
         (false, true) => format!(
             "refund requested; the upstream order's cost {} is kept as a loss: {reason}",
-            Cents::new(purchase.cost_cents)
+            purchase.cost_cents
         ),
         (false, false) => format!("refund requested: {reason}"),
     };
@@ -142,7 +142,7 @@ pub fn refund(
     )?;
     enqueue(conn, purchase_id, JobKind::Refund, now_ms, now_ms)?;
     Ok(RefundRequested {
-        amount: Cents::new(purchase.price_cents),
+        amount: purchase.price_cents,
         placement_cancelled,
         keeps_cost: keep_cost,
     })
@@ -162,7 +162,7 @@ pub enum Retried {
 /// key), if the table allows it. Call `OutboxWaker::wake` after committing.
 pub fn retry(
     conn: &mut DbConn,
-    purchase_id: &str,
+    purchase_id: &PurchaseId,
     reason: &str,
     now_ms: i64,
 ) -> Result<Retried, TransitionError> {
@@ -330,7 +330,7 @@ pub async fn perform(
     orders: &Orders,
     by: &Admin,
     client_addr: &str,
-    purchase_id: &str,
+    purchase_id: &PurchaseId,
     act: OrderAction,
     reason: String,
 ) -> Result<&'static str, ActionError> {
@@ -338,7 +338,7 @@ pub async fn perform(
     if act.owner_only() && !by.is_owner() {
         return Err(ActionError::NotOwner);
     }
-    let (by, client, purchase_id) = (by.clone(), client_addr.to_string(), purchase_id.to_string());
+    let (by, client, purchase_id) = (by.clone(), client_addr.to_string(), purchase_id.clone());
     db.run(move |conn| {
         let now = now_ms();
         conn.write_tx(|conn| {
@@ -373,7 +373,7 @@ pub async fn perform(
                         (false, true) => format!(
                             "{reason} (full refund of {}; the upstream cost {} is kept as a loss)",
                             requested.amount,
-                            Cents::new(purchase.cost_cents)
+                            purchase.cost_cents
                         ),
                         (false, false) => format!("{reason} (full refund of {})", requested.amount),
                     };
@@ -388,7 +388,7 @@ pub async fn perform(
                     (act.slug(), format!("{reason} ({n} link(s) revoked)"))
                 }
                 OrderAction::SendLink => {
-                    let Some(kind) = link_email(purchase.status()) else {
+                    let Some(kind) = link_email(purchase.status) else {
                         return Err(ActionError::Conflict(
                             "Not possible: this order was never paid, so no email about it exists; its page opens only in the browser that checked out.".into(),
                         ));

@@ -21,6 +21,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
+use crate::domain::PurchaseId;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
@@ -65,11 +66,11 @@ impl Default for Timing {
 
 #[derive(Debug, Default)]
 struct Held {
-    by_purchase: HashMap<String, (Instant, OwnedSemaphorePermit)>,
+    by_purchase: HashMap<PurchaseId, (Instant, OwnedSemaphorePermit)>,
     /// Placements that ended before their confirmation took its place (a worker can claim
     /// the job between the confirmation's commit and [`Admitted::hold`]), or for purchases
     /// this process never held (paid through another replica, retries).
-    placed_unheld: HashMap<String, Instant>,
+    placed_unheld: HashMap<PurchaseId, Instant>,
     last_placed: Option<Instant>,
 }
 
@@ -138,7 +139,7 @@ impl PlacementBacklog {
 
     /// The placement of `purchase_id` ended (placed, refused or to be retried later): its
     /// place, if it held one, is free.
-    pub fn placed(&self, purchase_id: &str) {
+    pub fn placed(&self, purchase_id: &PurchaseId) {
         let now = Instant::now();
         let forget_after = self.0.timing.forget_after;
         let mut held = self.lock();
@@ -151,7 +152,7 @@ impl PlacementBacklog {
                     held.placed_unheld.clear();
                 }
             }
-            held.placed_unheld.insert(purchase_id.to_string(), now);
+            held.placed_unheld.insert(purchase_id.clone(), now);
         }
     }
 
@@ -174,13 +175,13 @@ impl PlacementBacklog {
 
 impl Admitted {
     /// `purchase_id` was paid: it keeps the place until its placement ends.
-    pub fn hold(mut self, purchase_id: &str) {
+    pub fn hold(mut self, purchase_id: &PurchaseId) {
         if let Some(permit) = self.permit.take() {
             let mut held = self.backlog.lock();
             // Already placed: the place is free again as `permit` drops.
             if held.placed_unheld.remove(purchase_id).is_none() {
                 held.by_purchase
-                    .insert(purchase_id.to_string(), (Instant::now(), permit));
+                    .insert(purchase_id.clone(), (Instant::now(), permit));
             }
         }
     }
@@ -189,6 +190,10 @@ impl Admitted {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn pid(raw: &str) -> PurchaseId {
+        PurchaseId::parse(raw).expect("a purchase id")
+    }
 
     const STALL: Duration = Duration::from_millis(300);
     const MOST_WAIT: Duration = Duration::from_millis(1200);
@@ -212,7 +217,7 @@ mod tests {
     async fn without_workers_nothing_waits() {
         let backlog = PlacementBacklog::default();
         for n in 0..100 {
-            backlog.admit().await.hold(&format!("p{n}"));
+            backlog.admit().await.hold(&pid(&format!("p{n}")));
         }
         assert_eq!(backlog.waiting(), 0);
     }
@@ -221,27 +226,27 @@ mod tests {
     async fn a_full_backlog_holds_a_confirmation_until_a_purchase_is_placed() {
         let backlog = backlog_for_one_worker();
         for n in 0..PER_WORKER {
-            backlog.admit().await.hold(&format!("p{n}"));
+            backlog.admit().await.hold(&pid(&format!("p{n}")));
         }
         assert_eq!(backlog.waiting(), PER_WORKER);
         let waiting = tokio::spawn({
             let backlog = backlog.clone();
             async move {
                 let started = Instant::now();
-                backlog.admit().await.hold("late");
+                backlog.admit().await.hold(&pid("late"));
                 started.elapsed()
             }
         });
         // Placements keep finishing, so the confirmation keeps waiting for its place.
         for _ in 0..3 {
             tokio::time::sleep(STALL / 6).await;
-            backlog.placed("somebody else's");
+            backlog.placed(&pid("somebody-elses"));
             assert!(!waiting.is_finished());
         }
-        backlog.placed("p0");
+        backlog.placed(&pid("p0"));
         let waited = waiting.await.expect("confirmation");
         assert!(waited >= STALL / 2, "{waited:?}");
-        assert!(backlog.lock().by_purchase.contains_key("late"));
+        assert!(backlog.lock().by_purchase.contains_key(&pid("late")));
         assert_eq!(backlog.waiting(), PER_WORKER);
     }
 
@@ -249,10 +254,10 @@ mod tests {
     async fn a_confirmation_goes_on_when_placements_stall() {
         let backlog = backlog_for_one_worker();
         for n in 0..PER_WORKER {
-            backlog.admit().await.hold(&format!("p{n}"));
+            backlog.admit().await.hold(&pid(&format!("p{n}")));
         }
         let started = Instant::now();
-        backlog.admit().await.hold("unbounded");
+        backlog.admit().await.hold(&pid("unbounded"));
         let waited = started.elapsed();
         assert!(waited >= STALL && waited < MOST_WAIT, "{waited:?}");
         // It went on without a place: the backlog still holds only the first ones.
@@ -263,7 +268,7 @@ mod tests {
     async fn no_confirmation_waits_longer_than_most_wait() {
         let backlog = backlog_for_one_worker();
         for n in 0..PER_WORKER {
-            backlog.admit().await.hold(&format!("p{n}"));
+            backlog.admit().await.hold(&pid(&format!("p{n}")));
         }
         let waiting = tokio::spawn({
             let backlog = backlog.clone();
@@ -276,7 +281,7 @@ mod tests {
         // Placements of other purchases finish all the time; none frees a place.
         while !waiting.is_finished() {
             tokio::time::sleep(STALL / 4).await;
-            backlog.placed("another replica's");
+            backlog.placed(&pid("another-replicas"));
         }
         let waited = waiting.await.expect("confirmation");
         assert!(
@@ -290,8 +295,8 @@ mod tests {
         let backlog = backlog_for_one_worker();
         let admitted = backlog.admit().await;
         // The worker claimed the job right after the commit and placed it at once.
-        backlog.placed("quick");
-        admitted.hold("quick");
+        backlog.placed(&pid("quick"));
+        admitted.hold(&pid("quick"));
         assert_eq!(backlog.waiting(), 0);
         assert!(backlog.lock().placed_unheld.is_empty());
     }
@@ -302,12 +307,12 @@ mod tests {
         // A duplicate event: admitted, never held.
         drop(backlog.admit().await);
         for n in 0..PER_WORKER {
-            backlog.admit().await.hold(&format!("p{n}"));
+            backlog.admit().await.hold(&pid(&format!("p{n}")));
         }
         // Another replica places these: this process never hears of them.
         tokio::time::sleep(FORGET_AFTER).await;
         let started = Instant::now();
-        backlog.admit().await.hold("next");
+        backlog.admit().await.hold(&pid("next"));
         assert!(started.elapsed() < STALL);
         assert_eq!(backlog.waiting(), 1);
     }

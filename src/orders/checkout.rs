@@ -46,7 +46,6 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use rand::RngCore;
 use url::Url;
 
 use crate::catalog::{ShopPlan, Snapshot};
@@ -58,7 +57,7 @@ use crate::db::{self, Db, DbConn, DbError};
 use crate::domain::pricing::PlanKey;
 use crate::domain::promo::{self, Discount, PromoRefusal, PromoScope};
 use crate::domain::purchase::{PurchaseEvent, PurchaseStatus};
-use crate::domain::{Cents, ClientKey, Email};
+use crate::domain::{Cents, ClientKey, Email, PurchaseId};
 use crate::i18n::Lang;
 use crate::orders::links::{hash_token, new_token, return_url};
 use crate::payments::{CheckoutRequest, PaymentError, PaymentProvider, Provider};
@@ -230,7 +229,7 @@ pub enum CheckoutError {
 
 /// A purchase created and its payment page ready.
 pub struct Started {
-    pub purchase_id: String,
+    pub purchase_id: PurchaseId,
     /// The private order token for the buyer's cookie (only its hash is stored).
     pub token: String,
     pub redirect_url: Url,
@@ -246,12 +245,6 @@ impl std::fmt::Debug for Started {
             .field("redirect_url", &"[redacted]")
             .finish()
     }
-}
-
-fn random_hex(bytes: usize) -> String {
-    let mut buf = vec![0u8; bytes];
-    rand::rng().fill_bytes(&mut buf);
-    hex::encode(buf)
 }
 
 /// The checkout service: built once when the app starts and shared by every request; the
@@ -308,7 +301,7 @@ impl Checkout {
         self.refresh_wallet_if_stale().await;
 
         let now = db::now_ms();
-        let id = random_hex(10);
+        let id = PurchaseId::generate();
         let token = new_token();
         let key = IdempotencyKey::generate();
         let new = NewPurchase {
@@ -750,7 +743,7 @@ mod tests {
     #[test]
     fn a_started_checkout_prints_neither_its_token_nor_the_payment_page() {
         let started = super::Started {
-            purchase_id: "abc".into(),
+            purchase_id: pid("abc"),
             token: "0123456789abcdef-private".into(),
             redirect_url: url::Url::parse("https://pay.example/cs_secret").expect("url"),
         };
@@ -765,6 +758,10 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+
+    fn pid(raw: &str) -> PurchaseId {
+        PurchaseId::parse(raw).expect("a purchase id")
+    }
 
     #[test]
     fn holds_count_up_to_a_quarter_of_the_free_credit() {

@@ -6,6 +6,7 @@
 use crate::db::purchases::TransitionError;
 use crate::db::{self, DbConn, DbError};
 use crate::domain::AlertKind;
+use crate::domain::PurchaseId;
 use crate::domain::purchase::PurchaseEvent;
 use crate::orders::Orders;
 use crate::orders::outbox::{self, JobKind, OutboxWaker};
@@ -17,9 +18,9 @@ pub enum Applied {
     /// Seen before: nothing changed.
     Duplicate,
     /// The purchase became paid and its order was queued.
-    Paid { purchase_id: String },
+    Paid { purchase_id: PurchaseId },
     /// The purchase's payment failed or expired.
-    PaymentFailed { purchase_id: String },
+    PaymentFailed { purchase_id: PurchaseId },
     /// Recorded; no purchase changed (unknown session, already settled, or not actionable).
     Recorded,
 }
@@ -108,7 +109,7 @@ pub fn apply(
             &format!("{provider}:{}", event.id),
             provider,
             kind,
-            purchase.as_ref().map(|p| p.id.as_str()),
+            purchase.as_ref().map(|p| &p.id),
             now,
         )?;
         if !stored {
@@ -126,7 +127,7 @@ pub fn apply(
                 payment_reference,
                 ..
             } => {
-                if amount.get() != purchase.price_cents {
+                if *amount != purchase.price_cents {
                     // Money arrived, but not the amount the sale was locked at: a person looks.
                     alert(
                         conn,
@@ -134,7 +135,7 @@ pub fn apply(
                         &purchase.id,
                         &format!(
                             "payment of {amount} does not match the price {}",
-                            crate::domain::Cents::new(purchase.price_cents)
+                            purchase.price_cents
                         ),
                         now,
                     )?;
@@ -207,8 +208,8 @@ pub fn apply(
                     db::purchases::add_event(
                         conn,
                         &purchase.id,
-                        Some(&purchase.status),
-                        &purchase.status,
+                        Some(purchase.status.as_str()),
+                        purchase.status.as_str(),
                         &format!(
                             "provider reports a refund of {amount}, the shop's own refund of {}",
                             crate::domain::Cents::new(refund.amount_cents)
@@ -227,8 +228,8 @@ pub fn apply(
                 db::purchases::add_event(
                     conn,
                     &purchase.id,
-                    Some(&purchase.status),
-                    &purchase.status,
+                    Some(purchase.status.as_str()),
+                    purchase.status.as_str(),
                     &format!("provider reports a refund of {amount}"),
                     now,
                 )?;
@@ -252,7 +253,7 @@ pub fn apply(
 fn alert(
     conn: &mut DbConn,
     kind: AlertKind,
-    purchase_id: &str,
+    purchase_id: &PurchaseId,
     message: &str,
     now: i64,
 ) -> Result<(), DbError> {

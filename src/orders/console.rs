@@ -15,6 +15,7 @@ use crate::db::outbox::{self, Attempt, Job};
 use crate::db::purchases::{self, Purchase, PurchaseEvent};
 use crate::db::refunds::{self, RefundRow};
 use crate::db::wallet::{self, WalletRow};
+use crate::domain::PurchaseId;
 use crate::domain::purchase::{PlacementFacts, PurchaseStatus};
 use crate::orders::Orders;
 use crate::orders::actions;
@@ -182,7 +183,7 @@ pub struct OrderDetail {
 }
 
 /// The order `id`, or `None` when there is none.
-pub async fn order_detail(orders: &Orders, id: String) -> Result<Option<OrderDetail>, DbError> {
+pub async fn order_detail(orders: &Orders, id: PurchaseId) -> Result<Option<OrderDetail>, DbError> {
     let db = orders.db();
     db.run(move |conn| {
         let Some(purchase) = purchases::find(conn, &id)? else {

@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::{Secret, SecretKey};
 use crate::db::installations::{self, InstallationRow};
 use crate::db::{DbConn, DbError};
+use crate::domain::PurchaseId;
 use crate::domain::esim::{apple_setup_link, parse_activation_code, safe_install_link};
 use crate::sealing::SealKey;
 use crate::upstream::Installation;
@@ -34,13 +35,13 @@ pub enum InstallationError {
         "installation of purchase {purchase_id} is encrypted under key {row_key_id}, not {key_id}"
     )]
     WrongKey {
-        purchase_id: String,
+        purchase_id: PurchaseId,
         row_key_id: String,
         key_id: String,
     },
     /// The row does not decrypt or decode: tampered, truncated or moved to another purchase.
     #[error("installation of purchase {0} cannot be decrypted")]
-    Corrupt(String),
+    Corrupt(PurchaseId),
     #[error("installation could not be encrypted")]
     Seal,
 }
@@ -135,12 +136,12 @@ struct Sealed {
 
 fn seal(
     key: &InstallationKey,
-    purchase_id: &str,
+    purchase_id: &PurchaseId,
     plain: &Sealed,
 ) -> Result<(String, String), InstallationError> {
     let json = serde_json::to_vec(plain).map_err(|_| InstallationError::Seal)?;
     key.0
-        .seal(&json, purchase_id.as_bytes())
+        .seal(&json, purchase_id.as_str().as_bytes())
         .map_err(|_| InstallationError::Seal)
 }
 
@@ -155,7 +156,11 @@ fn open(key: &InstallationKey, row: &InstallationRow) -> Result<Sealed, Installa
     let corrupt = || InstallationError::Corrupt(row.purchase_id.clone());
     let json = key
         .0
-        .open(&row.nonce, &row.ciphertext, row.purchase_id.as_bytes())
+        .open(
+            &row.nonce,
+            &row.ciphertext,
+            row.purchase_id.as_str().as_bytes(),
+        )
         .map_err(|_| corrupt())?;
     serde_json::from_slice(json.expose()).map_err(|_| corrupt())
 }
@@ -183,7 +188,7 @@ fn last4(iccid: &str) -> String {
 /// Seals `installation` into a row for `purchase_id`.
 pub fn encrypt(
     key: &InstallationKey,
-    purchase_id: &str,
+    purchase_id: &PurchaseId,
     installation: &Installation,
     now_ms: i64,
 ) -> Result<InstallationRow, InstallationError> {
@@ -198,7 +203,7 @@ pub fn encrypt(
     };
     let (nonce, ciphertext) = seal(key, purchase_id, &plain)?;
     Ok(InstallationRow {
-        purchase_id: purchase_id.to_string(),
+        purchase_id: purchase_id.clone(),
         esim_id: installation.esim_id.clone(),
         key_id: key.id().to_string(),
         nonce,
@@ -213,7 +218,7 @@ pub fn encrypt(
 pub fn load_installation(
     conn: &mut DbConn,
     key: &InstallationKey,
-    purchase_id: &str,
+    purchase_id: &PurchaseId,
 ) -> Result<Option<InstallationDetails>, InstallationError> {
     let Some(row) = installations::installation(conn, purchase_id)? else {
         return Ok(None);
@@ -227,7 +232,7 @@ pub fn load_installation(
 pub fn load_installation_with(
     conn: &mut DbConn,
     keys: &InstallationKeys,
-    purchase_id: &str,
+    purchase_id: &PurchaseId,
 ) -> Result<Option<InstallationDetails>, InstallationError> {
     let Some(row) = installations::installation(conn, purchase_id)? else {
         return Ok(None);
@@ -296,7 +301,7 @@ pub struct Rotation {
     pub reencrypted: usize,
     /// Purchases whose row names the old key but does not decrypt with it (tampered or
     /// damaged): left as they are, for someone to look at.
-    pub unreadable: Vec<String>,
+    pub unreadable: Vec<PurchaseId>,
 }
 
 /// Re-encrypts every row sealed under `old` with `new` (fresh nonces), a page per short
@@ -339,7 +344,7 @@ pub fn rotate(
                     rotation.reencrypted += 1;
                 }
             }
-            Ok::<_, InstallationError>((rows.len(), rows.last().map(|r| r.purchase_id.clone())))
+            Ok::<_, InstallationError>((rows.len(), rows.last().map(|r| r.purchase_id.to_string())))
         })?;
         match last {
             Some(last) if seen >= usize::try_from(PAGE).unwrap_or(usize::MAX) => after = last,
@@ -357,6 +362,10 @@ pub fn rows_per_key(conn: &mut DbConn) -> Result<Vec<(String, i64)>, Installatio
 mod tests {
     use super::*;
 
+    fn id(raw: &str) -> PurchaseId {
+        PurchaseId::parse(raw).expect("a purchase id")
+    }
+
     fn sample() -> Installation {
         Installation {
             esim_id: "esim_1".into(),
@@ -372,7 +381,7 @@ mod tests {
     #[test]
     fn rows_keep_the_code_not_a_drawing_and_old_rows_with_one_still_open() {
         let key = InstallationKey::derive(&SecretKey::from_bytes([1; 32]));
-        let row = encrypt(&key, "pur_1", &sample(), 0).expect("seals");
+        let row = encrypt(&key, &id("pur_1"), &sample(), 0).expect("seals");
         assert!(
             row.ciphertext.len() < 600,
             "{} bytes sealed",
@@ -405,7 +414,7 @@ mod tests {
         let key = InstallationKey::derive(&SecretKey::from_bytes([1; 32]));
         let other = InstallationKey::derive(&SecretKey::from_bytes([2; 32]));
         assert_ne!(key.id(), other.id());
-        let row = encrypt(&key, "pur_1", &sample(), 0).expect("seals");
+        let row = encrypt(&key, &id("pur_1"), &sample(), 0).expect("seals");
         assert_eq!(row.iccid_last4, "3456");
         assert!(!row.ciphertext.contains("MATCH-ID"));
         let plain = open(&key, &row).expect("opens");
@@ -415,14 +424,14 @@ mod tests {
             Err(InstallationError::WrongKey { .. })
         ));
         let moved = InstallationRow {
-            purchase_id: "pur_2".into(),
+            purchase_id: id("pur_2"),
             ..row.clone()
         };
         assert!(matches!(
             open(&key, &moved),
             Err(InstallationError::Corrupt(_))
         ));
-        let again = encrypt(&key, "pur_1", &sample(), 0).expect("seals");
+        let again = encrypt(&key, &id("pur_1"), &sample(), 0).expect("seals");
         assert_ne!(again.nonce, row.nonce, "a fresh nonce per record");
         assert!(!format!("{key:?}").contains(&hex::encode([1u8; 4])));
     }
@@ -443,7 +452,7 @@ mod tests {
         );
         let unknown = InstallationKey::derive(&SecretKey::from_bytes([4; 32]));
         assert!(keys.by_id(unknown.id()).is_none());
-        let row = encrypt(&under_a, "pur_1", &sample(), 0).expect("seals");
+        let row = encrypt(&under_a, &id("pur_1"), &sample(), 0).expect("seals");
         let key = keys.by_id(&row.key_id).expect("previous key found");
         assert_eq!(
             open(key, &row).expect("opens").activation_code,

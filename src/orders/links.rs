@@ -35,6 +35,7 @@ use url::Url;
 
 use crate::db::purchases::{self, Purchase, PurchaseEvent};
 use crate::db::{DbConn, DbError, order_links};
+use crate::domain::PurchaseId;
 use crate::domain::purchase::PurchaseStatus;
 
 /// Days a purchase's links keep working after it was fulfilled or ended, unless configured.
@@ -86,7 +87,7 @@ pub fn token_digest(token: &str) -> [u8; 32] {
 }
 
 /// Makes a new token for `purchase_id` and records its hash, in the caller's transaction.
-pub fn issue(conn: &mut DbConn, purchase_id: &str, now_ms: i64) -> Result<String, DbError> {
+pub fn issue(conn: &mut DbConn, purchase_id: &PurchaseId, now_ms: i64) -> Result<String, DbError> {
     let token = new_token();
     order_links::insert(conn, purchase_id, &hash_token(&token), now_ms)?;
     Ok(token)
@@ -122,7 +123,7 @@ pub fn expires_at(
 /// `now_ms`; `None` for an unknown id, a wrong, revoked or expired token alike.
 pub fn open(
     conn: &mut DbConn,
-    id: &str,
+    id: &PurchaseId,
     token: &str,
     policy: LinkPolicy,
     now_ms: i64,
@@ -131,14 +132,14 @@ pub fn open(
         return Ok(None);
     };
     let events = purchases::events(conn, &purchase.id)?;
-    if expires_at(purchase.status(), &events, policy).is_some_and(|at| now_ms >= at) {
+    if expires_at(purchase.status, &events, policy).is_some_and(|at| now_ms >= at) {
         return Ok(None);
     }
     Ok(Some((purchase, events)))
 }
 
 /// `{public_url}/orders/{id}?token=…`: the link emails carry.
-pub fn order_url(public_url: &Url, purchase_id: &str, token: &str) -> Url {
+pub fn order_url(public_url: &Url, purchase_id: &PurchaseId, token: &str) -> Url {
     let mut url = return_url(public_url, purchase_id);
     url.query_pairs_mut().append_pair("token", token);
     url
@@ -147,7 +148,7 @@ pub fn order_url(public_url: &Url, purchase_id: &str, token: &str) -> Url {
 /// `{public_url}/orders/{id}`: where the payment provider sends the buyer back. It carries
 /// no token: the cookie set at checkout opens it in the buyer's browser, and elsewhere it is
 /// the page that points to the emailed link.
-pub fn return_url(public_url: &Url, purchase_id: &str) -> Url {
+pub fn return_url(public_url: &Url, purchase_id: &PurchaseId) -> Url {
     let mut url = public_url.clone();
     url.set_path(&format!("/orders/{purchase_id}"));
     url.set_query(None);
@@ -158,10 +159,14 @@ pub fn return_url(public_url: &Url, purchase_id: &str) -> Url {
 mod tests {
     use super::*;
 
+    fn pid(raw: &str) -> PurchaseId {
+        PurchaseId::parse(raw).expect("a purchase id")
+    }
+
     fn event(to: &str, from: Option<&str>, at_ms: i64) -> PurchaseEvent {
         PurchaseEvent {
             id: at_ms,
-            purchase_id: "p1".into(),
+            purchase_id: pid("p1"),
             at_ms,
             from_status: from.map(str::to_string),
             to_status: to.into(),
@@ -183,11 +188,11 @@ mod tests {
     fn links_carry_the_token_and_return_addresses_do_not() {
         let base = Url::parse("https://shop.example").expect("url");
         assert_eq!(
-            order_url(&base, "p1", "t0k").as_str(),
+            order_url(&base, &pid("p1"), "t0k").as_str(),
             "https://shop.example/orders/p1?token=t0k"
         );
         assert_eq!(
-            return_url(&base, "p1").as_str(),
+            return_url(&base, &pid("p1")).as_str(),
             "https://shop.example/orders/p1"
         );
     }

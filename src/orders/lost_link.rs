@@ -20,7 +20,7 @@ use tokio::sync::{Notify, watch};
 
 use crate::db::lost_links::{self as q, FAILED, NO_ORDERS, PENDING, SENT};
 use crate::db::{Db, DbError, now_ms};
-use crate::domain::{Cents, Email};
+use crate::domain::{Email, PurchaseId};
 use crate::i18n::{self, Lang};
 use crate::mail::{OrderLink, OutgoingEmail, Receipt};
 use crate::orders::jobs::email::plan_description;
@@ -114,7 +114,7 @@ async fn attempt(
         return Ok(Outcome::done(NO_ORDERS, None));
     }
     // Fresh tokens, recorded before the email can leave (see `orders::links`).
-    let ids: Vec<String> = orders.iter().map(|(p, _)| p.id.clone()).collect();
+    let ids: Vec<PurchaseId> = orders.iter().map(|(p, _)| p.id.clone()).collect();
     let tokens = db
         .run(move |c| {
             c.write_tx(|c| {
@@ -129,13 +129,7 @@ async fn attempt(
         .iter()
         .zip(tokens)
         .map(|((p, plan), token)| OrderLink {
-            receipt: Receipt::new(
-                &p.id,
-                plan.as_str(),
-                Cents::new(p.price_cents),
-                p.created_at_ms,
-            )
-            .with_promo(
+            receipt: Receipt::new(&p.id, plan.as_str(), p.price_cents, p.created_at_ms).with_promo(
                 p.promo_code.as_deref(),
                 p.list_price_cents,
                 p.discount_cents,

@@ -61,7 +61,7 @@ use crate::config::DatabaseUrl;
 use crate::db::outbox::{self as jobs, AttemptRecord, Lane, LeasedJob};
 use crate::db::purchases::TransitionError;
 use crate::db::{Db, DbError, alerts, now_ms, purchases};
-use crate::domain::AlertKind;
+use crate::domain::{AlertKind, PurchaseId};
 use crate::orders::backlog::PlacementBacklog;
 use crate::orders::installation::InstallationKey;
 use crate::orders::jobs::job::{Job, JobContext, JobFuture, Verdict, duration_ms};
@@ -175,7 +175,7 @@ impl WorkerFailures {
 }
 
 /// A placement attempt under way: dropped, its purchase's place in the backlog is free.
-struct Placing<'a>(&'a PlacementBacklog, String);
+struct Placing<'a>(&'a PlacementBacklog, PurchaseId);
 
 impl Drop for Placing<'_> {
     fn drop(&mut self) {
@@ -672,7 +672,7 @@ impl Outbox {
         let report = JobReport {
             job_id: leased.job.id,
             kind: leased.job.kind.clone(),
-            purchase_id: leased.job.purchase_id.clone(),
+            purchase_id: leased.job.purchase_id.to_string(),
             outcome: label.to_string(),
             recorded: false,
         };
@@ -733,7 +733,7 @@ impl Outbox {
                         return Ok(Recorded::LeaseLost);
                     }
                     let status = refusal.status.as_str();
-                    let purchase_id = leased.job.purchase_id.as_str();
+                    let purchase_id = &leased.job.purchase_id;
                     purchases::add_event(conn, purchase_id, Some(status), status, &message, now)?;
                     alerts::raise_alert(
                         conn,

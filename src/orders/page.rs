@@ -3,6 +3,7 @@
 
 use crate::db::purchases::{Purchase, PurchaseEvent};
 use crate::db::{DbError, now_ms};
+use crate::domain::PurchaseId;
 use crate::domain::purchase::PurchaseStatus;
 use crate::orders::Orders;
 use crate::orders::installation::{
@@ -32,12 +33,12 @@ pub struct OrderRecord {
 /// expired token look the same.
 pub async fn purchase_for_link(
     orders: &Orders,
-    id: &str,
+    id: &PurchaseId,
     token: &str,
     policy: LinkPolicy,
 ) -> Result<Option<Purchase>, DbError> {
     let db = orders.db();
-    let (id, token) = (id.to_string(), token.to_string());
+    let (id, token) = (id.clone(), token.to_string());
     let opened = db
         .run(move |conn| links::open(conn, &id, &token, policy, now_ms()))
         .await?;
@@ -50,18 +51,18 @@ pub async fn purchase_for_link(
 pub async fn read_order(
     orders: &Orders,
     keys: &InstallationKeys,
-    id: &str,
+    id: &PurchaseId,
     token: &str,
     policy: LinkPolicy,
     with_installation: bool,
 ) -> Result<Option<OrderRecord>, OrderPageError> {
     let db = orders.db();
-    let (id, token, keys) = (id.to_string(), token.to_string(), keys.clone());
+    let (id, token, keys) = (id.clone(), token.to_string(), keys.clone());
     db.run(move |conn| {
         let Some((purchase, events)) = links::open(conn, &id, &token, policy, now_ms())? else {
             return Ok(None);
         };
-        let installation = if with_installation && purchase.status() == PurchaseStatus::Fulfilled {
+        let installation = if with_installation && purchase.status == PurchaseStatus::Fulfilled {
             load_installation_with(conn, &keys, &purchase.id)?
         } else {
             None

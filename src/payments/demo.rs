@@ -31,6 +31,7 @@ use super::{
 };
 use crate::config::SecretKey;
 use crate::domain::Cents;
+use crate::domain::PurchaseId;
 use crate::domain::purchase::PurchaseStatus;
 
 pub const SIGNATURE_HEADER: &str = "demo-signature";
@@ -173,7 +174,7 @@ impl DemoProvider {
         &self,
         session_id: &str,
         answer: DemoAnswer,
-        purchase_id: &str,
+        purchase_id: &PurchaseId,
         amount: Cents,
         recorded: SessionState,
         now: SystemTime,
@@ -209,7 +210,7 @@ impl DemoProvider {
         &self,
         answer: DemoAnswer,
         session_id: &str,
-        purchase_id: &str,
+        purchase_id: &PurchaseId,
         amount: Cents,
         now: SystemTime,
     ) -> (String, Vec<u8>) {
@@ -322,6 +323,10 @@ mod tests {
 
     use super::*;
 
+    fn pid(raw: &str) -> PurchaseId {
+        PurchaseId::parse(raw).expect("a purchase id")
+    }
+
     fn provider() -> DemoProvider {
         DemoProvider::new(
             &SecretKey::from_bytes([7; 32]),
@@ -331,7 +336,7 @@ mod tests {
 
     async fn open_session(demo: &DemoProvider, expires_at_unix: Option<i64>) -> String {
         demo.create_checkout(&CheckoutRequest {
-            purchase_id: "pu1".into(),
+            purchase_id: pid("pu1"),
             amount: Cents::new(1299),
             email: crate::domain::Email::parse("a@example.com").expect("email"),
             description: "test".into(),
@@ -354,7 +359,7 @@ mod tests {
         demo.settle(
             session,
             answer,
-            "pu1",
+            &pid("pu1"),
             Cents::new(1299),
             SessionState::Open,
             now,
@@ -443,7 +448,7 @@ mod tests {
             demo.settle(
                 "demo_cs_before_restart",
                 DemoAnswer::Pay,
-                "pu1",
+                &pid("pu1"),
                 Cents::new(1),
                 recorded_state(status),
                 now,
@@ -467,7 +472,8 @@ mod tests {
     fn forged_or_replayed_events_are_refused() {
         let demo = provider();
         let now = SystemTime::now();
-        let (header, body) = demo.signed_event(DemoAnswer::Pay, "s", "pu1", Cents::new(100), now);
+        let (header, body) =
+            demo.signed_event(DemoAnswer::Pay, "s", &pid("pu1"), Cents::new(100), now);
         let mut forged = body.clone();
         forged.extend_from_slice(b" ");
         assert!(demo.verify_event(Some(&header), &forged, now).is_err());

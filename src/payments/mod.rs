@@ -12,12 +12,12 @@ use std::time::SystemTime;
 
 use url::Url;
 
-use crate::domain::{Cents, Email};
+use crate::domain::{Cents, Email, PurchaseId};
 
 /// What the provider's hosted page should charge.
 #[derive(Clone)]
 pub struct CheckoutRequest {
-    pub purchase_id: String,
+    pub purchase_id: PurchaseId,
     pub amount: Cents,
     pub email: Email,
     /// One line shown on the payment page ("France · 5 GB for 30 days").
@@ -243,7 +243,7 @@ mod tests {
         let link =
             Url::parse("https://shop.example/orders/abc?token=0123secrettoken").expect("url");
         let request = CheckoutRequest {
-            purchase_id: "abc".into(),
+            purchase_id: PurchaseId::parse("abc").expect("id"),
             amount: Cents::new(500),
             email: Email::parse("someone@example.com").expect("email"),
             description: "France · 5 GB for 30 days".into(),

@@ -291,11 +291,11 @@ pub fn checkout_form(request: &CheckoutRequest) -> Vec<(&'static str, String)> {
             request.description.clone(),
         ),
         ("line_items[0][quantity]", "1".to_string()),
-        ("client_reference_id", request.purchase_id.clone()),
-        ("metadata[purchase_id]", request.purchase_id.clone()),
+        ("client_reference_id", request.purchase_id.to_string()),
+        ("metadata[purchase_id]", request.purchase_id.to_string()),
         (
             "payment_intent_data[metadata][purchase_id]",
-            request.purchase_id.clone(),
+            request.purchase_id.to_string(),
         ),
         ("customer_email", request.email.as_str().to_string()),
         (

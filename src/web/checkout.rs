@@ -326,20 +326,18 @@ pub async fn demo_pay_page(
         .unwrap_or_else(|| purchase.plan_id.clone());
     let issued = csrf::issue(&req, &state.settings.secret_key, state.secure_cookies);
     let page = DemoPayPage {
-        amount: i18n::current().money(Cents::new(purchase.price_cents)),
+        amount: i18n::current().money(purchase.price_cents),
         description,
-        email: Email::parse(purchase.email.as_str())
-            .map(|e| e.masked())
-            .unwrap_or_default(),
+        email: purchase.email.masked(),
         open: demo.is_open(
             &session,
-            crate::payments::demo::recorded_state(purchase.status()),
+            crate::payments::demo::recorded_state(purchase.status),
             SystemTime::now(),
         ),
         order_href: format!("/orders/{}", purchase.id),
         csrf_token: issued.token,
         promo: promo_line(&purchase),
-        fx: snap.display_prices(Cents::new(purchase.price_cents), i18n::current()),
+        fx: snap.display_prices(purchase.price_cents, i18n::current()),
         session,
     };
     Ok(pages::private_page(StatusCode::OK, &page, issued.cookie))
@@ -383,8 +381,8 @@ pub async fn demo_pay_action(
         &session,
         answer,
         &purchase.id,
-        Cents::new(purchase.price_cents),
-        crate::payments::demo::recorded_state(purchase.status()),
+        purchase.price_cents,
+        crate::payments::demo::recorded_state(purchase.status),
         now,
     )?;
     if let Err(err) = deliver_event(&state, Some(&signature), &body, now).await {

@@ -57,6 +57,12 @@ impl Count for i64 {
     }
 }
 
+impl Count for Cents {
+    fn get(&self) -> i64 {
+        Cents::get(*self)
+    }
+}
+
 impl<T: Count + ?Sized> Count for &T {
     fn get(&self) -> i64 {
         (**self).get()

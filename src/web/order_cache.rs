@@ -29,6 +29,7 @@ use std::time::{Duration, Instant};
 
 use actix_web::web::Bytes;
 
+use crate::domain::PurchaseId;
 use crate::domain::esim::Device;
 use crate::i18n::Lang;
 use crate::orders::installation::InstallView;
@@ -87,7 +88,7 @@ pub struct TimedCache<V> {
 }
 
 struct Entries<V> {
-    by_purchase: HashMap<String, Entry<V>>,
+    by_purchase: HashMap<PurchaseId, Entry<V>>,
     /// Purchase ids in the order they were derived: the oldest, first to expire, in front.
     /// A slot whose `seq` is no longer its purchase's entry (replaced since) is skipped.
     order: VecDeque<Slot>,
@@ -102,7 +103,7 @@ struct Entry<V> {
 struct Slot {
     seq: u64,
     at: Instant,
-    purchase_id: String,
+    purchase_id: PurchaseId,
 }
 
 impl<V> Default for Entries<V> {
@@ -170,11 +171,11 @@ impl<V: Clone> TimedCache<V> {
     }
 
     /// The value kept for `purchase_id` less than the TTL ago, if any.
-    pub fn get(&self, purchase_id: &str) -> Option<V> {
+    pub fn get(&self, purchase_id: &PurchaseId) -> Option<V> {
         self.get_at(purchase_id, Instant::now())
     }
 
-    fn get_at(&self, purchase_id: &str, now: Instant) -> Option<V> {
+    fn get_at(&self, purchase_id: &PurchaseId, now: Instant) -> Option<V> {
         let mut entries = self.lock();
         entries.expire(now, self.ttl);
         entries
@@ -184,16 +185,16 @@ impl<V: Clone> TimedCache<V> {
     }
 
     /// Keeps `value` for `purchase_id`; past [`MAX_ENTRIES`], the oldest entry makes room.
-    pub fn insert(&self, purchase_id: &str, value: V) {
+    pub fn insert(&self, purchase_id: &PurchaseId, value: V) {
         self.insert_at(purchase_id, value, Instant::now());
     }
 
     /// Drops what is kept for `purchase_id` (it changed).
-    pub fn forget(&self, purchase_id: &str) {
+    pub fn forget(&self, purchase_id: &PurchaseId) {
         self.lock().by_purchase.remove(purchase_id);
     }
 
-    fn insert_at(&self, purchase_id: &str, value: V, now: Instant) {
+    fn insert_at(&self, purchase_id: &PurchaseId, value: V, now: Instant) {
         let mut entries = self.lock();
         entries.expire(now, self.ttl);
         while entries.by_purchase.len() >= MAX_ENTRIES
@@ -204,11 +205,11 @@ impl<V: Clone> TimedCache<V> {
         entries.next_seq += 1;
         entries
             .by_purchase
-            .insert(purchase_id.to_string(), Entry { seq, value });
+            .insert(purchase_id.clone(), Entry { seq, value });
         entries.order.push_back(Slot {
             seq,
             at: now,
-            purchase_id: purchase_id.to_string(),
+            purchase_id: purchase_id.clone(),
         });
         // Replaced entries leave stale slots behind; keep the queue from growing past a bound.
         if entries.order.len() > 2 * MAX_ENTRIES {
@@ -256,6 +257,10 @@ impl<V: Clone> fmt::Debug for TimedCache<V> {
 mod tests {
     use super::*;
 
+    fn id(raw: &str) -> PurchaseId {
+        PurchaseId::parse(raw).expect("a purchase id")
+    }
+
     fn view(code: &str) -> Arc<InstallView> {
         Arc::new(InstallView {
             qr_svg: None,
@@ -271,13 +276,13 @@ mod tests {
     fn an_entry_is_served_until_its_ttl_and_then_forgotten() {
         let cache = InstallCache::for_installs();
         let t0 = Instant::now();
-        cache.insert_at("pur_1", view("LPA:1$a$b"), t0);
+        cache.insert_at(&id("pur_1"), view("LPA:1$a$b"), t0);
         let hit = cache
-            .get_at("pur_1", t0 + INSTALL_TTL - Duration::from_millis(1))
+            .get_at(&id("pur_1"), t0 + INSTALL_TTL - Duration::from_millis(1))
             .expect("kept");
         assert_eq!(hit.activation_code, "LPA:1$a$b");
-        assert!(cache.get_at("pur_2", t0).is_none());
-        assert!(cache.get_at("pur_1", t0 + INSTALL_TTL).is_none());
+        assert!(cache.get_at(&id("pur_2"), t0).is_none());
+        assert!(cache.get_at(&id("pur_1"), t0 + INSTALL_TTL).is_none());
         assert!(
             cache.is_empty(),
             "the plaintext is dropped, not only hidden"
@@ -289,19 +294,19 @@ mod tests {
         let cache = InstallCache::for_installs();
         let t0 = Instant::now();
         for i in 0..MAX_ENTRIES + 20 {
-            cache.insert_at(&format!("pur_{i}"), view("x"), t0);
+            cache.insert_at(&id(&format!("pur_{i}")), view("x"), t0);
         }
         assert_eq!(cache.len(), MAX_ENTRIES);
         // The oldest made room for the newest.
-        assert!(cache.get_at("pur_0", t0).is_none());
+        assert!(cache.get_at(&id("pur_0"), t0).is_none());
         assert!(
             cache
-                .get_at(&format!("pur_{}", MAX_ENTRIES + 19), t0)
+                .get_at(&id(&format!("pur_{}", MAX_ENTRIES + 19)), t0)
                 .is_some()
         );
         // Re-deriving one purchase many times neither grows the map nor the queue unboundedly.
         for _ in 0..4 * MAX_ENTRIES {
-            cache.insert_at("pur_again", view("y"), t0);
+            cache.insert_at(&id("pur_again"), view("y"), t0);
         }
         assert_eq!(cache.len(), MAX_ENTRIES);
         assert!(cache.lock().order.len() <= 2 * MAX_ENTRIES + 1);
@@ -350,12 +355,12 @@ mod tests {
     fn a_page_lives_its_short_ttl_and_is_forgotten_on_change() {
         let cache = PageCache::for_pages();
         let t0 = Instant::now();
-        cache.insert_at("pur_1", page("t", None), t0);
-        assert!(cache.get_at("pur_1", t0 + PAGE_TTL / 2).is_some());
-        assert!(cache.get_at("pur_1", t0 + PAGE_TTL).is_none());
-        cache.insert_at("pur_1", page("t", None), t0);
-        cache.forget("pur_1");
-        assert!(cache.get_at("pur_1", t0).is_none());
+        cache.insert_at(&id("pur_1"), page("t", None), t0);
+        assert!(cache.get_at(&id("pur_1"), t0 + PAGE_TTL / 2).is_some());
+        assert!(cache.get_at(&id("pur_1"), t0 + PAGE_TTL).is_none());
+        cache.insert_at(&id("pur_1"), page("t", None), t0);
+        cache.forget(&id("pur_1"));
+        assert!(cache.get_at(&id("pur_1"), t0).is_none());
         assert!(cache.is_empty());
     }
 }

@@ -16,9 +16,10 @@ use serde::Deserialize;
 
 use crate::db::now_ms;
 use crate::domain::Cents;
+use crate::domain::PurchaseId;
 use crate::domain::esim::{Device, is_apple_setup_link};
 use crate::domain::plan::UNKNOWN_INSTALL_ADVICE;
-use crate::domain::purchase::{PurchaseStatus, order_number};
+use crate::domain::purchase::PurchaseStatus;
 use crate::i18n::{self, msg};
 use crate::orders::installation::InstallView;
 use crate::orders::links::{self, LinkPolicy};
@@ -116,13 +117,13 @@ fn event_text(to: &str) -> &'static str {
 }
 
 /// The name of the cookie that holds `purchase_id`'s link token in this browser.
-fn order_cookie_name(purchase_id: &str) -> String {
+fn order_cookie_name(purchase_id: &PurchaseId) -> String {
     format!("order_{purchase_id}")
 }
 
 /// The cookie that lets this browser open its order page without the token in the address:
 /// set at checkout and when an emailed link is opened, sent only to that order's page.
-pub fn order_cookie(purchase_id: &str, token: &str, secure: bool) -> Cookie<'static> {
+pub fn order_cookie(purchase_id: &PurchaseId, token: &str, secure: bool) -> Cookie<'static> {
     Cookie::build(order_cookie_name(purchase_id), token.to_string())
         .path(format!("/orders/{purchase_id}"))
         .http_only(true)
@@ -162,10 +163,7 @@ pub async fn order(
     id: web::Path<String>,
     query: web::Query<TokenQuery>,
 ) -> Result<HttpResponse, AppError> {
-    let id = id.into_inner();
-    if id.len() > 64 {
-        return Err(AppError::NotFound);
-    }
+    let id = PurchaseId::parse(id.into_inner()).map_err(|_| AppError::NotFound)?;
     let policy = LinkPolicy::days(state.settings.order_link_days);
     // The token from the email: valid → keep it in a cookie and drop it from the address.
     if let Some(token) = query.token.as_deref() {
@@ -216,7 +214,7 @@ pub async fn order(
     .await?
     .ok_or(AppError::NotFound)?;
     let purchase = record.purchase;
-    let status = purchase.status();
+    let status = purchase.status;
     let (headline, explanation) = words(status);
     let snap = state.catalog.snapshot();
     let install = if status == PurchaseStatus::Fulfilled {
@@ -248,15 +246,13 @@ pub async fn order(
         explanation,
         refresh: status.refreshes_order_page(),
         plan,
-        order_number: order_number(&purchase.id),
+        order_number: purchase.id.order_number(),
         order_href: format!("/orders/{}", purchase.id),
         emailed: status.was_paid(),
         plan_href: format!("/plans/{}", purchase.plan_id),
-        price: lang.money(Cents::new(purchase.price_cents)),
+        price: lang.money(purchase.price_cents),
         promo: promo_line(&purchase),
-        email: crate::domain::Email::parse(purchase.email.as_str())
-            .map(|e| e.masked())
-            .unwrap_or_default(),
+        email: purchase.email.masked(),
         timeline: record
             .events
             .iter()

@@ -9,6 +9,7 @@ use storefront::staff::Role;
 
 use crate::admin::{Browser, OWNER, SUPPORT, audit_rows, create, insert_purchase, login_as};
 use crate::both_backends;
+use crate::fixtures::as_id;
 use crate::fixtures::purchase;
 use crate::helpers::{Backend, spawn_app, spawn_shop, wait_for};
 use crate::journeys::buy_and_wait_fulfilled;
@@ -40,7 +41,7 @@ async fn support_gets_403_on_owner_actions_and_forms_need_csrf(backend: Backend)
             storefront::db::alerts::raise_alert(
                 conn,
                 storefront::domain::AlertKind::NeedsAttention,
-                Some("p1"),
+                Some(&as_id("p1")),
                 "look",
                 1,
             )
@@ -276,7 +277,7 @@ async fn orders_are_searched_and_paged(backend: Backend) {
     // An upstream order id finds its purchase.
     app.db
         .run(|conn| {
-            storefront::db::purchases::set_upstream_order(conn, "p09", "ord_upstream_42", 1)
+            storefront::db::purchases::set_upstream_order(conn, &as_id("p09"), "ord_upstream_42", 1)
         })
         .await
         .expect("set order");
@@ -476,7 +477,7 @@ async fn a_real_order_is_shown_without_installation_values_and_actions_are_audit
     let install = app
         .db
         .run(move |conn| {
-            storefront::orders::installation::load_installation(conn, &key, &lookup)
+            storefront::orders::installation::load_installation(conn, &key, &as_id(&lookup))
                 .map_err(|e| DbError::Task(e.to_string()))
         })
         .await
@@ -559,15 +560,15 @@ async fn a_real_order_is_shown_without_installation_values_and_actions_are_audit
         let lookup = purchase_id.clone();
         let status = app
             .db
-            .run(move |conn| purchases::find(conn, &lookup))
+            .run(move |conn| purchases::find(conn, &as_id(&lookup)))
             .await
             .expect("find")
             .expect("purchase")
             .status;
-        if status == "refunded" {
+        if status.as_str() == "refunded" {
             Ok(())
         } else {
-            Err(status)
+            Err(status.to_string())
         }
     })
     .await;

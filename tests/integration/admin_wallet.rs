@@ -13,6 +13,7 @@ use crate::admin::{
     insert_purchase,
 };
 use crate::both_backends;
+use crate::fixtures::as_id;
 use crate::helpers::{Answer, Backend, TestApp, spawn_shop, spawn_shop_with};
 use crate::mail::{SmtpServer, parse_eml, part};
 
@@ -763,7 +764,7 @@ async fn support_resends_the_delivery_email_once_while_one_is_open(backend: Back
             let now = storefront::db::now_ms();
             storefront::orders::outbox::enqueue(
                 conn,
-                &id,
+                &as_id(&id),
                 storefront::orders::outbox::JobKind::EmailEsimReady,
                 now + 3_600_000,
                 now,

@@ -15,6 +15,7 @@ use storefront::payments::{EventKind, PaymentEvent};
 use storefront::sandbox::Fault;
 
 use crate::both_backends;
+use crate::fixtures::as_id;
 use crate::helpers::{
     Answer, Backend, Browser, TestApp, hidden, location, spawn_shop, spawn_shop_with, wait_for,
 };
@@ -128,7 +129,7 @@ async fn a_demo_purchase_is_paid_once_and_queued_once(backend: Backend) {
         "{order}"
     );
     // The short order number to quote; no meta refresh while it waits (a button instead).
-    let number = storefront::domain::purchase::order_number(&purchase_id(&order_path));
+    let number = as_id(&purchase_id(&order_path)).order_number();
     assert!(
         order.contains(&format!(
             "Order <strong data-order-number>{number}</strong>"

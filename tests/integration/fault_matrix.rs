@@ -31,6 +31,7 @@ use storefront::sandbox::{
 use tokio::sync::Semaphore;
 
 use crate::checkout::{age_catalog, age_wallet};
+use crate::fixtures::as_id;
 use crate::helpers::{Backend, Browser, TestApp, hidden, random_suffix, spawn_shop_with};
 use crate::journeys::{buy, pay, purchase_id, sellable_plan};
 use crate::outbox::{Env, env};
@@ -799,7 +800,7 @@ async fn outbox_cell(backend: Backend, cell: &Cell) -> Option<Seen> {
                 .q(move |c| {
                     c.write_tx(|c| {
                         Ok::<_, DbError>(
-                            actions::refund(c, &pid, "the customer asked", false, now_ms())
+                            actions::refund(c, &as_id(&pid), "the customer asked", false, now_ms())
                                 .map_err(|e| e.to_string()),
                         )
                     })
@@ -833,7 +834,7 @@ async fn outbox_cell(backend: Backend, cell: &Cell) -> Option<Seen> {
     let alerts = open_alert_kinds(&env).await;
     let pid = id.to_string();
     let refund = env
-        .q(move |c| refunds::refund_for(c, &pid))
+        .q(move |c| refunds::refund_for(c, &as_id(&pid)))
         .await
         .map(|r| r.status);
     let paused = sales_paused(&env.db).await;
@@ -901,7 +902,7 @@ async fn upstream_reaches(up: &SandboxHandle, status: &str) {
 
 async fn make_due(db: &Db, id: &str) {
     let pid = id.to_string();
-    db.run(move |c| jobs::make_due_now(c, &pid, now_ms()))
+    db.run(move |c| jobs::make_due_now(c, &as_id(&pid), now_ms()))
         .await
         .expect("due");
 }
@@ -924,7 +925,7 @@ async fn wait_settled(
                     .select(purchases_t::status)
                     .first(c)?;
                 let soon = now_ms() + 1_000;
-                let busy = jobs::jobs_for_purchase(c, &pid)?
+                let busy = jobs::jobs_for_purchase(c, &as_id(&pid))?
                     .iter()
                     .any(|j| j.state == "running" || (j.state == "queued" && j.run_at_ms < soon));
                 Ok::<_, DbError>((raw, busy))
@@ -1069,7 +1070,7 @@ async fn shop_cell(backend: Backend, cell: &Cell) -> Option<Result<Seen, String>
     let pid = id.clone();
     let refund = app
         .db
-        .run(move |c| refunds::refund_for(c, &pid))
+        .run(move |c| refunds::refund_for(c, &as_id(&pid)))
         .await
         .expect("refund")
         .map(|r| r.status);
@@ -1122,7 +1123,7 @@ async fn sales_paused(db: &Db) -> bool {
 async fn first_poll_after_ms(db: &Db, id: &str) -> Option<i64> {
     let pid = id.to_string();
     db.run(move |c| {
-        let all = jobs::jobs_for_purchase(c, &pid)?;
+        let all = jobs::jobs_for_purchase(c, &as_id(&pid))?;
         let of = |kind: JobKind,
                   c: &mut storefront::db::DbConn|
          -> Result<Vec<jobs::Attempt>, DbError> {

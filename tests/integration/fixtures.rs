@@ -3,6 +3,12 @@
 
 use storefront::db::now_ms;
 use storefront::db::purchases::NewPurchase;
+use storefront::domain::PurchaseId;
+
+/// `raw` as a purchase id, as the tests name their purchases (`"p1"`, an id read from a page).
+pub(crate) fn as_id(raw: &str) -> PurchaseId {
+    PurchaseId::parse(raw).expect("a purchase id")
+}
 
 /// A purchase row `id`: `awaiting_payment`, bought by ana@example.com for 5.00 (cost 4.00)
 /// through the demo provider, created now and expiring half an hour later; its reference,
@@ -88,7 +94,7 @@ impl PurchaseBuilder {
     pub(crate) fn build(self) -> NewPurchase {
         NewPurchase {
             access_token_hash: format!("hash-{}", self.id),
-            id: self.id,
+            id: as_id(&self.id),
             status: self.status,
             email: self.email,
             plan_id: self.plan_id,

@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 use storefront::catalog::ShopPlan;
 use storefront::mail::{OutgoingEmail, Receipt};
 
+use crate::fixtures::as_id;
 use crate::helpers::{Backend, TestApp, spawn_shop};
 use crate::webdriver::{Browser, LAPTOP, PHONE};
 
@@ -416,7 +417,7 @@ async fn emails_pass_axe(browser: &Browser, axe: &str) {
     .expect("url");
     let to = || storefront::domain::Email::parse("jane@example.com").expect("email");
     let receipt = Receipt::new(
-        "3fa29c1e0b7d44aa1234",
+        &as_id("3fa29c1e0b7d44aa1234"),
         "Japan · 1 GB per day for 7 days",
         storefront::domain::Cents::new(3_669),
         1_795_334_400_000,

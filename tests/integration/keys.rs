@@ -17,6 +17,7 @@ use storefront::upstream::Installation;
 use crate::both_backends;
 use crate::cli::{stderr_lines, storefront};
 use crate::consumer::{buy_and_pay, hidden};
+use crate::fixtures::as_id;
 use crate::fixtures::purchase;
 use crate::helpers::{Backend, TestDb, csrf_cookie, free_port, spawn_sandbox, wait_for_emails_in};
 
@@ -175,7 +176,7 @@ fn activation_code(html: &str) -> String {
 
 async fn row_key_id(db: &Db, id: &str) -> String {
     let id = id.to_string();
-    db.run(move |c| installations::installation(c, &id))
+    db.run(move |c| installations::installation(c, &as_id(&id)))
         .await
         .expect("query")
         .expect("installation stored")
@@ -277,7 +278,7 @@ async fn a_rotated_key_keeps_every_install_page_and_link_working(backend: Backen
     pool.run(move |c| {
         c.write_tx(|c| {
             let now = now_ms();
-            enqueue(c, &pid, JobKind::EmailEsimReady, now, now)
+            enqueue(c, &as_id(&pid), JobKind::EmailEsimReady, now, now)
         })
     })
     .await
@@ -362,7 +363,8 @@ async fn rotation_pages_through_every_row_and_reports_one_that_does_not_decrypt(
                 qr_code_svg: Secret::new("<svg/>".into()),
                 universal_link: None,
             };
-            let mut row = installation::encrypt(&key_a, id, &installation, now).expect("seals");
+            let mut row =
+                installation::encrypt(&key_a, &as_id(id), &installation, now).expect("seals");
             if *id == damaged {
                 let flipped = if row.ciphertext.starts_with("00") {
                     "ff"
@@ -380,7 +382,7 @@ async fn rotation_pages_through_every_row_and_reports_one_that_does_not_decrypt(
                 let id = &row.purchase_id;
                 purchases::insert(
                     c,
-                    &purchase(id)
+                    &purchase(id.as_str())
                         .status("fulfilled")
                         .created(now)
                         .expires_in(0)

@@ -13,6 +13,7 @@ use url::Url;
 
 use crate::both_backends;
 use crate::fixtures;
+use crate::fixtures::as_id;
 use crate::helpers::{Backend, Browser, TestApp, hidden, spawn_shop_with};
 use crate::journeys::{buy, pay, purchase_id, sellable_plan, wait_fulfilled};
 use crate::mail::{parse_eml, part};
@@ -107,7 +108,7 @@ async fn order_in_state(
         .run(move |c| {
             c.write_tx(|c| {
                 storefront::db::purchases::insert(c, &row, "test")?;
-                storefront::orders::links::issue(c, &purchase, storefront::db::now_ms())
+                storefront::orders::links::issue(c, &as_id(&purchase), storefront::db::now_ms())
             })
         })
         .await
@@ -307,7 +308,7 @@ fn every_customer_email_is_written_in_each_language() {
     let to = storefront::domain::Email::parse("ana@example.com").expect("valid");
     let url = Url::parse("https://shop.example.com/orders/p1?token=abc").expect("url");
     let receipt = Receipt::new(
-        "3fa29c1e0b7d",
+        &as_id("3fa29c1e0b7d"),
         "Japan · 1 GB",
         Cents::new(3_669),
         1_795_413_900_000,
@@ -594,7 +595,7 @@ async fn an_order_keeps_the_language_it_was_bought_in(backend: Backend) {
     let id = purchase_id(&order_path);
     let stored = app
         .db
-        .run(move |c| storefront::db::purchases::find(c, &id))
+        .run(move |c| storefront::db::purchases::find(c, &as_id(&id)))
         .await
         .expect("read")
         .expect("purchase");

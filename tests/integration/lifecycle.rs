@@ -14,6 +14,7 @@ use storefront::orders::outbox::JobKind;
 use storefront::sandbox::{Fault, OrderRefusal};
 
 use crate::both_backends;
+use crate::fixtures::as_id;
 use crate::helpers::Backend;
 use crate::outbox::{Env, WITHIN, env};
 
@@ -70,7 +71,7 @@ async fn an_expired_key_holds_every_paid_order_until_it_is_fixed(backend: Backen
     env.outbox.run_due_once().await.expect("runs");
     for id in &ids {
         let purchase = env.purchase(id).await;
-        assert_eq!(purchase.status(), PurchaseStatus::Paid, "not ended: {id}");
+        assert_eq!(purchase.status, PurchaseStatus::Paid, "not ended: {id}");
         let place = env.job(id, JobKind::PlaceOrder).await;
         assert_eq!(place.state, "queued", "waits under its key");
         assert!(
@@ -146,7 +147,7 @@ async fn a_long_outage_is_reconciled_by_reference_and_never_refunded(backend: Ba
         .expect("drains");
     let purchase = env.purchase(&id).await;
     assert_eq!(
-        purchase.status(),
+        purchase.status,
         PurchaseStatus::Paid,
         "still waiting, not ended"
     );
@@ -175,7 +176,7 @@ async fn a_long_outage_is_reconciled_by_reference_and_never_refunded(backend: Ba
     env.upstream.sandbox.clear_faults();
     let key = purchase.idempotency_key.clone();
     let pid = id.clone();
-    env.q(move |c| storefront::db::outbox::make_due_now(c, &pid, now_ms()))
+    env.q(move |c| storefront::db::outbox::make_due_now(c, &as_id(&pid), now_ms()))
         .await;
     let workers = env.workers(1);
     let done = env
@@ -286,7 +287,7 @@ async fn repricing_stops_after_three_new_keys_with_the_numbers(backend: Backend)
         .expect("price");
     env.outbox.run_due_once().await.expect("runs");
     let purchase = env.purchase(&id).await;
-    assert_eq!(purchase.status(), PurchaseStatus::NeedsAttention);
+    assert_eq!(purchase.status, PurchaseStatus::NeedsAttention);
     assert_eq!(purchase.key_generation, 3, "no fourth key");
     let place = env.job(&id, JobKind::PlaceOrder).await;
     assert_eq!(place.outcome.as_deref(), Some("price_changed_cap"));
@@ -320,7 +321,7 @@ async fn a_refund_before_placement_cancels_it_in_the_same_transaction(backend: B
     let requested = env
         .q(move |c| {
             c.write_tx(|c| {
-                actions::refund(c, &pid, "customer changed plans", false, now_ms())
+                actions::refund(c, &as_id(&pid), "customer changed plans", false, now_ms())
                     .map_err(|e| DbError::Task(e.to_string()))
             })
         })
@@ -342,7 +343,8 @@ async fn a_refund_before_placement_cancels_it_in_the_same_transaction(backend: B
         .q(move |c| {
             c.write_tx(|c| {
                 Ok::<_, DbError>(
-                    actions::retry(c, &pid, "after top-up", now_ms()).map_err(|e| e.to_string()),
+                    actions::retry(c, &as_id(&pid), "after top-up", now_ms())
+                        .map_err(|e| e.to_string()),
                 )
             })
         })
@@ -355,9 +357,9 @@ async fn a_refund_before_placement_cancels_it_in_the_same_transaction(backend: B
     let pid = id.clone();
     let redrive = env
         .q(move |c| {
-            let purchase = storefront::db::purchases::find(c, &pid)?.expect("purchase");
+            let purchase = storefront::db::purchases::find(c, &as_id(&pid))?.expect("purchase");
             let facts = actions::placement_facts(c, &purchase)?;
-            Ok(purchase.status().on(&PurchaseEvent::AdminRedrive { facts }))
+            Ok(purchase.status.on(&PurchaseEvent::AdminRedrive { facts }))
         })
         .await;
     let refused = redrive.expect_err("the table refuses a re-drive");
@@ -367,12 +369,12 @@ async fn a_refund_before_placement_cancels_it_in_the_same_transaction(backend: B
         .await
         .expect("drains");
     let purchase = env.purchase(&id).await;
-    assert_eq!(purchase.status(), PurchaseStatus::Refunded);
+    assert_eq!(purchase.status, PurchaseStatus::Refunded);
     assert!(purchase.upstream_order_id.is_none());
     env.assert_one_order_per_reference(0);
     let pid = id.clone();
     let refund = env
-        .q(move |c| refunds::refund_for(c, &pid))
+        .q(move |c| refunds::refund_for(c, &as_id(&pid)))
         .await
         .expect("one refund");
     assert_eq!(refund.status, "succeeded");
@@ -400,7 +402,7 @@ async fn a_refund_is_refused_while_the_outcome_is_unknown(backend: Backend) {
         .q(move |c| {
             c.write_tx(|c| {
                 Ok::<_, DbError>(
-                    actions::refund(c, &pid, "customer asked", false, now_ms())
+                    actions::refund(c, &as_id(&pid), "customer asked", false, now_ms())
                         .map_err(|e| e.to_string()),
                 )
             })
@@ -412,7 +414,7 @@ async fn a_refund_is_refused_while_the_outcome_is_unknown(backend: Backend) {
     assert_eq!(env.job(&id, JobKind::PlaceOrder).await.state, "queued");
     // Once settled by upstream, the order goes ahead as usual.
     let pid = id.clone();
-    env.q(move |c| storefront::db::outbox::make_due_now(c, &pid, now_ms()))
+    env.q(move |c| storefront::db::outbox::make_due_now(c, &as_id(&pid), now_ms()))
         .await;
     let workers = env.workers(1);
     env.wait_status(&id, PurchaseStatus::Fulfilled, WITHIN)

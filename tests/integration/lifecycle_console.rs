@@ -8,13 +8,13 @@ use std::time::Duration;
 use diesel::prelude::*;
 use storefront::db::schema::{alerts, refunds};
 use storefront::db::{DbError, purchases};
-use storefront::domain::Cents;
 use storefront::orders::confirm::{self, Applied};
 use storefront::payments::{EventKind, PaymentEvent};
 use storefront::staff::Role;
 
 use crate::admin::{OWNER, create, login_as};
 use crate::both_backends;
+use crate::fixtures::as_id;
 use crate::helpers::{Backend, Browser, hidden, spawn_shop, wait_until};
 use crate::journeys::{buy_and_wait_fulfilled, checkout_cheap_plan, pay, sellable_plan};
 
@@ -107,10 +107,10 @@ async fn a_refund_while_the_wallet_is_short_buys_nothing_and_says_why(backend: B
     let id = purchase_id.clone();
     wait_until("the purchase is refunded", async || {
         let id = id.clone();
-        db.run(move |c| purchases::find(c, &id))
+        db.run(move |c| purchases::find(c, &as_id(&id)))
             .await
             .expect("find")
-            .is_some_and(|p| p.status == "refunded")
+            .is_some_and(|p| p.status.as_str() == "refunded")
     })
     .await;
     // Give any wrongly queued placement the time to run.
@@ -231,10 +231,10 @@ async fn sales_paused_for_the_account_resume_by_hand_once_nothing_waits(backend:
     let id = purchase_id.clone();
     wait_until("the purchase is refunded", async || {
         let id = id.clone();
-        db.run(move |c| purchases::find(c, &id))
+        db.run(move |c| purchases::find(c, &as_id(&id)))
             .await
             .expect("find")
-            .is_some_and(|p| p.status == "refunded")
+            .is_some_and(|p| p.status.as_str() == "refunded")
     })
     .await;
     upstream.sandbox.set_purchasing_suspended(false);
@@ -294,7 +294,7 @@ async fn provider_reports_refund(app: &crate::helpers::TestApp, purchase_id: &st
     let id = purchase_id.to_string();
     let purchase = app
         .db
-        .run(move |c| purchases::find(c, &id))
+        .run(move |c| purchases::find(c, &as_id(&id)))
         .await
         .expect("find")
         .expect("purchase");
@@ -302,7 +302,7 @@ async fn provider_reports_refund(app: &crate::helpers::TestApp, purchase_id: &st
         id: event_id.to_string(),
         kind: EventKind::Refunded {
             payment_reference: purchase.payment_reference.clone().expect("paid"),
-            amount: Cents::new(purchase.price_cents),
+            amount: purchase.price_cents,
         },
     };
     let applied = app
@@ -367,10 +367,10 @@ async fn a_refund_settles_the_alert_that_asked_for_it_and_its_report_raises_none
     let db = app.db.clone();
     wait_until("the purchase is refunded", async || {
         let id = purchase_id.clone();
-        db.run(move |c| purchases::find(c, &id))
+        db.run(move |c| purchases::find(c, &as_id(&id)))
             .await
             .expect("find")
-            .is_some_and(|p| p.status == "refunded")
+            .is_some_and(|p| p.status.as_str() == "refunded")
     })
     .await;
     assert_eq!(

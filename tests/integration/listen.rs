@@ -24,6 +24,7 @@ use tokio::sync::watch;
 use url::Url;
 
 use crate::both_backends;
+use crate::fixtures::as_id;
 use crate::fixtures::purchase;
 use crate::helpers::{Backend, TestDb, random_suffix};
 
@@ -69,7 +70,7 @@ async fn commit_job(db: &Db) -> String {
     db.run(move |c| {
         c.write_tx(|c| {
             purchases::insert(c, &new, "checkout")?;
-            enqueue(c, &pid, JobKind::FetchInstallation, now, now)?;
+            enqueue(c, &as_id(&pid), JobKind::FetchInstallation, now, now)?;
             Ok::<_, DbError>(())
         })
     })
@@ -80,7 +81,7 @@ async fn commit_job(db: &Db) -> String {
 
 async fn job(db: &Db, purchase_id: &str) -> Job {
     let id = purchase_id.to_string();
-    db.run(move |c| jobs::jobs_for_purchase(c, &id))
+    db.run(move |c| jobs::jobs_for_purchase(c, &as_id(&id)))
         .await
         .expect("jobs")
         .into_iter()

@@ -5,11 +5,11 @@
 use std::time::{Duration, Instant};
 
 use storefront::db::lost_links::state_of;
-use storefront::domain::purchase::order_number;
 use storefront::orders::lost_link::{KEEP_HANDLED_MS, forget_handled};
 
 use crate::admin::insert_purchase;
 use crate::both_backends;
+use crate::fixtures::as_id;
 use crate::helpers::{
     Answer, Backend, Browser, TestApp, TestDb, emails_in, hidden, spawn_app, wait_for,
 };
@@ -149,12 +149,18 @@ async fn a_known_address_gets_working_links_and_an_unknown_one_nothing(backend: 
             !mail.contains(&format!("/orders/{id}")),
             "{id} listed: {mail}"
         );
-        assert!(!mail.contains(&order_number(id)), "{id} listed: {mail}");
+        assert!(
+            !mail.contains(&as_id(id).order_number()),
+            "{id} listed: {mail}"
+        );
     }
     // Newest first, each with its order number, and a link that opens its page.
     let positions: Vec<usize> = paid
         .iter()
-        .map(|id| mail.find(&order_number(id)).expect("order number listed"))
+        .map(|id| {
+            mail.find(&as_id(id).order_number())
+                .expect("order number listed")
+        })
         .collect();
     assert!(positions[0] < positions[1], "newest first: {mail}");
     for id in &paid {

@@ -192,7 +192,7 @@ const PLAN: &str = "日本 Japan 10 GB · 30 days";
 /// The receipt of a purchase ordered on 2026-11-22 (UTC).
 fn receipt(plan: &str, cents: i64) -> Receipt {
     Receipt::new(
-        "3fa29c1e0b7d44aa1234",
+        &as_id("3fa29c1e0b7d44aa1234"),
         plan,
         Cents::new(cents),
         1_795_334_400_000,
@@ -501,3 +501,4 @@ fn malformed_smtp_urls_are_refused_at_start_without_echoing_the_password() {
         assert!(!err.to_string().contains("hunter2"), "{err}");
     }
 }
+use crate::fixtures::as_id;

@@ -26,6 +26,7 @@ use storefront::domain::purchase::PurchaseStatus;
 use storefront::orders::actions;
 use storefront::sandbox::{Fault, OrderRefusal, Outcome};
 
+use crate::fixtures::as_id;
 use crate::helpers::Backend;
 use crate::outbox::{Env, env};
 
@@ -266,7 +267,9 @@ async fn apply(env: &Env, plans: &[(String, i64)], bought: &mut Vec<String>, op:
                 let keep_cost = *keep_cost;
                 // Refused or not: the table decides; a refusal changes nothing.
                 env.q(move |c| {
-                    let _ = c.write_tx(|c| actions::refund(c, &id, "model", keep_cost, now_ms()));
+                    let _ = c.write_tx(|c| {
+                        actions::refund(c, &as_id(&id), "model", keep_cost, now_ms())
+                    });
                     Ok(())
                 })
                 .await;
@@ -275,7 +278,7 @@ async fn apply(env: &Env, plans: &[(String, i64)], bought: &mut Vec<String>, op:
         Op::Retry(n) => {
             if let Some(id) = newest(bought, *n) {
                 env.q(move |c| {
-                    let _ = c.write_tx(|c| actions::retry(c, &id, "model", now_ms()));
+                    let _ = c.write_tx(|c| actions::retry(c, &as_id(&id), "model", now_ms()));
                     Ok(())
                 })
                 .await;
@@ -314,7 +317,7 @@ async fn check(env: &Env, bought: &[String]) -> Result<(), TestCaseError> {
         .q(|c| admin::needing_attention(c, 1_000))
         .await
         .into_iter()
-        .map(|p| p.id)
+        .map(|p| p.id.to_string())
         .collect();
     let open_alerts = env.alerts().await;
     for id in bought {
@@ -326,9 +329,9 @@ async fn check(env: &Env, bought: &[String]) -> Result<(), TestCaseError> {
         prop_assert!(upstream.len() <= 1, "{id}: {upstream:?}");
         let order = upstream.first();
         let pid = id.clone();
-        let refund = env.q(move |c| refunds::refund_for(c, &pid)).await;
+        let refund = env.q(move |c| refunds::refund_for(c, &as_id(&pid))).await;
         let pid = id.clone();
-        let timeline = env.q(move |c| purchases::events(c, &pid)).await;
+        let timeline = env.q(move |c| purchases::events(c, &as_id(&pid))).await;
         if let Some(refund) = &refund {
             let failed_upstream = order.is_some_and(|o| o.status == "failed");
             match (refund.cause.as_str(), refund.keeps_cost) {
@@ -344,12 +347,12 @@ async fn check(env: &Env, bought: &[String]) -> Result<(), TestCaseError> {
                 (other, _) => prop_assert!(false, "{id}: refund cause {other}"),
             }
         }
-        let status = purchase.status();
+        let status = purchase.status;
         let settled = matches!(status, PurchaseStatus::Fulfilled | PurchaseStatus::Refunded);
         let flagged = attention.contains(id)
             && open_alerts
                 .iter()
-                .any(|a| a.purchase_id.as_deref() == Some(id.as_str()));
+                .any(|a| a.purchase_id.as_ref().is_some_and(|p| p == id));
         prop_assert!(
             settled || flagged,
             "{id} ended {status} with no alert; upstream {order:?}; refund {refund:?}; \

@@ -32,6 +32,7 @@ use tokio::sync::watch;
 use url::Url;
 
 use crate::both_backends;
+use crate::fixtures::as_id;
 use crate::helpers::{Backend, TestDb, random_suffix, spawn_sandbox};
 
 pub(crate) struct Env {
@@ -145,7 +146,7 @@ impl Env {
                 purchases::insert(c, &new, "checkout")?;
                 purchases::apply(
                     c,
-                    &pid,
+                    &as_id(&pid),
                     &PurchaseEvent::PaymentConfirmed,
                     "payment confirmed",
                     now,
@@ -157,7 +158,7 @@ impl Env {
                         purchases_t::paid_at_ms.eq(now),
                     ))
                     .execute(c)?;
-                enqueue(c, &pid, JobKind::PlaceOrder, now, now)?;
+                enqueue(c, &as_id(&pid), JobKind::PlaceOrder, now, now)?;
                 Ok(())
             })
         })
@@ -168,14 +169,15 @@ impl Env {
 
     pub(crate) async fn purchase(&self, id: &str) -> Purchase {
         let id = id.to_string();
-        self.q(move |c| purchases::find(c, &id))
+        self.q(move |c| purchases::find(c, &as_id(&id)))
             .await
             .expect("purchase exists")
     }
 
     pub(crate) async fn jobs(&self, id: &str) -> Vec<Job> {
         let id = id.to_string();
-        self.q(move |c| jobs::jobs_for_purchase(c, &id)).await
+        self.q(move |c| jobs::jobs_for_purchase(c, &as_id(&id)))
+            .await
     }
 
     pub(crate) async fn job(&self, id: &str, kind: JobKind) -> Job {
@@ -204,7 +206,7 @@ impl Env {
         self.alerts()
             .await
             .into_iter()
-            .find(|a| a.purchase_id.as_deref() == Some(id))
+            .find(|a| a.purchase_id.as_ref().is_some_and(|p| p == id))
     }
 
     pub(crate) async fn alerts(&self) -> Vec<Alert> {
@@ -229,7 +231,7 @@ impl Env {
         let started = Instant::now();
         loop {
             let purchase = self.purchase(id).await;
-            if purchase.status() == status {
+            if purchase.status == status {
                 return purchase;
             }
             assert!(
@@ -307,7 +309,7 @@ async fn paid_purchase_is_fulfilled_with_installation_encrypted(backend: Backend
     assert_eq!(purchase.upstream_status.as_deref(), Some("fulfilled"));
     let timeline: Vec<String> = {
         let id = id.clone();
-        env.q(move |c| purchases::events(c, &id))
+        env.q(move |c| purchases::events(c, &as_id(&id)))
             .await
             .into_iter()
             .map(|e| e.to_status)
@@ -332,7 +334,7 @@ async fn paid_purchase_is_fulfilled_with_installation_encrypted(backend: Backend
     let code = truth.activation_code.expose().clone();
     let row = {
         let id = id.clone();
-        env.q(move |c| installations::installation(c, &id))
+        env.q(move |c| installations::installation(c, &as_id(&id)))
             .await
             .expect("installation row")
     };
@@ -347,7 +349,7 @@ async fn paid_purchase_is_fulfilled_with_installation_encrypted(backend: Backend
     let details = {
         let id = id.clone();
         env.db
-            .run(move |c| installation::load_installation(c, &key, &id))
+            .run(move |c| installation::load_installation(c, &key, &as_id(&id)))
             .await
             .expect("decrypts")
             .expect("stored")
@@ -371,8 +373,8 @@ async fn paid_purchase_is_fulfilled_with_installation_encrypted(backend: Backend
         .db
         .run(move |c| {
             Ok::<_, InstallationError>((
-                installation::load_installation(c, &new, &pid)?,
-                installation::load_installation(c, &old, &pid),
+                installation::load_installation(c, &new, &as_id(&pid))?,
+                installation::load_installation(c, &old, &as_id(&pid)),
             ))
         })
         .await
@@ -506,7 +508,7 @@ async fn price_change_within_margin_reorders_under_a_new_key(backend: Backend) {
 
     env.assert_one_order_per_reference(1);
     assert_eq!(purchase.key_generation, 1);
-    assert_eq!(purchase.cost_cents, cost + 50);
+    assert_eq!(purchase.cost_cents.get(), cost + 50);
     assert_ne!(purchase.idempotency_key, original_key);
     let order = env
         .upstream
@@ -516,7 +518,7 @@ async fn price_change_within_margin_reorders_under_a_new_key(backend: Backend) {
     assert_eq!(order.price_cents, cost + 50);
     let events = {
         let id = id.clone();
-        env.q(move |c| purchases::events(c, &id)).await
+        env.q(move |c| purchases::events(c, &as_id(&id))).await
     };
     assert!(
         events.iter().any(|e| e.note.contains(&original_key)
@@ -541,17 +543,16 @@ async fn price_change_beyond_margin_needs_attention(backend: Backend) {
         .await
         .expect("drains");
     let purchase = env.purchase(&id).await;
-    assert_eq!(purchase.status(), PurchaseStatus::NeedsAttention);
+    assert_eq!(purchase.status, PurchaseStatus::NeedsAttention);
     assert_eq!(purchase.key_generation, 0);
     env.assert_one_order_per_reference(0);
     let place = env.job(&id, JobKind::PlaceOrder).await;
     assert_eq!(place.state, "done");
     assert_eq!(place.outcome.as_deref(), Some("price_changed_below_margin"));
     assert!(
-        env.alerts()
-            .await
-            .iter()
-            .any(|a| a.kind == "needs_attention" && a.purchase_id.as_deref() == Some(&id))
+        env.alerts().await.iter().any(
+            |a| a.kind == "needs_attention" && a.purchase_id.as_ref().is_some_and(|p| p == &id)
+        )
     );
     let refund_rows: i64 = env.q(|c| Ok(refunds_t::table.count().get_result(c)?)).await;
     assert_eq!(refund_rows, 0, "no automatic refund");
@@ -580,7 +581,7 @@ async fn insufficient_balance_waits_pauses_sales_and_alerts_once(backend: Backen
         assert!(started.elapsed() < WITHIN, "job did not retry");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    assert_eq!(env.purchase(&id).await.status(), PurchaseStatus::Paid);
+    assert_eq!(env.purchase(&id).await.status, PurchaseStatus::Paid);
     let wallet = env
         .q(storefront::db::wallet::get)
         .await
@@ -648,16 +649,16 @@ async fn upstream_outcomes_end_as_specified_without_reorder(backend: Backend) {
     assert_eq!(failed.upstream_status.as_deref(), Some("failed"));
     let refund = {
         let id = ids[0].clone();
-        env.q(move |c| refunds::refund_for(c, &id))
+        env.q(move |c| refunds::refund_for(c, &as_id(&id)))
             .await
             .expect("refund row")
     };
     assert_eq!(refund.status, "succeeded");
-    assert_eq!(refund.amount_cents, failed.price_cents);
+    assert_eq!(refund.amount_cents, failed.price_cents.get());
     assert!(refund.provider_refund_id.is_some());
     let failed_timeline: Vec<String> = {
         let id = ids[0].clone();
-        env.q(move |c| purchases::events(c, &id))
+        env.q(move |c| purchases::events(c, &as_id(&id)))
             .await
             .into_iter()
             .map(|e| e.to_status)
@@ -679,7 +680,7 @@ async fn upstream_outcomes_end_as_specified_without_reorder(backend: Backend) {
     let count = |kind: &str, id: &str| {
         alerts
             .iter()
-            .filter(|a| a.kind == kind && a.purchase_id.as_deref() == Some(id))
+            .filter(|a| a.kind == kind && a.purchase_id.as_ref().is_some_and(|p| p == id))
             .count()
     };
     assert_eq!(count("pending_review", &ids[1]), 1);

@@ -17,6 +17,7 @@ use storefront::staff::Role;
 use crate::admin::{OWNER, create, login_as};
 use crate::both_backends;
 use crate::checkout::age_wallet;
+use crate::fixtures::as_id;
 use crate::helpers::{
     Answer, Backend, Browser, TestApp, client_builder, hidden, spawn_shop_with, wait_for_emails_in,
 };
@@ -82,7 +83,7 @@ pub(crate) async fn add_code(app: &TestApp, code: &str, percent_bps: i64, max_us
 
 async fn purchase_row(db: &storefront::db::Db, id: &str) -> storefront::db::purchases::Purchase {
     let id = id.to_string();
-    db.run(move |conn| storefront::db::purchases::find(conn, &id))
+    db.run(move |conn| storefront::db::purchases::find(conn, &as_id(&id)))
         .await
         .expect("read purchase")
         .expect("purchase exists")
@@ -195,11 +196,7 @@ async fn the_last_use_goes_to_one_of_20_concurrent_checkouts_and_counts_once(bac
     assert!(pay_page.contains("data-promo=\"LAST-ONE\""), "{pay_page}");
     assert!(pay_page.contains(&format!("{} off {list}", Cents::new(discount))));
     let row = purchase_row(&app.db, &id).await;
-    assert_eq!(
-        row.price_cents,
-        charged.get(),
-        "the discounted price is charged"
-    );
+    assert_eq!(row.price_cents, charged, "the discounted price is charged");
     assert_eq!(row.list_price_cents, Some(list.get()));
     assert_eq!(row.discount_cents, Some(discount));
     assert_eq!(row.promo_code.as_deref(), Some("LAST-ONE"));
@@ -238,7 +235,7 @@ async fn the_last_use_goes_to_one_of_20_concurrent_checkouts_and_counts_once(bac
 
     let (checkout, browser) = winners.pop().expect("winner");
     let (id, _) = pay(&app, &browser, &checkout).await;
-    assert_eq!(purchase_row(&app.db, &id).await.price_cents, charged.get());
+    assert_eq!(purchase_row(&app.db, &id).await.price_cents, charged);
     assert_eq!(
         used_count(&app, "LAST-ONE").await,
         2,
@@ -295,7 +292,7 @@ async fn a_payment_after_its_hold_ended_is_honoured_and_counted_beyond_the_cap(b
     let ids = [pay_a.await.expect("a"), pay_b.await.expect("b")];
     for id in &ids {
         let row = purchase_row(&app.db, id).await;
-        assert_ne!(row.status, "awaiting_payment", "{id} was paid");
+        assert_ne!(row.status.as_str(), "awaiting_payment", "{id} was paid");
         assert_eq!(
             row.discount_cents,
             Some(plan.price.expect("priced").get() / 20)
@@ -403,7 +400,7 @@ async fn the_console_refuses_a_code_below_the_margin_floor_and_names_the_plans(b
         .assert_status(303);
     let (id, _) = pay(&app, &shopper, &checkout).await;
     assert_eq!(
-        purchase_row(&app.db, &id).await.price_cents,
+        purchase_row(&app.db, &id).await.price_cents.get(),
         plan.cost.get() + 50
     );
     let page = owner.get(&app, "/admin/promo-codes").await.body;
@@ -521,7 +518,7 @@ async fn a_display_currency_is_shown_but_never_changes_the_amount_charged(backen
     assert!(pay_page.contains(&format!("Pay {list}")), "{pay_page}");
     assert!(pay_page.contains(&shown), "{pay_page}");
     let row = purchase_row(&app.db, &id).await;
-    assert_eq!(row.price_cents, list.get(), "charged in USD, as listed");
+    assert_eq!(row.price_cents, list, "charged in USD, as listed");
     assert_eq!(row.discount_cents, None);
 
     // Cleared: the pages stop showing it.
@@ -636,7 +633,7 @@ async fn a_code_keeps_to_its_plans_its_dates_and_its_cap_per_email(backend: Back
     // The receipt names the code and what it took off.
     let list = plan.price.expect("priced");
     let line = format!("LOCAL, $0.25 off {list}");
-    let number = storefront::domain::purchase::order_number(&id);
+    let number = as_id(&id).order_number();
     wait_for_emails_in(
         app.mail_dir.path(),
         1,

@@ -4,6 +4,7 @@
 //! The fake records every request (method, path, headers, decoded form) and honours
 //! `Idempotency-Key` the way Stripe does: the same key answers the same object again.
 
+use crate::fixtures::as_id;
 use std::collections::HashMap;
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -265,7 +266,7 @@ fn settings(api_base: Url, key: &str) -> StripeSettings {
 
 fn checkout_request(purchase_id: &str, key: &str) -> CheckoutRequest {
     CheckoutRequest {
-        purchase_id: purchase_id.to_string(),
+        purchase_id: as_id(purchase_id),
         amount: Cents::new(1299),
         email: Email::parse("ana@example.com").expect("email"),
         description: "France · 5 GB for 30 days".to_string(),

@@ -5,9 +5,10 @@
 use crate::catalog::snapshot::destination_name_in;
 use crate::db::outbox::LeasedJob;
 use crate::db::{DbError, alerts, now_ms, refunds};
+use crate::domain::AlertKind;
+use crate::domain::PurchaseId;
 use crate::domain::plan::describe_allowance;
 use crate::domain::purchase::RefundCause;
-use crate::domain::{AlertKind, Cents, Email};
 use crate::i18n::{self, Lang};
 use crate::mail::{OutgoingEmail, Receipt};
 use crate::orders::jobs::job::{Job, JobContext, JobFuture, JobKind, OutboxError, Verdict};
@@ -75,8 +76,9 @@ async fn send(
             "the purchase row is gone",
         ));
     };
-    // Every email of a purchase is written in the language the customer bought in.
-    let lang = purchase.lang();
+    // Every email of a purchase is written in the language the customer bought in (English
+    // when the stored code is not one the shop has).
+    let lang = Lang::parse(&purchase.language).unwrap_or_default();
     let (plan_id, purchase_id) = (purchase.plan_id.clone(), purchase.id.clone());
     let (description, refund) = ob
         .db
@@ -89,15 +91,7 @@ async fn send(
         .await?;
     // The refund email says what the refund row records, never a guess.
     let refund_reason = refund.map_or(RefundCause::DeliveryFailed, |r| r.cause());
-    let to = match Email::parse(purchase.email.as_str()) {
-        Ok(to) => to,
-        Err(_) => {
-            return Ok(Verdict::dead(
-                "bad_address",
-                "the stored email address is not valid",
-            ));
-        }
-    };
+    let to = purchase.email.clone();
     // A token of its own, recorded before the email can leave (see `orders::links`).
     let token = {
         let purchase_id = purchase.id.clone();
@@ -109,7 +103,7 @@ async fn send(
     let receipt = Receipt::new(
         &purchase.id,
         &description,
-        Cents::new(purchase.price_cents),
+        purchase.price_cents,
         purchase.created_at_ms,
     )
     .with_promo(
@@ -154,8 +148,8 @@ async fn send(
     }
 }
 
-fn dead_with_alert(purchase_id: &str, kind: JobKind, reason: String) -> Verdict {
-    let purchase_id = purchase_id.to_string();
+fn dead_with_alert(purchase_id: &PurchaseId, kind: JobKind, reason: String) -> Verdict {
+    let purchase_id = purchase_id.clone();
     let message = format!("{} could not be sent: {reason}", kind.as_str());
     Verdict::dead("mail_failed", message.clone()).with_effects(move |c, now| {
         alerts::raise_alert(c, AlertKind::EmailFailed, Some(&purchase_id), &message, now)?;

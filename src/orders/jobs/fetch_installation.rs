@@ -6,6 +6,7 @@ use crate::db::outbox::LeasedJob;
 use crate::db::purchases::TransitionError;
 use crate::db::{DbConn, installations, purchases};
 use crate::domain::AlertKind;
+use crate::domain::PurchaseId;
 use crate::domain::purchase::PurchaseEvent;
 use crate::orders::installation::encrypt;
 use crate::orders::jobs::job::{
@@ -103,7 +104,7 @@ async fn fetch_installation(ob: &JobContext, leased: &LeasedJob) -> Result<Verdi
 
 fn mark_fulfilled(
     conn: &mut DbConn,
-    purchase_id: &str,
+    purchase_id: &PurchaseId,
     note: &str,
     now: i64,
 ) -> Result<(), TransitionError> {

@@ -13,6 +13,7 @@ use std::time::Duration;
 use crate::db::outbox::{self as jobs, LeasedJob, Next};
 use crate::db::purchases::TransitionError;
 use crate::db::{Db, DbConn, DbError, alerts, now_ms, purchases};
+use crate::domain::PurchaseId;
 use crate::domain::purchase::PurchaseEvent;
 use crate::domain::{AlertKind, Cents};
 use crate::orders::installation::{InstallationError, InstallationKey};
@@ -108,7 +109,7 @@ impl fmt::Display for JobKind {
 /// `OutboxWaker::wake` (`orders::outbox`) after the commit to start this process's workers.
 pub fn enqueue(
     conn: &mut DbConn,
-    purchase_id: &str,
+    purchase_id: &PurchaseId,
     kind: JobKind,
     run_at_ms: i64,
     now_ms: i64,
@@ -305,9 +306,9 @@ impl JobContext {
 
     pub(crate) async fn purchase(
         &self,
-        id: &str,
+        id: &PurchaseId,
     ) -> Result<Option<purchases::Purchase>, OutboxError> {
-        let id = id.to_string();
+        let id = id.clone();
         Ok(self.db.run(move |conn| purchases::find(conn, &id)).await?)
     }
 }
@@ -316,7 +317,7 @@ impl JobContext {
 /// ([`PurchaseEvent::NeedsInvestigation`]) and an alert is raised, in the caller's transaction.
 pub(crate) fn needs_attention(
     conn: &mut DbConn,
-    purchase_id: &str,
+    purchase_id: &PurchaseId,
     alert_kind: AlertKind,
     message: &str,
     now: i64,
@@ -334,7 +335,7 @@ pub(crate) fn needs_attention(
 /// Moves the purchase by `event` and raises an alert, in the caller's transaction.
 pub(crate) fn attention(
     conn: &mut DbConn,
-    purchase_id: &str,
+    purchase_id: &PurchaseId,
     event: &PurchaseEvent,
     alert_kind: AlertKind,
     message: &str,

@@ -24,6 +24,7 @@ use crate::db::purchases::TransitionError;
 use crate::db::wallet::{self, PauseReason};
 use crate::db::{DbConn, alerts, outbox as jobs, purchases, refunds};
 use crate::domain::AlertKind;
+use crate::domain::PurchaseId;
 use crate::domain::purchase::{PurchaseEvent, PurchaseStatus};
 use crate::orders::jobs::job::{
     Job, JobContext, JobFuture, JobKind, OutboxError, Verdict, attention, duration_ms, enqueue,
@@ -84,7 +85,7 @@ async fn place_order(ob: &JobContext, leased: &LeasedJob) -> Result<Verdict, Out
             format!("upstream order {order_id} is already recorded"),
         ));
     }
-    if purchase.status() != PurchaseStatus::Paid {
+    if purchase.status != PurchaseStatus::Paid {
         return Ok(Verdict::done(
             "skipped",
             format!("purchase is {}, not paid", purchase.status),
@@ -142,7 +143,7 @@ fn order_request(purchase: &purchases::Purchase) -> Result<(IdempotencyKey, Orde
         IdempotencyKey::parse(purchase.idempotency_key.as_str()).map_err(|e| e.to_string())?;
     let request = OrderRequest {
         plan_id: PlanId::parse(purchase.plan_id.as_str()).map_err(|e| e.to_string())?,
-        expected_price_cents: ApiAmount::try_from(purchase.cost_cents)
+        expected_price_cents: ApiAmount::try_from(purchase.cost_cents.get())
             .map_err(|e| e.to_string())?,
         reference: OrderReference::parse(purchase.reference.as_str()).map_err(|e| e.to_string())?,
     };
@@ -156,7 +157,7 @@ fn order_request(purchase: &purchases::Purchase) -> Result<(IdempotencyKey, Orde
 fn adopt(
     ob: &JobContext,
     label: &'static str,
-    purchase_id: String,
+    purchase_id: PurchaseId,
     order_id: String,
     event: PurchaseEvent,
     note: String,
@@ -197,12 +198,17 @@ fn adopt(
 }
 
 /// Placement ended without an order: the purchase needs a person (refund, or retry it).
-fn stopped(label: &'static str, purchase_id: String, message: String) -> Verdict {
+fn stopped(label: &'static str, purchase_id: PurchaseId, message: String) -> Verdict {
     Verdict::done(label, message.clone())
         .with_effects(move |c, now| stop(c, &purchase_id, &message, now))
 }
 
-fn stop(c: &mut DbConn, purchase_id: &str, message: &str, now: i64) -> Result<(), TransitionError> {
+fn stop(
+    c: &mut DbConn,
+    purchase_id: &PurchaseId,
+    message: &str,
+    now: i64,
+) -> Result<(), TransitionError> {
     attention(
         c,
         purchase_id,
@@ -411,12 +417,12 @@ async fn price_changed(
         }
     };
     let new_cost = plan.price_cents.cents().get();
-    let margin = purchase.price_cents.saturating_sub(new_cost);
+    let margin = purchase.price_cents.get().saturating_sub(new_cost);
     let min_margin = ob.config.min_margin.get();
     let numbers = format!(
         "paid {}, cost when sold {}, upstream cost now {}, margin at that cost {}",
-        crate::domain::Cents::new(purchase.price_cents),
-        crate::domain::Cents::new(purchase.cost_cents),
+        purchase.price_cents,
+        purchase.cost_cents,
         crate::domain::Cents::new(new_cost),
         crate::domain::Cents::new(margin),
     );
@@ -441,15 +447,15 @@ async fn price_changed(
     let note = format!(
         "upstream cost changed from {} to {new_cost} cents (margin {margin} cents): retrying \
          under key generation {} (old key {old_key}, new key {new_key})",
-        purchase.cost_cents,
+        purchase.cost_cents.get(),
         generation.saturating_add(1)
     );
-    let status = purchase.status.clone();
+    let status = purchase.status.as_str();
     // Due at once: the new key has never been sent.
     Ok(
         Verdict::retry("price_changed_repriced", note.clone(), 0).with_effects(move |c, now| {
             if purchases::reprice(c, &purchase_id, generation, new_cost, &new_key, now)? {
-                purchases::add_event(c, &purchase_id, Some(&status), &status, &note, now)?;
+                purchases::add_event(c, &purchase_id, Some(status), status, &note, now)?;
             }
             Ok(())
         }),
@@ -462,7 +468,7 @@ async fn price_changed(
 fn wait_for_owner(
     label: &'static str,
     error: &UpstreamError,
-    purchase_id: String,
+    purchase_id: PurchaseId,
     at: i64,
     (pause, alert_kind): (PauseReason, AlertKind),
     message: String,

@@ -9,6 +9,7 @@
 
 use crate::db::outbox::LeasedJob;
 use crate::db::{DbConn, DbError, alerts, purchases, refunds};
+use crate::domain::PurchaseId;
 use crate::domain::purchase::{PurchaseEvent, PurchaseStatus, RefundCause};
 use crate::domain::{AlertKind, Cents};
 use crate::orders::jobs::job::{
@@ -21,15 +22,15 @@ use crate::payments::{PaymentError, PaymentProvider, RefundStatus};
 /// first, then the job. The only refund the shop makes without an owner.
 pub(crate) fn refund_failed_delivery(
     conn: &mut DbConn,
-    purchase_id: &str,
-    amount_cents: i64,
+    purchase_id: &PurchaseId,
+    amount: Cents,
     note: &str,
     now: i64,
 ) -> Result<(), DbError> {
     refunds::ensure_refund(
         conn,
         purchase_id,
-        amount_cents,
+        amount,
         note,
         RefundCause::DeliveryFailed,
         false,
@@ -60,7 +61,7 @@ async fn refund(ob: &JobContext, leased: &LeasedJob) -> Result<Verdict, OutboxEr
         ));
     };
     let purchase_id = purchase.id.clone();
-    if purchase.status() == PurchaseStatus::Refunded {
+    if purchase.status == PurchaseStatus::Refunded {
         return Ok(Verdict::done(
             "already_refunded",
             "purchase already refunded",
@@ -140,7 +141,7 @@ async fn refund(ob: &JobContext, leased: &LeasedJob) -> Result<Verdict, OutboxEr
 /// that asked a person to decide about the purchase (refund or absorb, refund by hand) are
 /// resolved, since the refund was that decision. Alerts of other kinds (a dispute, a refund
 /// the provider reports beyond this one) stay open.
-fn finish(purchase_id: String, refund_id: String, provider_id: Option<String>) -> Verdict {
+fn finish(purchase_id: PurchaseId, refund_id: String, provider_id: Option<String>) -> Verdict {
     Verdict::done("refunded", "the consumer was refunded").with_effects(move |c, now| {
         refunds::set_refund_status(c, &refund_id, "succeeded", provider_id.as_deref(), now)?;
         let applied = purchases::apply(
@@ -171,7 +172,7 @@ fn finish(purchase_id: String, refund_id: String, provider_id: Option<String>) -
 }
 
 fn failed(
-    purchase_id: String,
+    purchase_id: PurchaseId,
     refund_id: String,
     provider_id: Option<String>,
     reason: String,
@@ -183,7 +184,7 @@ fn failed(
     })
 }
 
-fn gave_up(purchase_id: String, reason: &str) -> Verdict {
+fn gave_up(purchase_id: PurchaseId, reason: &str) -> Verdict {
     let message = format!("refund could not be completed: {reason}; check with the provider");
     Verdict::dead("refund_exhausted", message.clone()).with_effects(move |c, now| {
         needs_attention(c, &purchase_id, AlertKind::NeedsAttention, &message, now)

@@ -127,109 +127,107 @@ async fn track_order(ob: &JobContext, leased: &LeasedJob) -> Result<Verdict, Out
             Ok::<_, crate::db::purchases::TransitionError>(())
         }
     };
-    let verdict = match order.status {
-        OrderStatus::Paid if exhausted => give_up(status),
-        OrderStatus::Paid => {
-            Verdict::retry("waiting", "upstream status paid", next_poll).with_effects(record_status)
-        }
-        OrderStatus::Provisioning if exhausted => give_up(status),
-        OrderStatus::Provisioning => {
-            let note = format!("upstream order {order_id} is provisioning");
-            Verdict::retry("provisioning", "upstream status provisioning", next_poll).with_effects(
-                move |c, now| {
-                    record_status(c, now)?;
-                    purchases::apply(
-                        c,
-                        &purchase_id,
-                        &PurchaseEvent::UpstreamProvisioning,
-                        &note,
-                        now,
-                    )?;
-                    Ok(())
-                },
+    let verdict =
+        match order.status {
+            OrderStatus::Paid if exhausted => give_up(status),
+            OrderStatus::Paid => Verdict::retry("waiting", "upstream status paid", next_poll)
+                .with_effects(record_status),
+            OrderStatus::Provisioning if exhausted => give_up(status),
+            OrderStatus::Provisioning => {
+                let note = format!("upstream order {order_id} is provisioning");
+                Verdict::retry("provisioning", "upstream status provisioning", next_poll)
+                    .with_effects(move |c, now| {
+                        record_status(c, now)?;
+                        purchases::apply(
+                            c,
+                            &purchase_id,
+                            &PurchaseEvent::UpstreamProvisioning,
+                            &note,
+                            now,
+                        )?;
+                        Ok(())
+                    })
+            }
+            // Refunded by the shop while upstream worked on it ("refund and keep the cost"):
+            // the sale is over, so the eSIM is not fetched or delivered.
+            OrderStatus::Fulfilled if purchase.status == PurchaseStatus::Refunded => Verdict::done(
+                "fulfilled_after_refund",
+                "upstream fulfilled an order the shop had refunded; not delivered",
             )
-        }
-        // Refunded by the shop while upstream worked on it ("refund and keep the cost"):
-        // the sale is over, so the eSIM is not fetched or delivered.
-        OrderStatus::Fulfilled if purchase.status() == PurchaseStatus::Refunded => Verdict::done(
-            "fulfilled_after_refund",
-            "upstream fulfilled an order the shop had refunded; not delivered",
-        )
-        .with_effects(record_status),
-        OrderStatus::Fulfilled => match order.esim_id {
-            Some(esim_id) => {
-                Verdict::done("fulfilled", format!("esim {esim_id}")).with_effects(move |c, now| {
+            .with_effects(record_status),
+            OrderStatus::Fulfilled => match order.esim_id {
+                Some(esim_id) => Verdict::done("fulfilled", format!("esim {esim_id}"))
+                    .with_effects(move |c, now| {
+                        record_status(c, now)?;
+                        purchases::set_esim_id(c, &purchase_id, &esim_id, now)?;
+                        enqueue(c, &purchase_id, JobKind::FetchInstallation, now, now)?;
+                        Ok(())
+                    }),
+                // The spec promises `esimId` on fulfilled orders; until it shows up, keep polling.
+                None if exhausted => give_up("fulfilled without an esimId".into()),
+                None => Verdict::retry(
+                    "fulfilled_without_esim",
+                    "upstream says fulfilled but gives no esimId yet",
+                    next_poll,
+                )
+                .with_effects(record_status),
+            },
+            OrderStatus::Failed => {
+                let note = format!(
+                    "upstream order {order_id} failed; its reservation is released and the \
+                 consumer is refunded"
+                );
+                let amount = purchase.price_cents;
+                Verdict::done("failed", "upstream status failed").with_effects(move |c, now| {
                     record_status(c, now)?;
-                    purchases::set_esim_id(c, &purchase_id, &esim_id, now)?;
-                    enqueue(c, &purchase_id, JobKind::FetchInstallation, now, now)?;
+                    purchases::apply(c, &purchase_id, &PurchaseEvent::UpstreamFailed, &note, now)?;
+                    refund_failed_delivery(c, &purchase_id, amount, &note, now)?;
                     Ok(())
                 })
             }
-            // The spec promises `esimId` on fulfilled orders; until it shows up, keep polling.
-            None if exhausted => give_up("fulfilled without an esimId".into()),
-            None => Verdict::retry(
-                "fulfilled_without_esim",
-                "upstream says fulfilled but gives no esimId yet",
-                next_poll,
-            )
-            .with_effects(record_status),
-        },
-        OrderStatus::Failed => {
-            let note = format!(
-                "upstream order {order_id} failed; its reservation is released and the \
-                 consumer is refunded"
-            );
-            let amount = purchase.price_cents;
-            Verdict::done("failed", "upstream status failed").with_effects(move |c, now| {
-                record_status(c, now)?;
-                purchases::apply(c, &purchase_id, &PurchaseEvent::UpstreamFailed, &note, now)?;
-                refund_failed_delivery(c, &purchase_id, amount, &note, now)?;
-                Ok(())
-            })
-        }
-        OrderStatus::PendingReview if exhausted => give_up(status),
-        OrderStatus::PendingReview => {
-            let message = format!(
-                "upstream order {order_id} is pending review: its outcome is being \
+            OrderStatus::PendingReview if exhausted => give_up(status),
+            OrderStatus::PendingReview => {
+                let message = format!(
+                    "upstream order {order_id} is pending review: its outcome is being \
                  investigated. Contact upstream support; do not reorder. Funds stay reserved."
-            );
-            Verdict::retry(
-                "pending_review",
-                "upstream status pending_review",
-                slow_poll,
-            )
-            .with_effects(move |c, now| {
-                record_status(c, now)?;
-                needs_attention(c, &purchase_id, AlertKind::PendingReview, &message, now)
-            })
-        }
-        OrderStatus::Refunded => {
-            let message = format!(
-                "upstream refunded order {order_id}; reconcile before closing: the consumer \
+                );
+                Verdict::retry(
+                    "pending_review",
+                    "upstream status pending_review",
+                    slow_poll,
+                )
+                .with_effects(move |c, now| {
+                    record_status(c, now)?;
+                    needs_attention(c, &purchase_id, AlertKind::PendingReview, &message, now)
+                })
+            }
+            OrderStatus::Refunded => {
+                let message = format!(
+                    "upstream refunded order {order_id}; reconcile before closing: the consumer \
                  was not refunded automatically"
-            );
-            Verdict::done("refunded", "upstream status refunded").with_effects(move |c, now| {
-                record_status(c, now)?;
-                needs_attention(c, &purchase_id, AlertKind::NeedsAttention, &message, now)
-            })
-        }
-        OrderStatus::Other(_) if exhausted => give_up(status),
-        OrderStatus::Other(raw) => {
-            let message = format!(
-                "upstream order {order_id} reports the unfamiliar status {raw:?}; the record \
+                );
+                Verdict::done("refunded", "upstream status refunded").with_effects(move |c, now| {
+                    record_status(c, now)?;
+                    needs_attention(c, &purchase_id, AlertKind::NeedsAttention, &message, now)
+                })
+            }
+            OrderStatus::Other(_) if exhausted => give_up(status),
+            OrderStatus::Other(raw) => {
+                let message = format!(
+                    "upstream order {order_id} reports the unfamiliar status {raw:?}; the record \
                  is kept and nothing is reordered. Investigate with upstream support."
-            );
-            Verdict::retry(
-                "unfamiliar_status",
-                format!("upstream status {raw:?}"),
-                slow_poll,
-            )
-            .with_effects(move |c, now| {
-                record_status(c, now)?;
-                needs_attention(c, &purchase_id, AlertKind::UnfamiliarStatus, &message, now)
-            })
-        }
-    };
+                );
+                Verdict::retry(
+                    "unfamiliar_status",
+                    format!("upstream status {raw:?}"),
+                    slow_poll,
+                )
+                .with_effects(move |c, now| {
+                    record_status(c, now)?;
+                    needs_attention(c, &purchase_id, AlertKind::UnfamiliarStatus, &message, now)
+                })
+            }
+        };
     Ok(verdict)
 }
 

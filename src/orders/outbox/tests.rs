@@ -13,6 +13,7 @@ use super::*;
 use crate::config::{Secret, SecretKey};
 use crate::db::outbox::{DEAD, DONE, QUEUED, RUNNING};
 use crate::domain::Cents;
+use crate::domain::PurchaseId;
 use crate::orders::jobs::job::JobKind;
 use crate::payments::demo::DemoProvider;
 use crate::upstream::{Backoff, UpstreamClientConfig};
@@ -67,7 +68,7 @@ impl Rig {
 
     /// A paid purchase `id` with one queued `kind` job, due now; returns the job's id.
     async fn job(&self, id: &str, kind: JobKind) -> i64 {
-        let id = id.to_string();
+        let id = PurchaseId::parse(id).expect("a purchase id");
         self.db
             .run(move |conn| {
                 conn.write_tx(|conn| {
@@ -98,8 +99,8 @@ impl Rig {
     }
 
     /// The (only) job of the purchase.
-    async fn job_of(&self, purchase_id: &str) -> jobs::Job {
-        let id = purchase_id.to_string();
+    async fn job_of(&self, id: &str) -> jobs::Job {
+        let id = PurchaseId::parse(id).expect("a purchase id");
         self.db
             .run(move |conn| jobs::jobs_for_purchase(conn, &id))
             .await
@@ -459,7 +460,9 @@ async fn a_job_that_keeps_failing_backs_off_then_dies_with_an_alert() {
     assert_eq!(rig.outcomes(id).await, ["panicked", "panicked"]);
     let alerts = rig
         .db
-        .run(|conn| alerts::alerts_for_purchase(conn, "pur_doomed"))
+        .run(|conn| {
+            alerts::alerts_for_purchase(conn, &PurchaseId::parse("pur_doomed").expect("id"))
+        })
         .await
         .expect("alerts");
     assert_eq!(alerts.len(), 1, "{alerts:?}");

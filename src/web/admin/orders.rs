@@ -18,6 +18,7 @@ use super::{
 };
 use crate::db::outbox;
 use crate::db::purchases::Purchase;
+use crate::domain::PurchaseId;
 use crate::domain::purchase::{PurchaseEvent, PurchaseStatus};
 use crate::i18n::Lang;
 use crate::orders::actions::{self, ActionError, OrderAction};
@@ -253,14 +254,15 @@ pub async fn detail(
     id: web::Path<String>,
     query: web::Query<DetailQuery>,
 ) -> Result<AdminPage, AppError> {
-    let page = detail_page(&state, id.into_inner(), query.into_inner().done, None).await?;
+    let id = PurchaseId::parse(id.into_inner()).map_err(|_| AppError::NotFound)?;
+    let page = detail_page(&state, id, query.into_inner().done, None).await?;
     Ok(AdminPage::new(page))
 }
 
 /// The order page, as shown after a GET or after a refused action.
 async fn detail_page(
     state: &AppState,
-    id: String,
+    id: PurchaseId,
     done: Option<String>,
     refusal: Option<Refusal>,
 ) -> Result<OrderPage, AppError> {
@@ -272,7 +274,7 @@ async fn detail_page(
         Some(p) => format!("{} ({})", shop::plan_title(p, Lang::En), p.id),
         None => purchase.plan_id.clone(),
     };
-    let status = purchase.status();
+    let status = purchase.status;
     let facts = detail.facts;
     // The console offers exactly what the transition table allows.
     let refund_offer = |keep_cost| status.on(&PurchaseEvent::AdminRefund { keep_cost, facts });
@@ -318,6 +320,7 @@ pub async fn action(
     CsrfForm(form): CsrfForm<ActionForm>,
 ) -> Result<AdminPage, AppError> {
     let (id, slug) = path.into_inner();
+    let id = PurchaseId::parse(id).map_err(|_| AppError::NotFound)?;
     let act = OrderAction::parse(&slug).ok_or(AppError::NotFound)?;
     if act.owner_only() {
         require_owner(&admin)?;
@@ -340,7 +343,7 @@ pub async fn action(
             reason: typed,
             field: true,
         };
-        let page = detail_page(&state, id, None, Some(refusal)).await?;
+        let page = detail_page(&state, id.clone(), None, Some(refusal)).await?;
         return Ok(AdminPage::with_status(StatusCode::BAD_REQUEST, page));
     }
     let client = client_addr(&req);
@@ -360,7 +363,7 @@ pub async fn action(
                 reason: typed,
                 field: false,
             };
-            let page = detail_page(&state, id, None, Some(refusal)).await?;
+            let page = detail_page(&state, id.clone(), None, Some(refusal)).await?;
             return Ok(AdminPage::with_status(StatusCode::CONFLICT, page));
         }
         Err(ActionError::Db(err)) => return Err(err.into()),
