@@ -51,6 +51,8 @@ pub enum Origin {
     Region(String),
     /// The page of global plans.
     Global,
+    /// The list of regions: a regional plan of a region upstream no longer lists.
+    Regions,
 }
 
 impl Origin {
@@ -60,6 +62,7 @@ impl Origin {
             Origin::Country(code) => format!("country-{}", path_segment(code)),
             Origin::Region(slug) => format!("region-{}", path_segment(slug)),
             Origin::Global => "global".to_string(),
+            Origin::Regions => "regions".to_string(),
         }
     }
 
@@ -74,6 +77,7 @@ impl Origin {
             Origin::Country(code) => format!("/countries/{}", path_segment(code)),
             Origin::Region(slug) => format!("/regions/{}", path_segment(slug)),
             Origin::Global => GLOBAL_HREF.to_string(),
+            Origin::Regions => "/regions".to_string(),
         }
     }
 
@@ -110,7 +114,7 @@ impl Snapshot {
             PlanKind::Local => Origin::Country(plan.country_code.trim().to_ascii_uppercase()),
             PlanKind::Regional => match plan.region.as_deref().and_then(|s| self.region(s)) {
                 Some(region) => Origin::Region(region.slug.clone()),
-                None => Origin::Global,
+                None => Origin::Regions,
             },
             PlanKind::Global => Origin::Global,
         }
@@ -132,6 +136,7 @@ impl Snapshot {
                     && self.region(slug).is_some()
             }
             Origin::Global => plan.kind == PlanKind::Global,
+            Origin::Regions => false,
         }
     }
 }

@@ -892,6 +892,7 @@ fn crumbs(snap: &Snapshot, origin: &Origin) -> Vec<Crumb> {
                 .map_or_else(|| slug.clone(), |r| r.name_in(lang).to_string()),
         ),
         Origin::Global => (crumb("/regions", "nav-regions"), lang.t("global-title")),
+        Origin::Regions => return vec![crumb("/", "crumb-home"), crumb("/regions", "nav-regions")],
     };
     vec![
         crumb("/", "crumb-home"),
