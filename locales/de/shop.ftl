@@ -260,3 +260,19 @@ checkout-description-promo = { $plan } · Aktionscode { $code }
 # A price in another currency, shown beside the US dollar price only (never charged).
 display-price = ≈ { $amount }
 display-price-rate-of = Kurs vom { $date }
+
+## Plan choice: sections of a plan list, day pickers, breadcrumbs, the global plans
+section-daily = Tagespläne ({ $count })
+section-total = Pläne mit Gesamtvolumen ({ $count })
+section-regional = Regionale Pläne ({ $count })
+section-global = Weltweite Pläne ({ $count })
+list-show-more = { $count } weitere anzeigen
+choose-days = Tage
+choose-submit = Diesen Plan ansehen
+plan-durations = Andere Laufzeiten
+crumb-home = Startseite
+crumb-label = Brotkrümelnavigation
+global-title = Weltweite Pläne
+global-lead = Eine eSIM für Reisen rund um die Welt.
+global-none = Zurzeit ist kein weltweiter Plan im Angebot.
+regions-global-link = Weltweite Pläne: eine eSIM für die ganze Welt

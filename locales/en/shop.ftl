@@ -260,3 +260,19 @@ checkout-description-promo = { $plan } · promotion code { $code }
 # A price in another currency, shown beside the US dollar price only (never charged).
 display-price = ≈ { $amount }
 display-price-rate-of = rate of { $date }
+
+## Plan choice: sections of a plan list, day pickers, breadcrumbs, the global plans
+section-daily = Daily plans ({ $count })
+section-total = Total data plans ({ $count })
+section-regional = Regional plans ({ $count })
+section-global = Global plans ({ $count })
+list-show-more = Show { $count } more
+choose-days = Days
+choose-submit = See this plan
+plan-durations = Other durations
+crumb-home = Home
+crumb-label = Breadcrumb
+global-title = Global plans
+global-lead = One eSIM for travelling around the world.
+global-none = No global plan is on sale right now.
+regions-global-link = Global plans: one eSIM for the whole world

@@ -260,3 +260,19 @@ checkout-description-promo = { $plan } · código promocional { $code }
 # A price in another currency, shown beside the US dollar price only (never charged).
 display-price = ≈ { $amount }
 display-price-rate-of = cambio del { $date }
+
+## Plan choice: sections of a plan list, day pickers, breadcrumbs, the global plans
+section-daily = Planes diarios ({ $count })
+section-total = Planes de datos totales ({ $count })
+section-regional = Planes regionales ({ $count })
+section-global = Planes globales ({ $count })
+list-show-more = Mostrar { $count } más
+choose-days = Días
+choose-submit = Ver este plan
+plan-durations = Otras duraciones
+crumb-home = Inicio
+crumb-label = Ruta de navegación
+global-title = Planes globales
+global-lead = Una eSIM para viajar por todo el mundo.
+global-none = Ahora no hay ningún plan global a la venta.
+regions-global-link = Planes globales: una eSIM para todo el mundo

@@ -7,6 +7,7 @@
 //! markup change by the pricing version, and reload: at once on PostgreSQL, where both changes
 //! send a `NOTIFY` that wakes the check ([`Catalog::wake`]), and otherwise at the next check.
 
+pub mod choice;
 pub mod display_rates;
 pub mod named;
 pub mod pricing;
@@ -18,6 +19,7 @@ pub mod sync;
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
+pub use choice::Origin;
 pub use snapshot::{Destination, Found, PlanKind, ShopPlan, ShopRegion, Snapshot};
 pub use sync::{SyncError, SyncReport};
 use tokio::sync::watch;

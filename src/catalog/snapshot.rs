@@ -20,7 +20,7 @@ use crate::domain::{Cents, countries};
 use crate::i18n::Lang;
 
 /// How plans are grouped for the consumer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PlanKind {
     Local,
     Regional,
@@ -348,6 +348,11 @@ pub struct Snapshot {
     /// the page that lists such plans: old or guessed `/countries/EU-9` links lead there.
     listings: HashMap<String, String>,
     inversions: Vec<LadderInversion>,
+    /// Each plan's family ([`crate::catalog::choice`]) by plan index, as an index into
+    /// `families`.
+    pub(super) family_of: Vec<usize>,
+    /// The plans on sale of each family, shortest first.
+    pub(super) families: Vec<Vec<usize>>,
     book: Option<PriceBook>,
     /// The owner's display-only exchange rates, by currency code.
     rates: Vec<Rate>,
@@ -664,6 +669,7 @@ impl Snapshot {
             })
             .collect();
         snap.inversions = crate::domain::pricing::ladder_inversions(&ladder);
+        (snap.family_of, snap.families) = super::choice::families(&plans);
         snap.plans = plans;
         snap.book = Some(book);
 
@@ -686,6 +692,11 @@ impl Snapshot {
 
     pub fn plan(&self, id: &str) -> Option<&ShopPlan> {
         self.by_id.get(id).map(|&i| &self.plans[i])
+    }
+
+    /// Where the plan `id` is in [`Snapshot::plans`].
+    pub(super) fn by_id_index(&self, id: &str) -> Option<usize> {
+        self.by_id.get(id).copied()
     }
 
     /// What `plan` would sell for if its cost were `cost` (a live re-read at checkout);

@@ -8,7 +8,7 @@ use crate::domain::Cents;
 use crate::i18n::{Lang, msg};
 
 /// When a plan's validity starts.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Activation {
     FirstInstall,
     FirstNetwork,

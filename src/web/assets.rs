@@ -52,6 +52,11 @@ static ASSETS: LazyLock<Vec<Asset>> = LazyLock::new(|| {
             include_str!("../../static/order.js"),
         ),
         asset(
+            "plans.js",
+            "text/javascript; charset=utf-8",
+            include_str!("../../static/plans.js"),
+        ),
+        asset(
             "favicon.svg",
             "image/svg+xml",
             include_str!("../../static/favicon.svg"),
@@ -95,6 +100,11 @@ pub fn stylesheet_href() -> String {
 /// The path of the order page's small script (reload while waiting, copy buttons).
 pub fn order_script_href() -> String {
     href("order.js")
+}
+
+/// The path plan lists use for their day pickers' script.
+pub fn plans_script_href() -> String {
+    href("plans.js")
 }
 
 /// The path pages use for the icon.

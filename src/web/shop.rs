@@ -7,8 +7,9 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 use serde::Deserialize;
 
+use crate::catalog::choice::{Choice, GLOBAL_HREF};
 use crate::catalog::snapshot::path_segment;
-use crate::catalog::{Destination, Found, PlanKind, ShopPlan, ShopRegion, Snapshot};
+use crate::catalog::{Destination, Found, Origin, PlanKind, ShopPlan, ShopRegion, Snapshot};
 use crate::domain::currency::DisplayPrice;
 use crate::domain::{Cents, plan};
 use crate::i18n::{self, Lang};
@@ -48,7 +49,7 @@ fn catalog_page<T: Template>(page: &T) -> HttpResponse {
 
 /// A plan as a card in a list: borrowed from the snapshot, nothing formatted per view.
 pub struct PlanCard<'a> {
-    pub href: &'a str,
+    pub href: String,
     pub data: &'a str,
     pub validity: &'a str,
     pub price: &'a str,
@@ -76,7 +77,7 @@ impl<'a> PlanCard<'a> {
         let lang = i18n::current();
         let labels = plan.labels_in(lang);
         Self {
-            href: &labels.href,
+            href: labels.href.clone(),
             data: &labels.data,
             validity: &labels.validity,
             price: &labels.price,
@@ -91,6 +92,96 @@ impl<'a> PlanCard<'a> {
             total_data: &labels.total_data,
             fx: &labels.fx,
         }
+    }
+}
+
+/// A card of a plan list: one plan, or a daily plan with a radio button per duration.
+pub struct ChoiceCard<'a> {
+    pub card: PlanCard<'a>,
+    /// The durations to choose from; empty for a plan that comes in one duration.
+    pub options: Vec<DayChoice>,
+    /// The `from` value the day picker sends on.
+    pub from: String,
+}
+
+/// One duration of a daily plan's day picker.
+pub struct DayChoice {
+    pub id: String,
+    pub days: String,
+    pub price: String,
+    pub checked: bool,
+}
+
+impl<'a> ChoiceCard<'a> {
+    /// The card of `choice` in a list opened from `origin`: its link carries the origin.
+    fn new(choice: Choice<'a>, origin: &Origin) -> Self {
+        let lang = i18n::current();
+        let mut card = PlanCard::new(choice.chosen);
+        card.href.push_str(&origin.query());
+        let options = if choice.family.len() > 1 {
+            choice
+                .family
+                .iter()
+                .map(|p| DayChoice {
+                    id: p.id.clone(),
+                    days: plan::describe_validity(lang, p.validity_days),
+                    price: p.labels_in(lang).price.clone(),
+                    checked: p.id == choice.chosen.id,
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Self {
+            card,
+            options,
+            from: origin.value(),
+        }
+    }
+}
+
+/// A titled part of a plan list: the first few cards, and the rest folded away (a
+/// `<details>` element, no script needed), so a long list stays a few screens high.
+pub struct PlanSection<'a> {
+    pub id: &'static str,
+    pub heading: String,
+    pub shown: Vec<ChoiceCard<'a>>,
+    pub folded: Vec<ChoiceCard<'a>>,
+}
+
+/// How many cards a section shows before folding the rest away.
+const SECTION_SHOWS: usize = 2;
+
+impl<'a> PlanSection<'a> {
+    fn new(
+        id: &'static str,
+        heading: &'static str,
+        snap: &'a Snapshot,
+        plans: Vec<&'a ShopPlan>,
+        origin: &Origin,
+    ) -> Self {
+        let mut shown: Vec<ChoiceCard<'a>> = snap
+            .choices(plans)
+            .into_iter()
+            .map(|c| ChoiceCard::new(c, origin))
+            .collect();
+        let folded = shown.split_off(shown.len().min(SECTION_SHOWS));
+        let count = shown.len() + folded.len();
+        Self {
+            id,
+            heading: i18n::ta(heading, "count", count),
+            shown,
+            folded,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.shown.is_empty()
+    }
+
+    /// "Show 12 more".
+    pub fn more_label(&self) -> String {
+        i18n::ta("list-show-more", "count", self.folded.len())
     }
 }
 
@@ -400,13 +491,16 @@ fn days_options(plans: &[&ShopPlan], current: Option<i64>) -> Vec<DaysOption> {
 struct CountryPage<'a> {
     name: String,
     code: String,
-    local: Vec<PlanCard<'a>>,
-    covering: Vec<PlanCard<'a>>,
+    /// Daily and total-data local plans, then regional and global ones that cover the
+    /// country; a section without plans is left out.
+    sections: Vec<PlanSection<'a>>,
     sorts: Vec<SortOption>,
     days: Vec<DaysOption>,
     filtered: bool,
     /// The country has no local plan on sale at all (not merely none of this duration).
     no_local_plans: bool,
+    no_local: bool,
+    no_covering: bool,
 }
 
 pub async fn country(
@@ -441,24 +535,34 @@ pub async fn country(
     });
     let key = format!("country/{code}?{}", options.key());
     cached_page(&state, &req, &snap, &key, || {
+        let origin = Origin::Country(code.clone());
         let local_all = snap.local_plans(&code);
         let covering_all = snap.covering_plans(&code);
         let mut both: Vec<&ShopPlan> = local_all.clone();
         both.extend(covering_all.iter().copied());
+        let local = options.apply(local_all.clone());
+        let covering = options.apply(covering_all);
+        let (daily, total): (Vec<&ShopPlan>, Vec<&ShopPlan>) =
+            local.into_iter().partition(|p| p.is_daily);
+        let (global, regional): (Vec<&ShopPlan>, Vec<&ShopPlan>) = covering
+            .into_iter()
+            .partition(|p| p.kind == PlanKind::Global);
+        let sections: Vec<PlanSection<'_>> = [
+            ("daily", "section-daily", daily),
+            ("total", "section-total", total),
+            ("regional", "section-regional", regional),
+            ("global", "section-global", global),
+        ]
+        .into_iter()
+        .map(|(id, heading, plans)| PlanSection::new(id, heading, &snap, plans, &origin))
+        .collect();
         CountryPage {
             days: days_options(&both, options.days),
             sorts: sort_options(options.sort),
             no_local_plans: local_all.is_empty(),
-            local: options
-                .apply(local_all)
-                .into_iter()
-                .map(PlanCard::new)
-                .collect(),
-            covering: options
-                .apply(covering_all)
-                .into_iter()
-                .map(PlanCard::new)
-                .collect(),
+            no_local: sections[0].is_empty() && sections[1].is_empty(),
+            no_covering: sections[2].is_empty() && sections[3].is_empty(),
+            sections: sections.into_iter().filter(|s| !s.is_empty()).collect(),
             filtered: options.days.is_some(),
             name,
             code: code.clone(),
@@ -480,7 +584,7 @@ struct RegionPage<'a> {
     /// How many countries the region covers.
     coverage_count: usize,
     countries: Vec<CountryLink>,
-    plans: Vec<PlanCard<'a>>,
+    plans: PlanSection<'a>,
     sorts: Vec<SortOption>,
     days: Vec<DaysOption>,
     filtered: bool,
@@ -537,11 +641,74 @@ pub async fn region(
             countries,
             days: days_options(&all, options.days),
             sorts: sort_options(options.sort),
-            plans: options.apply(all).into_iter().map(PlanCard::new).collect(),
+            plans: PlanSection::new(
+                "regional",
+                "section-regional",
+                &snap,
+                options.apply(all),
+                &Origin::Region(region.slug.clone()),
+            ),
             filtered: options.days.is_some(),
             slug: path_segment(&region.slug),
         }
     })
+}
+
+#[derive(Template)]
+#[template(path = "shop/global.html")]
+struct GlobalPage<'a> {
+    plans: PlanSection<'a>,
+    sorts: Vec<SortOption>,
+    days: Vec<DaysOption>,
+    filtered: bool,
+}
+
+/// Every global plan on sale, linked from the Regions page.
+pub async fn global(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    query: web::Query<ListQuery>,
+) -> Result<HttpResponse, AppError> {
+    let snap = state.catalog.snapshot();
+    let options = ListOptions::parse(&query, || snap.global_plans());
+    let key = format!("global?{}", options.key());
+    cached_page(&state, &req, &snap, &key, || {
+        let all = snap.global_plans();
+        GlobalPage {
+            days: days_options(&all, options.days),
+            sorts: sort_options(options.sort),
+            plans: PlanSection::new(
+                "global",
+                "section-global",
+                &snap,
+                options.apply(all),
+                &Origin::Global,
+            ),
+            filtered: options.days.is_some(),
+        }
+    })
+}
+
+/// What a day picker sends: the chosen plan, and the listing it was on.
+#[derive(Deserialize)]
+pub struct ChooseQuery {
+    plan: String,
+    from: Option<String>,
+}
+
+/// A day picker submitted without script: on to the chosen plan's page (303: the plan is the
+/// visitor's choice, not a page of its own), the origin checked against the catalog.
+pub async fn choose(
+    state: web::Data<AppState>,
+    query: web::Query<ChooseQuery>,
+) -> Result<HttpResponse, AppError> {
+    let snap = state.catalog.snapshot();
+    let plan = snap.plan(&query.plan).ok_or(AppError::NotFound)?;
+    let origin = snap.origin(plan, query.from.as_deref());
+    let location = format!("{}{}", plan.labels.href, origin.query());
+    Ok(HttpResponse::SeeOther()
+        .insert_header((LOCATION, location))
+        .finish())
 }
 
 /// The names of the countries `codes` in the current language, sorted by name.
@@ -592,6 +759,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/countries/{code}", web::get().to(country))
         .route("/regions", web::get().to(regions))
         .route("/regions/{slug}", web::get().to(region))
+        .route(GLOBAL_HREF, web::get().to(global))
+        .route("/plans/choose", web::get().to(choose))
         .route("/plans/{id}", web::get().to(plan))
         .route("/help/{topic}", web::get().to(help));
 }
@@ -659,8 +828,12 @@ struct PlanPage {
     /// The checkout form's `plan_id`; not shown.
     id: String,
     country_name: String,
-    /// The listing the breadcrumb leads back to (country, region or all countries).
-    crumb_href: String,
+    /// Home › Countries › the country, or Home › Regions › the region (or the global plans):
+    /// the listing the plan was opened from.
+    crumbs: Vec<Crumb>,
+    /// Every duration the plan comes in (a daily plan's family), this one marked; empty for
+    /// a plan of one duration.
+    durations: Vec<DurationLink>,
     /// `Local`, `Regional` or `Global`: which lead and crumbs the page shows.
     kind: &'static str,
     allowance: String,
@@ -687,21 +860,80 @@ struct PlanPage {
     fx: Vec<DisplayPrice>,
 }
 
-/// The plan page of `plan` with `form`, as the template renders it.
+/// A link of the breadcrumb.
+pub struct Crumb {
+    pub href: String,
+    pub label: String,
+}
+
+/// Another duration of the same daily plan, on the plan page.
+pub struct DurationLink {
+    pub href: String,
+    pub days: String,
+    pub price: String,
+    pub current: bool,
+}
+
+/// The breadcrumb of a plan page opened from `origin`.
+fn crumbs(snap: &Snapshot, origin: &Origin) -> Vec<Crumb> {
+    let lang = i18n::current();
+    let crumb = |href: &str, id: &str| Crumb {
+        href: href.to_string(),
+        label: lang.t(id),
+    };
+    let (list, name) = match origin {
+        Origin::Country(code) => (
+            crumb("/countries", "countries-title"),
+            snap.any_country_name_in(code, lang).to_string(),
+        ),
+        Origin::Region(slug) => (
+            crumb("/regions", "nav-regions"),
+            snap.region(slug)
+                .map_or_else(|| slug.clone(), |r| r.name_in(lang).to_string()),
+        ),
+        Origin::Global => (crumb("/regions", "nav-regions"), lang.t("global-title")),
+        Origin::Regions => return vec![crumb("/", "crumb-home"), crumb("/regions", "nav-regions")],
+    };
+    vec![
+        crumb("/", "crumb-home"),
+        list,
+        Crumb {
+            href: origin.href(),
+            label: name,
+        },
+    ]
+}
+
+/// The plan page of `plan` opened from `origin`, with `form`, as the template renders it.
 fn plan_page(
     state: &AppState,
     snap: &Snapshot,
     plan: &ShopPlan,
+    origin: &Origin,
     paused: bool,
     form: BuyForm,
 ) -> PlanPage {
     let lang = i18n::current();
     let labels = plan.labels_in(lang);
+    let family = snap.family(plan);
     PlanPage {
         title: plan_title(plan, lang),
         id: plan.id.clone(),
         country_name: labels.name.clone(),
-        crumb_href: snap.listing_href(plan),
+        crumbs: crumbs(snap, origin),
+        durations: if family.len() > 1 {
+            family
+                .into_iter()
+                .map(|p| DurationLink {
+                    href: format!("{}{}", p.labels.href, origin.query()),
+                    days: plan::describe_validity(lang, p.validity_days),
+                    price: p.labels_in(lang).price.clone(),
+                    current: p.id == plan.id,
+                })
+                .collect()
+        } else {
+            Vec::new()
+        },
         kind: match plan.kind {
             PlanKind::Local => "Local",
             PlanKind::Regional => "Regional",
@@ -753,24 +985,34 @@ pub(crate) fn render_plan(
         promo_code: typed.promo_code,
         device_confirmed: typed.device_confirmed,
     };
-    let page = plan_page(state, &snap, plan, state.sales.paused(), form);
+    let origin = snap.own_origin(plan);
+    let page = plan_page(state, &snap, plan, &origin, state.sales.paused(), form);
     pages::private_page(status, &page, issued.cookie)
 }
 
 /// The plan page as a first visit sees it: the same for every visitor of this snapshot (and
 /// pause state) but for the form's CSRF token, so it comes from [`crate::web::page_cache`]
 /// rendered and compressed once, and only the token (one HMAC) is made per request.
+/// `?from=` of a plan page: the listing it was opened from ([`Snapshot::origin`]).
+#[derive(Deserialize)]
+pub struct PlanQuery {
+    from: Option<String>,
+}
+
 pub async fn plan(
     state: web::Data<AppState>,
     req: HttpRequest,
     id: web::Path<String>,
+    query: web::Query<PlanQuery>,
 ) -> Result<HttpResponse, AppError> {
     let snap = state.catalog.snapshot();
     let plan = snap.plan(&id).ok_or(AppError::NotFound)?;
     state.wallet().refresh_sales_state(&state.sales).await;
     // The buy box says "temporarily unavailable" while sales are paused: one page per state.
     let paused = state.sales.paused();
-    let key = format!("plan/{}?paused={paused}", plan.id);
+    // Whatever `from` says, the key names one of the plan's few listings.
+    let origin = snap.origin(plan, query.from.as_deref());
+    let key = format!("plan/{}?paused={paused}&from={}", plan.id, origin.value());
     let page =
         state
             .plan_pages
@@ -783,7 +1025,7 @@ pub async fn plan(
                     promo_code: String::new(),
                     device_confirmed: false,
                 };
-                plan_page(&state, &snap, plan, paused, form)
+                plan_page(&state, &snap, plan, &origin, paused, form)
                     .render()
                     .map_err(AppError::internal)
             })?;

@@ -49,6 +49,8 @@ mod order_links;
 mod outage;
 mod outbox;
 mod page_cache;
+mod plan_choice;
+mod plan_choice_browser;
 mod promo;
 mod replicas;
 mod sandbox;

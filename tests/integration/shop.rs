@@ -221,7 +221,11 @@ async fn every_plan_and_country_of_a_600_plan_catalog_has_an_honest_page() {
         assert_eq!(status, 200, "{href}");
         assert_no_raw_upstream_markup(href, &html);
         for plan_link in links(&html, "/plans/") {
-            let id = plan_link.trim_start_matches("/plans/");
+            let id = plan_link
+                .trim_start_matches("/plans/")
+                .split('?')
+                .next()
+                .unwrap_or_default();
             assert!(
                 snap.plan(id).is_some_and(|p| p.is_sellable()),
                 "{href} links {id}"
@@ -246,10 +250,10 @@ async fn every_plan_and_country_of_a_600_plan_catalog_has_an_honest_page() {
     let mut cards: HashMap<String, String> = HashMap::new();
     for path in countries.iter().chain(links(&html, "/regions/").iter()) {
         let (_, html) = page(&app, path).await;
-        for card in html.split("<li class=\"card plan\">").skip(1) {
+        for card in html.split("<li class=\"card plan").skip(1) {
             let card = card.split("</li>").next().unwrap_or_default();
-            if let Some(href) = links(card, "/plans/").into_iter().next() {
-                cards.insert(href, card.to_string());
+            for id in plan_ids(card) {
+                cards.insert(format!("/plans/{id}"), card.to_string());
             }
         }
     }
@@ -270,7 +274,20 @@ async fn every_plan_and_country_of_a_600_plan_catalog_has_an_honest_page() {
             "first_install" => assert!(card.contains("Starts when installed"), "{card}"),
             _ => assert!(card.contains("Starts on first connection"), "{card}"),
         }
-        if plan.is_daily && plan.validity_days > 1 {
+        if card.contains("data-day-picker") {
+            // A daily plan's card: a radio button per duration, each with its price.
+            let days = plan.validity_days;
+            let label = if days == 1 {
+                "1 day".to_string()
+            } else {
+                format!("{days} days")
+            };
+            assert!(
+                card.contains(&format!("{label} · {}", plan.labels.price)),
+                "{card}"
+            );
+            saw_daily = true;
+        } else if plan.is_daily && plan.validity_days > 1 {
             let price = plan.price.expect("priced").get();
             let days = plan.validity_days;
             // The price is the trip's: the card says so, with the price of a day.
@@ -346,7 +363,7 @@ async fn every_link_on_every_plan_country_and_region_page_leads_to_a_page() {
     assert!(checked.len() > 100, "{} links checked", checked.len());
 
     // A breadcrumb leads to where the plan is listed: a regional plan to its region's page,
-    // a global plan to the list of countries.
+    // a global plan to the page of global plans.
     let crumb = |html: &str| {
         let crumbs = html
             .split("<p class=\"crumbs\">")
@@ -361,8 +378,11 @@ async fn every_link_on_every_plan_country_and_region_page_leads_to_a_page() {
         // Straight to the listing, not through a redirect.
         let landed = crumb(&html);
         let expected = match (plan.kind, plan.region.as_deref()) {
-            (PlanKind::Regional, Some(slug)) => format!("/regions/{slug}"),
-            _ => "/countries".to_string(),
+            (PlanKind::Regional, Some(slug)) if snap.region(slug).is_some() => {
+                format!("/regions/{slug}")
+            }
+            (PlanKind::Regional, _) => "/regions".to_string(),
+            _ => "/global".to_string(),
         };
         assert_eq!(landed, expected, "{}", plan.id);
         let covers = if plan.coverage.len() == 1 {
@@ -376,11 +396,48 @@ async fn every_link_on_every_plan_country_and_region_page_leads_to_a_page() {
 }
 
 /// The plan ids a page links to, in order.
+/// Every plan `html` offers: linked cards and each duration of a day picker, in page order.
 fn plan_ids(html: &str) -> Vec<String> {
-    links(html, "/plans/")
-        .into_iter()
-        .map(|l| l.trim_start_matches("/plans/").to_string())
-        .collect()
+    plans_in(html, "name=\"plan\" value=\"")
+}
+
+/// The plan each card of `html` shows first: its link, or its day picker's checked duration.
+fn card_leads(html: &str) -> Vec<String> {
+    plans_in(html, "name=\"plan\" value=\"CHECKED")
+}
+
+/// Plan links (the origin left off) and day-picker values, in page order; with `CHECKED` in
+/// `radio`, only the checked value of each picker.
+fn plans_in(html: &str, radio: &str) -> Vec<String> {
+    let checked_only = radio.ends_with("CHECKED");
+    let radio = radio.trim_end_matches("CHECKED");
+    let mut found = Vec::new();
+    let mut rest = html;
+    loop {
+        let link = rest.find("href=\"/plans/");
+        let pick = rest.find(radio);
+        let (at, skip, is_radio) = match (link, pick) {
+            (Some(l), Some(r)) if r < l => (r, radio.len(), true),
+            (Some(l), _) => (l, "href=\"/plans/".len(), false),
+            (None, Some(r)) => (r, radio.len(), true),
+            (None, None) => break,
+        };
+        let tail = &rest[at + skip..];
+        let end = tail.find('"').unwrap_or(tail.len());
+        let id = tail[..end].split('?').next().unwrap_or("").to_string();
+        let after = &tail[end..];
+        let checked = after.split('>').next().unwrap_or("").contains(" checked");
+        if id != "choose" && (!is_radio || !checked_only || checked) {
+            found.push(id);
+        }
+        rest = after;
+    }
+    found
+}
+
+/// The regional and global sections of a country page.
+fn covering_sections(html: &str) -> String {
+    format!("{}{}", section(html, "regional"), section(html, "global"))
 }
 
 /// The part of `html` between the element with `id` and the next `<section`.
@@ -485,7 +542,7 @@ async fn a_country_covered_only_by_regional_or_global_plans_has_a_named_page() {
             html.contains(&format!("There are no local plans for {name}")),
             "{path}"
         );
-        let mut shown = plan_ids(section(&html, "covering"));
+        let mut shown = plan_ids(&covering_sections(&html));
         let mut expected: Vec<String> = covering.iter().map(|p| p.id.clone()).collect();
         shown.sort();
         expected.sort();
@@ -549,40 +606,25 @@ async fn a_country_page_separates_local_and_covering_plans_and_sorts_them() {
     assert!(!covering.is_empty(), "regional plans cover France");
     let (status, html) = page(&app, &format!("/countries/{code}")).await;
     assert_eq!(status, 200);
-    let (local_html, covering_html) = html
-        .split_once("id=\"covering\"")
-        .expect("a separate section for regional and global plans");
+    let local_html = plan_ids(&format!(
+        "{}{}",
+        section(&html, "daily"),
+        section(&html, "total")
+    ));
+    let covering_html = plan_ids(&covering_sections(&html));
     for plan in &local {
-        assert!(
-            local_html.contains(&format!("/plans/{}\"", plan.id)),
-            "{} in local",
-            plan.id
-        );
+        assert!(local_html.contains(&plan.id), "{} in local", plan.id);
     }
     for plan in &covering {
-        assert!(
-            covering_html.contains(&format!("/plans/{}\"", plan.id)),
-            "{} covering",
-            plan.id
-        );
+        assert!(covering_html.contains(&plan.id), "{} covering", plan.id);
     }
 
     // Lowest price first by default, most data first on request; a duration filter.
     let us = snap.local_plans("US");
     assert!(us.len() >= 50);
-    let order = |html: &str| -> Vec<String> {
-        links(html, "/plans/")
-            .into_iter()
-            .map(|l| l.trim_start_matches("/plans/").to_string())
-            .collect()
-    };
-    // Within the local section (regional and global plans follow in their own).
-    let local_section = |html: &str| {
-        html.split("id=\"covering\"")
-            .next()
-            .unwrap_or("")
-            .to_string()
-    };
+    let order = card_leads;
+    // Within each section (daily, total data, regional and global plans in their own).
+    let local_section = |html: &str| section(html, "total").to_string();
     let (_, by_price) = page(&app, "/countries/US").await;
     let prices: Vec<i64> = order(&local_section(&by_price))
         .iter()
@@ -594,11 +636,8 @@ async fn a_country_page_separates_local_and_covering_plans_and_sorts_them() {
     );
     // Most data: the total over the validity, so a daily allowance counts every day.
     let (_, by_data) = page(&app, "/countries/US?sort=data").await;
-    for html in [
-        local_section(&by_data),
-        section(&by_data, "covering").to_string(),
-    ] {
-        let data: Vec<(i64, i64)> = order(&html)
+    for html in ["daily", "total", "regional", "global"].map(|id| section(&by_data, id)) {
+        let data: Vec<(i64, i64)> = order(html)
             .iter()
             .filter_map(|id| snap.plan(id))
             .map(|p| (p.total_data_mb(), p.price.map_or(i64::MAX, |c| c.get())))
@@ -617,12 +656,13 @@ async fn a_country_page_separates_local_and_covering_plans_and_sorts_them() {
             .position(|id| snap.plan(id).is_some_and(pick))
             .expect("such a plan is listed")
     };
-    // A 1-day daily plan (one day's allowance) comes after a 50 GB plan.
+    // Daily plans have a section of their own; total data plans start with the largest.
     assert!(
-        rank(&|p| p.data_mb == 51_200 && !p.is_daily)
-            < rank(&|p| p.is_daily && p.validity_days == 1),
-        "{shown:?}"
+        shown
+            .iter()
+            .all(|id| snap.plan(id).is_some_and(|p| !p.is_daily))
     );
+    assert_eq!(rank(&|p| p.data_mb == 51_200), 0, "{shown:?}");
     let days = us[0].validity_days;
     let (_, filtered) = page(&app, &format!("/countries/US?days={days}")).await;
     let shown = order(&filtered);
