@@ -107,7 +107,7 @@ const CSV_PAGE: usize = 200;
 /// the body is sent.
 impl Books<'_> {
     /// The orders CSV of the console's search `filter`, streamed a page of rows at a time.
-    pub fn orders_csv(&self, filter: crate::db::admin::OrderFilter) -> CsvChunks {
+    pub fn orders_csv(&self, filter: crate::db::order_search::OrderFilter) -> CsvChunks {
         orders_csv(self.db.clone(), filter)
     }
 
@@ -117,7 +117,7 @@ impl Books<'_> {
     }
 }
 
-fn orders_csv(db: Db, filter: crate::db::admin::OrderFilter) -> CsvChunks {
+fn orders_csv(db: Db, filter: crate::db::order_search::OrderFilter) -> CsvChunks {
     let (tx, rx) = tokio::sync::mpsc::channel(2);
     tokio::spawn(async move {
         if tx.send(Ok(csv::ORDER_HEADER.to_string())).await.is_err() {
@@ -168,14 +168,14 @@ async fn dashboard_figures(db: &Db, now_ms: i64) -> Result<figures::Figures, DbE
     let period = Period::last_days(now_ms, figures::DAYS);
     db.run(move |conn| {
         let rows = q::figure_rows(conn, period.start_ms())?;
-        let filter = crate::db::admin::OrderFilter {
+        let filter = crate::db::order_search::OrderFilter {
             created_from_ms: Some(period.start_ms()),
             created_before_ms: Some(period.end_ms()),
-            abandoned: crate::db::admin::Abandoned::Only,
+            abandoned: crate::db::order_search::Abandoned::Only,
             now_ms,
             ..Default::default()
         };
-        let abandoned = crate::db::admin::count_abandoned(conn, &filter)?;
+        let abandoned = crate::db::order_search::count_abandoned(conn, &filter)?;
         Ok(figures::figures(&rows, abandoned, now_ms))
     })
     .await

@@ -18,6 +18,7 @@ pub mod action {
 }
 
 /// The stored rates.
+#[tracing::instrument(skip_all)]
 pub async fn list(catalog: &Catalog) -> Result<Vec<RateRow>, DbError> {
     catalog.db().run(q::list).await
 }
@@ -32,6 +33,7 @@ fn describe(rate: &Rate) -> String {
 }
 
 /// Sets `rate` for `by`, audited with the rate before, and reloads the catalog.
+#[tracing::instrument(skip_all, fields(admin.id = by.user_id))]
 pub async fn set(
     catalog: &Catalog,
     by: &Admin,

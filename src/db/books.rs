@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Nullable};
 
-use crate::db::admin::{OrderFilter, search_orders};
+use crate::db::order_search::{OrderFilter, search_orders};
 use crate::db::purchases::Purchase;
 use crate::db::schema::{catalog_plans, purchases, refunds, topups};
 use crate::db::{DbConn, DbError};

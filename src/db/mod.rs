@@ -8,12 +8,12 @@
 //! one pooled connection. Times that are compared or leased on are `i64` unix milliseconds:
 //! SQLite and PostgreSQL disagree about timestamp text and precision, integers they agree on.
 
-pub mod admin;
 pub mod alert_mail;
 pub mod alerts;
 pub mod books;
 pub mod catalog;
 mod column;
+pub mod dashboard;
 pub mod display_rates;
 pub mod holds;
 pub mod installations;
@@ -23,6 +23,7 @@ pub mod login_attempts;
 pub mod lost_links;
 pub mod metrics;
 pub mod order_links;
+pub mod order_search;
 pub mod outbox;
 pub mod payment_events;
 pub mod pricing;

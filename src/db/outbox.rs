@@ -22,6 +22,7 @@ use diesel::sql_types::{BigInt, Integer, Nullable, Text};
 
 use crate::db::schema::{leases, outbox_attempts, outbox_jobs, purchases};
 use crate::db::{DbConn, DbError};
+use crate::domain::job::JobKind;
 use crate::domain::purchase::PurchaseId;
 
 /// Job states (the `outbox_jobs.state` CHECK).
@@ -35,7 +36,10 @@ pub const DEAD: &str = "dead";
 pub const UPSTREAM_GATE: &str = "upstream.retry_after";
 
 /// Job kinds that never call the Partner API and so ignore its gate.
-const GATE_EXEMPT_KIND: &str = "refund";
+const GATE_EXEMPT_KIND: &str = JobKind::Refund.as_str();
+
+/// The kind that has a lane of its own and is claimed first.
+const PLACEMENT_KIND: &str = JobKind::PlaceOrder.as_str();
 
 /// The PostgreSQL channel on which committed due work is announced to every replica's
 /// listener (`orders::outbox` wakes its workers on it). Channels are per database, so shops
@@ -95,8 +99,8 @@ const CLAIM_POSTGRES: &str = "SELECT id, state, attempts, lease_owner FROM outbo
          OR (state = 'running' AND lease_expires_at_ms <= $1)) \
        AND (kind = $3 OR NOT EXISTS \
          (SELECT 1 FROM leases WHERE name = $2 AND expires_at_ms > $1)) \
-       AND ($4 = 'any' OR ($4 = 'placement') = (kind = 'place_order')) \
-     ORDER BY CASE kind WHEN 'place_order' THEN 0 ELSE 1 END, run_at_ms, id \
+       AND ($4 = 'any' OR ($4 = 'placement') = (kind = $5)) \
+     ORDER BY CASE kind WHEN $5 THEN 0 ELSE 1 END, run_at_ms, id \
      LIMIT 1 FOR UPDATE SKIP LOCKED";
 
 const CLAIM_SQLITE: &str = "SELECT id, state, attempts, lease_owner FROM outbox_jobs \
@@ -104,8 +108,8 @@ const CLAIM_SQLITE: &str = "SELECT id, state, attempts, lease_owner FROM outbox_
          OR (state = 'running' AND lease_expires_at_ms <= ?1)) \
        AND (kind = ?3 OR NOT EXISTS \
          (SELECT 1 FROM leases WHERE name = ?2 AND expires_at_ms > ?1)) \
-       AND (?4 = 'any' OR (?4 = 'placement') = (kind = 'place_order')) \
-     ORDER BY CASE kind WHEN 'place_order' THEN 0 ELSE 1 END, run_at_ms, id LIMIT 1";
+       AND (?4 = 'any' OR (?4 = 'placement') = (kind = ?5)) \
+     ORDER BY CASE kind WHEN ?5 THEN 0 ELSE 1 END, run_at_ms, id LIMIT 1";
 
 /// Which jobs a worker claims. Placement has workers of its own, so `POST /orders` never
 /// waits behind tracking polls and emails while upstream is slow, nor they behind it.
@@ -202,6 +206,7 @@ pub fn claim_in(
                 .bind::<Text, _>(UPSTREAM_GATE)
                 .bind::<Text, _>(GATE_EXEMPT_KIND)
                 .bind::<Text, _>(lane.as_str())
+                .bind::<Text, _>(PLACEMENT_KIND)
                 .get_result(pg)
                 .optional()?,
             DbConn::Sqlite(lite) => diesel::sql_query(CLAIM_SQLITE)
@@ -209,6 +214,7 @@ pub fn claim_in(
                 .bind::<Text, _>(UPSTREAM_GATE)
                 .bind::<Text, _>(GATE_EXEMPT_KIND)
                 .bind::<Text, _>(lane.as_str())
+                .bind::<Text, _>(PLACEMENT_KIND)
                 .get_result(lite)
                 .optional()?,
         };

@@ -442,3 +442,13 @@ pub fn audit_for_target(conn: &mut DbConn, target: &str) -> Result<Vec<AuditRow>
         .order(admin_audit::id)
         .load(conn)?)
 }
+
+/// Emails of the active owner accounts (who get the wallet alerts).
+pub fn owner_emails(conn: &mut DbConn) -> Result<Vec<String>, DbError> {
+    Ok(admin_users::table
+        .filter(admin_users::role.eq("owner"))
+        .filter(admin_users::disabled_at_ms.is_null())
+        .order(admin_users::id)
+        .select(admin_users::email)
+        .load(conn)?)
+}

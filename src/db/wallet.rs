@@ -2,9 +2,9 @@
 //! purchases not yet placed upstream already count on.
 
 use diesel::prelude::*;
-use diesel::sql_types::BigInt;
+use diesel::sql_types::{BigInt, Nullable};
 
-use crate::db::schema::wallet;
+use crate::db::schema::{purchases, wallet};
 use crate::db::{DbConn, DbError};
 use crate::domain::AlertKind;
 
@@ -273,6 +273,19 @@ pub fn pause_for(conn: &mut DbConn, reason: Option<PauseReason>) -> Result<(), D
             .execute(c)
     })?;
     Ok(())
+}
+
+/// Upstream cost of purchases placed upstream (they have an order id) and paid at or after
+/// `since_ms`: what the wallet paid out, for the runway estimate.
+pub fn placed_cost_since(conn: &mut DbConn, since_ms: i64) -> Result<i64, DbError> {
+    let total: Option<i64> = purchases::table
+        .filter(purchases::paid_at_ms.ge(since_ms))
+        .filter(purchases::upstream_order_id.is_not_null())
+        .select(diesel::dsl::sql::<Nullable<BigInt>>(
+            "CAST(SUM(cost_cents) AS BIGINT)",
+        ))
+        .first(conn)?;
+    Ok(total.unwrap_or(0))
 }
 
 #[cfg(test)]

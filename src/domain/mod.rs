@@ -11,6 +11,7 @@ pub mod database_url;
 mod email;
 pub mod esim;
 pub mod html;
+pub mod job;
 mod money;
 pub mod plan;
 pub mod pricing;

@@ -326,6 +326,7 @@ fn capitalised(reason: &str) -> String {
 /// present and short enough), in one transaction with its audit entry. Returns the slug of
 /// what was done, for the page's confirmation (`redrive`, `resend_open` when they differ from
 /// the action's own). Call `OutboxWaker::wake` afterwards when [`OrderAction::queues_work`].
+#[tracing::instrument(skip_all, fields(purchase.id = %purchase_id, action = act.slug(), admin.id = by.user_id))]
 pub async fn perform(
     orders: &Orders,
     by: &Admin,

@@ -276,6 +276,7 @@ impl Checkout {
 
     /// Starts a checkout for `form`'s plan as `snapshot` (the catalog the buyer was shown)
     /// lists it.
+    #[tracing::instrument(skip_all, fields(plan.id = %form.plan_id))]
     pub async fn start(
         &self,
         snapshot: &Snapshot,

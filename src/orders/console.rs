@@ -5,12 +5,13 @@
 //! reports. Installation values are never part of it: of the ICCID only the last four digits.
 
 use crate::db::DbError;
-use crate::db::admin::{self as q, OutboxHealth, Sales};
-pub use crate::db::admin::{Abandoned, OrderFilter};
 use crate::db::alerts::{self, Alert};
 use crate::db::catalog::SyncRow;
+use crate::db::dashboard::{self as q, OutboxHealth, Sales};
 use crate::db::metrics::Gauges;
 use crate::db::order_links::LinkCounts;
+use crate::db::order_search;
+pub use crate::db::order_search::{Abandoned, OrderFilter};
 use crate::db::outbox::{self, Attempt, Job};
 use crate::db::purchases::{self, Purchase, PurchaseEvent};
 use crate::db::refunds::{self, RefundRow};
@@ -24,6 +25,7 @@ const DAY_MS: i64 = 86_400_000;
 
 /// A page of the order search: the purchases (up to `limit`) and how many abandoned checkouts
 /// match but are left out.
+#[tracing::instrument(skip_all, fields(offset = offset, limit = limit))]
 pub async fn orders_page(
     orders: &Orders,
     filter: OrderFilter,
@@ -31,7 +33,7 @@ pub async fn orders_page(
     limit: i64,
 ) -> Result<(Vec<Purchase>, i64), DbError> {
     let db = orders.db();
-    db.run(move |conn| q::orders_page(conn, &filter, offset, limit))
+    db.run(move |conn| order_search::orders_page(conn, &filter, offset, limit))
         .await
 }
 
@@ -183,6 +185,7 @@ pub struct OrderDetail {
 }
 
 /// The order `id`, or `None` when there is none.
+#[tracing::instrument(skip_all, fields(purchase.id = %id))]
 pub async fn order_detail(orders: &Orders, id: PurchaseId) -> Result<Option<OrderDetail>, DbError> {
     let db = orders.db();
     db.run(move |conn| {
@@ -223,6 +226,7 @@ pub struct Dashboard {
 /// Orders needing attention listed on the dashboard.
 const ATTENTION_LIMIT: i64 = 20;
 
+#[tracing::instrument(skip_all)]
 pub async fn dashboard(orders: &Orders, now_ms: i64) -> Result<Dashboard, DbError> {
     let db = orders.db();
     db.run(move |conn| {
@@ -244,6 +248,7 @@ pub async fn dashboard(orders: &Orders, now_ms: i64) -> Result<Dashboard, DbErro
 }
 
 /// The shop-wide gauges, read in one connection so every replica reports the same numbers.
+#[tracing::instrument(skip_all)]
 pub async fn gauges(orders: &Orders) -> Result<Gauges, DbError> {
     let db = orders.db();
     db.run(crate::db::metrics::read_gauges).await

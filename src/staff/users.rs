@@ -80,6 +80,7 @@ fn may_leave_owners(conn: &mut DbConn, user: &UserRow) -> Result<bool, UsersErro
 }
 
 /// A page of the console's accounts: up to `limit` from `offset`.
+#[tracing::instrument(skip_all, fields(offset = offset, limit = limit))]
 pub async fn summaries(
     staff: &Staff,
     offset: i64,
@@ -90,12 +91,14 @@ pub async fn summaries(
 }
 
 /// The account `id`, if there is one.
+#[tracing::instrument(skip_all, fields(user.id = id))]
 pub async fn summary(staff: &Staff, id: i64) -> Result<Option<q::UserSummary>, DbError> {
     let db = staff.db();
     db.run(move |conn| q::find_summary(conn, id)).await
 }
 
 /// Creates an account on an owner's behalf; returns its id.
+#[tracing::instrument(skip_all, fields(admin.id = by.user_id, role = ?role))]
 pub async fn create(
     staff: &Staff,
     by: &Admin,
@@ -138,6 +141,7 @@ pub async fn create(
 
 /// Gives the account `role`. Takes effect on its next request: sessions read the role from
 /// the account.
+#[tracing::instrument(skip_all, fields(admin.id = by.user_id, user.id = user_id))]
 pub async fn change_role(
     staff: &Staff,
     by: &Admin,
@@ -175,6 +179,7 @@ pub async fn change_role(
 }
 
 /// Disables the account and ends its sessions (`disabled`), or lets it log in again.
+#[tracing::instrument(skip_all, fields(admin.id = by.user_id, user.id = user_id, disabled = disabled))]
 pub async fn set_disabled(
     staff: &Staff,
     by: &Admin,
@@ -228,6 +233,7 @@ pub async fn set_disabled(
 }
 
 /// Sets another account's password and ends its sessions.
+#[tracing::instrument(skip_all, fields(admin.id = by.user_id, user.id = user_id))]
 pub async fn reset_password(
     staff: &Staff,
     by: &Admin,
@@ -268,6 +274,7 @@ pub async fn reset_password(
 /// Changes the signed-in admin's own password after checking the current one. Every session
 /// of the account ends, this one included; the returned token is this browser's new session.
 /// Wrong current passwords are throttled like logins.
+#[tracing::instrument(skip_all, fields(admin.id = me.user_id))]
 pub async fn change_own_password(
     staff: &Staff,
     me: &Admin,

@@ -12,7 +12,7 @@
 use url::Url;
 
 use crate::db::alert_mail::{self as q, DROPPED, DueEmail, FAILED, PENDING, SENT};
-use crate::db::{Db, DbConn, DbError, admin, now_ms};
+use crate::db::{Db, DbConn, DbError, now_ms};
 use crate::mail::{AlertKind, OutgoingEmail};
 use crate::orders::notify::Notifier;
 use crate::staff;
@@ -26,7 +26,7 @@ const BATCH: i64 = 50;
 
 /// Queues the alert's email to every active owner, in the caller's transaction.
 pub fn queue_for_owners(conn: &mut DbConn, alert_id: i64, now_ms: i64) -> Result<usize, DbError> {
-    let owners = admin::owner_emails(conn)?;
+    let owners = crate::db::staff::owner_emails(conn)?;
     q::queue(conn, alert_id, &owners, now_ms)
 }
 

@@ -15,7 +15,7 @@ use tokio::task::JoinHandle;
 
 use crate::db::topups::TopupProgressRow;
 use crate::db::wallet::WalletRow;
-use crate::db::{self, Db, DbError, admin};
+use crate::db::{self, Db, DbError};
 use crate::upstream::types::{Cursor, PageLimit};
 use crate::upstream::{Balance, BalanceTransaction, Page, PartnerClient, UpstreamError};
 use crate::wallet::threshold::{ThresholdPolicy, check_low_balance};
@@ -235,7 +235,7 @@ impl Wallet<'_> {
             .run(move |conn| {
                 Ok::<_, DbError>((
                     db::wallet::get(conn)?,
-                    admin::placed_cost_since(conn, now - 7 * DAY_MS)?,
+                    db::wallet::placed_cost_since(conn, now - 7 * DAY_MS)?,
                     db::wallet::threshold_policy(conn)?,
                     db::topups::recent_topups(conn, RECENT_TOPUPS)?,
                     db::purchases::named_by_references(conn, &references)?,

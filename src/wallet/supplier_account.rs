@@ -660,7 +660,7 @@ fn raise_unsafe_alert(conn: &mut db::DbConn, message: &str, now: i64) -> Result<
     conn.write_tx(|conn| {
         let raised = db::alerts::raise_alert(conn, UNSAFE_ALERT, None, message, now)?;
         if raised && let Some(alert_id) = crate::db::alerts::open_shop_alert(conn, UNSAFE_ALERT)? {
-            let owners = db::admin::owner_emails(conn)?;
+            let owners = db::staff::owner_emails(conn)?;
             db::alert_mail::queue(conn, alert_id, &owners, now)?;
         }
         Ok(())

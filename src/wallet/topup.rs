@@ -78,6 +78,7 @@ impl Wallet<'_> {
     /// the top-up of this nonce (one Idempotency-Key per form), asks upstream for a checkout
     /// session with that key, checks the link it answers with, and records the outcome with its
     /// audit entry in one transaction.
+    #[tracing::instrument(skip_all, fields(admin.id = by.user_id))]
     pub async fn request_topup(
         &self,
         by: Admin,
@@ -177,6 +178,7 @@ impl Wallet<'_> {
     /// Top-up `id` as its page shows it. Each view reads the balance live (which may resume
     /// sales, and is checked against the threshold) and the newest balance transactions, where
     /// the top-up's credit shows up.
+    #[tracing::instrument(skip_all, fields(topup.id = id))]
     pub async fn topup_progress(&self, id: i64) -> Result<TopupProgress, WalletError> {
         let live = self.live_balance().await;
         let limit = PageLimit::new(TRANSACTIONS_PER_PAGE).unwrap_or_default();

@@ -5,6 +5,7 @@
 use diesel::prelude::*;
 use storefront::db::schema::{alerts, outbox_jobs, purchase_events};
 use storefront::db::{DbError, now_ms, purchases};
+use storefront::domain::job::JobKind;
 use storefront::staff::Role;
 
 use crate::admin::{Browser, OWNER, SUPPORT, audit_rows, create, insert_purchase, login_as};
@@ -500,7 +501,10 @@ async fn a_real_order_is_shown_without_installation_values_and_actions_are_audit
     let matching = code.rsplit('$').next().unwrap_or_default();
     assert!(!page.contains(matching));
     assert!(!page.contains("<svg"), "no QR");
-    assert!(page.contains("place_order"), "outbox jobs are listed");
+    assert!(
+        page.contains(JobKind::PlaceOrder.as_str()),
+        "outbox jobs are listed"
+    );
     assert!(page.contains("Refund"));
 
     let dashboard = owner.get(&app, "/admin").await.body;
@@ -577,7 +581,7 @@ async fn a_real_order_is_shown_without_installation_values_and_actions_are_audit
         .run(|conn| {
             Ok::<_, DbError>(
                 outbox_jobs::table
-                    .filter(outbox_jobs::kind.eq("refund"))
+                    .filter(outbox_jobs::kind.eq(JobKind::Refund.as_str()))
                     .count()
                     .get_result(conn)?,
             )

@@ -6,6 +6,7 @@
 use diesel::prelude::*;
 use storefront::db::schema::{alert_emails, alerts, purchases, topups};
 use storefront::db::{Db, DbError};
+use storefront::domain::job::JobKind;
 use storefront::staff::Role;
 
 use crate::admin::{
@@ -725,7 +726,7 @@ async fn support_resends_the_delivery_email_once_while_one_is_open(backend: Back
     let sent = app.emails().len();
     assert!(sent >= 1, "the delivery email was sent");
     assert_eq!(
-        email_jobs(&app.db, &purchase_id, "email_esim_ready")
+        email_jobs(&app.db, &purchase_id, JobKind::EmailEsimReady.as_str())
             .await
             .0,
         1
@@ -750,7 +751,7 @@ async fn support_resends_the_delivery_email_once_while_one_is_open(backend: Back
     app.drain_outbox().await;
     assert_eq!(app.emails().len(), sent + 1, "one more email, not two");
     assert_eq!(
-        email_jobs(&app.db, &purchase_id, "email_esim_ready")
+        email_jobs(&app.db, &purchase_id, JobKind::EmailEsimReady.as_str())
             .await
             .0,
         2
@@ -784,7 +785,7 @@ async fn support_resends_the_delivery_email_once_while_one_is_open(backend: Back
     let page = support.get(&app, &flash).await.body;
     assert!(page.contains("already queued: nothing more was added"));
     assert_eq!(
-        email_jobs(&app.db, &purchase_id, "email_esim_ready").await,
+        email_jobs(&app.db, &purchase_id, JobKind::EmailEsimReady.as_str()).await,
         (3, 1)
     );
 

@@ -10,6 +10,7 @@ use storefront::db::schema::{
 };
 use storefront::db::{Db, DbError};
 use storefront::domain::Cents;
+use storefront::domain::job::JobKind;
 use storefront::orders::confirm::{self, Applied};
 use storefront::payments::{EventKind, PaymentEvent};
 use storefront::sandbox::Fault;
@@ -40,7 +41,7 @@ async fn purchase_count(db: &Db) -> i64 {
 async fn place_order_jobs(db: &Db) -> i64 {
     db.run(|conn| {
         outbox_jobs::table
-            .filter(outbox_jobs::kind.eq("place_order"))
+            .filter(outbox_jobs::kind.eq(JobKind::PlaceOrder.as_str()))
             .count()
             .get_result::<i64>(conn)
             .map_err(DbError::from)
@@ -1027,7 +1028,7 @@ async fn a_burst_of_payments_waits_for_the_orders_already_paid(backend: Backend)
                     .inner_join(
                         outbox_attempts::table.on(outbox_attempts::job_id.eq(outbox_jobs::id)),
                     )
-                    .filter(outbox_jobs::kind.eq("place_order"))
+                    .filter(outbox_jobs::kind.eq(JobKind::PlaceOrder.as_str()))
                     .filter(outbox_attempts::outcome.eq("accepted"))
                     .select((purchases::paid_at_ms, outbox_attempts::finished_at_ms))
                     .load::<(Option<i64>, i64)>(conn)

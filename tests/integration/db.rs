@@ -5,6 +5,7 @@ use diesel::prelude::*;
 use storefront::db::purchases::{self, NewPurchase};
 use storefront::db::schema::{outbox_jobs, purchase_events};
 use storefront::db::{Backend as DbBackend, DbConn, DbError};
+use storefront::domain::job::JobKind;
 use storefront::domain::purchase::PurchaseStatus;
 
 use crate::both_backends;
@@ -123,7 +124,7 @@ async fn rows_round_trip_with_exact_values(backend: Backend) {
                     .execute(conn)?;
                 diesel::insert_into(outbox_jobs::table)
                     .values((
-                        outbox_jobs::kind.eq("place_order"),
+                        outbox_jobs::kind.eq(JobKind::PlaceOrder.as_str()),
                         outbox_jobs::purchase_id.eq(&row.id),
                         outbox_jobs::state.eq("queued"),
                         outbox_jobs::run_at_ms.eq(row.created_at_ms),
@@ -196,7 +197,7 @@ async fn constraints_are_enforced(backend: Backend) {
         assert!(orphan.is_err(), "foreign keys are enforced");
         let job = |state: &str| {
             (
-                outbox_jobs::kind.eq("place_order"),
+                outbox_jobs::kind.eq(JobKind::PlaceOrder.as_str()),
                 outbox_jobs::purchase_id.eq("a"),
                 outbox_jobs::state.eq(state.to_string()),
                 outbox_jobs::run_at_ms.eq(0_i64),

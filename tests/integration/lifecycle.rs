@@ -164,7 +164,7 @@ async fn a_long_outage_is_reconciled_by_reference_and_never_refunded(backend: Ba
         alert.message
     );
     let attention = env
-        .q(|c| storefront::db::admin::needing_attention(c, 10))
+        .q(|c| storefront::db::dashboard::needing_attention(c, 10))
         .await;
     assert!(
         attention.iter().any(|p| p.id == id),

@@ -380,7 +380,7 @@ async fn a_refund_settles_the_alert_that_asked_for_it_and_its_report_raises_none
     );
     let listed = app
         .db
-        .run(|c| storefront::db::admin::needing_attention(c, 50))
+        .run(|c| storefront::db::dashboard::needing_attention(c, 50))
         .await
         .expect("needing attention");
     assert!(

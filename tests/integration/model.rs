@@ -21,7 +21,7 @@ use std::time::Duration;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use storefront::db::outbox as jobs;
-use storefront::db::{DbError, admin, now_ms, purchases, refunds};
+use storefront::db::{DbError, dashboard, now_ms, purchases, refunds};
 use storefront::domain::purchase::PurchaseStatus;
 use storefront::orders::actions;
 use storefront::sandbox::{Fault, OrderRefusal, Outcome};
@@ -314,7 +314,7 @@ async fn check(env: &Env, bought: &[String]) -> Result<(), TestCaseError> {
     prop_assert!(stats.ledger_invariant_holds, "sandbox ledger: {stats:?}");
     let orders = env.upstream.sandbox.orders();
     let attention: Vec<String> = env
-        .q(|c| admin::needing_attention(c, 1_000))
+        .q(|c| dashboard::needing_attention(c, 1_000))
         .await
         .into_iter()
         .map(|p| p.id.to_string())

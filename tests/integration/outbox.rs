@@ -691,7 +691,7 @@ async fn upstream_outcomes_end_as_specified_without_reorder(backend: Backend) {
             env.jobs(id)
                 .await
                 .iter()
-                .filter(|j| j.kind == "place_order")
+                .filter(|j| j.kind == JobKind::PlaceOrder.as_str())
                 .count(),
             1,
             "never reordered"

@@ -25,6 +25,7 @@ use std::time::{Duration, Instant};
 use diesel::prelude::*;
 use storefront::db::schema::{catalog_syncs, leases, outbox_attempts, outbox_jobs};
 use storefront::db::{Db, DbError, now_ms};
+use storefront::domain::job::JobKind;
 use storefront::staff::Role;
 
 use crate::admin::{OWNER, PASSWORD};
@@ -882,7 +883,7 @@ async fn a_replica_stopped_mid_job_hands_it_to_the_other_at_once() {
             .run(|conn| {
                 Ok::<_, DbError>(
                     outbox_jobs::table
-                        .filter(outbox_jobs::kind.eq("place_order"))
+                        .filter(outbox_jobs::kind.eq(JobKind::PlaceOrder.as_str()))
                         .filter(outbox_jobs::state.eq("running"))
                         .select(outbox_jobs::lease_owner)
                         .first(conn)

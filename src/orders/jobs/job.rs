@@ -4,7 +4,6 @@
 //! person). The runner (`orders::outbox`) and the jobs both depend on this file; it depends on
 //! neither.
 
-use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -14,6 +13,7 @@ use crate::db::outbox::{self as jobs, LeasedJob, Next};
 use crate::db::purchases::TransitionError;
 use crate::db::{Db, DbConn, DbError, alerts, now_ms, purchases};
 use crate::domain::PurchaseId;
+pub use crate::domain::job::JobKind;
 use crate::domain::purchase::PurchaseEvent;
 use crate::domain::{AlertKind, Cents};
 use crate::orders::installation::{InstallationError, InstallationKey};
@@ -48,59 +48,6 @@ pub(crate) struct JobContext {
     pub config: OutboxConfig,
     /// Sends consumer emails; without one, email jobs wait (and say why).
     pub notifier: Option<Notifier>,
-}
-
-/// What a job does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum JobKind {
-    /// Send `POST /orders` for a paid purchase (same key and body on every retry).
-    PlaceOrder,
-    /// Poll `GET /orders/{id}` until the order reaches a terminal status.
-    TrackOrder,
-    /// `GET /esims/{id}/installation` once, store it encrypted, purchase → `fulfilled`.
-    FetchInstallation,
-    /// Refund the consumer through the payment provider (stored idempotency key).
-    Refund,
-    /// Tell the consumer the payment arrived (with the private link).
-    EmailPaymentReceived,
-    /// Tell the consumer the eSIM is ready (the private link only, never the eSIM itself).
-    EmailEsimReady,
-    /// Tell the consumer the order could not be completed and was refunded.
-    EmailRefunded,
-}
-
-impl JobKind {
-    pub const ALL: [Self; 7] = [
-        Self::PlaceOrder,
-        Self::TrackOrder,
-        Self::FetchInstallation,
-        Self::Refund,
-        Self::EmailPaymentReceived,
-        Self::EmailEsimReady,
-        Self::EmailRefunded,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::PlaceOrder => "place_order",
-            Self::TrackOrder => "track_order",
-            Self::FetchInstallation => "fetch_installation",
-            Self::Refund => "refund",
-            Self::EmailPaymentReceived => "email_payment_received",
-            Self::EmailEsimReady => "email_esim_ready",
-            Self::EmailRefunded => "email_refunded",
-        }
-    }
-
-    pub fn parse(raw: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|k| k.as_str() == raw)
-    }
-}
-
-impl fmt::Display for JobKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
 }
 
 /// Queues `kind` for `purchase_id`, due at `run_at_ms`. A job of that kind already open for the

@@ -3,7 +3,8 @@
 //! Every job implements [`job::Job`]: the kind it runs, and one attempt that reads through the
 //! [`job::JobContext`] and returns a [`job::Verdict`]. The runner claims, renews, executes and
 //! records without knowing any job; the jobs share only `job.rs` and know no runner. A new job
-//! is a name in [`job::JobKind`], a new file here and one line in [`registry`].
+//! is a name in [`JobKind`](crate::domain::job::JobKind), a new file here and one line in
+//! [`registry`].
 
 pub mod job;
 

@@ -1,0 +1,60 @@
+//! The kinds of work the outbox does for a purchase, by name. The jobs themselves live in
+//! `orders::jobs`, one file each; the kind is here so that every layer that names one (the
+//! queries in `db`, the console's read models, the tests) takes its name from
+//! [`JobKind::as_str`] rather than spelling it.
+
+use std::fmt;
+
+/// What a job does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum JobKind {
+    /// Send `POST /orders` for a paid purchase (same key and body on every retry).
+    PlaceOrder,
+    /// Poll `GET /orders/{id}` until the order reaches a terminal status.
+    TrackOrder,
+    /// `GET /esims/{id}/installation` once, store it encrypted, purchase → `fulfilled`.
+    FetchInstallation,
+    /// Refund the consumer through the payment provider (stored idempotency key).
+    Refund,
+    /// Tell the consumer the payment arrived (with the private link).
+    EmailPaymentReceived,
+    /// Tell the consumer the eSIM is ready (the private link only, never the eSIM itself).
+    EmailEsimReady,
+    /// Tell the consumer the order could not be completed and was refunded.
+    EmailRefunded,
+}
+
+impl JobKind {
+    pub const ALL: [Self; 7] = [
+        Self::PlaceOrder,
+        Self::TrackOrder,
+        Self::FetchInstallation,
+        Self::Refund,
+        Self::EmailPaymentReceived,
+        Self::EmailEsimReady,
+        Self::EmailRefunded,
+    ];
+
+    /// The kind's name in `outbox_jobs.kind`, the one spelling every query and test uses.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::PlaceOrder => "place_order",
+            Self::TrackOrder => "track_order",
+            Self::FetchInstallation => "fetch_installation",
+            Self::Refund => "refund",
+            Self::EmailPaymentReceived => "email_payment_received",
+            Self::EmailEsimReady => "email_esim_ready",
+            Self::EmailRefunded => "email_refunded",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str() == raw)
+    }
+}
+
+impl fmt::Display for JobKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
