@@ -58,6 +58,8 @@ pub mod action {
     pub const ORDER_RESEND_EMAIL: &str = "order_resend_email";
     pub const ORDER_REVOKE_LINKS: &str = "order_revoke_links";
     pub const ORDER_SEND_LINK: &str = "order_send_link";
+    /// The customer's address corrected, with a new link sent to it.
+    pub const ORDER_EMAIL_CORRECTED: &str = "order_email_corrected";
     pub const PLACEMENTS_RETRY: &str = "placements_retry";
     pub const TOTP_ENROLMENT_STARTED: &str = "totp_enrolment_started";
     pub const TOTP_ENABLED: &str = "totp_enabled";

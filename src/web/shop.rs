@@ -609,6 +609,9 @@ pub struct BuyForm {
     pub promo_code: String,
     /// "My phone supports eSIM" was ticked.
     pub device_confirmed: bool,
+    /// The address the visitor probably meant (`name@gmail.com` for `name@gmial.con`), offered
+    /// as a button beside the field.
+    pub email_suggestion: Option<String>,
 }
 
 /// What the visitor sent in the checkout form, shown again with its errors: every field as
@@ -617,6 +620,8 @@ pub struct Typed {
     pub email: String,
     pub promo_code: String,
     pub device_confirmed: bool,
+    /// See [`BuyForm::email_suggestion`].
+    pub email_suggestion: Option<String>,
 }
 
 impl BuyForm {
@@ -752,6 +757,7 @@ pub(crate) fn render_plan(
         expected_price_cents: plan.price.map_or(0, Cents::get),
         promo_code: typed.promo_code,
         device_confirmed: typed.device_confirmed,
+        email_suggestion: typed.email_suggestion,
     };
     let page = plan_page(state, &snap, plan, state.sales.paused(), form);
     pages::private_page(status, &page, issued.cookie)
@@ -782,6 +788,7 @@ pub async fn plan(
                     expected_price_cents: plan.price.map_or(0, Cents::get),
                     promo_code: String::new(),
                     device_confirmed: false,
+                    email_suggestion: None,
                 };
                 plan_page(&state, &snap, plan, paused, form)
                     .render()

@@ -32,6 +32,7 @@ mod consumer;
 mod crash;
 mod csrf;
 mod db;
+mod email_typos;
 mod failpoints;
 mod fault_matrix;
 mod frame;
