@@ -172,10 +172,7 @@ pub fn retry(
         return Ok(Retried::MadeDue(due));
     }
     let facts = placement_facts(conn, &purchase)?;
-    let note = format!(
-        "placement retried under key generation {} (the stored key and body): {reason}",
-        purchase.key_generation
-    );
+    let note = format!("placement retried with its stored order details: {reason}");
     let applied = purchases::apply(
         conn,
         purchase_id,
@@ -356,10 +353,7 @@ pub async fn perform(
                     }
                     Retried::Redriven => (
                         "redrive",
-                        format!(
-                            "{reason} (placement queued again under key generation {})",
-                            purchase.key_generation
-                        ),
+                        format!("{reason} (placement queued again with its stored order details)"),
                     ),
                 },
                 OrderAction::Refund | OrderAction::RefundKeepCost => {
@@ -398,7 +392,7 @@ pub async fn perform(
                     purchases::add_event(conn, &purchase_id, Some(status), status, &note, now)?;
                     // A no-op while that email is queued: it will carry a new link anyway.
                     if enqueue(conn, &purchase_id, kind, now, now)? {
-                        (act.slug(), format!("{reason} ({} queued)", kind.as_str()))
+                        (act.slug(), format!("{reason} (the latest email queued with a new link)"))
                     } else {
                         (
                             "send-link_open",

@@ -69,7 +69,7 @@ use crate::orders::notify::Notifier;
 use crate::payments::Provider;
 use crate::upstream::PartnerClient;
 
-pub use crate::orders::jobs::job::{JobKind, OutboxConfig, OutboxError, enqueue};
+pub use crate::orders::jobs::job::{JobKind, OutboxConfig, OutboxError, enqueue, state_label};
 
 /// Wakes idle workers of this process: call it after committing a transaction that enqueued.
 /// Also carries the bound on paid purchases waiting for their placement
