@@ -161,6 +161,9 @@ plan-check-phone-html = Prüfe vor dem Kauf, ob <a href="/help/compatibility">de
 form-expired = Dieses Formular ist abgelaufen. Geh zurück, lade die Seite neu und versuch es noch einmal.
 checkout-too-many = Zu viele Kaufversuche von deiner Verbindung. Warte eine Minute und sende das Formular dann erneut.
 checkout-email-invalid = Gib die E-Mail-Adresse ein, an die wir deine eSIM schicken sollen, z. B. name@example.com.
+checkout-email-suggestion = Meintest du { $email }?
+checkout-email-use = { $email } verwenden
+checkout-email-keep = Oder behalte { $email }: mach mit der Schaltfläche unten weiter.
 checkout-confirm-device = Bestätige, dass dein Handy eSIM unterstützt und keinen SIM-Lock hat.
 checkout-price-not-number = Der Preis im Formular ist keine Zahl.
 problem-gone-title = Dieser Tarif ist nicht mehr verfügbar

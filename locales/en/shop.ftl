@@ -161,6 +161,9 @@ plan-check-phone-html = Before buying, check that <a href="/help/compatibility">
 form-expired = This form has expired. Go back, reload the page and try again.
 checkout-too-many = Too many checkout attempts from your connection. Wait a minute, then send the form again.
 checkout-email-invalid = Enter the email address where we should send your eSIM, like name@example.com.
+checkout-email-suggestion = Did you mean { $email }?
+checkout-email-use = Use { $email }
+checkout-email-keep = Or keep { $email }: continue with the button below.
 checkout-confirm-device = Confirm that your phone supports eSIM and is not carrier-locked.
 checkout-price-not-number = The price in the form is not a number.
 problem-gone-title = This plan is no longer available

@@ -161,6 +161,9 @@ plan-check-phone-html = Antes de comprar, comprueba que <a href="/help/compatibi
 form-expired = Este formulario ha caducado. Vuelve atrás, recarga la página e inténtalo de nuevo.
 checkout-too-many = Demasiados intentos de pago desde tu conexión. Espera un minuto y vuelve a enviar el formulario.
 checkout-email-invalid = Escribe la dirección de correo a la que debemos enviar tu eSIM, como nombre@example.com.
+checkout-email-suggestion = ¿Querías decir { $email }?
+checkout-email-use = Usar { $email }
+checkout-email-keep = O mantén { $email }: continúa con el botón de abajo.
 checkout-confirm-device = Confirma que tu teléfono admite eSIM y no está bloqueado por un operador.
 checkout-price-not-number = El precio del formulario no es un número.
 problem-gone-title = Este plan ya no está disponible

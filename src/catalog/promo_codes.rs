@@ -58,18 +58,20 @@ impl Limits {
         }
     }
 
-    /// `until 1796083200000, at most 50 uses, no cap per email` for the audit log.
+    /// `last day 2026-12-31, at most 50 uses, unlimited per email` for the audit log.
     fn describe(&self) -> String {
         let cap = |n: Option<i64>, what: &str| {
             n.map_or_else(
-                || format!("no cap {what}"),
+                || format!("unlimited {what}"),
                 |n| format!("at most {n} {what}"),
             )
         };
         format!(
             "{}, {}, {}",
-            self.ends_at_ms
-                .map_or_else(|| "no end".to_string(), |end| format!("until {end}")),
+            self.ends_at_ms.map_or_else(
+                || "no end".to_string(),
+                |end| format!("last day {}", last_day(end))
+            ),
             cap(self.max_uses, "uses"),
             cap(self.max_uses_per_email, "per email")
         )
@@ -164,9 +166,12 @@ fn describe(new: &NewCode) -> String {
     if let Some(cap) = new.max_uses_per_email {
         text.push_str(&format!(", {cap} per email"));
     }
-    text.push_str(&format!(", from {}", new.starts_at_ms));
+    text.push_str(&format!(
+        ", from {}",
+        crate::domain::clock::minute_ms(new.starts_at_ms)
+    ));
     if let Some(end) = new.ends_at_ms {
-        text.push_str(&format!(" until {end}"));
+        text.push_str(&format!(", last day {}", last_day(end)));
     }
     text
 }

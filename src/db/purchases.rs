@@ -337,6 +337,22 @@ pub fn set_payment_session(
     Ok(())
 }
 
+/// Replaces the customer's address: the emails sent from now on go to `email`.
+pub fn set_email(
+    conn: &mut DbConn,
+    id: &PurchaseId,
+    email: &str,
+    now_ms: i64,
+) -> Result<(), DbError> {
+    diesel::update(purchases::table.find(id))
+        .set((
+            purchases::email.eq(email),
+            purchases::updated_at_ms.eq(now_ms),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
 // ---- what upstream told us ----------------------------------------------------------------
 
 /// Stores the accepted order's id (once: an id already set is kept).

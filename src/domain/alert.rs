@@ -71,6 +71,30 @@ impl AlertKind {
     }
 }
 
+impl AlertKind {
+    /// What the alert is about, in the owner's words.
+    pub const fn label(self) -> &'static str {
+        match self {
+            Self::LowBalance => "Supplier balance running low",
+            Self::InsufficientBalance => "Supplier balance too low for an order",
+            Self::NeedsAttention => "Order needs a decision",
+            Self::PendingReview => "Order held for review by the supplier",
+            Self::UnfamiliarStatus => "Supplier reported an unfamiliar status",
+            Self::UnsafeAccount => "Supplier account and payments do not fit together",
+            Self::AccountProblem => "Supplier refuses orders from this account",
+            Self::PlacementUnknown => "Unclear whether an order was placed",
+            Self::EmailFailed => "Email to a customer could not be sent",
+            Self::PaymentRefunded => "Refund made outside the shop",
+            Self::Dispute => "Payment disputed by the customer",
+        }
+    }
+
+    /// [`AlertKind::label`] of a stored kind; one this version does not know reads as such.
+    pub fn label_of(raw: &str) -> &'static str {
+        Self::parse(raw).map_or("Alert", Self::label)
+    }
+}
+
 impl fmt::Display for AlertKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

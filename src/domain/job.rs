@@ -51,6 +51,35 @@ impl JobKind {
     pub fn parse(raw: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|k| k.as_str() == raw)
     }
+
+    /// What the job does, in the owner's words (`Placing the order with the supplier`).
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::PlaceOrder => "Placing the order with the supplier",
+            Self::TrackOrder => "Following the order at the supplier",
+            Self::FetchInstallation => "Collecting the eSIM from the supplier",
+            Self::Refund => "Refunding the customer",
+            Self::EmailPaymentReceived => "Emailing the payment confirmation",
+            Self::EmailEsimReady => "Emailing the customer their eSIM link",
+            Self::EmailRefunded => "Emailing the refund notice",
+        }
+    }
+
+    /// [`JobKind::label`] of a stored kind; one this version does not know reads as such.
+    pub fn label_of(raw: &str) -> &'static str {
+        Self::parse(raw).map_or("A task this version does not know", Self::label)
+    }
+}
+
+/// A stored job state (`outbox_jobs.state`) in the owner's words.
+pub fn state_label(raw: &str) -> &'static str {
+    match raw {
+        "queued" => "Waiting its turn",
+        "running" => "Running now",
+        "done" => "Done",
+        "dead" => "Stopped: needs a person",
+        _ => "Unknown state",
+    }
 }
 
 impl fmt::Display for JobKind {

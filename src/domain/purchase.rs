@@ -108,7 +108,7 @@ impl fmt::Debug for PurchaseId {
 /// The short reference a customer sees and quotes (`SF-3FA2-9C1E`): the first eight
 /// characters of the purchase id, upper case, in two groups. Support finds the order by the
 /// id it starts with; it is not a key to open the order, which needs the private link.
-fn order_number(id: &str) -> String {
+pub fn order_number(id: &str) -> String {
     let head: String = id
         .chars()
         .filter(char::is_ascii_alphanumeric)

@@ -9,6 +9,7 @@
 use crate::db::purchases::{self, Purchase, TransitionError};
 use crate::db::{DbConn, DbError, now_ms, outbox as jobs, refunds};
 use crate::domain::Cents;
+use crate::domain::Email;
 use crate::domain::PurchaseId;
 use crate::domain::purchase::{
     PlacementFacts, PurchaseEvent, PurchaseStatus, RefundCause, Upstream,
@@ -172,10 +173,7 @@ pub fn retry(
         return Ok(Retried::MadeDue(due));
     }
     let facts = placement_facts(conn, &purchase)?;
-    let note = format!(
-        "placement retried under key generation {} (the stored key and body): {reason}",
-        purchase.key_generation
-    );
+    let note = format!("placement retried with its stored order details: {reason}");
     let applied = purchases::apply(
         conn,
         purchase_id,
@@ -357,10 +355,7 @@ pub async fn perform(
                     }
                     Retried::Redriven => (
                         "redrive",
-                        format!(
-                            "{reason} (placement queued again under key generation {})",
-                            purchase.key_generation
-                        ),
+                        format!("{reason} (placement queued again with its stored order details)"),
                     ),
                 },
                 OrderAction::Refund | OrderAction::RefundKeepCost => {
@@ -399,7 +394,7 @@ pub async fn perform(
                     purchases::add_event(conn, &purchase_id, Some(status), status, &note, now)?;
                     // A no-op while that email is queued: it will carry a new link anyway.
                     if enqueue(conn, &purchase_id, kind, now, now)? {
-                        (act.slug(), format!("{reason} ({} queued)", kind.as_str()))
+                        (act.slug(), format!("{reason} (the latest email queued with a new link)"))
                     } else {
                         (
                             "send-link_open",
@@ -431,6 +426,98 @@ pub async fn perform(
             by.audit(
                 conn,
                 act.audit_action(),
+                Some(&format!("purchase:{purchase_id}")),
+                &client,
+                &details,
+                now,
+            )?;
+            Ok(done)
+        })
+    })
+    .await
+}
+
+/// What [`correct_email`] did, for the page's confirmation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EmailCorrected {
+    /// The old links are revoked and an email with a new link is queued to the new address.
+    LinkSent,
+    /// An email to the customer was already queued: it goes to the new address with a new link.
+    LinkAlreadyQueued,
+    /// Not paid yet: no email exists to send again; the next one goes to the new address.
+    NothingToSend,
+}
+
+impl EmailCorrected {
+    /// The page's `?done=` slug.
+    pub fn slug(self) -> &'static str {
+        match self {
+            Self::LinkSent => "correct-email",
+            Self::LinkAlreadyQueued => "correct-email_open",
+            Self::NothingToSend => "correct-email_unpaid",
+        }
+    }
+}
+
+/// Corrects the customer's address of purchase `purchase_id` to `new_email` for `by` (owner or
+/// support) with `reason`, in one transaction with its timeline note and audit entry. For a
+/// paid order the links sent so far are revoked (they went to an address that may belong to
+/// someone else) and the latest status email is queued again: it goes to the new address with
+/// a new link. Call `OutboxWaker::wake` afterwards.
+pub async fn correct_email(
+    orders: &Orders,
+    by: &Admin,
+    client_addr: &str,
+    purchase_id: &PurchaseId,
+    new_email: Email,
+    reason: String,
+) -> Result<EmailCorrected, ActionError> {
+    let db = orders.db();
+    let (by, client, purchase_id) = (by.clone(), client_addr.to_string(), purchase_id.clone());
+    db.run(move |conn| {
+        let now = now_ms();
+        conn.write_tx(|conn| {
+            let purchase = purchases::find(conn, &purchase_id)?.ok_or(ActionError::NotFound)?;
+            if purchase.email == new_email {
+                return Err(ActionError::Conflict(
+                    "Not changed: that is already the order's address.".into(),
+                ));
+            }
+            let old = purchase.email.as_str().to_string();
+            purchases::set_email(conn, &purchase_id, new_email.as_str(), now)?;
+            let status = purchase.status.as_str();
+            let note = format!(
+                "Email address corrected by {} from {old} to {}: {reason}",
+                by.email,
+                new_email.as_str()
+            );
+            purchases::add_event(conn, &purchase_id, Some(status), status, &note, now)?;
+            let done = match link_email(purchase.status) {
+                None => EmailCorrected::NothingToSend,
+                Some(kind) => {
+                    crate::db::order_links::revoke_all(conn, &purchase_id, now)?;
+                    if enqueue(conn, &purchase_id, kind, now, now)? {
+                        EmailCorrected::LinkSent
+                    } else {
+                        EmailCorrected::LinkAlreadyQueued
+                    }
+                }
+            };
+            let old_masked = purchase.email.masked();
+            let details = format!(
+                "{reason} (from {old_masked} to {}{})",
+                new_email.masked(),
+                match done {
+                    EmailCorrected::LinkSent => "; old links revoked, a new link emailed",
+                    EmailCorrected::LinkAlreadyQueued => {
+                        "; old links revoked, the queued email carries a new link"
+                    }
+                    EmailCorrected::NothingToSend => "; not paid, nothing sent",
+                }
+            );
+            by.audit(
+                conn,
+                action::ORDER_EMAIL_CORRECTED,
                 Some(&format!("purchase:{purchase_id}")),
                 &client,
                 &details,

@@ -69,6 +69,7 @@ use crate::orders::notify::Notifier;
 use crate::payments::Provider;
 use crate::upstream::PartnerClient;
 
+pub use crate::domain::job::state_label;
 pub use crate::orders::jobs::job::{JobKind, OutboxConfig, OutboxError, enqueue};
 
 /// Wakes idle workers of this process: call it after committing a transaction that enqueued.

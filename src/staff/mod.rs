@@ -58,6 +58,8 @@ pub mod action {
     pub const ORDER_RESEND_EMAIL: &str = "order_resend_email";
     pub const ORDER_REVOKE_LINKS: &str = "order_revoke_links";
     pub const ORDER_SEND_LINK: &str = "order_send_link";
+    /// The customer's address corrected, with a new link sent to it.
+    pub const ORDER_EMAIL_CORRECTED: &str = "order_email_corrected";
     pub const PLACEMENTS_RETRY: &str = "placements_retry";
     pub const TOTP_ENROLMENT_STARTED: &str = "totp_enrolment_started";
     pub const TOTP_ENABLED: &str = "totp_enabled";
@@ -81,6 +83,63 @@ pub mod action {
     pub const WALLET_TOPUP_RESUBMITTED: &str = "wallet_topup_resubmitted";
     /// A top-up submission that did not lead to a payment page.
     pub const WALLET_TOPUP_FAILED: &str = "wallet_topup_failed";
+
+    /// An audit action in the owner's words (`Wallet top-up created`); one this version does
+    /// not write reads as its words with the underscores made spaces.
+    pub fn label(raw: &str) -> String {
+        let known = match raw {
+            LOGIN => "Signed in",
+            LOGIN_FAILED => "Sign-in refused",
+            LOGIN_THROTTLED => "Sign-in blocked after too many tries",
+            LOGIN_PASSWORD_OK => "Password accepted, second step asked",
+            LOGOUT => "Signed out",
+            USER_CREATED => "Account created",
+            USER_ROLE_CHANGED => "Account role changed",
+            USER_DISABLED => "Account disabled",
+            USER_ENABLED => "Account enabled",
+            USER_PASSWORD_RESET => "Account password reset",
+            PASSWORD_CHANGED => "Own password changed",
+            PASSWORD_CHANGE_FAILED => "Own password change refused",
+            ORDER_NOTE => "Order note added",
+            ORDER_RETRY => "Order retried",
+            ORDER_REFUND => "Order refunded",
+            ORDER_RESOLVE => "Order alerts resolved",
+            ORDER_RESEND_EMAIL => "Delivery email sent again",
+            ORDER_REVOKE_LINKS => "Order links revoked",
+            ORDER_SEND_LINK => "New order link emailed",
+            ORDER_EMAIL_CORRECTED => "Customer email corrected",
+            PLACEMENTS_RETRY => "Waiting orders sent again",
+            TOTP_ENROLMENT_STARTED => "Two-step sign-in set-up started",
+            TOTP_ENABLED => "Two-step sign-in turned on",
+            TOTP_FAILED => "Two-step code refused",
+            TOTP_THROTTLED => "Two-step sign-in blocked after too many tries",
+            TOTP_RECOVERY_CODES_RENEWED => "Recovery codes renewed",
+            TOTP_RESET => "Two-step sign-in reset",
+            TOTP_REQUIRED => "Two-step sign-in made required",
+            TOTP_NOT_REQUIRED => "Two-step sign-in made optional",
+            PRICING_RULE_SAVED => "Pricing rule saved",
+            PRICING_RULE_DELETED => "Pricing rule removed",
+            PROMO_CODE_CREATED => "Promotion code created",
+            PROMO_CODE_CHANGED => "Promotion code changed",
+            PROMO_CODE_DISABLED => "Promotion code disabled",
+            PROMO_CODE_ENABLED => "Promotion code enabled",
+            DISPLAY_RATE_SET => "Display currency rate set",
+            DISPLAY_RATE_CLEARED => "Display currency rate removed",
+            WALLET_TOPUP_CREATED => "Wallet top-up created",
+            WALLET_TOPUP_RESUBMITTED => "Wallet top-up form sent again",
+            WALLET_TOPUP_FAILED => "Wallet top-up failed",
+            _ => "",
+        };
+        if known.is_empty() {
+            let words = raw.replace('_', " ");
+            let mut chars = words.chars();
+            chars.next().map_or_else(String::new, |first| {
+                first.to_uppercase().chain(chars).collect()
+            })
+        } else {
+            known.to_string()
+        }
+    }
 
     /// The money actions: what moves money (refunds, orders placed again at the shop's cost,
     /// wallet top-ups, resolving a purchase's problem, which may absorb its cost) or changes

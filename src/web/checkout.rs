@@ -36,6 +36,11 @@ pub struct CheckoutFields {
     /// An optional promotion code.
     #[serde(default)]
     promo_code: String,
+    /// The suggested address, when the visitor pressed "Use name@gmail.com": it replaces
+    /// `email`.
+    use_email: Option<String>,
+    /// The address the last answer questioned: sent again unchanged, it is kept as typed.
+    email_kept: Option<String>,
 }
 
 #[derive(Template)]
@@ -79,10 +84,11 @@ pub async fn checkout(
     let snap = state.catalog.snapshot();
     let plan = snap.plan(&form.plan_id).ok_or(AppError::NotFound)?;
     // Whatever goes wrong, the form comes back as it was sent.
-    let typed = |email: &str| Typed {
+    let typed = |email: &str, email_suggestion: Option<&Email>| Typed {
         email: email.to_string(),
         promo_code: form.promo_code.clone(),
         device_confirmed: form.confirm_device.is_some(),
+        email_suggestion: email_suggestion.map(|e| e.as_str().to_string()),
     };
     if !state.checkout_limiter.allow(client) {
         // The form stays, with what was typed: waiting a moment and sending it again works.
@@ -91,7 +97,7 @@ pub async fn checkout(
             &req,
             plan,
             StatusCode::TOO_MANY_REQUESTS,
-            typed(&form.email),
+            typed(&form.email, None),
             vec![FieldError::general(&i18n::t("checkout-too-many"))],
         );
         response
@@ -100,7 +106,17 @@ pub async fn checkout(
         return Ok(response);
     }
     // Every problem with the form at once, in the order of its fields.
-    let email = Email::parse(form.email.trim()).ok();
+    let chosen_email = form.use_email.as_deref().unwrap_or(&form.email).trim();
+    let email = Email::parse(chosen_email).ok();
+    // A likely typo is asked about once: the suggestion taken, or the same address sent again
+    // after the question, goes through.
+    let suggestion = email
+        .as_ref()
+        .filter(|e| {
+            form.use_email.is_none()
+                && form.email_kept.as_deref().map(str::trim) != Some(e.as_str())
+        })
+        .and_then(Email::suggestion);
     let mut errors = Vec::new();
     if email.is_none() {
         errors.push(FieldError::field(
@@ -133,10 +149,20 @@ pub async fn checkout(
             &req,
             plan,
             StatusCode::BAD_REQUEST,
-            typed(&form.email),
+            typed(chosen_email, suggestion.as_ref()),
             errors,
         ));
     };
+    if suggestion.is_some() {
+        return Ok(render_plan(
+            &state,
+            &req,
+            plan,
+            StatusCode::OK,
+            typed(email.as_str(), suggestion.as_ref()),
+            Vec::new(),
+        ));
+    }
     let expected_price = match form.expected_price_cents.as_deref().map(str::trim) {
         None | Some("") => None,
         Some(raw) => Some(Cents::new(raw.parse::<i64>().map_err(|_| {
@@ -176,7 +202,7 @@ pub async fn checkout(
             &req,
             plan,
             StatusCode::CONFLICT,
-            typed(email.as_str()),
+            typed(email.as_str(), None),
             vec![FieldError::field(
                 "promo_code",
                 &i18n::t(refusal.message_id()),

@@ -45,6 +45,52 @@ pub fn status_label(raw: &str, _: &dyn Values) -> Result<String> {
     Ok(PurchaseStatus::label_of(raw))
 }
 
+/// The customer's order number of a purchase id (`SF-3FA2-9C1E`): how the console names an
+/// order, as the customer quotes it.
+#[askama::filter_fn]
+pub fn order_number(purchase_id: impl std::fmt::Display, _: &dyn Values) -> Result<String> {
+    Ok(order_number_of(&purchase_id.to_string()))
+}
+
+/// The order number of a stored purchase id; text that is not one is shown as it is.
+pub fn order_number_of(raw: &str) -> String {
+    crate::domain::PurchaseId::parse(raw).map_or_else(|_| raw.to_string(), |id| id.order_number())
+}
+
+/// The last day a promotion code may be used (`2026-12-31`), from its exclusive end.
+#[askama::filter_fn]
+pub fn last_day(end_ms: impl Count, _: &dyn Values) -> Result<String> {
+    Ok(crate::catalog::promo_codes::last_day(end_ms.get()))
+}
+
+/// What an outbox job of a stored kind does (`Placing the order with the supplier`).
+#[askama::filter_fn]
+pub fn job_label(raw: &str, _: &dyn Values) -> Result<&'static str> {
+    Ok(crate::orders::outbox::JobKind::label_of(raw))
+}
+
+/// A stored job state in words (`Waiting its turn`).
+#[askama::filter_fn]
+pub fn job_state(raw: &str, _: &dyn Values) -> Result<&'static str> {
+    Ok(crate::orders::outbox::state_label(raw))
+}
+
+/// What an alert of a stored kind is about.
+#[askama::filter_fn]
+pub fn alert_label(raw: &str, _: &dyn Values) -> Result<&'static str> {
+    Ok(crate::domain::alert::AlertKind::label_of(raw))
+}
+
+/// A recorded outcome code (`price_changed_cap`) as words (`Price changed cap`).
+#[askama::filter_fn]
+pub fn outcome(raw: &str, _: &dyn Values) -> Result<String> {
+    let words = raw.replace('_', " ");
+    let mut chars = words.chars();
+    Ok(chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    }))
+}
+
 /// A stored count (milliseconds, cents) as askama hands it to a filter: by value or behind
 /// references.
 pub trait Count {

@@ -778,6 +778,9 @@ pub struct BuyForm {
     pub promo_code: String,
     /// "My phone supports eSIM" was ticked.
     pub device_confirmed: bool,
+    /// The address the visitor probably meant (`name@gmail.com` for `name@gmial.con`), offered
+    /// as a button beside the field.
+    pub email_suggestion: Option<String>,
 }
 
 /// What the visitor sent in the checkout form, shown again with its errors: every field as
@@ -786,6 +789,8 @@ pub struct Typed {
     pub email: String,
     pub promo_code: String,
     pub device_confirmed: bool,
+    /// See [`BuyForm::email_suggestion`].
+    pub email_suggestion: Option<String>,
 }
 
 impl BuyForm {
@@ -984,6 +989,7 @@ pub(crate) fn render_plan(
         expected_price_cents: plan.price.map_or(0, Cents::get),
         promo_code: typed.promo_code,
         device_confirmed: typed.device_confirmed,
+        email_suggestion: typed.email_suggestion,
     };
     let origin = snap.own_origin(plan);
     let page = plan_page(state, &snap, plan, &origin, state.sales.paused(), form);
@@ -1024,6 +1030,7 @@ pub async fn plan(
                     expected_price_cents: plan.price.map_or(0, Cents::get),
                     promo_code: String::new(),
                     device_confirmed: false,
+                    email_suggestion: None,
                 };
                 plan_page(&state, &snap, plan, &origin, paused, form)
                     .render()

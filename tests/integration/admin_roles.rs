@@ -41,6 +41,7 @@ const MATRIX: &[(&str, &str, u16, u16, u16)] = &[
     ("POST", "/admin/orders/{id}/note", 303, 303, 303),
     ("POST", "/admin/orders/{id}/resend", 303, 303, 303),
     ("POST", "/admin/orders/{id}/send-link", 303, 303, 303),
+    ("POST", "/admin/orders/{id}/correct-email", 303, 400, 400),
     ("POST", "/admin/orders/{id}/resolve", 303, 403, 303),
     ("POST", "/admin/orders/{id}/retry", 303, 403, 409),
     ("POST", "/admin/orders/{id}/refund", 303, 403, 409),

@@ -523,7 +523,7 @@ async fn price_change_within_margin_reorders_under_a_new_key(backend: Backend) {
     assert!(
         events.iter().any(|e| e.note.contains(&original_key)
             && e.note.contains(&purchase.idempotency_key)
-            && e.note.contains("key generation 1")),
+            && e.note.contains("new order key")),
         "the key change is on the timeline: {events:#?}"
     );
 }

@@ -130,7 +130,7 @@ async fn send(
         Err(err) => return Ok(Verdict::dead("render_failed", err.to_string())),
     };
     match notifier.mailer.send(&message).await {
-        Ok(()) => Ok(Verdict::done("sent", format!("{} sent", kind.as_str()))),
+        Ok(()) => Ok(Verdict::done("sent", "sent to the customer")),
         Err(err) if err.is_transient() => {
             let exhausted =
                 leased.job.attempts >= i32::try_from(ob.config.max_attempts).unwrap_or(i32::MAX);
@@ -150,7 +150,7 @@ async fn send(
 
 fn dead_with_alert(purchase_id: &PurchaseId, kind: JobKind, reason: String) -> Verdict {
     let purchase_id = purchase_id.clone();
-    let message = format!("{} could not be sent: {reason}", kind.as_str());
+    let message = format!("{} failed: {reason}", kind.label());
     Verdict::dead("mail_failed", message.clone()).with_effects(move |c, now| {
         alerts::raise_alert(c, AlertKind::EmailFailed, Some(&purchase_id), &message, now)?;
         Ok(())

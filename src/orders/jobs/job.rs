@@ -296,3 +296,19 @@ pub(crate) fn attention(
 pub(crate) fn duration_ms(d: Duration) -> i64 {
     i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
 }
+
+#[cfg(test)]
+mod label_tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_and_state_has_words_for_the_owner() {
+        for kind in JobKind::ALL {
+            assert_eq!(JobKind::label_of(kind.as_str()), kind.label());
+            assert!(!kind.label().contains('_'), "{kind}");
+        }
+        for state in ["queued", "running", "done", "dead"] {
+            assert_ne!(crate::domain::job::state_label(state), "Unknown state");
+        }
+    }
+}

@@ -24,6 +24,7 @@ use crate::db::purchases::TransitionError;
 use crate::db::wallet::{self, PauseReason};
 use crate::db::{DbConn, alerts, outbox as jobs, purchases, refunds};
 use crate::domain::AlertKind;
+use crate::domain::Cents;
 use crate::domain::PurchaseId;
 use crate::domain::purchase::{PurchaseEvent, PurchaseStatus};
 use crate::orders::jobs::job::{
@@ -110,8 +111,8 @@ async fn place_order(ob: &JobContext, leased: &LeasedJob) -> Result<Verdict, Out
     let error = match ob.upstream.create_order(&key, &request).await {
         Ok(accepted) => {
             let note = format!(
-                "upstream accepted order {} (reference {}, key generation {})",
-                accepted.order_id, purchase.reference, purchase.key_generation
+                "upstream accepted order {} (reference {})",
+                accepted.order_id, purchase.reference
             );
             return Ok(adopt(
                 ob,
@@ -445,10 +446,11 @@ async fn price_changed(
     let old_key = purchase.idempotency_key.clone();
     let new_key = IdempotencyKey::generate().as_str().to_string();
     let note = format!(
-        "upstream cost changed from {} to {new_cost} cents (margin {margin} cents): retrying \
-         under key generation {} (old key {old_key}, new key {new_key})",
-        purchase.cost_cents.get(),
-        generation.saturating_add(1)
+        "the supplier's cost changed from {} to {} (margin {}): ordering again at the new \
+         cost under a new order key (old key {old_key}, new key {new_key})",
+        purchase.cost_cents,
+        Cents::new(new_cost),
+        Cents::new(margin)
     );
     let status = purchase.status.as_str();
     // Due at once: the new key has never been sent.

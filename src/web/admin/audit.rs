@@ -20,7 +20,11 @@ pub struct AuditQuery {
 struct Row {
     at: String,
     actor: String,
+    /// The stored action (`wallet_topup_created`), kept as a data attribute.
     action: String,
+    /// The action in words (`Wallet top-up created`).
+    action_label: String,
+    /// What the entry is about, as the console names it (`Order SF-3FA2-9C1E`).
     target: String,
     target_href: Option<String>,
     client_addr: String,
@@ -49,6 +53,14 @@ fn target_href(target: &str) -> Option<String> {
         .map(|id| format!("/admin/users/{id}"))
 }
 
+/// How the page names an audit target: an order by its customer's order number.
+fn target_name(target: &str) -> String {
+    match target.strip_prefix("purchase:") {
+        Some(id) => format!("Order {}", crate::web::filters::order_number_of(id)),
+        None => target.to_string(),
+    }
+}
+
 pub async fn audit(
     state: web::Data<AppState>,
     CurrentAdmin(admin): CurrentAdmin,
@@ -70,9 +82,10 @@ pub async fn audit(
                 Row {
                     at: clock::minute_ms(r.at_ms),
                     actor: r.actor,
+                    action_label: crate::staff::action::label(&r.action),
                     action: r.action,
                     target_href: target_href(&target),
-                    target,
+                    target: target_name(&target),
                     client_addr: r.client_addr,
                     details: if r.repeats > 1 {
                         // Refusals of one client in one window share an entry; the actor is

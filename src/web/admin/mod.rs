@@ -57,6 +57,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/admin/orders", web::get().to(orders::list))
         .route("/admin/orders/{id}", web::get().to(orders::detail))
         .route(
+            "/admin/orders/{id}/correct-email",
+            web::post().to(orders::correct_email),
+        )
+        .route(
             "/admin/orders/{id}/{action}",
             web::post().to(orders::action),
         )

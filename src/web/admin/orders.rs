@@ -18,6 +18,7 @@ use super::{
 };
 use crate::db::outbox;
 use crate::db::purchases::Purchase;
+use crate::domain::Email;
 use crate::domain::PurchaseId;
 use crate::domain::purchase::{PurchaseEvent, PurchaseStatus};
 use crate::i18n::Lang;
@@ -28,6 +29,8 @@ use crate::web::{AppState, filters, shop};
 
 const PAGE_SIZE: u32 = 25;
 const MAX_REASON_CHARS: usize = 1000;
+/// The email correction's URL slug and form id.
+const CORRECT_EMAIL: &str = "correct-email";
 
 #[derive(Deserialize)]
 pub struct ListQuery {
@@ -221,6 +224,8 @@ struct Refusal {
     message: String,
     /// The reason as typed.
     reason: String,
+    /// The new address as typed (the email correction's form).
+    email: String,
     /// The reason itself was wrong (400), so the field is marked; otherwise the order's state
     /// refused the action (409).
     field: bool,
@@ -230,6 +235,11 @@ impl OrderPage {
     /// The refusal of the form for `slug`, if that form's action was just refused.
     fn refused(&self, slug: &str) -> Option<&Refusal> {
         self.refusal.as_ref().filter(|r| r.slug == slug)
+    }
+
+    /// The address to put back into the email correction's form.
+    fn typed_email(&self) -> &str {
+        self.refused(CORRECT_EMAIL).map_or("", |r| r.email.as_str())
     }
 
     /// The text to put back into the form for `slug`.
@@ -312,6 +322,19 @@ pub struct ActionForm {
     reason: String,
 }
 
+/// What is wrong with an action's reason, if anything.
+fn reason_problem(reason: &str) -> Option<String> {
+    if reason.is_empty() {
+        Some("Give a reason: it goes into the audit log.".to_string())
+    } else if reason.chars().count() > MAX_REASON_CHARS {
+        Some(format!(
+            "Keep the reason to {MAX_REASON_CHARS} characters or fewer."
+        ))
+    } else {
+        None
+    }
+}
+
 pub async fn action(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -327,20 +350,12 @@ pub async fn action(
     }
     let typed = form.reason;
     let reason = typed.trim().to_string();
-    let problem = if reason.is_empty() {
-        Some("Give a reason: it goes into the audit log.".to_string())
-    } else if reason.chars().count() > MAX_REASON_CHARS {
-        Some(format!(
-            "Keep the reason to {MAX_REASON_CHARS} characters or fewer."
-        ))
-    } else {
-        None
-    };
-    if let Some(message) = problem {
+    if let Some(message) = reason_problem(&reason) {
         let refusal = Refusal {
             slug: act.slug(),
             message,
             reason: typed,
+            email: String::new(),
             field: true,
         };
         let page = detail_page(&state, id.clone(), None, Some(refusal)).await?;
@@ -361,6 +376,7 @@ pub async fn action(
                 slug: act.slug(),
                 message: message.to_string(),
                 reason: typed,
+                email: String::new(),
                 field: false,
             };
             let page = detail_page(&state, id.clone(), None, Some(refusal)).await?;
@@ -374,4 +390,61 @@ pub async fn action(
         state.outbox.waker().wake();
     }
     Ok(see_other(&format!("/admin/orders/{id}?done={done}")).into())
+}
+
+#[derive(Deserialize)]
+pub struct CorrectEmailForm {
+    #[serde(default)]
+    email: String,
+    #[serde(default)]
+    reason: String,
+}
+
+/// `POST /admin/orders/{id}/correct-email` (owner and support): the customer's address
+/// corrected, and a new link sent to it ([`actions::correct_email`]).
+pub async fn correct_email(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    id: web::Path<String>,
+    CsrfForm(form): CsrfForm<CorrectEmailForm>,
+) -> Result<AdminPage, AppError> {
+    let id = PurchaseId::parse(id.into_inner()).map_err(|_| AppError::NotFound)?;
+    let reason = form.reason.trim().to_string();
+    let refusal = |message: String, field: bool| Refusal {
+        slug: CORRECT_EMAIL,
+        message,
+        reason: form.reason.clone(),
+        email: form.email.clone(),
+        field,
+    };
+    let checked = Email::parse(form.email.trim())
+        .map_err(|_| "Enter the customer's address, like name@example.com.".to_string())
+        .and_then(|email| reason_problem(&reason).map_or(Ok(email), Err));
+    let email = match checked {
+        Ok(email) => email,
+        Err(message) => {
+            let page = detail_page(&state, id, None, Some(refusal(message, true))).await?;
+            return Ok(AdminPage::with_status(StatusCode::BAD_REQUEST, page));
+        }
+    };
+    let client = client_addr(&req);
+    let done =
+        match actions::correct_email(&state.orders, &admin, &client, &id, email, reason).await {
+            Ok(done) => done,
+            Err(ActionError::NotFound) => return Err(AppError::NotFound),
+            Err(ActionError::Conflict(message)) => {
+                let page = detail_page(&state, id, None, Some(refusal(message, false))).await?;
+                return Ok(AdminPage::with_status(StatusCode::CONFLICT, page));
+            }
+            Err(ActionError::NotOwner) => {
+                return Err(AppError::Forbidden(
+                    "This needs an owner account. Ask an owner to do it.".into(),
+                ));
+            }
+            Err(ActionError::Db(err)) => return Err(err.into()),
+        };
+    state.order_pages.forget(&id);
+    state.outbox.waker().wake();
+    Ok(see_other(&format!("/admin/orders/{id}?done={}", done.slug())).into())
 }
