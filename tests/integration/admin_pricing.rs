@@ -159,7 +159,7 @@ async fn a_markup_rule_is_previewed_saved_shown_on_the_shop_and_audited(backend:
         _ => format!("/regions/{}", plan.region.clone().expect("a region")),
     };
     let card_price = |html: &str, price: &str| {
-        html.split(&format!("href=\"/plans/{}\"", plan.id))
+        html.split(&format!("href=\"/plans/{}?", plan.id))
             .nth(1)
             .and_then(|card| card.split("</li>").next())
             .is_some_and(|card| card.contains(price))

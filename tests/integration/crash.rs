@@ -128,7 +128,7 @@ async fn random_kills_never_buy_twice_or_lose_a_paid_purchase_and_nothing_secret
             && let Ok(html) = res.text().await
             && let Some(href) = html.split("href=\"/plans/").nth(1)
         {
-            break href.split('"').next().expect("plan id").to_string();
+            break href.split(['"', '?']).next().expect("plan id").to_string();
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     };

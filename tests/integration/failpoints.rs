@@ -180,7 +180,7 @@ async fn crash_at(name: &'static str) {
             && let Ok(html) = res.text().await
             && let Some(href) = html.split("href=\"/plans/").nth(1)
         {
-            break href.split('"').next().expect("plan id").to_string();
+            break href.split(['"', '?']).next().expect("plan id").to_string();
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     };

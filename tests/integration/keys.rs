@@ -90,7 +90,7 @@ impl Shop {
                 && let Ok(html) = res.text().await
                 && let Some(href) = html.split("href=\"/plans/").nth(1)
             {
-                let plan = href.split('"').next().expect("plan id").to_string();
+                let plan = href.split(['"', '?']).next().expect("plan id").to_string();
                 return (serve, plan);
             }
             assert!(

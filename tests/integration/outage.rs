@@ -226,7 +226,7 @@ async fn first_plan(client: &reqwest::Client, shop: &Serve) -> String {
             && let Ok(html) = res.text().await
             && let Some(href) = html.split("href=\"/plans/").nth(1)
         {
-            return href.split('"').next().expect("plan id").to_string();
+            return href.split(['"', '?']).next().expect("plan id").to_string();
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }

@@ -299,7 +299,7 @@ async fn wait_stocked(client: &reqwest::Client, url: &str) -> Vec<String> {
             let ids: Vec<String> = html
                 .split("href=\"/plans/")
                 .skip(1)
-                .filter_map(|rest| rest.split('"').next())
+                .filter_map(|rest| rest.split(['"', '?']).next())
                 .map(str::to_string)
                 .collect();
             if !ids.is_empty() {
