@@ -69,8 +69,9 @@ fn raw_names() -> Vec<String> {
 
 /// A run of 13 digits: a millisecond timestamp of this century.
 fn millisecond_number(text: &str) -> Option<String> {
-    text.split(|c: char| !c.is_ascii_digit())
-        .find(|run| run.len() == 13)
+    // A word of exactly 13 digits: digits inside an id (`ede39aa9480176242724`) are not a time.
+    text.split(|c: char| !c.is_ascii_alphanumeric())
+        .find(|word| word.len() == 13 && word.chars().all(|c| c.is_ascii_digit()))
         .map(str::to_string)
 }
 
