@@ -405,7 +405,10 @@ async fn the_low_balance_alert_is_raised_once_per_crossing(backend: Backend) {
     assert_eq!(low_balance_alerts(&app.db).await, (1, 1));
     assert_eq!(alert_emails(&app), 1);
     let dashboard = owner.get(&app, "/admin").await.body;
-    assert!(dashboard.contains("Supplier balance running low"), "{dashboard}");
+    assert!(
+        dashboard.contains("Supplier balance running low"),
+        "{dashboard}"
+    );
 
     // Back above: resolved, no email.
     sandbox.set_balance(20_000).expect("balance");
