@@ -96,7 +96,7 @@ def find_plan(base):
     status, page, _ = b.request("GET", "/countries/US")
     if status != 200:
         return None
-    ids = list(dict.fromkeys(re.findall(r'href="/plans/([^"?#]+)"', page)))
+    ids = list(dict.fromkeys(re.findall(r'href="/plans/([^"?#]+)[?"#]', page)))
     for plan in ids[:60]:
         status, html, _ = b.request("GET", f"/plans/{plan}")
         price = hidden(html, "expected_price_cents") if status == 200 else None
@@ -356,7 +356,7 @@ def sellable_plans(base, n):
     if status != 200:
         raise SystemExit(f"GET /countries/US answered {status}")
     found = []
-    for plan in list(dict.fromkeys(re.findall(r'href="/plans/([^"?#]+)"', page)))[:60]:
+    for plan in list(dict.fromkeys(re.findall(r'href="/plans/([^"?#]+)[?"#]', page)))[:60]:
         status, html, _ = b.request("GET", f"/plans/{plan}")
         price = hidden(html, "expected_price_cents") if status == 200 else None
         if price and hidden(html, "csrf_token") and 100 <= int(price) <= 20000:
