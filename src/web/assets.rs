@@ -121,7 +121,7 @@ fn well_known(content_type: &'static str, body: &'static str) -> HttpResponse {
 
 /// The rules, then where the sitemap is (an absolute address, as the protocol asks).
 pub async fn robots(state: web::Data<crate::web::AppState>) -> HttpResponse {
-    let origin = state.settings.public_url.as_str().trim_end_matches('/');
+    let origin = crate::web::sitemap::origin(&state);
     HttpResponse::Ok()
         .insert_header((header::CONTENT_TYPE, "text/plain; charset=utf-8"))
         .insert_header((header::CACHE_CONTROL, WELL_KNOWN_CACHE))

@@ -49,12 +49,9 @@ pub fn status_label(raw: &str, _: &dyn Values) -> Result<String> {
 /// order, as the customer quotes it.
 #[askama::filter_fn]
 pub fn order_number(purchase_id: impl std::fmt::Display, _: &dyn Values) -> Result<String> {
-    Ok(order_number_of(&purchase_id.to_string()))
-}
-
-/// The order number of a stored purchase id; text that is not one is shown as it is.
-pub fn order_number_of(raw: &str) -> String {
-    crate::domain::PurchaseId::parse(raw).map_or_else(|_| raw.to_string(), |id| id.order_number())
+    Ok(crate::domain::purchase::order_number(
+        &purchase_id.to_string(),
+    ))
 }
 
 /// The last day a promotion code may be used (`2026-12-31`), from its exclusive end.

@@ -59,7 +59,7 @@ pub fn paths(snap: &Snapshot) -> Vec<String> {
 }
 
 /// `https://shop.example` without a trailing slash.
-fn origin(state: &AppState) -> String {
+pub fn origin(state: &AppState) -> String {
     state
         .settings
         .public_url
@@ -74,13 +74,21 @@ fn lastmod(snap: &Snapshot) -> Option<String> {
     crate::domain::clock::utc(ms).map(|t| t.date().to_string())
 }
 
+/// How many pages [`paths`] lists, counted without building them.
+fn page_count(snap: &Snapshot) -> usize {
+    3 + snap.destinations().len()
+        + snap.listed_regions().count()
+        + snap.plans().iter().filter(|p| p.is_sellable()).count()
+        + HELP.len()
+}
+
 /// How many parts each language's pages fill.
 fn parts(pages: usize) -> usize {
     pages.div_ceil(MAX_URLS).max(1)
 }
 
 fn render_index(origin: &str, snap: &Snapshot) -> String {
-    let count = parts(paths(snap).len());
+    let count = parts(page_count(snap));
     let lastmod = lastmod(snap);
     let mut xml = String::from(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
@@ -106,6 +114,11 @@ fn render_index(origin: &str, snap: &Snapshot) -> String {
 /// Part `n` (from 1) of `lang`'s pages; `None` past the last part.
 fn render_part(origin: &str, snap: &Snapshot, lang: Lang, n: usize) -> Option<String> {
     let paths = paths(snap);
+    debug_assert_eq!(
+        paths.len(),
+        page_count(snap),
+        "page_count counts what paths lists"
+    );
     if n == 0 || n > parts(paths.len()) {
         return None;
     }
@@ -171,7 +184,7 @@ pub async fn part(
     let (lang, n) = parse_part(&name).ok_or(AppError::NotFound)?;
     let snap = state.catalog.snapshot();
     // Only parts that exist reach the cache, so its keys are bounded by the catalog.
-    if n > parts(paths(&snap).len()) {
+    if n > parts(page_count(&snap)) {
         return Err(AppError::NotFound);
     }
     let origin = origin(&state);

@@ -10,26 +10,14 @@ use storefront::catalog::PlanKind;
 use storefront::i18n::Lang;
 
 use crate::helpers::{Backend, spawn_shop};
-use crate::journeys_browser::{ShotOnFailure, screenshot_dir};
-use crate::webdriver::{Browser, LAPTOP, PHONE};
+use crate::journeys_browser::{ShotOnFailure, shoot_if_asked};
+use crate::webdriver::{Browser, PHONE};
 
 const ENTER: &str = "\u{E007}";
 
-/// Shoots the current page at both sizes when screenshots are asked for.
+/// Screenshots of the current page at both sizes, when asked for.
 async fn shoot(browser: &Browser, name: &str) {
-    if std::env::var_os("STOREFRONT_SCREENSHOTS").is_none() {
-        return;
-    }
-    let dir = screenshot_dir();
-    browser.set_size(PHONE).await;
-    browser
-        .screenshot(&dir.join(format!("es-{name}-phone.png")))
-        .await;
-    browser.set_size(LAPTOP).await;
-    browser
-        .screenshot(&dir.join(format!("es-{name}-laptop.png")))
-        .await;
-    browser.set_size(PHONE).await;
+    shoot_if_asked(browser, &format!("es-{name}")).await;
 }
 
 async fn path(browser: &Browser, base: &str) -> String {

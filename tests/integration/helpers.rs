@@ -215,6 +215,26 @@ impl TestApp {
             .await
             .expect("request reaches the app")
     }
+
+    /// The value of one `/metrics` series (`name{labels}`, as written there), read with the
+    /// operator's bearer `token`.
+    pub async fn metric(&self, token: &str, series: &str) -> u64 {
+        let text = self
+            .client
+            .get(self.url("/metrics"))
+            .bearer_auth(token)
+            .send()
+            .await
+            .expect("metrics")
+            .text()
+            .await
+            .expect("body");
+        let prefix = format!("{series} ");
+        text.lines()
+            .find_map(|l| l.strip_prefix(prefix.as_str()))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or_else(|| panic!("{series} in /metrics:\n{text}"))
+    }
 }
 
 /// Spawns the app on a migrated fresh database; `None` as for [`TestDb::new`].

@@ -41,6 +41,24 @@ pub(crate) fn screenshot_dir() -> PathBuf {
     dir
 }
 
+/// When screenshots are asked for (`STOREFRONT_SCREENSHOTS`), the current page at phone and
+/// laptop size as `{name}-phone.png` and `{name}-laptop.png`; the browser is left at phone size.
+pub(crate) async fn shoot_if_asked(browser: &Browser, name: &str) {
+    if std::env::var_os("STOREFRONT_SCREENSHOTS").is_none() {
+        return;
+    }
+    let dir = screenshot_dir();
+    browser.set_size(PHONE).await;
+    browser
+        .screenshot(&dir.join(format!("{name}-phone.png")))
+        .await;
+    browser.set_size(LAPTOP).await;
+    browser
+        .screenshot(&dir.join(format!("{name}-laptop.png")))
+        .await;
+    browser.set_size(PHONE).await;
+}
+
 /// axe-core's script, from the npm install under the target folder.
 pub(crate) fn axe_source() -> Option<String> {
     let path = std::env::var_os("STOREFRONT_AXE_DIR")
@@ -123,18 +141,7 @@ impl Journey<'_> {
                 self.path().await
             );
         }
-        if std::env::var_os("STOREFRONT_SCREENSHOTS").is_some() {
-            let dir = screenshot_dir();
-            let name = format!("{}-{page}", self.name);
-            self.browser
-                .screenshot(&dir.join(format!("{name}-phone.png")))
-                .await;
-            self.browser.set_size(LAPTOP).await;
-            self.browser
-                .screenshot(&dir.join(format!("{name}-laptop.png")))
-                .await;
-            self.browser.set_size(PHONE).await;
-        }
+        shoot_if_asked(self.browser, &format!("{}-{page}", self.name)).await;
     }
 
     /// Waits until the browser is at `path` (at most 10 s).

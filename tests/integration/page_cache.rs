@@ -10,27 +10,14 @@ const TOKEN: &str = "metrics-token-0123456789abcdef-0123456789";
 
 /// `(renders, hits, bytes)` of the catalog page cache.
 async fn catalog_cache(app: &TestApp) -> (u64, u64, u64) {
-    let text = app
-        .client
-        .get(app.url("/metrics"))
-        .bearer_auth(TOKEN)
-        .send()
-        .await
-        .expect("metrics")
-        .text()
-        .await
-        .expect("body");
-    let value = |name: &str| -> u64 {
-        let prefix = format!("{name}{{cache=\"catalog\"}} ");
-        text.lines()
-            .find_map(|l| l.strip_prefix(prefix.as_str()))
-            .and_then(|v| v.trim().parse().ok())
-            .unwrap_or_else(|| panic!("{name} in /metrics:\n{text}"))
+    let value = async |name: &str| {
+        app.metric(TOKEN, &format!("{name}{{cache=\"catalog\"}}"))
+            .await
     };
     (
-        value("storefront_page_cache_renders_total"),
-        value("storefront_page_cache_hits_total"),
-        value("storefront_page_cache_bytes"),
+        value("storefront_page_cache_renders_total").await,
+        value("storefront_page_cache_hits_total").await,
+        value("storefront_page_cache_bytes").await,
     )
 }
 

@@ -231,20 +231,8 @@ const TOKEN: &str = "metrics-token-0123456789abcdef-0123456789";
 
 /// Renders of the plan page cache.
 async fn plan_renders(app: &TestApp) -> u64 {
-    let text = app
-        .client
-        .get(app.url("/metrics"))
-        .bearer_auth(TOKEN)
-        .send()
+    app.metric(TOKEN, "storefront_page_cache_renders_total{cache=\"plan\"}")
         .await
-        .expect("metrics")
-        .text()
-        .await
-        .expect("body");
-    text.lines()
-        .find_map(|l| l.strip_prefix("storefront_page_cache_renders_total{cache=\"plan\"} "))
-        .and_then(|v| v.trim().parse().ok())
-        .expect("plan cache renders")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

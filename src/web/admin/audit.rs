@@ -56,7 +56,7 @@ fn target_href(target: &str) -> Option<String> {
 /// How the page names an audit target: an order by its customer's order number.
 fn target_name(target: &str) -> String {
     match target.strip_prefix("purchase:") {
-        Some(id) => format!("Order {}", crate::web::filters::order_number_of(id)),
+        Some(id) => format!("Order {}", crate::domain::purchase::order_number(id)),
         None => target.to_string(),
     }
 }
