@@ -259,11 +259,28 @@ impl Browser {
             .unwrap_or_default()
     }
 
+    /// Makes the page's viewport `width` × `height`, as `--window-size` does at start: a
+    /// window resized through WebDriver counts the (invisible) browser frame too, so the frame
+    /// is measured and added.
     pub async fn set_size(&self, (width, height): (u32, u32)) {
         self.session()
             .set_window_rect(0, 0, width, height)
             .await
             .or_fail("window size");
+        let inner = self
+            .execute("return [window.innerWidth, window.innerHeight];")
+            .await;
+        let frame = |i: usize, want: u32| {
+            let got = inner[i].as_u64().unwrap_or(u64::from(want));
+            u32::try_from(u64::from(want).saturating_sub(got)).unwrap_or(0)
+        };
+        let (extra_w, extra_h) = (frame(0, width), frame(1, height));
+        if extra_w > 0 || extra_h > 0 {
+            self.session()
+                .set_window_rect(0, 0, width + extra_w, height + extra_h)
+                .await
+                .or_fail("window size");
+        }
     }
 
     pub async fn window_handles(&self) -> Vec<String> {
