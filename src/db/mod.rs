@@ -15,6 +15,7 @@ pub mod books;
 pub mod catalog;
 pub mod display_rates;
 pub mod holds;
+pub mod identity;
 pub mod installations;
 pub mod lease;
 pub mod listen;

@@ -26,11 +26,13 @@ fn cached_page<T: Template>(
     key: &str,
     build: impl FnOnce() -> T,
 ) -> Result<HttpResponse, AppError> {
-    // One page per language, each language within its own budget.
+    // One page per language, each language within its own budget; the page shows the shop's
+    // identity too, so a new one is a new page.
     let language = i18n::current().code();
+    let key = format!("{}/{key}", pages::identity().version);
     let page = state
         .pages
-        .get_or_render(snap.generation(), language, key, || {
+        .get_or_render(snap.generation(), language, &key, || {
             build().render().map_err(AppError::internal)
         })?;
     Ok(page.respond(req))
@@ -770,7 +772,11 @@ pub async fn plan(
     state.wallet().refresh_sales_state(&state.sales).await;
     // The buy box says "temporarily unavailable" while sales are paused: one page per state.
     let paused = state.sales.paused();
-    let key = format!("plan/{}?paused={paused}", plan.id);
+    let key = format!(
+        "{}/plan/{}?paused={paused}",
+        pages::identity().version,
+        plan.id
+    );
     let page =
         state
             .plan_pages

@@ -57,6 +57,7 @@ mod settings_doc;
 mod shared_gate;
 mod shop;
 mod shop_forms;
+mod shop_identity;
 mod stripe;
 mod upstream;
 mod wallet_pause;
