@@ -30,12 +30,14 @@ use crate::web::rate_limit::RateLimiter;
 use crate::web::{self, AppState};
 
 /// On PostgreSQL, one listening connection wakes this process when another replica commits
-/// outbox work (its workers run it at once) or changes the catalog (a sync or a markup change:
-/// the snapshot reloads at once rather than at the next catalog check). `None` on SQLite.
+/// outbox work (its workers run it at once), changes the catalog (a sync or a markup change:
+/// the snapshot reloads at once rather than at the next catalog check) or the shop's identity.
+/// `None` on SQLite.
 fn listen_for_other_replicas(
     url: &crate::config::DatabaseUrl,
     outbox: &Outbox,
     catalog: &Arc<Catalog>,
+    identity: &Arc<crate::shop::ShopIdentity>,
     shutdown: watch::Receiver<bool>,
 ) -> Option<tokio::task::JoinHandle<()>> {
     let crate::config::DatabaseUrl::Postgres(url) = url else {
@@ -43,12 +45,19 @@ fn listen_for_other_replicas(
     };
     let waker = outbox.waker();
     let catalog = Arc::clone(catalog);
+    let identity = Arc::clone(identity);
     Some(crate::db::listen::spawn(
         url.clone(),
-        &[crate::db::outbox::WAKE_CHANNEL, crate::db::CATALOG_CHANNEL],
+        &[
+            crate::db::outbox::WAKE_CHANNEL,
+            crate::db::CATALOG_CHANNEL,
+            crate::db::identity::CHANNEL,
+        ],
         move |channel| {
             if channel == crate::db::CATALOG_CHANNEL {
                 catalog.wake();
+            } else if channel == crate::db::identity::CHANNEL {
+                identity.wake();
             } else {
                 waker.wake();
             }
@@ -59,8 +68,6 @@ fn listen_for_other_replicas(
 
 /// How long in-flight requests get to finish after SIGTERM before the server closes them.
 const SHUTDOWN_GRACE_SECS: u64 = 25;
-/// How the shop names itself in emails.
-const SHOP_NAME: &str = crate::config::SHOP_NAME;
 /// How long background work (catalog sync, outbox jobs in hand) gets to stop after the server
 /// has stopped, all of it together.
 const BACKGROUND_GRACE: Duration = Duration::from_secs(4);
@@ -135,6 +142,10 @@ impl Application {
             // Not ready yet (e.g. migrations pending): serve an empty catalog, /readyz says 503.
             tracing::warn!(error = %err, "catalog could not be loaded at start");
         }
+        let identity = Arc::new(crate::shop::ShopIdentity::new(db.clone(), &settings));
+        if let Err(err) = identity.reload().await {
+            tracing::warn!(error = %err, "shop identity could not be loaded at start");
+        }
         let addr = settings.bind;
         let listener =
             TcpListener::bind(addr).map_err(|source| StartError::Bind { addr, source })?;
@@ -163,7 +174,7 @@ impl Application {
         .with_notifier(Notifier {
             mailer,
             public_url: settings.public_url.clone(),
-            shop_name: SHOP_NAME.to_string(),
+            identity: Arc::clone(&identity),
         });
 
         let (stop_background, stopped) = watch::channel(false);
@@ -180,7 +191,11 @@ impl Application {
             &settings.database_url,
             &outbox,
             &catalog,
+            &identity,
             stopped.clone(),
+        ));
+        background.push(tokio::spawn(
+            Arc::clone(&identity).run_periodic(stopped.clone()),
         ));
         background.push(tokio::spawn(expire_unpaid_loop(
             db.clone(),
@@ -225,6 +240,7 @@ impl Application {
             secure_cookies: settings.public_url.scheme() == "https",
             settings: Arc::new(settings),
             catalog: Arc::clone(&catalog),
+            identity,
             upstream: client,
             payments,
             checkout_limiter,

@@ -14,6 +14,7 @@ pub mod i18n;
 pub mod mail;
 pub mod orders;
 pub mod payments;
+pub mod shop;
 pub mod staff;
 
 pub mod sandbox;

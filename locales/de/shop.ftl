@@ -10,8 +10,8 @@ nav-regions = Regionen
 nav-help = Hilfe
 nav-help-pages = Hilfe
 nav-language = Sprache
-title-suffix = eSIM-Shop
 footer-contact-html = Fragen zu einer Bestellung? Schreib uns an <a href="mailto:{ $address }">{ $address }</a> oder antworte auf eine E-Mail zu deiner Bestellung.
+footer-phone = Telefon:
 footer-prices = Die Preise sind in US-Dollar und können sich bis zur Zahlung ändern.
 
 ## Zahlen und Tarife

@@ -10,8 +10,8 @@ nav-regions = Regions
 nav-help = Help
 nav-help-pages = Help
 nav-language = Language
-title-suffix = eSIM shop
 footer-contact-html = Questions about an order? Write to <a href="mailto:{ $address }">{ $address }</a>, or reply to any email about your order.
+footer-phone = Phone:
 footer-prices = Prices are in US dollars and can change until you pay.
 
 ## Numbers and plans

@@ -10,8 +10,8 @@ nav-regions = Regiones
 nav-help = Ayuda
 nav-help-pages = Ayuda
 nav-language = Idioma
-title-suffix = Tienda de eSIM
 footer-contact-html = ¿Preguntas sobre un pedido? Escríbenos a <a href="mailto:{ $address }">{ $address }</a> o responde a cualquier correo sobre tu pedido.
+footer-phone = Teléfono:
 footer-prices = Los precios están en dólares estadounidenses y pueden cambiar hasta que pagues.
 
 ## Números y planes

@@ -20,9 +20,8 @@ use crate::domain::{Cents, Email};
 /// The prefix every environment variable of the shop carries.
 pub const PREFIX: &str = "STOREFRONT_";
 
-/// The shop's name as customers see it: the site's header and titles, the emails' heading
-/// and subjects, and the sender's name when `STOREFRONT_MAIL_FROM` gives only an address.
-pub const SHOP_NAME: &str = "eSIM shop";
+/// The shop's name before its owner gives one (`STOREFRONT_SHOP_NAME`, then the console).
+pub const DEFAULT_SHOP_NAME: &str = "eSIM shop";
 
 /// A setting that is missing or malformed, named by its full environment variable.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -268,6 +267,10 @@ pub struct Settings {
     /// forms signed with them still verify, until `storefront keys rotate` has moved every
     /// installation to `secret_key`. See "Rotating the secret key" in docs/architecture.md.
     pub previous_secret_keys: Vec<SecretKey>,
+    /// `STOREFRONT_SHOP_NAME`: the shop's name until the owner saves one in the console
+    /// (`shop::identity`): the site's header and titles, the emails and the sender's name
+    /// when `STOREFRONT_MAIL_FROM` gives only an address.
+    pub shop_name: crate::domain::brand::ShopName,
     pub payments: Payments,
     pub mail: MailSettings,
     pub catalog_refresh_secs: u64,
@@ -324,6 +327,9 @@ impl Settings {
             upstream,
             secret_key,
             previous_secret_keys,
+            shop_name: src.parsed("SHOP_NAME", default_shop_name(), |raw| {
+                crate::domain::brand::ShopName::parse(raw).map_err(|e| e.to_string())
+            })?,
             payments,
             mail,
             catalog_refresh_secs: src.parsed("CATALOG_REFRESH_SECS", 900, |raw| {
@@ -378,6 +384,10 @@ impl Settings {
     pub fn accepted_secret_keys(&self) -> impl Iterator<Item = &SecretKey> {
         std::iter::once(&self.secret_key).chain(&self.previous_secret_keys)
     }
+}
+
+fn default_shop_name() -> crate::domain::brand::ShopName {
+    crate::domain::brand::ShopName::parse(DEFAULT_SHOP_NAME).expect("the default name is valid")
 }
 
 /// The secret key and the previous ones alone (`keys rotate`).

@@ -16,6 +16,7 @@ mod column;
 pub mod dashboard;
 pub mod display_rates;
 pub mod holds;
+pub mod identity;
 pub mod installations;
 pub mod lease;
 pub mod listen;

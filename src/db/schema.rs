@@ -462,3 +462,20 @@ diesel::table! {
         updated_at_ms -> BigInt,
     }
 }
+
+diesel::table! {
+    shop_identity (id) {
+        id -> BigInt,
+        name -> Text,
+        accent -> Text,
+        support_email -> Text,
+        support_phone -> Text,
+        legal_name -> Text,
+        address -> Text,
+        registration -> Text,
+        logo_kind -> Nullable<Text>,
+        logo -> Nullable<Binary>,
+        version -> BigInt,
+        updated_at_ms -> BigInt,
+    }
+}

@@ -2,6 +2,7 @@
 //! and plan display. Nothing here does I/O.
 
 pub mod alert;
+pub mod brand;
 mod client;
 pub mod clock;
 pub mod countries;

@@ -36,6 +36,36 @@ pub struct OutgoingEmail {
     pub text: String,
     /// The `text/html` alternative.
     pub html: String,
+    /// The sender's display name when the configured sender has none: the shop's name as it
+    /// was when the email was written.
+    #[serde(default)]
+    pub sender_name: Option<String>,
+    /// Where a customer's reply goes, when the shop's identity names a support address.
+    #[serde(default)]
+    pub reply_to: Option<Email>,
+}
+
+impl MailBrand {
+    /// A shop known by its name alone: the default colour, no company details, no Reply-To.
+    pub fn named(name: &str) -> Self {
+        Self {
+            name: name.to_string(),
+            accent: crate::domain::brand::DEFAULT_ACCENT.to_string(),
+            footer: Vec::new(),
+            reply_to: None,
+        }
+    }
+}
+
+/// How a customer email presents the shop: its name (heading, subject, sender), its accent
+/// colour (the button), its company details (the footer) and its support address (Reply-To).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MailBrand {
+    pub name: String,
+    /// `#rrggbb`.
+    pub accent: String,
+    pub footer: Vec<String>,
+    pub reply_to: Option<Email>,
 }
 
 impl fmt::Debug for OutgoingEmail {
@@ -203,6 +233,10 @@ impl Receipt {
 struct Frame<'a> {
     /// The name at the top: the shop's, or "storefront" for admin alerts.
     brand: &'a str,
+    /// The button's colour.
+    accent: &'a str,
+    /// The shop's company details, one line each, under the footer.
+    company: &'a [String],
     /// The hidden preview line mail clients show next to the subject.
     preheader: String,
     heading: String,
@@ -213,10 +247,12 @@ struct Frame<'a> {
 impl<'a> Frame<'a> {
     /// The frame of a customer email, its texts the messages `<name>-preheader`,
     /// `<name>-heading` and `<name>-action` in the current language.
-    fn customer(name: &str, brand: &'a str, action_url: &'a str) -> Self {
+    fn customer(name: &str, brand: &'a MailBrand, action_url: &'a str) -> Self {
         let text = |part: &str| i18n::t(&format!("mail-{name}-{part}"));
         Self {
-            brand,
+            brand: &brand.name,
+            accent: &brand.accent,
+            company: &brand.footer,
             preheader: text("preheader"),
             heading: text("heading"),
             action_label: text("action"),
@@ -330,11 +366,11 @@ impl OutgoingEmail {
     /// paid order (newest first). `None` without orders: nothing is sent then.
     pub fn lost_link(
         to: Email,
-        shop_name: &str,
+        brand: &MailBrand,
         orders: &[OrderLink],
     ) -> Option<Result<Self, MailError>> {
         let newest = orders.first()?;
-        let frame = Frame::customer("lost", shop_name, newest.url.as_str());
+        let frame = Frame::customer("lost", brand, newest.url.as_str());
         Some(
             render_pair(
                 "lost_link",
@@ -351,10 +387,11 @@ impl OutgoingEmail {
                 Self::new(
                     Audience::Customer,
                     to,
-                    i18n::ta("mail-lost-subject", "shop", shop_name),
+                    i18n::ta("mail-lost-subject", "shop", &brand.name),
                     text,
                     html,
                 )
+                .sent_by(brand)
             }),
         )
     }
@@ -362,11 +399,11 @@ impl OutgoingEmail {
     /// "We received your payment": sent when the provider confirms the payment.
     pub fn payment_received(
         to: Email,
-        shop_name: &str,
+        brand: &MailBrand,
         order_url: &Url,
         receipt: &Receipt,
     ) -> Result<Self, MailError> {
-        let frame = Frame::customer("paid", shop_name, order_url.as_str());
+        let frame = Frame::customer("paid", brand, order_url.as_str());
         let (text, html) = render_pair(
             "payment_received",
             &PaymentReceivedText {
@@ -381,20 +418,21 @@ impl OutgoingEmail {
         Ok(Self::new(
             Audience::Customer,
             to,
-            i18n::ta("mail-paid-subject", "shop", shop_name),
+            i18n::ta("mail-paid-subject", "shop", &brand.name),
             text,
             html,
-        ))
+        )
+        .sent_by(brand))
     }
 
     /// "Your eSIM is ready": the private link to the install page, nothing else of the eSIM.
     pub fn esim_ready(
         to: Email,
-        shop_name: &str,
+        brand: &MailBrand,
         order_url: &Url,
         receipt: &Receipt,
     ) -> Result<Self, MailError> {
-        let frame = Frame::customer("ready", shop_name, order_url.as_str());
+        let frame = Frame::customer("ready", brand, order_url.as_str());
         let (text, html) = render_pair(
             "esim_ready",
             &EsimReadyText {
@@ -409,22 +447,23 @@ impl OutgoingEmail {
         Ok(Self::new(
             Audience::Customer,
             to,
-            i18n::ta("mail-ready-subject", "shop", shop_name),
+            i18n::ta("mail-ready-subject", "shop", &brand.name),
             text,
             html,
-        ))
+        )
+        .sent_by(brand))
     }
 
     /// "Your order was refunded"; `reason` is a message id
     /// ([`crate::domain::purchase::RefundCause::customer_reason`]).
     pub fn order_refunded(
         to: Email,
-        shop_name: &str,
+        brand: &MailBrand,
         order_url: &Url,
         receipt: &Receipt,
         reason: &str,
     ) -> Result<Self, MailError> {
-        let frame = Frame::customer("refunded", shop_name, order_url.as_str());
+        let frame = Frame::customer("refunded", brand, order_url.as_str());
         let (text, html) = render_pair(
             "order_refunded",
             &OrderRefundedText {
@@ -441,10 +480,11 @@ impl OutgoingEmail {
         Ok(Self::new(
             Audience::Customer,
             to,
-            i18n::ta("mail-refunded-subject", "shop", shop_name),
+            i18n::ta("mail-refunded-subject", "shop", &brand.name),
             text,
             html,
-        ))
+        )
+        .sent_by(brand))
     }
 
     /// An alert for the shop's admin. `summary` is one or two sentences for the inbox; it must not
@@ -457,6 +497,8 @@ impl OutgoingEmail {
     ) -> Result<Self, MailError> {
         let frame = Frame {
             brand: "storefront",
+            accent: "#1d4ed8",
+            company: &[],
             preheader: summary.to_string(),
             heading: kind.title().to_string(),
             action_label: "Open in the admin console".to_string(),
@@ -492,7 +534,16 @@ impl OutgoingEmail {
             subject: single_line(&subject),
             text,
             html,
+            sender_name: None,
+            reply_to: None,
         }
+    }
+
+    /// The email sent in the name of `brand`.
+    fn sent_by(mut self, brand: &MailBrand) -> Self {
+        self.sender_name = Some(brand.name.clone());
+        self.reply_to = brand.reply_to.clone();
+        self
     }
 }
 
@@ -540,9 +591,15 @@ mod tests {
         let url = order_url();
         let r = receipt("Japan · 1 GB per day for 7 days", 3_669);
         for mail in [
-            OutgoingEmail::payment_received(to(), "Shop", &url, &r),
-            OutgoingEmail::esim_ready(to(), "Shop", &url, &r),
-            OutgoingEmail::order_refunded(to(), "Shop", &url, &r, "refund-reason-delivery-failed"),
+            OutgoingEmail::payment_received(to(), &MailBrand::named("Shop"), &url, &r),
+            OutgoingEmail::esim_ready(to(), &MailBrand::named("Shop"), &url, &r),
+            OutgoingEmail::order_refunded(
+                to(),
+                &MailBrand::named("Shop"),
+                &url,
+                &r,
+                "refund-reason-delivery-failed",
+            ),
         ] {
             let mail = mail.expect("render");
             for body in [&mail.text, &mail.html] {
@@ -564,7 +621,7 @@ mod tests {
 
     #[test]
     fn order_links_email_lists_each_order_with_its_link_and_none_means_no_email() {
-        assert!(OutgoingEmail::lost_link(to(), "Shop", &[]).is_none());
+        assert!(OutgoingEmail::lost_link(to(), &MailBrand::named("Shop"), &[]).is_none());
         let orders = [
             OrderLink {
                 receipt: Receipt::new(&pid("aaaa1111"), "<b>Japan</b> & Korea", Cents::new(500), 0),
@@ -580,7 +637,7 @@ mod tests {
                 url: Url::parse("https://shop.example.com/orders/bbbb2222?token=t2").expect("url"),
             },
         ];
-        let mail = OutgoingEmail::lost_link(to(), "Shop", &orders)
+        let mail = OutgoingEmail::lost_link(to(), &MailBrand::named("Shop"), &orders)
             .expect("orders")
             .expect("render");
         assert_eq!(mail.audience, Audience::Customer);
@@ -610,7 +667,7 @@ mod tests {
         let plan = r#"<script>alert("x")</script> Japan & Korea 日本 10 GB"#;
         let mail = OutgoingEmail::payment_received(
             to(),
-            "Shop <b>&</b>",
+            &MailBrand::named("Shop <b>&</b>"),
             &order_url(),
             &receipt(plan, 123_456),
         )
@@ -630,7 +687,8 @@ mod tests {
         // `Url` already percent-encodes quotes and angle brackets; `&` stays and is escaped.
         let url = Url::parse("https://shop.example.com/orders/1?token=abc&lang=ja").expect("url");
         let mail =
-            OutgoingEmail::esim_ready(to(), "Shop", &url, &receipt("Plan", 500)).expect("render");
+            OutgoingEmail::esim_ready(to(), &MailBrand::named("Shop"), &url, &receipt("Plan", 500))
+                .expect("render");
         assert!(
             mail.html
                 .contains(r#"href="https://shop.example.com/orders/1?token=abc&#38;lang=ja""#),
@@ -644,9 +702,20 @@ mod tests {
     fn html_loads_nothing_and_runs_nothing() {
         let url = order_url();
         for mail in [
-            OutgoingEmail::payment_received(to(), "Shop", &url, &receipt("Plan", 500)),
-            OutgoingEmail::esim_ready(to(), "Shop", &url, &receipt("Plan", 500)),
-            OutgoingEmail::order_refunded(to(), "Shop", &url, &receipt("Plan", 500), "Sold out"),
+            OutgoingEmail::payment_received(
+                to(),
+                &MailBrand::named("Shop"),
+                &url,
+                &receipt("Plan", 500),
+            ),
+            OutgoingEmail::esim_ready(to(), &MailBrand::named("Shop"), &url, &receipt("Plan", 500)),
+            OutgoingEmail::order_refunded(
+                to(),
+                &MailBrand::named("Shop"),
+                &url,
+                &receipt("Plan", 500),
+                "Sold out",
+            ),
             OutgoingEmail::alert(to(), AlertKind::LowBalance, "Wallet at $12.00", &url),
         ] {
             let mail = mail.expect("render");
@@ -692,8 +761,13 @@ mod tests {
 
     #[test]
     fn debug_hides_bodies_and_the_full_address() {
-        let mail = OutgoingEmail::esim_ready(to(), "Shop", &order_url(), &receipt("Plan", 500))
-            .expect("render");
+        let mail = OutgoingEmail::esim_ready(
+            to(),
+            &MailBrand::named("Shop"),
+            &order_url(),
+            &receipt("Plan", 500),
+        )
+        .expect("render");
         let debug = format!("{mail:?}");
         assert!(!debug.contains("tok_abcdef"), "{debug}");
         assert!(!debug.contains("jane@"), "{debug}");

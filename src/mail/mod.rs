@@ -20,10 +20,10 @@ use rand::RngCore;
 
 pub use crate::domain::AlertKind;
 pub use error::{MailError, Retry};
-pub use message::{Audience, OrderLink, OutgoingEmail, Receipt};
+pub use message::{Audience, MailBrand, OrderLink, OutgoingEmail, Receipt};
 pub use smtp::{SmtpEndpoint, SmtpSecurity};
 
-use crate::config::{MailSettings, MailTransport, SHOP_NAME};
+use crate::config::{DEFAULT_SHOP_NAME, MailSettings, MailTransport};
 use dir::DirSender;
 use smtp::{SmtpSender, Timeouts};
 
@@ -31,6 +31,9 @@ use smtp::{SmtpSender, Timeouts};
 #[derive(Clone)]
 pub struct Mailer {
     from: Arc<Mailbox>,
+    /// Whether `STOREFRONT_MAIL_FROM` named the sender; if not, each email carries the shop's
+    /// name as it stood when the email was written ([`OutgoingEmail::sender_name`]).
+    from_named: bool,
     /// The shop's support address: the Reply-To of customers' emails, so that a reply reaches
     /// a person. `None` when the shop has none.
     reply_to: Option<Arc<Mailbox>>,
@@ -56,8 +59,9 @@ impl fmt::Debug for Mailer {
 impl Mailer {
     /// Checks the settings and prepares the transport; nothing is sent or connected yet.
     ///
-    /// A sender given as a bare address is named [`SHOP_NAME`], the name customers see on the
-    /// site and in the emails themselves.
+    /// A sender given as a bare address is named after the shop (the email's
+    /// [`OutgoingEmail::sender_name`], else [`DEFAULT_SHOP_NAME`]), the name customers see on
+    /// the site and in the emails themselves.
     ///
     /// For SMTP this must run inside the Tokio runtime that will send the mail (lettre's pool
     /// spawns a task there); outside a runtime it returns [`MailError::Settings`]. For a folder,
@@ -75,10 +79,7 @@ impl Mailer {
                 "STOREFRONT_MAIL_FROM must be an address like \"Shop <shop@example.com>\"".into(),
             )
         })?;
-        let from = match from.name {
-            Some(_) => from,
-            None => Mailbox::new(Some(SHOP_NAME.to_string()), from.email),
-        };
+        let from_named = from.name.is_some();
         let reply_to = settings
             .support_email
             .as_ref()
@@ -86,7 +87,9 @@ impl Mailer {
                 support
                     .as_str()
                     .parse()
-                    .map(|address| Arc::new(Mailbox::new(Some(SHOP_NAME.to_string()), address)))
+                    .map(|address| {
+                        Arc::new(Mailbox::new(Some(DEFAULT_SHOP_NAME.to_string()), address))
+                    })
                     .map_err(|_| {
                         MailError::Settings(
                             "STOREFRONT_SUPPORT_EMAIL is not an address the mailer can use".into(),
@@ -103,6 +106,7 @@ impl Mailer {
         };
         Ok(Self {
             from: Arc::new(from),
+            from_named,
             reply_to,
             transport,
         })
@@ -139,11 +143,29 @@ impl Mailer {
             .as_str()
             .parse()
             .map_err(|_| MailError::InvalidRecipient(message.to.clone()))?;
+        let shop_name = message.sender_name.as_deref().unwrap_or(DEFAULT_SHOP_NAME);
+        let from = if self.from_named {
+            Mailbox::clone(&self.from)
+        } else {
+            Mailbox::new(Some(shop_name.to_string()), self.from.email.clone())
+        };
         let mut builder = Message::builder()
             .message_id(Some(self.message_id()))
-            .from(Mailbox::clone(&self.from));
-        if let (Audience::Customer, Some(support)) = (message.audience, &self.reply_to) {
-            builder = builder.reply_to(Mailbox::clone(support));
+            .from(from);
+        if message.audience == Audience::Customer {
+            let own = message
+                .reply_to
+                .as_ref()
+                .and_then(|support| support.as_str().parse().ok())
+                .map(|address| Mailbox::new(Some(shop_name.to_string()), address));
+            match (own, &self.reply_to) {
+                (Some(support), _) => builder = builder.reply_to(support),
+                (None, Some(support)) => {
+                    let named = Mailbox::new(Some(shop_name.to_string()), support.email.clone());
+                    builder = builder.reply_to(named);
+                }
+                (None, None) => {}
+            }
         }
         builder
             .to(Mailbox::new(None, to))
@@ -176,7 +198,7 @@ mod tests {
         let url = url::Url::parse("https://shop.example.com/orders/1?token=t").expect("url");
         OutgoingEmail::esim_ready(
             Email::parse("jane@example.com").expect("ok"),
-            "Shop",
+            &MailBrand::named("Shop"),
             &url,
             &message::Receipt::new(
                 &crate::domain::PurchaseId::parse("p1").expect("id"),

@@ -138,7 +138,7 @@ async fn attempt(
         })
         .collect();
     let message = i18n::sync_scope(lang, || {
-        OutgoingEmail::lost_link(to, &notifier.shop_name, &links)
+        OutgoingEmail::lost_link(to, &notifier.identity.current().mail_brand(), &links)
     });
     let message = match message {
         Some(Ok(message)) => message,

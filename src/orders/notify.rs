@@ -11,5 +11,6 @@ use crate::mail::Mailer;
 pub struct Notifier {
     pub mailer: Mailer,
     pub public_url: Url,
-    pub shop_name: String,
+    /// The shop's identity as emails present it (read when each email is written).
+    pub identity: std::sync::Arc<crate::shop::ShopIdentity>,
 }

@@ -77,6 +77,9 @@ pub mod action {
     pub const PROMO_CODE_ENABLED: &str = "promo_code_enabled";
     pub const DISPLAY_RATE_SET: &str = "display_rate_set";
     pub const DISPLAY_RATE_CLEARED: &str = "display_rate_cleared";
+    pub const SHOP_IDENTITY_SAVED: &str = "shop_identity_saved";
+    pub const SHOP_LOGO_SET: &str = "shop_logo_set";
+    pub const SHOP_LOGO_REMOVED: &str = "shop_logo_removed";
     /// A top-up created upstream by its form's first submission.
     pub const WALLET_TOPUP_CREATED: &str = "wallet_topup_created";
     /// A later submission of the same top-up form (same key, same session).
@@ -125,6 +128,9 @@ pub mod action {
             PROMO_CODE_ENABLED => "Promotion code enabled",
             DISPLAY_RATE_SET => "Display currency rate set",
             DISPLAY_RATE_CLEARED => "Display currency rate removed",
+            SHOP_IDENTITY_SAVED => "Shop details saved",
+            SHOP_LOGO_SET => "Shop logo uploaded",
+            SHOP_LOGO_REMOVED => "Shop logo removed",
             WALLET_TOPUP_CREATED => "Wallet top-up created",
             WALLET_TOPUP_RESUBMITTED => "Wallet top-up form sent again",
             WALLET_TOPUP_FAILED => "Wallet top-up failed",

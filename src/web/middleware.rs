@@ -1,6 +1,6 @@
 //! What every response passes through: a request id, one log line, and the security headers and
-//! cache policy that apply unless a handler chose its own. Its pages see the shop's support
-//! address ([`pages::support_email`]) and are written in the request's language
+//! cache policy that apply unless a handler chose its own. Its pages see the shop's identity
+//! ([`pages::identity`]) and are written in the request's language
 //! ([`language::choose`]).
 //!
 //! `HEAD` is served here too: the request is routed as the `GET` it mirrors, so every GET route
@@ -73,6 +73,7 @@ pub async fn around_request(
             | "/readyz"
             | "/metrics"
             | "/static/{name}"
+            | "/brand/{name}"
             | "/robots.txt"
             | "/sitemap.xml"
             | "/sitemaps/{name}"
@@ -81,16 +82,18 @@ pub async fn around_request(
     );
     let span = tracing::info_span!("request", request.id = %id, http.method = %method, http.route = %route);
     let started = Instant::now();
-    let support = req
+    let identity = req
         .app_data::<web::Data<AppState>>()
-        .and_then(|state| state.settings.mail.support_email.clone());
+        .map_or_else(crate::web::pages::identity, |state| {
+            state.identity.current()
+        });
 
     let language = language::choose(&req);
     let served = language::scope(
         &method,
         i18n::scope(
             language.lang,
-            pages::with_support_email(support, next.call(req)),
+            pages::with_identity(identity, next.call(req)),
         ),
     );
     let outcome = request_id::scope(id.clone(), served)

@@ -5,6 +5,7 @@
 
 mod admin;
 pub mod assets;
+mod brand;
 mod checkout;
 pub mod client_addr;
 pub mod csrf;
@@ -54,6 +55,8 @@ pub struct AppState {
     pub orders: crate::orders::Orders,
     pub settings: Arc<Settings>,
     pub catalog: Arc<Catalog>,
+    /// The shop's name, colour, logo and company details, as every page shows them.
+    pub identity: Arc<crate::shop::ShopIdentity>,
     pub upstream: PartnerClient,
     pub payments: Arc<Provider>,
     /// Cookies carry `Secure` (and the `__Host-` prefix) when the shop is served over HTTPS.
@@ -142,6 +145,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/readyz", web::get().to(ops::readyz))
         .route("/metrics", web::get().to(metrics::metrics))
         .configure(assets::configure)
+        .configure(brand::configure)
         .configure(shop::configure)
         .configure(sitemap::configure)
         .configure(admin::configure)

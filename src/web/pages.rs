@@ -1,10 +1,10 @@
 //! Rendering askama pages into responses, the page structs shared by every area, and what the
 //! shared frame (`base.html`) shows from the settings.
 //!
-//! The frame is rendered inside every shop page, whatever its struct, so the settings it shows
-//! are not fields: they are scoped to the request by the middleware
-//! ([`with_support_email`]) and read by the template ([`support_email`]), the way the request
-//! id reaches error pages.
+//! The frame is rendered inside every shop page, whatever its struct, so the shop's identity it
+//! shows (name, logo, colour, company details, support address) is not a field: it is scoped
+//! to the request by the middleware ([`with_identity`]) and read by the template
+//! ([`identity`], [`support_email`]), the way the request id reaches error pages.
 
 use actix_web::HttpResponse;
 use actix_web::cookie::Cookie;
@@ -12,25 +12,36 @@ use actix_web::http::StatusCode;
 use actix_web::http::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderValue};
 use askama::Template;
 
-use crate::domain::Email;
+use std::sync::{Arc, LazyLock};
+
+use crate::shop::Identity;
 
 tokio::task_local! {
-    static SUPPORT_EMAIL: Option<Email>;
+    static IDENTITY: Arc<Identity>;
 }
 
-/// Runs `fut` (one request) with the shop's support address, if it has one, visible to the
-/// pages it renders.
-pub async fn with_support_email<F: Future>(support: Option<Email>, fut: F) -> F::Output {
-    SUPPORT_EMAIL.scope(support, fut).await
+/// The identity pages show outside a request (none do today; a safe fallback).
+static BUILT_IN: LazyLock<Arc<Identity>> = LazyLock::new(|| Arc::new(Identity::built_in()));
+
+/// Runs `fut` (one request) with the shop's identity visible to the pages it renders.
+pub async fn with_identity<F: Future>(identity: Arc<Identity>, fut: F) -> F::Output {
+    IDENTITY.scope(identity, fut).await
 }
 
-/// The address customers can write to (`STOREFRONT_SUPPORT_EMAIL`), for the footer and the
-/// help pages; `None` when the shop has none, or outside a request.
+/// The shop's identity as this request sees it.
+pub fn identity() -> Arc<Identity> {
+    IDENTITY
+        .try_with(Arc::clone)
+        .unwrap_or_else(|_| Arc::clone(&BUILT_IN))
+}
+
+/// The address customers can write to (the identity's, else `STOREFRONT_SUPPORT_EMAIL`), for
+/// the footer and the help pages; `None` when the shop has none.
 pub fn support_email() -> Option<String> {
-    SUPPORT_EMAIL
-        .try_with(|support| support.as_ref().map(|e| e.as_str().to_string()))
-        .ok()
-        .flatten()
+    identity()
+        .support_email
+        .as_ref()
+        .map(|e| e.as_str().to_string())
 }
 
 /// Renders `page` with `status`. A template that fails to render is a bug: the answer is a

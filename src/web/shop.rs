@@ -27,11 +27,13 @@ fn cached_page<T: Template>(
     key: &str,
     build: impl FnOnce() -> T,
 ) -> Result<HttpResponse, AppError> {
-    // One page per language, each language within its own budget.
+    // One page per language, each language within its own budget; the page shows the shop's
+    // identity too, so a new one is a new page.
     let language = i18n::current().code();
+    let key = format!("{}/{key}", pages::identity().version);
     let page = state
         .pages
-        .get_or_render(snap.generation(), language, key, || {
+        .get_or_render(snap.generation(), language, &key, || {
             build().render().map_err(AppError::internal)
         })?;
     Ok(page.respond(req))
@@ -1018,7 +1020,12 @@ pub async fn plan(
     let paused = state.sales.paused();
     // Whatever `from` says, the key names one of the plan's few listings.
     let origin = snap.origin(plan, query.from.as_deref());
-    let key = format!("plan/{}?paused={paused}&from={}", plan.id, origin.value());
+    let key = format!(
+        "{}/plan/{}?paused={paused}&from={}",
+        pages::identity().version,
+        plan.id,
+        origin.value()
+    );
     let page =
         state
             .plan_pages

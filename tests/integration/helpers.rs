@@ -537,7 +537,7 @@ pub struct Answer {
 }
 
 impl Answer {
-    async fn read(request: String, res: reqwest::Response) -> Self {
+    pub(crate) async fn read(request: String, res: reqwest::Response) -> Self {
         let (status, headers) = (res.status().as_u16(), res.headers().clone());
         Self {
             status,

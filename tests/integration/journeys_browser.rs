@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use storefront::catalog::ShopPlan;
-use storefront::mail::{OutgoingEmail, Receipt};
+use storefront::mail::{MailBrand, OutgoingEmail, Receipt};
 
 use crate::fixtures::as_id;
 use crate::helpers::{Backend, TestApp, spawn_shop};
@@ -432,15 +432,21 @@ async fn emails_pass_axe(browser: &Browser, axe: &str) {
     let mails = [
         (
             "payment-received",
-            OutgoingEmail::payment_received(to(), "eSIM shop", &url, &receipt),
+            OutgoingEmail::payment_received(to(), &MailBrand::named("eSIM shop"), &url, &receipt),
         ),
         (
             "esim-ready",
-            OutgoingEmail::esim_ready(to(), "eSIM shop", &url, &receipt),
+            OutgoingEmail::esim_ready(to(), &MailBrand::named("eSIM shop"), &url, &receipt),
         ),
         (
             "refunded",
-            OutgoingEmail::order_refunded(to(), "eSIM shop", &url, &receipt, "Sold out"),
+            OutgoingEmail::order_refunded(
+                to(),
+                &MailBrand::named("eSIM shop"),
+                &url,
+                &receipt,
+                "Sold out",
+            ),
         ),
     ];
     for (name, mail) in mails {

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use storefront::domain::Cents;
 use storefront::i18n::{self, Lang};
-use storefront::mail::{OrderLink, OutgoingEmail, Receipt};
+use storefront::mail::{MailBrand, OrderLink, OutgoingEmail, Receipt};
 use url::Url;
 
 use crate::both_backends;
@@ -320,16 +320,22 @@ fn every_customer_email_is_written_in_each_language() {
     for lang in Lang::ALL {
         let emails = i18n::sync_scope(lang, || {
             [
-                OutgoingEmail::payment_received(to.clone(), "Shop", &url, &receipt),
-                OutgoingEmail::esim_ready(to.clone(), "Shop", &url, &receipt),
+                OutgoingEmail::payment_received(
+                    to.clone(),
+                    &MailBrand::named("Shop"),
+                    &url,
+                    &receipt,
+                ),
+                OutgoingEmail::esim_ready(to.clone(), &MailBrand::named("Shop"), &url, &receipt),
                 OutgoingEmail::order_refunded(
                     to.clone(),
-                    "Shop",
+                    &MailBrand::named("Shop"),
                     &url,
                     &receipt,
                     storefront::domain::purchase::RefundCause::DeliveryFailed.customer_reason(),
                 ),
-                OutgoingEmail::lost_link(to.clone(), "Shop", &links).expect("orders"),
+                OutgoingEmail::lost_link(to.clone(), &MailBrand::named("Shop"), &links)
+                    .expect("orders"),
             ]
         });
         // A receipt with a promotion code names the code and what it took off.
@@ -337,7 +343,7 @@ fn every_customer_email_is_written_in_each_language() {
             .clone()
             .with_promo(Some("SPRING"), Some(4_077), Some(408));
         let promo_email = i18n::sync_scope(lang, || {
-            OutgoingEmail::payment_received(to.clone(), "Shop", &url, &with_code)
+            OutgoingEmail::payment_received(to.clone(), &MailBrand::named("Shop"), &url, &with_code)
         })
         .expect("renders");
         let line = match lang {

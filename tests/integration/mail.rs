@@ -15,7 +15,7 @@ use std::process::{Child, Command, Stdio};
 use serde_json::Value;
 use storefront::config::{MailSettings, MailTransport, Secret};
 use storefront::domain::{Cents, Email};
-use storefront::mail::{AlertKind, MailError, Mailer, OutgoingEmail, Receipt, Retry};
+use storefront::mail::{AlertKind, MailBrand, MailError, Mailer, OutgoingEmail, Receipt, Retry};
 use url::Url;
 
 const FROM: &str = "Tokyo eSIM 東京 <shop@example.com>";
@@ -206,7 +206,7 @@ async fn the_folder_receives_one_parseable_multipart_message() {
     let mailer = dir_mailer(&dir);
     let mail = OutgoingEmail::payment_received(
         consumer(),
-        "Tokyo eSIM 東京",
+        &MailBrand::named("Tokyo eSIM 東京"),
         &order_url(),
         &receipt(PLAN, 123_456),
     )
@@ -260,9 +260,14 @@ async fn customers_replies_go_to_the_support_address_under_the_shop_s_name() {
         support_email: Some(Email::parse("help@example.com").expect("valid")),
     })
     .expect("mailer");
-    let shop = storefront::config::SHOP_NAME;
-    let ready = OutgoingEmail::esim_ready(consumer(), shop, &order_url(), &receipt(PLAN, 1_000))
-        .expect("render");
+    let shop = "Globe Data";
+    let ready = OutgoingEmail::esim_ready(
+        consumer(),
+        &MailBrand::named(shop),
+        &order_url(),
+        &receipt(PLAN, 1_000),
+    )
+    .expect("render");
     mailer.send(&ready).await.expect("written");
     let details = Url::parse("https://shop.example.com/admin/wallet").expect("url");
     let ops = Email::parse("ops@example.com").expect("valid");
@@ -298,8 +303,13 @@ async fn the_esim_ready_email_carries_the_private_link_and_nothing_to_install_wi
     let root = tempfile::tempdir().expect("tempdir");
     let mailer = dir_mailer(root.path());
     let url = order_url();
-    let mail =
-        OutgoingEmail::esim_ready(consumer(), "Shop", &url, &receipt(PLAN, 1_000)).expect("render");
+    let mail = OutgoingEmail::esim_ready(
+        consumer(),
+        &MailBrand::named("Shop"),
+        &url,
+        &receipt(PLAN, 1_000),
+    )
+    .expect("render");
     mailer.send(&mail).await.expect("written");
 
     let files = eml_files(root.path());
@@ -341,7 +351,7 @@ async fn hostile_plan_names_are_escaped_in_the_html_part() {
     let hostile = r#"<img src=x onerror=alert(1)> "Asia" & more </td></table> 中国"#;
     let mail = OutgoingEmail::order_refunded(
         consumer(),
-        "Shop",
+        &MailBrand::named("Shop"),
         &order_url(),
         &receipt(hostile, 599),
         "Upstream said <b>no</b> & closed",
@@ -380,9 +390,13 @@ async fn smtp_delivers_to_a_real_server_when_the_url_asks_for_plain_text() {
         &details,
     )
     .expect("render");
-    let ready =
-        OutgoingEmail::esim_ready(consumer(), "Shop 商店", &order_url(), &receipt(PLAN, 1_000))
-            .expect("render");
+    let ready = OutgoingEmail::esim_ready(
+        consumer(),
+        &MailBrand::named("Shop 商店"),
+        &order_url(),
+        &receipt(PLAN, 1_000),
+    )
+    .expect("render");
 
     // Clones share the transport and may send concurrently.
     let clone = mailer.clone();
@@ -418,7 +432,7 @@ async fn smtp_rejections_are_permanent_and_deferrals_transient() {
     let to = |address: &str| {
         OutgoingEmail::esim_ready(
             Email::parse(address).expect("valid"),
-            "Shop",
+            &MailBrand::named("Shop"),
             &order_url(),
             &receipt(PLAN, 1_000),
         )
@@ -443,8 +457,13 @@ async fn without_tls_none_a_plain_server_gets_nothing() {
     let Some(server) = SmtpServer::start() else {
         return;
     };
-    let mail = OutgoingEmail::esim_ready(consumer(), "Shop", &order_url(), &receipt(PLAN, 1_000))
-        .expect("render");
+    let mail = OutgoingEmail::esim_ready(
+        consumer(),
+        &MailBrand::named("Shop"),
+        &order_url(),
+        &receipt(PLAN, 1_000),
+    )
+    .expect("render");
 
     // smtp:// alone means STARTTLS required; this server does not offer it.
     let err = smtp_mailer(server.url("")).send(&mail).await.unwrap_err();
@@ -473,8 +492,13 @@ async fn a_closed_port_is_a_transient_connection_error() {
     let mailer = smtp_mailer(format!(
         "smtp://mailer:hunter2-secret@127.0.0.1:{port}?tls=none"
     ));
-    let mail = OutgoingEmail::esim_ready(consumer(), "Shop", &order_url(), &receipt(PLAN, 1_000))
-        .expect("render");
+    let mail = OutgoingEmail::esim_ready(
+        consumer(),
+        &MailBrand::named("Shop"),
+        &order_url(),
+        &receipt(PLAN, 1_000),
+    )
+    .expect("render");
     let err = mailer.send(&mail).await.unwrap_err();
     assert!(matches!(err, MailError::Connection(_)), "{err:?}");
     assert_eq!(err.retry(), Retry::Transient);

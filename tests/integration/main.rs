@@ -61,6 +61,7 @@ mod settings_doc;
 mod shared_gate;
 mod shop;
 mod shop_forms;
+mod shop_identity;
 mod sitemap;
 mod stripe;
 mod upstream;

@@ -77,6 +77,7 @@ fn sqlite_type(declared: &str, is_pk: bool) -> &'static str {
         "INTEGER" if is_pk => "int8",
         "INTEGER" => "int4",
         "BOOLEAN" => "bool",
+        "BLOB" => "bytes",
         _ => "unknown",
     }
 }
@@ -244,6 +245,7 @@ fn pg_type(data_type: &str) -> &'static str {
     match data_type {
         "text" => "text",
         "bigint" => "int8",
+        "bytea" => "bytes",
         "integer" => "int4",
         "boolean" => "bool",
         _ => "unknown",

@@ -111,7 +111,8 @@ async fn send(
         purchase.list_price_cents,
         purchase.discount_cents,
     );
-    let shop = notifier.shop_name.as_str();
+    let brand = notifier.identity.current().mail_brand();
+    let shop = &brand;
     let message = i18n::sync_scope(lang, || match email {
         ConsumerEmail::PaymentReceived => {
             OutgoingEmail::payment_received(to, shop, &link, &receipt)

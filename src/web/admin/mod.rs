@@ -1,5 +1,5 @@
 //! The admin console under `/admin`: login and logout, the dashboard, orders, pricing,
-//! promotion codes, display currencies, the wallet, the books (reconciliation and CSV
+//! promotion codes, display currencies, the shop's identity, the wallet, the books (reconciliation and CSV
 //! exports), the catalog, the audit log, user
 //! management and each admin's own account page.
 //!
@@ -17,6 +17,7 @@ mod books;
 mod catalog;
 mod currencies;
 mod dashboard;
+mod identity;
 mod login;
 mod orders;
 mod page;
@@ -102,6 +103,16 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route(
             "/admin/currencies/{currency}/clear",
             web::post().to(currencies::clear),
+        )
+        .route("/admin/identity", web::get().to(identity::page))
+        .route("/admin/identity", web::post().to(identity::save))
+        .route(
+            "/admin/identity/logo",
+            web::post().to(identity::upload_logo),
+        )
+        .route(
+            "/admin/identity/logo/remove",
+            web::post().to(identity::remove_logo),
         )
         .route("/admin/catalog", web::get().to(catalog::page))
         .route("/admin/catalog/sync", web::post().to(catalog::sync_now))
@@ -282,12 +293,7 @@ impl<T: serde::de::DeserializeOwned + 'static> FromRequest for CsrfForm<T> {
         let req = req.clone();
         Box::pin(async move {
             let web::Form(pairs) = pairs.await?;
-            let state = state_of(&req)?;
-            let token = pairs
-                .iter()
-                .find(|(name, _)| name == CSRF_FIELD)
-                .map_or("", |(_, value)| value.as_str());
-            check_csrf(&state, &req, token)?;
+            checked_token(&req, &pairs)?;
             let encoded =
                 serde_urlencoded::to_string(&pairs).map_err(crate::web::error::bad_input)?;
             serde_urlencoded::from_str(&encoded)
@@ -295,6 +301,92 @@ impl<T: serde::de::DeserializeOwned + 'static> FromRequest for CsrfForm<T> {
                 .map_err(crate::web::error::bad_input)
         })
     }
+}
+
+/// Checks the CSRF token among a form's `pairs`, for both form extractors.
+fn checked_token(req: &HttpRequest, pairs: &[(String, String)]) -> Result<(), AppError> {
+    let state = state_of(req)?;
+    let token = pairs
+        .iter()
+        .find(|(name, _)| name == CSRF_FIELD)
+        .map_or("", |(_, value)| value.as_str());
+    check_csrf(&state, req, token)
+}
+
+/// The largest file a console upload takes (the largest logo, with room to say it is too
+/// large rather than cutting the request off).
+const UPLOAD_FILE_LIMIT: usize = crate::domain::brand::MAX_LOGO_BYTES + 1;
+/// The largest text field of an upload, and how many parts it may have.
+const UPLOAD_TEXT_LIMIT: usize = 4 * 1024;
+const UPLOAD_MAX_PARTS: usize = 8;
+
+/// A console upload (`multipart/form-data`, a file field named `file`) whose CSRF token has
+/// been checked, like [`CsrfForm`]. `file` is `None` when no file was chosen, and holds at
+/// most [`UPLOAD_FILE_LIMIT`] bytes: a larger file is cut there, for its owner to refuse, and
+/// nothing after it is read, so the form must send its token before the file.
+pub struct CsrfUpload {
+    pub file: Option<Vec<u8>>,
+}
+
+impl FromRequest for CsrfUpload {
+    type Error = actix_web::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut actix_web::dev::Payload) -> Self::Future {
+        let multipart = actix_multipart::Multipart::new(req.headers(), payload.take());
+        let req = req.clone();
+        Box::pin(async move {
+            let (pairs, file) = read_upload(multipart).await?;
+            checked_token(&req, &pairs)?;
+            Ok(Self { file })
+        })
+    }
+}
+
+async fn read_upload(
+    mut multipart: actix_multipart::Multipart,
+) -> Result<(Vec<(String, String)>, Option<Vec<u8>>), actix_web::Error> {
+    use futures_util::StreamExt;
+    let mut pairs = Vec::new();
+    let mut file = None;
+    let mut parts = 0;
+    while let Some(field) = multipart.next().await {
+        parts += 1;
+        if parts > UPLOAD_MAX_PARTS {
+            return Err(crate::web::error::bad_input("too many parts"));
+        }
+        let mut field = field.map_err(crate::web::error::bad_input)?;
+        let name = field.name().unwrap_or_default().to_string();
+        let is_file = name == "file";
+        let limit = if is_file {
+            UPLOAD_FILE_LIMIT
+        } else {
+            UPLOAD_TEXT_LIMIT
+        };
+        let mut bytes = Vec::new();
+        while let Some(chunk) = field.next().await {
+            let chunk = chunk.map_err(crate::web::error::bad_input)?;
+            let room = limit.saturating_sub(bytes.len());
+            bytes.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            if bytes.len() >= limit {
+                break;
+            }
+        }
+        if is_file {
+            let cut = bytes.len() >= limit;
+            file = Some(bytes).filter(|b| !b.is_empty());
+            if cut {
+                // Too large: the rest is not read (the form sends its token first).
+                break;
+            }
+        } else if bytes.len() >= limit {
+            return Err(crate::web::error::bad_input("text part too long"));
+        } else {
+            let value = String::from_utf8(bytes).map_err(crate::web::error::bad_input)?;
+            pairs.push((name, value));
+        }
+    }
+    Ok((pairs, file))
 }
 
 /// A refusal a page shows beside its form (a 4xx with a message for the person); anything

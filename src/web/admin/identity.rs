@@ -1,0 +1,147 @@
+//! `/admin/identity` (owners): the shop's name, accent colour, logo, contact and company
+//! details, as customers see them on every page and email. The rules are `shop::identity` and
+//! `domain::brand`.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use askama::Template;
+use serde::Deserialize;
+
+use super::{
+    AdminPage, CsrfForm, CsrfUpload, CurrentAdmin, NoFields, client_addr, console_page,
+    require_owner, see_other,
+};
+use crate::domain::brand::{AA_CONTRAST, Logo, MAX_LOGO_BYTES};
+use crate::shop::{IdentityError, IdentityForm};
+use crate::web::AppState;
+use crate::web::error::AppError;
+
+#[derive(Template)]
+#[template(path = "admin/identity.html")]
+struct IdentityPage {
+    form: IdentityForm,
+    logo_href: Option<String>,
+    error: Option<String>,
+    logo_error: Option<String>,
+    saved: Option<&'static str>,
+}
+
+console_page!(IdentityPage => "identity");
+
+impl IdentityPage {
+    fn new(state: &AppState, form: Option<IdentityForm>) -> Self {
+        let identity = state.identity.current();
+        Self {
+            form: form.unwrap_or_else(|| identity.form()),
+            logo_href: identity.logo_href(),
+            error: None,
+            logo_error: None,
+            saved: None,
+        }
+    }
+
+    fn max_logo_kb(&self) -> usize {
+        MAX_LOGO_BYTES / 1024
+    }
+
+    fn min_contrast(&self) -> f64 {
+        AA_CONTRAST
+    }
+}
+
+#[derive(Deserialize)]
+pub struct PageQuery {
+    saved: Option<String>,
+}
+
+pub async fn page(
+    state: web::Data<AppState>,
+    CurrentAdmin(admin): CurrentAdmin,
+    query: web::Query<PageQuery>,
+) -> Result<AdminPage, AppError> {
+    require_owner(&admin)?;
+    let mut page = IdentityPage::new(&state, None);
+    page.saved = match query.saved.as_deref() {
+        Some("details") => Some("Saved. Every page and new email shows the new details now."),
+        Some("logo") => Some("Logo saved. The header shows it now."),
+        Some("logo-removed") => Some("Logo removed."),
+        _ => None,
+    };
+    Ok(AdminPage::new(page))
+}
+
+pub async fn save(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    CsrfForm(form): CsrfForm<IdentityForm>,
+) -> Result<AdminPage, AppError> {
+    require_owner(&admin)?;
+    match state.identity.save(&admin, &client_addr(&req), &form).await {
+        Ok(()) => Ok(see_other("/admin/identity?saved=details").into()),
+        Err(IdentityError::Database(err)) => Err(err.into()),
+        Err(refused) => {
+            let mut page = IdentityPage::new(&state, Some(form));
+            page.error = Some(format!(
+                "{}. Nothing was saved.",
+                capitalise(&refused.to_string())
+            ));
+            Ok(AdminPage::with_status(StatusCode::BAD_REQUEST, page))
+        }
+    }
+}
+
+pub async fn upload_logo(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    upload: CsrfUpload,
+) -> Result<AdminPage, AppError> {
+    require_owner(&admin)?;
+    let logo = Logo::parse(upload.file.unwrap_or_default());
+    let outcome = match logo {
+        Ok(logo) => {
+            state
+                .identity
+                .set_logo(&admin, &client_addr(&req), logo)
+                .await
+        }
+        Err(err) => Err(err.into()),
+    };
+    match outcome {
+        Ok(()) => Ok(see_other("/admin/identity?saved=logo").into()),
+        Err(IdentityError::Database(err)) => Err(err.into()),
+        Err(refused) => {
+            let mut page = IdentityPage::new(&state, None);
+            page.logo_error = Some(format!(
+                "{}. The logo was not changed.",
+                capitalise(&refused.to_string())
+            ));
+            Ok(AdminPage::with_status(StatusCode::BAD_REQUEST, page))
+        }
+    }
+}
+
+pub async fn remove_logo(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    _: CsrfForm<NoFields>,
+) -> Result<HttpResponse, AppError> {
+    require_owner(&admin)?;
+    if !state
+        .identity
+        .remove_logo(&admin, &client_addr(&req))
+        .await?
+    {
+        return Err(AppError::NotFound);
+    }
+    Ok(see_other("/admin/identity?saved=logo-removed"))
+}
+
+fn capitalise(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
+}
