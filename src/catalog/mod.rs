@@ -12,6 +12,7 @@ pub mod display_rates;
 pub mod named;
 pub mod pricing;
 pub mod promo_codes;
+pub mod region_names;
 pub mod search;
 pub mod snapshot;
 pub mod sync;

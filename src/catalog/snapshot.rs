@@ -11,6 +11,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use crate::catalog::search::{Rank, SearchIndex, Target};
 use crate::db::catalog::{PlanRow, StoredCatalog, SyncRow};
+use crate::db::region_names::RegionNameRow;
 use crate::domain::currency::{DisplayPrice, Rate};
 use crate::domain::plan::{self, Activation};
 use crate::domain::pricing::{
@@ -313,10 +314,16 @@ impl ShopRegion {
     }
 }
 
-/// A region's name in every shop language, from upstream's English `name`.
-fn localized_region_names(name: &str) -> [String; 3] {
+/// A region's name in every shop language: the owner's own name for that language where set
+/// (`own`, from the console), else CLDR's name of the area upstream calls `english`, else
+/// `english` as upstream gives it. Every page, title and email names a region through this.
+pub fn region_names(english: &str, own: &[RegionNameRow]) -> [String; 3] {
     Lang::ALL.map(|lang| {
-        countries::region_name_in(name, lang).map_or_else(|| name.to_string(), str::to_string)
+        own.iter()
+            .find(|row| row.lang == lang.code())
+            .map(|row| row.name.clone())
+            .or_else(|| countries::region_name_in(english, lang).map(str::to_string))
+            .unwrap_or_else(|| english.to_string())
     })
 }
 
@@ -443,40 +450,41 @@ fn plan_kind(row: &PlanRow, coverage: &[String]) -> PlanKind {
 }
 
 /// The destination a plan is shown under: the country of a local plan, the region's name for
-/// a regional one ("Europe", given `region_name`), "Global" for a global one. Upstream's own
-/// label of a multi-country destination ("Europe (9 countries)") is not used.
-pub fn destination_name(row: &PlanRow, region_name: Option<&str>) -> String {
-    destination_name_in(row, region_name, Lang::En)
+/// a regional one (`region`: its names from [`region_names`]), "Global" for a global one.
+/// Upstream's own label of a multi-country destination ("Europe (9 countries)") is not used.
+pub fn destination_name(row: &PlanRow, region: Option<&[String; 3]>) -> String {
+    destination_name_in(row, region, Lang::En)
 }
 
 /// [`destination_name`] in `lang`: a country by its code (CLDR's name in Spanish and German,
-/// upstream's in English), a region by CLDR's name of that area where it has one.
-pub fn destination_name_in(row: &PlanRow, region_name: Option<&str>, lang: Lang) -> String {
+/// upstream's in English), a region by its name in `lang`.
+pub fn destination_name_in(row: &PlanRow, region: Option<&[String; 3]>, lang: Lang) -> String {
     match plan_kind(row, &country_codes(&row.coverage)) {
         PlanKind::Local => match lang {
             Lang::En => row.country_name.clone(),
             _ => countries::name_in(row.country_code.trim(), lang)
                 .map_or_else(|| row.country_name.clone(), str::to_string),
         },
-        PlanKind::Regional => match region_name {
-            Some(name) => countries::region_name_in(name, lang)
-                .filter(|_| lang != Lang::En)
-                .unwrap_or(name)
-                .to_string(),
+        PlanKind::Regional => match region {
+            Some(names) => names[lang as usize].clone(),
             None => row.country_name.clone(),
         },
         PlanKind::Global => lang.t("destination-global"),
     }
 }
 
-fn shop_plan(row: &PlanRow, book: &PriceBook, region_names: &HashMap<&str, &str>) -> ShopPlan {
+fn shop_plan(
+    row: &PlanRow,
+    book: &PriceBook,
+    region_names: &HashMap<&str, [String; 3]>,
+) -> ShopPlan {
     let coverage = country_codes(&row.coverage);
     let kind = plan_kind(row, &coverage);
-    let region_name = row
+    let region = row
         .region
         .as_deref()
-        .and_then(|slug| region_names.get(slug).copied());
-    let names = Lang::ALL.map(|lang| destination_name_in(row, region_name, lang));
+        .and_then(|slug| region_names.get(slug));
+    let names = Lang::ALL.map(|lang| destination_name_in(row, region, lang));
     let country_name = names[0].clone();
     let key = PlanKey {
         plan_id: &row.id,
@@ -524,18 +532,26 @@ impl Snapshot {
         let fallback = MarkupRule::default_markup(default_markup_bps)
             .unwrap_or_else(|_| MarkupRule::default_markup(0).expect("0 bps is valid"));
         let book = PriceBook::new(fallback, rules_from_rows(stored));
-        let region_names: HashMap<&str, &str> = stored
+        let names_of_region: HashMap<&str, [String; 3]> = stored
             .regions
             .iter()
             .filter(|r| r.available)
-            .map(|r| (r.slug.as_str(), r.name.as_str()))
+            .map(|r| {
+                let own: Vec<RegionNameRow> = stored
+                    .region_names
+                    .iter()
+                    .filter(|n| n.slug == r.slug)
+                    .cloned()
+                    .collect();
+                (r.slug.as_str(), region_names(&r.name, &own))
+            })
             .collect();
         let rates = display_rates(stored);
         let plans: Vec<ShopPlan> = stored
             .plans
             .iter()
             .map(|row| {
-                let mut plan = shop_plan(row, &book, &region_names);
+                let mut plan = shop_plan(row, &book, &names_of_region);
                 plan.show_display_prices(&rates);
                 plan
             })
@@ -638,7 +654,10 @@ impl Snapshot {
             .filter(|r| r.available)
             .map(|r| ShopRegion {
                 slug: r.slug.clone(),
-                names: localized_region_names(&r.name),
+                names: names_of_region
+                    .get(r.slug.as_str())
+                    .cloned()
+                    .unwrap_or_else(|| region_names(&r.name, &[])),
                 name: r.name.clone(),
                 search_key: plan::search_key(&r.name),
                 coverage: country_codes(&r.coverage),
@@ -911,11 +930,12 @@ mod tests {
         let local = row("l", "FR", "local", Some("europe"), &["FR"]);
         let regional = row("r", "EU-9", "regional", Some("europe"), &["FR", "DE"]);
         let global = row("g", "GL-29", "global", None, &["FR", "DE", "JP"]);
-        assert_eq!(destination_name(&local, Some("Europe")), "FR (upstream)");
-        assert_eq!(destination_name(&regional, Some("Europe")), "Europe");
+        let europe = region_names("Europe", &[]);
+        assert_eq!(destination_name(&local, Some(&europe)), "FR (upstream)");
+        assert_eq!(destination_name(&regional, Some(&europe)), "Europe");
         // A region /regions did not name keeps upstream's label rather than none.
         assert_eq!(destination_name(&regional, None), "EU-9 (upstream)");
-        assert_eq!(destination_name(&global, Some("Europe")), "Global");
+        assert_eq!(destination_name(&global, Some(&europe)), "Global");
     }
 
     fn cost(mut plan: PlanRow, cents: i64) -> PlanRow {

@@ -108,6 +108,8 @@ pub struct StoredCatalog {
     pub rules: Vec<RuleRow>,
     /// The owner's display-only exchange rates (they share the pricing version).
     pub display_rates: Vec<crate::db::display_rates::RateRow>,
+    /// The owner's own region names (they share the pricing version).
+    pub region_names: Vec<crate::db::region_names::RegionNameRow>,
     /// The pricing version `rules` belong to (`db::pricing::version`).
     pub pricing_version: i64,
     pub last_sync: Option<SyncRow>,
@@ -284,6 +286,7 @@ pub fn load_catalog(conn: &mut DbConn) -> Result<StoredCatalog, DbError> {
                 .load(conn)?,
             rules: crate::db::pricing::rules(conn)?,
             display_rates: crate::db::display_rates::list(conn)?,
+            region_names: crate::db::region_names::list(conn)?,
             pricing_version: crate::db::pricing::version(conn)?,
             last_sync: catalog_syncs::table
                 .order(catalog_syncs::id.desc())
@@ -327,11 +330,18 @@ pub fn sync_history(conn: &mut DbConn, limit: i64) -> Result<Vec<SyncRow>, DbErr
         .load(conn)?)
 }
 
-/// A plan as last synced (it may have left the live catalog since), with its region's name.
+/// A plan's region as stored: upstream's English name and the owner's own names.
+#[derive(Debug, Clone)]
+pub struct StoredRegionName {
+    pub english: String,
+    pub own: Vec<crate::db::region_names::RegionNameRow>,
+}
+
+/// A plan as last synced (it may have left the live catalog since), with its region's names.
 pub fn stored_plan(
     conn: &mut DbConn,
     plan_id: &str,
-) -> Result<Option<(PlanRow, Option<String>)>, DbError> {
+) -> Result<Option<(PlanRow, Option<StoredRegionName>)>, DbError> {
     let row: Option<PlanRow> = catalog_plans::table
         .find(plan_id)
         .select(PlanRow::as_select())
@@ -340,13 +350,18 @@ pub fn stored_plan(
     let Some(row) = row else {
         return Ok(None);
     };
-    let region_name = match row.region.as_deref() {
+    let region = match row.region.as_deref() {
         Some(slug) => catalog_regions::table
             .find(slug)
             .select(catalog_regions::name)
-            .first(conn)
-            .optional()?,
+            .first::<String>(conn)
+            .optional()?
+            .map(|english| {
+                crate::db::region_names::of_region(conn, slug)
+                    .map(|own| StoredRegionName { english, own })
+            })
+            .transpose()?,
         None => None,
     };
-    Ok(Some((row, region_name)))
+    Ok(Some((row, region)))
 }

@@ -31,6 +31,7 @@ pub mod pricing;
 pub mod promo;
 pub mod purchases;
 pub mod refunds;
+pub mod region_names;
 pub mod schema;
 pub mod settings;
 pub mod staff;

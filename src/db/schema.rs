@@ -248,6 +248,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     promo_codes,
     promo_redemptions,
     display_rates,
+    region_names,
 );
 
 diesel::table! {
@@ -453,6 +454,15 @@ diesel::table! {
 
 diesel::joinable!(promo_redemptions -> purchases (purchase_id));
 diesel::joinable!(promo_redemptions -> promo_codes (code));
+
+diesel::table! {
+    region_names (slug, lang) {
+        slug -> Text,
+        lang -> Text,
+        name -> Text,
+        updated_at_ms -> BigInt,
+    }
+}
 
 diesel::table! {
     display_rates (currency) {

@@ -77,6 +77,8 @@ pub mod action {
     pub const PROMO_CODE_ENABLED: &str = "promo_code_enabled";
     pub const DISPLAY_RATE_SET: &str = "display_rate_set";
     pub const DISPLAY_RATE_CLEARED: &str = "display_rate_cleared";
+    /// The owner's own names of a region changed.
+    pub const REGION_NAMES_SAVED: &str = "region_names_saved";
     pub const SHOP_IDENTITY_SAVED: &str = "shop_identity_saved";
     pub const SHOP_LOGO_SET: &str = "shop_logo_set";
     pub const SHOP_LOGO_REMOVED: &str = "shop_logo_removed";
@@ -128,6 +130,7 @@ pub mod action {
             PROMO_CODE_ENABLED => "Promotion code enabled",
             DISPLAY_RATE_SET => "Display currency rate set",
             DISPLAY_RATE_CLEARED => "Display currency rate removed",
+            REGION_NAMES_SAVED => "Region names changed",
             SHOP_IDENTITY_SAVED => "Shop details saved",
             SHOP_LOGO_SET => "Shop logo uploaded",
             SHOP_LOGO_REMOVED => "Shop logo removed",

@@ -141,6 +141,26 @@ impl From<crate::catalog::promo_codes::PromoCodeError> for AppError {
     }
 }
 
+impl From<crate::catalog::region_names::RegionNameError> for AppError {
+    fn from(err: crate::catalog::region_names::RegionNameError) -> Self {
+        use crate::catalog::region_names::RegionNameError as E;
+        match err {
+            E::UnknownRegion(_) => Self::NotFound,
+            E::TooLong(_) | E::Control(_) => {
+                let text = err.to_string();
+                let mut chars = text.chars();
+                let first = chars.next().map(|c| c.to_uppercase().to_string());
+                Self::BadRequest(format!(
+                    "{}{}. Nothing was saved.",
+                    first.unwrap_or_default(),
+                    chars.as_str()
+                ))
+            }
+            E::Db(cause) => cause.into(),
+        }
+    }
+}
+
 impl From<UsersError> for AppError {
     fn from(err: UsersError) -> Self {
         match err {

@@ -1,13 +1,16 @@
 //! The catalog in the traveller's language: on Spanish and German pages countries and regions
 //! carry their CLDR names (no English name of the catalog left where the language has its own),
 //! search understands those names, and the emails of an order name its destination the same
-//! way.
+//! way. The owner may give a region its own name in a language, which then replaces CLDR's
+//! there.
 
 use std::collections::BTreeSet;
 
 use storefront::catalog::{PlanKind, ShopPlan, Snapshot};
 use storefront::i18n::Lang;
+use storefront::staff::Role;
 
+use crate::admin::{OWNER, SUPPORT, audit_rows, create, login_as};
 use crate::helpers::{Backend, Browser, TestApp, spawn_shop};
 use crate::journeys::{buy, pay};
 use crate::mail::{parse_eml, part};
@@ -176,4 +179,118 @@ async fn an_order_bought_in_spanish_names_its_country_in_spanish_in_its_email() 
         .expect("the payment email's text part");
     assert!(text.contains(&format!("{spanish} ·")), "{spanish}: {text}");
     assert!(!contains_word(&text, &plan.country_name), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_owners_own_region_name_replaces_cldrs_in_its_language_only() {
+    let (app, _upstream) = spawn_shop(Backend::Sqlite, 300).await.expect("sqlite");
+    create(&app.db, OWNER, Role::Owner).await;
+    create(&app.db, SUPPORT, Role::Support).await;
+    let owner = login_as(&app, OWNER).await;
+    let plan = plan_of(&app.catalog.snapshot(), PlanKind::Regional, Lang::De);
+    let slug = plan.region.clone().expect("a regional plan's region");
+    let german = browser_in(Lang::De);
+    let before = page(&app, &german, &format!("/regions/{slug}")).await;
+    let cldr = plan.labels_in(Lang::De).name.clone();
+    assert!(before.contains(&cldr), "{cldr}: {before}");
+
+    // Support may not rename; a name too long or with a line break is refused, saving nothing.
+    let support = login_as(&app, SUPPORT).await;
+    let token = support.csrf(&app).await;
+    let path = format!("/admin/catalog/regions/{slug}");
+    support
+        .post(&app, &path, &[("csrf_token", &token), ("de", "Nope")])
+        .await
+        .assert_status(403);
+    let token = owner.csrf(&app).await;
+    let long = "x".repeat(61);
+    let refused = owner
+        .post(&app, &path, &[("csrf_token", &token), ("de", &long)])
+        .await
+        .assert_status(400);
+    assert!(
+        refused.body.contains("at most 60 characters"),
+        "{}",
+        refused.body
+    );
+
+    let answer = owner
+        .post(
+            &app,
+            &path,
+            &[
+                ("csrf_token", &token),
+                ("en", ""),
+                ("es", ""),
+                ("de", "  Europa  & Balkan "),
+            ],
+        )
+        .await
+        .assert_status(303);
+    assert!(
+        answer
+            .location()
+            .starts_with("/admin/catalog/regions?saved=")
+    );
+    let console = owner
+        .get(&app, "/admin/catalog/regions")
+        .await
+        .assert_status(200);
+    assert!(
+        console.body.contains("value=\"Europa &amp; Balkan\""),
+        "{}",
+        console.body
+    );
+
+    // The German pages (cached ones too) and search use the owner's name; Spanish keeps CLDR's.
+    for path in [
+        format!("/regions/{slug}"),
+        "/regions".to_string(),
+        format!("/plans/{}", plan.id),
+    ] {
+        let html = page(&app, &german, &path).await;
+        assert!(html.contains("Europa & Balkan"), "{path}: {html}");
+    }
+    german
+        .get(&app, "/search?q=balkan")
+        .await
+        .assert_redirect_to(&format!("/regions/{slug}"));
+    let spanish = page(&app, &browser_in(Lang::Es), &format!("/regions/{slug}")).await;
+    assert!(
+        !spanish.contains("Balkan") && spanish.contains(&plan.labels_in(Lang::Es).name),
+        "{spanish}"
+    );
+    let rows = audit_rows(&app.db).await;
+    let (_, _, target, details) = rows
+        .iter()
+        .find(|(_, action, _, _)| action == "region_names_saved")
+        .expect("audited");
+    assert_eq!(target.as_deref(), Some(format!("region:{slug}").as_str()));
+    assert!(details.contains("→ “Europa & Balkan”"), "{details}");
+
+    // An order bought in German names the owner's region in its email.
+    let checkout = buy(&app, &german, &plan, "reisende@example.com")
+        .await
+        .assert_status(303);
+    pay(&app, &german, &checkout.location())
+        .await
+        .assert_status(303);
+    app.wait_for_email("reisende@example.com").await;
+    let text = std::fs::read_dir(app.mail_dir.path())
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .map(|e| part(&parse_eml(&e.path()), "text/plain").to_string())
+        .find(|text| text.contains("·"))
+        .expect("the payment email's text part");
+    assert!(text.contains("Europa & Balkan ·"), "{text}");
+
+    // Emptied again: back to CLDR's name.
+    let token = owner.csrf(&app).await;
+    owner
+        .post(&app, &path, &[("csrf_token", &token), ("de", "")])
+        .await
+        .assert_status(303);
+    let html = page(&app, &german, &format!("/regions/{slug}")).await;
+    assert!(!html.contains("Balkan") && html.contains(&cldr), "{html}");
 }

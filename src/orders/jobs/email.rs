@@ -2,7 +2,7 @@
 //! nothing new and a failed send is retried. Only a crash between the SMTP server's answer and
 //! the job's commit can send one email twice. Emails carry the private link, never the eSIM.
 
-use crate::catalog::snapshot::destination_name_in;
+use crate::catalog::snapshot::{destination_name_in, region_names};
 use crate::db::outbox::LeasedJob;
 use crate::db::{DbError, alerts, now_ms, refunds};
 use crate::domain::AlertKind;
@@ -22,12 +22,16 @@ pub(crate) fn plan_description(
     plan_id: &str,
     lang: Lang,
 ) -> Result<String, DbError> {
-    let Some((row, region_name)) = crate::db::catalog::stored_plan(conn, plan_id)? else {
+    let Some((row, region)) = crate::db::catalog::stored_plan(conn, plan_id)? else {
         return Ok(lang.ta("mail-unknown-plan", &[("id", plan_id.into())]));
     };
     Ok(format!(
         "{} · {}",
-        destination_name_in(&row, region_name.as_deref(), lang),
+        destination_name_in(
+            &row,
+            region.map(|r| region_names(&r.english, &r.own)).as_ref(),
+            lang
+        ),
         describe_allowance(lang, row.data_mb, row.validity_days, row.is_daily)
     ))
 }

@@ -1,6 +1,7 @@
 //! `/admin/catalog`: the state of the catalog sync and its history, and the plans with their
 //! cost, price and margin, filtered by country or region and paged. Everyone signed in may
-//! read it; "sync now" is for owners and is audited with its outcome.
+//! read it; "sync now" is for owners and is audited with its outcome. `/admin/catalog/regions`
+//! (owners): the regions' names in each shop language, the owner's own where CLDR's do not fit.
 
 use std::sync::Arc;
 
@@ -12,8 +13,10 @@ use super::{
     AdminPage, CsrfForm, CurrentAdmin, NoFields, Pager, client_addr, console_page, non_empty,
     require_owner, see_other,
 };
+use crate::catalog::region_names::{self, RegionNames};
 use crate::catalog::snapshot::{ShopPlan, Snapshot};
 use crate::db::catalog::SyncRow;
+use crate::i18n::Lang;
 use crate::web::error::AppError;
 use crate::web::{AppState, filters};
 
@@ -126,4 +129,64 @@ pub async fn sync_now(
         .sync_for(&state.upstream, &admin, &client_addr(&req))
         .await?;
     Ok(see_other(&format!("/admin/catalog?sync={slug}")))
+}
+
+console_page!(RegionsPage => "catalog");
+
+#[derive(Template)]
+#[template(path = "admin/regions.html")]
+struct RegionsPage {
+    regions: Vec<RegionNames>,
+    saved: Option<String>,
+    max_chars: usize,
+}
+
+#[derive(Deserialize)]
+pub struct RegionsQuery {
+    saved: Option<String>,
+}
+
+pub async fn regions(
+    state: web::Data<AppState>,
+    CurrentAdmin(admin): CurrentAdmin,
+    query: web::Query<RegionsQuery>,
+) -> Result<AdminPage, AppError> {
+    require_owner(&admin)?;
+    let regions = region_names::list(&state.catalog).await?;
+    let saved = query
+        .into_inner()
+        .saved
+        .and_then(|slug| regions.iter().find(|r| r.slug == slug))
+        .map(|r| r.upstream.clone());
+    Ok(AdminPage::new(RegionsPage {
+        regions,
+        saved,
+        max_chars: region_names::MAX_CHARS,
+    }))
+}
+
+/// One region's names, one field per shop language (named by its code).
+#[derive(Deserialize)]
+pub struct NamesForm {
+    #[serde(flatten)]
+    names: std::collections::HashMap<String, String>,
+}
+
+pub async fn save_region(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    slug: web::Path<String>,
+    CsrfForm(form): CsrfForm<NamesForm>,
+) -> Result<HttpResponse, AppError> {
+    require_owner(&admin)?;
+    let slug = slug.into_inner();
+    let given = Lang::ALL
+        .iter()
+        .filter_map(|&lang| Some((lang, form.names.get(lang.code())?.clone())))
+        .collect();
+    region_names::save(&state.catalog, &admin, &client_addr(&req), &slug, given).await?;
+    Ok(see_other(&format!(
+        "/admin/catalog/regions?saved={slug}#{slug}"
+    )))
 }

@@ -98,6 +98,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             "/admin/promo-codes/{code}/enable",
             web::post().to(promo_codes::enable),
         )
+        .route("/admin/catalog/regions", web::get().to(catalog::regions))
+        .route(
+            "/admin/catalog/regions/{slug}",
+            web::post().to(catalog::save_region),
+        )
         .route("/admin/currencies", web::get().to(currencies::page))
         .route("/admin/currencies", web::post().to(currencies::set))
         .route(

@@ -1,0 +1,1 @@
+DROP TABLE region_names;
