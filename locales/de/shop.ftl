@@ -279,3 +279,12 @@ global-title = Weltweite Pläne
 global-lead = Eine eSIM für Reisen rund um die Welt.
 global-none = Zurzeit ist kein weltweiter Plan im Angebot.
 regions-global-link = Weltweite Pläne: eine eSIM für die ganze Welt
+
+# What search results show of a page (its <meta name="description">) and a plan page's title.
+meta-description = eSIM-Datentarife für Reisende: online kaufen, die eSIM in wenigen Minuten per E-Mail erhalten, per QR-Code oder mit einem Tipp installieren.
+plan-description = eSIM für { $name }: { $allowance }, { $price }. In wenigen Minuten per E-Mail; Installation per QR-Code oder mit einem Tipp.
+plan-search-title = eSIM für { $name } — { $allowance }, { $price }
+listing-description = eSIM-Tarife für { $name }: { $count ->
+    [one] 1 Tarif
+   *[other] { $count } Tarife
+} ab { $price }. In wenigen Minuten per E-Mail; Installation per QR-Code oder mit einem Tipp.

@@ -279,3 +279,12 @@ global-title = Global plans
 global-lead = One eSIM for travelling around the world.
 global-none = No global plan is on sale right now.
 regions-global-link = Global plans: one eSIM for the whole world
+
+# What search results show of a page (its <meta name="description">) and a plan page's title.
+meta-description = eSIM data plans for travellers: buy online, get the eSIM by email in minutes, install by QR code or with one tap.
+plan-description = { $name } eSIM: { $allowance }, { $price }. Delivered by email in minutes; install by QR code or with one tap.
+plan-search-title = { $name } eSIM — { $allowance }, { $price }
+listing-description = eSIM plans for { $name }: { $count ->
+    [one] 1 plan
+   *[other] { $count } plans
+} from { $price }. Delivered by email in minutes; install by QR code or with one tap.

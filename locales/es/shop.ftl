@@ -279,3 +279,12 @@ global-title = Planes globales
 global-lead = Una eSIM para viajar por todo el mundo.
 global-none = Ahora no hay ningún plan global a la venta.
 regions-global-link = Planes globales: una eSIM para todo el mundo
+
+# What search results show of a page (its <meta name="description">) and a plan page's title.
+meta-description = Planes de datos eSIM para viajeros: compra en línea, recibe la eSIM por correo en minutos e instálala con un código QR o con un toque.
+plan-description = eSIM para { $name }: { $allowance }, { $price }. Por correo en minutos; se instala con un código QR o con un toque.
+plan-search-title = eSIM para { $name } — { $allowance }, { $price }
+listing-description = Planes eSIM para { $name }: { $count ->
+    [one] 1 plan
+   *[other] { $count } planes
+} desde { $price }. Por correo en minutos; se instala con un código QR o con un toque.

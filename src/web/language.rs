@@ -9,7 +9,6 @@
 
 use actix_web::cookie::{Cookie, SameSite};
 use actix_web::dev::ServiceRequest;
-use actix_web::http::Method;
 use actix_web::http::header::{self, HeaderValue};
 
 use crate::i18n::Lang;
@@ -40,11 +39,7 @@ pub fn choose(req: &ServiceRequest) -> Choice {
             negotiated: false,
         };
     }
-    let from_query = req
-        .query_string()
-        .split('&')
-        .filter_map(|pair| pair.strip_prefix("lang="))
-        .find_map(Lang::parse);
+    let from_query = named_in(req.query_string());
     let lang = from_query
         .or_else(|| req.cookie(COOKIE).and_then(|c| Lang::parse(c.value())))
         .or_else(|| {
@@ -59,6 +54,14 @@ pub fn choose(req: &ServiceRequest) -> Choice {
         from_query: from_query.is_some(),
         negotiated: true,
     }
+}
+
+/// The language a query string names with `lang=`, if any.
+pub fn named_in(query: &str) -> Option<Lang> {
+    query
+        .split('&')
+        .filter_map(|pair| pair.strip_prefix("lang="))
+        .find_map(Lang::parse)
 }
 
 /// The cookie that remembers `lang`.
@@ -111,24 +114,12 @@ pub fn finish(headers: &mut header::HeaderMap, choice: Choice, secure: bool) {
     }
 }
 
-tokio::task_local! {
-    /// Whether the request is a GET (or HEAD): the switcher's links then stay on its page.
-    static SAME_PAGE: bool;
-}
-
-/// Runs `fut` (one request) knowing whether its page can be asked for again by a link.
-pub async fn scope<F: Future>(method: &Method, fut: F) -> F::Output {
-    SAME_PAGE
-        .scope(matches!(*method, Method::GET | Method::HEAD), fut)
-        .await
-}
-
 /// The switcher's links: each language and where it leads. On a page got with GET, the same
 /// page (`?lang=de`: the other query parameters are dropped, so a cached page never carries
 /// a visitor's query); on the answer to a form (a checkout problem), the home page, since the
 /// form's address cannot be opened by a link.
 pub fn switcher() -> Vec<(Lang, String)> {
-    let same_page = SAME_PAGE.try_with(|same| *same).unwrap_or(true);
+    let same_page = crate::web::seo::here().is_none_or(|here| here.same_page);
     Lang::ALL
         .into_iter()
         .map(|lang| {

@@ -20,7 +20,7 @@ use tracing::Instrument;
 
 use crate::i18n;
 use crate::web::request_id::{self, RequestId};
-use crate::web::{AppState, language, pages};
+use crate::web::{AppState, language, pages, seo, sitemap};
 
 /// `form-action` also names Stripe Checkout: browsers apply it to the redirect that follows a
 /// form POST, and the checkout form's answer redirects there. Upstream's hosted top-up page,
@@ -89,8 +89,16 @@ pub async fn around_request(
         });
 
     let language = language::choose(&req);
-    let served = language::scope(
-        &method,
+    let here = seo::Here {
+        origin: req
+            .app_data::<web::Data<AppState>>()
+            .map_or_else(|| "".into(), |state| sitemap::origin(state).into()),
+        path: req.path().to_string(),
+        same_page: matches!(method, Method::GET | Method::HEAD),
+        lang_in_url: language.from_query,
+    };
+    let served = seo::scope(
+        here,
         i18n::scope(
             language.lang,
             pages::with_identity(identity, next.call(req)),

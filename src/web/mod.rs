@@ -23,6 +23,7 @@ pub mod pager;
 pub mod pages;
 pub mod rate_limit;
 pub mod request_id;
+pub mod seo;
 mod shop;
 pub mod sitemap;
 mod webhooks;
@@ -174,7 +175,20 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .default_service(web::to(not_found));
 }
 
-async fn not_found() -> Result<HttpResponse, AppError> {
+/// No route answered: a GET for a variant of an address (`/countries/JP/`) is sent to the
+/// address (301, query kept); anything else is a 404.
+async fn not_found(req: actix_web::HttpRequest) -> Result<HttpResponse, AppError> {
+    if req.method() == actix_web::http::Method::GET
+        && let Some(path) = seo::folded(req.path())
+    {
+        let location = match req.query_string() {
+            "" => path.to_string(),
+            query => format!("{path}?{query}"),
+        };
+        return Ok(HttpResponse::MovedPermanently()
+            .insert_header((actix_web::http::header::LOCATION, location))
+            .finish());
+    }
     Err(AppError::NotFound)
 }
 

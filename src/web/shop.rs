@@ -15,7 +15,7 @@ use crate::domain::{Cents, plan};
 use crate::i18n::{self, Lang};
 use crate::payments::PaymentProvider;
 use crate::web::error::AppError;
-use crate::web::{AppState, csrf, page_cache, pages};
+use crate::web::{AppState, csrf, page_cache, pages, seo};
 
 /// A catalog page of the current snapshot, rendered once and then answered from
 /// [`crate::web::page_cache`] until the snapshot changes or the page is evicted. `key` names
@@ -30,7 +30,11 @@ fn cached_page<T: Template>(
     // One page per language, each language within its own budget; the page shows the shop's
     // identity too, so a new one is a new page.
     let language = i18n::current().code();
-    let key = format!("{}/{key}", pages::identity().version);
+    let key = format!(
+        "{}/{key}{}",
+        pages::identity().version,
+        crate::web::seo::cache_variant()
+    );
     let page = state
         .pages
         .get_or_render(snap.generation(), language, &key, || {
@@ -109,6 +113,8 @@ pub struct ChoiceCard<'a> {
 /// One duration of a daily plan's day picker.
 pub struct DayChoice {
     pub id: String,
+    /// The duration's page (with the listing it is chosen from).
+    pub href: String,
     pub days: String,
     pub price: String,
     pub checked: bool,
@@ -126,6 +132,7 @@ impl<'a> ChoiceCard<'a> {
                 .iter()
                 .map(|p| DayChoice {
                     id: p.id.clone(),
+                    href: format!("{}{}", p.labels.href, origin.query()),
                     days: plan::describe_validity(lang, p.validity_days),
                     price: p.labels_in(lang).price.clone(),
                     checked: p.id == choice.chosen.id,
@@ -270,6 +277,8 @@ struct HomePage {
     popular: Vec<DestinationLink>,
     regions: Vec<DestinationLink>,
     empty: bool,
+    /// The shop as an `Organization` and its `WebSite`.
+    structured: String,
 }
 
 pub async fn home(state: web::Data<AppState>, req: HttpRequest) -> Result<HttpResponse, AppError> {
@@ -286,6 +295,7 @@ pub async fn home(state: web::Data<AppState>, req: HttpRequest) -> Result<HttpRe
             .map(DestinationLink::region)
             .collect(),
         empty: snap.destinations().is_empty(),
+        structured: seo::json_ld(&seo::shop_organization()),
     })
 }
 
@@ -501,6 +511,7 @@ struct CountryPage<'a> {
     filtered: bool,
     /// The country has no local plan on sale at all (not merely none of this duration).
     no_local_plans: bool,
+    head: seo::ListingHead,
     no_local: bool,
     no_covering: bool,
 }
@@ -558,7 +569,19 @@ pub async fn country(
         .into_iter()
         .map(|(id, heading, plans)| PlanSection::new(id, heading, &snap, plans, &origin))
         .collect();
+        let lang = i18n::current();
+        let href = format!("/countries/{}", path_segment(&code));
+        let head = seo::ListingHead::new(
+            &name,
+            &[
+                (&lang.t("crumb-home"), "/"),
+                (&lang.t("countries-title"), "/countries"),
+                (&name, &href),
+            ],
+            &both,
+        );
         CountryPage {
+            head,
             days: days_options(&both, options.days),
             sorts: sort_options(options.sort),
             no_local_plans: local_all.is_empty(),
@@ -591,6 +614,7 @@ struct RegionPage<'a> {
     days: Vec<DaysOption>,
     filtered: bool,
     slug: String,
+    head: seo::ListingHead,
 }
 
 /// A country of a region: its page when something is on sale there, and its local plans.
@@ -607,7 +631,17 @@ pub async fn region(
     query: web::Query<ListQuery>,
 ) -> Result<HttpResponse, AppError> {
     let snap = state.catalog.snapshot();
-    let region = snap.region(&slug).ok_or(AppError::NotFound)?;
+    let Some(region) = snap.region(&slug) else {
+        // `/regions/Europe` is `/regions/europe`.
+        let lower = slug.to_ascii_lowercase();
+        return match snap.region(&lower) {
+            Some(region) => Ok(moved_permanently(&format!(
+                "/regions/{}",
+                path_segment(&region.slug)
+            ))),
+            None => Err(AppError::NotFound),
+        };
+    };
     let options = ListOptions::parse(&query, || snap.region_plans(&region.slug));
     let key = format!("region/{}?{}", region.slug, options.key());
     cached_page(&state, &req, &snap, &key, || {
@@ -637,8 +671,20 @@ pub async fn region(
             })
             .collect();
         countries.sort_by_cached_key(|c| plan::search_key(&c.name));
+        let name = region.name_in(lang);
+        let href = format!("/regions/{}", path_segment(&region.slug));
+        let head = seo::ListingHead::new(
+            name,
+            &[
+                (&lang.t("crumb-home"), "/"),
+                (&lang.t("nav-regions"), "/regions"),
+                (name, &href),
+            ],
+            &all,
+        );
         RegionPage {
-            name: region.name_in(lang).to_string(),
+            head,
+            name: name.to_string(),
             coverage_count: region.coverage.len(),
             countries,
             days: days_options(&all, options.days),
@@ -659,6 +705,7 @@ pub async fn region(
 #[derive(Template)]
 #[template(path = "shop/global.html")]
 struct GlobalPage<'a> {
+    head: seo::ListingHead,
     plans: PlanSection<'a>,
     sorts: Vec<SortOption>,
     days: Vec<DaysOption>,
@@ -676,7 +723,19 @@ pub async fn global(
     let key = format!("global?{}", options.key());
     cached_page(&state, &req, &snap, &key, || {
         let all = snap.global_plans();
+        let lang = i18n::current();
+        let name = lang.t("global-title");
+        let head = seo::ListingHead::new(
+            &name,
+            &[
+                (&lang.t("crumb-home"), "/"),
+                (&lang.t("nav-regions"), "/regions"),
+                (&name, GLOBAL_HREF),
+            ],
+            &all,
+        );
         GlobalPage {
+            head,
             days: days_options(&all, options.days),
             sorts: sort_options(options.sort),
             plans: PlanSection::new(
@@ -831,7 +890,11 @@ impl FieldError {
 #[derive(Template)]
 #[template(path = "shop/plan.html")]
 struct PlanPage {
-    title: String,
+    /// The `<title>` and description written for search results, and the page's structured
+    /// data (a `Product` with its `Offer`, and the breadcrumb).
+    head_title: String,
+    description: String,
+    structured: String,
     /// The checkout form's `plan_id`; not shown.
     id: String,
     country_name: String,
@@ -923,11 +986,24 @@ fn plan_page(
     let lang = i18n::current();
     let labels = plan.labels_in(lang);
     let family = snap.family(plan);
+    let crumbs = crumbs(snap, origin);
+    let mut trail: Vec<(&str, &str)> = crumbs
+        .iter()
+        .map(|c| (c.label.as_str(), c.href.as_str()))
+        .collect();
+    let allowance = plan.allowance(lang);
+    trail.push((&allowance, &labels.href));
+    let structured = seo::json_ld(&[
+        seo::plan_product(plan, lang, !paused),
+        seo::breadcrumbs(&trail),
+    ]);
     PlanPage {
-        title: plan_title(plan, lang),
+        head_title: seo::plan_search_title(plan, lang),
+        description: seo::description(plan, lang),
+        structured,
         id: plan.id.clone(),
         country_name: labels.name.clone(),
-        crumbs: crumbs(snap, origin),
+        crumbs,
         durations: if family.len() > 1 {
             family
                 .into_iter()
@@ -946,7 +1022,7 @@ fn plan_page(
             PlanKind::Regional => "Regional",
             PlanKind::Global => "Global",
         },
-        allowance: plan.allowance(lang),
+        allowance,
         validity: plan.validity_label(lang),
         price: labels.price.clone(),
         sellable: plan.is_sellable(),
@@ -1021,10 +1097,11 @@ pub async fn plan(
     // Whatever `from` says, the key names one of the plan's few listings.
     let origin = snap.origin(plan, query.from.as_deref());
     let key = format!(
-        "{}/plan/{}?paused={paused}&from={}",
+        "{}/plan/{}?paused={paused}&from={}{}",
         pages::identity().version,
         plan.id,
-        origin.value()
+        origin.value(),
+        crate::web::seo::cache_variant()
     );
     let page =
         state

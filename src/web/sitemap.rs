@@ -20,6 +20,7 @@ use crate::domain::html::escape;
 use crate::i18n::Lang;
 use crate::web::AppState;
 use crate::web::error::AppError;
+use crate::web::seo::Addresses;
 
 /// Addresses per sitemap file at most (the sitemaps protocol allows 50,000).
 pub const MAX_URLS: usize = 50_000;
@@ -129,24 +130,19 @@ fn render_part(origin: &str, snap: &Snapshot, lang: Lang, n: usize) -> Option<St
          xmlns:xhtml=\"http://www.w3.org/1999/xhtml\">\n",
     );
     for path in paths.iter().skip((n - 1) * MAX_URLS).take(MAX_URLS) {
-        let at = |code: &str| escape(&format!("{origin}{path}?lang={code}"));
-        let _ = write!(xml, "<url><loc>{}</loc>", at(lang.code()));
+        let addresses = Addresses::new(origin, path);
+        let _ = write!(xml, "<url><loc>{}</loc>", escape(&addresses.in_lang(lang)));
         if let Some(day) = &lastmod {
             let _ = write!(xml, "<lastmod>{day}</lastmod>");
         }
-        for other in Lang::ALL {
+        for (hreflang, href) in addresses.alternates() {
             let _ = write!(
                 xml,
-                "<xhtml:link rel=\"alternate\" hreflang=\"{}\" href=\"{}\"/>",
-                other.code(),
-                at(other.code())
+                "<xhtml:link rel=\"alternate\" hreflang=\"{hreflang}\" href=\"{}\"/>",
+                escape(&href)
             );
         }
-        let _ = writeln!(
-            xml,
-            "<xhtml:link rel=\"alternate\" hreflang=\"x-default\" href=\"{}\"/></url>",
-            escape(&format!("{origin}{path}"))
-        );
+        xml.push_str("</url>\n");
     }
     xml.push_str("</urlset>\n");
     Some(xml)

@@ -407,7 +407,8 @@ fn card_leads(html: &str) -> Vec<String> {
 }
 
 /// Plan links (the origin left off) and day-picker values, in page order; with `CHECKED` in
-/// `radio`, only the checked value of each picker.
+/// `radio`, only the checked value of each picker (whose link to that value is not counted
+/// again).
 fn plans_in(html: &str, radio: &str) -> Vec<String> {
     let checked_only = radio.ends_with("CHECKED");
     let radio = radio.trim_end_matches("CHECKED");
@@ -427,7 +428,9 @@ fn plans_in(html: &str, radio: &str) -> Vec<String> {
         let id = tail[..end].split('?').next().unwrap_or("").to_string();
         let after = &tail[end..];
         let checked = after.split('>').next().unwrap_or("").contains(" checked");
-        if id != "choose" && (!is_radio || !checked_only || checked) {
+        // A day picker's own link to its checked duration: its radio buttons count instead.
+        let pickers_link = !is_radio && rest[..at].ends_with("class=\"plan-data\" ");
+        if id != "choose" && !pickers_link && (!is_radio || !checked_only || checked) {
             found.push(id);
         }
         rest = after;

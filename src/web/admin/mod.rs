@@ -338,6 +338,21 @@ impl FromRequest for CsrfUpload {
     type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
 
     fn from_request(req: &HttpRequest, payload: &mut actix_web::dev::Payload) -> Self::Future {
+        let is_multipart = req
+            .headers()
+            .get(actix_web::http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("multipart/form-data"));
+        if !is_multipart {
+            // A plain form chose no file; its token is still checked first, like any form's.
+            let pairs = web::Form::<Vec<(String, String)>>::from_request(req, payload);
+            let req = req.clone();
+            return Box::pin(async move {
+                let web::Form(pairs) = pairs.await?;
+                checked_token(&req, &pairs)?;
+                Ok(Self { file: None })
+            });
+        }
         let multipart = actix_multipart::Multipart::new(req.headers(), payload.take());
         let req = req.clone();
         Box::pin(async move {
