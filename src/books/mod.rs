@@ -133,7 +133,7 @@ fn orders_csv(db: Db, filter: crate::db::order_search::OrderFilter) -> CsvChunks
                 .map_err(BooksError::from);
             let (chunk, last) = match rows {
                 Ok(rows) => (
-                    Ok(rows.iter().map(|(p, r)| csv::order_row(p, *r)).collect()),
+                    Ok(rows.iter().map(csv::order_row).collect()),
                     rows.len() < CSV_PAGE,
                 ),
                 Err(err) => (Err(err), true),
@@ -167,16 +167,23 @@ pub fn rows_csv(header: &'static str, rows: Vec<String>) -> CsvChunks {
 async fn dashboard_figures(db: &Db, now_ms: i64) -> Result<figures::Figures, DbError> {
     let period = Period::last_days(now_ms, figures::DAYS);
     db.run(move |conn| {
-        let rows = q::figure_rows(conn, period.start_ms())?;
+        let (start, end) = (period.start_ms(), period.end_ms());
+        let (started, paid) = crate::db::dashboard::checkouts(conn, start, end)?;
         let filter = crate::db::order_search::OrderFilter {
-            created_from_ms: Some(period.start_ms()),
-            created_before_ms: Some(period.end_ms()),
+            created_from_ms: Some(start),
+            created_before_ms: Some(end),
             abandoned: crate::db::order_search::Abandoned::Only,
             now_ms,
             ..Default::default()
         };
-        let abandoned = crate::db::order_search::count_abandoned(conn, &filter)?;
-        Ok(figures::figures(&rows, abandoned, now_ms))
+        let inputs = figures::Inputs {
+            days: crate::db::daily_sales::days(conn, start, figures::DAYS)?,
+            plans: crate::db::dashboard::plan_sales(conn, start, end)?,
+            started,
+            paid,
+            abandoned: crate::db::order_search::count_abandoned(conn, &filter)?,
+        };
+        Ok(figures::figures(&inputs, now_ms))
     })
     .await
 }

@@ -46,6 +46,7 @@ mod listen;
 mod lost_link;
 mod mail;
 mod model;
+mod money;
 mod ops;
 mod order_links;
 mod outage;
