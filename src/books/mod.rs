@@ -36,7 +36,8 @@ pub struct Books<'a> {
 
 impl Books<'_> {
     /// The reconciliation of `period`: walks upstream's transactions and orders whole, reads
-    /// the shop's purchases and top-ups, and matches them.
+    /// the shop's purchases of the period (and the older ones its upstream orders name) and
+    /// its top-ups, and matches them.
     pub async fn reconcile(&self, period: Period) -> Result<Report, BooksError> {
         let transactions = self.all_transactions().await?;
         let orders = self
@@ -44,9 +45,22 @@ impl Books<'_> {
             .orders_pager(PageLimit::new(100).unwrap_or_default())
             .collect_all()
             .await?;
+        // The shop's side of the period: its purchases, and the older ones its upstream orders
+        // (or orders whose time cannot be read) name.
+        let named: Vec<String> = orders
+            .iter()
+            .filter(|o| upstream_time_ms(&o.created_at).is_none_or(|at| period.contains_ms(at)))
+            .flat_map(|o| [o.reference.clone(), o.id.clone()])
+            .collect();
+        let (from, until) = (period.start_ms(), period.end_ms());
         let (purchases, topups) = self
             .db
-            .run(|conn| Ok::<_, DbError>((q::paid_or_placed(conn)?, q::topups(conn)?)))
+            .run(move |conn| {
+                Ok::<_, DbError>((
+                    q::paid_or_placed_in(conn, from, until, &named)?,
+                    q::topups(conn)?,
+                ))
+            })
             .await?;
         Ok(reconcile::reconcile(
             period,

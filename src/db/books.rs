@@ -63,22 +63,55 @@ impl BookPurchase {
     }
 }
 
-/// Every purchase that was paid or placed upstream: the reconciliation matches upstream
-/// orders against all of them (an order in the period may belong to an older purchase).
-pub fn paid_or_placed(conn: &mut DbConn) -> Result<Vec<BookPurchase>, DbError> {
-    let rows: Vec<Purchase> = purchases::table
-        .filter(
-            purchases::paid_at_ms
-                .is_not_null()
-                .or(purchases::upstream_order_id.is_not_null()),
-        )
-        .order((purchases::created_at_ms.asc(), purchases::id.asc()))
+/// The purchases the reconciliation of `[from_ms, until_ms)` needs, oldest first: those paid
+/// in it, those placed upstream but never paid and created in it, and those `named` (by
+/// reference or upstream order id) by upstream orders of the period, which may be older. Read
+/// by the `paid_at_ms` and `created_at_ms` indexes and the unique keys, never every purchase.
+pub fn paid_or_placed_in(
+    conn: &mut DbConn,
+    from_ms: i64,
+    until_ms: i64,
+    named: &[String],
+) -> Result<Vec<BookPurchase>, DbError> {
+    let mut rows: Vec<Purchase> = purchases::table
+        .filter(purchases::paid_at_ms.ge(from_ms))
+        .filter(purchases::paid_at_ms.lt(until_ms))
         .select(Purchase::as_select())
         .load(conn)?;
-    let refunded = refunded(conn, None)?;
+    rows.extend(
+        purchases::table
+            .filter(purchases::created_at_ms.ge(from_ms))
+            .filter(purchases::created_at_ms.lt(until_ms))
+            .filter(purchases::paid_at_ms.is_null())
+            .filter(purchases::upstream_order_id.is_not_null())
+            .select(Purchase::as_select())
+            .load::<Purchase>(conn)?,
+    );
+    for chunk in named.chunks(500) {
+        rows.extend(
+            purchases::table
+                .filter(purchases::reference.eq_any(chunk))
+                .select(Purchase::as_select())
+                .load::<Purchase>(conn)?,
+        );
+        rows.extend(
+            purchases::table
+                .filter(purchases::upstream_order_id.eq_any(chunk))
+                .select(Purchase::as_select())
+                .load::<Purchase>(conn)?,
+        );
+    }
+    rows.retain(|p| p.paid_at_ms.is_some() || p.upstream_order_id.is_some());
+    rows.sort_by(|a, b| (a.created_at_ms, &a.id).cmp(&(b.created_at_ms, &b.id)));
+    rows.dedup_by(|a, b| a.id == b.id);
+    let ids: Vec<PurchaseId> = rows.iter().map(|p| p.id.clone()).collect();
+    let mut refunded_cents = HashMap::new();
+    for chunk in ids.chunks(500) {
+        refunded_cents.extend(refunded(conn, Some(chunk))?);
+    }
     Ok(rows
         .into_iter()
-        .map(|p| BookPurchase::of(p, &refunded))
+        .map(|p| BookPurchase::of(p, &refunded_cents))
         .collect())
 }
 
