@@ -8,9 +8,11 @@
 //! keep their minus sign.
 
 use super::ledger::RunningTransaction;
-use super::reconcile::{Line, wholesale_cost};
-use crate::db::purchases::Purchase;
+use super::reconcile::Line;
+use crate::db::books::ExportedOrder;
 use crate::domain::Cents;
+use crate::domain::plan::describe_allowance;
+use crate::i18n::Lang;
 
 /// One CSV row from its cells (made with [`text`] or [`number`]), CRLF-terminated.
 pub fn row<C: AsRef<[u8]>>(cells: impl IntoIterator<Item = C>) -> String {
@@ -59,26 +61,16 @@ fn with_money(mut cells: Vec<String>, amounts: &[Cents]) -> Vec<String> {
 
 // ---- orders ---------------------------------------------------------------------------------
 
-pub const ORDER_HEADER: &str = "order_number,purchase_id,created_at,paid_at,status,email,plan_id,reference,upstream_order_id,upstream_status,price_cents,price_dollars,cost_cents,cost_dollars,refunded_cents,refunded_dollars,margin_cents,margin_dollars\r\n";
+pub const ORDER_HEADER: &str = "order_number,purchase_id,created_at,paid_at,status,email,plan_id,reference,upstream_order_id,upstream_status,price_cents,price_dollars,cost_cents,cost_dollars,refunded_cents,refunded_dollars,margin_cents,margin_dollars,promo_code,discount_cents,discount_dollars,plan_name,country\r\n";
 
-/// An order's row: never a token, key or installation value. The cost is what the shop
-/// paid wholesale (nothing for an order upstream failed or refunded), as in the
-/// reconciliation.
-pub fn order_row(p: &Purchase, refunded_cents: i64) -> String {
-    let paid = p.paid_at_ms.is_some();
-    let price = p.price_cents;
-    let cost = wholesale_cost(
-        p.upstream_order_id.is_some(),
-        p.upstream_status.as_deref(),
-        p.cost_cents.get(),
-    );
-    let refunded = Cents::new(refunded_cents);
-    let margin = Cents::new(
-        (if paid { p.price_cents.get() } else { 0 })
-            .saturating_sub(refunded_cents)
-            .saturating_sub(cost),
-    );
-    let cost = Cents::new(cost);
+/// An order's row: never a token, key or installation value. The cost is the supplier cost
+/// and the margin the one [`Takings::margin`](crate::domain::takings::Takings::margin)
+/// defines, as on the console's order page, the dashboard and the books. The plan's name and
+/// country are empty once the catalog no longer has the plan; the discount is empty for an
+/// order without a promotion code.
+pub fn order_row(o: &ExportedOrder) -> String {
+    let p = &o.purchase;
+    let takings = o.takings();
     let cells = vec![
         number(p.id.order_number()),
         text(p.id.as_str()),
@@ -91,7 +83,36 @@ pub fn order_row(p: &Purchase, refunded_cents: i64) -> String {
         text(p.upstream_order_id.as_deref().unwrap_or("")),
         text(p.upstream_status.as_deref().unwrap_or("")),
     ];
-    row(with_money(cells, &[price, cost, refunded, margin]))
+    let mut cells = with_money(
+        cells,
+        &[
+            p.price_cents,
+            takings.supplier_cost,
+            takings.refunded,
+            takings.margin(),
+        ],
+    );
+    cells.push(text(p.promo_code.as_deref().unwrap_or("")));
+    match p.discount_cents {
+        Some(discount) => cells.extend(money(Cents::new(discount))),
+        None => cells.extend([String::new(), String::new()]),
+    }
+    match &o.plan {
+        Some(plan) => {
+            cells.push(text(&describe_allowance(
+                Lang::En,
+                plan.data_mb,
+                plan.validity_days,
+                plan.is_daily,
+            )));
+            cells.push(text(&format!(
+                "{} ({})",
+                plan.country_name, plan.country_code
+            )));
+        }
+        None => cells.extend([String::new(), String::new()]),
+    }
+    row(cells)
 }
 
 // ---- reconciliation -------------------------------------------------------------------------

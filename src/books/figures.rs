@@ -1,27 +1,20 @@
-//! The dashboard's figures for the last 30 days: sales and margin per UTC day (and the
-//! geometry of their chart, drawn as SVG by the template: no script), top destinations,
+//! The dashboard's figures for the last 30 days: orders, sales and margin per UTC day (and
+//! the geometry of their chart, drawn as SVG by the template: no script), top destinations,
 //! conversion from checkout to payment, and abandoned checkouts.
 //!
-//! Sales count as on the dashboard's sales table: purchases paid and not given back, by
-//! payment day; the margin also takes off the cost of orders refunded with "refund and keep
-//! the cost".
+//! A day's figures are those of the purchases paid that day ([`DaySales`]): sales are what
+//! they charged less what was refunded, the margin is [`Takings::margin`] (refunds and supplier costs count on the
+//! day the purchase was paid, as in the books).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use time::Date;
 
 use super::period::{DAY_MS, Period};
-use crate::db::books::FigureRows;
+use crate::db::daily_sales::DaySales;
+use crate::db::dashboard::PlanSales;
 use crate::domain::Cents;
-
-/// Statuses that count as a sale: paid and not given back.
-const SOLD: &[&str] = &[
-    "paid",
-    "ordered",
-    "provisioning",
-    "fulfilled",
-    "needs_attention",
-];
+use crate::domain::takings::Takings;
 
 pub const DAYS: i64 = 30;
 const TOP_DESTINATIONS: usize = 5;
@@ -29,15 +22,24 @@ const TOP_DESTINATIONS: usize = 5;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Day {
     pub date: Date,
+    /// Purchases paid that day.
     pub orders: i64,
-    pub sales: Cents,
-    pub margin: Cents,
+    pub takings: Takings,
 }
 
 impl Day {
     /// `Nov 3`: the day as the chart and its table show it.
     pub fn label(&self) -> String {
         short_day(self.date)
+    }
+
+    /// What the day's purchases charged less what was refunded of them: net sales.
+    pub fn sales(&self) -> Cents {
+        self.takings.net_sales()
+    }
+
+    pub fn margin(&self) -> Cents {
+        self.takings.margin()
     }
 }
 
@@ -69,67 +71,63 @@ impl Figures {
         format!("{}.{}%", permille / 10, permille % 10)
     }
 
+    pub fn total(&self) -> Takings {
+        self.days
+            .iter()
+            .fold(Takings::default(), |sum, d| sum.plus(d.takings))
+    }
+
     pub fn total_sales(&self) -> Cents {
-        Cents::new(self.days.iter().map(|d| d.sales.get()).sum())
+        self.total().net_sales()
     }
 
     pub fn total_margin(&self) -> Cents {
-        Cents::new(self.days.iter().map(|d| d.margin.get()).sum())
+        self.total().margin()
     }
 }
 
+/// What the figures are made of, read for the `DAYS` UTC days up to the one containing a
+/// moment.
+#[derive(Debug, Clone, Default)]
+pub struct Inputs {
+    /// The window's days (a missing day counts as no sales).
+    pub days: Vec<DaySales>,
+    pub plans: Vec<PlanSales>,
+    /// Checkouts started in the window, and of those paid.
+    pub started: i64,
+    pub paid: i64,
+    pub abandoned: i64,
+}
+
 /// The figures of the `DAYS` UTC days up to the one containing `now_ms`.
-pub fn figures(rows: &FigureRows, abandoned: i64, now_ms: i64) -> Figures {
+pub fn figures(inputs: &Inputs, now_ms: i64) -> Figures {
     let period = Period::last_days(now_ms, DAYS);
     let start = period.start_ms();
-    let kept: HashSet<&str> = rows.kept_cost.iter().map(String::as_str).collect();
     let mut days: Vec<Day> = (0..DAYS)
         .map(|i| Day {
             date: period.first + time::Duration::days(i),
             orders: 0,
-            sales: Cents::ZERO,
-            margin: Cents::ZERO,
+            takings: Takings::default(),
         })
         .collect();
-    let mut destinations: HashMap<String, (i64, i64)> = HashMap::new();
-    let (mut started, mut paid) = (0, 0);
-    for p in &rows.purchases {
-        if period.contains_ms(p.created_at_ms) {
-            started += 1;
-            if p.paid_at_ms.is_some() {
-                paid += 1;
-            }
-        }
-        let Some(paid_at) = p.paid_at_ms.filter(|at| period.contains_ms(*at)) else {
-            continue;
-        };
-        let Some(day) = usize::try_from((paid_at - start) / DAY_MS)
+    for d in &inputs.days {
+        if let Some(day) = usize::try_from((d.day_ms - start).div_euclid(DAY_MS))
             .ok()
+            .filter(|_| period.contains_ms(d.day_ms))
             .and_then(|i| days.get_mut(i))
-        else {
-            continue;
-        };
-        let sold = SOLD.contains(&p.status.as_str());
-        let mut margin = 0_i64;
-        if sold {
-            day.orders += 1;
-            day.sales = Cents::new(day.sales.get().saturating_add(p.price_cents));
-            margin = p.price_cents.saturating_sub(p.cost_cents);
-            let name = rows
-                .destinations
-                .get(&p.plan_id)
-                .cloned()
-                .unwrap_or_else(|| p.plan_id.clone());
-            let entry = destinations.entry(name).or_default();
-            entry.0 += 1;
-            entry.1 = entry.1.saturating_add(p.price_cents);
+        {
+            day.orders = day.orders.saturating_add(d.orders);
+            day.takings = day.takings.plus(d.takings);
         }
-        if kept.contains(p.id.as_str()) {
-            margin = margin.saturating_sub(p.cost_cents);
-        }
-        day.margin = Cents::new(day.margin.get().saturating_add(margin));
     }
-    let mut destinations: Vec<Destination> = destinations
+    let mut by_name: HashMap<String, (i64, i64)> = HashMap::new();
+    for p in &inputs.plans {
+        let name = p.destination.clone().unwrap_or_else(|| p.plan_id.clone());
+        let entry = by_name.entry(name).or_default();
+        entry.0 = entry.0.saturating_add(p.orders);
+        entry.1 = entry.1.saturating_add(p.sales_cents);
+    }
+    let mut destinations: Vec<Destination> = by_name
         .into_iter()
         .map(|(name, (orders, sales))| Destination {
             name,
@@ -142,9 +140,9 @@ pub fn figures(rows: &FigureRows, abandoned: i64, now_ms: i64) -> Figures {
     Figures {
         days,
         destinations,
-        started,
-        paid,
-        abandoned,
+        started: inputs.started,
+        paid: inputs.paid,
+        abandoned: inputs.abandoned,
     }
 }
 
@@ -230,13 +228,13 @@ fn short_day(d: Date) -> String {
 pub fn chart(days: &[Day]) -> Chart {
     let high = days
         .iter()
-        .map(|d| d.sales.get().max(d.margin.get()))
+        .map(|d| d.sales().get().max(d.margin().get()))
         .max()
         .unwrap_or(0)
         .max(1);
     let low = days
         .iter()
-        .map(|d| d.margin.get())
+        .map(|d| d.margin().get())
         .min()
         .unwrap_or(0)
         .min(0);
@@ -276,9 +274,9 @@ pub fn chart(days: &[Day]) -> Chart {
                 label: format!("{day}: {what} {}", Cents::new(v)),
             }
         };
-        sales.push(bar(d.sales.get(), x, bar_w, "sales"));
+        sales.push(bar(d.sales().get(), x, bar_w, "sales"));
         margin.push(bar(
-            d.margin.get(),
+            d.margin().get(),
             x + (bar_w - inner_w) / 2,
             inner_w,
             "margin",
@@ -332,76 +330,71 @@ pub fn chart(days: &[Day]) -> Chart {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::db::books::BookPurchase;
 
     const NOW: i64 = 1_795_327_235_000; // 2026-11-22T06:00:35Z
 
-    fn p(
-        id: &str,
-        status: &str,
-        created: i64,
-        paid: Option<i64>,
-        price: i64,
-        cost: i64,
-    ) -> BookPurchase {
-        BookPurchase {
-            id: id.into(),
-            status: status.into(),
-            plan_id: format!("plan-{id}"),
-            reference: id.into(),
-            upstream_order_id: None,
-            upstream_status: None,
-            price_cents: price,
-            cost_cents: cost,
-            paid_at_ms: paid,
-            created_at_ms: created,
-            refunded_cents: 0,
+    fn day(day_ms: i64, orders: i64, paid: i64, refunded: i64, cost: i64) -> DaySales {
+        DaySales {
+            day_ms,
+            orders,
+            takings: Takings {
+                paid: Cents::new(paid),
+                refunded: Cents::new(refunded),
+                supplier_cost: Cents::new(cost),
+            },
         }
     }
 
     #[test]
     fn days_destinations_and_conversion() {
-        let today = NOW - 1000;
-        let rows = FigureRows {
-            purchases: vec![
-                p("a", "fulfilled", today, Some(today), 1000, 600),
-                p(
-                    "b",
-                    "fulfilled",
-                    today - DAY_MS,
-                    Some(today - DAY_MS),
-                    500,
-                    400,
-                ),
-                p("c", "refunded", today, Some(today), 800, 700),
-                p("d", "awaiting_payment", today, None, 900, 100),
-                p(
-                    "e",
-                    "fulfilled",
-                    NOW - 40 * DAY_MS,
-                    Some(NOW - 40 * DAY_MS),
-                    5,
-                    1,
-                ),
-            ],
-            kept_cost: vec!["c".into()],
-            destinations: HashMap::from([
-                ("plan-a".to_string(), "Japan".to_string()),
-                ("plan-b".to_string(), "Japan".to_string()),
-            ]),
+        let today = NOW - NOW.rem_euclid(DAY_MS);
+        let plan = |id: &str, name: Option<&str>, orders, sales| PlanSales {
+            plan_id: id.into(),
+            destination: name.map(str::to_string),
+            orders,
+            sales_cents: sales,
         };
-        let f = figures(&rows, 1, NOW);
+        let inputs = Inputs {
+            days: vec![
+                day(today, 2, 1800, 800, 1300),
+                day(today - DAY_MS, 1, 500, 0, 400),
+                day(today - 40 * DAY_MS, 1, 5, 0, 1),
+            ],
+            plans: vec![
+                plan("plan-a", Some("Japan"), 1, 1000),
+                plan("plan-b", Some("Japan"), 1, 500),
+                plan("plan-c", None, 1, 100),
+            ],
+            started: 4,
+            paid: 3,
+            abandoned: 1,
+        };
+        let f = figures(&inputs, NOW);
         assert_eq!(f.days.len(), 30);
         let last = f.days.last().expect("today");
-        assert_eq!((last.orders, last.sales.get()), (1, 1000));
-        assert_eq!(last.margin.get(), 400 - 700, "the kept cost is a loss");
-        assert_eq!(f.days[28].sales.get(), 500);
-        assert_eq!(f.total_sales().get(), 1500);
-        assert_eq!(f.destinations.len(), 1);
+        assert_eq!(
+            (last.orders, last.sales().get()),
+            (2, 1000),
+            "net of refunds"
+        );
+        assert_eq!(
+            last.margin().get(),
+            1800 - 800 - 1300,
+            "a kept cost is a loss"
+        );
+        assert_eq!(f.days[28].sales().get(), 500);
+        assert_eq!(
+            f.total_sales().get(),
+            1500,
+            "the day 40 days ago is left out"
+        );
+        assert_eq!(f.total_margin().get(), -300 + 100);
+        assert_eq!(f.destinations.len(), 2);
         assert_eq!(
             (f.destinations[0].name.as_str(), f.destinations[0].orders),
             ("Japan", 2)
         );
+        assert_eq!(f.destinations[1].name, "plan-c");
         assert_eq!((f.started, f.paid), (4, 3));
         assert_eq!(f.conversion(), "75.0%");
         assert_eq!(f.abandoned, 1);
@@ -413,11 +406,15 @@ mod tests {
             .map(|i| Day {
                 date: Date::MIN + time::Duration::days(i),
                 orders: 1,
-                sales: Cents::new(i * 1000),
-                margin: Cents::new(i * 200 - 1500),
+                takings: Takings {
+                    paid: Cents::new(i * 1000),
+                    refunded: Cents::ZERO,
+                    supplier_cost: Cents::new(i * 800 + 1500),
+                },
             })
             .collect();
-        days[3].sales = Cents::new(123_456);
+        days[3].takings.paid = Cents::new(123_456);
+        days[3].takings.supplier_cost = Cents::new(123_456 - 3 * 200 + 1500);
         let c = chart(&days);
         for b in c.sales.iter().chain(&c.margin) {
             assert!(b.x >= c.plot_left && b.x + b.width <= c.plot_right, "{b:?}");

@@ -36,7 +36,8 @@ pub struct Books<'a> {
 
 impl Books<'_> {
     /// The reconciliation of `period`: walks upstream's transactions and orders whole, reads
-    /// the shop's purchases and top-ups, and matches them.
+    /// the shop's purchases of the period (and the older ones its upstream orders name) and
+    /// its top-ups, and matches them.
     pub async fn reconcile(&self, period: Period) -> Result<Report, BooksError> {
         let transactions = self.all_transactions().await?;
         let orders = self
@@ -44,9 +45,22 @@ impl Books<'_> {
             .orders_pager(PageLimit::new(100).unwrap_or_default())
             .collect_all()
             .await?;
+        // The shop's side of the period: its purchases, and the older ones its upstream orders
+        // (or orders whose time cannot be read) name.
+        let named: Vec<String> = orders
+            .iter()
+            .filter(|o| upstream_time_ms(&o.created_at).is_none_or(|at| period.contains_ms(at)))
+            .flat_map(|o| [o.reference.clone(), o.id.clone()])
+            .collect();
+        let (from, until) = (period.start_ms(), period.end_ms());
         let (purchases, topups) = self
             .db
-            .run(|conn| Ok::<_, DbError>((q::paid_or_placed(conn)?, q::topups(conn)?)))
+            .run(move |conn| {
+                Ok::<_, DbError>((
+                    q::paid_or_placed_in(conn, from, until, &named)?,
+                    q::topups(conn)?,
+                ))
+            })
             .await?;
         Ok(reconcile::reconcile(
             period,
@@ -133,7 +147,7 @@ fn orders_csv(db: Db, filter: crate::db::order_search::OrderFilter) -> CsvChunks
                 .map_err(BooksError::from);
             let (chunk, last) = match rows {
                 Ok(rows) => (
-                    Ok(rows.iter().map(|(p, r)| csv::order_row(p, *r)).collect()),
+                    Ok(rows.iter().map(csv::order_row).collect()),
                     rows.len() < CSV_PAGE,
                 ),
                 Err(err) => (Err(err), true),
@@ -167,16 +181,23 @@ pub fn rows_csv(header: &'static str, rows: Vec<String>) -> CsvChunks {
 async fn dashboard_figures(db: &Db, now_ms: i64) -> Result<figures::Figures, DbError> {
     let period = Period::last_days(now_ms, figures::DAYS);
     db.run(move |conn| {
-        let rows = q::figure_rows(conn, period.start_ms())?;
+        let (start, end) = (period.start_ms(), period.end_ms());
+        let (started, paid) = crate::db::dashboard::checkouts(conn, start, end)?;
         let filter = crate::db::order_search::OrderFilter {
-            created_from_ms: Some(period.start_ms()),
-            created_before_ms: Some(period.end_ms()),
+            created_from_ms: Some(start),
+            created_before_ms: Some(end),
             abandoned: crate::db::order_search::Abandoned::Only,
             now_ms,
             ..Default::default()
         };
-        let abandoned = crate::db::order_search::count_abandoned(conn, &filter)?;
-        Ok(figures::figures(&rows, abandoned, now_ms))
+        let inputs = figures::Inputs {
+            days: crate::db::daily_sales::days(conn, start, figures::DAYS)?,
+            plans: crate::db::dashboard::plan_sales(conn, start, end)?,
+            started,
+            paid,
+            abandoned: crate::db::order_search::count_abandoned(conn, &filter)?,
+        };
+        Ok(figures::figures(&inputs, now_ms))
     })
     .await
 }

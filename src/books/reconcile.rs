@@ -20,6 +20,7 @@ use std::collections::{HashMap, HashSet};
 use super::period::{Period, upstream_time_ms};
 use crate::db::books::{BookPurchase, BookTopup};
 use crate::domain::Cents;
+use crate::domain::takings::{Takings, gives_cost_back};
 use crate::upstream::{BalanceTransaction, Order};
 
 /// Upstream's side: every transaction and every order.
@@ -101,14 +102,18 @@ impl Line {
         !self.problems.is_empty()
     }
 
-    /// Paid, less refunded, less the cost.
+    /// The line's money: what the buyer paid and got back, and its supplier cost.
+    pub fn takings(&self) -> Takings {
+        Takings {
+            paid: self.paid,
+            refunded: self.refunded,
+            supplier_cost: self.cost,
+        }
+    }
+
+    /// See [`Takings::margin`].
     pub fn margin(&self) -> Cents {
-        Cents::new(
-            self.paid
-                .get()
-                .saturating_sub(self.refunded.get())
-                .saturating_sub(self.cost.get()),
-        )
+        self.takings().margin()
     }
 
     /// Upstream's movement less the shop's expectation.
@@ -182,22 +187,6 @@ impl Report {
 
     pub fn matches(&self) -> bool {
         self.totals.mismatches == 0 && self.totals.difference == Cents::ZERO
-    }
-}
-
-/// Upstream statuses after which the order's cost is back in the wallet (released or
-/// refunded).
-fn gives_cost_back(upstream_status: Option<&str>) -> bool {
-    matches!(upstream_status, Some("failed" | "refunded"))
-}
-
-/// What a purchase costs the shop wholesale: its cost once placed upstream, unless upstream
-/// failed or refunded the order.
-pub fn wholesale_cost(placed: bool, upstream_status: Option<&str>, cost_cents: i64) -> i64 {
-    if placed && !gives_cost_back(upstream_status) {
-        cost_cents
-    } else {
-        0
     }
 }
 
@@ -345,18 +334,11 @@ fn order_line(
     };
     line.at_ms = Some(p.paid_at_ms.unwrap_or(p.created_at_ms));
     line.purchase_id = Some(p.id.clone());
-    line.paid = Cents::new(if p.paid_at_ms.is_some() {
-        p.price_cents
-    } else {
-        0
-    });
-    line.refunded = Cents::new(p.refunded_cents);
+    let takings = p.takings();
+    line.paid = takings.paid;
+    line.refunded = takings.refunded;
+    line.cost = takings.supplier_cost;
     let returned = gives_cost_back(p.upstream_status.as_deref());
-    line.cost = Cents::new(wholesale_cost(
-        p.upstream_order_id.is_some(),
-        p.upstream_status.as_deref(),
-        p.cost_cents,
-    ));
     line.shop_wallet = Cents::new(line.cost.get().saturating_neg());
     match (order, p.upstream_order_id.as_deref()) {
         (None, Some(id)) => line.problems.push(format!(

@@ -1,7 +1,7 @@
 //! The owner's books: the shop's side of the reconciliation (paid purchases with what was
-//! refunded to each buyer, top-ups), the rows the CSV exports page through, and the raw rows
-//! behind the dashboard's 30-day figures. Read-only; sums and per-day buckets are made by
-//! `crate::books` so that SQLite and PostgreSQL need no date functions of their own.
+//! refunded to each buyer, top-ups) and the rows the CSV exports page through. Read-only;
+//! sums are made by `crate::books` so that SQLite and PostgreSQL need no date functions of
+//! their own.
 
 use std::collections::HashMap;
 
@@ -12,7 +12,8 @@ use crate::db::order_search::{OrderFilter, search_orders};
 use crate::db::purchases::Purchase;
 use crate::db::schema::{catalog_plans, purchases, refunds, topups};
 use crate::db::{DbConn, DbError};
-use crate::domain::PurchaseId;
+use crate::domain::takings::Takings;
+use crate::domain::{Cents, PurchaseId};
 
 /// A purchase as the books see it: what the buyer paid, what the shop expects upstream to
 /// have charged, and what the buyer got back.
@@ -33,6 +34,18 @@ pub struct BookPurchase {
 }
 
 impl BookPurchase {
+    /// Its money; the margin is [`Takings::margin`].
+    pub fn takings(&self) -> Takings {
+        Takings::of_purchase(
+            self.paid_at_ms.is_some(),
+            Cents::new(self.price_cents),
+            Cents::new(self.refunded_cents),
+            self.upstream_order_id.is_some(),
+            self.upstream_status.as_deref(),
+            Cents::new(self.cost_cents),
+        )
+    }
+
     fn of(p: Purchase, refunded: &HashMap<PurchaseId, i64>) -> Self {
         Self {
             refunded_cents: refunded.get(&p.id).copied().unwrap_or(0),
@@ -50,22 +63,55 @@ impl BookPurchase {
     }
 }
 
-/// Every purchase that was paid or placed upstream: the reconciliation matches upstream
-/// orders against all of them (an order in the period may belong to an older purchase).
-pub fn paid_or_placed(conn: &mut DbConn) -> Result<Vec<BookPurchase>, DbError> {
-    let rows: Vec<Purchase> = purchases::table
-        .filter(
-            purchases::paid_at_ms
-                .is_not_null()
-                .or(purchases::upstream_order_id.is_not_null()),
-        )
-        .order((purchases::created_at_ms.asc(), purchases::id.asc()))
+/// The purchases the reconciliation of `[from_ms, until_ms)` needs, oldest first: those paid
+/// in it, those placed upstream but never paid and created in it, and those `named` (by
+/// reference or upstream order id) by upstream orders of the period, which may be older. Read
+/// by the `paid_at_ms` and `created_at_ms` indexes and the unique keys, never every purchase.
+pub fn paid_or_placed_in(
+    conn: &mut DbConn,
+    from_ms: i64,
+    until_ms: i64,
+    named: &[String],
+) -> Result<Vec<BookPurchase>, DbError> {
+    let mut rows: Vec<Purchase> = purchases::table
+        .filter(purchases::paid_at_ms.ge(from_ms))
+        .filter(purchases::paid_at_ms.lt(until_ms))
         .select(Purchase::as_select())
         .load(conn)?;
-    let refunded = refunded(conn, None)?;
+    rows.extend(
+        purchases::table
+            .filter(purchases::created_at_ms.ge(from_ms))
+            .filter(purchases::created_at_ms.lt(until_ms))
+            .filter(purchases::paid_at_ms.is_null())
+            .filter(purchases::upstream_order_id.is_not_null())
+            .select(Purchase::as_select())
+            .load::<Purchase>(conn)?,
+    );
+    for chunk in named.chunks(500) {
+        rows.extend(
+            purchases::table
+                .filter(purchases::reference.eq_any(chunk))
+                .select(Purchase::as_select())
+                .load::<Purchase>(conn)?,
+        );
+        rows.extend(
+            purchases::table
+                .filter(purchases::upstream_order_id.eq_any(chunk))
+                .select(Purchase::as_select())
+                .load::<Purchase>(conn)?,
+        );
+    }
+    rows.retain(|p| p.paid_at_ms.is_some() || p.upstream_order_id.is_some());
+    rows.sort_by(|a, b| (a.created_at_ms, &a.id).cmp(&(b.created_at_ms, &b.id)));
+    rows.dedup_by(|a, b| a.id == b.id);
+    let ids: Vec<PurchaseId> = rows.iter().map(|p| p.id.clone()).collect();
+    let mut refunded_cents = HashMap::new();
+    for chunk in ids.chunks(500) {
+        refunded_cents.extend(refunded(conn, Some(chunk))?);
+    }
     Ok(rows
         .into_iter()
-        .map(|p| BookPurchase::of(p, &refunded))
+        .map(|p| BookPurchase::of(p, &refunded_cents))
         .collect())
 }
 
@@ -97,21 +143,86 @@ fn refunded(
 }
 
 /// One page of the console's order search (the same filter, the same order), with what each
-/// purchase had refunded: a page of the orders CSV.
+/// purchase had refunded and its plan: a page of the orders CSV.
 pub fn orders_export_page(
     conn: &mut DbConn,
     filter: &OrderFilter,
     offset: i64,
     limit: i64,
-) -> Result<Vec<(Purchase, i64)>, DbError> {
+) -> Result<Vec<ExportedOrder>, DbError> {
     let found = search_orders(conn, filter, offset, limit)?;
+    exported(conn, found)
+}
+
+/// A plan as the orders CSV names it, from the catalog table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanFacts {
+    pub country_code: String,
+    pub country_name: String,
+    pub data_mb: i64,
+    pub validity_days: i64,
+    pub is_daily: bool,
+}
+
+/// A row of the orders CSV: the purchase, what was refunded of it (refunds not failed) and
+/// its plan while the catalog table still has it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExportedOrder {
+    pub purchase: Purchase,
+    pub refunded_cents: i64,
+    pub plan: Option<PlanFacts>,
+}
+
+impl ExportedOrder {
+    /// Its money; the margin is [`Takings::margin`].
+    pub fn takings(&self) -> Takings {
+        self.purchase.takings(Cents::new(self.refunded_cents))
+    }
+}
+
+/// `found` with their refunds and plans, in the same order (two lookups by key).
+fn exported(conn: &mut DbConn, found: Vec<Purchase>) -> Result<Vec<ExportedOrder>, DbError> {
     let ids: Vec<PurchaseId> = found.iter().map(|p| p.id.clone()).collect();
     let refunded = refunded(conn, Some(&ids))?;
+    let plan_ids: Vec<&str> = found
+        .iter()
+        .map(|p| p.plan_id.as_str())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let plans: HashMap<String, PlanFacts> = catalog_plans::table
+        .filter(catalog_plans::id.eq_any(&plan_ids))
+        .select((
+            catalog_plans::id,
+            catalog_plans::country_code,
+            catalog_plans::country_name,
+            catalog_plans::data_mb,
+            catalog_plans::validity_days,
+            catalog_plans::is_daily,
+        ))
+        .load::<(String, String, String, i64, i64, bool)>(conn)?
+        .into_iter()
+        .map(
+            |(id, country_code, country_name, data_mb, validity_days, is_daily)| {
+                (
+                    id,
+                    PlanFacts {
+                        country_code,
+                        country_name,
+                        data_mb,
+                        validity_days,
+                        is_daily,
+                    },
+                )
+            },
+        )
+        .collect();
     Ok(found
         .into_iter()
-        .map(|p| {
-            let r = refunded.get(&p.id).copied().unwrap_or(0);
-            (p, r)
+        .map(|p| ExportedOrder {
+            refunded_cents: refunded.get(&p.id).copied().unwrap_or(0),
+            plan: plans.get(&p.plan_id).cloned(),
+            purchase: p,
         })
         .collect())
 }
@@ -156,64 +267,4 @@ pub fn topups(conn: &mut DbConn) -> Result<Vec<BookTopup>, DbError> {
             })
         })
         .collect())
-}
-
-/// What the dashboard's figures are made of: every checkout started at or after `since_ms`
-/// and every purchase paid since then (with its refunds and whether the cost was kept), and
-/// the destination of each plan among them.
-#[derive(Debug, Clone, Default)]
-pub struct FigureRows {
-    pub purchases: Vec<BookPurchase>,
-    /// Purchases refunded with "refund and keep the cost".
-    pub kept_cost: Vec<String>,
-    /// Plan id → destination name, for the plans of `purchases` still in the catalog table.
-    pub destinations: HashMap<String, String>,
-}
-
-pub fn figure_rows(conn: &mut DbConn, since_ms: i64) -> Result<FigureRows, DbError> {
-    let rows: Vec<Purchase> = purchases::table
-        .filter(
-            purchases::created_at_ms
-                .ge(since_ms)
-                .or(purchases::paid_at_ms.ge(since_ms)),
-        )
-        .select(Purchase::as_select())
-        .load(conn)?;
-    let ids: Vec<PurchaseId> = rows.iter().map(|p| p.id.clone()).collect();
-    let mut refunded_cents = HashMap::new();
-    let mut kept_cost = Vec::new();
-    for chunk in ids.chunks(500) {
-        refunded_cents.extend(refunded(conn, Some(chunk))?);
-        kept_cost.extend(
-            refunds::table
-                .filter(refunds::purchase_id.eq_any(chunk))
-                .filter(refunds::keeps_cost.eq(true))
-                .filter(refunds::status.ne("failed"))
-                .select(refunds::purchase_id)
-                .load::<String>(conn)?,
-        );
-    }
-    let plan_ids: Vec<String> = rows
-        .iter()
-        .map(|p| p.plan_id.clone())
-        .collect::<std::collections::BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    let mut destinations = HashMap::new();
-    for chunk in plan_ids.chunks(500) {
-        destinations.extend(
-            catalog_plans::table
-                .filter(catalog_plans::id.eq_any(chunk))
-                .select((catalog_plans::id, catalog_plans::country_name))
-                .load::<(String, String)>(conn)?,
-        );
-    }
-    Ok(FigureRows {
-        purchases: rows
-            .into_iter()
-            .map(|p| BookPurchase::of(p, &refunded_cents))
-            .collect(),
-        kept_cost,
-        destinations,
-    })
 }

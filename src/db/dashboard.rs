@@ -1,5 +1,6 @@
-//! The console dashboard's read model across tables: the sales figures since a time, the
-//! outbox's health, and the purchases a person must look at. Read-only; nothing here reads an
+//! The console dashboard's read model across tables: top destinations and checkouts of a
+//! window (its money is in `daily_sales`), the outbox's health, and the purchases a person
+//! must look at. Read-only; nothing here reads an
 //! installation's encrypted values.
 
 use diesel::dsl::{exists, not};
@@ -7,11 +8,11 @@ use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Nullable};
 
 use crate::db::purchases::Purchase;
-use crate::db::schema::{alerts, outbox_jobs, purchases, refunds};
+use crate::db::schema::{alerts, catalog_plans, outbox_jobs, purchases};
 use crate::db::{DbConn, DbError, outbox};
 use crate::domain::job::JobKind;
 
-/// Statuses that count as a sale: paid and not given back.
+/// Statuses of a sale that was not given back: what the top destinations count.
 const SOLD: &[&str] = &[
     "paid",
     "ordered",
@@ -20,54 +21,67 @@ const SOLD: &[&str] = &[
     "needs_attention",
 ];
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Sales {
-    pub count: i64,
-    pub revenue_cents: i64,
-    pub cost_cents: i64,
-    /// Wholesale cost of orders refunded with "refund and keep the cost": paid from the
-    /// wallet, given back to the consumer, a loss.
-    pub kept_cost_cents: i64,
+/// A plan's sales in a window: plan id, its destination's name (when the catalog table still
+/// has the plan), orders and what they charged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanSales {
+    pub plan_id: String,
+    pub destination: Option<String>,
+    pub orders: i64,
+    pub sales_cents: i64,
 }
 
-impl Sales {
-    /// Revenue minus the cost of what was sold minus the losses.
-    pub fn margin_cents(&self) -> i64 {
-        self.revenue_cents
-            .saturating_sub(self.cost_cents)
-            .saturating_sub(self.kept_cost_cents)
-    }
-}
-
-/// Sales paid at or after `since_ms`.
-pub fn sales_since(conn: &mut DbConn, since_ms: i64) -> Result<Sales, DbError> {
-    let rows: Vec<(i64, Option<i64>, Option<i64>)> = purchases::table
-        .filter(purchases::paid_at_ms.ge(since_ms))
+/// Sales per plan of the purchases paid in `[from_ms, until_ms)` and not given back, read
+/// by the `paid_at_ms` index.
+pub fn plan_sales(
+    conn: &mut DbConn,
+    from_ms: i64,
+    until_ms: i64,
+) -> Result<Vec<PlanSales>, DbError> {
+    let rows: Vec<(String, i64, Option<i64>)> = purchases::table
+        .filter(purchases::paid_at_ms.ge(from_ms))
+        .filter(purchases::paid_at_ms.lt(until_ms))
         .filter(purchases::status.eq_any(SOLD))
+        .group_by(purchases::plan_id)
         .select((
+            purchases::plan_id,
             diesel::dsl::count_star(),
             diesel::dsl::sql::<Nullable<BigInt>>("CAST(SUM(price_cents) AS BIGINT)"),
-            diesel::dsl::sql::<Nullable<BigInt>>("CAST(SUM(cost_cents) AS BIGINT)"),
         ))
         .load(conn)?;
-    let kept: Option<i64> = purchases::table
-        .inner_join(refunds::table)
-        .filter(purchases::paid_at_ms.ge(since_ms))
-        .filter(refunds::keeps_cost.eq(true))
-        .filter(refunds::status.ne("failed"))
-        .select(diesel::dsl::sql::<Nullable<BigInt>>(
-            "CAST(SUM(purchases.cost_cents) AS BIGINT)",
+    let ids: Vec<&str> = rows.iter().map(|(id, _, _)| id.as_str()).collect();
+    let mut names = std::collections::HashMap::new();
+    for chunk in ids.chunks(500) {
+        names.extend(
+            catalog_plans::table
+                .filter(catalog_plans::id.eq_any(chunk))
+                .select((catalog_plans::id, catalog_plans::country_name))
+                .load::<(String, String)>(conn)?,
+        );
+    }
+    Ok(rows
+        .into_iter()
+        .map(|(plan_id, orders, sales)| PlanSales {
+            destination: names.get(&plan_id).cloned(),
+            plan_id,
+            orders,
+            sales_cents: sales.unwrap_or(0),
+        })
+        .collect())
+}
+
+/// Checkouts started in `[from_ms, until_ms)`, and how many of them were paid, read by the
+/// `created_at_ms` index.
+pub fn checkouts(conn: &mut DbConn, from_ms: i64, until_ms: i64) -> Result<(i64, i64), DbError> {
+    let (started, paid): (i64, i64) = purchases::table
+        .filter(purchases::created_at_ms.ge(from_ms))
+        .filter(purchases::created_at_ms.lt(until_ms))
+        .select((
+            diesel::dsl::count_star(),
+            diesel::dsl::count(purchases::paid_at_ms),
         ))
         .first(conn)?;
-    Ok(rows
-        .first()
-        .map(|(count, revenue, cost)| Sales {
-            count: *count,
-            revenue_cents: revenue.unwrap_or(0),
-            cost_cents: cost.unwrap_or(0),
-            kept_cost_cents: kept.unwrap_or(0),
-        })
-        .unwrap_or_default())
+    Ok((started, paid))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

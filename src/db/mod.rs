@@ -13,6 +13,7 @@ pub mod alerts;
 pub mod books;
 pub mod catalog;
 mod column;
+pub mod daily_sales;
 pub mod dashboard;
 pub mod display_rates;
 pub mod holds;
@@ -289,6 +290,10 @@ impl DbConn {
                 .map(|versions| versions.iter().map(ToString::to_string).collect())
                 .map_err(|e| DbError::Migration(e.to_string()))?,
         };
+        let days = daily_sales::rebuild_if_empty(self)?;
+        if days > 0 {
+            tracing::info!(days, "daily sales counted from the purchases");
+        }
         Ok(applied)
     }
 

@@ -7,6 +7,7 @@ use diesel::prelude::*;
 use crate::db::schema::{purchase_events, purchases};
 use crate::db::{DbConn, DbError};
 use crate::domain::purchase::{self as lifecycle, Next, PurchaseId, PurchaseStatus, Refusal};
+use crate::domain::takings::Takings;
 use crate::domain::{Cents, Email};
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
@@ -47,9 +48,17 @@ pub struct Purchase {
 }
 
 impl Purchase {
-    /// What the shop keeps: the price charged less the upstream cost.
-    pub fn margin_cents(&self) -> i64 {
-        self.price_cents.get().saturating_sub(self.cost_cents.get())
+    /// Its money, given what was `refunded` of it (refunds not failed); the margin is
+    /// [`Takings::margin`].
+    pub fn takings(&self, refunded: Cents) -> Takings {
+        Takings::of_purchase(
+            self.paid_at_ms.is_some(),
+            self.price_cents,
+            refunded,
+            self.upstream_order_id.is_some(),
+            self.upstream_status.as_deref(),
+            self.cost_cents,
+        )
     }
 
     /// See [`lifecycle::is_abandoned`].
@@ -258,7 +267,7 @@ pub fn set_paid(
             purchases::payment_reference.eq(payment_reference),
         ))
         .execute(conn)?;
-    Ok(())
+    crate::db::daily_sales::refresh_for(conn, id)
 }
 
 /// Records the promotion code a purchase was started with: the list price and the discount
@@ -372,6 +381,9 @@ pub fn set_upstream_order(
         purchases::updated_at_ms.eq(now_ms),
     ))
     .execute(conn)?;
+    if changed == 1 {
+        crate::db::daily_sales::refresh_for(conn, purchase_id)?;
+    }
     Ok(changed == 1)
 }
 
@@ -388,7 +400,7 @@ pub fn set_upstream_status(
             purchases::updated_at_ms.eq(now_ms),
         ))
         .execute(conn)?;
-    Ok(())
+    crate::db::daily_sales::refresh_for(conn, purchase_id)
 }
 
 pub fn set_esim_id(

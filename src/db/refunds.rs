@@ -78,6 +78,7 @@ pub fn ensure_refund(
             .do_nothing()
             .execute(c)
     })?;
+    crate::db::daily_sales::refresh_for(conn, purchase_id)?;
     refund_for(conn, purchase_id)?.ok_or(DbError::Query(diesel::result::Error::NotFound))
 }
 
@@ -88,12 +89,17 @@ pub fn set_refund_status(
     provider_refund_id: Option<&str>,
     now_ms: i64,
 ) -> Result<(), DbError> {
-    diesel::update(refunds::table.find(refund_id))
+    let purchase_id: Option<PurchaseId> = diesel::update(refunds::table.find(refund_id))
         .set((
             refunds::status.eq(status),
             refunds::provider_refund_id.eq(provider_refund_id),
             refunds::updated_at_ms.eq(now_ms),
         ))
-        .execute(conn)?;
+        .returning(refunds::purchase_id)
+        .get_result(conn)
+        .optional()?;
+    if let Some(purchase_id) = purchase_id {
+        crate::db::daily_sales::refresh_for(conn, &purchase_id)?;
+    }
     Ok(())
 }

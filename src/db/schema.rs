@@ -489,3 +489,13 @@ diesel::table! {
         updated_at_ms -> BigInt,
     }
 }
+
+diesel::table! {
+    daily_sales (day_ms) {
+        day_ms -> BigInt,
+        orders -> BigInt,
+        paid_cents -> BigInt,
+        refunded_cents -> BigInt,
+        supplier_cost_cents -> BigInt,
+    }
+}

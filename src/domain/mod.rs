@@ -20,6 +20,7 @@ pub mod promo;
 pub mod purchase;
 pub mod rate_window;
 pub mod secret;
+pub mod takings;
 
 pub use alert::AlertKind;
 pub use client::ClientKey;

@@ -7,7 +7,8 @@
 use crate::db::DbError;
 use crate::db::alerts::{self, Alert};
 use crate::db::catalog::SyncRow;
-use crate::db::dashboard::{self as q, OutboxHealth, Sales};
+use crate::db::daily_sales::{self, Sales};
+use crate::db::dashboard::{self as q, OutboxHealth};
 use crate::db::metrics::Gauges;
 use crate::db::order_links::LinkCounts;
 use crate::db::order_search;
@@ -184,6 +185,20 @@ pub struct OrderDetail {
     pub links: LinkCounts,
 }
 
+impl OrderDetail {
+    /// The order's money, with its refund when one is under way or done.
+    pub fn takings(&self) -> crate::domain::takings::Takings {
+        let refunded = self
+            .refund
+            .as_ref()
+            .filter(|r| r.is_open())
+            .map_or(crate::domain::Cents::ZERO, |r| {
+                crate::domain::Cents::new(r.amount_cents)
+            });
+        self.purchase.takings(refunded)
+    }
+}
+
 /// The order `id`, or `None` when there is none.
 #[tracing::instrument(skip_all, fields(purchase.id = %id))]
 pub async fn order_detail(orders: &Orders, id: PurchaseId) -> Result<Option<OrderDetail>, DbError> {
@@ -214,7 +229,7 @@ pub async fn order_detail(orders: &Orders, id: PurchaseId) -> Result<Option<Orde
 /// The dashboard's state of the business at `now_ms`.
 pub struct Dashboard {
     pub wallet: Option<WalletRow>,
-    /// Today (UTC), the last 7 and the last 30 days, with their labels.
+    /// Today, the last 7 and the last 30 UTC days (today included), with their labels.
     pub sales: [(&'static str, Sales); 3],
     pub health: OutboxHealth,
     /// Orders that need a person, at most `ATTENTION_LIMIT`.
@@ -230,13 +245,15 @@ const ATTENTION_LIMIT: i64 = 20;
 pub async fn dashboard(orders: &Orders, now_ms: i64) -> Result<Dashboard, DbError> {
     let db = orders.db();
     db.run(move |conn| {
-        let today = now_ms - now_ms.rem_euclid(DAY_MS);
+        let today = crate::domain::takings::utc_day_start(now_ms);
+        let days = daily_sales::days(conn, today - 29 * DAY_MS, 30)?;
+        let last = |n: usize| daily_sales::total(&days[days.len().saturating_sub(n)..]);
         Ok(Dashboard {
             wallet: wallet::get(conn)?,
             sales: [
-                ("Today (UTC)", q::sales_since(conn, today)?),
-                ("Last 7 days", q::sales_since(conn, now_ms - 7 * DAY_MS)?),
-                ("Last 30 days", q::sales_since(conn, now_ms - 30 * DAY_MS)?),
+                ("Today (UTC)", last(1)),
+                ("Last 7 days", last(7)),
+                ("Last 30 days", last(30)),
             ],
             health: q::outbox_health(conn, now_ms)?,
             attention: q::needing_attention(conn, ATTENTION_LIMIT)?,
