@@ -276,7 +276,11 @@ async fn orders_are_searched_and_paged(backend: Backend) {
             page.matches("href=\"/admin/orders/p").count()
         }
     };
-    assert_eq!(find("q=zoe.smith").await, 1, "part of the email, any case");
+    assert_eq!(
+        find("q=zoe.smith").await,
+        1,
+        "the start of the email, any case"
+    );
     assert_eq!(find("q=sf-p07").await, 1, "the reference");
     assert_eq!(find("q=p08").await, 1, "the order id");
     assert_eq!(find("q=100%25").await, 0, "LIKE wildcards are literal");
@@ -707,11 +711,11 @@ async fn abandoned_checkouts_are_left_out_of_the_list_until_asked_for(backend: B
         assert!(!page.contains("data-hidden-abandoned"));
 
         // A search narrows the note's count and its link keeps the search.
-        let page = browser.get(&app, "/admin/orders?q=gone").await.body;
+        let page = browser.get(&app, "/admin/orders?q=a-gone").await.body;
         assert!(listed(&page).is_empty(), "{page}");
         assert!(page.contains("2 abandoned checkouts"), "{page}");
         assert!(
-            page.contains("href=\"/admin/orders?q=gone&#38;status=abandoned\""),
+            page.contains("href=\"/admin/orders?q=a-gone&#38;status=abandoned\""),
             "{page}"
         );
     };

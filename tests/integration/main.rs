@@ -54,6 +54,7 @@ mod page_cache;
 mod plan_choice;
 mod plan_choice_browser;
 mod promo;
+mod query_plans;
 mod replicas;
 mod sandbox;
 mod schema;
