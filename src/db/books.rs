@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Text};
 
-use crate::db::order_search::{OrderFilter, search_orders};
+use crate::db::order_search::{Cursor, OrderFilter, Page, search_orders};
 use crate::db::purchases::Purchase;
 use crate::db::schema::{catalog_plans, purchases, refunds, topups};
 use crate::db::{DbBackend, DbConn, DbError};
@@ -103,14 +103,15 @@ pub fn refunded_query(
 }
 
 /// One page of the console's order search (the same filter, the same order), with what each
-/// purchase had refunded: a page of the orders CSV.
+/// purchase had refunded: a page of the orders CSV, the first or the one after `after`.
 pub fn orders_export_page(
     conn: &mut DbConn,
     filter: &OrderFilter,
-    offset: i64,
+    after: Option<Cursor>,
     limit: i64,
 ) -> Result<Vec<(Purchase, i64)>, DbError> {
-    let found = search_orders(conn, filter, offset, limit)?;
+    let page = after.map_or(Page::First, Page::Older);
+    let found = search_orders(conn, filter, &page, limit)?;
     let ids: Vec<PurchaseId> = found.iter().map(|p| p.id.clone()).collect();
     let refunded = refunded(conn, Some(&ids))?;
     Ok(found

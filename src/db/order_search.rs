@@ -12,6 +12,7 @@ use diesel::prelude::*;
 use crate::db::purchases::Purchase;
 use crate::db::schema::purchases;
 use crate::db::{DbBackend, DbConn, DbError, SelectOf};
+use crate::domain::PurchaseId;
 use crate::domain::purchase::order_number_prefix;
 
 /// What the orders list filters on. `query` matches the start of the email or its whole
@@ -82,28 +83,95 @@ fn filtered(filter: &OrderFilter) -> purchases::BoxedQuery<'static, DbBackend> {
     }
 }
 
-/// One page of purchases, newest first; `limit + 1` rows are asked for so the caller knows
-/// whether another page follows.
+/// A place in the list: the creation time and id of a purchase. The list is ordered by both
+/// (newest first), so a page is the rows on one side of a cursor, read from the index in
+/// order whatever page it is: there is no offset to count past.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cursor {
+    pub created_at_ms: i64,
+    pub id: PurchaseId,
+}
+
+impl Cursor {
+    /// Where `purchase` is in the list.
+    pub fn of(purchase: &Purchase) -> Self {
+        Self {
+            created_at_ms: purchase.created_at_ms,
+            id: purchase.id.clone(),
+        }
+    }
+
+    /// A cursor as a link carries it (`1767225600000.3fa29c1e0b7d4411aa02`); `None` for text
+    /// that is not one.
+    pub fn parse(text: &str) -> Option<Self> {
+        let (at, id) = text.split_once('.')?;
+        Some(Self {
+            created_at_ms: at.parse().ok()?,
+            id: PurchaseId::parse(id).ok()?,
+        })
+    }
+}
+
+impl std::fmt::Display for Cursor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}", self.created_at_ms, self.id)
+    }
+}
+
+/// Which rows of the list a page holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Page {
+    /// The newest.
+    First,
+    /// Those after the cursor in the list (older).
+    Older(Cursor),
+    /// Those before the cursor in the list (newer), the nearest to it.
+    Newer(Cursor),
+}
+
+/// Up to `limit` purchases of `page`, newest first.
 pub fn search_orders(
     conn: &mut DbConn,
     filter: &OrderFilter,
-    offset: i64,
+    page: &Page,
     limit: i64,
 ) -> Result<Vec<Purchase>, DbError> {
-    Ok(search_query(filter, offset, limit).load(conn)?)
+    let mut found = search_query(filter, page, limit).load(conn)?;
+    if let Page::Newer(_) = page {
+        found.reverse();
+    }
+    Ok(found)
 }
 
-/// [`search_orders`]'s query (its plan is checked by a test).
+/// [`search_orders`]'s query (its plan is checked by a test). A newer page is read from the
+/// cursor upwards, so its rows come oldest first.
 pub fn search_query(
     filter: &OrderFilter,
-    offset: i64,
+    page: &Page,
     limit: i64,
 ) -> purchases::BoxedQuery<'static, DbBackend, SelectOf<Purchase>> {
-    filtered(filter)
-        .select(Purchase::as_select())
-        .order((purchases::created_at_ms.desc(), purchases::id.desc()))
-        .offset(offset)
-        .limit(limit)
+    let query = filtered(filter).select(Purchase::as_select()).limit(limit);
+    let newest_first = (purchases::created_at_ms.desc(), purchases::id.desc());
+    match page {
+        Page::First => query.order(newest_first),
+        // `created_at_ms <= t` is the index range; the rest only breaks the tie at `t`.
+        Page::Older(at) => query
+            .filter(purchases::created_at_ms.le(at.created_at_ms))
+            .filter(
+                purchases::created_at_ms
+                    .lt(at.created_at_ms)
+                    .or(purchases::id.lt(at.id.clone())),
+            )
+            .order(newest_first),
+        Page::Newer(at) => query
+            .filter(purchases::created_at_ms.ge(at.created_at_ms))
+            .filter(
+                purchases::created_at_ms
+                    .gt(at.created_at_ms)
+                    .or(purchases::id.gt(at.id.clone())),
+            )
+            .order((purchases::created_at_ms.asc(), purchases::id.asc())),
+    }
 }
 
 /// How many abandoned checkouts `filter` would list if it did not hide them.
@@ -122,20 +190,53 @@ pub fn count_abandoned_query(
     filtered(&only).select(diesel::dsl::count_star())
 }
 
-/// [`search_orders`], and how many abandoned checkouts matched but were hidden (0 unless
-/// `filter` hides them).
+/// A page of the orders list.
+#[derive(Debug, Clone, Default)]
+pub struct OrdersPage {
+    /// Newest first.
+    pub rows: Vec<Purchase>,
+    /// Newer rows come before these (this is not the first page).
+    pub has_newer: bool,
+    /// Older rows follow these.
+    pub has_older: bool,
+    /// Abandoned checkouts that matched but are not listed (0 unless `filter` hides them).
+    pub hidden_abandoned: i64,
+}
+
+/// The page `page` of `size` rows: a newer page that would not be full is the first page.
 pub fn orders_page(
     conn: &mut DbConn,
     filter: &OrderFilter,
-    offset: i64,
-    limit: i64,
-) -> Result<(Vec<Purchase>, i64), DbError> {
-    let found = search_orders(conn, filter, offset, limit)?;
-    let hidden = match filter.abandoned {
+    page: &Page,
+    size: i64,
+) -> Result<OrdersPage, DbError> {
+    let ask = size.saturating_add(1);
+    let keep = usize::try_from(size).unwrap_or(0);
+    let mut found = search_orders(conn, filter, page, ask)?;
+    let (has_newer, has_older) = match page {
+        Page::First => (false, found.len() > keep),
+        Page::Older(_) => (true, found.len() > keep),
+        Page::Newer(_) if found.len() > keep => {
+            // Newest first: the extra row is the newest, beyond this page.
+            found.remove(0);
+            (true, true)
+        }
+        Page::Newer(_) => {
+            found = search_orders(conn, filter, &Page::First, ask)?;
+            (false, found.len() > keep)
+        }
+    };
+    found.truncate(keep);
+    let hidden_abandoned = match filter.abandoned {
         Abandoned::Hide => count_abandoned(conn, filter)?,
         Abandoned::Include | Abandoned::Only => 0,
     };
-    Ok((found, hidden))
+    Ok(OrdersPage {
+        rows: found,
+        has_newer,
+        has_older,
+        hidden_abandoned,
+    })
 }
 
 /// An address as the search stores it (`purchases.email_lower`, `email_domain`): in lower

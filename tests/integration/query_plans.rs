@@ -11,6 +11,7 @@ use diesel::prelude::*;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::row::NamedRow;
 use diesel::sql_types::{Text, Untyped};
+use storefront::db::order_search::{Cursor, Page};
 use storefront::db::{DbBackend, DbConn, DbError};
 use storefront::domain::PurchaseId;
 use storefront::orders::console::Search;
@@ -130,7 +131,6 @@ async fn console_order_queries_read_by_index(backend: Backend) {
                 diesel::sql_query("SET enable_seqscan = off").execute(conn)?;
             }
             let now_ms = 1_790_000_000_000;
-            let page = 26;
             let id = PurchaseId::parse("3fa29c1e0b7d4411aa02").expect("id");
             let mut faults = Vec::new();
             let mut check = |name: &str, plan: Vec<String>, ordered: bool| {
@@ -172,24 +172,27 @@ async fn console_order_queries_read_by_index(backend: Backend) {
                     false,
                 ),
             ];
+            let at = Cursor {
+                created_at_ms: now_ms - 86_400_000,
+                id: id.clone(),
+            };
+            let pages = [
+                ("", Page::First),
+                (", an older page", Page::Older(at.clone())),
+                (", a newer page", Page::Newer(at)),
+            ];
             for (name, search, ordered) in lists {
                 let filter = search.filter(now_ms).expect("a valid range");
-                check(
-                    name,
-                    plan(
-                        conn,
-                        storefront::db::order_search::search_query(&filter, 0, page),
-                    ),
-                    ordered,
-                );
-                check(
-                    &format!("{name}, a later page"),
-                    plan(
-                        conn,
-                        storefront::db::order_search::search_query(&filter, 25, page),
-                    ),
-                    ordered,
-                );
+                for (which, page) in &pages {
+                    check(
+                        &format!("{name}{which}"),
+                        plan(
+                            conn,
+                            storefront::db::order_search::search_query(&filter, page, 26),
+                        ),
+                        ordered,
+                    );
+                }
                 check(
                     &format!("{name}, abandoned checkouts not listed"),
                     plan(
@@ -242,7 +245,7 @@ async fn console_order_queries_read_by_index(backend: Backend) {
                 false,
             );
 
-            // The orders CSV: a page of the list and what those purchases had refunded.
+            // The orders CSV: pages of the list (above) and what their purchases had refunded.
             let ids = [id.clone(), PurchaseId::parse("p07").expect("id")];
             check(
                 "the orders CSV's refunds",
