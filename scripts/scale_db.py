@@ -14,7 +14,8 @@ D days (1,095: three years), with every row that belongs to a purchase copied wi
 - unique text columns (references, idempotency keys, token hashes, nonces, upstream ids) get
   "~k" appended; integer ids are offset by k times the seed's largest id;
 - every *_ms timestamp moves back by k steps of D days / copies, so the copies cover the period;
-- emails are spread over C customers ("c123.name@…"), so a customer has several orders.
+- emails are spread over C customers ("c123.name@…"), so a customer has several orders; the
+  search columns (lower-case address, order key) follow the copied address and id.
 
 Each table is grown by one INSERT … SELECT over a series of k (a recursive CTE on SQLite,
 generate_series on PostgreSQL), then ANALYZE. Run it on a stopped shop. Columns are read from the
@@ -157,6 +158,11 @@ def expression(db, table, column, kind, offsets, step_ms, customers):
         return f"t.{column} || '~' || ks.k"
     if column == "email" and table == "purchases":
         return f"'c' || ((ks.k * seeds.n + seeds.idx) % {customers}) || '.' || t.email"
+    if column == "email_lower" and table == "purchases":
+        return f"'c' || ((ks.k * seeds.n + seeds.idx) % {customers}) || '.' || t.email_lower"
+    if column == "order_key" and table == "purchases":
+        # The order number's key is the new id's first eight characters.
+        return db.hex8(f"(ks.k * seeds.n + seeds.idx) * {HASH}")
     if column.endswith("_ms") and db.is_integer(kind):
         return f"t.{column} - ks.k * {step_ms}"
     return f"t.{column}"

@@ -13,6 +13,7 @@ pub mod ledger;
 pub mod period;
 pub mod reconcile;
 
+use crate::db::order_search::Cursor;
 use crate::db::{Db, DbError, books as q};
 use crate::upstream::{BalanceTransaction, PageLimit, PartnerClient, UpstreamError};
 
@@ -138,24 +139,29 @@ fn orders_csv(db: Db, filter: crate::db::order_search::OrderFilter) -> CsvChunks
             return;
         }
         let page = i64::try_from(CSV_PAGE).unwrap_or(200);
-        let mut offset = 0_i64;
+        // Each page starts after the last row sent (keyset, not an offset), so every page is
+        // one range of an index however far into the export it is.
+        let mut after = None;
         loop {
             let f = filter.clone();
+            let from = after.clone();
             let rows = db
-                .run(move |conn| q::orders_export_page(conn, &f, offset, page))
+                .run(move |conn| q::orders_export_page(conn, &f, from, page))
                 .await
                 .map_err(BooksError::from);
             let (chunk, last) = match rows {
-                Ok(rows) => (
-                    Ok(rows.iter().map(csv::order_row).collect()),
-                    rows.len() < CSV_PAGE,
-                ),
+                Ok(rows) => {
+                    after = rows.last().map(|row| Cursor::of(&row.purchase));
+                    (
+                        Ok(rows.iter().map(csv::order_row).collect()),
+                        rows.len() < CSV_PAGE,
+                    )
+                }
                 Err(err) => (Err(err), true),
             };
             if tx.send(chunk).await.is_err() || last {
                 return;
             }
-            offset = offset.saturating_add(page);
         }
     });
     rx

@@ -4,7 +4,7 @@
 use diesel::prelude::*;
 
 use crate::db::schema::alerts;
-use crate::db::{DbConn, DbError};
+use crate::db::{DbBackend, DbConn, DbError, SelectOf};
 use crate::domain::AlertKind;
 use crate::domain::purchase::PurchaseId;
 
@@ -81,11 +81,18 @@ pub fn alerts_for_purchase(
     conn: &mut DbConn,
     purchase_id: &PurchaseId,
 ) -> Result<Vec<Alert>, DbError> {
-    Ok(alerts::table
-        .filter(alerts::purchase_id.eq(purchase_id))
+    Ok(alerts_for_purchase_query(purchase_id).load(conn)?)
+}
+
+/// [`alerts_for_purchase`]'s query (its plan is checked by a test).
+pub fn alerts_for_purchase_query(
+    purchase_id: &PurchaseId,
+) -> alerts::BoxedQuery<'static, DbBackend, SelectOf<Alert>> {
+    alerts::table
+        .filter(alerts::purchase_id.eq(purchase_id.clone()))
         .order(alerts::id)
         .select(Alert::as_select())
-        .load(conn)?)
+        .into_boxed()
 }
 
 /// Resolves the purchase's open alerts; returns how many.

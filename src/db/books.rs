@@ -6,12 +6,12 @@
 use std::collections::HashMap;
 
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Nullable};
+use diesel::sql_types::{BigInt, Text};
 
-use crate::db::order_search::{OrderFilter, search_orders};
+use crate::db::order_search::{Cursor, OrderFilter, Page, search_orders};
 use crate::db::purchases::Purchase;
 use crate::db::schema::{catalog_plans, purchases, refunds, topups};
-use crate::db::{DbConn, DbError};
+use crate::db::{DbBackend, DbConn, DbError};
 use crate::domain::takings::Takings;
 use crate::domain::{Cents, PurchaseId};
 
@@ -121,36 +121,44 @@ fn refunded(
     conn: &mut DbConn,
     ids: Option<&[PurchaseId]>,
 ) -> Result<HashMap<PurchaseId, i64>, DbError> {
-    let mut query = refunds::table
-        .filter(refunds::status.ne("failed"))
-        .group_by(refunds::purchase_id)
-        .select((
-            refunds::purchase_id,
-            diesel::dsl::sql::<Nullable<BigInt>>("CAST(SUM(amount_cents) AS BIGINT)"),
-        ))
-        .into_boxed();
-    if let Some(ids) = ids {
-        if ids.is_empty() {
-            return Ok(HashMap::new());
-        }
-        query = query.filter(refunds::purchase_id.eq_any(ids));
+    if ids.is_some_and(<[PurchaseId]>::is_empty) {
+        return Ok(HashMap::new());
     }
-    let rows: Vec<(PurchaseId, Option<i64>)> = query.load(conn)?;
-    Ok(rows
-        .into_iter()
-        .map(|(id, sum)| (id, sum.unwrap_or(0)))
-        .collect())
+    let rows: Vec<(PurchaseId, i64)> = refunded_query(ids).load(conn)?;
+    let mut sums = HashMap::new();
+    for (id, amount) in rows {
+        let sum = sums.entry(id).or_insert(0_i64);
+        *sum = sum.saturating_add(amount);
+    }
+    Ok(sums)
+}
+
+/// [`refunded`]'s query: the refunds that did not fail, of the purchases `ids` or of all with
+/// `None` (its plan is checked by a test).
+pub fn refunded_query(
+    ids: Option<&[PurchaseId]>,
+) -> refunds::BoxedQuery<'static, DbBackend, (Text, BigInt)> {
+    let query = refunds::table
+        .filter(refunds::status.ne("failed"))
+        .select((refunds::purchase_id, refunds::amount_cents))
+        .into_boxed();
+    match ids {
+        Some(ids) => query.filter(refunds::purchase_id.eq_any(ids.to_vec())),
+        None => query,
+    }
 }
 
 /// One page of the console's order search (the same filter, the same order), with what each
-/// purchase had refunded and its plan: a page of the orders CSV.
+/// purchase had refunded and its plan: a page of the orders CSV, the first or the one after
+/// `after`.
 pub fn orders_export_page(
     conn: &mut DbConn,
     filter: &OrderFilter,
-    offset: i64,
+    after: Option<Cursor>,
     limit: i64,
 ) -> Result<Vec<ExportedOrder>, DbError> {
-    let found = search_orders(conn, filter, offset, limit)?;
+    let page = after.map_or(Page::First, Page::Older);
+    let found = search_orders(conn, filter, &page, limit)?;
     exported(conn, found)
 }
 

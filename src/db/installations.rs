@@ -4,7 +4,7 @@
 use diesel::prelude::*;
 
 use crate::db::schema::installations;
-use crate::db::{DbConn, DbError};
+use crate::db::{DbBackend, DbConn, DbError};
 use crate::domain::purchase::PurchaseId;
 
 /// An encrypted installation row; see `orders::installation` for the format.
@@ -94,9 +94,15 @@ pub fn reencrypt_installation(
 
 /// The last four digits of the purchase's ICCID, once installed.
 pub fn iccid_last4(conn: &mut DbConn, purchase_id: &PurchaseId) -> Result<Option<String>, DbError> {
-    Ok(installations::table
-        .find(purchase_id)
+    Ok(iccid_last4_query(purchase_id).first(conn).optional()?)
+}
+
+/// [`iccid_last4`]'s query (its plan is checked by a test).
+pub fn iccid_last4_query(
+    purchase_id: &PurchaseId,
+) -> installations::BoxedQuery<'static, DbBackend, diesel::sql_types::Text> {
+    installations::table
+        .filter(installations::purchase_id.eq(purchase_id.clone()))
         .select(installations::iccid_last4)
-        .first(conn)
-        .optional()?)
+        .into_boxed()
 }

@@ -98,6 +98,12 @@ pub enum DbConn {
     Sqlite(SqliteConnection),
 }
 
+/// The backend of [`DbConn`]: what a boxed query is built for.
+pub type DbBackend = <DbConn as diesel::Connection>::Backend;
+
+/// The rows of `T` a boxed query over `table` selects.
+pub type SelectOf<T> = diesel::dsl::SqlTypeOf<diesel::dsl::AsSelect<T, DbBackend>>;
+
 #[derive(Debug, thiserror::Error)]
 pub enum DbError {
     #[error("cannot open the database {target}: {reason}")]

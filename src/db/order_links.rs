@@ -5,7 +5,7 @@ use diesel::prelude::*;
 
 use crate::db::purchases::Purchase;
 use crate::db::schema::{order_link_tokens, purchases};
-use crate::db::{DbConn, DbError};
+use crate::db::{DbBackend, DbConn, DbError};
 use crate::domain::purchase::PurchaseId;
 
 /// Records a new link token of `purchase_id` by its hash, in the caller's transaction.
@@ -67,11 +67,22 @@ pub struct LinkCounts {
     pub revoked: usize,
 }
 
-pub fn counts(conn: &mut DbConn, purchase_id: &PurchaseId) -> Result<LinkCounts, DbError> {
-    let revoked: Vec<Option<i64>> = order_link_tokens::table
-        .filter(order_link_tokens::purchase_id.eq(purchase_id))
+/// [`counts`]'s query (its plan is checked by a test).
+pub fn counts_query(
+    purchase_id: &PurchaseId,
+) -> order_link_tokens::BoxedQuery<
+    'static,
+    DbBackend,
+    diesel::sql_types::Nullable<diesel::sql_types::BigInt>,
+> {
+    order_link_tokens::table
+        .filter(order_link_tokens::purchase_id.eq(purchase_id.clone()))
         .select(order_link_tokens::revoked_at_ms)
-        .load(conn)?;
+        .into_boxed()
+}
+
+pub fn counts(conn: &mut DbConn, purchase_id: &PurchaseId) -> Result<LinkCounts, DbError> {
+    let revoked: Vec<Option<i64>> = counts_query(purchase_id).load(conn)?;
     let gone = revoked.iter().filter(|r| r.is_some()).count();
     Ok(LinkCounts {
         live: revoked.len() - gone,

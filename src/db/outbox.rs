@@ -21,7 +21,7 @@ use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Integer, Nullable, Text};
 
 use crate::db::schema::{leases, outbox_attempts, outbox_jobs, purchases};
-use crate::db::{DbConn, DbError};
+use crate::db::{DbBackend, DbConn, DbError, SelectOf};
 use crate::domain::job::JobKind;
 use crate::domain::purchase::PurchaseId;
 
@@ -507,20 +507,34 @@ pub fn cancel_queued(
 
 /// Every attempt of a job, oldest first.
 pub fn attempts(conn: &mut DbConn, job_id: i64) -> Result<Vec<Attempt>, DbError> {
-    Ok(outbox_attempts::table
+    Ok(attempts_query(job_id).load(conn)?)
+}
+
+/// [`attempts`]'s query (its plan is checked by a test).
+pub fn attempts_query(
+    job_id: i64,
+) -> outbox_attempts::BoxedQuery<'static, DbBackend, SelectOf<Attempt>> {
+    outbox_attempts::table
         .filter(outbox_attempts::job_id.eq(job_id))
         .order(outbox_attempts::id)
         .select(Attempt::as_select())
-        .load(conn)?)
+        .into_boxed()
 }
 
 /// Every job of a purchase, oldest first (the admin's order page).
 pub fn jobs_for_purchase(conn: &mut DbConn, purchase_id: &PurchaseId) -> Result<Vec<Job>, DbError> {
-    Ok(outbox_jobs::table
-        .filter(outbox_jobs::purchase_id.eq(purchase_id))
+    Ok(jobs_for_purchase_query(purchase_id).load(conn)?)
+}
+
+/// [`jobs_for_purchase`]'s query (its plan is checked by a test).
+pub fn jobs_for_purchase_query(
+    purchase_id: &PurchaseId,
+) -> outbox_jobs::BoxedQuery<'static, DbBackend, SelectOf<Job>> {
+    outbox_jobs::table
+        .filter(outbox_jobs::purchase_id.eq(purchase_id.clone()))
         .order(outbox_jobs::id)
         .select(Job::as_select())
-        .load(conn)?)
+        .into_boxed()
 }
 
 /// Jobs that gave up, newest first: the admin's "needs a human" list.

@@ -5,7 +5,7 @@
 use diesel::prelude::*;
 
 use crate::db::schema::{purchase_events, purchases};
-use crate::db::{DbConn, DbError};
+use crate::db::{DbBackend, DbConn, DbError, SelectOf, order_search};
 use crate::domain::purchase::{self as lifecycle, Next, PurchaseId, PurchaseStatus, Refusal};
 use crate::domain::takings::Takings;
 use crate::domain::{Cents, Email};
@@ -104,14 +104,21 @@ pub struct NewPurchase {
     pub language: Option<String>,
 }
 
-/// Inserts a purchase with its first timeline event.
+/// Inserts a purchase with its first timeline event, and the forms the console's search
+/// finds it by.
 pub fn insert(conn: &mut DbConn, new: &NewPurchase, note: &str) -> Result<(), DbError> {
+    let (email_lower, email_domain) = order_search::email_search_columns(&new.email);
+    let search = (
+        purchases::email_lower.eq(email_lower),
+        purchases::email_domain.eq(email_domain),
+        purchases::order_key.eq(lifecycle::order_key(new.id.as_str())),
+    );
     let insert = diesel::insert_into(purchases::table);
     match &new.language {
         Some(language) => insert
-            .values((new, purchases::language.eq(language)))
+            .values((new, purchases::language.eq(language), search))
             .execute(conn)?,
-        None => insert.values(new).execute(conn)?,
+        None => insert.values((new, search)).execute(conn)?,
     };
     add_event(conn, &new.id, None, &new.status, note, new.created_at_ms)?;
     Ok(())
@@ -138,11 +145,17 @@ pub fn add_event(
 }
 
 pub fn find(conn: &mut DbConn, id: &PurchaseId) -> Result<Option<Purchase>, DbError> {
-    Ok(purchases::table
-        .find(id)
+    Ok(find_query(id).first(conn).optional()?)
+}
+
+/// [`find`]'s query (its plan is checked by a test).
+pub fn find_query(
+    id: &PurchaseId,
+) -> purchases::BoxedQuery<'static, DbBackend, SelectOf<Purchase>> {
+    purchases::table
+        .filter(purchases::id.eq(id.clone()))
         .select(Purchase::as_select())
-        .first(conn)
-        .optional()?)
+        .into_boxed()
 }
 
 pub fn find_by_session(conn: &mut DbConn, session_id: &str) -> Result<Option<Purchase>, DbError> {
@@ -236,10 +249,15 @@ pub struct PurchaseEvent {
 }
 
 pub fn events(conn: &mut DbConn, purchase_id: &PurchaseId) -> Result<Vec<PurchaseEvent>, DbError> {
-    Ok(purchase_events::table
-        .filter(purchase_events::purchase_id.eq(purchase_id))
+    Ok(events_query(purchase_id).load(conn)?)
+}
+
+/// [`events`]'s query (its plan is checked by a test).
+pub fn events_query(purchase_id: &PurchaseId) -> purchase_events::BoxedQuery<'static, DbBackend> {
+    purchase_events::table
+        .filter(purchase_events::purchase_id.eq(purchase_id.clone()))
         .order(purchase_events::id)
-        .load(conn)?)
+        .into_boxed()
 }
 
 /// The purchase a provider's payment reference belongs to.
@@ -353,9 +371,12 @@ pub fn set_email(
     email: &str,
     now_ms: i64,
 ) -> Result<(), DbError> {
+    let (email_lower, email_domain) = order_search::email_search_columns(email);
     diesel::update(purchases::table.find(id))
         .set((
             purchases::email.eq(email),
+            purchases::email_lower.eq(email_lower),
+            purchases::email_domain.eq(email_domain),
             purchases::updated_at_ms.eq(now_ms),
         ))
         .execute(conn)?;

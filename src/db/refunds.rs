@@ -4,7 +4,7 @@
 use diesel::prelude::*;
 
 use crate::db::schema::refunds;
-use crate::db::{DbConn, DbError};
+use crate::db::{DbBackend, DbConn, DbError, SelectOf};
 use crate::domain::Cents;
 use crate::domain::purchase::{PurchaseId, RefundCause};
 
@@ -42,11 +42,17 @@ pub fn refund_for(
     conn: &mut DbConn,
     purchase_id: &PurchaseId,
 ) -> Result<Option<RefundRow>, DbError> {
-    Ok(refunds::table
-        .filter(refunds::purchase_id.eq(purchase_id))
+    Ok(refund_for_query(purchase_id).first(conn).optional()?)
+}
+
+/// [`refund_for`]'s query (its plan is checked by a test).
+pub fn refund_for_query(
+    purchase_id: &PurchaseId,
+) -> refunds::BoxedQuery<'static, DbBackend, SelectOf<RefundRow>> {
+    refunds::table
+        .filter(refunds::purchase_id.eq(purchase_id.clone()))
         .select(RefundRow::as_select())
-        .first(conn)
-        .optional()?)
+        .into_boxed()
 }
 
 /// The purchase's refund row, created (status `pending`, with its idempotency key) if missing:

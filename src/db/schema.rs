@@ -27,6 +27,9 @@ diesel::table! {
         list_price_cents -> Nullable<BigInt>,
         discount_cents -> Nullable<BigInt>,
         language -> Text,
+        email_lower -> Text,
+        email_domain -> Text,
+        order_key -> Text,
     }
 }
 

@@ -109,19 +109,26 @@ impl fmt::Debug for PurchaseId {
 /// characters of the purchase id, upper case, in two groups. Support finds the order by the
 /// id it starts with; it is not a key to open the order, which needs the private link.
 pub fn order_number(id: &str) -> String {
-    let head: String = id
-        .chars()
-        .filter(char::is_ascii_alphanumeric)
-        .take(8)
-        .map(|c| c.to_ascii_uppercase())
-        .collect();
+    let head = order_key(id).to_ascii_uppercase();
     match head.split_at_checked(4) {
         Some((a, b)) if !b.is_empty() => format!("SF-{a}-{b}"),
         _ => format!("SF-{head}"),
     }
 }
 
-/// The purchase-id prefix an order number stands for, however the customer typed it
+/// The order number of the purchase `id` without its dressing: the first eight letters or
+/// digits of the id, in lower case. Stored with each purchase (`purchases.order_key`, indexed)
+/// so that support finds an order by the number the customer quotes; the migration that added
+/// the column computes the same in SQL for older rows.
+pub fn order_key(id: &str) -> String {
+    id.chars()
+        .filter(char::is_ascii_alphanumeric)
+        .take(8)
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
+/// The [`order_key`] an order number stands for, however the customer typed it
 /// (`SF-3FA2-9C1E`, `sf 3fa29c1e`, `3FA2-9C1E`); `None` for text that is not one.
 pub fn order_number_prefix(typed: &str) -> Option<String> {
     let trimmed = typed.trim();

@@ -12,7 +12,7 @@ use crate::db::dashboard::{self as q, OutboxHealth};
 use crate::db::metrics::Gauges;
 use crate::db::order_links::LinkCounts;
 use crate::db::order_search;
-pub use crate::db::order_search::{Abandoned, OrderFilter};
+pub use crate::db::order_search::{Abandoned, Cursor, OrderFilter, OrdersPage, Page};
 use crate::db::outbox::{self, Attempt, Job};
 use crate::db::purchases::{self, Purchase, PurchaseEvent};
 use crate::db::refunds::{self, RefundRow};
@@ -24,17 +24,17 @@ use crate::orders::actions;
 
 const DAY_MS: i64 = 86_400_000;
 
-/// A page of the order search: the purchases (up to `limit`) and how many abandoned checkouts
-/// match but are left out.
-#[tracing::instrument(skip_all, fields(offset = offset, limit = limit))]
+/// A page of the order search: up to `size` purchases, whether newer and older ones surround
+/// them, and how many abandoned checkouts match but are left out.
+#[tracing::instrument(skip_all, fields(size = size))]
 pub async fn orders_page(
     orders: &Orders,
     filter: OrderFilter,
-    offset: i64,
-    limit: i64,
-) -> Result<(Vec<Purchase>, i64), DbError> {
+    page: Page,
+    size: i64,
+) -> Result<OrdersPage, DbError> {
     let db = orders.db();
-    db.run(move |conn| order_search::orders_page(conn, &filter, offset, limit))
+    db.run(move |conn| order_search::orders_page(conn, &filter, &page, size))
         .await
 }
 

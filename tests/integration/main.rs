@@ -55,6 +55,7 @@ mod page_cache;
 mod plan_choice;
 mod plan_choice_browser;
 mod promo;
+mod query_plans;
 mod query_plans_money;
 mod replicas;
 mod sandbox;

@@ -23,7 +23,9 @@ use crate::domain::PurchaseId;
 use crate::domain::purchase::{PurchaseEvent, PurchaseStatus};
 use crate::i18n::Lang;
 use crate::orders::actions::{self, ActionError, OrderAction};
-use crate::orders::console::{self, ABANDONED, DateField, OrderDetail, OrderFilter, Search};
+use crate::orders::console::{
+    self, ABANDONED, Cursor, DateField, OrderDetail, OrderFilter, Page, Search,
+};
 use crate::web::error::AppError;
 use crate::web::{AppState, filters, shop};
 
@@ -40,10 +42,28 @@ pub struct ListQuery {
     from: Option<String>,
     /// Last day, `YYYY-MM-DD` (UTC), included whole.
     to: Option<String>,
+    /// The page's number as shown ("Page 2"); which rows it holds is the cursor's.
     page: Option<u32>,
+    /// The rows after this place in the list ([`Cursor`]).
+    older: Option<String>,
+    /// The rows before this place in the list.
+    newer: Option<String>,
 }
 
 impl ListQuery {
+    /// Which rows the address asks for; a cursor that is not one is a 400.
+    fn page(&self) -> Result<Page, AppError> {
+        let parse = |text: &str| {
+            Cursor::parse(text)
+                .ok_or_else(|| AppError::BadRequest("That page of orders does not exist.".into()))
+        };
+        match (self.older.as_deref(), self.newer.as_deref()) {
+            (Some(at), _) => Ok(Page::Older(parse(at)?)),
+            (None, Some(at)) => Ok(Page::Newer(parse(at)?)),
+            (None, None) => Ok(Page::First),
+        }
+    }
+
     /// The search the query asks for; an unknown status is a 400.
     pub(super) fn search(&self) -> Result<Search, AppError> {
         Search::parse(
@@ -119,6 +139,7 @@ pub async fn list(
 ) -> Result<AdminPage, AppError> {
     let query = query.into_inner();
     let pager = Pager::from_query(query.page);
+    let page = query.page()?;
     let search = query.search()?;
     let Search {
         text,
@@ -160,18 +181,21 @@ pub async fn list(
             return Ok(AdminPage::with_status(StatusCode::BAD_REQUEST, page_view));
         }
     };
-    let offset = i64::try_from(pager.offset(PAGE_SIZE)).unwrap_or(i64::MAX);
-    let (mut found, hidden) =
-        console::orders_page(&state.orders, filter, offset, i64::from(PAGE_SIZE) + 1).await?;
-    let has_more = found.len() > PAGE_SIZE as usize;
-    found.truncate(PAGE_SIZE as usize);
+    let found = console::orders_page(&state.orders, filter, page, i64::from(PAGE_SIZE)).await?;
+    // The number only labels the page: the first page is 1 however it was reached, and a
+    // page with newer rows before it is at least 2.
+    let number = if found.has_newer {
+        pager.number.max(2)
+    } else {
+        1
+    };
     let filters = [
         ("q", text.as_deref()),
         ("status", status.as_deref()),
         ("from", from.as_deref()),
         ("to", to.as_deref()),
     ];
-    page_view.hidden_abandoned = hidden;
+    page_view.hidden_abandoned = found.hidden_abandoned;
     page_view.show_abandoned_href = list_href(
         "/admin/orders",
         &[
@@ -182,10 +206,32 @@ pub async fn list(
         ],
         1,
     );
-    page_view.rows = found;
-    page_view.newer_href = pager.previous_href("/admin/orders", &filters);
-    page_view.older_href = pager.next_href("/admin/orders", &filters, has_more);
+    page_view.page = number;
+    page_view.older_href = found.rows.last().filter(|_| found.has_older).map(|last| {
+        let at = Cursor::of(last).to_string();
+        list_href("/admin/orders", &with(&filters, ("older", &at)), number + 1)
+    });
+    // Page 2's newer page is the first page, which needs no cursor.
+    page_view.newer_href = found.rows.first().filter(|_| found.has_newer).map(|first| {
+        if number <= 2 {
+            list_href("/admin/orders", &filters, 1)
+        } else {
+            let at = Cursor::of(first).to_string();
+            list_href("/admin/orders", &with(&filters, ("newer", &at)), number - 1)
+        }
+    });
+    page_view.rows = found.rows;
     Ok(AdminPage::new(page_view))
+}
+
+/// `filters` and one more.
+fn with<'a>(
+    filters: &[(&'a str, Option<&'a str>)],
+    extra: (&'a str, &'a str),
+) -> Vec<(&'a str, Option<&'a str>)> {
+    let mut all = filters.to_vec();
+    all.push((extra.0, Some(extra.1)));
+    all
 }
 
 #[derive(Template)]

@@ -1,0 +1,10 @@
+DROP INDEX alerts_purchase;
+DROP INDEX outbox_jobs_purchase;
+DROP INDEX purchases_order_key;
+DROP INDEX purchases_email_domain;
+DROP INDEX purchases_email_search;
+DROP INDEX purchases_status_created;
+DROP INDEX purchases_created;
+ALTER TABLE purchases DROP COLUMN order_key;
+ALTER TABLE purchases DROP COLUMN email_domain;
+ALTER TABLE purchases DROP COLUMN email_lower;

@@ -1,0 +1,260 @@
+//! Every query behind the console's orders (the list and its searches, one order's page, the
+//! orders CSV) is read by index: the database's own plan for the query the code builds shows
+//! no full scan of the big tables, and the list's pages come in index order (no sort of every
+//! matching row). An empty table would hide a missing index behind a cheap scan, so the plan,
+//! not a timing, is what is checked: on SQLite `EXPLAIN QUERY PLAN`, on PostgreSQL `EXPLAIN`
+//! with sequential scans priced out (`enable_seqscan = off`), so a scan shows only where no
+//! index can serve the query.
+
+use diesel::deserialize::{self, QueryableByName};
+use diesel::prelude::*;
+use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
+use diesel::row::NamedRow;
+use diesel::sql_types::{Text, Untyped};
+use storefront::db::order_search::{Cursor, Page};
+use storefront::db::{DbBackend, DbConn, DbError};
+use storefront::domain::PurchaseId;
+use storefront::orders::console::Search;
+
+use crate::both_backends;
+use crate::helpers::{Backend, TestDb};
+
+both_backends!(console_order_queries_read_by_index);
+
+/// Tables that grow with every purchase: none of them may be read whole.
+const BIG_TABLES: [&str; 6] = [
+    "purchases",
+    "outbox_jobs",
+    "outbox_attempts",
+    "purchase_events",
+    "refunds",
+    "alerts",
+];
+
+/// `query` behind `EXPLAIN QUERY PLAN` (SQLite) or `EXPLAIN` (PostgreSQL), binds kept.
+struct Explain<Q> {
+    prefix: &'static str,
+    query: Q,
+}
+
+impl<Q: QueryFragment<DbBackend>> QueryFragment<DbBackend> for Explain<Q> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DbBackend>) -> QueryResult<()> {
+        out.push_sql(self.prefix);
+        self.query.walk_ast(out.reborrow())
+    }
+}
+
+impl<Q> QueryId for Explain<Q> {
+    type QueryId = ();
+    const HAS_STATIC_QUERY_ID: bool = false;
+}
+
+impl<Q> Query for Explain<Q> {
+    type SqlType = Untyped;
+}
+
+impl<Q, C> RunQueryDsl<C> for Explain<Q> {}
+
+/// One line of a plan: SQLite's `detail` column, PostgreSQL's `QUERY PLAN`.
+struct PlanLine(String);
+
+impl QueryableByName<DbBackend> for PlanLine {
+    fn build<'a>(row: &impl NamedRow<'a, DbBackend>) -> deserialize::Result<Self> {
+        let line = NamedRow::get::<Text, String>(row, "detail")
+            .or_else(|_| NamedRow::get::<Text, String>(row, "QUERY PLAN"))?;
+        Ok(Self(line))
+    }
+}
+
+/// The plan of `query` on `conn`, one line per step.
+fn plan<Q>(conn: &mut DbConn, query: Q) -> Vec<String>
+where
+    Q: QueryFragment<DbBackend>,
+{
+    let prefix = match conn {
+        DbConn::Sqlite(_) => "EXPLAIN QUERY PLAN ",
+        DbConn::Postgres(_) => "EXPLAIN ",
+    };
+    let lines: Vec<PlanLine> = Explain { prefix, query }
+        .load(conn)
+        .unwrap_or_else(|e| panic!("explain failed: {e}"));
+    lines.into_iter().map(|l| l.0).collect()
+}
+
+/// What is wrong with `plan` for the query `name`: a full scan of a big table, or (when
+/// `ordered`) a sort of the rows found instead of reading them in the index's order.
+fn faults(name: &str, plan: &[String], ordered: bool) -> Vec<String> {
+    let shown = plan
+        .iter()
+        .map(|line| line.trim())
+        .filter(|line| {
+            !line.starts_with("JIT") && !line.contains("Functions:") && !line.contains("Options:")
+        })
+        .collect::<Vec<_>>()
+        .join(" | ");
+    let mut found = Vec::new();
+    for line in plan {
+        let step = line.trim();
+        for table in BIG_TABLES {
+            let sqlite_scan = step == format!("SCAN {table}")
+                || (step.starts_with(&format!("SCAN {table} ")) && !step.contains("INDEX"));
+            let pg_scan = step.contains(&format!("Seq Scan on {table} "))
+                || step.ends_with(&format!("Seq Scan on {table}"));
+            if sqlite_scan || pg_scan {
+                found.push(format!("{name}: reads all of {table}: {shown}"));
+            }
+        }
+        if ordered && step.contains("TEMP B-TREE") {
+            found.push(format!("{name}: sorts every match: {shown}"));
+        }
+    }
+    found
+}
+
+fn search(
+    text: Option<&str>,
+    status: Option<&str>,
+    from: Option<&str>,
+    to: Option<&str>,
+) -> Search {
+    Search::parse(text, status, from, to).expect("a valid search")
+}
+
+async fn console_order_queries_read_by_index(backend: Backend) {
+    let Some(test_db) = TestDb::new(backend) else {
+        return;
+    };
+    let db = test_db.migrated().await;
+    let faults = db
+        .run(|conn| {
+            if let DbConn::Postgres(_) = conn {
+                diesel::sql_query("SET enable_seqscan = off").execute(conn)?;
+            }
+            let now_ms = 1_790_000_000_000;
+            let id = PurchaseId::parse("3fa29c1e0b7d4411aa02").expect("id");
+            let mut faults = Vec::new();
+            let mut check = |name: &str, plan: Vec<String>, ordered: bool| {
+                faults.extend(self::faults(name, &plan, ordered));
+            };
+
+            // The orders list and its searches, first pages.
+            let lists = [
+                ("the default list", search(None, None, None, None), true),
+                ("one status", search(None, Some("paid"), None, None), true),
+                (
+                    "a date range",
+                    search(None, None, Some("2026-03-01"), Some("2026-03-31")),
+                    true,
+                ),
+                (
+                    "abandoned checkouts",
+                    search(None, Some("abandoned"), None, None),
+                    false,
+                ),
+                (
+                    "the start of an email",
+                    search(Some("Zoe.Smith"), None, None, None),
+                    false,
+                ),
+                (
+                    "an email's domain",
+                    search(Some("example.com"), None, None, None),
+                    false,
+                ),
+                (
+                    "an order number",
+                    search(Some("SF-3FA2-9C1E"), None, None, None),
+                    false,
+                ),
+                (
+                    "a reference",
+                    search(Some("sf-p07"), Some("paid"), None, None),
+                    false,
+                ),
+            ];
+            let at = Cursor {
+                created_at_ms: now_ms - 86_400_000,
+                id: id.clone(),
+            };
+            let pages = [
+                ("", Page::First),
+                (", an older page", Page::Older(at.clone())),
+                (", a newer page", Page::Newer(at)),
+            ];
+            for (name, search, ordered) in lists {
+                let filter = search.filter(now_ms).expect("a valid range");
+                for (which, page) in &pages {
+                    check(
+                        &format!("{name}{which}"),
+                        plan(
+                            conn,
+                            storefront::db::order_search::search_query(&filter, page, 26),
+                        ),
+                        ordered,
+                    );
+                }
+                check(
+                    &format!("{name}, abandoned checkouts not listed"),
+                    plan(
+                        conn,
+                        storefront::db::order_search::count_abandoned_query(&filter),
+                    ),
+                    false,
+                );
+            }
+
+            // One order's page.
+            check(
+                "the order",
+                plan(conn, storefront::db::purchases::find_query(&id)),
+                false,
+            );
+            check(
+                "its timeline",
+                plan(conn, storefront::db::purchases::events_query(&id)),
+                false,
+            );
+            check(
+                "its jobs",
+                plan(conn, storefront::db::outbox::jobs_for_purchase_query(&id)),
+                false,
+            );
+            check(
+                "a job's attempts",
+                plan(conn, storefront::db::outbox::attempts_query(7)),
+                false,
+            );
+            check(
+                "its refund",
+                plan(conn, storefront::db::refunds::refund_for_query(&id)),
+                false,
+            );
+            check(
+                "its alerts",
+                plan(conn, storefront::db::alerts::alerts_for_purchase_query(&id)),
+                false,
+            );
+            check(
+                "its links",
+                plan(conn, storefront::db::order_links::counts_query(&id)),
+                false,
+            );
+            check(
+                "its installation",
+                plan(conn, storefront::db::installations::iccid_last4_query(&id)),
+                false,
+            );
+
+            // The orders CSV: pages of the list (above) and what their purchases had refunded.
+            let ids = [id.clone(), PurchaseId::parse("p07").expect("id")];
+            check(
+                "the orders CSV's refunds",
+                plan(conn, storefront::db::books::refunded_query(Some(&ids))),
+                false,
+            );
+            Ok::<_, DbError>(faults)
+        })
+        .await
+        .expect("plans");
+    assert!(faults.is_empty(), "{}", faults.join("\n"));
+}
