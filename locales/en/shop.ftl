@@ -182,7 +182,7 @@ problem-all-plans-for = All plans for { $name }
 
 help-compatibility-title = Does my phone support eSIM?
 help-installation-title = How installation works
-help-refunds-title = Refund policy
+help-refunds-title = How refunds work
 help-write-to-html = Write to us at <a href="mailto:{ $address }">{ $address }</a>, or ask your phone’s maker, before buying.
 compat-intro-html = An eSIM works only on a phone that supports eSIM <strong>and</strong> is not locked to a carrier. Check both before you buy: an eSIM cannot be moved to another phone once installed.
 compat-iphone-1-html = Open <strong>Settings → General → About</strong>.
@@ -279,3 +279,18 @@ global-title = Global plans
 global-lead = One eSIM for travelling around the world.
 global-none = No global plan is on sale right now.
 regions-global-link = Global plans: one eSIM for the whole world
+
+## Legal pages: the footer's links and the page around the owner's text
+nav-legal = Legal
+legal-terms-title = Terms and conditions
+legal-privacy-title = Privacy notice
+legal-refunds-title = Refunds and withdrawal
+legal-imprint-title = Imprint
+legal-draft-banner = Draft: the shop owner has not reviewed this text yet.
+legal-updated = Last changed on { $date }.
+refunds-policy-link-html = The binding rules, including your right of withdrawal, are in our <a href="/refunds-and-withdrawal">refund and withdrawal policy</a>.
+
+## Checkout: consent to the terms and the withdrawal notice for digital content
+checkout-accept-terms-html = I agree to the <a href="/terms">terms and conditions</a>.
+checkout-withdrawal-notice = Your eSIM is digital content. By paying you ask us to deliver it straight away, and you lose your right of withdrawal once the eSIM has been delivered.
+checkout-accept-terms = Agree to the terms and conditions to continue.

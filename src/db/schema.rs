@@ -27,6 +27,8 @@ diesel::table! {
         list_price_cents -> Nullable<BigInt>,
         discount_cents -> Nullable<BigInt>,
         language -> Text,
+        terms_version -> Nullable<BigInt>,
+        terms_accepted_at_ms -> Nullable<BigInt>,
     }
 }
 
@@ -475,6 +477,17 @@ diesel::table! {
         registration -> Text,
         logo_kind -> Nullable<Text>,
         logo -> Nullable<Binary>,
+        version -> BigInt,
+        updated_at_ms -> BigInt,
+    }
+}
+
+diesel::table! {
+    legal_documents (document, language) {
+        document -> Text,
+        language -> Text,
+        body -> Text,
+        reviewed -> Bool,
         version -> BigInt,
         updated_at_ms -> BigInt,
     }
