@@ -820,6 +820,8 @@ pub struct BuyForm {
     pub promo_code: String,
     /// "My phone supports eSIM" was ticked.
     pub device_confirmed: bool,
+    /// "I agree to the terms" was ticked.
+    pub terms_accepted: bool,
     /// The address the visitor probably meant (`name@gmail.com` for `name@gmial.con`), offered
     /// as a button beside the field.
     pub email_suggestion: Option<String>,
@@ -831,6 +833,7 @@ pub struct Typed {
     pub email: String,
     pub promo_code: String,
     pub device_confirmed: bool,
+    pub terms_accepted: bool,
     /// See [`BuyForm::email_suggestion`].
     pub email_suggestion: Option<String>,
 }
@@ -1031,6 +1034,7 @@ pub(crate) fn render_plan(
         expected_price_cents: plan.price.map_or(0, Cents::get),
         promo_code: typed.promo_code,
         device_confirmed: typed.device_confirmed,
+        terms_accepted: typed.terms_accepted,
         email_suggestion: typed.email_suggestion,
     };
     let origin = snap.own_origin(plan);
@@ -1077,6 +1081,7 @@ pub async fn plan(
                     expected_price_cents: plan.price.map_or(0, Cents::get),
                     promo_code: String::new(),
                     device_confirmed: false,
+                    terms_accepted: false,
                     email_suggestion: None,
                 };
                 plan_page(&state, &snap, plan, &origin, paused, form)

@@ -197,6 +197,7 @@ impl Journey<'_> {
         assert_eq!(fold, true, "the buy box is above the fold");
         self.browser.type_into("#email", email).await;
         self.browser.click("#confirm_device").await;
+        self.browser.click("#accept_terms").await;
         self.browser
             .click("form.checkout button[type=submit]")
             .await;
@@ -365,6 +366,7 @@ async fn decline_and_retry(j: &Journey<'_>, plan: &ShopPlan) {
     j.wait_for_path(&format!("/plans/{}", plan.id)).await;
     j.browser.type_into("#email", "declined@example.com").await;
     j.browser.click("#confirm_device").await;
+    j.browser.click("#accept_terms").await;
     j.browser.click("form.checkout button[type=submit]").await;
     j.wait_for("TEST MODE", 10, false).await;
     j.browser.click("form[action$='/pay'] button").await;

@@ -6,7 +6,7 @@ use storefront::staff::Role;
 
 use crate::admin::{Browser, OWNER, SUPPORT, audit_rows, create, login_as};
 use crate::both_backends;
-use crate::helpers::{Backend, TestApp, spawn_shop};
+use crate::helpers::{Backend, TestApp, hidden, spawn_shop};
 use crate::journeys::sellable_plan;
 use crate::shop_identity::set_identity;
 
@@ -185,6 +185,75 @@ async fn an_owner_reviews_and_edits_the_legal_pages_travellers_read(backend: Bac
     assert!(main.contains("Zuletzt geändert am"), "{main}");
     assert!(main_of(&visit(&app, "/terms").await).contains(DRAFT_EN));
 
+    // A traveller buying in German is told, before paying, that the right of withdrawal ends
+    // with delivery, and must agree to the (new) German terms.
+    let shopper = Browser::default();
+    let page = shopper
+        .get(&app, &format!("/plans/{}?lang=de", plan.id))
+        .await
+        .assert_status(200)
+        .body;
+    assert!(
+        page.contains("Sie verlieren Ihr Widerrufsrecht, sobald die eSIM geliefert ist"),
+        "{page}"
+    );
+    assert!(
+        page.contains(
+            "<label for=\"accept_terms\">Ich stimme den <a href=\"/terms\">AGB</a> zu.</label>"
+        ),
+        "{page}"
+    );
+    let shop_token = hidden(&page, "csrf_token");
+    let price = hidden(&page, "expected_price_cents");
+    let mut form = vec![
+        ("csrf_token", shop_token.as_str()),
+        ("plan_id", plan.id.as_str()),
+        ("email", "reisende@example.com"),
+        ("confirm_device", "yes"),
+        ("expected_price_cents", price.as_str()),
+        ("lang", "de"),
+    ];
+    let refused = shopper
+        .post(&app, "/checkout", &form)
+        .await
+        .assert_status(400)
+        .body;
+    let summary = refused
+        .split("class=\"error-summary\"")
+        .nth(1)
+        .and_then(|rest| rest.split("</div>").next())
+        .expect("an error summary");
+    assert!(
+        summary.contains("<a href=\"#accept_terms\">Stimmen Sie den AGB zu, um fortzufahren.</a>"),
+        "{summary}"
+    );
+    assert!(
+        refused.contains("value=\"reisende@example.com\""),
+        "{refused}"
+    );
+    assert!(refused.contains("aria-describedby=\"accept_terms-error withdrawal-notice\""));
+    assert_eq!(purchases_with_consent(&app).await, Vec::new());
+    form.push(("accept_terms", "yes"));
+    shopper
+        .post(&app, "/checkout", &form)
+        .await
+        .assert_status(303);
+    let bought = purchases_with_consent(&app).await;
+    let [(id, Some(2), Some(at))] = bought.as_slice() else {
+        panic!("one purchase with consent to version 2: {bought:?}");
+    };
+    assert!(*at > 0);
+    // The console's order page says what the buyer agreed to.
+    let order = owner
+        .get(&app, &format!("/admin/orders/{id}"))
+        .await
+        .assert_status(200)
+        .body;
+    assert!(
+        order.contains("Agreed to version 2 (Deutsch) on "),
+        "{order}"
+    );
+
     // An empty text is refused, and the form keeps nothing unsaved away from the owner.
     let refused = owner
         .post(
@@ -241,4 +310,24 @@ async fn an_owner_reviews_and_edits_the_legal_pages_travellers_read(backend: Bac
     let audit = owner.get(&app, "/admin/audit").await.body;
     assert!(audit.contains("Legal page edited"), "{audit}");
     assert!(audit.contains("Legal page marked as reviewed"), "{audit}");
+}
+
+/// Every purchase's id with the terms version and time of its buyer's consent.
+async fn purchases_with_consent(app: &TestApp) -> Vec<(String, Option<i64>, Option<i64>)> {
+    use diesel::prelude::*;
+    use storefront::db::schema::purchases;
+    app.db
+        .run(|conn| {
+            Ok::<_, storefront::db::DbError>(
+                purchases::table
+                    .select((
+                        purchases::id,
+                        purchases::terms_version,
+                        purchases::terms_accepted_at_ms,
+                    ))
+                    .load(conn)?,
+            )
+        })
+        .await
+        .expect("purchases")
 }
