@@ -292,5 +292,5 @@ refunds-policy-link-html = Die verbindlichen Regeln, auch zu Ihrem Widerrufsrech
 
 ## Checkout: consent to the terms and the withdrawal notice for digital content
 checkout-accept-terms-html = Ich stimme den <a href="/terms">AGB</a> zu.
-checkout-withdrawal-notice = Ihre eSIM ist ein digitaler Inhalt. Mit der Zahlung verlangen Sie, dass wir sie sofort liefern, und Sie verlieren Ihr Widerrufsrecht, sobald die eSIM geliefert ist.
+checkout-withdrawal-notice = Eine eSIM ist ein digitaler Inhalt: Sie verlieren Ihr Widerrufsrecht, sobald sie geliefert ist.
 checkout-accept-terms = Stimmen Sie den AGB zu, um fortzufahren.

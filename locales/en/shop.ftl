@@ -292,5 +292,5 @@ refunds-policy-link-html = The binding rules, including your right of withdrawal
 
 ## Checkout: consent to the terms and the withdrawal notice for digital content
 checkout-accept-terms-html = I agree to the <a href="/terms">terms and conditions</a>.
-checkout-withdrawal-notice = Your eSIM is digital content. By paying you ask us to deliver it straight away, and you lose your right of withdrawal once the eSIM has been delivered.
+checkout-withdrawal-notice = An eSIM is digital content: you lose your right of withdrawal once it has been delivered.
 checkout-accept-terms = Agree to the terms and conditions to continue.

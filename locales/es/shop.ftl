@@ -292,5 +292,5 @@ refunds-policy-link-html = Las normas vinculantes, incluido tu derecho de desist
 
 ## Checkout: consent to the terms and the withdrawal notice for digital content
 checkout-accept-terms-html = Acepto los <a href="/terms">términos y condiciones</a>.
-checkout-withdrawal-notice = Tu eSIM es un contenido digital. Al pagar nos pides que te la entreguemos de inmediato y pierdes tu derecho de desistimiento una vez entregada la eSIM.
+checkout-withdrawal-notice = Una eSIM es contenido digital: pierdes tu derecho de desistimiento una vez entregada.
 checkout-accept-terms = Acepta los términos y condiciones para continuar.

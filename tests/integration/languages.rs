@@ -189,7 +189,7 @@ async fn every_consumer_page_is_written_in_each_language() {
             .assert_status(400)
             .body;
         check_page(lang, "checkout errors", &errors, &leftovers);
-        assert_eq!(errors.matches("<li><a href=\"#").count(), 3, "{errors}");
+        assert_eq!(errors.matches("<li><a href=\"#").count(), 4, "{errors}");
         assert!(
             errors.contains(&lang.t("promo-bad-format")),
             "{lang:?}: {errors}"

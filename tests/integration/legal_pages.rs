@@ -194,7 +194,7 @@ async fn an_owner_reviews_and_edits_the_legal_pages_travellers_read(backend: Bac
         .assert_status(200)
         .body;
     assert!(
-        page.contains("Sie verlieren Ihr Widerrufsrecht, sobald die eSIM geliefert ist"),
+        page.contains("Sie verlieren Ihr Widerrufsrecht, sobald sie geliefert ist"),
         "{page}"
     );
     assert!(
