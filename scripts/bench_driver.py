@@ -134,6 +134,7 @@ def create_one(base, plan, email):
             "plan_id": plan,
             "email": email,
             "confirm_device": "yes",
+            "accept_terms": "yes",
             "expected_price_cents": price,
         },
     )
@@ -415,6 +416,7 @@ def checkouts(base, plans_file, rate, secs, prefix, out):
             "plan_id": plan,
             "email": f"{prefix}-{i}@load.invalid",
             "confirm_device": "yes",
+            "accept_terms": "yes",
             "expected_price_cents": price,
         }
         r = timed("checkout", b, "POST", "/checkout", form, want=(303,))

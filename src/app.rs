@@ -31,13 +31,17 @@ use crate::web::{self, AppState};
 
 /// On PostgreSQL, one listening connection wakes this process when another replica commits
 /// outbox work (its workers run it at once), changes the catalog (a sync or a markup change:
-/// the snapshot reloads at once rather than at the next catalog check) or the shop's identity.
+/// the snapshot reloads at once rather than at the next catalog check) or the shop's identity
+/// or legal texts.
 /// `None` on SQLite.
 fn listen_for_other_replicas(
     url: &crate::config::DatabaseUrl,
     outbox: &Outbox,
     catalog: &Arc<Catalog>,
-    identity: &Arc<crate::shop::ShopIdentity>,
+    (identity, legal): (
+        &Arc<crate::shop::ShopIdentity>,
+        &Arc<crate::shop::ShopLegal>,
+    ),
     shutdown: watch::Receiver<bool>,
 ) -> Option<tokio::task::JoinHandle<()>> {
     let crate::config::DatabaseUrl::Postgres(url) = url else {
@@ -46,6 +50,7 @@ fn listen_for_other_replicas(
     let waker = outbox.waker();
     let catalog = Arc::clone(catalog);
     let identity = Arc::clone(identity);
+    let legal = Arc::clone(legal);
     Some(crate::db::listen::spawn(
         url.clone(),
         &[
@@ -58,6 +63,7 @@ fn listen_for_other_replicas(
                 catalog.wake();
             } else if channel == crate::db::identity::CHANNEL {
                 identity.wake();
+                legal.wake();
             } else {
                 waker.wake();
             }
@@ -146,6 +152,10 @@ impl Application {
         if let Err(err) = identity.reload().await {
             tracing::warn!(error = %err, "shop identity could not be loaded at start");
         }
+        let legal = Arc::new(crate::shop::ShopLegal::new(db.clone()));
+        if let Err(err) = legal.reload().await {
+            tracing::warn!(error = %err, "legal texts could not be loaded at start");
+        }
         let addr = settings.bind;
         let listener =
             TcpListener::bind(addr).map_err(|source| StartError::Bind { addr, source })?;
@@ -191,11 +201,14 @@ impl Application {
             &settings.database_url,
             &outbox,
             &catalog,
-            &identity,
+            (&identity, &legal),
             stopped.clone(),
         ));
         background.push(tokio::spawn(
             Arc::clone(&identity).run_periodic(stopped.clone()),
+        ));
+        background.push(tokio::spawn(
+            Arc::clone(&legal).run_periodic(stopped.clone()),
         ));
         background.push(tokio::spawn(expire_unpaid_loop(
             db.clone(),
@@ -241,6 +254,7 @@ impl Application {
             settings: Arc::new(settings),
             catalog: Arc::clone(&catalog),
             identity,
+            legal,
             upstream: client,
             payments,
             checkout_limiter,

@@ -182,7 +182,7 @@ problem-all-plans-for = Alle Tarife für { $name }
 
 help-compatibility-title = Unterstützt mein Handy eSIM?
 help-installation-title = So funktioniert die Installation
-help-refunds-title = Erstattungsrichtlinie
+help-refunds-title = So funktionieren Erstattungen
 help-write-to-html = Schreib uns vor dem Kauf an <a href="mailto:{ $address }">{ $address }</a> oder frag den Hersteller deines Handys.
 compat-intro-html = Eine eSIM funktioniert nur auf einem Handy, das eSIM unterstützt <strong>und</strong> nicht an einen Mobilfunkanbieter gebunden ist. Prüfe beides vor dem Kauf: Eine installierte eSIM lässt sich nicht auf ein anderes Handy übertragen.
 compat-iphone-1-html = Öffne <strong>Einstellungen → Allgemein → Info</strong>.
@@ -288,3 +288,18 @@ listing-description = eSIM-Tarife für { $name }: { $count ->
     [one] 1 Tarif
    *[other] { $count } Tarife
 } ab { $price }. In wenigen Minuten per E-Mail; Installation per QR-Code oder mit einem Tipp.
+
+## Legal pages: the footer's links and the page around the owner's text
+nav-legal = Rechtliches
+legal-terms-title = AGB
+legal-privacy-title = Datenschutzerklärung
+legal-refunds-title = Widerruf und Erstattung
+legal-imprint-title = Impressum
+legal-draft-banner = Entwurf: Der Shop-Betreiber hat diesen Text noch nicht geprüft.
+legal-updated = Zuletzt geändert am { $date }.
+refunds-policy-link-html = Die verbindlichen Regeln, auch zu Ihrem Widerrufsrecht, stehen in unserer <a href="/refunds-and-withdrawal">Widerrufs- und Erstattungsbelehrung</a>.
+
+## Checkout: consent to the terms and the withdrawal notice for digital content
+checkout-accept-terms-html = Ich stimme den <a href="/terms">AGB</a> zu.
+checkout-withdrawal-notice = Eine eSIM ist ein digitaler Inhalt: Sie verlieren Ihr Widerrufsrecht, sobald sie geliefert ist.
+checkout-accept-terms = Stimmen Sie den AGB zu, um fortzufahren.

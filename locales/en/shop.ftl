@@ -182,7 +182,7 @@ problem-all-plans-for = All plans for { $name }
 
 help-compatibility-title = Does my phone support eSIM?
 help-installation-title = How installation works
-help-refunds-title = Refund policy
+help-refunds-title = How refunds work
 help-write-to-html = Write to us at <a href="mailto:{ $address }">{ $address }</a>, or ask your phone’s maker, before buying.
 compat-intro-html = An eSIM works only on a phone that supports eSIM <strong>and</strong> is not locked to a carrier. Check both before you buy: an eSIM cannot be moved to another phone once installed.
 compat-iphone-1-html = Open <strong>Settings → General → About</strong>.
@@ -288,3 +288,18 @@ listing-description = eSIM plans for { $name }: { $count ->
     [one] 1 plan
    *[other] { $count } plans
 } from { $price }. Delivered by email in minutes; install by QR code or with one tap.
+
+## Legal pages: the footer's links and the page around the owner's text
+nav-legal = Legal
+legal-terms-title = Terms and conditions
+legal-privacy-title = Privacy notice
+legal-refunds-title = Refunds and withdrawal
+legal-imprint-title = Imprint
+legal-draft-banner = Draft: the shop owner has not reviewed this text yet.
+legal-updated = Last changed on { $date }.
+refunds-policy-link-html = The binding rules, including your right of withdrawal, are in our <a href="/refunds-and-withdrawal">refund and withdrawal policy</a>.
+
+## Checkout: consent to the terms and the withdrawal notice for digital content
+checkout-accept-terms-html = I agree to the <a href="/terms">terms and conditions</a>.
+checkout-withdrawal-notice = An eSIM is digital content: you lose your right of withdrawal once it has been delivered.
+checkout-accept-terms = Agree to the terms and conditions to continue.

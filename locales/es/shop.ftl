@@ -182,7 +182,7 @@ problem-all-plans-for = Todos los planes para { $name }
 
 help-compatibility-title = ¿Mi teléfono admite eSIM?
 help-installation-title = Cómo se instala
-help-refunds-title = Política de reembolsos
+help-refunds-title = Cómo funcionan los reembolsos
 help-write-to-html = Escríbenos a <a href="mailto:{ $address }">{ $address }</a> o pregunta al fabricante de tu teléfono antes de comprar.
 compat-intro-html = Una eSIM solo funciona en un teléfono que admite eSIM <strong>y</strong> no está bloqueado por un operador. Comprueba ambas cosas antes de comprar: una vez instalada, una eSIM no se puede pasar a otro teléfono.
 compat-iphone-1-html = Abre <strong>Ajustes → General → Información</strong>.
@@ -288,3 +288,18 @@ listing-description = Planes eSIM para { $name }: { $count ->
     [one] 1 plan
    *[other] { $count } planes
 } desde { $price }. Por correo en minutos; se instala con un código QR o con un toque.
+
+## Legal pages: the footer's links and the page around the owner's text
+nav-legal = Legal
+legal-terms-title = Términos y condiciones
+legal-privacy-title = Aviso de privacidad
+legal-refunds-title = Reembolsos y desistimiento
+legal-imprint-title = Aviso legal
+legal-draft-banner = Borrador: el responsable de la tienda aún no ha revisado este texto.
+legal-updated = Última modificación: { $date }.
+refunds-policy-link-html = Las normas vinculantes, incluido tu derecho de desistimiento, están en nuestra <a href="/refunds-and-withdrawal">política de reembolso y desistimiento</a>.
+
+## Checkout: consent to the terms and the withdrawal notice for digital content
+checkout-accept-terms-html = Acepto los <a href="/terms">términos y condiciones</a>.
+checkout-withdrawal-notice = Una eSIM es contenido digital: pierdes tu derecho de desistimiento una vez entregada.
+checkout-accept-terms = Acepta los términos y condiciones para continuar.

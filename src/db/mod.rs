@@ -20,6 +20,7 @@ pub mod holds;
 pub mod identity;
 pub mod installations;
 pub mod lease;
+pub mod legal;
 pub mod listen;
 pub mod login_attempts;
 pub mod lost_links;

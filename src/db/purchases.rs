@@ -45,6 +45,10 @@ pub struct Purchase {
     pub discount_cents: Option<i64>,
     /// The language the customer bought in (`en`, `es`, `de`): its emails are written in it.
     pub language: String,
+    /// The version of the terms (in `language`) the buyer agreed to at checkout, and when;
+    /// `None` for purchases made before the shop asked.
+    pub terms_version: Option<i64>,
+    pub terms_accepted_at_ms: Option<i64>,
 }
 
 impl Purchase {
@@ -121,6 +125,23 @@ pub fn insert(conn: &mut DbConn, new: &NewPurchase, note: &str) -> Result<(), Db
         None => insert.values((new, search)).execute(conn)?,
     };
     add_event(conn, &new.id, None, &new.status, note, new.created_at_ms)?;
+    Ok(())
+}
+
+/// Records the buyer's consent to version `terms_version` of the terms, in the caller's
+/// transaction (the one that inserts the purchase).
+pub fn record_consent(
+    conn: &mut DbConn,
+    purchase_id: &PurchaseId,
+    terms_version: i64,
+    at_ms: i64,
+) -> Result<(), DbError> {
+    diesel::update(purchases::table.find(purchase_id))
+        .set((
+            purchases::terms_version.eq(Some(terms_version)),
+            purchases::terms_accepted_at_ms.eq(Some(at_ms)),
+        ))
+        .execute(conn)?;
     Ok(())
 }
 

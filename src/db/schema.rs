@@ -30,6 +30,8 @@ diesel::table! {
         email_lower -> Text,
         email_domain -> Text,
         order_key -> Text,
+        terms_version -> Nullable<BigInt>,
+        terms_accepted_at_ms -> Nullable<BigInt>,
     }
 }
 
@@ -500,5 +502,16 @@ diesel::table! {
         paid_cents -> BigInt,
         refunded_cents -> BigInt,
         supplier_cost_cents -> BigInt,
+    }
+}
+
+diesel::table! {
+    legal_documents (document, language) {
+        document -> Text,
+        language -> Text,
+        body -> Text,
+        reviewed -> Bool,
+        version -> BigInt,
+        updated_at_ms -> BigInt,
     }
 }

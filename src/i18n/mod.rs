@@ -49,6 +49,12 @@ impl Lang {
         }
     }
 
+    /// The own name of the language with `code` (as stored with a purchase); English for a
+    /// code the shop does not have.
+    pub fn name_of(code: &str) -> &'static str {
+        Self::parse(code).unwrap_or_default().name()
+    }
+
     /// `es`, `ES`, `es-MX` → Spanish; a language the shop does not have → `None`.
     pub fn parse(tag: &str) -> Option<Self> {
         let primary = tag.trim().split(['-', '_']).next().unwrap_or_default();

@@ -61,6 +61,7 @@ use crate::domain::{Cents, ClientKey, Email, PurchaseId};
 use crate::i18n::Lang;
 use crate::orders::links::{hash_token, new_token, return_url};
 use crate::payments::{CheckoutRequest, PaymentError, PaymentProvider, Provider};
+use crate::shop::TermsConsent;
 use crate::upstream::{Class, IdempotencyKey, PartnerClient, PathId};
 
 /// How long an unpaid checkout's payment page stays open (its purchase then expires).
@@ -140,6 +141,8 @@ pub struct CheckoutForm {
     pub language: Lang,
     /// A promotion code, normalised (`domain::promo::normalise_code`).
     pub promo_code: Option<String>,
+    /// The buyer's consent to the terms in `language`, stored with the purchase.
+    pub terms: TermsConsent,
 }
 
 /// The wallet as a new sale sees it, in upstream cents.
@@ -341,12 +344,14 @@ impl Checkout {
             created_at_ms: now,
             expires_at_ms: now + ms(HOLD_TTL),
         };
+        let terms = form.terms;
         let admitted = self
             .db
             .run(move |conn| {
                 conn.write_tx(|conn| {
                     let mut new = new;
                     let counted = admit(conn, &mut new, hold, promo.as_ref())?;
+                    db::purchases::record_consent(conn, &new.id, terms.version, now)?;
                     db::order_links::insert(conn, &new.id, &new.access_token_hash, now)?;
                     Ok((counted, new.price_cents))
                 })

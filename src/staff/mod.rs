@@ -82,6 +82,10 @@ pub mod action {
     pub const SHOP_IDENTITY_SAVED: &str = "shop_identity_saved";
     pub const SHOP_LOGO_SET: &str = "shop_logo_set";
     pub const SHOP_LOGO_REMOVED: &str = "shop_logo_removed";
+    /// A legal text (terms, privacy, refunds, imprint) saved by the owner.
+    pub const LEGAL_TEXT_EDITED: &str = "legal_text_edited";
+    /// A legal text confirmed as it stands, without changes.
+    pub const LEGAL_TEXT_REVIEWED: &str = "legal_text_reviewed";
     /// A top-up created upstream by its form's first submission.
     pub const WALLET_TOPUP_CREATED: &str = "wallet_topup_created";
     /// A later submission of the same top-up form (same key, same session).
@@ -134,6 +138,8 @@ pub mod action {
             SHOP_IDENTITY_SAVED => "Shop details saved",
             SHOP_LOGO_SET => "Shop logo uploaded",
             SHOP_LOGO_REMOVED => "Shop logo removed",
+            LEGAL_TEXT_EDITED => "Legal page edited",
+            LEGAL_TEXT_REVIEWED => "Legal page marked as reviewed",
             WALLET_TOPUP_CREATED => "Wallet top-up created",
             WALLET_TOPUP_RESUBMITTED => "Wallet top-up form sent again",
             WALLET_TOPUP_FAILED => "Wallet top-up failed",

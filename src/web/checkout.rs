@@ -30,6 +30,8 @@ pub struct CheckoutFields {
     csrf_token: String,
     /// "my device supports eSIM and is not carrier-locked"
     confirm_device: Option<String>,
+    /// "I agree to the terms", with the withdrawal notice beside it.
+    accept_terms: Option<String>,
     expected_price_cents: Option<String>,
     /// The language the plan page was written in: the purchase's emails use it.
     lang: Option<String>,
@@ -88,6 +90,7 @@ pub async fn checkout(
         email: email.to_string(),
         promo_code: form.promo_code.clone(),
         device_confirmed: form.confirm_device.is_some(),
+        terms_accepted: form.accept_terms.is_some(),
         email_suggestion: email_suggestion.map(|e| e.as_str().to_string()),
     };
     if !state.checkout_limiter.allow(client) {
@@ -143,6 +146,12 @@ pub async fn checkout(
             }
         },
     };
+    if form.accept_terms.is_none() {
+        errors.push(FieldError::field(
+            "accept_terms",
+            &i18n::t("checkout-accept-terms"),
+        ));
+    }
     let Some(email) = email.filter(|_| errors.is_empty()) else {
         return Ok(render_plan(
             &state,
@@ -169,6 +178,11 @@ pub async fn checkout(
             AppError::BadRequest(i18n::t("checkout-price-not-number"))
         })?)),
     };
+    let language = form
+        .lang
+        .as_deref()
+        .and_then(Lang::parse)
+        .unwrap_or_else(i18n::current);
     let started = state
         .checkout
         .start(
@@ -178,12 +192,10 @@ pub async fn checkout(
                 email: email.clone(),
                 expected_price,
                 client,
-                language: form
-                    .lang
-                    .as_deref()
-                    .and_then(Lang::parse)
-                    .unwrap_or_else(i18n::current),
+                language,
                 promo_code,
+                // The terms the buyer was shown: those of the language the page was written in.
+                terms: state.legal.terms_consent(language),
             },
         )
         .await;

@@ -58,6 +58,8 @@ pub struct AppState {
     pub catalog: Arc<Catalog>,
     /// The shop's name, colour, logo and company details, as every page shows them.
     pub identity: Arc<crate::shop::ShopIdentity>,
+    /// The terms, privacy notice, refund and withdrawal policy and imprint.
+    pub legal: Arc<crate::shop::ShopLegal>,
     pub upstream: PartnerClient,
     pub payments: Arc<Provider>,
     /// Cookies carry `Secure` (and the `__Host-` prefix) when the shop is served over HTTPS.

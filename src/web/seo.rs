@@ -79,8 +79,8 @@ impl<'a> Addresses<'a> {
     }
 }
 
-/// Whether a search engine should index the page at `path`: the pages on sale and the help
-/// and policy pages. Orders, checkout answers, search results and the console are not.
+/// Whether a search engine should index the page at `path`: the pages on sale, the help pages
+/// and the policy pages. Orders, checkout answers, search results and the console are not.
 pub fn indexable(path: &str) -> bool {
     matches!(
         path,
@@ -89,6 +89,9 @@ pub fn indexable(path: &str) -> bool {
         .iter()
         .any(|prefix| path.starts_with(prefix))
         || path.starts_with("/plans/") && path != "/plans/choose"
+        || crate::shop::legal::Document::ALL
+            .iter()
+            .any(|d| d.href() == path)
 }
 
 /// What a page's `<head>` says to search engines.

@@ -14,6 +14,7 @@ use crate::domain::currency::DisplayPrice;
 use crate::domain::{Cents, plan};
 use crate::i18n::{self, Lang};
 use crate::payments::PaymentProvider;
+use crate::shop::Document;
 use crate::web::error::AppError;
 use crate::web::{AppState, csrf, page_cache, pages, seo};
 
@@ -813,6 +814,44 @@ pub async fn help(
     })
 }
 
+/// A legal text: terms, privacy notice, refund and withdrawal policy or imprint.
+#[derive(Template)]
+#[template(path = "shop/legal.html")]
+struct LegalPage {
+    slug: &'static str,
+    title: String,
+    /// Sanitised HTML ([`crate::shop::legal::render_markdown`]).
+    body: String,
+    /// False while the owner has not reviewed the text: a banner says it is a draft.
+    reviewed: bool,
+    /// When the owner last changed it.
+    updated: Option<String>,
+}
+
+/// The routes of the legal texts, one per [`Document`].
+const LEGAL_ROUTE: &str = "/{document:terms|privacy|refunds-and-withdrawal|imprint}";
+
+pub async fn legal(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    document: web::Path<String>,
+) -> Result<HttpResponse, AppError> {
+    let document = Document::parse(&document).ok_or(AppError::NotFound)?;
+    let snap = state.catalog.snapshot();
+    let key = format!("legal/{}@{}", document.slug(), state.legal.generation());
+    cached_page(&state, &req, &snap, &key, || {
+        let lang = i18n::current();
+        let text = state.legal.text(document, lang, &pages::identity());
+        LegalPage {
+            slug: document.slug(),
+            title: lang.t(document.title_id()),
+            body: text.html(),
+            reviewed: text.reviewed,
+            updated: text.updated_at_ms.map(|ms| lang.date(ms)),
+        }
+    })
+}
+
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/", web::get().to(home))
         .route("/search", web::get().to(search))
@@ -823,7 +862,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route(GLOBAL_HREF, web::get().to(global))
         .route("/plans/choose", web::get().to(choose))
         .route("/plans/{id}", web::get().to(plan))
-        .route("/help/{topic}", web::get().to(help));
+        .route("/help/{topic}", web::get().to(help))
+        .route(LEGAL_ROUTE, web::get().to(legal));
 }
 
 // ---- the plan page, with its checkout form ------------------------------------------------
@@ -839,6 +879,8 @@ pub struct BuyForm {
     pub promo_code: String,
     /// "My phone supports eSIM" was ticked.
     pub device_confirmed: bool,
+    /// "I agree to the terms" was ticked.
+    pub terms_accepted: bool,
     /// The address the visitor probably meant (`name@gmail.com` for `name@gmial.con`), offered
     /// as a button beside the field.
     pub email_suggestion: Option<String>,
@@ -850,6 +892,7 @@ pub struct Typed {
     pub email: String,
     pub promo_code: String,
     pub device_confirmed: bool,
+    pub terms_accepted: bool,
     /// See [`BuyForm::email_suggestion`].
     pub email_suggestion: Option<String>,
 }
@@ -1067,6 +1110,7 @@ pub(crate) fn render_plan(
         expected_price_cents: plan.price.map_or(0, Cents::get),
         promo_code: typed.promo_code,
         device_confirmed: typed.device_confirmed,
+        terms_accepted: typed.terms_accepted,
         email_suggestion: typed.email_suggestion,
     };
     let origin = snap.own_origin(plan);
@@ -1114,6 +1158,7 @@ pub async fn plan(
                     expected_price_cents: plan.price.map_or(0, Cents::get),
                     promo_code: String::new(),
                     device_confirmed: false,
+                    terms_accepted: false,
                     email_suggestion: None,
                 };
                 plan_page(&state, &snap, plan, &origin, paused, form)

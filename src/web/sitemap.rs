@@ -1,4 +1,5 @@
-//! `/sitemap.xml`: every page on sale, in every shop language, for search engines.
+//! `/sitemap.xml`: every page on sale, and the help and policy pages, in every shop language,
+//! for search engines.
 //!
 //! A page exists once per language: `?lang=xx` in the address (the language switcher's links,
 //! so crawlers can reach every language by links too), and the bare address as `x-default`,
@@ -56,6 +57,7 @@ pub fn paths(snap: &Snapshot) -> Vec<String> {
             .map(|p| format!("/plans/{}", path_segment(&p.id))),
     );
     paths.extend(HELP.iter().map(|p| (*p).to_string()));
+    paths.extend(crate::shop::legal::Document::ALL.map(|d| d.href()));
     paths
 }
 
@@ -81,6 +83,7 @@ fn page_count(snap: &Snapshot) -> usize {
         + snap.listed_regions().count()
         + snap.plans().iter().filter(|p| p.is_sellable()).count()
         + HELP.len()
+        + crate::shop::legal::Document::ALL.len()
 }
 
 /// How many parts each language's pages fill.

@@ -576,6 +576,7 @@ fn checkout_forms_are_refused_with_a_message_and_write_nothing(backend: Backend)
         ),
         ("expected_price_cents", one_of_or_text(prices).boxed()),
         ("confirm_device", one_of_or_text(vec!["yes".into()]).boxed()),
+        ("accept_terms", one_of_or_text(vec!["yes".into()]).boxed()),
         ("csrf_token", token(&csrf)),
     ]);
     let strategy = (body(fields), cookies(vec![]), prop::bool::weighted(0.8)).prop_map(

@@ -75,6 +75,7 @@ async fn a_spanish_traveller_searches_buys_and_copies_in_spanish() {
     browser.wait_for(&plan.title(Lang::Es)).await;
     browser.type_into("#email", "viajera@example.com").await;
     browser.click("#confirm_device").await;
+    browser.click("#accept_terms").await;
     browser.click("form.checkout button[type=submit]").await;
     browser.wait_for("action=\"/demo-pay/").await;
     browser.click("form[action$='/pay'] button").await;

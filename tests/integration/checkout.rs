@@ -317,6 +317,7 @@ async fn checkout_refuses_forged_and_incomplete_forms_without_writing() {
             ("csrf_token", t),
             ("email", "a@example.com"),
             ("confirm_device", "yes"),
+            ("accept_terms", "yes"),
         ]
     };
     let mut missing = fields("");
@@ -331,6 +332,7 @@ async fn checkout_refuses_forged_and_incomplete_forms_without_writing() {
         ("plan_id", plan.id.as_str()),
         ("email", "a@example.com"),
         ("confirm_device", "yes"),
+        ("accept_terms", "yes"),
     ];
     assert_eq!(
         cookieless.post(&app, "/checkout", &with_token).await.status,
@@ -347,6 +349,7 @@ async fn checkout_refuses_forged_and_incomplete_forms_without_writing() {
                 ("plan_id", &plan.id),
                 ("email", "not-an-email"),
                 ("confirm_device", "yes"),
+                ("accept_terms", "yes"),
             ],
         )
         .await
@@ -384,6 +387,7 @@ async fn checkout_refuses_forged_and_incomplete_forms_without_writing() {
                 ("csrf_token", &token),
                 ("plan_id", &plan.id),
                 ("email", "nobody"),
+                ("accept_terms", "yes"),
             ],
         )
         .await
@@ -467,6 +471,7 @@ async fn checkout_rereads_the_plan_and_refuses_gone_repriced_and_uncovered_sales
                     ("plan_id", &plan.id),
                     ("email", "a@example.com"),
                     ("confirm_device", "yes"),
+                    ("accept_terms", "yes"),
                     ("expected_price_cents", &new_price.get().to_string()),
                 ],
             )

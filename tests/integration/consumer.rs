@@ -42,6 +42,7 @@ async fn try_buy_and_pay(
         ("plan_id", plan),
         ("email", &format!("buyer{n}@example.com")),
         ("confirm_device", "yes"),
+        ("accept_terms", "yes"),
         ("expected_price_cents", price.as_str()),
     ];
     let res = client

@@ -30,6 +30,7 @@ async fn resend(
         ("plan_id", plan_id),
         ("email", email),
         ("confirm_device", "yes"),
+        ("accept_terms", "yes"),
         ("expected_price_cents", price.as_str()),
     ];
     form.extend_from_slice(extra);

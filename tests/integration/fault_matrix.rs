@@ -1105,6 +1105,7 @@ async fn confirm_new_price(
                 ("plan_id", plan_id),
                 ("email", "matrix@example.com"),
                 ("confirm_device", "yes"),
+                ("accept_terms", "yes"),
                 ("expected_price_cents", &price),
             ],
         )

@@ -37,6 +37,7 @@ pub(crate) async fn buy(app: &TestApp, browser: &Browser, plan: &ShopPlan, email
                 ("plan_id", &plan.id),
                 ("email", email),
                 ("confirm_device", "yes"),
+                ("accept_terms", "yes"),
                 ("expected_price_cents", &price),
             ],
         )

@@ -197,6 +197,7 @@ impl Journey<'_> {
         assert_eq!(fold, true, "the buy box is above the fold");
         self.browser.type_into("#email", email).await;
         self.browser.click("#confirm_device").await;
+        self.browser.click("#accept_terms").await;
         self.browser
             .click("form.checkout button[type=submit]")
             .await;
@@ -365,6 +366,7 @@ async fn decline_and_retry(j: &Journey<'_>, plan: &ShopPlan) {
     j.wait_for_path(&format!("/plans/{}", plan.id)).await;
     j.browser.type_into("#email", "declined@example.com").await;
     j.browser.click("#confirm_device").await;
+    j.browser.click("#accept_terms").await;
     j.browser.click("form.checkout button[type=submit]").await;
     j.wait_for("TEST MODE", 10, false).await;
     j.browser.click("form[action$='/pay'] button").await;
@@ -380,7 +382,7 @@ async fn decline_and_retry(j: &Journey<'_>, plan: &ShopPlan) {
     j.check("order-404").await;
 }
 
-/// Checkout errors from the keyboard: Enter in the email field sends the form; both
+/// Checkout errors from the keyboard: Enter in the email field sends the form; all three
 /// problems are listed at once above the form, which has the focus; then the keyboard fixes
 /// them and pays.
 async fn checkout_errors_by_keyboard(j: &Journey<'_>, plan: &ShopPlan) {
@@ -389,14 +391,14 @@ async fn checkout_errors_by_keyboard(j: &Journey<'_>, plan: &ShopPlan) {
         .type_into("#email", &format!("not-an-address{ENTER}"))
         .await;
     let page = j.wait_for("error-summary", 10, false).await;
-    assert!(page.contains("There are 2 problems"), "{page}");
+    assert!(page.contains("There are 3 problems"), "{page}");
     let focused = j.browser.execute("return document.activeElement.id;").await;
     assert_eq!(focused, "error-summary-title", "the summary has the focus");
     let invalid = j
         .browser
         .execute("return document.querySelectorAll('[aria-invalid=true]').length;")
         .await;
-    assert_eq!(invalid, 2);
+    assert_eq!(invalid, 3);
     j.check("checkout-errors").await;
     // Tab from the summary heading reaches its first link, to the email field.
     j.browser.keys_to_focused("\u{E004}").await;
@@ -410,6 +412,14 @@ async fn checkout_errors_by_keyboard(j: &Journey<'_>, plan: &ShopPlan) {
         .await;
     j.browser.type_into("#email", "keys@example.com").await;
     j.browser.keys_to_focused("\u{E004}").await;
+    j.browser.keys_to_focused(SPACE).await;
+    // On past the help link and the folded promotion code to "I agree to the terms".
+    let mut tabs = 0;
+    while j.browser.execute("return document.activeElement.id;").await != "accept_terms" {
+        tabs += 1;
+        assert!(tabs <= 4, "Tab reaches the terms box within a few steps");
+        j.browser.keys_to_focused("\u{E004}").await;
+    }
     j.browser.keys_to_focused(SPACE).await;
     j.browser.type_into("#email", ENTER).await;
     j.wait_for("TEST MODE", 10, false).await;

@@ -244,6 +244,7 @@ async fn a_rotated_key_keeps_every_install_page_and_link_working(backend: Backen
         ("plan_id", plan.clone()),
         ("email", "later@example.com".to_string()),
         ("confirm_device", "yes".to_string()),
+        ("accept_terms", "yes".to_string()),
         (
             "expected_price_cents",
             hidden(&form_html, "expected_price_cents").expect("price"),

@@ -189,7 +189,7 @@ async fn every_consumer_page_is_written_in_each_language() {
             .assert_status(400)
             .body;
         check_page(lang, "checkout errors", &errors, &leftovers);
-        assert_eq!(errors.matches("<li><a href=\"#").count(), 3, "{errors}");
+        assert_eq!(errors.matches("<li><a href=\"#").count(), 4, "{errors}");
         assert!(
             errors.contains(&lang.t("promo-bad-format")),
             "{lang:?}: {errors}"
@@ -204,6 +204,7 @@ async fn every_consumer_page_is_written_in_each_language() {
                     ("plan_id", &plan.id),
                     ("email", "traveller@example.com"),
                     ("confirm_device", "yes"),
+                    ("accept_terms", "yes"),
                     ("promo_code", "NOSUCHCODE"),
                 ],
             )
@@ -224,6 +225,7 @@ async fn every_consumer_page_is_written_in_each_language() {
                     ("plan_id", &plan.id),
                     ("email", "traveller@example.com"),
                     ("confirm_device", "yes"),
+                    ("accept_terms", "yes"),
                     ("expected_price_cents", "1"),
                 ],
             )
@@ -691,6 +693,7 @@ async fn german_pages_fit_a_phone() {
 
     browser.type_into("#email", "jonas@example.com").await;
     browser.click("label[for=confirm_device]").await;
+    browser.click("#accept_terms").await;
     browser.click("form.checkout button[type=submit]").await;
     browser.wait_for("TESTMODUS").await;
     browser.click("form[action$='/pay'] button").await;

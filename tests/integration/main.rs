@@ -40,6 +40,7 @@ mod frame;
 mod journeys_browser;
 mod keys;
 mod languages;
+mod legal_pages;
 mod lifecycle;
 mod lifecycle_console;
 mod listen;

@@ -649,6 +649,7 @@ async fn checkout(
             ("plan_id", plan),
             ("email", email),
             ("confirm_device", "yes"),
+            ("accept_terms", "yes"),
             (
                 "expected_price_cents",
                 hidden(&html, "expected_price_cents")

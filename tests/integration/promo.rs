@@ -129,6 +129,7 @@ pub(crate) async fn buy_with_code(
                 ("plan_id", &plan.id),
                 ("email", email),
                 ("confirm_device", "yes"),
+                ("accept_terms", "yes"),
                 (
                     "expected_price_cents",
                     &hidden(&page, "expected_price_cents"),
@@ -509,6 +510,7 @@ async fn a_display_currency_is_shown_but_never_changes_the_amount_charged(backen
                 ("plan_id", &plan.id),
                 ("email", "fx@example.com"),
                 ("confirm_device", "yes"),
+                ("accept_terms", "yes"),
                 ("expected_price_cents", &list.get().to_string()),
             ],
         )

@@ -195,6 +195,7 @@ async fn buy_and_pay(
             ("plan_id", plan),
             ("email", email.as_str()),
             ("confirm_device", "yes"),
+            ("accept_terms", "yes"),
             ("expected_price_cents", price.as_str()),
         ];
         let Ok(res) = client

@@ -984,6 +984,7 @@ async fn a_plan_not_on_sale_cannot_be_bought() {
                     ("plan_id", &plan.id),
                     ("email", "traveller@example.com"),
                     ("confirm_device", "yes"),
+                    ("accept_terms", "yes"),
                     ("expected_price_cents", &price.get().to_string()),
                 ],
             )

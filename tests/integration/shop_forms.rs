@@ -42,6 +42,7 @@ async fn checkout_errors_keep_every_field_and_focus_the_summary() {
         ];
         if ticked {
             form.push(("confirm_device", "yes".to_string()));
+            form.push(("accept_terms", "yes".to_string()));
         }
         let shopper = shopper.clone();
         let app = &app;
@@ -58,6 +59,8 @@ async fn checkout_errors_keep_every_field_and_focus_the_summary() {
         .body;
     let device = input(&page, "confirm_device");
     assert!(device.contains(" checked"), "the tick stays: {device}");
+    let terms = input(&page, "accept_terms");
+    assert!(terms.contains(" checked"), "the tick stays: {terms}");
     assert!(
         input(&page, "email").contains("value=\"traveller@example.com\""),
         "{page}"
@@ -98,6 +101,7 @@ async fn checkout_errors_keep_every_field_and_focus_the_summary() {
         !input(&page, "confirm_device").contains(" checked"),
         "{page}"
     );
+    assert!(!input(&page, "accept_terms").contains(" checked"), "{page}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -137,6 +137,7 @@ async fn below_the_threshold_the_shop_pauses_until_a_top_up_lifts_the_balance(ba
                 ("plan_id", &plan.id),
                 ("email", "ana@example.com"),
                 ("confirm_device", "yes"),
+                ("accept_terms", "yes"),
                 ("expected_price_cents", &price),
             ],
         )

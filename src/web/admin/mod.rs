@@ -18,6 +18,7 @@ mod catalog;
 mod currencies;
 mod dashboard;
 mod identity;
+mod legal;
 mod login;
 mod orders;
 mod page;
@@ -118,6 +119,22 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route(
             "/admin/identity/logo/remove",
             web::post().to(identity::remove_logo),
+        )
+        .route("/admin/legal", web::get().to(legal::list))
+        .service(
+            // A legal text is longer than the console's other forms allow.
+            web::resource("/admin/legal/{document}/{lang}")
+                .app_data(
+                    web::FormConfig::default()
+                        .limit(legal::FORM_LIMIT)
+                        .error_handler(|err, _| crate::web::error::bad_input(err)),
+                )
+                .route(web::get().to(legal::edit))
+                .route(web::post().to(legal::save)),
+        )
+        .route(
+            "/admin/legal/{document}/{lang}/review",
+            web::post().to(legal::review),
         )
         .route("/admin/catalog", web::get().to(catalog::page))
         .route("/admin/catalog/sync", web::post().to(catalog::sync_now))
