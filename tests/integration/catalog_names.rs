@@ -254,7 +254,7 @@ async fn the_owners_own_region_name_replaces_cldrs_in_its_language_only() {
     german
         .get(&app, "/search?q=balkan")
         .await
-        .assert_redirect_to(&format!("/regions/{slug}"));
+        .assert_redirect_to(format!("/regions/{slug}"));
     let spanish = page(&app, &browser_in(Lang::Es), &format!("/regions/{slug}")).await;
     assert!(
         !spanish.contains("Balkan") && spanish.contains(&plan.labels_in(Lang::Es).name),
