@@ -10,7 +10,8 @@ use crate::db::pricing::RuleRow;
 use crate::db::pricing::{self as q, RuleValues};
 use crate::db::{DbError, now_ms};
 use crate::domain::Cents;
-use crate::domain::pricing::{MarkupRule, PricingError, RuleScope};
+use crate::domain::pricing::{MarkupRule, PlanKey, PriceBook, PricingError, RuleScope};
+use crate::i18n::Lang;
 use crate::staff::Admin;
 use serde::Deserialize;
 
@@ -47,6 +48,85 @@ pub fn rule_from_row(row: &RuleRow) -> Option<MarkupRule> {
         Cents::new(row.min_margin_cents),
     )
     .ok()
+}
+
+/// Plans a preview lists; its count covers all of them.
+pub const PREVIEW_LINES: usize = 200;
+
+/// What saving a rule would do: every plan it would price, at its new price.
+#[derive(Debug)]
+pub struct Preview {
+    /// The rule in words ([`describe`]).
+    pub rule: String,
+    /// How many plans it would price; the first [`PREVIEW_LINES`] are in `lines`.
+    pub affected: usize,
+    pub lines: Vec<PreviewLine>,
+    /// Whether any of those plans would sell below cost (such a rule is not saved).
+    pub below_cost: bool,
+}
+
+/// A plan in a [`Preview`].
+#[derive(Debug)]
+pub struct PreviewLine {
+    pub plan_id: String,
+    /// The plan as the shop titles it, in English (the console's language).
+    pub title: String,
+    pub cost: Cents,
+    pub current: Option<Cents>,
+    /// `None` when the rule cannot price the plan.
+    pub new_price: Option<Cents>,
+    pub below_cost: bool,
+}
+
+impl PreviewLine {
+    pub fn margin(&self) -> Option<Cents> {
+        self.new_price
+            .map(|p| Cents::new(p.get() - self.cost.get()))
+    }
+}
+
+/// The preview of `rule` against the rules in force: the plans of the current catalog whose
+/// price it would decide (those of its scope that no more specific rule prices).
+pub async fn preview(catalog: &Catalog, rule: &MarkupRule) -> Result<Preview, DbError> {
+    let rows = rules(catalog).await?;
+    let snap = catalog.snapshot();
+    let fallback = super::snapshot::default_rule(catalog.default_markup_bps);
+    let others = rows
+        .iter()
+        .filter_map(rule_from_row)
+        .filter(|r| r.scope() != rule.scope());
+    let book = PriceBook::new(fallback, others.chain([rule.clone()]).collect());
+    let mut preview = Preview {
+        rule: describe(rule),
+        affected: 0,
+        lines: Vec::new(),
+        below_cost: false,
+    };
+    for plan in snap.plans() {
+        let key = PlanKey {
+            plan_id: &plan.id,
+            country_code: &plan.country_code,
+            region: plan.region.as_deref(),
+        };
+        if book.rule_for(key).scope() != rule.scope() {
+            continue;
+        }
+        preview.affected += 1;
+        let new_price = rule.price(plan.cost).ok();
+        let below_cost = new_price.is_none_or(|p| p < plan.cost);
+        preview.below_cost |= below_cost;
+        if preview.lines.len() < PREVIEW_LINES {
+            preview.lines.push(PreviewLine {
+                plan_id: plan.id.clone(),
+                title: plan.title(Lang::En),
+                cost: plan.cost,
+                current: plan.price,
+                new_price,
+                below_cost,
+            });
+        }
+    }
+    Ok(preview)
 }
 
 /// The markup rules in force, as stored.

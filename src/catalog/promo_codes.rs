@@ -560,6 +560,16 @@ pub struct LimitsForm {
 }
 
 impl LimitsForm {
+    /// The form filled with the limits `code` has now.
+    pub fn of(code: &CodeRow) -> Self {
+        let count = |n: Option<i64>| n.map(|n| n.to_string()).unwrap_or_default();
+        Self {
+            ends: code.ends_at_ms.map(last_day).unwrap_or_default(),
+            max_uses: count(code.max_uses),
+            max_uses_per_email: count(code.max_uses_per_email),
+        }
+    }
+
     pub fn parse(&self) -> Result<Limits, String> {
         Ok(Limits {
             ends_at_ms: parse_last_day(&self.ends)?,

@@ -527,11 +527,16 @@ fn shop_plan(
     .with_labels()
 }
 
+/// The rule for plans no owner's rule prices: the configured default markup (none when that is
+/// out of range).
+pub(crate) fn default_rule(default_markup_bps: u32) -> MarkupRule {
+    MarkupRule::default_markup(default_markup_bps)
+        .unwrap_or_else(|_| MarkupRule::default_markup(0).expect("0 bps is valid"))
+}
+
 impl Snapshot {
     pub fn build(stored: &StoredCatalog, default_markup_bps: u32) -> Self {
-        let fallback = MarkupRule::default_markup(default_markup_bps)
-            .unwrap_or_else(|_| MarkupRule::default_markup(0).expect("0 bps is valid"));
-        let book = PriceBook::new(fallback, rules_from_rows(stored));
+        let book = PriceBook::new(default_rule(default_markup_bps), rules_from_rows(stored));
         let names_of_region: HashMap<&str, [String; 3]> = stored
             .regions
             .iter()
@@ -748,6 +753,34 @@ impl Snapshot {
     /// Every plan, on sale or not (the admin's view).
     pub fn plans(&self) -> &[ShopPlan] {
         &self.plans
+    }
+
+    /// The console's plan list: the plans of `country` and of `region` (each optional), in
+    /// natural id order. `Err` says which filter the catalog does not know.
+    pub fn plans_in(
+        &self,
+        country: Option<&str>,
+        region: Option<&str>,
+    ) -> Result<Vec<&ShopPlan>, String> {
+        if let Some(c) = country
+            && self.country_name(c).is_none()
+            && !self.plans.iter().any(|p| p.country_code == c)
+        {
+            return Err(format!("There is no country {c:?} in the catalog."));
+        }
+        if let Some(r) = region
+            && self.region(r).is_none()
+        {
+            return Err(format!("There is no region {r:?} in the catalog."));
+        }
+        let mut matching: Vec<_> = self
+            .plans
+            .iter()
+            .filter(|p| country.is_none_or(|c| p.country_code == c))
+            .filter(|p| region.is_none_or(|r| p.region.as_deref() == Some(r)))
+            .collect();
+        matching.sort_by(|a, b| super::named::natural_order(&a.id, &b.id));
+        Ok(matching)
     }
 
     /// The local plans on sale for `country` (upper-case code).

@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 
+use crate::db::staff::AuditRow;
 use crate::db::{Db, DbError, lease, now_ms};
 
 use super::action;
@@ -73,16 +74,73 @@ pub async fn run_daily(db: Db, retention_days: u32, mut shutdown: watch::Receive
     }
 }
 
+/// An audit entry as the console shows it.
+#[derive(Debug)]
+pub struct Entry {
+    pub id: i64,
+    pub at_ms: i64,
+    pub actor: String,
+    /// The stored action (`wallet_topup_created`).
+    pub action: String,
+    /// The action in words (`Wallet top-up created`).
+    pub action_label: String,
+    /// What the entry is about, as the console names it (`Order SF-3FA2-9C1E`).
+    pub target: String,
+    /// The purchase the target is, if it is one.
+    pub purchase: Option<String>,
+    /// The console account the target is, if it is one.
+    pub user: Option<i64>,
+    pub client_addr: String,
+    /// The details, with how often a refusal repeated within its entry.
+    pub details: String,
+}
+
+impl From<AuditRow> for Entry {
+    fn from(row: AuditRow) -> Self {
+        let target = row.target.unwrap_or_default();
+        let purchase = target.strip_prefix("purchase:").map(str::to_string);
+        Self {
+            id: row.id,
+            at_ms: row.at_ms,
+            actor: row.actor,
+            action_label: action::label(&row.action),
+            action: row.action,
+            user: target.strip_prefix("user:").and_then(|id| id.parse().ok()),
+            target: match &purchase {
+                Some(id) => format!("Order {}", crate::domain::purchase::order_number(id)),
+                None => target,
+            },
+            purchase,
+            client_addr: row.client_addr,
+            details: if row.repeats > 1 {
+                // Refusals of one client in one window share an entry; the actor is the first
+                // address typed.
+                format!(
+                    "{} ({} times from this client in this window)",
+                    row.details, row.repeats
+                )
+            } else {
+                row.details
+            },
+        }
+    }
+}
+
 /// A page of the audit log, newest first: up to `limit` entries older than the entry
-/// `before_id`.
+/// `before_id`, and whether there are more.
 pub async fn page(
     staff: &Staff,
     before_id: Option<i64>,
-    limit: i64,
-) -> Result<Vec<crate::db::staff::AuditRow>, DbError> {
+    limit: usize,
+) -> Result<(Vec<Entry>, bool), DbError> {
     let db = staff.db();
-    db.run(move |conn| crate::db::staff::audit_page(conn, before_id, limit))
-        .await
+    let asked = i64::try_from(limit).unwrap_or(i64::MAX).saturating_add(1);
+    let mut rows = db
+        .run(move |conn| crate::db::staff::audit_page(conn, before_id, asked))
+        .await?;
+    let more = rows.len() > limit;
+    rows.truncate(limit);
+    Ok((rows.into_iter().map(Entry::from).collect(), more))
 }
 
 #[cfg(test)]

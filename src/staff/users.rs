@@ -14,7 +14,6 @@ use super::{Admin, NewPassword, Role, SessionToken, action, password, throttle};
 use crate::db::login_attempts::{Kind as AttemptKind, Outcome as AttemptOutcome};
 use crate::db::staff::{self as q, SessionRow, UserRow};
 use crate::db::{DbConn, DbError, now_ms};
-use crate::domain::Email;
 
 /// Why an account change was refused or failed.
 #[derive(Debug, thiserror::Error)]
@@ -34,6 +33,9 @@ pub enum UsersError {
     WrongPassword,
     #[error("too many wrong current passwords in the last minute")]
     Throttled,
+    /// A form that does not parse: what to fix, in the form's words.
+    #[error("{0}")]
+    Invalid(String),
     #[error(transparent)]
     Hash(#[from] password::HashError),
     #[error(transparent)]
@@ -55,6 +57,56 @@ pub enum Change {
     },
     /// The account already was that way; nothing was written.
     Unchanged,
+}
+
+/// The fields of every form on the users pages. Passwords are never logged, echoed or audited.
+#[derive(serde::Deserialize)]
+pub struct UserForm {
+    #[serde(default)]
+    pub email: String,
+    #[serde(default)]
+    pub role: String,
+    #[serde(default)]
+    pub password: String,
+    #[serde(default)]
+    pub password_again: String,
+}
+
+impl UserForm {
+    fn role(&self) -> Result<Role, UsersError> {
+        Role::parse(&self.role)
+            .ok_or_else(|| UsersError::Invalid("Choose a role: owner or support.".into()))
+    }
+
+    fn new_password(&self) -> Result<NewPassword, UsersError> {
+        NewPassword::typed_twice(&self.password, &self.password_again).map_err(UsersError::Invalid)
+    }
+}
+
+/// An owner's change to one account, as its address names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    Role,
+    Disable,
+    Enable,
+    Password,
+}
+
+impl Action {
+    pub fn parse(raw: &str) -> Option<Self> {
+        [Self::Role, Self::Disable, Self::Enable, Self::Password]
+            .into_iter()
+            .find(|action| action.slug() == raw)
+    }
+
+    pub fn slug(self) -> &'static str {
+        match self {
+            Self::Role => "role",
+            Self::Disable => "disable",
+            Self::Enable => "enable",
+            Self::Password => "password",
+        }
+    }
 }
 
 /// How an account appears as an audit target.
@@ -97,18 +149,20 @@ pub async fn summary(staff: &Staff, id: i64) -> Result<Option<q::UserSummary>, D
     db.run(move |conn| q::find_summary(conn, id)).await
 }
 
-/// Creates an account on an owner's behalf; returns its id.
-#[tracing::instrument(skip_all, fields(admin.id = by.user_id, role = ?role))]
+/// Creates the account `form` describes on an owner's behalf; returns its id. A form that does
+/// not parse is refused before anything is written.
+#[tracing::instrument(skip_all, fields(admin.id = by.user_id))]
 pub async fn create(
     staff: &Staff,
     by: &Admin,
     client_addr: &str,
-    email: &Email,
-    role: Role,
-    password: NewPassword,
+    form: &UserForm,
 ) -> Result<i64, UsersError> {
     let db = staff.db();
     ensure_owner(by)?;
+    let email = super::admin_email(&form.email)
+        .map_err(|e| UsersError::Invalid(format!("That email cannot be used: {e}.")))?;
+    let (role, password) = (form.role()?, form.new_password()?);
     let hash = password::hash_blocking(password).await?;
     let (by, client, email) = (
         by.clone(),
@@ -139,10 +193,30 @@ pub async fn create(
     })
 }
 
+/// Makes `action` on the account `user_id` with the input of `form` (the role, the new
+/// password). A form that does not parse is refused before anything is attempted.
+pub async fn change(
+    staff: &Staff,
+    by: &Admin,
+    client_addr: &str,
+    user_id: i64,
+    action: Action,
+    form: &UserForm,
+) -> Result<Change, UsersError> {
+    match action {
+        Action::Role => change_role(staff, by, client_addr, user_id, form.role()?).await,
+        Action::Disable => set_disabled(staff, by, client_addr, user_id, true).await,
+        Action::Enable => set_disabled(staff, by, client_addr, user_id, false).await,
+        Action::Password => {
+            reset_password(staff, by, client_addr, user_id, form.new_password()?).await
+        }
+    }
+}
+
 /// Gives the account `role`. Takes effect on its next request: sessions read the role from
 /// the account.
 #[tracing::instrument(skip_all, fields(admin.id = by.user_id, user.id = user_id))]
-pub async fn change_role(
+async fn change_role(
     staff: &Staff,
     by: &Admin,
     client_addr: &str,
@@ -180,7 +254,7 @@ pub async fn change_role(
 
 /// Disables the account and ends its sessions (`disabled`), or lets it log in again.
 #[tracing::instrument(skip_all, fields(admin.id = by.user_id, user.id = user_id, disabled = disabled))]
-pub async fn set_disabled(
+async fn set_disabled(
     staff: &Staff,
     by: &Admin,
     client_addr: &str,
@@ -234,7 +308,7 @@ pub async fn set_disabled(
 
 /// Sets another account's password and ends its sessions.
 #[tracing::instrument(skip_all, fields(admin.id = by.user_id, user.id = user_id))]
-pub async fn reset_password(
+async fn reset_password(
     staff: &Staff,
     by: &Admin,
     client_addr: &str,

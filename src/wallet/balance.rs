@@ -16,6 +16,7 @@ use tokio::task::JoinHandle;
 use crate::db::topups::TopupProgressRow;
 use crate::db::wallet::WalletRow;
 use crate::db::{self, Db, DbError};
+use crate::domain::Cents;
 use crate::upstream::types::{Cursor, PageLimit};
 use crate::upstream::{Balance, BalanceTransaction, Page, PartnerClient, UpstreamError};
 use crate::wallet::threshold::{ThresholdPolicy, check_low_balance};
@@ -197,10 +198,79 @@ pub struct WalletOverview {
     pub purchases_by_reference: std::collections::HashMap<String, String>,
 }
 
+/// A balance as the wallet page shows it: live, or the last known figures.
+#[derive(Debug)]
+pub struct ShownBalance {
+    pub available: Cents,
+    pub reserved: Cents,
+    pub upstream_low: bool,
+    /// `None` for the live figures; when the last known ones were read.
+    pub read_at_ms: Option<i64>,
+}
+
+/// A balance transaction with what the shop knows about it.
+#[derive(Debug)]
+pub struct TransactionLine {
+    pub tx: BalanceTransaction,
+    /// The shop's purchase, when the reference names one.
+    pub order_id: Option<String>,
+    /// Available credit right after this transaction (first page, live balance known).
+    pub available_after: Option<Cents>,
+}
+
 impl WalletOverview {
     /// Why new sales are paused; `None` while they run.
     pub fn pause(&self) -> Option<PauseReason> {
         self.row.as_ref().and_then(WalletRow::pause)
+    }
+
+    /// The live balance, or when it could not be read the last one stored (if any was).
+    pub fn shown_balance(&self) -> Option<ShownBalance> {
+        match &self.live {
+            Ok(b) => Some(ShownBalance {
+                available: b.available_cents,
+                reserved: b.reserved_cents.cents(),
+                upstream_low: b.low_balance,
+                read_at_ms: None,
+            }),
+            Err(_) => self
+                .row
+                .as_ref()
+                .filter(|w| w.refreshed_at_ms > 0)
+                .map(|w| ShownBalance {
+                    available: Cents::new(w.available_cents),
+                    reserved: Cents::new(w.reserved_cents),
+                    upstream_low: w.low_balance,
+                    read_at_ms: Some(w.refreshed_at_ms),
+                }),
+        }
+    }
+
+    /// The page's transactions, newest first. On the first page (`first_page`), with the live
+    /// balance known, each also carries the available credit right after it: the live figure,
+    /// minus the later transactions' changes.
+    pub fn lines(&self, first_page: bool) -> Vec<TransactionLine> {
+        let Ok(page) = &self.transactions else {
+            return Vec::new();
+        };
+        let mut after = self
+            .live
+            .as_ref()
+            .ok()
+            .filter(|_| first_page)
+            .map(|b| b.available_cents.get());
+        page.data
+            .iter()
+            .map(|tx| {
+                let available_after = after.map(Cents::new);
+                after = after.map(|a| a.saturating_sub(tx.available_delta_cents.get()));
+                TransactionLine {
+                    tx: tx.clone(),
+                    order_id: self.purchases_by_reference.get(&tx.reference).cloned(),
+                    available_after,
+                }
+            })
+            .collect()
     }
 }
 

@@ -26,9 +26,11 @@ use url::Url;
 
 use crate::db::{Db, DbError};
 use crate::orders::notify::Notifier;
-use crate::upstream::PartnerClient;
+use crate::upstream::{Class, PartnerClient, UpstreamError};
 
-pub use balance::{BalanceRefresher, SalesState, WalletOverview, refresh};
+pub use balance::{
+    BalanceRefresher, SalesState, ShownBalance, TransactionLine, WalletOverview, refresh,
+};
 pub use supplier_account::{AccountFacts, Overview, SalesHeld, SupplierAccount, UnsafePair};
 pub use threshold::ThresholdPolicy;
 pub use topup::{TopupAnswer, TopupProgress, TopupRefusal};
@@ -64,4 +66,14 @@ pub enum WalletError {
     StoredKey(String),
     #[error(transparent)]
     Db(#[from] DbError),
+}
+
+/// Upstream trouble in the owner's words, for the wallet pages: a refusal, or no answer in time.
+pub fn upstream_trouble(err: &UpstreamError) -> String {
+    match err.class() {
+        Class::Definitive => format!("The provider refused the request ({err})."),
+        Class::Unknown | Class::RetryAfter(_) => {
+            format!("The provider did not answer in time ({err}).")
+        }
+    }
 }

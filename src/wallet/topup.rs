@@ -39,6 +39,22 @@ pub enum TopupRefusal {
     Link(UnsafeCheckoutLink),
 }
 
+impl TopupRefusal {
+    /// What the owner is told about top-up `id`, refused this way.
+    pub fn explain(&self, id: i64) -> String {
+        match self {
+            Self::Upstream(err) => format!(
+                "{} Submit the same form again: it reuses the same key, so it cannot pay twice.",
+                super::upstream_trouble(err)
+            ),
+            Self::Link(err) => format!(
+                "The provider answered with a payment link the console will not open: {err} \
+                 (it must be https). Nothing was paid. Ask the provider's support about top-up #{id}."
+            ),
+        }
+    }
+}
+
 /// What became of a submitted top-up form.
 #[derive(Debug)]
 pub enum TopupAnswer {

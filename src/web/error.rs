@@ -183,6 +183,7 @@ impl From<UsersError> for AppError {
                 "Your current password is not right. Nothing was changed.".into(),
             ),
             UsersError::Throttled => Self::TooManyRequests,
+            UsersError::Invalid(message) => Self::BadRequest(message),
             UsersError::Hash(cause) => cause.into(),
             UsersError::Db(cause) => cause.into(),
         }

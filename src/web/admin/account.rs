@@ -7,10 +7,7 @@ use actix_web::{HttpRequest, web};
 use askama::Template;
 use serde::Deserialize;
 
-use super::{
-    AdminPage, CsrfForm, CurrentAdmin, client_addr, console_page, refusal, see_other,
-    session_cookie,
-};
+use super::{AdminPage, CsrfForm, CurrentAdmin, client_addr, console_page, refusal, with_session};
 use crate::staff::{self, Admin, NewPassword, users};
 use crate::web::AppState;
 use crate::web::error::AppError;
@@ -92,9 +89,7 @@ pub async fn change_password(
     {
         Ok(token) => {
             tracing::info!(admin.id = admin.user_id, "admin changed their password");
-            let mut response = see_other("/admin/account?done=password");
-            let _ = response.add_cookie(&session_cookie(&state, &token));
-            Ok(response.into())
+            Ok(with_session(&state, Some(&token), "/admin/account?done=password").into())
         }
         Err(err) => {
             let (status, message) = refusal(err)?;

@@ -61,29 +61,10 @@ pub async fn page(
     let region = non_empty(query.region);
     let pager = Pager::from_query(query.page);
     let snap = state.catalog.snapshot();
-    if let Some(c) = &country
-        && snap.country_name(c).is_none()
-        && !snap.plans().iter().any(|p| &p.country_code == c)
-    {
-        return Err(AppError::BadRequest(format!(
-            "There is no country {c:?} in the catalog."
-        )));
-    }
-    if let Some(r) = &region
-        && snap.region(r).is_none()
-    {
-        return Err(AppError::BadRequest(format!(
-            "There is no region {r:?} in the catalog."
-        )));
-    }
+    let matching = snap
+        .plans_in(country.as_deref(), region.as_deref())
+        .map_err(AppError::BadRequest)?;
     let history = state.catalog.sync_history(HISTORY).await?;
-    let mut matching: Vec<_> = snap
-        .plans()
-        .iter()
-        .filter(|p| country.as_ref().is_none_or(|c| &p.country_code == c))
-        .filter(|p| region.as_ref().is_none_or(|r| p.region.as_ref() == Some(r)))
-        .collect();
-    matching.sort_by(|a, b| crate::catalog::named::natural_order(&a.id, &b.id));
     let skip = usize::try_from(pager.offset(PAGE_SIZE)).unwrap_or(usize::MAX);
     let rows = matching
         .iter()

@@ -114,27 +114,19 @@ pub async fn set(
     CsrfForm(form): CsrfForm<RateForm>,
 ) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
-    let rate = parse_rate(&form.rate)
-        .and_then(|micros| Rate::new(&form.currency, micros, &form.date))
-        .map_err(|err| err.to_string());
+    let rate =
+        parse_rate(&form.rate).and_then(|micros| Rate::new(&form.currency, micros, &form.date));
     match rate {
         Ok(rate) => {
             display_rates::set(&state.catalog, &admin, &client_addr(&req), rate).await?;
             Ok(see_other("/admin/currencies?saved=1").into())
         }
-        Err(message) => {
-            let message = format!("{}. Nothing was saved.", capitalise(&message));
+        Err(err) => {
+            let message = super::refused(err, "Nothing was saved.");
             let page = CurrenciesPage::load(&state, form, Some(message)).await?;
             Ok(AdminPage::with_status(StatusCode::BAD_REQUEST, page))
         }
     }
-}
-
-fn capitalise(text: &str) -> String {
-    let mut chars = text.chars();
-    chars.next().map_or_else(String::new, |first| {
-        first.to_uppercase().chain(chars).collect()
-    })
 }
 
 pub async fn clear(

@@ -82,10 +82,7 @@ pub async fn save(
         Err(IdentityError::Database(err)) => Err(err.into()),
         Err(refused) => {
             let mut page = IdentityPage::new(&state, Some(form));
-            page.error = Some(format!(
-                "{}. Nothing was saved.",
-                capitalise(&refused.to_string())
-            ));
+            page.error = Some(super::refused(refused, "Nothing was saved."));
             Ok(AdminPage::with_status(StatusCode::BAD_REQUEST, page))
         }
     }
@@ -113,10 +110,7 @@ pub async fn upload_logo(
         Err(IdentityError::Database(err)) => Err(err.into()),
         Err(refused) => {
             let mut page = IdentityPage::new(&state, None);
-            page.logo_error = Some(format!(
-                "{}. The logo was not changed.",
-                capitalise(&refused.to_string())
-            ));
+            page.logo_error = Some(super::refused(refused, "The logo was not changed."));
             Ok(AdminPage::with_status(StatusCode::BAD_REQUEST, page))
         }
     }
@@ -137,11 +131,4 @@ pub async fn remove_logo(
         return Err(AppError::NotFound);
     }
     Ok(see_other("/admin/identity?saved=logo-removed"))
-}
-
-fn capitalise(text: &str) -> String {
-    let mut chars = text.chars();
-    chars.next().map_or_else(String::new, |first| {
-        first.to_uppercase().chain(chars).collect()
-    })
 }

@@ -4,7 +4,6 @@
 //! `STOREFRONT_LOGIN_RATE_LIMIT` sign-in forms a minute: the rest are refused with nothing
 //! written ([`sign_in_limited`]). An account with TOTP goes on to `/admin/login/totp`.
 
-use actix_web::cookie::{Cookie, SameSite};
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
@@ -12,9 +11,9 @@ use serde::Deserialize;
 
 use super::{
     AdminPage, AnyStageAdmin, CsrfForm, NoFields, TOO_FAST, client_addr, console_page, see_other,
-    session_cookie, session_token, sign_in_limited, too_fast,
+    session_token, sign_in_limited, too_fast, with_session,
 };
-use crate::staff::{self, LoginOutcome, session};
+use crate::staff::{self, LoginOutcome};
 use crate::web::AppState;
 use crate::web::error::AppError;
 
@@ -87,10 +86,7 @@ pub async fn login(
                 session.stage = admin.stage.as_str(),
                 "admin password accepted"
             );
-            let cookie = session_cookie(&state, &token);
-            let mut response = see_other(super::totp::home_of(admin.stage));
-            let _ = response.add_cookie(&cookie);
-            Ok(response.into())
+            Ok(with_session(&state, Some(&token), super::totp::home_of(admin.stage)).into())
         }
         LoginOutcome::Failed => Ok(render(StatusCode::UNAUTHORIZED, email, Some(FAILED))),
         LoginOutcome::Throttled => {
@@ -111,14 +107,5 @@ pub async fn logout(
     let user_id = admin.user_id;
     staff::logout(&state.staff, admin, &client_addr(&req)).await?;
     tracing::info!(admin.id = user_id, "admin signed out");
-    let mut gone = Cookie::build(session::cookie_name(state.secure_cookies), "")
-        .path("/")
-        .http_only(true)
-        .secure(state.secure_cookies)
-        .same_site(SameSite::Lax)
-        .finish();
-    gone.make_removal();
-    let mut response = see_other("/admin/login");
-    let _ = response.add_cookie(&gone);
-    Ok(response)
+    Ok(with_session(&state, None, "/admin/login"))
 }

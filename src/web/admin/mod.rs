@@ -40,6 +40,8 @@ use crate::staff::{self, Admin, SessionToken, Stage, session};
 use crate::web::error::AppError;
 use crate::web::{AppState, csrf};
 
+/// The client's address as the audit log and the login throttle see it.
+use crate::web::client_addr::client_addr;
 use crate::web::pager::{Pager, list_href};
 use page::console_page;
 pub use page::{AdminPage, chrome};
@@ -438,17 +440,43 @@ fn refusal(err: impl Into<AppError>) -> Result<(StatusCode, String), AppError> {
     }
 }
 
-/// The session cookie for `token`: HttpOnly, SameSite=Lax, Secure on HTTPS.
-fn session_cookie(state: &AppState, token: &SessionToken) -> Cookie<'static> {
+/// A refusal's reason as the sentence a form shows: capitalised, then `outcome` ("Nothing was
+/// saved.").
+fn refused(reason: impl std::fmt::Display, outcome: &str) -> String {
+    let reason = reason.to_string();
+    let mut chars = reason.chars();
+    let first: String = chars
+        .next()
+        .into_iter()
+        .flat_map(char::to_uppercase)
+        .collect();
+    format!("{first}{}. {outcome}", chars.as_str())
+}
+
+/// The session cookie for `token` (empty: one to remove): HttpOnly, SameSite=Lax, Secure on
+/// HTTPS.
+fn session_cookie(state: &AppState, token: &str) -> Cookie<'static> {
     Cookie::build(
         session::cookie_name(state.secure_cookies),
-        token.expose().to_string(),
+        token.to_string(),
     )
     .path("/")
     .http_only(true)
     .secure(state.secure_cookies)
     .same_site(SameSite::Lax)
     .finish()
+}
+
+/// A 303 to `location` that gives this browser the session `token`, or with `None` ends its
+/// session cookie.
+fn with_session(state: &AppState, token: Option<&SessionToken>, location: &str) -> HttpResponse {
+    let mut cookie = session_cookie(state, token.map_or("", SessionToken::expose));
+    if token.is_none() {
+        cookie.make_removal();
+    }
+    let mut response = see_other(location);
+    let _ = response.add_cookie(&cookie);
+    response
 }
 
 /// What a sign-in refused by the per-client limit says.
@@ -468,12 +496,6 @@ pub(crate) fn sign_in_limited(state: &AppState, req: &HttpRequest) -> bool {
 /// `page` told to come back when the per-client limit's window has passed.
 pub(crate) fn too_fast(page: AdminPage) -> AdminPage {
     page.retry_after(TOO_FAST_RETRY_AFTER_SECS)
-}
-
-/// The client's address as the audit log and the login throttle see it: the TCP peer, or
-/// behind a trusted reverse proxy the address it forwarded (see [`crate::web::client_addr`]).
-fn client_addr(req: &HttpRequest) -> String {
-    crate::web::client_addr::client_addr(req)
 }
 
 fn see_other(location: &str) -> HttpResponse {

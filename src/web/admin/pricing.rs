@@ -13,29 +13,18 @@ use super::{
     AdminPage, CsrfForm, CurrentAdmin, client_addr, console_page, require_owner, see_other,
 };
 use crate::catalog::named::scope_suggestions;
-use crate::catalog::pricing::{self, RuleForm, describe, parse_rule, rule_from_row};
+use crate::catalog::pricing::{self, Preview, RuleForm, describe, parse_rule, rule_from_row};
 use crate::catalog::snapshot::Snapshot;
-use crate::db::pricing::RuleRow;
-use crate::domain::Cents;
 use crate::domain::clock;
-use crate::domain::pricing::{MarkupRule, PlanKey, PriceBook};
+use crate::domain::pricing::MarkupRule;
 use crate::staff::Admin;
 use crate::web::AppState;
 use crate::web::error::AppError;
 
-/// Rows shown in a preview; the count covers all of them.
-const PREVIEW_ROWS: usize = 200;
-
-fn book(state: &AppState, rows: &[RuleRow], replacing: Option<&MarkupRule>) -> PriceBook {
-    let fallback = MarkupRule::default_markup(state.settings.default_markup_bps)
-        .unwrap_or_else(|_| MarkupRule::default_markup(0).expect("0 bps is valid"));
-    let mut rules: Vec<MarkupRule> = rows
-        .iter()
-        .filter_map(rule_from_row)
-        .filter(|r| replacing.is_none_or(|new| r.scope() != new.scope()))
-        .collect();
-    rules.extend(replacing.cloned());
-    PriceBook::new(fallback, rules)
+/// A plan as the shop titles it, or its id when it left the catalog.
+fn plan_name(snap: &Snapshot, id: &str) -> String {
+    snap.plan(id)
+        .map_or_else(|| id.to_string(), |p| p.title(crate::i18n::Lang::En))
 }
 
 struct RuleView {
@@ -43,31 +32,6 @@ struct RuleView {
     value: String,
     text: String,
     updated: String,
-}
-
-struct PreviewRow {
-    plan: String,
-    href: String,
-    cost: String,
-    current: String,
-    new_price: String,
-    margin: String,
-    below_cost: bool,
-}
-
-struct Preview {
-    rule: String,
-    affected: usize,
-    rows: Vec<PreviewRow>,
-    below_cost: bool,
-}
-
-/// A plan as the shop titles it, or its id when it left the catalog.
-fn plan_name(snap: &Snapshot, id: &str) -> String {
-    snap.plan(id).map_or_else(
-        || id.to_string(),
-        |p| crate::web::shop::plan_title(p, crate::i18n::Lang::En),
-    )
 }
 
 struct InversionView {
@@ -170,47 +134,6 @@ pub async fn page(
     }))
 }
 
-/// The preview of `rule`: every plan it would price, with its cost, current and new price.
-fn preview(state: &AppState, snap: &Snapshot, rows: &[RuleRow], rule: &MarkupRule) -> Preview {
-    let book = book(state, rows, Some(rule));
-    let mut affected = 0;
-    let mut below_cost = false;
-    let mut out = Vec::new();
-    for plan in snap.plans() {
-        let key = PlanKey {
-            plan_id: &plan.id,
-            country_code: &plan.country_code,
-            region: plan.region.as_deref(),
-        };
-        if book.rule_for(key).scope() != rule.scope() {
-            continue;
-        }
-        affected += 1;
-        let new_price = rule.price(plan.cost).ok();
-        let below = new_price.is_none_or(|p| p < plan.cost);
-        below_cost |= below;
-        if out.len() < PREVIEW_ROWS {
-            out.push(PreviewRow {
-                plan: crate::web::shop::plan_title(plan, crate::i18n::Lang::En),
-                href: format!("/plans/{}", plan.id),
-                cost: plan.cost.to_string(),
-                current: plan.price.map(|p| p.to_string()).unwrap_or_default(),
-                new_price: new_price.map(|p| p.to_string()).unwrap_or_default(),
-                margin: new_price
-                    .map(|p| Cents::new(p.get() - plan.cost.get()).to_string())
-                    .unwrap_or_default(),
-                below_cost: below,
-            });
-        }
-    }
-    Preview {
-        rule: describe(rule),
-        affected,
-        rows: out,
-        below_cost,
-    }
-}
-
 /// A submitted rule (its form token already checked by [`CsrfForm`]), checked for an owner, and
 /// previewed against the rules in force. `Err` is the answer to send instead: the form again
 /// with the reason (400).
@@ -231,8 +154,7 @@ async fn checked_rule(
             return Ok(Err(AdminPage::with_status(StatusCode::BAD_REQUEST, page)));
         }
     };
-    let rows = pricing::rules(&state.catalog).await?;
-    let preview = preview(state, &snap, &rows, &rule);
+    let preview = pricing::preview(&state.catalog, &rule).await?;
     Ok(Ok((form, rule, preview)))
 }
 

@@ -14,9 +14,7 @@ use super::{
     see_other,
 };
 use crate::catalog::named::scope_suggestions;
-use crate::catalog::promo_codes::{
-    self, CodeForm, LimitsForm, PromoCodeError, last_day, parse_code,
-};
+use crate::catalog::promo_codes::{self, CodeForm, LimitsForm, PromoCodeError, parse_code};
 use crate::domain::promo::normalise_code;
 use crate::web::error::AppError;
 use crate::web::{AppState, filters};
@@ -134,19 +132,7 @@ async fn edit_page_of(
         .into_iter()
         .find(|c| c.row.code == code)
         .ok_or(AppError::NotFound)?;
-    let form = form.unwrap_or_else(|| LimitsForm {
-        ends: summary.row.ends_at_ms.map(last_day).unwrap_or_default(),
-        max_uses: summary
-            .row
-            .max_uses
-            .map(|n| n.to_string())
-            .unwrap_or_default(),
-        max_uses_per_email: summary
-            .row
-            .max_uses_per_email
-            .map(|n| n.to_string())
-            .unwrap_or_default(),
-    });
+    let form = form.unwrap_or_else(|| LimitsForm::of(&summary.row));
     Ok(PromoCodePage {
         code: summary,
         form,

@@ -14,7 +14,7 @@ use serde::Deserialize;
 
 use super::{
     AdminPage, AnyStageAdmin, CsrfForm, CurrentAdmin, NoFields, TOO_FAST, client_addr,
-    console_page, see_other, session_cookie, sign_in_limited, too_fast,
+    console_page, see_other, session_cookie, sign_in_limited, too_fast, with_session,
 };
 use crate::staff::throttle::RETRY_AFTER_SECS;
 use crate::staff::totp::{self, TotpError, TotpKeys};
@@ -109,9 +109,7 @@ pub async fn submit_code(
                     format!("/admin/account/totp?recovery_left={left}")
                 }
             };
-            let mut response = see_other(&location);
-            let _ = response.add_cookie(&session_cookie(&state, &token));
-            Ok(response.into())
+            Ok(with_session(&state, Some(&token), &location).into())
         }
         Err(TotpError::WrongCode) => Ok(code_page_of(
             &admin,
@@ -257,26 +255,21 @@ pub async fn confirm(
                 Some("Two-factor sign-in is on. Your other sessions were ended.".into()),
                 None,
             );
-            Ok(page.with_cookie(session_cookie(&state, &token)))
+            Ok(page.with_cookie(session_cookie(&state, token.expose())))
         }
         Err(TotpError::AlreadyOn) => Ok(see_other("/admin/account/totp").into()),
         Err(err @ (TotpError::WrongCode | TotpError::Throttled)) => {
-            let throttled = matches!(err, TotpError::Throttled);
             // The same secret again: the app already holds it.
             let view = current_view(&state, &admin).await?;
-            let (status, message) = if throttled {
-                (StatusCode::TOO_MANY_REQUESTS, THROTTLED)
-            } else {
-                (
+            let page = |status, message| totp_page_of(&admin, status, view, None, Some(message));
+            Ok(match err {
+                TotpError::Throttled => {
+                    page(StatusCode::TOO_MANY_REQUESTS, THROTTLED).retry_after(RETRY_AFTER_SECS)
+                }
+                _ => page(
                     StatusCode::BAD_REQUEST,
                     "That code did not match. Check the time on your phone, wait for the next code and try again.",
-                )
-            };
-            let page = totp_page_of(&admin, status, view, None, Some(message));
-            Ok(if throttled {
-                page.retry_after(RETRY_AFTER_SECS)
-            } else {
-                page
+                ),
             })
         }
         Err(err) => Err(err.into()),

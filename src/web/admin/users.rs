@@ -9,7 +9,6 @@
 
 use std::collections::HashMap;
 
-use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, web};
 use askama::Template;
 use serde::Deserialize;
@@ -21,8 +20,8 @@ use super::{
 use crate::db::staff::UserSummary;
 use crate::domain::clock;
 use crate::staff::totp;
-use crate::staff::users::{self, Change};
-use crate::staff::{self, Admin, NewPassword, Role};
+use crate::staff::users::{self, Action, Change, UserForm};
+use crate::staff::{self, Admin, Role};
 use crate::web::AppState;
 use crate::web::error::AppError;
 
@@ -147,23 +146,6 @@ pub async fn list(
     Ok(AdminPage::new(page))
 }
 
-/// The fields of every form on these pages. Passwords are never logged, echoed or audited.
-#[derive(Deserialize)]
-pub struct UserForm {
-    #[serde(default)]
-    email: String,
-    #[serde(default)]
-    role: String,
-    #[serde(default)]
-    password: String,
-    #[serde(default)]
-    password_again: String,
-}
-
-fn parse_role(raw: &str) -> Result<Role, String> {
-    Role::parse(raw).ok_or_else(|| "Choose a role: owner or support.".to_string())
-}
-
 pub async fn create(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -171,44 +153,7 @@ pub async fn create(
     CsrfForm(form): CsrfForm<UserForm>,
 ) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
-    let typed = |error: String| NewUserForm {
-        email: form.email.trim().chars().take(254).collect(),
-        owner: form.role == Role::Owner.as_str(),
-        error: Some(error),
-    };
-    let parsed = staff::admin_email(&form.email)
-        .map_err(|e| format!("That email cannot be used: {e}."))
-        .and_then(|email| Ok((email, parse_role(&form.role)?)))
-        .and_then(|(email, role)| {
-            Ok((
-                email,
-                role,
-                NewPassword::typed_twice(&form.password, &form.password_again)?,
-            ))
-        });
-    let (email, role, password) = match parsed {
-        Ok(parsed) => parsed,
-        Err(message) => {
-            let page = list_page(
-                &state,
-                &admin,
-                Pager::from_query(None),
-                typed(message),
-                None,
-            );
-            return Ok(AdminPage::with_status(StatusCode::BAD_REQUEST, page.await?));
-        }
-    };
-    match users::create(
-        &state.staff,
-        &admin,
-        &client_addr(&req),
-        &email,
-        role,
-        password,
-    )
-    .await
-    {
+    match users::create(&state.staff, &admin, &client_addr(&req), &form).await {
         Ok(id) => {
             tracing::info!(
                 admin.id = admin.user_id,
@@ -219,13 +164,13 @@ pub async fn create(
         }
         Err(err) => {
             let (status, message) = refusal(err)?;
-            let page = list_page(
-                &state,
-                &admin,
-                Pager::from_query(None),
-                typed(message),
-                None,
-            );
+            // The email and role as typed, never the password.
+            let typed = NewUserForm {
+                email: form.email.trim().chars().take(254).collect(),
+                owner: form.role == Role::Owner.as_str(),
+                error: Some(message),
+            };
+            let page = list_page(&state, &admin, Pager::from_query(None), typed, None);
             Ok(AdminPage::with_status(status, page.await?))
         }
     }
@@ -302,43 +247,6 @@ pub async fn detail(
     ))
 }
 
-/// The actions on one account, as named in the URL.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum UserAction {
-    Role,
-    Disable,
-    Enable,
-    Password,
-}
-
-impl UserAction {
-    fn parse(raw: &str) -> Option<Self> {
-        match raw {
-            "role" => Some(Self::Role),
-            "disable" => Some(Self::Disable),
-            "enable" => Some(Self::Enable),
-            "password" => Some(Self::Password),
-            _ => None,
-        }
-    }
-
-    fn slug(self) -> &'static str {
-        match self {
-            Self::Role => "role",
-            Self::Disable => "disable",
-            Self::Enable => "enable",
-            Self::Password => "password",
-        }
-    }
-}
-
-/// A user action with its parsed input.
-enum Request {
-    Role(Role),
-    Disabled(bool),
-    Password(NewPassword),
-}
-
 pub async fn action(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -349,31 +257,8 @@ pub async fn action(
     require_owner(&admin)?;
     let (id, slug) = path.into_inner();
     let id = parse_id(&id)?;
-    let act = UserAction::parse(&slug).ok_or(AppError::NotFound)?;
-    let client = client_addr(&req);
-    let staff = &state.staff;
-    // A form that does not parse is shown again with the reason; nothing is attempted.
-    let request = match act {
-        UserAction::Role => parse_role(&form.role).map(Request::Role),
-        UserAction::Disable => Ok(Request::Disabled(true)),
-        UserAction::Enable => Ok(Request::Disabled(false)),
-        UserAction::Password => {
-            NewPassword::typed_twice(&form.password, &form.password_again).map(Request::Password)
-        }
-    };
-    let outcome = match request {
-        Ok(Request::Role(role)) => users::change_role(staff, &admin, &client, id, role).await,
-        Ok(Request::Disabled(disabled)) => {
-            users::set_disabled(staff, &admin, &client, id, disabled).await
-        }
-        Ok(Request::Password(password)) => {
-            users::reset_password(staff, &admin, &client, id, password).await
-        }
-        Err(message) => {
-            let page = detail_page(&state, &admin, id, None, Some(message)).await?;
-            return Ok(AdminPage::with_status(StatusCode::BAD_REQUEST, page));
-        }
-    };
+    let act = Action::parse(&slug).ok_or(AppError::NotFound)?;
+    let outcome = users::change(&state.staff, &admin, &client_addr(&req), id, act, &form).await;
     match outcome {
         Ok(Change::Done { sessions_ended }) => {
             tracing::info!(
@@ -384,7 +269,7 @@ pub async fn action(
                 "admin account changed"
             );
             // Demoting or disabling oneself leaves this page out of reach.
-            if id == admin.user_id && matches!(act, UserAction::Role | UserAction::Disable) {
+            if id == admin.user_id && matches!(act, Action::Role | Action::Disable) {
                 return Ok(see_other("/admin").into());
             }
             Ok(see_other(&format!("/admin/users/{id}?done={}", act.slug())).into())

@@ -23,26 +23,20 @@ use super::{
 };
 use crate::db::topups::TopupProgressRow;
 use crate::domain::Cents;
+use crate::upstream::UpstreamError;
 use crate::upstream::types::Cursor;
-use crate::upstream::{BalanceTransaction, Class, UpstreamError};
 use crate::wallet::topup::{PayLink, new_nonce, parse_amount, valid_nonce};
-use crate::wallet::{ThresholdPolicy, TopupAnswer, TopupRefusal, WalletError, WalletOverview};
+use crate::wallet::{
+    ShownBalance, ThresholdPolicy, TopupAnswer, TopupRefusal, TransactionLine, WalletError,
+    upstream_trouble,
+};
 use crate::web::error::AppError;
 use crate::web::{AppState, filters};
-
-/// A transaction of the page, with what the shop knows about it.
-struct TxView {
-    tx: BalanceTransaction,
-    /// The shop's purchase, when the reference names one.
-    order_id: Option<String>,
-    /// Available credit right after this transaction (first page, live balance known).
-    available_after: Option<Cents>,
-}
 
 #[derive(Template)]
 #[template(path = "admin/wallet.html")]
 struct WalletPage {
-    balance: Option<BalanceView>,
+    balance: Option<ShownBalance>,
     balance_error: Option<String>,
     /// Why new sales are paused, in words; `None` while they run.
     pause: Option<String>,
@@ -50,23 +44,13 @@ struct WalletPage {
     threshold: Cents,
     pause_below: bool,
     below_threshold: bool,
-    transactions: Vec<TxView>,
+    transactions: Vec<TransactionLine>,
     transactions_error: Option<String>,
     paged: bool,
     older_href: Option<String>,
     topups: Vec<TopupProgressRow>,
-    nonce: String,
-    amount: String,
-    error: Option<String>,
+    form: FormState,
     notice: Option<&'static str>,
-}
-
-struct BalanceView {
-    available: Cents,
-    reserved: Cents,
-    upstream_low: bool,
-    /// `None` for the live figure; when the last known figure was read.
-    read_at_ms: Option<i64>,
 }
 
 #[derive(Deserialize)]
@@ -82,38 +66,6 @@ struct FormState {
     error: Option<String>,
 }
 
-/// The page's transactions, newest first. On the first page, with the live balance known, each
-/// row also shows the available credit right after it: the live figure, minus the later
-/// transactions' changes.
-fn tx_views(
-    page: Vec<BalanceTransaction>,
-    live_available: Option<i64>,
-    purchases: &std::collections::HashMap<String, String>,
-) -> Vec<TxView> {
-    let mut after = live_available;
-    page.into_iter()
-        .map(|tx| {
-            let available_after = after.map(Cents::new);
-            after = after.map(|a| a.saturating_sub(tx.available_delta_cents.get()));
-            let order_id = purchases.get(&tx.reference).cloned();
-            TxView {
-                tx,
-                order_id,
-                available_after,
-            }
-        })
-        .collect()
-}
-
-fn upstream_message(err: &UpstreamError) -> String {
-    match err.class() {
-        Class::Definitive => format!("The provider refused the request ({err})."),
-        Class::Unknown | Class::RetryAfter(_) => {
-            format!("The provider did not answer in time ({err}).")
-        }
-    }
-}
-
 console_page!(WalletPage => "wallet", TopupPage => "wallet");
 
 /// The wallet page from `cursor` on, with the top-up form in `form`.
@@ -125,84 +77,42 @@ async fn wallet_page(
 ) -> Result<WalletPage, AppError> {
     let paged = cursor.is_some();
     let overview = state.wallet().overview(cursor).await?;
-    let pause = overview.pause();
-    let WalletOverview {
-        live,
-        row,
-        transactions,
-        policy,
-        below_threshold,
-        runway,
-        topups,
-        purchases_by_reference,
-    } = overview;
-    let (balance, balance_error) = match &live {
-        Ok(b) => (
-            Some(BalanceView {
-                available: b.available_cents,
-                reserved: b.reserved_cents.cents(),
-                upstream_low: b.low_balance,
-                read_at_ms: None,
-            }),
-            None,
-        ),
-        Err(err) => (
-            row.as_ref()
-                .filter(|w| w.refreshed_at_ms > 0)
-                .map(|w| BalanceView {
-                    available: Cents::new(w.available_cents),
-                    reserved: Cents::new(w.reserved_cents),
-                    upstream_low: w.low_balance,
-                    read_at_ms: Some(w.refreshed_at_ms),
-                }),
-            Some(format!(
-                "Could not read the live balance. {}",
-                upstream_message(err)
-            )),
-        ),
+    let threshold = overview.policy.threshold_cents;
+    let trouble = |what: &str, err: &UpstreamError| {
+        format!("Could not read the {what}. {}", upstream_trouble(err))
     };
-    let threshold = policy.threshold_cents;
-    let live_available = live
+    let next = overview
+        .transactions
         .as_ref()
         .ok()
-        .filter(|_| !paged)
-        .map(|b| b.available_cents.get());
-    let (transactions, transactions_error, older_href) = match transactions {
-        Ok(page) => (
-            tx_views(page.data, live_available, &purchases_by_reference),
-            None,
-            page.next_cursor.map(|c| {
-                let query = url::form_urlencoded::Serializer::new(String::new())
-                    .append_pair("cursor", c.as_str())
-                    .finish();
-                format!("/admin/wallet?{query}")
-            }),
-        ),
-        Err(err) => (
-            Vec::new(),
-            Some(format!(
-                "Could not read the transactions. {}",
-                upstream_message(&err)
-            )),
-            None,
-        ),
-    };
+        .and_then(|p| p.next_cursor.as_ref());
     Ok(WalletPage {
-        balance,
-        balance_error,
-        pause: pause.map(|reason| reason.explain(threshold)),
-        runway,
+        balance: overview.shown_balance(),
+        balance_error: overview
+            .live
+            .as_ref()
+            .err()
+            .map(|e| trouble("live balance", e)),
+        pause: overview.pause().map(|reason| reason.explain(threshold)),
         threshold: Cents::new(threshold),
-        pause_below: policy.pause_below,
-        below_threshold,
-        transactions,
-        transactions_error,
+        pause_below: overview.policy.pause_below,
+        below_threshold: overview.below_threshold,
+        transactions: overview.lines(!paged),
+        transactions_error: overview
+            .transactions
+            .as_ref()
+            .err()
+            .map(|e| trouble("transactions", e)),
         paged,
-        older_href,
-        topups,
-        nonce: form.nonce,
-        amount: form.amount,
-        error: form.error,
+        older_href: next.map(|c| {
+            let query = url::form_urlencoded::Serializer::new(String::new())
+                .append_pair("cursor", c.as_str())
+                .finish();
+            format!("/admin/wallet?{query}")
+        }),
+        runway: overview.runway,
+        topups: overview.topups,
+        form,
         notice,
     })
 }
@@ -292,32 +202,17 @@ pub async fn topup(
             id,
             amount_cents,
             refusal,
-        } => {
-            let (status, message) = match refusal {
-                TopupRefusal::Upstream(err) => (
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    format!(
-                        "{} Submit the same form again: it reuses the same key, so it cannot pay twice.",
-                        upstream_message(&err)
-                    ),
-                ),
-                TopupRefusal::Link(err) => (
-                    StatusCode::BAD_GATEWAY,
-                    format!(
-                        "The provider answered with a payment link the console will not open: {err} \
-                         (it must be https). Nothing was paid. Ask the provider's support about top-up #{id}."
-                    ),
-                ),
-            };
-            (
-                status,
-                FormState {
-                    nonce: form.nonce,
-                    amount: Cents::new(amount_cents).plain(),
-                    error: Some(message),
-                },
-            )
-        }
+        } => (
+            match refusal {
+                TopupRefusal::Upstream(_) => StatusCode::SERVICE_UNAVAILABLE,
+                TopupRefusal::Link(_) => StatusCode::BAD_GATEWAY,
+            },
+            FormState {
+                nonce: form.nonce,
+                amount: Cents::new(amount_cents).plain(),
+                error: Some(refusal.explain(id)),
+            },
+        ),
     };
     let page = wallet_page(&state, None, again, None).await?;
     Ok(AdminPage::with_status(status, page))
@@ -350,7 +245,7 @@ pub async fn topup_page(
         balance_error: progress.live.err().map(|err| {
             format!(
                 "Could not read the live balance. {}",
-                upstream_message(&err)
+                upstream_trouble(&err)
             )
         }),
     }))
