@@ -78,6 +78,11 @@ const MATRIX: &[(&str, &str, u16, u16, u16)] = &[
     ("POST", "/admin/identity/logo", 303, 403, 400),
     ("POST", "/admin/identity/logo/remove", 303, 403, 404),
     ("GET", "/admin/catalog/regions", 303, 403, 200),
+    ("GET", "/admin/legal", 303, 403, 200),
+    ("GET", "/admin/legal/terms/de", 303, 403, 200),
+    ("GET", "/admin/legal/no-such-text/de", 303, 403, 404),
+    ("POST", "/admin/legal/terms/de", 303, 403, 400),
+    ("POST", "/admin/legal/terms/de/review", 303, 403, 303),
     (
         "POST",
         "/admin/catalog/regions/no-such-region",
@@ -105,20 +110,39 @@ fn declared_routes() -> Vec<(String, String)> {
     let end = start + source[start..].find("\n}\n").expect("end of configure()");
     let mut routes = Vec::new();
     let mut rest = &source[start..end];
-    while let Some(at) = rest.find(".route(") {
-        rest = &rest[at + ".route(".len()..];
-        let open = rest.find('"').expect("path literal");
-        let close = open + 1 + rest[open + 1..].find('"').expect("end of path");
-        let path = rest[open + 1..close].to_string();
-        let method = if rest[close..]
-            .trim_start_matches(|c: char| c != 'w')
-            .starts_with("web::get()")
-        {
-            "GET"
-        } else {
-            "POST"
-        };
-        routes.push((method.to_string(), path));
+    // The path of the `web::resource("…")` whose `.route(web::…)`s follow.
+    let mut resource = String::new();
+    loop {
+        let next_route = rest.find(".route(");
+        let next_resource = rest.find("web::resource(\"");
+        match (next_route, next_resource) {
+            (Some(r), Some(s)) if s < r => {
+                rest = &rest[s + "web::resource(\"".len()..];
+                let close = rest.find('"').expect("end of path");
+                resource = rest[..close].to_string();
+                rest = &rest[close..];
+            }
+            (Some(r), _) => {
+                rest = &rest[r + ".route(".len()..];
+                let args = rest.trim_start();
+                let (path, after) = if let Some(literal) = args.strip_prefix('"') {
+                    let close = literal.find('"').expect("end of path");
+                    (literal[..close].to_string(), &literal[close..])
+                } else {
+                    (resource.clone(), args)
+                };
+                let method = if after
+                    .trim_start_matches(|c: char| c != 'w')
+                    .starts_with("web::get()")
+                {
+                    "GET"
+                } else {
+                    "POST"
+                };
+                routes.push((method.to_string(), path));
+            }
+            (None, _) => break,
+        }
     }
     routes
 }

@@ -926,7 +926,7 @@ async fn every_page_has_a_language_a_title_and_one_main_heading() {
             .filter_map(|s| s.split('"').next())
         {
             assert!(
-                html.contains(&format!("<label for=\"{id}\">")),
+                html.contains(&format!("<label for=\"{id}\"")),
                 "{path}: input {id} has a label"
             );
         }
