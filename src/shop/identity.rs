@@ -6,7 +6,6 @@
 //! (PostgreSQL) and otherwise at their next check of the stored version.
 
 use std::sync::{Arc, RwLock};
-use std::time::Duration;
 
 use tokio::sync::watch;
 
@@ -19,9 +18,6 @@ use crate::domain::brand::{
 };
 use crate::mail::MailBrand;
 use crate::staff::Admin;
-
-/// How often a replica compares the stored version with its own, besides `NOTIFY`.
-const CHECK_EVERY: Duration = Duration::from_secs(15);
 
 /// What the shop is called and how it presents itself, as of one version.
 #[derive(Debug, Clone)]
@@ -327,27 +323,16 @@ impl ShopIdentity {
     }
 
     /// Reloads whenever the stored version differs from the one served: on a wake-up and
-    /// every [`CHECK_EVERY`], until `shutdown` turns true.
-    pub async fn run_periodic(self: Arc<Self>, mut shutdown: watch::Receiver<bool>) {
-        loop {
-            tokio::select! {
-                _ = shutdown.changed() => return,
-                () = self.woken.notified() => {}
-                () = tokio::time::sleep(CHECK_EVERY) => {}
-            }
-            if *shutdown.borrow() {
-                return;
-            }
-            match self.db.run(q::version).await {
-                Ok(version) if version != self.current().version => {
-                    if let Err(err) = self.reload().await {
-                        tracing::warn!(error = %err, "shop identity could not be reloaded");
-                    }
-                }
-                Ok(_) => {}
-                Err(err) => tracing::warn!(error = %err, "shop identity version unreadable"),
-            }
-        }
+    /// every 15 seconds, until `shutdown` turns true.
+    pub async fn run_periodic(self: Arc<Self>, shutdown: watch::Receiver<bool>) {
+        super::follow(
+            "shop identity",
+            &self.woken,
+            shutdown,
+            || async { Ok::<_, DbError>(self.db.run(q::version).await? != self.current().version) },
+            || self.reload(),
+        )
+        .await;
     }
 
     /// Saves the owner's details (the logo stays), audited with what changed, and reloads.

@@ -12,7 +12,6 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
-use std::time::Duration;
 
 use tokio::sync::watch;
 
@@ -21,9 +20,6 @@ use crate::db::{Db, DbError, now_ms};
 use crate::i18n::Lang;
 use crate::shop::Identity;
 use crate::staff::Admin;
-
-/// How often a replica compares the stored versions with its own, besides `NOTIFY`.
-const CHECK_EVERY: Duration = Duration::from_secs(15);
 
 /// The longest text the console accepts, in bytes.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
@@ -316,27 +312,16 @@ impl ShopLegal {
     }
 
     /// Reloads whenever the stored versions differ from the ones served: on a wake-up and
-    /// every [`CHECK_EVERY`], until `shutdown` turns true.
-    pub async fn run_periodic(self: Arc<Self>, mut shutdown: watch::Receiver<bool>) {
-        loop {
-            tokio::select! {
-                _ = shutdown.changed() => return,
-                () = self.woken.notified() => {}
-                () = tokio::time::sleep(CHECK_EVERY) => {}
-            }
-            if *shutdown.borrow() {
-                return;
-            }
-            match self.db.run(q::generation).await {
-                Ok(generation) if generation != self.generation() => {
-                    if let Err(err) = self.reload().await {
-                        tracing::warn!(error = %err, "legal texts could not be reloaded");
-                    }
-                }
-                Ok(_) => {}
-                Err(err) => tracing::warn!(error = %err, "legal texts' versions unreadable"),
-            }
-        }
+    /// every 15 seconds, until `shutdown` turns true.
+    pub async fn run_periodic(self: Arc<Self>, shutdown: watch::Receiver<bool>) {
+        super::follow(
+            "legal texts",
+            &self.woken,
+            shutdown,
+            || async { Ok::<_, DbError>(self.db.run(q::generation).await? != self.generation()) },
+            || self.reload(),
+        )
+        .await;
     }
 
     /// Stores the owner's `body` for `document` in `lang`: written by the owner, it counts as

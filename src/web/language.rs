@@ -119,7 +119,7 @@ pub fn finish(headers: &mut header::HeaderMap, choice: Choice, secure: bool) {
 /// a visitor's query); on the answer to a form (a checkout problem), the home page, since the
 /// form's address cannot be opened by a link.
 pub fn switcher() -> Vec<(Lang, String)> {
-    let same_page = crate::web::seo::here().is_none_or(|here| here.same_page);
+    let same_page = crate::web::seo::same_page();
     Lang::ALL
         .into_iter()
         .map(|lang| {

@@ -46,6 +46,11 @@ pub fn here() -> Option<Here> {
     HERE.try_with(Clone::clone).ok()
 }
 
+/// Whether the page being rendered can be asked for again by a link (true outside a request).
+pub fn same_page() -> bool {
+    HERE.try_with(|h| h.same_page).unwrap_or(true)
+}
+
 /// A page's addresses in every language.
 #[derive(Debug, Clone, Copy)]
 pub struct Addresses<'a> {
@@ -123,7 +128,7 @@ pub fn head() -> Option<Head> {
 /// The part of a page-cache key that keeps a page asked with `?lang=` apart from the same page
 /// in a negotiated language: their canonical addresses differ.
 pub fn cache_variant() -> &'static str {
-    if here().is_some_and(|h| h.lang_in_url) {
+    if HERE.try_with(|h| h.lang_in_url).unwrap_or(false) {
         "&lang-in-url"
     } else {
         ""
@@ -157,7 +162,7 @@ pub fn json_ld(items: &[serde_json::Value]) -> String {
 }
 
 fn origin() -> String {
-    here().map(|h| h.origin.to_string()).unwrap_or_default()
+    HERE.try_with(|h| h.origin.to_string()).unwrap_or_default()
 }
 
 /// `BreadcrumbList` of `crumbs` (label, same-site path), the page itself last.

@@ -47,6 +47,17 @@ fn contains_word(html: &str, name: &str) -> bool {
     })
 }
 
+/// The text part of the payment email (the one that names the plan as "Destination · …").
+fn payment_email_text(app: &TestApp) -> String {
+    std::fs::read_dir(app.mail_dir.path())
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .map(|e| part(&parse_eml(&e.path()), "text/plain").to_string())
+        .find(|text| text.contains("·"))
+        .expect("the payment email's text part")
+}
+
 async fn page(app: &TestApp, browser: &Browser, path: &str) -> String {
     let html = browser.get(app, path).await.assert_status(200).body;
     html.replace("&#39;", "'")
@@ -175,13 +186,7 @@ async fn an_order_bought_in_spanish_names_its_country_in_spanish_in_its_email() 
         .await
         .assert_status(303);
     app.wait_for_email("viajera@example.com").await;
-    let text = std::fs::read_dir(app.mail_dir.path())
-        .into_iter()
-        .flatten()
-        .filter_map(Result::ok)
-        .map(|e| part(&parse_eml(&e.path()), "text/plain").to_string())
-        .find(|text| text.contains("·"))
-        .expect("the payment email's text part");
+    let text = payment_email_text(&app);
     assert!(text.contains(&format!("{spanish} ·")), "{spanish}: {text}");
     assert!(!contains_word(&text, &plan.country_name), "{text}");
 }
@@ -281,13 +286,7 @@ async fn the_owners_own_region_name_replaces_cldrs_in_its_language_only() {
         .await
         .assert_status(303);
     app.wait_for_email("reisende@example.com").await;
-    let text = std::fs::read_dir(app.mail_dir.path())
-        .into_iter()
-        .flatten()
-        .filter_map(Result::ok)
-        .map(|e| part(&parse_eml(&e.path()), "text/plain").to_string())
-        .find(|text| text.contains("·"))
-        .expect("the payment email's text part");
+    let text = payment_email_text(&app);
     assert!(text.contains("Europa & Balkan ·"), "{text}");
 
     // Emptied again: back to CLDR's name.
