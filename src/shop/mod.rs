@@ -51,3 +51,66 @@ async fn follow<C, R, T, E1, E2>(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_wake_up_reloads_what_changed_and_shutdown_ends_the_loop() {
+        let woken = Arc::new(Notify::new());
+        let (stop, shutdown) = watch::channel(false);
+        let stored = Arc::new(AtomicUsize::new(1));
+        let served = Arc::new(AtomicUsize::new(1));
+        let reloads = Arc::new(AtomicUsize::new(0));
+        let task = tokio::spawn({
+            let (woken, stored, served, reloads) = (
+                Arc::clone(&woken),
+                Arc::clone(&stored),
+                Arc::clone(&served),
+                Arc::clone(&reloads),
+            );
+            async move {
+                follow(
+                    "test",
+                    &woken,
+                    shutdown,
+                    || async {
+                        Ok::<_, String>(
+                            stored.load(Ordering::SeqCst) != served.load(Ordering::SeqCst),
+                        )
+                    },
+                    || async {
+                        served.store(stored.load(Ordering::SeqCst), Ordering::SeqCst);
+                        reloads.fetch_add(1, Ordering::SeqCst);
+                        Ok::<_, String>(())
+                    },
+                )
+                .await;
+            }
+        });
+        // Nothing changed: a wake-up reloads nothing.
+        woken.notify_one();
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert_eq!(reloads.load(Ordering::SeqCst), 0);
+        // Another replica stored version 2: the next wake-up serves it.
+        stored.store(2, Ordering::SeqCst);
+        woken.notify_one();
+        tokio::time::timeout(Duration::from_secs(5), async {
+            while served.load(Ordering::SeqCst) != 2 {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        })
+        .await
+        .expect("reloaded after the wake-up");
+        assert_eq!(reloads.load(Ordering::SeqCst), 1);
+        stop.send(true).expect("the loop listens");
+        tokio::time::timeout(Duration::from_secs(5), task)
+            .await
+            .expect("the loop ends on shutdown")
+            .expect("no panic");
+    }
+}
