@@ -16,12 +16,14 @@ COPY Cargo.toml Cargo.lock build.rs ./
 RUN mkdir src && echo 'fn main() {}' > src/main.rs && touch src/lib.rs \
  && cargo build --release --locked \
  && rm -rf src
-# Everything the binary compiles in (include_str!, embed_migrations!, templates).
+# Everything the binary compiles in (include_str!/include_bytes!, embed_migrations!, templates,
+# the share cards' font).
 COPY src src
 COPY migrations migrations
 COPY templates templates
 COPY static static
 COPY locales locales
+COPY assets assets
 RUN touch src/main.rs src/lib.rs && cargo build --release --locked \
  && install -m 0755 target/release/storefront /usr/local/bin/storefront
 

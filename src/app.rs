@@ -268,6 +268,7 @@ impl Application {
             outbox,
             pages: crate::web::page_cache::PageCache::default(),
             plan_pages: crate::web::page_cache::SlottedCache::default(),
+            share_cards: crate::web::share_card::ShareCards::default(),
             installation_keys,
             installs: crate::web::order_cache::InstallCache::for_installs(),
             order_pages: crate::web::order_cache::PageCache::for_pages(),

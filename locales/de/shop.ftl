@@ -284,6 +284,8 @@ regions-global-link = Weltweite Pläne: eine eSIM für die ganze Welt
 meta-description = eSIM-Datentarife für Reisende: online kaufen, die eSIM in wenigen Minuten per E-Mail erhalten, per QR-Code oder mit einem Tipp installieren.
 plan-description = eSIM für { $name }: { $allowance }, { $price }. In wenigen Minuten per E-Mail; Installation per QR-Code oder mit einem Tipp.
 plan-search-title = eSIM für { $name } — { $allowance }, { $price }
+# The price line of a country's or region's share card (the picture of a shared link).
+share-card-from = Ab { $price }
 listing-description = eSIM-Tarife für { $name }: { $count ->
     [one] 1 Tarif
    *[other] { $count } Tarife

@@ -284,6 +284,8 @@ regions-global-link = Global plans: one eSIM for the whole world
 meta-description = eSIM data plans for travellers: buy online, get the eSIM by email in minutes, install by QR code or with one tap.
 plan-description = { $name } eSIM: { $allowance }, { $price }. Delivered by email in minutes; install by QR code or with one tap.
 plan-search-title = { $name } eSIM — { $allowance }, { $price }
+# The price line of a country's or region's share card (the picture of a shared link).
+share-card-from = From { $price }
 listing-description = eSIM plans for { $name }: { $count ->
     [one] 1 plan
    *[other] { $count } plans

@@ -284,6 +284,8 @@ regions-global-link = Planes globales: una eSIM para todo el mundo
 meta-description = Planes de datos eSIM para viajeros: compra en línea, recibe la eSIM por correo en minutos e instálala con un código QR o con un toque.
 plan-description = eSIM para { $name }: { $allowance }, { $price }. Por correo en minutos; se instala con un código QR o con un toque.
 plan-search-title = eSIM para { $name } — { $allowance }, { $price }
+# The price line of a country's or region's share card (the picture of a shared link).
+share-card-from = Desde { $price }
 listing-description = Planes eSIM para { $name }: { $count ->
     [one] 1 plan
    *[other] { $count } planes

@@ -46,7 +46,7 @@ pub struct CheckoutFields {
 }
 
 #[derive(Template)]
-#[template(path = "shop/checkout_problem.html")]
+#[template(path = "shop/checkout_problem.html", blocks = ["title", "description"])]
 struct ProblemPage<'a> {
     title: String,
     message: String,
@@ -323,7 +323,7 @@ fn problem(
 }
 
 #[derive(Template)]
-#[template(path = "payments/demo_pay.html")]
+#[template(path = "payments/demo_pay.html", blocks = ["title", "description"])]
 struct DemoPayPage {
     session: String,
     amount: String,

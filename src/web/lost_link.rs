@@ -24,7 +24,7 @@ pub const PER_CLIENT_LIMIT: u32 = 5;
 pub const PER_CLIENT_WINDOW: Duration = Duration::from_secs(15 * 60);
 
 #[derive(Template)]
-#[template(path = "shop/lost_link.html")]
+#[template(path = "shop/lost_link.html", blocks = ["title", "description"])]
 struct LostLinkPage {
     /// The request was taken (whether or not an email will go out).
     sent: bool,

@@ -96,6 +96,9 @@ pub async fn around_request(
         path: req.path().to_string(),
         same_page: matches!(method, Method::GET | Method::HEAD),
         lang_in_url: language.from_query,
+        catalog: req
+            .app_data::<web::Data<AppState>>()
+            .map(|state| state.catalog.snapshot()),
     };
     let served = seo::scope(
         here,

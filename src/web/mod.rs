@@ -24,6 +24,7 @@ pub mod pages;
 pub mod rate_limit;
 pub mod request_id;
 pub mod seo;
+pub mod share_card;
 mod shop;
 pub mod sitemap;
 mod webhooks;
@@ -80,6 +81,8 @@ pub struct AppState {
     pub pages: page_cache::PageCache,
     /// Plan pages of the current snapshot, with a slot for the form's CSRF token.
     pub plan_pages: page_cache::SlottedCache,
+    /// Rendered share cards (PNG), by address.
+    pub share_cards: share_card::ShareCards,
     /// Opens stored installations, under the current secret key or a previous one.
     pub installation_keys: InstallationKeys,
     /// What the order page derived from opened installations, briefly (see `order_cache`).
@@ -151,6 +154,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .configure(brand::configure)
         .configure(shop::configure)
         .configure(sitemap::configure)
+        .configure(share_card::configure)
         .configure(admin::configure)
         .route("/checkout", web::post().to(checkout::checkout))
         .route("/lost-link", web::get().to(lost_link::show))

@@ -44,7 +44,7 @@ pub struct TimelineEntry {
 }
 
 #[derive(Template)]
-#[template(path = "orders/order.html")]
+#[template(path = "orders/order.html", blocks = ["title", "description"])]
 struct OrderPage {
     install: Option<Arc<InstallView>>,
     /// What the installation section shows first (see `domain::esim::Device`).

@@ -89,7 +89,7 @@ pub fn private_page<T: Template>(
 
 /// Every error answer, from 400 to 503.
 #[derive(Template)]
-#[template(path = "errors/error.html")]
+#[template(path = "errors/error.html", blocks = ["title", "description"])]
 pub struct ErrorPage<'a> {
     pub status: u16,
     pub title: String,

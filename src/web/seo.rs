@@ -16,7 +16,7 @@
 
 use std::sync::Arc;
 
-use crate::catalog::ShopPlan;
+use crate::catalog::{ShopPlan, Snapshot};
 use crate::i18n::Lang;
 
 /// Where a request is: what its page's head and links name.
@@ -30,6 +30,8 @@ pub struct Here {
     pub same_page: bool,
     /// The address names the language (`?lang=`).
     pub lang_in_url: bool,
+    /// The catalog the page shows, for its share card (`None` outside the app).
+    pub catalog: Option<Arc<Snapshot>>,
 }
 
 tokio::task_local! {
@@ -99,12 +101,18 @@ pub fn indexable(path: &str) -> bool {
             .any(|d| d.href() == path)
 }
 
-/// What a page's `<head>` says to search engines.
+/// What a page's `<head>` says to search engines and to link previews (Open Graph, Twitter).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Head {
+    /// The page's one address; also its `og:url`.
     pub canonical: String,
     /// (`hreflang`, address), each language and `x-default`.
     pub alternates: Vec<(&'static str, String)>,
+    /// The page's share card ([`super::share_card`]), absolute: `og:image`.
+    pub image: Option<String>,
+    /// `og:locale` of the page's language, and `og:locale:alternate` of the others.
+    pub locale: &'static str,
+    pub locale_alternates: Vec<&'static str>,
 }
 
 /// The head of the page being rendered: `None` unless it is an indexable page got with GET
@@ -114,15 +122,41 @@ pub fn head() -> Option<Head> {
     if !here.same_page || !indexable(&here.path) {
         return None;
     }
+    let lang = crate::i18n::current();
     let addresses = Addresses::new(&here.origin, &here.path);
+    let image = here.catalog.as_ref().map(|snap| {
+        let subject = super::share_card::Subject::of_page(&here.path);
+        let shop = crate::web::pages::identity();
+        format!(
+            "{}{}",
+            here.origin,
+            super::share_card::href(&subject, snap, &shop, lang)
+        )
+    });
     Some(Head {
         canonical: if here.lang_in_url {
-            addresses.in_lang(crate::i18n::current())
+            addresses.in_lang(lang)
         } else {
             addresses.x_default()
         },
         alternates: addresses.alternates(),
+        image,
+        locale: og_locale(lang),
+        locale_alternates: Lang::ALL
+            .into_iter()
+            .filter(|other| *other != lang)
+            .map(og_locale)
+            .collect(),
     })
+}
+
+/// A language as Open Graph names a locale (`language_TERRITORY`).
+pub fn og_locale(lang: Lang) -> &'static str {
+    match lang {
+        Lang::En => "en_US",
+        Lang::Es => "es_ES",
+        Lang::De => "de_DE",
+    }
 }
 
 /// The part of a page-cache key that keeps a page asked with `?lang=` apart from the same page

@@ -273,7 +273,7 @@ impl DestinationLink {
 }
 
 #[derive(Template)]
-#[template(path = "shop/home.html")]
+#[template(path = "shop/home.html", blocks = ["title", "description"])]
 struct HomePage {
     popular: Vec<DestinationLink>,
     regions: Vec<DestinationLink>,
@@ -307,7 +307,7 @@ pub struct SearchQuery {
 }
 
 #[derive(Template)]
-#[template(path = "shop/search.html")]
+#[template(path = "shop/search.html", blocks = ["title", "description"])]
 struct SearchPage {
     query: String,
     results: Vec<DestinationLink>,
@@ -336,7 +336,7 @@ pub async fn search(state: web::Data<AppState>, query: web::Query<SearchQuery>) 
 }
 
 #[derive(Template)]
-#[template(path = "shop/countries.html")]
+#[template(path = "shop/countries.html", blocks = ["title", "description"])]
 struct CountriesPage {
     countries: Vec<DestinationLink>,
 }
@@ -355,7 +355,7 @@ pub async fn countries(
 }
 
 #[derive(Template)]
-#[template(path = "shop/regions.html")]
+#[template(path = "shop/regions.html", blocks = ["title", "description"])]
 struct RegionsPage {
     regions: Vec<DestinationLink>,
 }
@@ -500,7 +500,7 @@ fn days_options(plans: &[&ShopPlan], current: Option<i64>) -> Vec<DaysOption> {
 }
 
 #[derive(Template)]
-#[template(path = "shop/country.html")]
+#[template(path = "shop/country.html", blocks = ["title", "description"])]
 struct CountryPage<'a> {
     name: String,
     code: String,
@@ -604,7 +604,7 @@ fn moved_permanently(location: &str) -> HttpResponse {
 }
 
 #[derive(Template)]
-#[template(path = "shop/region.html")]
+#[template(path = "shop/region.html", blocks = ["title", "description"])]
 struct RegionPage<'a> {
     name: String,
     /// How many countries the region covers.
@@ -704,7 +704,7 @@ pub async fn region(
 }
 
 #[derive(Template)]
-#[template(path = "shop/global.html")]
+#[template(path = "shop/global.html", blocks = ["title", "description"])]
 struct GlobalPage<'a> {
     head: seo::ListingHead,
     plans: PlanSection<'a>,
@@ -785,15 +785,15 @@ pub(crate) fn coverage_names(snap: &Snapshot, codes: &[String]) -> Vec<String> {
 }
 
 #[derive(Template)]
-#[template(path = "shop/help_compatibility.html")]
+#[template(path = "shop/help_compatibility.html", blocks = ["title", "description"])]
 struct CompatibilityPage;
 
 #[derive(Template)]
-#[template(path = "shop/help_installation.html")]
+#[template(path = "shop/help_installation.html", blocks = ["title", "description"])]
 struct InstallationPage;
 
 #[derive(Template)]
-#[template(path = "shop/help_refunds.html")]
+#[template(path = "shop/help_refunds.html", blocks = ["title", "description"])]
 struct RefundsPage {
     /// `STOREFRONT_AUTO_REFUND`: an order the supplier refuses is refunded without waiting
     /// for the shop.
@@ -816,7 +816,7 @@ pub async fn help(
 
 /// A legal text: terms, privacy notice, refund and withdrawal policy or imprint.
 #[derive(Template)]
-#[template(path = "shop/legal.html")]
+#[template(path = "shop/legal.html", blocks = ["title", "description"])]
 struct LegalPage {
     slug: &'static str,
     title: String,
@@ -931,7 +931,7 @@ impl FieldError {
 }
 
 #[derive(Template)]
-#[template(path = "shop/plan.html")]
+#[template(path = "shop/plan.html", blocks = ["title", "description"])]
 struct PlanPage {
     /// The `<title>` and description written for search results, and the page's structured
     /// data (a `Product` with its `Offer`, and the breadcrumb).

@@ -62,6 +62,7 @@ mod replicas;
 mod sandbox;
 mod schema;
 mod settings_doc;
+mod share_cards;
 mod shared_gate;
 mod shop;
 mod shop_forms;
