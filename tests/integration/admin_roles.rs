@@ -75,6 +75,7 @@ const MATRIX: &[(&str, &str, u16, u16, u16)] = &[
     ("POST", "/admin/currencies/EUR/clear", 303, 403, 404),
     ("GET", "/admin/identity", 303, 403, 200),
     ("POST", "/admin/identity", 303, 403, 400),
+    ("POST", "/admin/identity/time-zone", 303, 403, 400),
     ("POST", "/admin/identity/logo", 303, 403, 400),
     ("POST", "/admin/identity/logo/remove", 303, 403, 404),
     ("GET", "/admin/catalog/regions", 303, 403, 200),

@@ -23,6 +23,10 @@ struct IdentityPage {
     logo_href: Option<String>,
     error: Option<String>,
     logo_error: Option<String>,
+    /// The console's time zone name and every name to choose from.
+    time_zone: String,
+    zones: Vec<String>,
+    zone_error: Option<String>,
     saved: Option<&'static str>,
 }
 
@@ -36,6 +40,9 @@ impl IdentityPage {
             logo_href: identity.logo_href(),
             error: None,
             logo_error: None,
+            time_zone: identity.time_zone.name().to_string(),
+            zones: crate::domain::clock::ConsoleZone::all_names(),
+            zone_error: None,
             saved: None,
         }
     }
@@ -65,6 +72,7 @@ pub async fn page(
         Some("details") => Some("Saved. Every page and new email shows the new details now."),
         Some("logo") => Some("Logo saved. The header shows it now."),
         Some("logo-removed") => Some("Logo removed."),
+        Some("time-zone") => Some("Time zone saved. Console pages show their times in it now."),
         _ => None,
     };
     Ok(AdminPage::new(page))
@@ -83,6 +91,34 @@ pub async fn save(
         Err(refused) => {
             let mut page = IdentityPage::new(&state, Some(form));
             page.error = Some(super::refused(refused, "Nothing was saved."));
+            Ok(AdminPage::with_status(StatusCode::BAD_REQUEST, page))
+        }
+    }
+}
+
+#[derive(Deserialize)]
+pub struct TimeZoneForm {
+    #[serde(default)]
+    time_zone: String,
+}
+
+pub async fn set_time_zone(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    CsrfForm(form): CsrfForm<TimeZoneForm>,
+) -> Result<AdminPage, AppError> {
+    require_owner(&admin)?;
+    match state
+        .identity
+        .set_time_zone(&admin, &client_addr(&req), &form.time_zone)
+        .await
+    {
+        Ok(()) => Ok(see_other("/admin/identity?saved=time-zone#time-zone").into()),
+        Err(IdentityError::Database(err)) => Err(err.into()),
+        Err(refused) => {
+            let mut page = IdentityPage::new(&state, None);
+            page.zone_error = Some(super::refused(refused, "The time zone was not changed."));
             Ok(AdminPage::with_status(StatusCode::BAD_REQUEST, page))
         }
     }

@@ -44,7 +44,7 @@ use crate::web::{AppState, csrf};
 use crate::web::client_addr::client_addr;
 use crate::web::pager::{Pager, list_href};
 use page::console_page;
-pub use page::{AdminPage, chrome};
+pub use page::{AdminPage, chrome, zone};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/admin", web::get().to(dashboard::dashboard))
@@ -114,6 +114,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         )
         .route("/admin/identity", web::get().to(identity::page))
         .route("/admin/identity", web::post().to(identity::save))
+        .route(
+            "/admin/identity/time-zone",
+            web::post().to(identity::set_time_zone),
+        )
         .route(
             "/admin/identity/logo",
             web::post().to(identity::upload_logo),

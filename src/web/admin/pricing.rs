@@ -15,11 +15,11 @@ use super::{
 use crate::catalog::named::scope_suggestions;
 use crate::catalog::pricing::{self, Preview, RuleForm, describe, parse_rule, rule_from_row};
 use crate::catalog::snapshot::Snapshot;
-use crate::domain::clock;
 use crate::domain::pricing::MarkupRule;
 use crate::staff::Admin;
 use crate::web::AppState;
 use crate::web::error::AppError;
+use crate::web::filters;
 
 /// A plan as the shop titles it, or its id when it left the catalog.
 fn plan_name(snap: &Snapshot, id: &str) -> String {
@@ -31,7 +31,7 @@ struct RuleView {
     kind: String,
     value: String,
     text: String,
-    updated: String,
+    updated_at_ms: i64,
 }
 
 struct InversionView {
@@ -89,7 +89,7 @@ impl PricingPage {
                         || format!("{} {} (invalid)", row.scope_kind, row.scope_value),
                         |r| describe(&r),
                     ),
-                    updated: clock::minute_ms(row.updated_at_ms),
+                    updated_at_ms: row.updated_at_ms,
                 })
                 .collect(),
             form,
