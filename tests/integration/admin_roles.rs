@@ -105,7 +105,7 @@ const MATRIX: &[(&str, &str, u16, u16, u16)] = &[
 ];
 
 /// The console's route table as `src/web/admin/mod.rs` declares it: `(method, template)`.
-fn declared_routes() -> Vec<(String, String)> {
+pub(crate) fn declared_routes() -> Vec<(String, String)> {
     let source = include_str!("../../src/web/admin/mod.rs");
     let start = source.find("pub fn configure").expect("configure()");
     let end = start + source[start..].find("\n}\n").expect("end of configure()");
@@ -146,6 +146,35 @@ fn declared_routes() -> Vec<(String, String)> {
         }
     }
     routes
+}
+
+/// Every console page a signed-in owner can open, as declared: the GET routes but the CSV
+/// downloads and the sign-in steps, each `{…}` route by the address `addresses` gives it
+/// (`(template, address)`); a page with parts the caller did not give fails the test, so a
+/// new page is never skipped silently.
+pub(crate) fn console_pages(addresses: &[(&str, String)]) -> Vec<String> {
+    let mut pages: Vec<String> = Vec::new();
+    for (method, template) in declared_routes() {
+        if method != "GET" || template.ends_with(".csv") || template.starts_with("/admin/login") {
+            continue;
+        }
+        if !template.contains('{') {
+            pages.push(template);
+            continue;
+        }
+        let given: Vec<String> = addresses
+            .iter()
+            .filter(|(t, _)| *t == template)
+            .map(|(_, address)| address.clone())
+            .collect();
+        assert!(
+            !given.is_empty(),
+            "give the console page {template} an address to open"
+        );
+        pages.extend(given);
+    }
+    pages.dedup();
+    pages
 }
 
 /// Whether the concrete `path` is an instance of the route `template` (`{x}` matches any
