@@ -13,7 +13,8 @@ const THIRD: &str = "third@shop.example";
 /// (method, path, anonymous, support, owner): the answer each gets. `{id}` is a fulfilled
 /// purchase, `{uid}` a third console account. A POST carries only a valid form token and a
 /// reason (and `required=off`, which changes nothing), so an owner's 400/404/409 means
-/// "authorised, then refused on its merits". Rows that
+/// "authorised, then refused on its merits", and 200 on an action that cannot be undone in a
+/// click is its confirmation page. Rows that
 /// act on the visitor's own session come last (logout ends it).
 const MATRIX: &[(&str, &str, u16, u16, u16)] = &[
     ("GET", "/admin", 303, 200, 200),
@@ -52,7 +53,7 @@ const MATRIX: &[(&str, &str, u16, u16, u16)] = &[
     ("POST", "/admin/catalog/sync", 303, 403, 303),
     ("POST", "/admin/pricing/preview", 303, 403, 400),
     ("POST", "/admin/pricing/save", 303, 403, 400),
-    ("POST", "/admin/pricing/delete", 303, 403, 404),
+    ("POST", "/admin/pricing/delete", 303, 403, 200),
     ("POST", "/admin/wallet/topup", 303, 403, 400),
     ("POST", "/admin/promo-codes", 303, 403, 400),
     ("GET", "/admin/promo-codes/NO-SUCH-CODE", 303, 403, 404),
@@ -69,7 +70,7 @@ const MATRIX: &[(&str, &str, u16, u16, u16)] = &[
         "/admin/promo-codes/NO-SUCH-CODE/disable",
         303,
         403,
-        404,
+        200,
     ),
     ("POST", "/admin/currencies", 303, 403, 400),
     ("POST", "/admin/currencies/EUR/clear", 303, 403, 404),
@@ -77,7 +78,7 @@ const MATRIX: &[(&str, &str, u16, u16, u16)] = &[
     ("POST", "/admin/identity", 303, 403, 400),
     ("POST", "/admin/identity/time-zone", 303, 403, 400),
     ("POST", "/admin/identity/logo", 303, 403, 400),
-    ("POST", "/admin/identity/logo/remove", 303, 403, 404),
+    ("POST", "/admin/identity/logo/remove", 303, 403, 200),
     ("GET", "/admin/catalog/regions", 303, 403, 200),
     ("GET", "/admin/legal", 303, 403, 200),
     ("GET", "/admin/legal/terms/de", 303, 403, 200),
@@ -95,7 +96,7 @@ const MATRIX: &[(&str, &str, u16, u16, u16)] = &[
     ("POST", "/admin/users", 303, 403, 400),
     ("POST", "/admin/users/totp-required", 303, 403, 303),
     ("POST", "/admin/users/{uid}/reset-totp", 303, 403, 409),
-    ("POST", "/admin/users/{uid}/disable", 303, 403, 303),
+    ("POST", "/admin/users/{uid}/disable", 303, 403, 200),
     ("POST", "/admin/account/password", 303, 400, 400),
     ("POST", "/admin/account/totp/start", 303, 303, 303),
     ("POST", "/admin/account/totp", 303, 400, 400),

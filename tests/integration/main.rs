@@ -28,6 +28,7 @@ mod catalog_names_browser;
 mod checkout;
 mod checkout_holds;
 mod cli;
+mod console_confirm;
 mod console_layout_browser;
 mod console_time_zone;
 mod console_words;

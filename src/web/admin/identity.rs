@@ -3,13 +3,13 @@
 //! `domain::brand`.
 
 use actix_web::http::StatusCode;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpRequest, web};
 use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    AdminPage, CsrfForm, CsrfUpload, CurrentAdmin, NoFields, client_addr, console_page,
-    require_owner, see_other,
+    AdminPage, Confirmable, CsrfForm, CsrfUpload, CurrentAdmin, NoFields, Question, client_addr,
+    console_page, require_owner, see_other,
 };
 use crate::domain::brand::{AA_CONTRAST, Logo, MAX_LOGO_BYTES};
 use crate::shop::{IdentityError, IdentityForm};
@@ -156,9 +156,17 @@ pub async fn remove_logo(
     state: web::Data<AppState>,
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
-    _: CsrfForm<NoFields>,
-) -> Result<HttpResponse, AppError> {
+    form: Confirmable<NoFields>,
+) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
+    if let Err(ask) = form.confirmed(Question {
+        title: "Remove the logo?".to_string(),
+        consequence: "The header shows the shop name alone and browsers show the standard icon. To show a logo again, upload it again.".to_string(),
+        button: "Remove the logo",
+        back: "/admin/identity".to_string(),
+    }) {
+        return Ok(*ask);
+    }
     if !state
         .identity
         .remove_logo(&admin, &client_addr(&req))
@@ -166,5 +174,5 @@ pub async fn remove_logo(
     {
         return Err(AppError::NotFound);
     }
-    Ok(see_other("/admin/identity?saved=logo-removed"))
+    Ok(see_other("/admin/identity?saved=logo-removed").into())
 }

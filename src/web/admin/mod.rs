@@ -15,6 +15,7 @@ mod account;
 mod audit;
 mod books;
 mod catalog;
+mod confirm;
 mod currencies;
 mod dashboard;
 mod identity;
@@ -43,6 +44,7 @@ use crate::web::{AppState, csrf};
 /// The client's address as the audit log and the login throttle see it.
 use crate::web::client_addr::client_addr;
 use crate::web::pager::{Pager, list_href};
+pub use confirm::{Confirmable, Question};
 use page::console_page;
 pub use page::{AdminPage, chrome, zone};
 

@@ -14,8 +14,8 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    AdminPage, CsrfForm, CurrentAdmin, Pager, client_addr, console_page, refusal, require_owner,
-    see_other,
+    AdminPage, Confirmable, CsrfForm, CurrentAdmin, Pager, Question, client_addr, console_page,
+    refusal, require_owner, see_other,
 };
 use crate::db::staff::UserSummary;
 use crate::staff::totp;
@@ -248,12 +248,25 @@ pub async fn action(
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     path: web::Path<(String, String)>,
-    CsrfForm(form): CsrfForm<UserForm>,
+    form: Confirmable<UserForm>,
 ) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
     let (id, slug) = path.into_inner();
     let id = parse_id(&id)?;
     let act = Action::parse(&slug).ok_or(AppError::NotFound)?;
+    let form = if matches!(act, Action::Disable) {
+        match form.confirmed(Question {
+            title: "Disable this account?".to_string(),
+            consequence: "Its sessions end at once and it cannot sign in until an owner enables it again. Its audit entries stay.".to_string(),
+            button: "Disable the account",
+            back: format!("/admin/users/{id}"),
+        }) {
+            Ok(form) => form,
+            Err(ask) => return Ok(*ask),
+        }
+    } else {
+        form.into_form()
+    };
     let outcome = users::change(&state.staff, &admin, &client_addr(&req), id, act, &form).await;
     match outcome {
         Ok(Change::Done { sessions_ended }) => {
