@@ -259,6 +259,10 @@ async fn refund(browser: &Browser, app: &TestApp, axe: Option<&str>, id: &str) {
     browser
         .click("form[action$='/refund-keep-cost'] button[type=submit]")
         .await;
+    // It asks first, then refunds.
+    browser.wait_for("and keep the cost?").await;
+    check(browser, axe, "confirmation").await;
+    browser.click(".confirm-actions button[type=submit]").await;
     browser.wait_for("class=\"banner ok\"").await;
     assert!(
         browser

@@ -4,7 +4,9 @@
 
 use storefront::staff::Role;
 
-use crate::admin::{OWNER, create, login_as};
+use storefront::domain::purchase::order_number;
+
+use crate::admin::{OWNER, create, insert_purchase, login_as};
 use crate::both_backends;
 use crate::helpers::{Backend, hidden, spawn_shop};
 
@@ -138,4 +140,38 @@ async fn removing_a_rule_or_disabling_a_code_asks_first(backend: Backend) {
         .assert_redirect_to("/admin/promo-codes?saved=1");
     let list = owner.get(&app, "/admin/promo-codes").await.body;
     assert!(list.contains("/admin/promo-codes/SPRING/enable"), "{list}");
+
+    // A refund asks too, with the reason kept for the page's button.
+    let id = "00112233445566778899";
+    insert_purchase(
+        &app.db,
+        id,
+        "buyer@example.com",
+        "fulfilled",
+        1_773_185_400_000,
+    )
+    .await;
+    let token = owner.csrf(&app).await;
+    let ask = owner
+        .post(
+            &app,
+            &format!("/admin/orders/{id}/refund"),
+            &[("csrf_token", &token), ("reason", "trip cancelled")],
+        )
+        .await
+        .assert_status(200)
+        .body;
+    assert!(
+        ask.contains(&format!("Refund order {}?", order_number(id))),
+        "{ask}"
+    );
+    assert!(
+        confirm_form(&ask).contains(&("reason".into(), "trip cancelled".into())),
+        "{ask}"
+    );
+    let order = owner.get(&app, &format!("/admin/orders/{id}")).await.body;
+    assert!(
+        order.contains("data-status=\"fulfilled\""),
+        "not refunded yet"
+    );
 }

@@ -1,5 +1,6 @@
 //! The console's one confirmation step before an action that cannot be undone in a click
-//! (removing a pricing rule, disabling a promotion code or an account, removing the logo).
+//! (a refund, ending an order's links, removing a pricing rule, disabling a promotion code or
+//! an account, removing the logo).
 //!
 //! Such a form is read as a [`Confirmable`]: the first submission answers with the
 //! [`ConfirmPage`], which says what will happen and sends the same fields again with
