@@ -271,6 +271,9 @@ pub struct Settings {
     /// (`shop::identity`): the site's header and titles, the emails and the sender's name
     /// when `STOREFRONT_MAIL_FROM` gives only an address.
     pub shop_name: crate::domain::brand::ShopName,
+    /// `STOREFRONT_TIME_ZONE`: the IANA zone the console shows its times in until an owner
+    /// chooses one on the Shop identity page (default UTC).
+    pub time_zone: crate::domain::clock::ConsoleZone,
     pub payments: Payments,
     pub mail: MailSettings,
     pub catalog_refresh_secs: u64,
@@ -330,6 +333,11 @@ impl Settings {
             shop_name: src.parsed("SHOP_NAME", default_shop_name(), |raw| {
                 crate::domain::brand::ShopName::parse(raw).map_err(|e| e.to_string())
             })?,
+            time_zone: src.parsed(
+                "TIME_ZONE",
+                crate::domain::clock::ConsoleZone::default(),
+                |raw| crate::domain::clock::ConsoleZone::parse(raw).map_err(|e| e.to_string()),
+            )?,
             payments,
             mail,
             catalog_refresh_secs: src.parsed("CATALOG_REFRESH_SECS", 900, |raw| {

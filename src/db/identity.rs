@@ -23,6 +23,8 @@ pub struct IdentityRow {
     pub logo: Option<Vec<u8>>,
     pub version: i64,
     pub updated_at_ms: i64,
+    /// The console's time zone name; empty for the configured default.
+    pub time_zone: String,
 }
 
 /// The texts of the identity, as the console saves them.
@@ -84,6 +86,20 @@ pub fn save_texts(conn: &mut DbConn, texts: &IdentityTexts, now_ms: i64) -> Resu
             ))
             .execute(conn)?;
     }
+    announce(conn)
+}
+
+/// Sets the console's time zone name, raising the version; the row must exist (the caller
+/// saves the texts first).
+pub fn set_time_zone(conn: &mut DbConn, name: &str, now_ms: i64) -> Result<(), DbError> {
+    let next = version(conn)? + 1;
+    diesel::update(shop_identity::table.find(1_i64))
+        .set((
+            shop_identity::time_zone.eq(name),
+            shop_identity::version.eq(next),
+            shop_identity::updated_at_ms.eq(now_ms),
+        ))
+        .execute(conn)?;
     announce(conn)
 }
 

@@ -492,6 +492,7 @@ diesel::table! {
         logo -> Nullable<Binary>,
         version -> BigInt,
         updated_at_ms -> BigInt,
+        time_zone -> Text,
     }
 }
 

@@ -53,9 +53,117 @@ pub fn age(ms: i64) -> String {
     }
 }
 
+/// The time zone the console shows its times in: an IANA zone name (`Europe/Berlin`) checked
+/// against the time zone database compiled into the binary, so every replica reads a stored
+/// name the same way whatever its host has installed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConsoleZone {
+    name: String,
+    zone: jiff::tz::TimeZone,
+}
+
+/// A name that is not a zone of the time zone database.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("“{0}” is not a time zone name like Europe/Berlin, America/New_York or UTC")]
+pub struct UnknownZone(pub String);
+
+impl Default for ConsoleZone {
+    fn default() -> Self {
+        Self {
+            name: "UTC".to_string(),
+            zone: jiff::tz::TimeZone::UTC,
+        }
+    }
+}
+
+impl ConsoleZone {
+    /// `raw` as a zone of the database, named as the database spells it (`europe/berlin` is
+    /// `Europe/Berlin`).
+    pub fn parse(raw: &str) -> Result<Self, UnknownZone> {
+        let raw = raw.trim();
+        let refused = || UnknownZone(raw.chars().take(64).collect());
+        if raw.is_empty() || raw.len() > 64 {
+            return Err(refused());
+        }
+        let zone = jiff::tz::TimeZone::get(raw).map_err(|_| refused())?;
+        let name = zone.iana_name().unwrap_or(raw).to_string();
+        Ok(Self { name, zone })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Every zone name of the database, sorted, for the console's picker.
+    pub fn all_names() -> Vec<String> {
+        let mut names: Vec<String> = jiff::tz::db().available().map(|n| n.to_string()).collect();
+        names.sort();
+        names
+    }
+
+    /// `26 Nov 2026, 15:03 CET`: `ms` in this zone, in plain words; the bare number when it
+    /// is out of range.
+    pub fn minute(&self, ms: i64) -> String {
+        jiff::Timestamp::from_millisecond(ms)
+            .map(|t| {
+                t.to_zoned(self.zone.clone())
+                    .strftime("%-d %b %Y, %H:%M %Z")
+                    .to_string()
+            })
+            .unwrap_or_else(|_| ms.to_string())
+    }
+}
+
+/// `31 Dec 2026`: a calendar day given as `YYYY-MM-DD`; anything else as it came.
+pub fn day_in_words(iso_day: &str) -> String {
+    jiff::civil::Date::strptime("%Y-%m-%d", iso_day)
+        .map(|d| d.strftime("%-d %b %Y").to_string())
+        .unwrap_or_else(|_| iso_day.to_string())
+}
+
+/// Unix milliseconds of an upstream timestamp (RFC 3339), if it reads as one.
+pub fn ms_of_upstream(raw: &str) -> Option<i64> {
+    OffsetDateTime::parse(raw, &Rfc3339)
+        .ok()
+        .and_then(|t| i64::try_from(t.unix_timestamp_nanos() / 1_000_000).ok())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn console_zones_are_database_names_and_times_read_as_words() {
+        let berlin = ConsoleZone::parse(" europe/berlin ").expect("a zone");
+        assert_eq!(berlin.name(), "Europe/Berlin");
+        // 06:00 UTC in November is 07:00 in Berlin (CET); New York in July is on summer time.
+        assert_eq!(berlin.minute(1_795_327_235_000), "22 Nov 2026, 07:00 CET");
+        assert_eq!(
+            ConsoleZone::default().minute(1_795_327_235_000),
+            "22 Nov 2026, 06:00 UTC"
+        );
+        assert_eq!(
+            ConsoleZone::parse("America/New_York")
+                .expect("a zone")
+                .minute(1_782_900_000_000),
+            "1 Jul 2026, 06:00 EDT"
+        );
+        for bad in ["", "Mars/Olympus", "local", "+02:00", "Europe/Berlin/x"] {
+            assert!(ConsoleZone::parse(bad).is_err(), "{bad:?} refused");
+        }
+        assert_eq!(
+            ConsoleZone::default().minute(i64::MAX),
+            i64::MAX.to_string()
+        );
+        assert!(ConsoleZone::all_names().iter().any(|n| n == "Asia/Tokyo"));
+        assert_eq!(day_in_words("2026-12-31"), "31 Dec 2026");
+        assert_eq!(day_in_words("soon"), "soon");
+        assert_eq!(
+            ms_of_upstream("2026-11-22T06:00:35Z"),
+            Some(1_795_327_235_000)
+        );
+        assert_eq!(ms_of_upstream("yesterday-ish"), None);
+    }
 
     #[test]
     fn ages_and_times_read_well() {

@@ -271,6 +271,15 @@ impl OrderAction {
         !matches!(self, Self::Note | Self::ResendEmail | Self::SendLink)
     }
 
+    /// Whether the action cannot be taken back in the console (money leaves, links end): the
+    /// console asks before it runs.
+    pub fn cannot_be_undone(self) -> bool {
+        matches!(
+            self,
+            Self::Refund | Self::RefundKeepCost | Self::RevokeLinks
+        )
+    }
+
     /// Whether the action may have queued work the workers should start at once.
     pub fn queues_work(self) -> bool {
         matches!(

@@ -16,6 +16,7 @@ use crate::domain::Email;
 use crate::domain::brand::{
     Accent, BrandError, Logo, LogoKind, ShopName, parse_address, parse_line,
 };
+use crate::domain::clock::{ConsoleZone, UnknownZone};
 use crate::mail::MailBrand;
 use crate::staff::Admin;
 
@@ -32,6 +33,8 @@ pub struct Identity {
     /// A company registration or VAT number, as the owner writes it.
     pub registration: String,
     pub logo: Option<Logo>,
+    /// The zone the console shows its times in.
+    pub time_zone: ConsoleZone,
     /// 0 for the defaults; raised by every change.
     pub version: i64,
     /// A short hash of the theme and of the logo: their addresses change with their content,
@@ -53,6 +56,7 @@ impl Identity {
             name: ShopName::parse(crate::config::DEFAULT_SHOP_NAME)
                 .expect("the default name is valid"),
             support_email: None,
+            time_zone: ConsoleZone::default(),
         })
     }
 
@@ -67,6 +71,7 @@ impl Identity {
             address: String::new(),
             registration: String::new(),
             logo: None,
+            time_zone: defaults.time_zone.clone(),
             version: 0,
             theme_tag: String::new(),
             logo_tag: None,
@@ -94,6 +99,11 @@ impl Identity {
             address: row.address,
             registration: row.registration,
             logo,
+            time_zone: if row.time_zone.is_empty() {
+                defaults.time_zone.clone()
+            } else {
+                ConsoleZone::parse(&row.time_zone).unwrap_or_else(|_| defaults.time_zone.clone())
+            },
             version: row.version,
             theme_tag: String::new(),
             logo_tag: None,
@@ -216,6 +226,7 @@ impl Identity {
 struct Defaults {
     name: ShopName,
     support_email: Option<Email>,
+    time_zone: ConsoleZone,
 }
 
 /// The console's identity form, as typed.
@@ -245,6 +256,8 @@ pub enum IdentityError {
     Invalid(#[from] BrandError),
     #[error("the support email is not an address like support@example.com")]
     BadSupportEmail,
+    #[error(transparent)]
+    UnknownZone(#[from] UnknownZone),
     #[error(transparent)]
     Database(#[from] DbError),
 }
@@ -285,6 +298,7 @@ impl ShopIdentity {
         let defaults = Defaults {
             name: settings.shop_name.clone(),
             support_email: settings.mail.support_email.clone(),
+            time_zone: settings.time_zone.clone(),
         };
         let current = RwLock::new(Arc::new(Identity::defaults(&defaults)));
         Self {
@@ -397,6 +411,41 @@ impl ShopIdentity {
                             },
                             logo.bytes().len()
                         ),
+                        now,
+                    )
+                })
+            })
+            .await?;
+        self.reload().await?;
+        Ok(())
+    }
+
+    /// Makes `raw` (an IANA zone name) the zone of the console's times, audited, and reloads.
+    /// The details are saved first if the owner never saved them, so the row exists.
+    pub async fn set_time_zone(
+        &self,
+        by: &Admin,
+        client_addr: &str,
+        raw: &str,
+    ) -> Result<(), IdentityError> {
+        let zone = ConsoleZone::parse(raw)?;
+        let before = self.current().time_zone.name().to_string();
+        let texts = self.current().form().parse()?;
+        let (by, client) = (by.clone(), client_addr.to_string());
+        self.db
+            .run(move |conn| {
+                let now = now_ms();
+                conn.write_tx(|conn| {
+                    if q::find(conn)?.is_none() {
+                        q::save_texts(conn, &texts, now)?;
+                    }
+                    q::set_time_zone(conn, zone.name(), now)?;
+                    by.audit(
+                        conn,
+                        crate::staff::action::CONSOLE_TIME_ZONE_SET,
+                        Some("shop"),
+                        &client,
+                        &format!("{before} → {}", zone.name()),
                         now,
                     )
                 })

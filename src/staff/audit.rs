@@ -108,7 +108,7 @@ impl From<AuditRow> for Entry {
             user: target.strip_prefix("user:").and_then(|id| id.parse().ok()),
             target: match &purchase {
                 Some(id) => format!("Order {}", crate::domain::purchase::order_number(id)),
-                None => target,
+                None => target_in_words(&target),
             },
             purchase,
             client_addr: row.client_addr,
@@ -124,6 +124,27 @@ impl From<AuditRow> for Entry {
             },
         }
     }
+}
+
+/// A stored target as the console names it (`promo:WINTER` is `Promotion code WINTER`); one of
+/// a kind this version does not write is shown as stored.
+fn target_in_words(stored: &str) -> String {
+    let Some((kind, name)) = stored.split_once(':') else {
+        return match stored {
+            "shop" => "The shop".to_string(),
+            other => other.to_string(),
+        };
+    };
+    let kind = match kind {
+        "promo" => "Promotion code",
+        "topup" => "Wallet top-up",
+        "pricing" => "Pricing rule",
+        "user" => "Account",
+        "currency" => "Display currency",
+        "region" => "Region",
+        _ => return stored.to_string(),
+    };
+    format!("{kind} {name}")
 }
 
 /// A page of the audit log, newest first: up to `limit` entries older than the entry
@@ -146,6 +167,22 @@ pub async fn page(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn targets_read_as_words() {
+        assert_eq!(target_in_words("promo:WINTER"), "Promotion code WINTER");
+        assert_eq!(target_in_words("topup:3"), "Wallet top-up 3");
+        assert_eq!(
+            target_in_words("pricing:country JP"),
+            "Pricing rule country JP"
+        );
+        assert_eq!(target_in_words("shop"), "The shop");
+        assert_eq!(
+            target_in_words("support@example.com"),
+            "support@example.com"
+        );
+        assert_eq!(target_in_words("later:thing"), "later:thing");
+    }
 
     #[test]
     fn money_actions_are_named_once_and_include_refunds_top_ups_and_prices() {

@@ -81,6 +81,7 @@ pub mod action {
     pub const REGION_NAMES_SAVED: &str = "region_names_saved";
     pub const SHOP_IDENTITY_SAVED: &str = "shop_identity_saved";
     pub const SHOP_LOGO_SET: &str = "shop_logo_set";
+    pub const CONSOLE_TIME_ZONE_SET: &str = "console_time_zone_set";
     pub const SHOP_LOGO_REMOVED: &str = "shop_logo_removed";
     /// A legal text (terms, privacy, refunds, imprint) saved by the owner.
     pub const LEGAL_TEXT_EDITED: &str = "legal_text_edited";
@@ -137,6 +138,7 @@ pub mod action {
             REGION_NAMES_SAVED => "Region names changed",
             SHOP_IDENTITY_SAVED => "Shop details saved",
             SHOP_LOGO_SET => "Shop logo uploaded",
+            CONSOLE_TIME_ZONE_SET => "Console time zone changed",
             SHOP_LOGO_REMOVED => "Shop logo removed",
             LEGAL_TEXT_EDITED => "Legal page edited",
             LEGAL_TEXT_REVIEWED => "Legal page marked as reviewed",

@@ -1,6 +1,6 @@
 //! Askama filters that write the console's typed values as the pages show them: times from
-//! Unix milliseconds (through [`crate::domain::clock`]), money from cents, purchase statuses
-//! as their labels. A page module brings them in with `use crate::web::filters;`, so page
+//! Unix milliseconds (through [`crate::domain::clock`], in the owner's time zone with UTC in a
+//! tooltip), money from cents, purchase statuses as their labels. A page module brings them in with `use crate::web::filters;`, so page
 //! structs keep the capability's typed data and the template decides how it reads.
 
 use askama::{Result, Values};
@@ -9,10 +9,26 @@ use crate::domain::Cents;
 use crate::domain::clock;
 use crate::domain::purchase::PurchaseStatus;
 
-/// `2026-11-22 14:03 UTC`.
+/// How every console page shows a time: in the owner's time zone in plain words, the exact
+/// time in `datetime` and UTC in the tooltip:
+/// `<time datetime="2026-11-22T14:03:05Z" title="2026-11-22 14:03 UTC">22 Nov 2026, 15:03 CET</time>`.
 #[askama::filter_fn]
-pub fn when(ms: impl Count, _: &dyn Values) -> Result<String> {
-    Ok(clock::minute_ms(ms.get()))
+pub fn when(ms: impl Count, _: &dyn Values) -> Result<askama::filters::Safe<String>> {
+    Ok(askama::filters::Safe(time_element(ms.get())))
+}
+
+/// The `<time>` element of [`when`]; its text holds only digits, month and zone names.
+fn time_element(ms: i64) -> String {
+    let zone = crate::web::admin::zone();
+    let exact = clock::rfc3339(ms);
+    if exact.is_empty() {
+        return ms.to_string();
+    }
+    format!(
+        "<time datetime=\"{exact}\" title=\"{}\">{}</time>",
+        clock::minute_ms(ms),
+        zone.minute(ms)
+    )
 }
 
 /// `2026-11-22T14:03:05Z`, for `<time datetime="…">`.
@@ -27,10 +43,14 @@ pub fn age(ms: impl Count, _: &dyn Values) -> Result<String> {
     Ok(clock::age(ms.get()))
 }
 
-/// An upstream timestamp shown like the console's own times.
+/// An upstream timestamp shown like the console's own times ([`when`]); one that does not
+/// read as a time is shown as it came, escaped.
 #[askama::filter_fn]
-pub fn upstream_time(raw: &str, _: &dyn Values) -> Result<String> {
-    Ok(clock::minute_of_upstream(raw))
+pub fn upstream_time(raw: &str, _: &dyn Values) -> Result<askama::filters::Safe<String>> {
+    Ok(askama::filters::Safe(match clock::ms_of_upstream(raw) {
+        Some(ms) => time_element(ms),
+        None => crate::domain::html::escape(raw),
+    }))
 }
 
 /// `$1,234.50` (see [`Cents`]'s `Display`) from a count of cents.
@@ -54,10 +74,12 @@ pub fn order_number(purchase_id: impl std::fmt::Display, _: &dyn Values) -> Resu
     ))
 }
 
-/// The last day a promotion code may be used (`2026-12-31`), from its exclusive end.
+/// The last day a promotion code may be used (`31 Dec 2026`), from its exclusive end.
 #[askama::filter_fn]
 pub fn last_day(end_ms: impl Count, _: &dyn Values) -> Result<String> {
-    Ok(crate::catalog::promo_codes::last_day(end_ms.get()))
+    Ok(clock::day_in_words(&crate::catalog::promo_codes::last_day(
+        end_ms.get(),
+    )))
 }
 
 /// What an outbox job of a stored kind does (`Placing the order with the supplier`).

@@ -42,7 +42,8 @@ impl Browser {
         .await
     }
 
-    /// Posts an order action with this browser's CSRF token and a reason.
+    /// Posts an order action with this browser's CSRF token and a reason, as confirmed (an
+    /// action that cannot be undone asks first; see `console_confirm`).
     pub(crate) async fn act(
         &self,
         app: &TestApp,
@@ -54,7 +55,11 @@ impl Browser {
         self.post(
             app,
             &format!("/admin/orders/{purchase_id}/{action}"),
-            &[("csrf_token", &token), ("reason", reason)],
+            &[
+                ("csrf_token", &token),
+                ("reason", reason),
+                ("confirmed", "yes"),
+            ],
         )
         .await
     }

@@ -208,6 +208,7 @@ async fn a_markup_rule_is_previewed_saved_shown_on_the_shop_and_audited(backend:
             "/admin/pricing/delete",
             &[
                 ("csrf_token", &token),
+                ("confirmed", "yes"),
                 ("scope_kind", "plan"),
                 ("scope_value", &plan.id),
             ],

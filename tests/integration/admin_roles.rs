@@ -13,7 +13,8 @@ const THIRD: &str = "third@shop.example";
 /// (method, path, anonymous, support, owner): the answer each gets. `{id}` is a fulfilled
 /// purchase, `{uid}` a third console account. A POST carries only a valid form token and a
 /// reason (and `required=off`, which changes nothing), so an owner's 400/404/409 means
-/// "authorised, then refused on its merits". Rows that
+/// "authorised, then refused on its merits", and 200 on an action that cannot be undone in a
+/// click is its confirmation page. Rows that
 /// act on the visitor's own session come last (logout ends it).
 const MATRIX: &[(&str, &str, u16, u16, u16)] = &[
     ("GET", "/admin", 303, 200, 200),
@@ -44,15 +45,15 @@ const MATRIX: &[(&str, &str, u16, u16, u16)] = &[
     ("POST", "/admin/orders/{id}/correct-email", 303, 400, 400),
     ("POST", "/admin/orders/{id}/resolve", 303, 403, 303),
     ("POST", "/admin/orders/{id}/retry", 303, 403, 409),
-    ("POST", "/admin/orders/{id}/refund", 303, 403, 409),
-    ("POST", "/admin/orders/{id}/refund-keep-cost", 303, 403, 303),
-    ("POST", "/admin/orders/{id}/revoke-links", 303, 403, 303),
+    ("POST", "/admin/orders/{id}/refund", 303, 403, 200),
+    ("POST", "/admin/orders/{id}/refund-keep-cost", 303, 403, 200),
+    ("POST", "/admin/orders/{id}/revoke-links", 303, 403, 200),
     ("POST", "/admin/orders/{id}/no-such-action", 303, 404, 404),
     ("POST", "/admin/placements/retry", 303, 403, 303),
     ("POST", "/admin/catalog/sync", 303, 403, 303),
     ("POST", "/admin/pricing/preview", 303, 403, 400),
     ("POST", "/admin/pricing/save", 303, 403, 400),
-    ("POST", "/admin/pricing/delete", 303, 403, 404),
+    ("POST", "/admin/pricing/delete", 303, 403, 200),
     ("POST", "/admin/wallet/topup", 303, 403, 400),
     ("POST", "/admin/promo-codes", 303, 403, 400),
     ("GET", "/admin/promo-codes/NO-SUCH-CODE", 303, 403, 404),
@@ -69,14 +70,15 @@ const MATRIX: &[(&str, &str, u16, u16, u16)] = &[
         "/admin/promo-codes/NO-SUCH-CODE/disable",
         303,
         403,
-        404,
+        200,
     ),
     ("POST", "/admin/currencies", 303, 403, 400),
     ("POST", "/admin/currencies/EUR/clear", 303, 403, 404),
     ("GET", "/admin/identity", 303, 403, 200),
     ("POST", "/admin/identity", 303, 403, 400),
+    ("POST", "/admin/identity/time-zone", 303, 403, 400),
     ("POST", "/admin/identity/logo", 303, 403, 400),
-    ("POST", "/admin/identity/logo/remove", 303, 403, 404),
+    ("POST", "/admin/identity/logo/remove", 303, 403, 200),
     ("GET", "/admin/catalog/regions", 303, 403, 200),
     ("GET", "/admin/legal", 303, 403, 200),
     ("GET", "/admin/legal/terms/de", 303, 403, 200),
@@ -94,7 +96,7 @@ const MATRIX: &[(&str, &str, u16, u16, u16)] = &[
     ("POST", "/admin/users", 303, 403, 400),
     ("POST", "/admin/users/totp-required", 303, 403, 303),
     ("POST", "/admin/users/{uid}/reset-totp", 303, 403, 409),
-    ("POST", "/admin/users/{uid}/disable", 303, 403, 303),
+    ("POST", "/admin/users/{uid}/disable", 303, 403, 200),
     ("POST", "/admin/account/password", 303, 400, 400),
     ("POST", "/admin/account/totp/start", 303, 303, 303),
     ("POST", "/admin/account/totp", 303, 400, 400),
@@ -104,7 +106,7 @@ const MATRIX: &[(&str, &str, u16, u16, u16)] = &[
 ];
 
 /// The console's route table as `src/web/admin/mod.rs` declares it: `(method, template)`.
-fn declared_routes() -> Vec<(String, String)> {
+pub(crate) fn declared_routes() -> Vec<(String, String)> {
     let source = include_str!("../../src/web/admin/mod.rs");
     let start = source.find("pub fn configure").expect("configure()");
     let end = start + source[start..].find("\n}\n").expect("end of configure()");
@@ -145,6 +147,35 @@ fn declared_routes() -> Vec<(String, String)> {
         }
     }
     routes
+}
+
+/// Every console page a signed-in owner can open, as declared: the GET routes but the CSV
+/// downloads and the sign-in steps, each `{…}` route by the address `addresses` gives it
+/// (`(template, address)`); a page with parts the caller did not give fails the test, so a
+/// new page is never skipped silently.
+pub(crate) fn console_pages(addresses: &[(&str, String)]) -> Vec<String> {
+    let mut pages: Vec<String> = Vec::new();
+    for (method, template) in declared_routes() {
+        if method != "GET" || template.ends_with(".csv") || template.starts_with("/admin/login") {
+            continue;
+        }
+        if !template.contains('{') {
+            pages.push(template);
+            continue;
+        }
+        let given: Vec<String> = addresses
+            .iter()
+            .filter(|(t, _)| *t == template)
+            .map(|(_, address)| address.clone())
+            .collect();
+        assert!(
+            !given.is_empty(),
+            "give the console page {template} an address to open"
+        );
+        pages.extend(given);
+    }
+    pages.dedup();
+    pages
 }
 
 /// Whether the concrete `path` is an instance of the route `template` (`{x}` matches any

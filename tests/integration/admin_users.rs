@@ -356,7 +356,7 @@ async fn an_owner_adds_a_user_who_can_log_in(backend: Backend) {
     let audit_page = owner.get(&app, "/admin/audit").await.body;
     assert!(
         audit_page.contains(&format!(
-            "<a href=\"/admin/users/{ana_id}\">user:{ana_id}</a>"
+            "<a href=\"/admin/users/{ana_id}\">Account {ana_id}</a>"
         )),
         "the audit log links the account: {audit_page}"
     );
@@ -387,10 +387,15 @@ async fn disabling_or_resetting_ends_sessions_at_once(backend: Backend) {
         .assert_status(403);
     assert_eq!(phone.get(&app, "/admin").await.status, 200);
 
-    let to = post(&owner, &app, &format!("{user_page}/disable"), &[])
-        .await
-        .assert_redirect_to(format!("{user_page}?done=disable"))
-        .location();
+    let to = post(
+        &owner,
+        &app,
+        &format!("{user_page}/disable"),
+        &[("confirmed", "yes")],
+    )
+    .await
+    .assert_redirect_to(format!("{user_page}?done=disable"))
+    .location();
     // Both browsers are out at once, server-side.
     for browser in [&phone, &laptop] {
         browser
@@ -410,9 +415,14 @@ async fn disabling_or_resetting_ends_sessions_at_once(backend: Backend) {
     assert!(page.contains("Account disabled"), "{page}");
     assert!(page.contains("disabled since"));
     assert!(page.contains("Enable account"));
-    post(&owner, &app, &format!("{user_page}/disable"), &[])
-        .await
-        .assert_redirect_to(format!("{user_page}?done=unchanged"));
+    post(
+        &owner,
+        &app,
+        &format!("{user_page}/disable"),
+        &[("confirmed", "yes")],
+    )
+    .await
+    .assert_redirect_to(format!("{user_page}?done=unchanged"));
 
     post(&owner, &app, &format!("{user_page}/enable"), &[])
         .await
@@ -523,7 +533,10 @@ async fn the_last_active_owner_cannot_disable_or_demote_themselves(backend: Back
     let owner = login_as(&app, OWNER).await;
     let own_page = format!("/admin/users/{owner_id}");
 
-    for (action, form) in [("role", vec![("role", "support")]), ("disable", vec![])] {
+    for (action, form) in [
+        ("role", vec![("role", "support")]),
+        ("disable", vec![("confirmed", "yes")]),
+    ] {
         let page = post(&owner, &app, &format!("{own_page}/{action}"), &form)
             .await
             .assert_status(409)
@@ -549,9 +562,14 @@ async fn the_last_active_owner_cannot_disable_or_demote_themselves(backend: Back
     .await
     .assert_redirect_to(format!("{second}?done=role"));
     assert_eq!(
-        post(&owner, &app, &format!("{second}/disable"), &[])
-            .await
-            .status,
+        post(
+            &owner,
+            &app,
+            &format!("{second}/disable"),
+            &[("confirmed", "yes")]
+        )
+        .await
+        .status,
         303
     );
     post(
@@ -586,10 +604,15 @@ async fn the_last_active_owner_cannot_disable_or_demote_themselves(backend: Back
 
     // The promoted account is now the last active owner, with the same guard.
     let promoted = login_as(&app, SUPPORT).await;
-    let page = post(&promoted, &app, &format!("{second}/disable"), &[])
-        .await
-        .assert_status(409)
-        .body;
+    let page = post(
+        &promoted,
+        &app,
+        &format!("{second}/disable"),
+        &[("confirmed", "yes")],
+    )
+    .await
+    .assert_status(409)
+    .body;
     assert!(page.contains("last active owner"));
     assert_eq!(promoted.get(&app, "/admin/users").await.status, 200);
 

@@ -156,17 +156,30 @@ async fn a_top_up_submitted_twice_creates_one_payment_credited_only_when_paid(ba
     let page = owner.get(&app, "/admin/wallet").await.body;
     assert!(page.contains("$482.28"), "the credit shows: {page}");
     assert!(page.contains("credit"));
-    // Transaction times read like every other time in the console.
-    let when = page
+    // Transaction times read like every other time in the console: a date in words, UTC in
+    // the tooltip.
+    let cell = page
         .split("<td class=\"when\">")
         .last()
-        .and_then(|rest| rest.split('<').next())
+        .and_then(|rest| rest.split("</td>").next())
         .expect("a transaction time");
+    let title = cell
+        .split("title=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("a tooltip");
     assert!(
-        when.len() == "2026-11-22 06:00 UTC".len()
-            && when.ends_with(" UTC")
-            && when.as_bytes()[10] == b' ',
-        "{when}"
+        title.len() == "2026-11-22 06:00 UTC".len() && title.ends_with(" UTC"),
+        "{cell}"
+    );
+    let shown = cell
+        .split('>')
+        .nth(1)
+        .and_then(|rest| rest.split('<').next())
+        .unwrap_or_default();
+    assert!(
+        shown.ends_with(" UTC") && shown.contains(", ") && !shown.starts_with("20"),
+        "{cell}"
     );
     assert!(
         !page.contains("New sales are paused"),

@@ -106,7 +106,7 @@ async fn reprice(browser: &Browser, app: &TestApp, axe: Option<&str>, plan: &Sho
     browser.type_into("#scope_value", &plan.country_name).await;
     browser.type_into("#markup_percent", "150").await;
     browser
-        .click("form[action='/admin/pricing/preview'] button[type=submit]")
+        .click("form[action^='/admin/pricing/preview'] button[type=submit]")
         .await;
     let page = browser.wait_for("Save this rule").await;
     assert!(
@@ -115,7 +115,7 @@ async fn reprice(browser: &Browser, app: &TestApp, axe: Option<&str>, plan: &Sho
     );
     check(browser, axe, "pricing preview").await;
     browser
-        .click("form[action='/admin/pricing/save'] button[type=submit]")
+        .click("form[action^='/admin/pricing/save'] button[type=submit]")
         .await;
     browser
         .wait_for("Saved. The shop shows the new prices now.")
@@ -259,6 +259,10 @@ async fn refund(browser: &Browser, app: &TestApp, axe: Option<&str>, id: &str) {
     browser
         .click("form[action$='/refund-keep-cost'] button[type=submit]")
         .await;
+    // It asks first, then refunds.
+    browser.wait_for("and keep the cost?").await;
+    check(browser, axe, "confirmation").await;
+    browser.click(".confirm-actions button[type=submit]").await;
     browser.wait_for("class=\"banner ok\"").await;
     assert!(
         browser

@@ -413,7 +413,7 @@ async fn the_console_refuses_a_code_below_the_margin_floor_and_names_the_plans(b
         .post(
             &app,
             "/admin/promo-codes/AT-FLOOR/disable",
-            &[("csrf_token", token.as_str())],
+            &[("csrf_token", token.as_str()), ("confirmed", "yes")],
         )
         .await
         .assert_status(303);
@@ -762,7 +762,7 @@ async fn a_code_s_last_day_and_caps_change_and_a_disabled_code_comes_back(backen
         .post(
             &app,
             "/admin/promo-codes/EDIT/disable",
-            &[("csrf_token", token.as_str())],
+            &[("csrf_token", token.as_str()), ("confirmed", "yes")],
         )
         .await
         .assert_status(303);

@@ -13,10 +13,10 @@ use super::{
 };
 use crate::catalog::display_rates;
 use crate::domain::Cents;
-use crate::domain::clock;
 use crate::domain::currency::{CURRENCIES, Rate, parse_rate, symbol};
 use crate::web::AppState;
 use crate::web::error::AppError;
+use crate::web::filters;
 
 #[derive(Deserialize, Default, Clone)]
 pub struct RateForm {
@@ -35,7 +35,7 @@ struct CurrencyView {
     /// `0.924500`, empty when no rate is set.
     rate: String,
     date: String,
-    updated: String,
+    updated_at_ms: Option<i64>,
     /// What $10.00 shows as.
     example: String,
 }
@@ -75,9 +75,7 @@ impl CurrenciesPage {
                         .as_ref()
                         .map(|r| r.date().to_string())
                         .unwrap_or_default(),
-                    updated: row
-                        .map(|r| clock::minute_ms(r.updated_at_ms))
-                        .unwrap_or_default(),
+                    updated_at_ms: row.map(|r| r.updated_at_ms),
                     example: rate
                         .as_ref()
                         .map(|r| r.show(Cents::new(1_000)).text)

@@ -3,13 +3,13 @@
 //! `domain::brand`.
 
 use actix_web::http::StatusCode;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpRequest, web};
 use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    AdminPage, CsrfForm, CsrfUpload, CurrentAdmin, NoFields, client_addr, console_page,
-    require_owner, see_other,
+    AdminPage, Confirmable, CsrfForm, CsrfUpload, CurrentAdmin, NoFields, Question, client_addr,
+    console_page, require_owner, see_other,
 };
 use crate::domain::brand::{AA_CONTRAST, Logo, MAX_LOGO_BYTES};
 use crate::shop::{IdentityError, IdentityForm};
@@ -23,6 +23,10 @@ struct IdentityPage {
     logo_href: Option<String>,
     error: Option<String>,
     logo_error: Option<String>,
+    /// The console's time zone name and every name to choose from.
+    time_zone: String,
+    zones: Vec<String>,
+    zone_error: Option<String>,
     saved: Option<&'static str>,
 }
 
@@ -36,6 +40,9 @@ impl IdentityPage {
             logo_href: identity.logo_href(),
             error: None,
             logo_error: None,
+            time_zone: identity.time_zone.name().to_string(),
+            zones: crate::domain::clock::ConsoleZone::all_names(),
+            zone_error: None,
             saved: None,
         }
     }
@@ -65,6 +72,7 @@ pub async fn page(
         Some("details") => Some("Saved. Every page and new email shows the new details now."),
         Some("logo") => Some("Logo saved. The header shows it now."),
         Some("logo-removed") => Some("Logo removed."),
+        Some("time-zone") => Some("Time zone saved. Console pages show their times in it now."),
         _ => None,
     };
     Ok(AdminPage::new(page))
@@ -83,6 +91,34 @@ pub async fn save(
         Err(refused) => {
             let mut page = IdentityPage::new(&state, Some(form));
             page.error = Some(super::refused(refused, "Nothing was saved."));
+            Ok(AdminPage::with_status(StatusCode::BAD_REQUEST, page))
+        }
+    }
+}
+
+#[derive(Deserialize)]
+pub struct TimeZoneForm {
+    #[serde(default)]
+    time_zone: String,
+}
+
+pub async fn set_time_zone(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    CsrfForm(form): CsrfForm<TimeZoneForm>,
+) -> Result<AdminPage, AppError> {
+    require_owner(&admin)?;
+    match state
+        .identity
+        .set_time_zone(&admin, &client_addr(&req), &form.time_zone)
+        .await
+    {
+        Ok(()) => Ok(see_other("/admin/identity?saved=time-zone#time-zone").into()),
+        Err(IdentityError::Database(err)) => Err(err.into()),
+        Err(refused) => {
+            let mut page = IdentityPage::new(&state, None);
+            page.zone_error = Some(super::refused(refused, "The time zone was not changed."));
             Ok(AdminPage::with_status(StatusCode::BAD_REQUEST, page))
         }
     }
@@ -120,9 +156,17 @@ pub async fn remove_logo(
     state: web::Data<AppState>,
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
-    _: CsrfForm<NoFields>,
-) -> Result<HttpResponse, AppError> {
+    form: Confirmable<NoFields>,
+) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
+    if let Err(ask) = form.confirmed(Question {
+        title: "Remove the logo?".to_string(),
+        consequence: "The header shows the shop name alone and browsers show the standard icon. To show a logo again, upload it again.".to_string(),
+        button: "Remove the logo",
+        back: "/admin/identity".to_string(),
+    }) {
+        return Ok(*ask);
+    }
     if !state
         .identity
         .remove_logo(&admin, &client_addr(&req))
@@ -130,5 +174,5 @@ pub async fn remove_logo(
     {
         return Err(AppError::NotFound);
     }
-    Ok(see_other("/admin/identity?saved=logo-removed"))
+    Ok(see_other("/admin/identity?saved=logo-removed").into())
 }

@@ -11,11 +11,12 @@ use super::{
     AdminPage, CsrfForm, CurrentAdmin, NoFields, client_addr, console_page, require_owner,
     see_other,
 };
-use crate::i18n::{Lang, format::machine_date_time};
+use crate::i18n::Lang;
 use crate::shop::legal::{LegalError, MAX_BODY_BYTES, render_markdown};
 use crate::shop::{Document, LegalText};
 use crate::web::AppState;
 use crate::web::error::AppError;
+use crate::web::filters;
 
 /// The largest form the editor sends: the longest text, URL-encoded.
 pub const FORM_LIMIT: usize = MAX_BODY_BYTES * 3 + 4 * 1024;
@@ -28,16 +29,12 @@ struct Row {
     public_href: String,
     reviewed: bool,
     version: i64,
-    /// `26 Nov 2026`, and the exact time in UTC for the tooltip; empty for a draft.
-    changed: String,
-    changed_exact: String,
+    /// When the owner last saved or reviewed it; `None` for a draft.
+    changed_at_ms: Option<i64>,
 }
 
 impl Row {
     fn new(text: &LegalText) -> Self {
-        let (changed, changed_exact) = text.updated_at_ms.map_or_else(Default::default, |ms| {
-            (Lang::En.date(ms), machine_date_time(ms))
-        });
         Self {
             document: text.document.console_name(),
             language: text.lang.name(),
@@ -45,8 +42,7 @@ impl Row {
             public_href: format!("{}?lang={}", text.document.href(), text.lang.code()),
             reviewed: text.reviewed,
             version: text.version,
-            changed,
-            changed_exact,
+            changed_at_ms: text.updated_at_ms,
         }
     }
 }

@@ -15,6 +15,7 @@ mod account;
 mod audit;
 mod books;
 mod catalog;
+mod confirm;
 mod currencies;
 mod dashboard;
 mod identity;
@@ -43,8 +44,9 @@ use crate::web::{AppState, csrf};
 /// The client's address as the audit log and the login throttle see it.
 use crate::web::client_addr::client_addr;
 use crate::web::pager::{Pager, list_href};
+pub use confirm::{Confirmable, Question};
 use page::console_page;
-pub use page::{AdminPage, chrome};
+pub use page::{AdminPage, chrome, zone};
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/admin", web::get().to(dashboard::dashboard))
@@ -114,6 +116,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         )
         .route("/admin/identity", web::get().to(identity::page))
         .route("/admin/identity", web::post().to(identity::save))
+        .route(
+            "/admin/identity/time-zone",
+            web::post().to(identity::set_time_zone),
+        )
         .route(
             "/admin/identity/logo",
             web::post().to(identity::upload_logo),

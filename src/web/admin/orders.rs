@@ -13,8 +13,8 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    AdminPage, CsrfForm, CurrentAdmin, Pager, client_addr, console_page, list_href, require_owner,
-    see_other,
+    AdminPage, Confirmable, CsrfForm, CurrentAdmin, Pager, Question, client_addr, console_page,
+    list_href, require_owner, see_other,
 };
 use crate::db::outbox;
 use crate::db::purchases::Purchase;
@@ -381,12 +381,40 @@ fn reason_problem(reason: &str) -> Option<String> {
     }
 }
 
+/// What an action that cannot be taken back does to order `id`, asked before it runs.
+fn question(act: OrderAction, id: &PurchaseId) -> Question {
+    let number = crate::domain::purchase::order_number(id.as_str());
+    let (title, consequence, button) = match act {
+        OrderAction::RefundKeepCost => (
+            format!("Refund order {number} and keep the cost?"),
+            "The customer gets back everything they paid; the supplier's cost stays with the shop as a loss. This cannot be taken back.",
+            "Refund the customer",
+        ),
+        OrderAction::RevokeLinks => (
+            format!("End every private link of order {number}?"),
+            "The customer's links and the browsers they opened stop showing the order at once. Send a new link to give them access again.",
+            "End the links",
+        ),
+        _ => (
+            format!("Refund order {number}?"),
+            "The customer gets back everything they paid and the order ends. This cannot be taken back.",
+            "Refund the customer",
+        ),
+    };
+    Question {
+        title,
+        consequence: consequence.to_string(),
+        button,
+        back: format!("/admin/orders/{id}"),
+    }
+}
+
 pub async fn action(
     state: web::Data<AppState>,
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     path: web::Path<(String, String)>,
-    CsrfForm(form): CsrfForm<ActionForm>,
+    form: Confirmable<ActionForm>,
 ) -> Result<AdminPage, AppError> {
     let (id, slug) = path.into_inner();
     let id = PurchaseId::parse(id).map_err(|_| AppError::NotFound)?;
@@ -394,7 +422,7 @@ pub async fn action(
     if act.owner_only() {
         require_owner(&admin)?;
     }
-    let typed = form.reason;
+    let typed = form.form().reason.clone();
     let reason = typed.trim().to_string();
     if let Some(message) = reason_problem(&reason) {
         let refusal = Refusal {
@@ -406,6 +434,11 @@ pub async fn action(
         };
         let page = detail_page(&state, id.clone(), None, Some(refusal)).await?;
         return Ok(AdminPage::with_status(StatusCode::BAD_REQUEST, page));
+    }
+    if act.cannot_be_undone()
+        && let Err(ask) = form.confirmed(question(act, &id))
+    {
+        return Ok(*ask);
     }
     let client = client_addr(&req);
     let outcome = actions::perform(&state.orders, &admin, &client, &id, act, reason).await;

@@ -46,6 +46,8 @@ pub struct Chrome {
     pub csrf_token: String,
     /// Which nav entry is current.
     pub section: &'static str,
+    /// The zone the page shows its times in (`filters::when`).
+    pub zone: crate::domain::clock::ConsoleZone,
 }
 
 tokio::task_local! {
@@ -55,6 +57,13 @@ tokio::task_local! {
 /// The chrome of the page being rendered; empty outside a render.
 pub fn chrome() -> Chrome {
     CHROME.try_with(Chrome::clone).unwrap_or_default()
+}
+
+/// The time zone of the page being rendered; UTC outside a render.
+pub fn zone() -> crate::domain::clock::ConsoleZone {
+    CHROME
+        .try_with(|chrome| chrome.zone.clone())
+        .unwrap_or_default()
 }
 
 /// What a console handler answers: a page, rendered with its chrome by the responder, or a
@@ -147,6 +156,7 @@ impl Responder for AdminPage {
             is_owner,
             csrf_token: issued.token,
             section,
+            zone: state.identity.current().time_zone.clone(),
         };
         let rendered = CHROME.sync_scope(chrome, || page.dyn_render());
         let mut response = pages::html(status, rendered);

@@ -5,21 +5,22 @@
 //! plan cheaper than a smaller one) are listed for the owner to judge.
 
 use actix_web::http::StatusCode;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpRequest, web};
 use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    AdminPage, CsrfForm, CurrentAdmin, client_addr, console_page, require_owner, see_other,
+    AdminPage, Confirmable, CsrfForm, CurrentAdmin, Question, client_addr, console_page,
+    require_owner, see_other,
 };
 use crate::catalog::named::scope_suggestions;
 use crate::catalog::pricing::{self, Preview, RuleForm, describe, parse_rule, rule_from_row};
 use crate::catalog::snapshot::Snapshot;
-use crate::domain::clock;
 use crate::domain::pricing::MarkupRule;
 use crate::staff::Admin;
 use crate::web::AppState;
 use crate::web::error::AppError;
+use crate::web::filters;
 
 /// A plan as the shop titles it, or its id when it left the catalog.
 fn plan_name(snap: &Snapshot, id: &str) -> String {
@@ -31,7 +32,7 @@ struct RuleView {
     kind: String,
     value: String,
     text: String,
-    updated: String,
+    updated_at_ms: i64,
 }
 
 struct InversionView {
@@ -89,7 +90,7 @@ impl PricingPage {
                         || format!("{} {} (invalid)", row.scope_kind, row.scope_value),
                         |r| describe(&r),
                     ),
-                    updated: clock::minute_ms(row.updated_at_ms),
+                    updated_at_ms: row.updated_at_ms,
                 })
                 .collect(),
             form,
@@ -203,13 +204,52 @@ pub struct DeleteForm {
     scope_value: String,
 }
 
+/// What removing the rule of scope `kind`/`value` does, asked before it is done.
+fn removal_question(snap: &Snapshot, kind: &str, value: &str) -> Question {
+    let (rule, falls_back) = match kind {
+        "default" => (
+            "the default rule".to_string(),
+            "the built-in markup".to_string(),
+        ),
+        "country" => (
+            format!("the rule for {}", snap.country_name(value).unwrap_or(value)),
+            "their region's rule or the default".to_string(),
+        ),
+        "region" => (
+            format!("the rule for the region {value}"),
+            "the default rule".to_string(),
+        ),
+        _ => (
+            format!("the rule for plan {value}"),
+            "its country's, region's or the default rule".to_string(),
+        ),
+    };
+    Question {
+        title: format!("Remove {rule}?"),
+        consequence: format!(
+            "The plans it prices go back to {falls_back} at once, and the shop shows their new prices. A removed rule can be added again, but it is not restored by itself."
+        ),
+        button: "Remove the rule",
+        back: "/admin/pricing".to_string(),
+    }
+}
+
 pub async fn delete(
     state: web::Data<AppState>,
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
-    CsrfForm(form): CsrfForm<DeleteForm>,
-) -> Result<HttpResponse, AppError> {
+    form: Confirmable<DeleteForm>,
+) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
+    let question = removal_question(
+        &state.catalog.snapshot(),
+        &form.form().scope_kind,
+        &form.form().scope_value,
+    );
+    let form = match form.confirmed(question) {
+        Ok(form) => form,
+        Err(ask) => return Ok(*ask),
+    };
     let deleted = pricing::delete_rule(
         &state.catalog,
         &admin,
@@ -221,5 +261,5 @@ pub async fn delete(
     if !deleted {
         return Err(AppError::NotFound);
     }
-    Ok(see_other("/admin/pricing?saved=1"))
+    Ok(see_other("/admin/pricing?saved=1").into())
 }

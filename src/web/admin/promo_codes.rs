@@ -5,13 +5,13 @@
 //! `catalog::promo_codes`.
 
 use actix_web::http::StatusCode;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpRequest, web};
 use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    AdminPage, CsrfForm, CurrentAdmin, NoFields, client_addr, console_page, refusal, require_owner,
-    see_other,
+    AdminPage, Confirmable, CsrfForm, CurrentAdmin, NoFields, Question, client_addr, console_page,
+    refusal, require_owner, see_other,
 };
 use crate::catalog::named::scope_suggestions;
 use crate::catalog::promo_codes::{self, CodeForm, LimitsForm, PromoCodeError, parse_code};
@@ -221,10 +221,18 @@ pub async fn disable(
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     code: web::Path<String>,
-    _: CsrfForm<NoFields>,
-) -> Result<HttpResponse, AppError> {
+    form: Confirmable<NoFields>,
+) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
     let code = code_in_path(&code)?;
+    if let Err(ask) = form.confirmed(Question {
+        title: format!("Disable the promotion code {code}?"),
+        consequence: "Checkouts refuse it from now on; receipts and the books keep naming it. You can enable it again later.".to_string(),
+        button: "Disable the code",
+        back: format!("/admin/promo-codes/{code}"),
+    }) {
+        return Ok(*ask);
+    }
     promo_codes::disable(&state.catalog, &admin, &client_addr(&req), code).await?;
-    Ok(see_other("/admin/promo-codes?saved=1"))
+    Ok(see_other("/admin/promo-codes?saved=1").into())
 }

@@ -14,16 +14,16 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    AdminPage, CsrfForm, CurrentAdmin, Pager, client_addr, console_page, refusal, require_owner,
-    see_other,
+    AdminPage, Confirmable, CsrfForm, CurrentAdmin, Pager, Question, client_addr, console_page,
+    refusal, require_owner, see_other,
 };
 use crate::db::staff::UserSummary;
-use crate::domain::clock;
 use crate::staff::totp;
 use crate::staff::users::{self, Action, Change, UserForm};
 use crate::staff::{self, Admin, Role};
 use crate::web::AppState;
 use crate::web::error::AppError;
+use crate::web::filters;
 
 const PAGE_SIZE: u32 = 50;
 
@@ -32,9 +32,10 @@ struct UserView {
     email: String,
     role: &'static str,
     active: bool,
-    status: String,
-    created: String,
-    last_login: String,
+    /// When the account was disabled; `None` while it is active.
+    disabled_at_ms: Option<i64>,
+    created_at_ms: i64,
+    last_login_ms: Option<i64>,
     is_you: bool,
     /// `on`, `enrolling` or `off`.
     totp: &'static str,
@@ -46,14 +47,9 @@ fn view(user: UserSummary, me: &Admin, totp: &HashMap<i64, bool>) -> UserView {
         href: format!("/admin/users/{}", user.id),
         role,
         active: user.disabled_at_ms.is_none(),
-        status: match user.disabled_at_ms {
-            Some(at) => format!("disabled since {}", clock::minute_ms(at)),
-            None => "active".into(),
-        },
-        created: clock::minute_ms(user.created_at_ms),
-        last_login: user
-            .last_login_ms
-            .map_or_else(|| "never".into(), clock::minute_ms),
+        disabled_at_ms: user.disabled_at_ms,
+        created_at_ms: user.created_at_ms,
+        last_login_ms: user.last_login_ms,
         is_you: user.id == me.user_id,
         totp: match totp.get(&user.id) {
             Some(true) => "on",
@@ -252,12 +248,25 @@ pub async fn action(
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     path: web::Path<(String, String)>,
-    CsrfForm(form): CsrfForm<UserForm>,
+    form: Confirmable<UserForm>,
 ) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
     let (id, slug) = path.into_inner();
     let id = parse_id(&id)?;
     let act = Action::parse(&slug).ok_or(AppError::NotFound)?;
+    let form = if matches!(act, Action::Disable) {
+        match form.confirmed(Question {
+            title: "Disable this account?".to_string(),
+            consequence: "Its sessions end at once and it cannot sign in until an owner enables it again. Its audit entries stay.".to_string(),
+            button: "Disable the account",
+            back: format!("/admin/users/{id}"),
+        }) {
+            Ok(form) => form,
+            Err(ask) => return Ok(*ask),
+        }
+    } else {
+        form.into_form()
+    };
     let outcome = users::change(&state.staff, &admin, &client_addr(&req), id, act, &form).await;
     match outcome {
         Ok(Change::Done { sessions_ended }) => {

@@ -1,0 +1,1 @@
+ALTER TABLE shop_identity DROP COLUMN time_zone;
