@@ -13,13 +13,15 @@ pub mod ledger;
 pub mod period;
 pub mod reconcile;
 
+use crate::db::book_explanations::{self as explanations, ExplanationRow};
 use crate::db::order_search::Cursor;
 use crate::db::{Db, DbError, books as q};
+use crate::staff::{Admin, action};
 use crate::upstream::{BalanceTransaction, PageLimit, PartnerClient, UpstreamError};
 
 pub use ledger::RunningTransaction;
 pub use period::{Period, PeriodError, parse_day, upstream_time_ms};
-pub use reconcile::{Line, LineKind, Report};
+pub use reconcile::{Explanation, Line, LineKind, Report};
 
 #[derive(Debug, thiserror::Error)]
 pub enum BooksError {
@@ -27,6 +29,34 @@ pub enum BooksError {
     Db(#[from] DbError),
     #[error("the supplier's API could not be read: {0}")]
     Upstream(#[from] UpstreamError),
+}
+
+/// Why an explanation was not saved.
+#[derive(Debug, thiserror::Error)]
+pub enum ExplainError {
+    #[error("only an owner can explain the books")]
+    NotOwner,
+    #[error("that line of the books is not known")]
+    UnknownLine,
+    #[error("write a note that says why the two sides differ")]
+    NoteRequired,
+    #[error("the note is longer than {NOTE_MAX_CHARS} characters")]
+    NoteTooLong,
+    #[error(transparent)]
+    Db(#[from] DbError),
+}
+
+/// The longest note an explanation may have.
+pub const NOTE_MAX_CHARS: usize = 1_000;
+
+impl From<ExplanationRow> for Explanation {
+    fn from(row: ExplanationRow) -> Self {
+        Self {
+            note: row.note,
+            by: row.explained_by,
+            at_ms: row.explained_at_ms,
+        }
+    }
 }
 
 /// The books' capabilities over the database and the upstream client.
@@ -54,23 +84,83 @@ impl Books<'_> {
             .flat_map(|o| [o.reference.clone(), o.id.clone()])
             .collect();
         let (from, until) = (period.start_ms(), period.end_ms());
-        let (purchases, topups) = self
+        let (purchases, topups, explained) = self
             .db
             .run(move |conn| {
                 Ok::<_, DbError>((
                     q::paid_or_placed_in(conn, from, until, &named)?,
                     q::topups(conn)?,
+                    explanations::all(conn)?,
                 ))
             })
             .await?;
+        let explanations = explained
+            .into_iter()
+            .map(|(key, row)| (key, Explanation::from(row)))
+            .collect();
         Ok(reconcile::reconcile(
             period,
             &reconcile::Upstream {
                 transactions,
                 orders,
             },
-            &reconcile::Shop { purchases, topups },
+            &reconcile::Shop {
+                purchases,
+                topups,
+                explanations,
+            },
         ))
+    }
+
+    /// Records the owner's explanation of the books' line `line_key` (a [`Line::key`]),
+    /// replacing an earlier one, audited in the same transaction with the note before and
+    /// after. From then on the line, if it is a mismatch, counts as explained, not open.
+    #[tracing::instrument(skip_all, fields(admin.id = by.user_id))]
+    pub async fn explain(
+        &self,
+        by: &Admin,
+        client_addr: &str,
+        line_key: &str,
+        note: &str,
+    ) -> Result<(), ExplainError> {
+        if !by.is_owner() {
+            return Err(ExplainError::NotOwner);
+        }
+        if !reconcile::is_line_key(line_key) {
+            return Err(ExplainError::UnknownLine);
+        }
+        let note = note.trim();
+        if note.is_empty() {
+            return Err(ExplainError::NoteRequired);
+        }
+        if note.chars().count() > NOTE_MAX_CHARS {
+            return Err(ExplainError::NoteTooLong);
+        }
+        let (by, client) = (by.clone(), client_addr.to_string());
+        let row = ExplanationRow {
+            line_key: line_key.to_string(),
+            note: note.to_string(),
+            explained_by: by.email.clone(),
+            explained_at_ms: crate::db::now_ms(),
+        };
+        self.db
+            .run(move |conn| {
+                conn.write_tx(|conn| {
+                    let before = explanations::find(conn, &row.line_key)?
+                        .map_or_else(|| "none".to_string(), |old| old.note);
+                    explanations::put(conn, &row)?;
+                    by.audit(
+                        conn,
+                        action::BOOKS_MISMATCH_EXPLAINED,
+                        Some(&format!("books:{}", row.line_key)),
+                        &client,
+                        &format!("note before: {before}; note now: {}", row.note),
+                        row.explained_at_ms,
+                    )
+                })
+            })
+            .await?;
+        Ok(())
     }
 
     async fn all_transactions(&self) -> Result<Vec<BalanceTransaction>, BooksError> {

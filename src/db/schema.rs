@@ -515,3 +515,12 @@ diesel::table! {
         updated_at_ms -> BigInt,
     }
 }
+
+diesel::table! {
+    book_explanations (line_key) {
+        line_key -> Text,
+        note -> Text,
+        explained_by -> Text,
+        explained_at_ms -> BigInt,
+    }
+}
