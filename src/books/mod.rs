@@ -4,18 +4,21 @@
 //! (`figures.rs`), over periods of UTC days (`period.rs`). The children import one another,
 //! never this file; this file holds the capabilities that read the database and upstream.
 //!
-//! Upstream lists are walked whole (their order is not promised, so no early stop is safe),
+//! The reconciliation reads the supplier's orders and transactions from a local copy
+//! (`history.rs`: refreshed in the background and before each reconciliation, correct whatever
+//! the listing order); the wallet export still walks the transactions whole. Upstream pages go
 //! through the client's pager, its page cap and its shared `Retry-After` gate.
 
 pub mod csv;
 pub mod figures;
+pub mod history;
 pub mod ledger;
 pub mod period;
 pub mod reconcile;
 
 use crate::db::book_explanations::{self as explanations, ExplanationRow};
 use crate::db::order_search::Cursor;
-use crate::db::{Db, DbError, books as q};
+use crate::db::{Db, DbError, books as q, supplier_history as h};
 use crate::staff::{Admin, action};
 use crate::upstream::{BalanceTransaction, PageLimit, PartnerClient, UpstreamError};
 
@@ -66,18 +69,75 @@ pub struct Books<'a> {
 }
 
 impl Books<'_> {
-    /// The reconciliation of `period`: walks upstream's transactions and orders whole, reads
-    /// the shop's purchases of the period (and the older ones its upstream orders name) and
-    /// its top-ups, and matches them.
+    /// The reconciliation of `period`: refreshes the local copy of the supplier's listings
+    /// (incrementally, [`history::Pass::Incremental`]), then matches the copy's rows of the
+    /// period (and the older ones they name) against the shop's purchases, top-ups and the
+    /// owner's explanations. Reads by index only, however long the history.
     pub async fn reconcile(&self, period: Period) -> Result<Report, BooksError> {
+        history::refresh(self.db, self.upstream, history::Pass::Incremental).await?;
+        self.reconcile_from_copy(period).await
+    }
+
+    /// The reconciliation of `period` from the local copy as it stands.
+    pub async fn reconcile_from_copy(&self, period: Period) -> Result<Report, BooksError> {
+        let (from, until) = (period.start_ms(), period.end_ms());
+        let (orders, transactions, purchases, topups, explained) = self
+            .db
+            .run(move |conn| {
+                // The period's orders (or those whose time cannot be read) name the shop's
+                // purchases, which may be older; the purchases paid in the period, the
+                // period's order movements and the shop's top-ups name the rest.
+                let mut orders = h::orders_in(conn, from, until)?;
+                let named: Vec<String> = orders
+                    .iter()
+                    .flat_map(|o| [o.reference.clone(), o.id.clone()])
+                    .collect();
+                let purchases = q::paid_or_placed_in(conn, from, until, &named)?;
+                let topups = q::topups(conn)?;
+                let mut transactions = h::transactions_in(conn, from, until)?;
+                let mut handles: Vec<String> = purchases
+                    .iter()
+                    .flat_map(|p| [Some(p.reference.clone()), p.upstream_order_id.clone()])
+                    .flatten()
+                    .collect();
+                handles.extend(transactions.iter().map(|t| t.reference.clone()));
+                orders.extend(h::orders_named(conn, &handles)?);
+                orders.sort_by(|a, b| a.id.cmp(&b.id));
+                orders.dedup_by(|a, b| a.id == b.id);
+                let mut references: Vec<String> = orders
+                    .iter()
+                    .flat_map(|o| [o.id.clone(), o.reference.clone()])
+                    .collect();
+                references.extend(topups.iter().map(|t| t.session_id.clone()));
+                transactions.extend(h::transactions_for(conn, &references)?);
+                transactions.sort_by_key(|t| t.id);
+                transactions.dedup_by_key(|t| t.id);
+                Ok::<_, DbError>((
+                    orders,
+                    transactions,
+                    purchases,
+                    topups,
+                    explanations::all(conn)?,
+                ))
+            })
+            .await?;
+        let upstream = reconcile::Upstream {
+            transactions: transactions.iter().map(|t| t.transaction()).collect(),
+            orders: orders.iter().filter_map(|o| o.order()).collect(),
+        };
+        Ok(self.matched(period, &upstream, purchases, topups, explained))
+    }
+
+    /// The reconciliation of `period` by walking upstream's transactions and orders whole:
+    /// what [`Self::reconcile`] did before the local copy, kept as the measure the copy is
+    /// checked against. Past the client's page cap it fails.
+    pub async fn reconcile_walking_upstream(&self, period: Period) -> Result<Report, BooksError> {
         let transactions = self.all_transactions().await?;
         let orders = self
             .upstream
             .orders_pager(PageLimit::new(100).unwrap_or_default())
             .collect_all()
             .await?;
-        // The shop's side of the period: its purchases, and the older ones its upstream orders
-        // (or orders whose time cannot be read) name.
         let named: Vec<String> = orders
             .iter()
             .filter(|o| upstream_time_ms(&o.created_at).is_none_or(|at| period.contains_ms(at)))
@@ -94,22 +154,34 @@ impl Books<'_> {
                 ))
             })
             .await?;
+        let upstream = reconcile::Upstream {
+            transactions,
+            orders,
+        };
+        Ok(self.matched(period, &upstream, purchases, topups, explained))
+    }
+
+    fn matched(
+        &self,
+        period: Period,
+        upstream: &reconcile::Upstream,
+        purchases: Vec<q::BookPurchase>,
+        topups: Vec<q::BookTopup>,
+        explained: std::collections::HashMap<String, ExplanationRow>,
+    ) -> Report {
         let explanations = explained
             .into_iter()
             .map(|(key, row)| (key, Explanation::from(row)))
             .collect();
-        Ok(reconcile::reconcile(
+        reconcile::reconcile(
             period,
-            &reconcile::Upstream {
-                transactions,
-                orders,
-            },
+            upstream,
             &reconcile::Shop {
                 purchases,
                 topups,
                 explanations,
             },
-        ))
+        )
     }
 
     /// Records the owner's explanation of the books' line `line_key` (a [`Line::key`]),

@@ -306,8 +306,19 @@ fn add(a: Cents, b: Cents) -> Cents {
     Cents::new(a.get().saturating_add(b.get()))
 }
 
+/// `upstream` in id order (stable, so an order listed twice stays twice): the report is then
+/// the same whatever order upstream listed its items in, and whether they came from the
+/// listings or the local copy.
+fn in_id_order(upstream: &Upstream) -> Upstream {
+    let mut sorted = upstream.clone();
+    sorted.transactions.sort_by_key(|t| t.id);
+    sorted.orders.sort_by(|a, b| a.id.cmp(&b.id));
+    sorted
+}
+
 /// Matches `shop` against `upstream` and keeps the lines of `period`.
 pub fn reconcile(period: Period, upstream: &Upstream, shop: &Shop) -> Report {
+    let upstream = &in_id_order(upstream);
     let mut lines = purchase_lines(upstream, shop);
     lines.extend(topup_lines(upstream, shop));
     lines.extend(other_lines(upstream));
@@ -316,7 +327,12 @@ pub fn reconcile(period: Period, upstream: &Upstream, shop: &Shop) -> Report {
         line.explanation = shop.explanations.get(&line.key).cloned();
     }
     lines.sort_by(|a, b| {
-        (a.at_ms.is_none(), a.at_ms, &a.reference).cmp(&(b.at_ms.is_none(), b.at_ms, &b.reference))
+        (a.at_ms.is_none(), a.at_ms, &a.reference, &a.key).cmp(&(
+            b.at_ms.is_none(),
+            b.at_ms,
+            &b.reference,
+            &b.key,
+        ))
     });
     let mut totals = Totals::default();
     for line in &lines {

@@ -39,6 +39,7 @@ pub mod schema;
 pub mod settings;
 pub mod staff;
 pub mod supplier_account;
+pub mod supplier_history;
 pub mod topups;
 pub mod totp;
 pub mod wallet;
