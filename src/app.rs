@@ -1,6 +1,7 @@
 //! Startup: builds the shared state from the settings, spawns the background loops (catalog
 //! sync, outbox workers, the PostgreSQL listener, unpaid-checkout expiry, the supplier account
-//! and wallet watches, the daily audit prune) and hands the bound listener to [`crate::web`] to serve. The binary's
+//! and wallet watches, the daily audit prune, the refresh of the local copy of the supplier's
+//! history) and hands the bound listener to [`crate::web`] to serve. The binary's
 //! `serve` and `demo`, and the tests, start the shop through [`Application`].
 
 use std::net::TcpListener;
@@ -229,6 +230,11 @@ impl Application {
         background.push(tokio::spawn(crate::staff::audit::run_daily(
             db.clone(),
             settings.audit_retention_days,
+            stopped.clone(),
+        )));
+        background.push(tokio::spawn(crate::books::history::run(
+            db.clone(),
+            client.clone(),
             stopped.clone(),
         )));
         let checkout_limiter =

@@ -117,7 +117,7 @@ pub fn order_row(o: &ExportedOrder) -> String {
 
 // ---- reconciliation -------------------------------------------------------------------------
 
-pub const RECONCILIATION_HEADER: &str = "kind,at,purchase_id,upstream_reference,upstream_status,matches,paid_cents,paid_dollars,refunded_cents,refunded_dollars,cost_cents,cost_dollars,margin_cents,margin_dollars,shop_wallet_cents,shop_wallet_dollars,upstream_wallet_cents,upstream_wallet_dollars,difference_cents,difference_dollars,transactions,problems\r\n";
+pub const RECONCILIATION_HEADER: &str = "kind,at,purchase_id,upstream_reference,upstream_status,matches,paid_cents,paid_dollars,refunded_cents,refunded_dollars,cost_cents,cost_dollars,margin_cents,margin_dollars,shop_wallet_cents,shop_wallet_dollars,upstream_wallet_cents,upstream_wallet_dollars,difference_cents,difference_dollars,transactions,problems,explanation\r\n";
 
 pub fn reconciliation_row(line: &Line) -> String {
     let cells = vec![
@@ -126,7 +126,11 @@ pub fn reconciliation_row(line: &Line) -> String {
         text(line.purchase_id.as_deref().unwrap_or("")),
         text(&line.reference),
         text(line.upstream_status.as_deref().unwrap_or("")),
-        number(if line.is_mismatch() { "no" } else { "yes" }),
+        number(match (line.is_mismatch(), &line.explanation) {
+            (false, _) => "yes",
+            (true, Some(_)) => "explained",
+            (true, None) => "no",
+        }),
     ];
     let mut cells = with_money(
         cells,
@@ -142,6 +146,9 @@ pub fn reconciliation_row(line: &Line) -> String {
     );
     cells.push(text(&line.transactions.join("; ")));
     cells.push(text(&line.problems.join("; ")));
+    cells.push(text(
+        line.explanation.as_ref().map_or("", |e| e.note.as_str()),
+    ));
     row(cells)
 }
 

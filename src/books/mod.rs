@@ -4,22 +4,27 @@
 //! (`figures.rs`), over periods of UTC days (`period.rs`). The children import one another,
 //! never this file; this file holds the capabilities that read the database and upstream.
 //!
-//! Upstream lists are walked whole (their order is not promised, so no early stop is safe),
+//! The reconciliation reads the supplier's orders and transactions from a local copy
+//! (`history.rs`: refreshed in the background and before each reconciliation, correct whatever
+//! the listing order); the wallet export still walks the transactions whole. Upstream pages go
 //! through the client's pager, its page cap and its shared `Retry-After` gate.
 
 pub mod csv;
 pub mod figures;
+pub mod history;
 pub mod ledger;
 pub mod period;
 pub mod reconcile;
 
+use crate::db::book_explanations::{self as explanations, ExplanationRow};
 use crate::db::order_search::Cursor;
-use crate::db::{Db, DbError, books as q};
+use crate::db::{Db, DbError, books as q, supplier_history as h};
+use crate::staff::{Admin, action};
 use crate::upstream::{BalanceTransaction, PageLimit, PartnerClient, UpstreamError};
 
 pub use ledger::RunningTransaction;
 pub use period::{Period, PeriodError, parse_day, upstream_time_ms};
-pub use reconcile::{Line, LineKind, Report};
+pub use reconcile::{Explanation, Line, LineKind, Report};
 
 #[derive(Debug, thiserror::Error)]
 pub enum BooksError {
@@ -29,6 +34,34 @@ pub enum BooksError {
     Upstream(#[from] UpstreamError),
 }
 
+/// Why an explanation was not saved.
+#[derive(Debug, thiserror::Error)]
+pub enum ExplainError {
+    #[error("only an owner can explain the books")]
+    NotOwner,
+    #[error("that line of the books is not known")]
+    UnknownLine,
+    #[error("write a note that says why the two sides differ")]
+    NoteRequired,
+    #[error("the note is longer than {NOTE_MAX_CHARS} characters")]
+    NoteTooLong,
+    #[error(transparent)]
+    Db(#[from] DbError),
+}
+
+/// The longest note an explanation may have.
+pub const NOTE_MAX_CHARS: usize = 1_000;
+
+impl From<ExplanationRow> for Explanation {
+    fn from(row: ExplanationRow) -> Self {
+        Self {
+            note: row.note,
+            by: row.explained_by,
+            at_ms: row.explained_at_ms,
+        }
+    }
+}
+
 /// The books' capabilities over the database and the upstream client.
 pub struct Books<'a> {
     pub db: &'a Db,
@@ -36,41 +69,170 @@ pub struct Books<'a> {
 }
 
 impl Books<'_> {
-    /// The reconciliation of `period`: walks upstream's transactions and orders whole, reads
-    /// the shop's purchases of the period (and the older ones its upstream orders name) and
-    /// its top-ups, and matches them.
+    /// The reconciliation of `period`: refreshes the local copy of the supplier's listings
+    /// (incrementally, [`history::Pass::Incremental`]), then matches the copy's rows of the
+    /// period (and the older ones they name) against the shop's purchases, top-ups and the
+    /// owner's explanations. Reads by index only, however long the history.
     pub async fn reconcile(&self, period: Period) -> Result<Report, BooksError> {
+        history::refresh(self.db, self.upstream, history::Pass::Incremental).await?;
+        self.reconcile_from_copy(period).await
+    }
+
+    /// The reconciliation of `period` from the local copy as it stands.
+    pub async fn reconcile_from_copy(&self, period: Period) -> Result<Report, BooksError> {
+        let (from, until) = (period.start_ms(), period.end_ms());
+        let (orders, transactions, purchases, topups, explained) = self
+            .db
+            .run(move |conn| {
+                // The period's orders (or those whose time cannot be read) name the shop's
+                // purchases, which may be older; the purchases paid in the period, the
+                // period's order movements and the shop's top-ups name the rest.
+                let mut orders = h::orders_in(conn, from, until)?;
+                let named: Vec<String> = orders
+                    .iter()
+                    .flat_map(|o| [o.reference.clone(), o.id.clone()])
+                    .collect();
+                let purchases = q::paid_or_placed_in(conn, from, until, &named)?;
+                let topups = q::topups(conn)?;
+                let mut transactions = h::transactions_in(conn, from, until)?;
+                let mut handles: Vec<String> = purchases
+                    .iter()
+                    .flat_map(|p| [Some(p.reference.clone()), p.upstream_order_id.clone()])
+                    .flatten()
+                    .collect();
+                handles.extend(transactions.iter().map(|t| t.reference.clone()));
+                orders.extend(h::orders_named(conn, &handles)?);
+                orders.sort_by(|a, b| a.id.cmp(&b.id));
+                orders.dedup_by(|a, b| a.id == b.id);
+                let mut references: Vec<String> = orders
+                    .iter()
+                    .flat_map(|o| [o.id.clone(), o.reference.clone()])
+                    .collect();
+                references.extend(topups.iter().map(|t| t.session_id.clone()));
+                transactions.extend(h::transactions_for(conn, &references)?);
+                transactions.sort_by_key(|t| t.id);
+                transactions.dedup_by_key(|t| t.id);
+                Ok::<_, DbError>((
+                    orders,
+                    transactions,
+                    purchases,
+                    topups,
+                    explanations::all(conn)?,
+                ))
+            })
+            .await?;
+        let upstream = reconcile::Upstream {
+            transactions: transactions.iter().map(|t| t.transaction()).collect(),
+            orders: orders.iter().filter_map(|o| o.order()).collect(),
+        };
+        Ok(self.matched(period, &upstream, purchases, topups, explained))
+    }
+
+    /// The reconciliation of `period` by walking upstream's transactions and orders whole:
+    /// what [`Self::reconcile`] did before the local copy, kept as the measure the copy is
+    /// checked against. Past the client's page cap it fails.
+    pub async fn reconcile_walking_upstream(&self, period: Period) -> Result<Report, BooksError> {
         let transactions = self.all_transactions().await?;
         let orders = self
             .upstream
             .orders_pager(PageLimit::new(100).unwrap_or_default())
             .collect_all()
             .await?;
-        // The shop's side of the period: its purchases, and the older ones its upstream orders
-        // (or orders whose time cannot be read) name.
         let named: Vec<String> = orders
             .iter()
             .filter(|o| upstream_time_ms(&o.created_at).is_none_or(|at| period.contains_ms(at)))
             .flat_map(|o| [o.reference.clone(), o.id.clone()])
             .collect();
         let (from, until) = (period.start_ms(), period.end_ms());
-        let (purchases, topups) = self
+        let (purchases, topups, explained) = self
             .db
             .run(move |conn| {
                 Ok::<_, DbError>((
                     q::paid_or_placed_in(conn, from, until, &named)?,
                     q::topups(conn)?,
+                    explanations::all(conn)?,
                 ))
             })
             .await?;
-        Ok(reconcile::reconcile(
+        let upstream = reconcile::Upstream {
+            transactions,
+            orders,
+        };
+        Ok(self.matched(period, &upstream, purchases, topups, explained))
+    }
+
+    fn matched(
+        &self,
+        period: Period,
+        upstream: &reconcile::Upstream,
+        purchases: Vec<q::BookPurchase>,
+        topups: Vec<q::BookTopup>,
+        explained: std::collections::HashMap<String, ExplanationRow>,
+    ) -> Report {
+        let explanations = explained
+            .into_iter()
+            .map(|(key, row)| (key, Explanation::from(row)))
+            .collect();
+        reconcile::reconcile(
             period,
-            &reconcile::Upstream {
-                transactions,
-                orders,
+            upstream,
+            &reconcile::Shop {
+                purchases,
+                topups,
+                explanations,
             },
-            &reconcile::Shop { purchases, topups },
-        ))
+        )
+    }
+
+    /// Records the owner's explanation of the books' line `line_key` (a [`Line::key`]),
+    /// replacing an earlier one, audited in the same transaction with the note before and
+    /// after. From then on the line, if it is a mismatch, counts as explained, not open.
+    #[tracing::instrument(skip_all, fields(admin.id = by.user_id))]
+    pub async fn explain(
+        &self,
+        by: &Admin,
+        client_addr: &str,
+        line_key: &str,
+        note: &str,
+    ) -> Result<(), ExplainError> {
+        if !by.is_owner() {
+            return Err(ExplainError::NotOwner);
+        }
+        if !reconcile::is_line_key(line_key) {
+            return Err(ExplainError::UnknownLine);
+        }
+        let note = note.trim();
+        if note.is_empty() {
+            return Err(ExplainError::NoteRequired);
+        }
+        if note.chars().count() > NOTE_MAX_CHARS {
+            return Err(ExplainError::NoteTooLong);
+        }
+        let (by, client) = (by.clone(), client_addr.to_string());
+        let row = ExplanationRow {
+            line_key: line_key.to_string(),
+            note: note.to_string(),
+            explained_by: by.email.clone(),
+            explained_at_ms: crate::db::now_ms(),
+        };
+        self.db
+            .run(move |conn| {
+                conn.write_tx(|conn| {
+                    let before = explanations::find(conn, &row.line_key)?
+                        .map_or_else(|| "none".to_string(), |old| old.note);
+                    explanations::put(conn, &row)?;
+                    by.audit(
+                        conn,
+                        action::BOOKS_MISMATCH_EXPLAINED,
+                        Some(&format!("books:{}", row.line_key)),
+                        &client,
+                        &format!("note before: {before}; note now: {}", row.note),
+                        row.explained_at_ms,
+                    )
+                })
+            })
+            .await?;
+        Ok(())
     }
 
     async fn all_transactions(&self) -> Result<Vec<BalanceTransaction>, BooksError> {

@@ -8,8 +8,17 @@
 //!   `settlement`, `release` and `refund` transactions (by reference: the order id or its
 //!   reference). The shop expects the wallet to have paid the purchase's cost once, unless
 //!   upstream reported the order `failed` (released) or `refunded`;
-//! - a **top-up line** per `credit` and per top-up the shop confirmed;
+//! - a **top-up line** per `credit` of a top-up the shop started and per top-up the shop
+//!   confirmed;
+//! - an **outside credit line** per `credit` the shop did not start (the supplier account's
+//!   opening credit, a bank transfer made in the supplier's portal): the owner's own money
+//!   coming in, which the books take as it is, never a mismatch ([`LineKind::of_credit`]);
 //! - an **other line** per transaction of another type ("unclassified") or for no known order.
+//!
+//! Every line has a stable [`Line::key`] (the upstream order id, the transaction id, or the
+//! top-up or purchase it stands for), by which the owner's explanation of a mismatch is kept
+//! ([`Shop::explanations`]): an explained mismatch is still listed, with its note, but no
+//! longer open, and a period whose mismatches are all explained closes ([`Report::closes`]).
 //!
 //! A line belongs to the period of its purchase's payment (a purchase with everything that
 //! happened to it since), or, without a purchase, of upstream's time for it. A line whose
@@ -35,12 +44,25 @@ pub struct Upstream {
 pub struct Shop {
     pub purchases: Vec<BookPurchase>,
     pub topups: Vec<BookTopup>,
+    /// The owner's explanations of mismatches, by [`Line::key`].
+    pub explanations: HashMap<String, Explanation>,
+}
+
+/// The owner's word on a mismatch: why the two sides differ, and that it is known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Explanation {
+    pub note: String,
+    /// Who explained it (the console account's email).
+    pub by: String,
+    pub at_ms: i64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LineKind {
     Purchase,
     TopUp,
+    /// A credit the shop did not start: the owner's money, added outside the shop.
+    OutsideCredit,
     Other,
 }
 
@@ -49,7 +71,30 @@ impl LineKind {
         match self {
             Self::Purchase => "purchase",
             Self::TopUp => "top-up",
+            Self::OutsideCredit => "outside credit",
             Self::Other => "unclassified",
+        }
+    }
+
+    /// The kind in the owner's words, for the books page.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Purchase => "Sale",
+            Self::TopUp => "Top-up from the shop",
+            Self::OutsideCredit => "Credit from outside the shop",
+            Self::Other => "Other supplier movement",
+        }
+    }
+
+    /// The kind of a `credit` transaction: a top-up when it names one the shop started
+    /// (`started`), otherwise, when it adds money, a credit from outside the shop. A credit
+    /// that names no top-up and takes money away stays a top-up line, which the books then
+    /// list as a mismatch.
+    pub fn of_credit(started: bool, available_delta: Cents) -> Self {
+        if started || available_delta.get() <= 0 {
+            Self::TopUp
+        } else {
+            Self::OutsideCredit
         }
     }
 }
@@ -58,6 +103,10 @@ impl LineKind {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Line {
     pub kind: LineKind,
+    /// The line's identity across runs and periods: `order:ID` (upstream's order id),
+    /// `transaction:ID` (a credit's or other movement's transaction id), `topup:SESSION` (a
+    /// top-up upstream lists no credit for) or `purchase:ID` (a purchase never placed).
+    pub key: String,
     /// When it happened (payment, or upstream's time); `None` when unreadable.
     pub at_ms: Option<i64>,
     pub purchase_id: Option<String>,
@@ -78,12 +127,15 @@ pub struct Line {
     pub transactions: Vec<String>,
     /// Why the two sides disagree; empty when they match.
     pub problems: Vec<String>,
+    /// The owner's explanation, when the line is a mismatch the owner explained.
+    pub explanation: Option<Explanation>,
 }
 
 impl Line {
-    fn new(kind: LineKind, reference: &str) -> Self {
+    fn new(kind: LineKind, key: String, reference: &str) -> Self {
         Self {
             kind,
+            key,
             at_ms: None,
             purchase_id: None,
             reference: reference.to_string(),
@@ -95,11 +147,25 @@ impl Line {
             upstream_wallet: Cents::ZERO,
             transactions: Vec::new(),
             problems: Vec::new(),
+            explanation: None,
         }
     }
 
+    /// The two sides disagree (explained or not).
     pub fn is_mismatch(&self) -> bool {
         !self.problems.is_empty()
+    }
+
+    /// A mismatch the owner has not explained: what keeps the period from closing.
+    pub fn is_open(&self) -> bool {
+        self.is_mismatch() && self.explanation.is_none()
+    }
+
+    /// The purchase's order number as customers quote it (`SF-…`).
+    pub fn order_number(&self) -> Option<String> {
+        self.purchase_id
+            .as_deref()
+            .map(crate::domain::purchase::order_number)
     }
 
     /// The line's money: what the buyer paid and got back, and its supplier cost.
@@ -156,6 +222,22 @@ impl Line {
     }
 }
 
+/// The line's key for a transaction of its own.
+fn transaction_key(t: &BalanceTransaction) -> String {
+    format!("transaction:{}", t.id)
+}
+
+/// Whether `key` has the shape of a [`Line::key`]: one of its prefixes and a value of 1 to 200
+/// characters.
+pub fn is_line_key(key: &str) -> bool {
+    ["order:", "transaction:", "topup:", "purchase:"]
+        .iter()
+        .any(|prefix| {
+            key.strip_prefix(prefix)
+                .is_some_and(|rest| (1..=200).contains(&rest.chars().count()))
+        })
+}
+
 /// The period's books.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Report {
@@ -173,20 +255,48 @@ pub struct Totals {
     pub margin: Cents,
     /// Top-ups the shop confirmed.
     pub topups: Cents,
+    /// Credits from outside the shop.
+    pub outside_credits: Cents,
     pub shop_wallet: Cents,
     pub upstream_wallet: Cents,
     /// `upstream_wallet − shop_wallet`: the sum of the mismatches' differences.
     pub difference: Cents,
+    /// The part of `difference` on mismatches nobody explained.
+    pub open_difference: Cents,
+    /// Mismatches the owner has not explained.
     pub mismatches: i64,
+    /// Mismatches the owner explained.
+    pub explained: i64,
 }
 
 impl Report {
+    /// The mismatches nobody explained.
     pub fn mismatches(&self) -> impl Iterator<Item = &Line> {
-        self.lines.iter().filter(|l| l.is_mismatch())
+        self.lines.iter().filter(|l| l.is_open())
     }
 
+    /// The mismatches the owner explained.
+    pub fn explained(&self) -> impl Iterator<Item = &Line> {
+        self.lines
+            .iter()
+            .filter(|l| l.is_mismatch() && l.explanation.is_some())
+    }
+
+    /// The credits from outside the shop.
+    pub fn outside_credits(&self) -> impl Iterator<Item = &Line> {
+        self.lines
+            .iter()
+            .filter(|l| l.kind == LineKind::OutsideCredit)
+    }
+
+    /// Both sides agree on every line, with nothing to explain.
     pub fn matches(&self) -> bool {
-        self.totals.mismatches == 0 && self.totals.difference == Cents::ZERO
+        self.closes() && self.totals.explained == 0 && self.totals.difference == Cents::ZERO
+    }
+
+    /// Every mismatch left is explained (or there is none): the period is closed.
+    pub fn closes(&self) -> bool {
+        self.totals.mismatches == 0 && self.totals.open_difference == Cents::ZERO
     }
 }
 
@@ -196,14 +306,33 @@ fn add(a: Cents, b: Cents) -> Cents {
     Cents::new(a.get().saturating_add(b.get()))
 }
 
+/// `upstream` in id order (stable, so an order listed twice stays twice): the report is then
+/// the same whatever order upstream listed its items in, and whether they came from the
+/// listings or the local copy.
+fn in_id_order(upstream: &Upstream) -> Upstream {
+    let mut sorted = upstream.clone();
+    sorted.transactions.sort_by_key(|t| t.id);
+    sorted.orders.sort_by(|a, b| a.id.cmp(&b.id));
+    sorted
+}
+
 /// Matches `shop` against `upstream` and keeps the lines of `period`.
 pub fn reconcile(period: Period, upstream: &Upstream, shop: &Shop) -> Report {
+    let upstream = &in_id_order(upstream);
     let mut lines = purchase_lines(upstream, shop);
     lines.extend(topup_lines(upstream, shop));
     lines.extend(other_lines(upstream));
     lines.retain(|l| l.at_ms.is_none_or(|at| period.contains_ms(at)));
+    for line in lines.iter_mut().filter(|l| l.is_mismatch()) {
+        line.explanation = shop.explanations.get(&line.key).cloned();
+    }
     lines.sort_by(|a, b| {
-        (a.at_ms.is_none(), a.at_ms, &a.reference).cmp(&(b.at_ms.is_none(), b.at_ms, &b.reference))
+        (a.at_ms.is_none(), a.at_ms, &a.reference, &a.key).cmp(&(
+            b.at_ms.is_none(),
+            b.at_ms,
+            &b.reference,
+            &b.key,
+        ))
     });
     let mut totals = Totals::default();
     for line in &lines {
@@ -214,13 +343,20 @@ pub fn reconcile(period: Period, upstream: &Upstream, shop: &Shop) -> Report {
             totals.cost = add(totals.cost, line.cost);
             totals.margin = add(totals.margin, line.margin());
         }
-        if line.kind == LineKind::TopUp {
-            totals.topups = add(totals.topups, line.shop_wallet);
+        match line.kind {
+            LineKind::TopUp => totals.topups = add(totals.topups, line.shop_wallet),
+            LineKind::OutsideCredit => {
+                totals.outside_credits = add(totals.outside_credits, line.shop_wallet);
+            }
+            LineKind::Purchase | LineKind::Other => {}
         }
         totals.shop_wallet = add(totals.shop_wallet, line.shop_wallet);
         totals.upstream_wallet = add(totals.upstream_wallet, line.upstream_wallet);
-        if line.is_mismatch() {
+        if line.is_open() {
             totals.mismatches += 1;
+            totals.open_difference = add(totals.open_difference, line.difference());
+        } else if line.is_mismatch() {
+            totals.explained += 1;
         }
     }
     totals.difference = Cents::new(
@@ -305,7 +441,11 @@ fn order_line(
         .map(|o| o.id.clone())
         .or_else(|| purchase.and_then(|p| p.upstream_order_id.clone()))
         .unwrap_or_default();
-    let mut line = Line::new(LineKind::Purchase, &reference);
+    let key = match purchase {
+        Some(p) if reference.is_empty() => format!("purchase:{}", p.id),
+        _ => format!("order:{reference}"),
+    };
+    let mut line = Line::new(LineKind::Purchase, key, &reference);
     line.upstream_status = order.map(|o| o.status.as_str().to_string());
     for t in txs {
         line.add_transaction(t);
@@ -401,10 +541,13 @@ fn topup_lines(upstream: &Upstream, shop: &Shop) -> Vec<Line> {
     let mut credited: HashSet<&str> = HashSet::new();
     let mut lines = Vec::new();
     for t in upstream.transactions.iter().filter(|t| t.kind == "credit") {
-        let mut line = Line::new(LineKind::TopUp, &t.reference);
+        let topup = by_session.get(t.reference.as_str());
+        let kind = LineKind::of_credit(topup.is_some(), t.available_delta_cents);
+        let mut line = Line::new(kind, transaction_key(t), &t.reference);
         line.add_transaction(t);
         line.at_ms = upstream_time_ms(&t.created_at);
-        match by_session.get(t.reference.as_str()) {
+        match topup {
+            None if kind == LineKind::OutsideCredit => line.shop_wallet = t.available_delta_cents,
             None => line.problems.push(format!(
                 "a credit of {} that matches no top-up the shop started",
                 t.available_delta_cents
@@ -441,7 +584,11 @@ fn topup_lines(upstream: &Upstream, shop: &Shop) -> Vec<Line> {
         if let Some(confirmed) = topup.confirmed_at_ms
             && !credited.contains(topup.session_id.as_str())
         {
-            let mut line = Line::new(LineKind::TopUp, &topup.session_id);
+            let mut line = Line::new(
+                LineKind::TopUp,
+                format!("topup:{}", topup.session_id),
+                &topup.session_id,
+            );
             line.at_ms = Some(confirmed);
             line.shop_wallet = Cents::new(topup.amount_cents);
             line.problems
@@ -466,7 +613,7 @@ fn other_lines(upstream: &Upstream) -> Vec<Line> {
         if t.kind == "credit" || known_order_kind && order_refs.contains(t.reference.as_str()) {
             continue;
         }
-        let mut line = Line::new(LineKind::Other, &t.reference);
+        let mut line = Line::new(LineKind::Other, transaction_key(t), &t.reference);
         line.add_transaction(t);
         line.at_ms = upstream_time_ms(&t.created_at);
         line.problems.push(if known_order_kind {
@@ -585,6 +732,7 @@ mod tests {
                 created_at_ms: ms(8),
                 confirmed_at_ms: Some(ms(10)),
             }],
+            explanations: HashMap::new(),
         };
         (upstream, shop)
     }
@@ -680,5 +828,127 @@ mod tests {
         let unreadable: Vec<&Line> = report.lines.iter().filter(|l| l.at_ms.is_none()).collect();
         assert_eq!(unreadable.len(), 1);
         assert!(unreadable[0].summary().contains("cannot be read"));
+    }
+
+    #[test]
+    fn credits_the_shop_did_not_start_are_their_own_section_not_mismatches() {
+        let (mut upstream, shop) = matching();
+        upstream
+            .transactions
+            .push(tx(10, "credit", 50_000, 0, "opening-balance"));
+        upstream
+            .transactions
+            .push(tx(11, "credit", 2_500, 0, "bank transfer 2026-11"));
+        let report = reconcile(period(), &upstream, &shop);
+        assert!(
+            report.matches(),
+            "{:?}",
+            report.mismatches().collect::<Vec<_>>()
+        );
+        let outside: Vec<&Line> = report.outside_credits().collect();
+        assert_eq!(outside.len(), 2);
+        assert!(
+            outside
+                .iter()
+                .all(|l| l.kind.label() == "Credit from outside the shop")
+        );
+        let opening = outside
+            .iter()
+            .find(|l| l.reference == "opening-balance")
+            .expect("the opening credit");
+        assert_eq!(opening.key, "transaction:10");
+        assert_eq!(opening.upstream_wallet.get(), 50_000);
+        assert_eq!(report.totals.outside_credits.get(), 52_500);
+        assert_eq!(
+            report.totals.topups.get(),
+            10_000,
+            "top-ups stay the shop's own"
+        );
+        assert_eq!(report.totals.upstream_wallet, report.totals.shop_wallet);
+    }
+
+    #[test]
+    fn a_credit_that_takes_money_away_and_names_no_top_up_is_still_a_mismatch() {
+        let (mut upstream, shop) = matching();
+        upstream
+            .transactions
+            .push(tx(12, "credit", -400, 0, "chargeback"));
+        let report = reconcile(period(), &upstream, &shop);
+        let found: Vec<&Line> = report.mismatches().collect();
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].kind, LineKind::TopUp);
+        assert!(found[0].summary().contains("matches no top-up"));
+        assert_eq!(report.outside_credits().count(), 0);
+    }
+
+    #[test]
+    fn an_explained_mismatch_is_listed_with_its_note_and_the_period_closes() {
+        let (mut upstream, mut shop) = matching();
+        upstream.orders.push(order("o9", "stranger", "paid", 250));
+        upstream
+            .transactions
+            .push(tx(6, "reservation", -250, 250, "o9"));
+        upstream.transactions.push(tx(8, "bonus", 42, 0, "promo"));
+        let note = Explanation {
+            note: "Test order placed by hand in the supplier's portal".into(),
+            by: "owner@example.com".into(),
+            at_ms: ms(12),
+        };
+        shop.explanations.insert("order:o9".into(), note.clone());
+        shop.explanations
+            .insert("transaction:999".into(), note.clone());
+
+        let report = reconcile(period(), &upstream, &shop);
+        assert!(!report.closes(), "the bonus is still open");
+        assert!(!report.matches());
+        let open: Vec<&Line> = report.mismatches().collect();
+        assert_eq!(open.len(), 1, "{open:?}");
+        assert_eq!(open[0].key, "transaction:8");
+        let explained: Vec<&Line> = report.explained().collect();
+        assert_eq!(explained.len(), 1);
+        assert_eq!(explained[0].reference, "o9");
+        assert_eq!(explained[0].explanation.as_ref(), Some(&note));
+        assert_eq!((report.totals.mismatches, report.totals.explained), (1, 1));
+        assert_eq!(report.totals.open_difference.get(), 42);
+        assert_eq!(report.totals.difference.get(), 42 - 250);
+
+        shop.explanations.insert("transaction:8".into(), note);
+        let report = reconcile(period(), &upstream, &shop);
+        assert!(report.closes());
+        assert!(!report.matches(), "explained is not the same as matching");
+        assert_eq!(report.mismatches().count(), 0);
+        assert_eq!(report.explained().count(), 2);
+    }
+
+    #[test]
+    fn an_explanation_never_lands_on_a_line_that_matches() {
+        let (upstream, mut shop) = matching();
+        shop.explanations.insert(
+            "order:o1".into(),
+            Explanation {
+                note: "n".into(),
+                by: "o".into(),
+                at_ms: 0,
+            },
+        );
+        let report = reconcile(period(), &upstream, &shop);
+        assert!(report.matches());
+        assert!(report.lines.iter().all(|l| l.explanation.is_none()));
+    }
+
+    #[test]
+    fn line_keys_have_their_shape() {
+        for good in ["order:o1", "transaction:42", "topup:cs_1", "purchase:abc"] {
+            assert!(is_line_key(good), "{good}");
+        }
+        for bad in [
+            "",
+            "order:",
+            "o1",
+            "row:3",
+            &format!("order:{}", "x".repeat(201)),
+        ] {
+            assert!(!is_line_key(bad), "{bad}");
+        }
     }
 }

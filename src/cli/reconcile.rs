@@ -1,6 +1,8 @@
 //! `storefront reconcile --from --to`: the console's reconciliation, for a scheduler. Prints
-//! one line per mismatch on standard output and a summary; the exit code says whether the
-//! books match (0) or not (1).
+//! one line per open mismatch on standard output, then one per mismatch the owner explained
+//! (with the note), then a summary; the exit code says whether the books close (0: they match,
+//! or every mismatch left is explained) or not (1: some mismatch is open). Credits from
+//! outside the shop are part of the books, never a mismatch.
 
 use std::sync::Arc;
 
@@ -42,10 +44,20 @@ pub async fn run(
     for line in report.mismatches() {
         println!("{}", line.summary());
     }
+    for line in report.explained() {
+        if let Some(e) = &line.explanation {
+            println!(
+                "explained by {}: {} (note: {})",
+                e.by,
+                line.summary(),
+                e.note
+            );
+        }
+    }
     let t = report.totals;
     let summary = format!(
         "{} to {}: {} purchases, paid {}, refunded {}, cost {}, margin {}; top-ups {}; \
-         upstream's wallet moved {}, the shop's books {}",
+         credits from outside the shop {}; upstream's wallet moved {}, the shop's books {}",
         period.first,
         period.last,
         t.purchases,
@@ -54,16 +66,23 @@ pub async fn run(
         t.cost,
         t.margin,
         t.topups,
+        t.outside_credits,
         t.upstream_wallet,
         t.shop_wallet
     );
     if report.matches() {
         println!("books match: {summary}");
         Ok(())
+    } else if report.closes() {
+        println!(
+            "books close: every difference left is explained ({} explained, none open): {summary}",
+            t.explained
+        );
+        Ok(())
     } else {
         Err(CliError::Incomplete(format!(
-            "{} mismatches, off by {}: {summary}",
-            t.mismatches, t.difference
+            "{} mismatches not explained, off by {}: {summary}",
+            t.mismatches, t.open_difference
         )))
     }
 }

@@ -10,6 +10,7 @@
 
 pub mod alert_mail;
 pub mod alerts;
+pub mod book_explanations;
 pub mod books;
 pub mod catalog;
 mod column;
@@ -38,6 +39,7 @@ pub mod schema;
 pub mod settings;
 pub mod staff;
 pub mod supplier_account;
+pub mod supplier_history;
 pub mod topups;
 pub mod totp;
 pub mod wallet;

@@ -516,3 +516,45 @@ diesel::table! {
         updated_at_ms -> BigInt,
     }
 }
+
+diesel::table! {
+    book_explanations (line_key) {
+        line_key -> Text,
+        note -> Text,
+        explained_by -> Text,
+        explained_at_ms -> BigInt,
+    }
+}
+
+diesel::table! {
+    supplier_orders (id) {
+        id -> Text,
+        reference -> Text,
+        status -> Text,
+        price_cents -> BigInt,
+        currency -> Text,
+        created_at -> Text,
+        created_at_ms -> Nullable<BigInt>,
+        esim_id -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    supplier_transactions (id) {
+        id -> BigInt,
+        kind -> Text,
+        available_delta_cents -> BigInt,
+        reserved_delta_cents -> BigInt,
+        reference -> Text,
+        created_at -> Text,
+        created_at_ms -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    supplier_history_sync (list) {
+        list -> Text,
+        refreshed_at_ms -> BigInt,
+        full_pass_at_ms -> BigInt,
+    }
+}

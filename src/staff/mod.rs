@@ -87,6 +87,8 @@ pub mod action {
     pub const LEGAL_TEXT_EDITED: &str = "legal_text_edited";
     /// A legal text confirmed as it stands, without changes.
     pub const LEGAL_TEXT_REVIEWED: &str = "legal_text_reviewed";
+    /// A mismatch in the books explained by the owner, with a note.
+    pub const BOOKS_MISMATCH_EXPLAINED: &str = "books_mismatch_explained";
     /// A top-up created upstream by its form's first submission.
     pub const WALLET_TOPUP_CREATED: &str = "wallet_topup_created";
     /// A later submission of the same top-up form (same key, same session).
@@ -142,6 +144,7 @@ pub mod action {
             SHOP_LOGO_REMOVED => "Shop logo removed",
             LEGAL_TEXT_EDITED => "Legal page edited",
             LEGAL_TEXT_REVIEWED => "Legal page marked as reviewed",
+            BOOKS_MISMATCH_EXPLAINED => "Books difference explained",
             WALLET_TOPUP_CREATED => "Wallet top-up created",
             WALLET_TOPUP_RESUBMITTED => "Wallet top-up form sent again",
             WALLET_TOPUP_FAILED => "Wallet top-up failed",
@@ -178,6 +181,7 @@ pub mod action {
         PROMO_CODE_ENABLED,
         DISPLAY_RATE_SET,
         DISPLAY_RATE_CLEARED,
+        BOOKS_MISMATCH_EXPLAINED,
     ];
 }
 

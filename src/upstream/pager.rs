@@ -37,6 +37,8 @@ pub struct Pager<T, S> {
     cursor: Option<Cursor>,
     seen: HashSet<String>,
     pages: u32,
+    /// The page cap, when it is not the client's.
+    cap: Option<u32>,
     done: bool,
     _items: PhantomData<fn() -> T>,
 }
@@ -50,9 +52,18 @@ impl<T: DeserializeOwned, S: PageSource> Pager<T, S> {
             cursor: None,
             seen: HashSet::new(),
             pages: 0,
+            cap: None,
             done: false,
             _items: PhantomData,
         }
+    }
+
+    /// This pager with a page cap of its own instead of the client's: for a walk that stores
+    /// each page as it reads it (the books' local copy of the supplier's history), where a
+    /// long listing is expected. Repeating cursors still stop it.
+    pub fn with_page_cap(mut self, cap: u32) -> Self {
+        self.cap = Some(cap);
+        self
     }
 
     /// The next page's items, or `None` after the last page. After an error the pager stays
@@ -61,11 +72,9 @@ impl<T: DeserializeOwned, S: PageSource> Pager<T, S> {
         if self.done {
             return Ok(None);
         }
-        if self.pages >= self.client.max_pages() {
-            return Err(pagination_error(format!(
-                "more than {} pages; stopped",
-                self.client.max_pages()
-            )));
+        let cap = self.cap.unwrap_or_else(|| self.client.max_pages());
+        if self.pages >= cap {
+            return Err(pagination_error(format!("more than {cap} pages; stopped")));
         }
         let url = next_url(&self.first, self.cursor.as_ref());
         let page: Page<T> = self.client.fetch_page(self.template, url).await?;
@@ -186,6 +195,15 @@ mod tests {
         p.advance(cursor("b")).expect("b");
         let err = p.next_page().await.expect_err("cap");
         assert_eq!(err.kind(), ErrorKind::Pagination);
+    }
+
+    #[tokio::test]
+    async fn a_pager_s_own_cap_replaces_the_client_s() {
+        let mut p = pager(1000).with_page_cap(1);
+        p.advance(cursor("a")).expect("a");
+        let err = p.next_page().await.expect_err("its own cap");
+        assert_eq!(err.kind(), ErrorKind::Pagination);
+        assert!(err.to_string().contains("more than 1 pages"), "{err}");
     }
 
     #[tokio::test]

@@ -161,6 +161,29 @@ impl From<crate::catalog::region_names::RegionNameError> for AppError {
     }
 }
 
+impl From<crate::books::ExplainError> for AppError {
+    fn from(err: crate::books::ExplainError) -> Self {
+        use crate::books::ExplainError as E;
+        match err {
+            E::NotOwner => {
+                Self::Forbidden("This needs an owner account. Ask an owner to do it.".into())
+            }
+            E::UnknownLine => Self::NotFound,
+            E::NoteRequired | E::NoteTooLong => {
+                let text = err.to_string();
+                let mut chars = text.chars();
+                let first = chars.next().map(|c| c.to_uppercase().to_string());
+                Self::BadRequest(format!(
+                    "{}{}. Nothing was saved.",
+                    first.unwrap_or_default(),
+                    chars.as_str()
+                ))
+            }
+            E::Db(cause) => cause.into(),
+        }
+    }
+}
+
 impl From<UsersError> for AppError {
     fn from(err: UsersError) -> Self {
         match err {

@@ -34,6 +34,7 @@ const MATRIX: &[(&str, &str, u16, u16, u16)] = &[
     ("GET", "/admin/currencies", 303, 403, 200),
     ("GET", "/admin/wallet/topups/1", 303, 403, 404),
     ("GET", "/admin/books", 303, 403, 200),
+    ("POST", "/admin/books/explain", 303, 403, 404),
     ("GET", "/admin/books/reconciliation.csv", 303, 403, 200),
     ("GET", "/admin/books/orders.csv", 303, 403, 200),
     ("GET", "/admin/books/wallet.csv", 303, 403, 200),

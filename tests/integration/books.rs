@@ -17,14 +17,23 @@ use crate::journeys::{buy, buy_and_wait_fulfilled, pay, sellable_plan};
 both_backends!(
     a_period_reconciles_and_the_injected_order_is_the_one_mismatch,
     the_orders_csv_pages_through_every_order_the_search_finds,
+    the_opening_credit_is_from_outside_and_an_explained_mismatch_closes_the_books,
 );
 
 /// The shop on a sandbox whose wallet starts empty (so every credit is a top-up).
 async fn shop_with_empty_wallet(backend: Backend) -> Option<(TestApp, SandboxHandle, String)> {
+    shop_with_opening_credit(backend, 0).await
+}
+
+/// The shop on a sandbox whose account opened with `opening_cents` of credit.
+async fn shop_with_opening_credit(
+    backend: Backend,
+    opening_cents: i64,
+) -> Option<(TestApp, SandboxHandle, String)> {
     let key = format!("sk_test_{}", random_suffix());
     let mut config = SandboxConfig::new(key.clone());
     config.plans = 30;
-    config.opening_balance_cents = 0;
+    config.opening_balance_cents = opening_cents;
     config.paid_delay = Duration::from_millis(20);
     config.provisioning_delay = Duration::from_millis(20);
     let upstream = sandbox::spawn(config).await.expect("sandbox starts");
@@ -384,9 +393,13 @@ async fn the_dashboard_chart_and_the_books_read_on_a_phone_and_a_laptop() {
     use diesel::prelude::*;
     use storefront::db::schema::purchases;
 
-    let Some((app, _upstream, _key)) = shop_with_empty_wallet(Backend::Sqlite).await else {
+    // An opening credit (listed under credits from outside the shop) and a funding reversal
+    // (an open difference with its explanation form) besides the month of sales.
+    let Some((app, upstream, _key)) = shop_with_opening_credit(Backend::Sqlite, 50_000).await
+    else {
         return;
     };
+    upstream.sandbox.apply_reversal(1_234).expect("a reversal");
     let Some(browser) = Chrome::start(PHONE).await else {
         return;
     };
@@ -457,6 +470,10 @@ async fn the_dashboard_chart_and_the_books_read_on_a_phone_and_a_laptop() {
             );
             assert!(page.contains("<desc id=\"chart-desc\">"));
         }
+        if name == "books" {
+            assert!(page.contains("Credits from outside the shop"), "{page}");
+            assert!(page.contains("Explain this difference"), "{page}");
+        }
         for size in [PHONE, LAPTOP] {
             browser.set_size(size).await;
             let wide = browser.overflowing().await;
@@ -473,7 +490,7 @@ async fn the_dashboard_chart_and_the_books_read_on_a_phone_and_a_laptop() {
                 let anchor = if name == "dashboard" {
                     "figures"
                 } else {
-                    "totals"
+                    "mismatches"
                 };
                 browser
                     .execute(&format!(
@@ -557,4 +574,181 @@ async fn the_orders_csv_pages_through_every_order_the_search_finds(backend: Back
     expected.retain(|id| id[5..].parse::<i64>().expect("n") % 2 == 1 && id != "bulk-007");
     assert_eq!(odd.len(), expected.len(), "the search's filter applies");
     assert!(odd.iter().all(|r| r["email"].starts_with("odd")));
+}
+
+/// Places an order upstream behind the shop's back (as if by hand in the supplier's portal)
+/// and returns its id.
+async fn order_placed_by_hand(upstream: &SandboxHandle, key: &str, plan_id: &str) -> String {
+    let cost = upstream
+        .sandbox
+        .plans()
+        .iter()
+        .find(|p| p.id == plan_id)
+        .expect("the plan upstream")
+        .price_cents;
+    let injected = reqwest::Client::new()
+        .post(format!("{}/orders", upstream.base_url))
+        .bearer_auth(key)
+        .header("Idempotency-Key", format!("manual-{}", random_suffix()))
+        .json(&serde_json::json!({
+            "planId": plan_id,
+            "expectedPriceCents": cost,
+            "reference": "placed-by-hand",
+        }))
+        .send()
+        .await
+        .expect("sandbox answers");
+    assert_eq!(injected.status().as_u16(), 202);
+    injected.json::<serde_json::Value>().await.expect("json")["orderId"]
+        .as_str()
+        .expect("order id")
+        .to_string()
+}
+
+/// A new shop whose supplier account opened with $500 of credit: that credit is listed under
+/// "Credits from outside the shop" and the day's books match. An order then placed by hand in
+/// the supplier's portal is an open mismatch until the owner explains it with a note: support
+/// cannot, a form without its CSRF token or without a note saves nothing, and the owner's
+/// explanation is shown beside the line, audited, and lets `storefront reconcile` exit 0.
+async fn the_opening_credit_is_from_outside_and_an_explained_mismatch_closes_the_books(
+    backend: Backend,
+) {
+    let Some((app, upstream, key)) = shop_with_opening_credit(backend, 50_000).await else {
+        return;
+    };
+    let db_url = app.database_url();
+    create(&app.db, OWNER, Role::Owner).await;
+    create(&app.db, crate::admin::SUPPORT, Role::Support).await;
+    let owner = crate::admin::login_as(&app, OWNER).await;
+    let sold = buy_and_wait_fulfilled(&app).await;
+
+    let day = today();
+    let period = format!("/admin/books?from={day}&to={day}");
+    let page = owner.get(&app, &period).await.assert_status(200).body;
+    assert!(page.contains("data-books=\"match\""), "{page}");
+    assert!(page.contains("Credits from outside the shop"), "{page}");
+    assert!(
+        page.contains("data-outside-cents=\"50000\""),
+        "the opening credit is counted as the owner's: {page}"
+    );
+    assert!(page.contains(&format!("/admin/orders/{sold}")), "{page}");
+    let (code, stdout, stderr) =
+        reconcile_command(&db_url, &upstream, &key, &["--from", &day, "--to", &day]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.starts_with("books match: "), "{stdout}");
+
+    let plan = sellable_plan(&app);
+    let order_id = order_placed_by_hand(&upstream, &key, &plan.id).await;
+    let line_key = format!("order:{order_id}");
+    let page = owner.get(&app, &period).await.assert_status(200).body;
+    assert!(page.contains("data-mismatches=\"1\""), "{page}");
+    assert!(page.contains(&format!("data-key=\"{line_key}\"")), "{page}");
+    let (code, stdout, stderr) =
+        reconcile_command(&db_url, &upstream, &key, &["--from", &day, "--to", &day]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(stderr.contains("1 mismatches not explained"), "{stderr}");
+
+    let note = "Test order placed by hand in the supplier portal";
+    let form = |token: &str| -> Vec<(&'static str, String)> {
+        vec![
+            ("csrf_token", token.to_string()),
+            ("key", line_key.clone()),
+            ("note", note.to_string()),
+            ("from", day.clone()),
+            ("to", day.clone()),
+        ]
+    };
+    let as_pairs = |f: &[(&'static str, String)]| -> Vec<(&'static str, String)> { f.to_vec() };
+
+    // Support may not explain the books.
+    let support = crate::admin::login_as(&app, crate::admin::SUPPORT).await;
+    let token = support.csrf(&app).await;
+    let fields = as_pairs(&form(&token));
+    let fields: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    support
+        .post(&app, "/admin/books/explain", &fields)
+        .await
+        .assert_status(403);
+    // Nor may a form without its CSRF token.
+    let fields: Vec<(&str, &str)> = fields
+        .iter()
+        .filter(|(k, _)| *k != "csrf_token")
+        .copied()
+        .collect();
+    owner
+        .post(&app, "/admin/books/explain", &fields)
+        .await
+        .assert_status(403);
+    // A note is required.
+    let token = owner.csrf(&app).await;
+    let refused = owner
+        .post(
+            &app,
+            "/admin/books/explain",
+            &[
+                ("csrf_token", token.as_str()),
+                ("key", line_key.as_str()),
+                ("note", "   "),
+                ("from", day.as_str()),
+                ("to", day.as_str()),
+            ],
+        )
+        .await
+        .assert_status(400)
+        .body;
+    assert!(refused.contains("Write a note"), "{refused}");
+    assert!(refused.contains("data-mismatches=\"1\""), "{refused}");
+    let rows = crate::admin::audit_rows(&app.db).await;
+    assert!(
+        rows.iter()
+            .all(|(_, action, _, _)| action != "books_mismatch_explained"),
+        "nothing saved yet: {rows:?}"
+    );
+
+    // The owner explains it.
+    let token = owner.csrf(&app).await;
+    let fields = form(&token);
+    let fields: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let back = owner
+        .post(&app, "/admin/books/explain", &fields)
+        .await
+        .assert_status(303)
+        .location();
+    assert!(
+        back.starts_with(&format!("/admin/books?from={day}&to={day}")),
+        "{back}"
+    );
+    let page = owner.get(&app, &back).await.assert_status(200).body;
+    assert!(page.contains("data-books=\"closed\""), "{page}");
+    assert!(page.contains("Explained differences"), "{page}");
+    assert!(page.contains(note), "the note beside the line: {page}");
+    assert!(!page.contains("data-mismatches="), "{page}");
+
+    let rows = crate::admin::audit_rows(&app.db).await;
+    let entry = rows
+        .iter()
+        .find(|(_, action, _, _)| action == "books_mismatch_explained")
+        .expect("the explanation is audited");
+    assert_eq!(entry.0, OWNER);
+    assert_eq!(
+        entry.2.as_deref(),
+        Some(format!("books:{line_key}").as_str())
+    );
+    assert!(entry.3.contains(note), "{entry:?}");
+    let audit = owner
+        .get(&app, "/admin/audit")
+        .await
+        .assert_status(200)
+        .body;
+    assert!(audit.contains("Books difference explained"), "{audit}");
+    assert!(!audit.contains(">books_mismatch_explained<"), "{audit}");
+
+    let (code, stdout, stderr) =
+        reconcile_command(&db_url, &upstream, &key, &["--from", &day, "--to", &day]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("books close: every difference left is explained"),
+        "{stdout}"
+    );
+    assert!(stdout.contains(note), "{stdout}");
 }

@@ -72,6 +72,7 @@ mod shop_forms;
 mod shop_identity;
 mod sitemap;
 mod stripe;
+mod supplier_history;
 mod upstream;
 mod wallet_pause;
 mod webdriver;

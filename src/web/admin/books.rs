@@ -1,6 +1,7 @@
-//! `/admin/books` (owners): the reconciliation of a period of UTC days against upstream, and
-//! the CSV exports — the reconciliation, the orders (the order search's filters) and the
-//! wallet's transactions with running balances. The exports stream as they are made.
+//! `/admin/books` (owners): the reconciliation of a period of UTC days against upstream, with
+//! the owner's explanations of mismatches (`POST /admin/books/explain`), and the CSV exports —
+//! the reconciliation, the orders (the order search's filters) and the wallet's transactions
+//! with running balances. The exports stream as they are made.
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -9,13 +10,16 @@ use actix_web::body::{BodySize, MessageBody};
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::web::Bytes;
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 use serde::Deserialize;
 
 use super::orders::ListQuery;
-use super::{AdminPage, CurrentAdmin, console_page, non_empty, require_owner};
-use crate::books::{self, BooksError, CsvChunks, Period, Report, csv};
+use super::{
+    AdminPage, CsrfForm, CurrentAdmin, client_addr, console_page, non_empty, require_owner,
+    see_other,
+};
+use crate::books::{self, BooksError, CsvChunks, ExplainError, Line, Period, Report, csv};
 use crate::web::error::AppError;
 use crate::web::{AppState, filters};
 
@@ -47,16 +51,114 @@ struct BooksPage {
     upstream_error: Option<String>,
     report: Option<Report>,
     csv_href: String,
+    /// An explanation just saved.
+    explained: bool,
+    /// An explanation refused: the line's key, the reason and the note as it was sent.
+    refused: Option<Refusal>,
+}
+
+struct Refusal {
+    key: String,
+    message: String,
+    note: String,
+}
+
+impl BooksPage {
+    /// The note to show in the explanation form of `line`: the one just refused, or the
+    /// line's saved note.
+    fn note_for<'a>(&'a self, line: &'a Line) -> &'a str {
+        match &self.refused {
+            Some(r) if r.key == line.key => &r.note,
+            _ => line.explanation.as_ref().map_or("", |e| e.note.as_str()),
+        }
+    }
+
+    /// Why the explanation of `line` was just refused.
+    fn refused_for(&self, line: &Line) -> Option<&str> {
+        self.refused
+            .as_ref()
+            .filter(|r| r.key == line.key)
+            .map(|r| r.message.as_str())
+    }
 }
 
 console_page!(BooksPage => "books");
 
+#[derive(Deserialize)]
+pub struct PageQuery {
+    from: Option<String>,
+    to: Option<String>,
+    explained: Option<String>,
+}
+
 pub async fn page(
     state: web::Data<AppState>,
     CurrentAdmin(admin): CurrentAdmin,
-    query: web::Query<PeriodQuery>,
+    query: web::Query<PageQuery>,
 ) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
+    let query = query.into_inner();
+    let period = PeriodQuery {
+        from: query.from,
+        to: query.to,
+    };
+    render(&state, &period, query.explained.is_some(), None).await
+}
+
+/// The explanation form of one line: the line's key and the note, with the period to return
+/// to.
+#[derive(Deserialize)]
+pub struct ExplainForm {
+    #[serde(default)]
+    key: String,
+    #[serde(default)]
+    note: String,
+    from: Option<String>,
+    to: Option<String>,
+}
+
+pub async fn explain(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    CsrfForm(form): CsrfForm<ExplainForm>,
+) -> Result<AdminPage, AppError> {
+    require_owner(&admin)?;
+    let period = PeriodQuery {
+        from: form.from.clone(),
+        to: form.to.clone(),
+    };
+    match state
+        .books()
+        .explain(&admin, &client_addr(&req), &form.key, &form.note)
+        .await
+    {
+        Ok(()) => {
+            let back = period
+                .period(crate::db::now_ms())
+                .map(|p| format!("/admin/books?from={}&to={}&explained=1", p.first, p.last))
+                .unwrap_or_else(|_| "/admin/books?explained=1".to_string());
+            Ok(see_other(&back).into())
+        }
+        Err(err @ (ExplainError::NoteRequired | ExplainError::NoteTooLong)) => {
+            let refusal = Refusal {
+                key: form.key,
+                message: super::refused(err, "Nothing was saved."),
+                note: form.note,
+            };
+            render(&state, &period, false, Some(refusal)).await
+        }
+        Err(err) => Err(err.into()),
+    }
+}
+
+/// The books page of the period `query` asks for.
+async fn render(
+    state: &AppState,
+    query: &PeriodQuery,
+    explained: bool,
+    refused: Option<Refusal>,
+) -> Result<AdminPage, AppError> {
     let mut view = BooksPage {
         from: query.from.clone().unwrap_or_default(),
         to: query.to.clone().unwrap_or_default(),
@@ -64,6 +166,8 @@ pub async fn page(
         upstream_error: None,
         report: None,
         csv_href: String::new(),
+        explained,
+        refused,
     };
     let period = match query.period(crate::db::now_ms()) {
         Ok(period) => period,
@@ -94,7 +198,12 @@ pub async fn page(
         Err(BooksError::Db(err)) => return Err(err.into()),
     };
     view.report = Some(report);
-    Ok(AdminPage::new(view))
+    let status = if view.refused.is_some() {
+        StatusCode::BAD_REQUEST
+    } else {
+        StatusCode::OK
+    };
+    Ok(AdminPage::with_status(status, view))
 }
 
 /// A CSV body fed by `chunks`.

@@ -1,0 +1,233 @@
+//! The local copy of the supplier's listings (`supplier_orders`, `supplier_transactions`) and
+//! its refresh state (`supplier_history_sync`). Written by `crate::books::history`; read by the
+//! reconciliation a period at a time, by the `created_at_ms` and `reference` indexes and the
+//! primary keys, never whole.
+
+use diesel::prelude::*;
+
+use crate::db::schema::{supplier_history_sync, supplier_orders, supplier_transactions};
+use crate::db::{DbConn, DbError};
+
+#[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable, AsChangeset)]
+#[diesel(table_name = supplier_orders)]
+#[diesel(treat_none_as_null = true)]
+pub struct OrderRow {
+    pub id: String,
+    pub reference: String,
+    pub status: String,
+    pub price_cents: i64,
+    pub currency: String,
+    pub created_at: String,
+    pub created_at_ms: Option<i64>,
+    pub esim_id: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = supplier_transactions)]
+pub struct TransactionRow {
+    pub id: i64,
+    pub kind: String,
+    pub available_delta_cents: i64,
+    pub reserved_delta_cents: i64,
+    pub reference: String,
+    pub created_at: String,
+    pub created_at_ms: Option<i64>,
+}
+
+/// Stores `rows` (insert, or update a changed one) and returns how many were new or changed.
+/// Call inside a write transaction.
+pub fn upsert_orders(conn: &mut DbConn, rows: &[OrderRow]) -> Result<usize, DbError> {
+    let mut changed = 0;
+    for row in rows {
+        let stored: Option<OrderRow> = supplier_orders::table
+            .find(&row.id)
+            .select(OrderRow::as_select())
+            .first(conn)
+            .optional()?;
+        match stored {
+            Some(old) if old == *row => {}
+            Some(_) => {
+                diesel::update(supplier_orders::table.find(&row.id))
+                    .set(row)
+                    .execute(conn)?;
+                changed += 1;
+            }
+            None => {
+                diesel::insert_into(supplier_orders::table)
+                    .values(row)
+                    .execute(conn)?;
+                changed += 1;
+            }
+        }
+    }
+    Ok(changed)
+}
+
+/// Stores the transactions of `rows` not stored yet (a transaction never changes) and returns
+/// how many were new. Call inside a write transaction.
+pub fn insert_new_transactions(
+    conn: &mut DbConn,
+    rows: &[TransactionRow],
+) -> Result<usize, DbError> {
+    let mut added = 0;
+    for row in rows {
+        let known = supplier_transactions::table
+            .find(row.id)
+            .select(supplier_transactions::id)
+            .first::<i64>(conn)
+            .optional()?
+            .is_some();
+        if !known {
+            diesel::insert_into(supplier_transactions::table)
+                .values(row)
+                .execute(conn)?;
+            added += 1;
+        }
+    }
+    Ok(added)
+}
+
+/// The newest stored order (by its time, then id): the refresh's anchor.
+pub fn newest_order(conn: &mut DbConn) -> Result<Option<String>, DbError> {
+    Ok(supplier_orders::table
+        .filter(supplier_orders::created_at_ms.is_not_null())
+        .order((
+            supplier_orders::created_at_ms.desc(),
+            supplier_orders::id.desc(),
+        ))
+        .select(supplier_orders::id)
+        .first(conn)
+        .optional()?)
+}
+
+/// The newest stored transaction (by its time, then id): the refresh's anchor.
+pub fn newest_transaction(conn: &mut DbConn) -> Result<Option<i64>, DbError> {
+    Ok(supplier_transactions::table
+        .filter(supplier_transactions::created_at_ms.is_not_null())
+        .order((
+            supplier_transactions::created_at_ms.desc(),
+            supplier_transactions::id.desc(),
+        ))
+        .select(supplier_transactions::id)
+        .first(conn)
+        .optional()?)
+}
+
+/// Orders whose time is in `[from_ms, until_ms)` or cannot be read.
+pub fn orders_in(conn: &mut DbConn, from_ms: i64, until_ms: i64) -> Result<Vec<OrderRow>, DbError> {
+    let mut rows: Vec<OrderRow> = supplier_orders::table
+        .filter(supplier_orders::created_at_ms.ge(from_ms))
+        .filter(supplier_orders::created_at_ms.lt(until_ms))
+        .select(OrderRow::as_select())
+        .load(conn)?;
+    rows.extend(
+        supplier_orders::table
+            .filter(supplier_orders::created_at_ms.is_null())
+            .select(OrderRow::as_select())
+            .load::<OrderRow>(conn)?,
+    );
+    Ok(rows)
+}
+
+/// Orders whose id or reference is one of `handles`.
+pub fn orders_named(conn: &mut DbConn, handles: &[String]) -> Result<Vec<OrderRow>, DbError> {
+    let mut rows = Vec::new();
+    for chunk in handles.chunks(500) {
+        rows.extend(
+            supplier_orders::table
+                .filter(supplier_orders::id.eq_any(chunk))
+                .select(OrderRow::as_select())
+                .load::<OrderRow>(conn)?,
+        );
+        rows.extend(
+            supplier_orders::table
+                .filter(supplier_orders::reference.eq_any(chunk))
+                .select(OrderRow::as_select())
+                .load::<OrderRow>(conn)?,
+        );
+    }
+    Ok(rows)
+}
+
+/// Transactions whose time is in `[from_ms, until_ms)` or cannot be read.
+pub fn transactions_in(
+    conn: &mut DbConn,
+    from_ms: i64,
+    until_ms: i64,
+) -> Result<Vec<TransactionRow>, DbError> {
+    let mut rows: Vec<TransactionRow> = supplier_transactions::table
+        .filter(supplier_transactions::created_at_ms.ge(from_ms))
+        .filter(supplier_transactions::created_at_ms.lt(until_ms))
+        .select(TransactionRow::as_select())
+        .load(conn)?;
+    rows.extend(
+        supplier_transactions::table
+            .filter(supplier_transactions::created_at_ms.is_null())
+            .select(TransactionRow::as_select())
+            .load::<TransactionRow>(conn)?,
+    );
+    Ok(rows)
+}
+
+/// Transactions whose reference is one of `references`.
+pub fn transactions_for(
+    conn: &mut DbConn,
+    references: &[String],
+) -> Result<Vec<TransactionRow>, DbError> {
+    let mut rows = Vec::new();
+    for chunk in references.chunks(500) {
+        rows.extend(
+            supplier_transactions::table
+                .filter(supplier_transactions::reference.eq_any(chunk))
+                .select(TransactionRow::as_select())
+                .load::<TransactionRow>(conn)?,
+        );
+    }
+    Ok(rows)
+}
+
+/// `(refreshed_at_ms, full_pass_at_ms)` of `list`, if it was ever refreshed.
+pub fn sync_state(conn: &mut DbConn, list: &str) -> Result<Option<(i64, i64)>, DbError> {
+    Ok(supplier_history_sync::table
+        .find(list)
+        .select((
+            supplier_history_sync::refreshed_at_ms,
+            supplier_history_sync::full_pass_at_ms,
+        ))
+        .first(conn)
+        .optional()?)
+}
+
+/// Records a refresh of `list` at `now_ms` (a full pass when `full`). Call inside a write
+/// transaction.
+pub fn mark_refreshed(
+    conn: &mut DbConn,
+    list: &str,
+    now_ms: i64,
+    full: bool,
+) -> Result<(), DbError> {
+    match sync_state(conn, list)? {
+        Some((_, last_full)) => {
+            diesel::update(supplier_history_sync::table.find(list))
+                .set((
+                    supplier_history_sync::refreshed_at_ms.eq(now_ms),
+                    supplier_history_sync::full_pass_at_ms.eq(if full {
+                        now_ms
+                    } else {
+                        last_full
+                    }),
+                ))
+                .execute(conn)?;
+        }
+        None => {
+            diesel::insert_into(supplier_history_sync::table)
+                .values((
+                    supplier_history_sync::list.eq(list),
+                    supplier_history_sync::refreshed_at_ms.eq(now_ms),
+                    supplier_history_sync::full_pass_at_ms.eq(if full { now_ms } else { 0 }),
+                ))
+                .execute(conn)?;
+        }
+    }
+    Ok(())
+}
