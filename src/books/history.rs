@@ -123,13 +123,14 @@ impl TransactionRow {
 /// Whether a refresh may stop after a page (see the module's comment).
 #[derive(Debug, Default)]
 struct StopRule<K> {
-    anchor: Option<K>,
+    /// The stored items with the newest time; empty for an empty copy.
+    anchor: Vec<K>,
     anchor_seen: bool,
     listed_after_anchor: usize,
 }
 
 impl<K: PartialEq> StopRule<K> {
-    fn new(anchor: Option<K>) -> Self {
+    fn new(anchor: Vec<K>) -> Self {
         Self {
             anchor,
             anchor_seen: false,
@@ -137,11 +138,13 @@ impl<K: PartialEq> StopRule<K> {
         }
     }
 
+    /// Items of the anchor never count as listed after it: with several sharing the newest
+    /// time, the ones listed after the first are not proof that the listing went past them.
     fn saw(&mut self, key: &K) {
-        if self.anchor_seen {
-            self.listed_after_anchor += 1;
-        } else if self.anchor.as_ref() == Some(key) {
+        if self.anchor.contains(key) {
             self.anchor_seen = true;
+        } else if self.anchor_seen {
+            self.listed_after_anchor += 1;
         }
     }
 
@@ -169,8 +172,8 @@ pub async fn refresh(db: &Db, upstream: &PartnerClient, pass: Pass) -> Result<Re
             Ok::<_, DbError>((
                 q::sync_state(conn, ORDERS)?,
                 q::sync_state(conn, TRANSACTIONS)?,
-                q::newest_order(conn)?,
-                q::newest_transaction(conn)?,
+                q::newest_orders(conn)?,
+                q::newest_transactions(conn)?,
             ))
         })
         .await?;
@@ -183,7 +186,7 @@ pub async fn refresh(db: &Db, upstream: &PartnerClient, pass: Pass) -> Result<Re
     };
     let limit = PageLimit::new(PAGE).unwrap_or_default();
 
-    let full = due(orders_state) || newest_order.is_none();
+    let full = due(orders_state) || newest_order.is_empty();
     let mut pager = upstream.orders_pager(limit).with_page_cap(PAGE_CAP);
     let mut rule = StopRule::new(newest_order);
     let mut orders = Refreshed::default();
@@ -209,7 +212,7 @@ pub async fn refresh(db: &Db, upstream: &PartnerClient, pass: Pass) -> Result<Re
     db.run(move |conn| conn.write_tx(|conn| q::mark_refreshed(conn, ORDERS, now, done)))
         .await?;
 
-    let full = due(transactions_state) || newest_transaction.is_none();
+    let full = due(transactions_state) || newest_transaction.is_empty();
     let mut pager = upstream
         .balance_transactions_pager(limit)
         .with_page_cap(PAGE_CAP);
@@ -280,8 +283,8 @@ pub async fn run(db: Db, upstream: PartnerClient, mut shutdown: watch::Receiver<
 mod tests {
     use super::StopRule;
 
-    fn walk(anchor: Option<i64>, pages: &[(&[i64], usize)]) -> usize {
-        let mut rule = StopRule::new(anchor);
+    fn walk(anchor: &[i64], pages: &[(&[i64], usize)]) -> usize {
+        let mut rule = StopRule::new(anchor.to_vec());
         for (n, (items, new)) in pages.iter().enumerate() {
             for i in *items {
                 rule.saw(i);
@@ -297,25 +300,36 @@ mod tests {
     fn newest_first_stops_one_page_past_the_anchor_at_most() {
         // Known up to 5; 8, 7, 6 are new.
         let pages: &[(&[i64], usize)] = &[(&[8, 7, 6], 3), (&[5, 4, 3], 0), (&[2, 1], 0)];
-        assert_eq!(walk(Some(5), pages), 2);
+        assert_eq!(walk(&[5], pages), 2);
         // The anchor last on its page: one more page, then stop.
         let pages: &[(&[i64], usize)] = &[(&[7, 6, 5], 2), (&[4, 3, 2], 0), (&[1], 0)];
-        assert_eq!(walk(Some(5), pages), 2);
+        assert_eq!(walk(&[5], pages), 2);
     }
 
     #[test]
     fn oldest_first_reads_to_the_end() {
         // The anchor ends a page and everything after it is new.
         let pages: &[(&[i64], usize)] = &[(&[1, 2, 3], 0), (&[4, 5], 0), (&[6, 7], 2)];
-        assert_eq!(walk(Some(5), pages), 3);
+        assert_eq!(walk(&[5], pages), 3);
         // Nothing new at all: the anchor is the last item, so every page is read.
         let pages: &[(&[i64], usize)] = &[(&[1, 2, 3], 0), (&[4, 5], 0)];
-        assert_eq!(walk(Some(5), pages), 2);
+        assert_eq!(walk(&[5], pages), 2);
+    }
+
+    #[test]
+    fn items_sharing_the_newest_time_are_all_the_anchor() {
+        // 3, 4 and 5 share the newest stored time. Listed oldest first, a page that ends
+        // among them has shown nothing past the anchor yet: the next page brings 6 and 7.
+        let pages: &[(&[i64], usize)] = &[(&[1, 2, 3], 0), (&[4, 5], 0), (&[6, 7], 2), (&[8], 1)];
+        assert_eq!(walk(&[3, 4, 5], pages), 4);
+        // Listed newest first, the stop comes one page past the group.
+        let pages: &[(&[i64], usize)] = &[(&[7, 6, 4], 2), (&[5, 3, 2], 0), (&[1], 0)];
+        assert_eq!(walk(&[3, 4, 5], pages), 2);
     }
 
     #[test]
     fn without_an_anchor_nothing_stops_early() {
         let pages: &[(&[i64], usize)] = &[(&[1, 2], 0), (&[3, 4], 0)];
-        assert_eq!(walk(None, pages), 2);
+        assert_eq!(walk(&[], pages), 2);
     }
 }

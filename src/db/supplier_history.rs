@@ -87,30 +87,41 @@ pub fn insert_new_transactions(
     Ok(added)
 }
 
-/// The newest stored order (by its time, then id): the refresh's anchor.
-pub fn newest_order(conn: &mut DbConn) -> Result<Option<String>, DbError> {
-    Ok(supplier_orders::table
+/// How many of the newest stored items the refresh takes as its anchor at most.
+const ANCHOR_LIMIT: i64 = 1000;
+
+/// The stored orders with the newest time: the refresh's anchor. Upstream times may be shared
+/// by several orders (they are given to the second), and the listing order among them is not
+/// known, so all of them are the anchor, not one picked by id.
+pub fn newest_orders(conn: &mut DbConn) -> Result<Vec<String>, DbError> {
+    let newest: Option<i64> = supplier_orders::table
         .filter(supplier_orders::created_at_ms.is_not_null())
-        .order((
-            supplier_orders::created_at_ms.desc(),
-            supplier_orders::id.desc(),
-        ))
+        .select(diesel::dsl::max(supplier_orders::created_at_ms))
+        .first::<Option<i64>>(conn)?;
+    let Some(newest) = newest else {
+        return Ok(Vec::new());
+    };
+    Ok(supplier_orders::table
+        .filter(supplier_orders::created_at_ms.eq(newest))
         .select(supplier_orders::id)
-        .first(conn)
-        .optional()?)
+        .limit(ANCHOR_LIMIT)
+        .load(conn)?)
 }
 
-/// The newest stored transaction (by its time, then id): the refresh's anchor.
-pub fn newest_transaction(conn: &mut DbConn) -> Result<Option<i64>, DbError> {
-    Ok(supplier_transactions::table
+/// The stored transactions with the newest time: the refresh's anchor (see [`newest_orders`]).
+pub fn newest_transactions(conn: &mut DbConn) -> Result<Vec<i64>, DbError> {
+    let newest: Option<i64> = supplier_transactions::table
         .filter(supplier_transactions::created_at_ms.is_not_null())
-        .order((
-            supplier_transactions::created_at_ms.desc(),
-            supplier_transactions::id.desc(),
-        ))
+        .select(diesel::dsl::max(supplier_transactions::created_at_ms))
+        .first::<Option<i64>>(conn)?;
+    let Some(newest) = newest else {
+        return Ok(Vec::new());
+    };
+    Ok(supplier_transactions::table
+        .filter(supplier_transactions::created_at_ms.eq(newest))
         .select(supplier_transactions::id)
-        .first(conn)
-        .optional()?)
+        .limit(ANCHOR_LIMIT)
+        .load(conn)?)
 }
 
 /// Orders whose time is in `[from_ms, until_ms)` or cannot be read.

@@ -99,7 +99,8 @@ async fn error_pages_read_as_ordinary_text() {
     );
 }
 
-/// Table cells never break inside a word (the console's tables scroll sideways instead), and
+/// Table cells never break inside a word (a long word wraps only where a cell is a line of its
+/// own, as in the console's tables on a phone), and
 /// the console's box style stays in the console, away from the shop's cards.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_stylesheet_keeps_words_whole_and_console_boxes_in_the_console() {
