@@ -36,6 +36,7 @@ Every request has a timeout; every loop is bounded by N.
 """
 
 import concurrent.futures
+import html as html_text
 import http.client
 import json
 import os
@@ -502,6 +503,18 @@ def timed_get(b, path):
     return (time.perf_counter() - t0) * 1000.0, status, body
 
 
+def older_pages(b, path, pages):
+    """The address of the list `pages` pages deep: the orders list pages by a cursor in its
+    "Older" link, so the deep page is reached by following that link, as an owner would."""
+    for _ in range(pages - 1):
+        status, page, _ = b.request("GET", path)
+        m = re.search(r'<a href="([^"]*)">Older', page)
+        if status != 200 or not m:
+            raise SystemExit(f"{path} answered {status} without an Older link")
+        path = html_text.unescape(m.group(1))
+    return path
+
+
 def console(base, email, password, n, day):
     """Each console page asked for n times in turn, one request at a time; prints
     "name p50_ms p95_ms status" per page. `day` (YYYY-MM-DD) is a day with sales, for the
@@ -516,10 +529,11 @@ def console(base, email, password, n, day):
     _, _, detail = timed_get(b, f"/admin/orders/{ids[-1]}")
     email_found = re.search(r"[\w.+-]+@[\w-]+\.[\w.]+", detail)
     order_number = "SF-" + ids[-1][:4].upper() + "-" + ids[-1][4:8].upper()
+    page_50 = older_pages(b, "/admin/orders", 50)
     pages = [
         ("dashboard", "/admin"),
         ("orders", "/admin/orders"),
-        ("orders_page_50", "/admin/orders?page=50"),
+        ("orders_page_50", page_50),
         ("orders_status", "/admin/orders?status=fulfilled"),
         ("orders_day", f"/admin/orders?from={day}&to={day}"),
         ("orders_search_email", "/admin/orders?q="

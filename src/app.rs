@@ -1,7 +1,7 @@
 //! Startup: builds the shared state from the settings, spawns the background loops (catalog
 //! sync, outbox workers, the PostgreSQL listener, unpaid-checkout expiry, the supplier account
-//! and wallet watches, the daily audit prune, the refresh of the local copy of the supplier's
-//! history) and hands the bound listener to [`crate::web`] to serve. The binary's
+//! and wallet watches, the daily audit and retention prunes, the refresh of the local copy of
+//! the supplier's history) and hands the bound listener to [`crate::web`] to serve. The binary's
 //! `serve` and `demo`, and the tests, start the shop through [`Application`].
 
 use std::net::TcpListener;
@@ -235,6 +235,15 @@ impl Application {
         background.push(tokio::spawn(crate::books::history::run(
             db.clone(),
             client.clone(),
+            stopped.clone(),
+        )));
+        background.push(tokio::spawn(crate::orders::retention::run_daily(
+            db.clone(),
+            crate::orders::retention::Retention {
+                job_history_days: settings.job_history_days,
+                abandoned_checkout_days: settings.abandoned_checkout_days,
+                order_link_days: settings.order_link_days,
+            },
             stopped.clone(),
         )));
         let checkout_limiter =

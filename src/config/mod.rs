@@ -292,6 +292,12 @@ pub struct Settings {
     /// `STOREFRONT_ORDER_LINK_DAYS`: days the private order links keep working after the
     /// purchase was fulfilled or ended.
     pub order_link_days: u32,
+    /// `STOREFRONT_JOB_HISTORY_DAYS` (7 … 3650, default 90): days the attempts of a finished
+    /// job of an ended order are kept (`orders::retention`).
+    pub job_history_days: u32,
+    /// `STOREFRONT_ABANDONED_CHECKOUT_DAYS` (31 … 3650, default 90): days an abandoned
+    /// checkout is kept after its payment page closed (`orders::retention`).
+    pub abandoned_checkout_days: u32,
     pub log_format: LogFormat,
     /// The bearer token `GET /metrics` asks for; `None` turns the endpoint off (404).
     pub metrics_token: Option<Secret<String>>,
@@ -360,6 +366,11 @@ impl Settings {
             })?,
             order_link_days: src.parsed("ORDER_LINK_DAYS", DEFAULT_ORDER_LINK_DAYS, |raw| {
                 parse_int_in(raw, 1, 3_650)
+            })?,
+            job_history_days: src
+                .parsed("JOB_HISTORY_DAYS", 90, |raw| parse_int_in(raw, 7, 3_650))?,
+            abandoned_checkout_days: src.parsed("ABANDONED_CHECKOUT_DAYS", 90, |raw| {
+                parse_int_in(raw, 31, 3_650)
             })?,
             log_format: log_format(src)?,
             metrics_token: src.parsed("METRICS_TOKEN", None, |raw| {

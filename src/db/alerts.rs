@@ -70,11 +70,16 @@ pub fn resolve_alerts_of_kind(
 
 /// Open alerts, oldest first.
 pub fn open_alerts(conn: &mut DbConn) -> Result<Vec<Alert>, DbError> {
-    Ok(alerts::table
+    Ok(open_alerts_query().load(conn)?)
+}
+
+/// [`open_alerts`]'s query (its plan is checked by a test).
+pub fn open_alerts_query() -> alerts::BoxedQuery<'static, DbBackend, SelectOf<Alert>> {
+    alerts::table
         .filter(alerts::resolved_at_ms.is_null())
         .order(alerts::id)
         .select(Alert::as_select())
-        .load(conn)?)
+        .into_boxed()
 }
 
 pub fn alerts_for_purchase(

@@ -9,7 +9,7 @@ use diesel::sql_types::{BigInt, Nullable};
 
 use crate::db::purchases::Purchase;
 use crate::db::schema::{alerts, catalog_plans, outbox_jobs, purchases};
-use crate::db::{DbConn, DbError, outbox};
+use crate::db::{DbBackend, DbConn, DbError, SelectOf, outbox};
 use crate::domain::job::JobKind;
 
 /// Statuses of a sale that was not given back: what the top destinations count.
@@ -98,52 +98,100 @@ pub struct OutboxHealth {
 }
 
 pub fn outbox_health(conn: &mut DbConn, now_ms: i64) -> Result<OutboxHealth, DbError> {
-    let pending = outbox_jobs::table
-        .filter(outbox_jobs::state.eq_any([outbox::QUEUED, outbox::RUNNING]))
-        .count()
-        .get_result(conn)?;
-    let oldest_due_ms = outbox_jobs::table
+    let [pending, dead, waiting_placements, open_placements] =
+        health_counts(now_ms).map(|query| query.get_result::<i64>(conn));
+    Ok(OutboxHealth {
+        pending: pending?,
+        oldest_due_ms: oldest_due_query(now_ms).get_result(conn)?,
+        dead: dead?,
+        waiting_placements: waiting_placements?,
+        open_placements: open_placements?,
+    })
+}
+
+/// A count of outbox jobs, boxed so that its plan can be checked.
+pub type JobCount = outbox_jobs::BoxedQuery<'static, DbBackend, BigInt>;
+
+/// [`outbox_health`]'s counts, in the order of its fields: pending, dead, waiting placements,
+/// open placements (their plans are checked by a test).
+pub fn health_counts(now_ms: i64) -> [JobCount; 4] {
+    let place = JobKind::PlaceOrder.as_str();
+    [
+        outbox_jobs::table
+            .filter(outbox_jobs::state.eq_any([outbox::QUEUED, outbox::RUNNING]))
+            .count()
+            .into_boxed(),
+        outbox_jobs::table
+            .filter(outbox_jobs::state.eq(outbox::DEAD))
+            .count()
+            .into_boxed(),
+        outbox_jobs::table
+            .filter(outbox_jobs::kind.eq(place))
+            .filter(outbox_jobs::state.eq(outbox::QUEUED))
+            .filter(outbox_jobs::run_at_ms.gt(now_ms))
+            .count()
+            .into_boxed(),
+        outbox::open_of_kind_query(place),
+    ]
+}
+
+/// When the most overdue queued job became due ([`outbox_health`]; its plan is checked by a
+/// test).
+pub fn oldest_due_query(
+    now_ms: i64,
+) -> outbox_jobs::BoxedQuery<'static, DbBackend, Nullable<BigInt>> {
+    outbox_jobs::table
         .filter(outbox_jobs::state.eq(outbox::QUEUED))
         .filter(outbox_jobs::run_at_ms.le(now_ms))
         .select(diesel::dsl::min(outbox_jobs::run_at_ms))
-        .first::<Option<i64>>(conn)?;
-    let dead = outbox_jobs::table
-        .filter(outbox_jobs::state.eq(outbox::DEAD))
-        .count()
-        .get_result(conn)?;
-    let waiting_placements = outbox_jobs::table
-        .filter(outbox_jobs::kind.eq(JobKind::PlaceOrder.as_str()))
-        .filter(outbox_jobs::state.eq(outbox::QUEUED))
-        .filter(outbox_jobs::run_at_ms.gt(now_ms))
-        .count()
-        .get_result(conn)?;
-    let open_placements = outbox::open_of_kind(conn, JobKind::PlaceOrder.as_str())?;
-    Ok(OutboxHealth {
-        pending,
-        oldest_due_ms,
-        dead,
-        waiting_placements,
-        open_placements,
-    })
+        .into_boxed()
 }
 
 /// Purchases a person must look at: those with an open alert, and those in `needs_attention`
 /// unless an admin resolved their alerts after the purchase last changed. Newest first.
+///
+/// The two kinds are read apart, each by its own index (open alerts by `alerts_open`, then
+/// their purchases by id; `needs_attention` by `purchases_status_updated`), and merged here:
+/// the newest `limit` of the union are among the newest `limit` of each.
 pub fn needing_attention(conn: &mut DbConn, limit: i64) -> Result<Vec<Purchase>, DbError> {
-    let open_alert = alerts::table
-        .filter(alerts::purchase_id.eq(purchases::id.nullable()))
-        .filter(alerts::resolved_at_ms.is_null());
-    let resolved_since_change = alerts::table
-        .filter(alerts::purchase_id.eq(purchases::id.nullable()))
-        .filter(alerts::resolved_at_ms.ge(purchases::updated_at_ms.nullable()));
-    Ok(purchases::table
-        .filter(
-            exists(open_alert).or(purchases::status
-                .eq("needs_attention")
-                .and(not(exists(resolved_since_change)))),
-        )
+    let mut found = with_open_alert_query(limit).load(conn)?;
+    found.extend(unresolved_attention_query(limit).load(conn)?);
+    found.sort_by(|a, b| (b.updated_at_ms, b.id.as_str()).cmp(&(a.updated_at_ms, a.id.as_str())));
+    found.dedup_by(|a, b| a.id == b.id);
+    found.truncate(usize::try_from(limit).unwrap_or(0));
+    Ok(found)
+}
+
+/// The newest `limit` purchases with an open alert ([`needing_attention`]'s first half; its
+/// plan is checked by a test).
+pub fn with_open_alert_query(
+    limit: i64,
+) -> purchases::BoxedQuery<'static, DbBackend, SelectOf<Purchase>> {
+    let open = alerts::table
+        .filter(alerts::resolved_at_ms.is_null())
+        .filter(alerts::purchase_id.is_not_null())
+        .select(alerts::purchase_id);
+    purchases::table
+        .filter(purchases::id.nullable().eq_any(open))
         .order((purchases::updated_at_ms.desc(), purchases::id.desc()))
         .limit(limit)
         .select(Purchase::as_select())
-        .load(conn)?)
+        .into_boxed()
+}
+
+/// The newest `limit` purchases in `needs_attention` whose alerts were not resolved since they
+/// last changed ([`needing_attention`]'s second half; its plan is checked by a test).
+pub fn unresolved_attention_query(
+    limit: i64,
+) -> purchases::BoxedQuery<'static, DbBackend, SelectOf<Purchase>> {
+    let resolved_since_change = alerts::table
+        .filter(alerts::purchase_id.eq(purchases::id.nullable()))
+        .filter(alerts::resolved_at_ms.ge(purchases::updated_at_ms.nullable()));
+    purchases::table
+        .filter(purchases::status.eq("needs_attention"))
+        .filter(not(exists(resolved_since_change)))
+        .order((purchases::updated_at_ms.desc(), purchases::id.desc()))
+        .limit(limit)
+        .select(Purchase::as_select())
+        .into_boxed()
 }

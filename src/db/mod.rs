@@ -35,6 +35,7 @@ pub mod promo;
 pub mod purchases;
 pub mod refunds;
 pub mod region_names;
+pub mod retention;
 pub mod schema;
 pub mod settings;
 pub mod staff;

@@ -454,11 +454,16 @@ pub fn defer_kind(
 
 /// Jobs of `kind` that are queued or running, whenever due.
 pub fn open_of_kind(conn: &mut DbConn, kind: &str) -> Result<i64, DbError> {
-    Ok(outbox_jobs::table
-        .filter(outbox_jobs::kind.eq(kind))
+    Ok(open_of_kind_query(kind).get_result(conn)?)
+}
+
+/// [`open_of_kind`]'s query (its plan is checked by a test).
+pub fn open_of_kind_query(kind: &str) -> outbox_jobs::BoxedQuery<'static, DbBackend, BigInt> {
+    outbox_jobs::table
+        .filter(outbox_jobs::kind.eq(kind.to_owned()))
         .filter(outbox_jobs::state.eq_any([QUEUED, RUNNING]))
         .count()
-        .get_result(conn)?)
+        .into_boxed()
 }
 
 /// Makes every queued job of `kind` due now (the owner fixed what they waited for), and tells

@@ -351,18 +351,8 @@ pub fn named_by_references(
     if references.is_empty() {
         return Ok(Vec::new());
     }
-    let rows: Vec<(String, String, Option<String>)> = purchases::table
-        .filter(
-            purchases::upstream_order_id
-                .eq_any(references)
-                .or(purchases::reference.eq_any(references)),
-        )
-        .select((
-            purchases::id,
-            purchases::reference,
-            purchases::upstream_order_id,
-        ))
-        .load(conn)?;
+    let rows: Vec<(String, String, Option<String>)> =
+        named_by_references_query(references).load(conn)?;
     Ok(rows
         .into_iter()
         .flat_map(|(id, reference, order)| {
@@ -371,6 +361,32 @@ pub fn named_by_references(
         })
         .filter(|(r, _)| references.contains(r))
         .collect())
+}
+
+/// [`named_by_references`]'s query (its plan is checked by a test).
+pub fn named_by_references_query(
+    references: &[String],
+) -> purchases::BoxedQuery<
+    'static,
+    DbBackend,
+    (
+        diesel::sql_types::Text,
+        diesel::sql_types::Text,
+        diesel::sql_types::Nullable<diesel::sql_types::Text>,
+    ),
+> {
+    purchases::table
+        .filter(
+            purchases::upstream_order_id
+                .eq_any(references.to_vec())
+                .or(purchases::reference.eq_any(references.to_vec())),
+        )
+        .select((
+            purchases::id,
+            purchases::reference,
+            purchases::upstream_order_id,
+        ))
+        .into_boxed()
 }
 
 /// Records the provider session created for an awaiting purchase.

@@ -5,7 +5,7 @@ use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Nullable};
 
 use crate::db::schema::{purchases, wallet};
-use crate::db::{DbConn, DbError};
+use crate::db::{DbBackend, DbConn, DbError};
 use crate::domain::AlertKind;
 
 /// `shop_settings` name of the low-balance threshold, in cents.
@@ -278,14 +278,21 @@ pub fn pause_for(conn: &mut DbConn, reason: Option<PauseReason>) -> Result<(), D
 /// Upstream cost of purchases placed upstream (they have an order id) and paid at or after
 /// `since_ms`: what the wallet paid out, for the runway estimate.
 pub fn placed_cost_since(conn: &mut DbConn, since_ms: i64) -> Result<i64, DbError> {
-    let total: Option<i64> = purchases::table
+    let total: Option<i64> = placed_cost_since_query(since_ms).first(conn)?;
+    Ok(total.unwrap_or(0))
+}
+
+/// [`placed_cost_since`]'s query (its plan is checked by a test).
+pub fn placed_cost_since_query(
+    since_ms: i64,
+) -> purchases::BoxedQuery<'static, DbBackend, Nullable<BigInt>> {
+    purchases::table
         .filter(purchases::paid_at_ms.ge(since_ms))
         .filter(purchases::upstream_order_id.is_not_null())
         .select(diesel::dsl::sql::<Nullable<BigInt>>(
             "CAST(SUM(cost_cents) AS BIGINT)",
         ))
-        .first(conn)?;
-    Ok(total.unwrap_or(0))
+        .into_boxed()
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ pub mod notify;
 pub mod outbox;
 pub mod page;
 pub mod reconcile;
+pub mod retention;
 pub mod upstream_gate;
 
 /// Orders as a service: what the web layer holds to show and act on purchases (the console's

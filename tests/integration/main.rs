@@ -62,6 +62,7 @@ mod promo;
 mod query_plans;
 mod query_plans_money;
 mod replicas;
+mod retention;
 mod sandbox;
 mod schema;
 mod settings_doc;

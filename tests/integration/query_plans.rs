@@ -1,7 +1,8 @@
 //! Every query behind the console's orders (the list and its searches, one order's page, the
-//! orders CSV) is read by index: the database's own plan for the query the code builds shows
-//! no full scan of the big tables, and the list's pages come in index order (no sort of every
-//! matching row). An empty table would hide a missing index behind a cheap scan, so the plan,
+//! orders CSV), the dashboard (what needs a person, open alerts, the outbox's health) and the
+//! wallet page (the runway's spend, the purchases its transactions name) is read by index: the
+//! database's own plan for the query the code builds shows no full scan of the big tables, and
+//! the list's pages come in index order (no sort of every matching row). An empty table would hide a missing index behind a cheap scan, so the plan,
 //! not a timing, is what is checked: on SQLite `EXPLAIN QUERY PLAN`, on PostgreSQL `EXPLAIN`
 //! with sequential scans priced out (`enable_seqscan = off`), so a scan shows only where no
 //! index can serve the query.
@@ -242,6 +243,62 @@ async fn console_order_queries_read_by_index(backend: Backend) {
             check(
                 "its installation",
                 plan(conn, storefront::db::installations::iccid_last4_query(&id)),
+                false,
+            );
+
+            // The dashboard: what needs a person, open alerts, the outbox's health.
+            check(
+                "orders needing attention: those with an open alert",
+                plan(conn, storefront::db::dashboard::with_open_alert_query(20)),
+                false,
+            );
+            check(
+                "orders needing attention: needs_attention, not resolved since",
+                plan(
+                    conn,
+                    storefront::db::dashboard::unresolved_attention_query(20),
+                ),
+                false,
+            );
+            check(
+                "open alerts",
+                plan(conn, storefront::db::alerts::open_alerts_query()),
+                false,
+            );
+            for (i, count) in storefront::db::dashboard::health_counts(now_ms)
+                .into_iter()
+                .enumerate()
+            {
+                check(
+                    &format!("outbox health, count {i}"),
+                    plan(conn, count),
+                    false,
+                );
+            }
+            check(
+                "outbox health, the oldest due job",
+                plan(conn, storefront::db::dashboard::oldest_due_query(now_ms)),
+                false,
+            );
+
+            // The wallet page: the runway's spend and the purchases its transactions name.
+            check(
+                "the runway's last 7 days",
+                plan(
+                    conn,
+                    storefront::db::wallet::placed_cost_since_query(now_ms - 7 * 86_400_000),
+                ),
+                false,
+            );
+            check(
+                "purchases named by the wallet's transactions",
+                plan(
+                    conn,
+                    storefront::db::purchases::named_by_references_query(&[
+                        "ord_1".to_string(),
+                        "sf-p07".to_string(),
+                    ]),
+                ),
                 false,
             );
 
