@@ -123,7 +123,7 @@ async fn the_stylesheet_keeps_words_whole_and_console_boxes_in_the_console() {
     }
     assert!(css.contains("body.admin .card {"), "{css}");
     assert!(
-        css.contains(".table-wrap th, .table-wrap .when, .table-wrap .num, .table-wrap .status"),
+        css.contains(".table-wrap th, .table-wrap time, .table-wrap .num, .table-wrap .status"),
         "headers, dates, amounts and statuses stay on one line"
     );
 }

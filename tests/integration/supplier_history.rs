@@ -120,6 +120,12 @@ async fn copied(app: &TestApp) -> (BTreeSet<String>, BTreeSet<i64>) {
         .expect("the copy")
 }
 
+/// Waits until the wall clock's second has turned, so orders placed next have a later upstream
+/// time than every order before.
+async fn next_second() {
+    tokio::time::sleep(std::time::Duration::from_millis(1_100)).await;
+}
+
 async fn the_copy_holds_the_supplier_history_and_reconciles_like_the_walk(backend: Backend) {
     let Some((app, upstream, key)) = shop(backend).await else {
         return;
@@ -129,7 +135,12 @@ async fn the_copy_holds_the_supplier_history_and_reconciles_like_the_walk(backen
         .set_balance(10_000_000)
         .expect("a large balance");
     buy_and_wait_fulfilled(&app).await;
-    place_orders(&upstream, &key, 230).await;
+    // Upstream times are whole seconds and the refresh's anchor is every stored item with the
+    // newest time, so the last few orders get a second of their own: a real shop's newest
+    // second holds a handful of orders, not the whole test's history.
+    place_orders(&upstream, &key, 225).await;
+    next_second().await;
+    place_orders(&upstream, &key, 5).await;
     let config = UpstreamClientConfig::new(
         reqwest::Url::parse(&upstream.base_url).expect("base"),
         Secret::new(key.clone()),
@@ -154,6 +165,7 @@ async fn the_copy_holds_the_supplier_history_and_reconciles_like_the_walk(backen
     assert_eq!(first.transactions.new, supplier.1.len());
 
     // A few more orders: the next refresh reads only the pages that bring them.
+    next_second().await;
     place_orders(&upstream, &key, 5).await;
     let second = history::refresh(&app.db, &client, Pass::Incremental)
         .await
