@@ -159,7 +159,7 @@ async fn a_top_up_submitted_twice_creates_one_payment_credited_only_when_paid(ba
     // Transaction times read like every other time in the console: a date in words, UTC in
     // the tooltip.
     let cell = page
-        .split("<td class=\"when\">")
+        .split("<td class=\"when\" data-label=\"When\">")
         .last()
         .and_then(|rest| rest.split("</td>").next())
         .expect("a transaction time");
