@@ -14,7 +14,7 @@ use std::pin::Pin;
 use actix_web::{FromRequest, HttpRequest, web};
 use askama::Template;
 
-use super::{AdminPage, CSRF_FIELD, checked_token, console_page};
+use super::{AdminPage, CSRF_FIELD, checked_form, console_page};
 
 /// The field the confirmation page adds to the form it sends again.
 const CONFIRMED_FIELD: &str = "confirmed";
@@ -72,11 +72,7 @@ impl<T: serde::de::DeserializeOwned + 'static> FromRequest for Confirmable<T> {
         let req = req.clone();
         Box::pin(async move {
             let web::Form(pairs) = pairs.await?;
-            checked_token(&req, &pairs)?;
-            let encoded =
-                serde_urlencoded::to_string(&pairs).map_err(crate::web::error::bad_input)?;
-            let form: T =
-                serde_urlencoded::from_str(&encoded).map_err(crate::web::error::bad_input)?;
+            let form: T = checked_form(&req, &pairs)?;
             let confirmed = pairs
                 .iter()
                 .any(|(name, value)| name == CONFIRMED_FIELD && value == "yes");

@@ -324,14 +324,20 @@ impl<T: serde::de::DeserializeOwned + 'static> FromRequest for CsrfForm<T> {
         let req = req.clone();
         Box::pin(async move {
             let web::Form(pairs) = pairs.await?;
-            checked_token(&req, &pairs)?;
-            let encoded =
-                serde_urlencoded::to_string(&pairs).map_err(crate::web::error::bad_input)?;
-            serde_urlencoded::from_str(&encoded)
-                .map(Self)
-                .map_err(crate::web::error::bad_input)
+            Ok(Self(checked_form(&req, &pairs)?))
         })
     }
+}
+
+/// The form `T` read from a console form's `pairs` once their CSRF token is checked, for both
+/// form extractors.
+fn checked_form<T: serde::de::DeserializeOwned>(
+    req: &HttpRequest,
+    pairs: &[(String, String)],
+) -> Result<T, actix_web::Error> {
+    checked_token(req, pairs)?;
+    let encoded = serde_urlencoded::to_string(pairs).map_err(crate::web::error::bad_input)?;
+    serde_urlencoded::from_str(&encoded).map_err(crate::web::error::bad_input)
 }
 
 /// Checks the CSRF token among a form's `pairs`, for both form extractors.
