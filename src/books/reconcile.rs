@@ -30,7 +30,7 @@ use super::period::{Period, upstream_time_ms};
 use crate::db::books::{BookPurchase, BookTopup};
 use crate::domain::Cents;
 use crate::domain::takings::{Takings, gives_cost_back};
-use crate::upstream::{BalanceTransaction, Order};
+use crate::upstream::{BalanceTransaction, Order, OrderStatus};
 
 /// Upstream's side: every transaction and every order.
 #[derive(Debug, Clone, Default)]
@@ -302,6 +302,14 @@ impl Report {
 
 const ORDER_KINDS: &[&str] = &["reservation", "settlement", "release", "refund"];
 
+/// The supplier's order status as the shop last saw it, in the owner's words.
+fn supplier_status(raw: Option<&str>) -> String {
+    raw.map_or_else(
+        || "not known".to_string(),
+        |raw| OrderStatus::parse(raw).label(),
+    )
+}
+
 fn add(a: Cents, b: Cents) -> Cents {
     Cents::new(a.get().saturating_add(b.get()))
 }
@@ -515,12 +523,12 @@ fn order_line(
     if line.problems.is_empty() && line.difference() != Cents::ZERO {
         let why = match (&gave_back, returned) {
             (Some(kind), false) => format!(
-                "upstream gave the cost back ({kind}); the shop still counts it (upstream status in the shop: {})",
-                p.upstream_status.as_deref().unwrap_or("none")
+                "the supplier gave the cost back ({kind}); the shop still counts it (the supplier's status as the shop last saw it: {})",
+                supplier_status(p.upstream_status.as_deref())
             ),
             (None, true) => format!(
-                "the shop expects the cost back (upstream status {}); upstream has not returned it",
-                p.upstream_status.as_deref().unwrap_or("none")
+                "the shop expects the cost back (the supplier's status: {}); the supplier has not returned it",
+                supplier_status(p.upstream_status.as_deref())
             ),
             _ => format!(
                 "the wallet moved {} for this order; the shop's books expect {}",

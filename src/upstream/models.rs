@@ -208,6 +208,20 @@ impl OrderStatus {
             Self::Other(raw) => raw,
         }
     }
+
+    /// The status in the owner's words, for the console (an unfamiliar one is quoted as the
+    /// supplier sent it, since that is what its support will recognise).
+    pub fn label(&self) -> String {
+        match self {
+            Self::Paid => "accepted, not started yet".to_string(),
+            Self::Provisioning => "being prepared".to_string(),
+            Self::PendingReview => "held for the supplier's review".to_string(),
+            Self::Fulfilled => "delivered".to_string(),
+            Self::Failed => "failed".to_string(),
+            Self::Refunded => "refunded by the supplier".to_string(),
+            Self::Other(raw) => format!("unfamiliar status “{raw}”"),
+        }
+    }
 }
 
 impl fmt::Display for OrderStatus {
@@ -386,6 +400,29 @@ mod tests {
     use crate::upstream::types::MAX_API_AMOUNT;
     use proptest::prelude::*;
     use serde_json::json;
+
+    #[test]
+    fn order_statuses_read_as_words_and_an_unfamiliar_one_is_quoted() {
+        for raw in [
+            "paid",
+            "provisioning",
+            "pending_review",
+            "fulfilled",
+            "failed",
+            "refunded",
+        ] {
+            let label = OrderStatus::parse(raw).label();
+            assert!(!label.contains('_'), "{raw}: {label}");
+        }
+        assert_eq!(
+            OrderStatus::parse("pending_review").label(),
+            "held for the supplier's review"
+        );
+        assert_eq!(
+            OrderStatus::parse("on_hold").label(),
+            "unfamiliar status “on_hold”"
+        );
+    }
 
     fn plan_json() -> serde_json::Value {
         json!({

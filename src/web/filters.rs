@@ -94,6 +94,12 @@ pub fn job_state(raw: &str, _: &dyn Values) -> Result<&'static str> {
     Ok(crate::orders::outbox::state_label(raw))
 }
 
+/// A supplier order status as stored (`pending_review`) in the owner's words.
+#[askama::filter_fn]
+pub fn supplier_status(raw: &str, _: &dyn Values) -> Result<String> {
+    Ok(crate::upstream::OrderStatus::parse(raw).label())
+}
+
 /// What an alert of a stored kind is about.
 #[askama::filter_fn]
 pub fn alert_label(raw: &str, _: &dyn Values) -> Result<&'static str> {

@@ -551,11 +551,31 @@ async fn an_owner_requiring_totp_sends_accounts_without_it_to_enrolment(backend:
         .body;
     assert!(page.contains("<dd data-totp>on</dd>"), "{page}");
     let token = hidden(&page, "csrf_token");
-    owner
+    // The first click asks; nothing changes until the owner confirms.
+    let ask = owner
         .post(
             &app,
             &format!("/admin/users/{support_id}/reset-totp"),
             &[("csrf_token", &token)],
+        )
+        .await;
+    assert_eq!(ask.status, 200, "{}", ask.body);
+    assert!(
+        ask.body
+            .contains("Reset two-factor sign-in for this account?"),
+        "{}",
+        ask.body
+    );
+    assert_eq!(
+        support.get(&app, "/admin").await.status,
+        200,
+        "asking ends nothing"
+    );
+    owner
+        .post(
+            &app,
+            &format!("/admin/users/{support_id}/reset-totp"),
+            &[("csrf_token", &token), ("confirmed", "yes")],
         )
         .await
         .assert_redirect_to(format!("/admin/users/{support_id}?done=totp-reset"));

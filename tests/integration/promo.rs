@@ -529,7 +529,7 @@ async fn a_display_currency_is_shown_but_never_changes_the_amount_charged(backen
         .post(
             &app,
             "/admin/currencies/EUR/clear",
-            &[("csrf_token", token.as_str())],
+            &[("csrf_token", token.as_str()), ("confirmed", "yes")],
         )
         .await
         .assert_status(303);

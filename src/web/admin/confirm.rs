@@ -1,6 +1,9 @@
 //! The console's one confirmation step before an action that cannot be undone in a click
 //! (a refund, ending an order's links, removing a pricing rule, disabling a promotion code or
-//! an account, removing the logo).
+//! an account, removing the logo, clearing a display-currency rate, resetting an account's
+//! two-factor sign-in). Setting another account's password asks nothing more: the new password
+//! typed twice is the confirmation, and sending it again from a confirmation page would put it
+//! in a page.
 //!
 //! Such a form is read as a [`Confirmable`]: the first submission answers with the
 //! [`ConfirmPage`], which says what will happen and sends the same fields again with

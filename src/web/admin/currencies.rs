@@ -3,13 +3,13 @@
 //! stays in USD. The rules are `catalog::display_rates` and `domain::currency`.
 
 use actix_web::http::StatusCode;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpRequest, web};
 use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    AdminPage, CsrfForm, CurrentAdmin, NoFields, client_addr, console_page, require_owner,
-    see_other,
+    AdminPage, Confirmable, CsrfForm, CurrentAdmin, NoFields, Question, client_addr, console_page,
+    require_owner, see_other,
 };
 use crate::catalog::display_rates;
 use crate::domain::Cents;
@@ -132,15 +132,25 @@ pub async fn clear(
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     currency: web::Path<String>,
-    _: CsrfForm<NoFields>,
-) -> Result<HttpResponse, AppError> {
+    form: Confirmable<NoFields>,
+) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
     let code = currency.into_inner().to_ascii_uppercase();
     if symbol(&code).is_none() {
         return Err(AppError::NotFound);
     }
+    if let Err(ask) = form.confirmed(Question {
+        title: format!("Clear the {code} rate?"),
+        consequence: format!(
+            "Prices stop showing in {code} at once; travellers who chose it see US dollars. To show {code} again, save a rate again."
+        ),
+        button: "Clear the rate",
+        back: "/admin/currencies".to_string(),
+    }) {
+        return Ok(*ask);
+    }
     if !display_rates::clear(&state.catalog, &admin, &client_addr(&req), code).await? {
         return Err(AppError::NotFound);
     }
-    Ok(see_other("/admin/currencies?saved=1"))
+    Ok(see_other("/admin/currencies?saved=1").into())
 }

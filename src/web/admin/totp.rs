@@ -13,8 +13,9 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    AdminPage, AnyStageAdmin, CsrfForm, CurrentAdmin, NoFields, TOO_FAST, client_addr,
-    console_page, see_other, session_cookie, sign_in_limited, too_fast, with_session,
+    AdminPage, AnyStageAdmin, Confirmable, CsrfForm, CurrentAdmin, NoFields, Question, TOO_FAST,
+    client_addr, console_page, require_owner, see_other, session_cookie, sign_in_limited, too_fast,
+    with_session,
 };
 use crate::staff::throttle::RETRY_AFTER_SECS;
 use crate::staff::totp::{self, TotpError, TotpKeys};
@@ -332,9 +333,18 @@ pub async fn reset(
     req: HttpRequest,
     CurrentAdmin(admin): CurrentAdmin,
     path: web::Path<String>,
-    _: CsrfForm<NoFields>,
-) -> Result<actix_web::HttpResponse, AppError> {
+    form: Confirmable<NoFields>,
+) -> Result<AdminPage, AppError> {
     let id: i64 = path.parse().map_err(|_| AppError::NotFound)?;
+    require_owner(&admin)?;
+    if let Err(ask) = form.confirmed(Question {
+        title: "Reset two-factor sign-in for this account?".to_string(),
+        consequence: "Its authenticator and recovery codes stop working and every session of the account ends. At its next login it sets up a new authenticator.".to_string(),
+        button: "Reset two-factor sign-in",
+        back: format!("/admin/users/{id}"),
+    }) {
+        return Ok(*ask);
+    }
     totp::reset(&state.staff, &admin, id, &client_addr(&req)).await?;
     tracing::info!(
         admin.id = admin.user_id,
@@ -343,7 +353,7 @@ pub async fn reset(
     );
     if id == admin.user_id {
         // One's own sessions ended with it.
-        return Ok(see_other("/admin/login"));
+        return Ok(see_other("/admin/login").into());
     }
-    Ok(see_other(&format!("/admin/users/{id}?done=totp-reset")))
+    Ok(see_other(&format!("/admin/users/{id}?done=totp-reset")).into())
 }
