@@ -40,6 +40,7 @@ mod email_typos;
 mod failpoints;
 mod fault_matrix;
 mod frame;
+mod identity_browser;
 mod journeys_browser;
 mod keys;
 mod languages;
