@@ -157,6 +157,8 @@ pub fn paid_purchases(
     Ok(purchases::table
         .filter(lower(purchases::email).eq(email.to_lowercase()))
         .filter(purchases::status.eq_any(statuses))
+        // One per checkout: its first unit, whose id is the checkout's (the buyer's link).
+        .filter(purchases::unit_index.eq(1))
         .order((purchases::created_at_ms.desc(), purchases::id.desc()))
         .limit(limit)
         .select(Purchase::as_select())

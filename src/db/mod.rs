@@ -13,6 +13,7 @@ pub mod alerts;
 pub mod book_explanations;
 pub mod books;
 pub mod catalog;
+pub mod checkouts;
 mod column;
 pub mod daily_sales;
 pub mod dashboard;

@@ -9,10 +9,13 @@ use crate::db::{DbBackend, DbConn, DbError};
 use crate::domain::purchase::PurchaseId;
 
 /// Records a new link token of `purchase_id` by its hash, in the caller's transaction.
+/// `opens_checkout`: the buyer's link, which opens every unit of the checkout whose first
+/// unit is `purchase_id`; otherwise it opens that one unit.
 pub fn insert(
     conn: &mut DbConn,
     purchase_id: &PurchaseId,
     token_hash: &str,
+    opens_checkout: bool,
     now_ms: i64,
 ) -> Result<(), DbError> {
     diesel::insert_into(order_link_tokens::table)
@@ -20,28 +23,36 @@ pub fn insert(
             order_link_tokens::purchase_id.eq(purchase_id),
             order_link_tokens::token_hash.eq(token_hash),
             order_link_tokens::created_at_ms.eq(now_ms),
+            order_link_tokens::opens_checkout.eq(opens_checkout),
         ))
         .execute(conn)?;
     Ok(())
 }
 
-/// Purchase `id`, if `token_hash` is the hash of one of its link tokens that is not revoked;
-/// `None` for any other pair (expiry is the caller's to judge).
+/// Purchase `id` and whether the token opens its whole checkout, if `token_hash` is the hash
+/// of one of its link tokens that is not revoked; `None` for any other pair (expiry is the
+/// caller's to judge).
 pub fn find_purchase(
     conn: &mut DbConn,
     id: &PurchaseId,
     token_hash: &str,
-) -> Result<Option<Purchase>, DbError> {
-    let live = order_link_tokens::table
-        .filter(order_link_tokens::purchase_id.eq(purchases::id))
+) -> Result<Option<(Purchase, bool)>, DbError> {
+    let Some(opens_checkout) = order_link_tokens::table
+        .filter(order_link_tokens::purchase_id.eq(id))
         .filter(order_link_tokens::token_hash.eq(token_hash))
-        .filter(order_link_tokens::revoked_at_ms.is_null());
+        .filter(order_link_tokens::revoked_at_ms.is_null())
+        .select(order_link_tokens::opens_checkout)
+        .first::<bool>(conn)
+        .optional()?
+    else {
+        return Ok(None);
+    };
     Ok(purchases::table
         .filter(purchases::id.eq(id))
-        .filter(diesel::dsl::exists(live))
         .select(Purchase::as_select())
         .first(conn)
-        .optional()?)
+        .optional()?
+        .map(|purchase| (purchase, opens_checkout)))
 }
 
 /// Revokes every link token of `purchase_id` not revoked yet; returns how many.

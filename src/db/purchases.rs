@@ -49,9 +49,20 @@ pub struct Purchase {
     /// `None` for purchases made before the shop asked.
     pub terms_version: Option<i64>,
     pub terms_accepted_at_ms: Option<i64>,
+    /// The checkout this unit was bought in (`checkouts`): its first unit's id, so a single
+    /// eSIM's checkout is the purchase itself.
+    pub checkout_id: PurchaseId,
+    /// Its place in the checkout, from 1.
+    pub unit_index: i32,
 }
 
 impl Purchase {
+    /// Whether this is its checkout's first unit, whose id is the checkout's: the buyer's
+    /// links and the payment session are recorded on it.
+    pub fn names_checkout(&self) -> bool {
+        self.id == self.checkout_id
+    }
+
     /// Its money, given what was `refunded` of it (refunds not failed); the margin is
     /// [`Takings::margin`].
     pub fn takings(&self, refunded: Cents) -> Takings {
@@ -106,16 +117,19 @@ pub struct NewPurchase {
     /// without one can also be written by code that predates the column.
     #[diesel(skip_insertion)]
     pub language: Option<String>,
+    /// The checkout it belongs to (its own id for a single eSIM) and its place there, from 1.
+    pub checkout_id: PurchaseId,
+    pub unit_index: i32,
 }
 
 /// Inserts a purchase with its first timeline event, and the forms the console's search
-/// finds it by.
+/// finds it by (the order key is its checkout's: the number the buyer quotes finds every unit).
 pub fn insert(conn: &mut DbConn, new: &NewPurchase, note: &str) -> Result<(), DbError> {
     let (email_lower, email_domain) = order_search::email_search_columns(&new.email);
     let search = (
         purchases::email_lower.eq(email_lower),
         purchases::email_domain.eq(email_domain),
-        purchases::order_key.eq(lifecycle::order_key(new.id.as_str())),
+        purchases::order_key.eq(lifecycle::order_key(new.checkout_id.as_str())),
     );
     let insert = diesel::insert_into(purchases::table);
     match &new.language {
@@ -179,12 +193,31 @@ pub fn find_query(
         .into_boxed()
 }
 
+/// The purchase whose checkout the payment session `session_id` pays: the checkout's first
+/// unit, which holds the session (the column is unique, so it is written there only).
 pub fn find_by_session(conn: &mut DbConn, session_id: &str) -> Result<Option<Purchase>, DbError> {
     Ok(purchases::table
         .filter(purchases::payment_session_id.eq(session_id))
         .select(Purchase::as_select())
         .first(conn)
         .optional()?)
+}
+
+/// Every unit of checkout `checkout_id`, in their order (none for an unknown checkout).
+pub fn units_of(conn: &mut DbConn, checkout_id: &PurchaseId) -> Result<Vec<Purchase>, DbError> {
+    Ok(purchases::table
+        .filter(purchases::checkout_id.eq(checkout_id))
+        .order(purchases::unit_index)
+        .select(Purchase::as_select())
+        .load(conn)?)
+}
+
+/// Every unit of the checkout that payment session `session_id` pays, in their order.
+pub fn units_by_session(conn: &mut DbConn, session_id: &str) -> Result<Vec<Purchase>, DbError> {
+    match find_by_session(conn, session_id)? {
+        Some(first) => units_of(conn, &first.checkout_id),
+        None => Ok(Vec::new()),
+    }
 }
 
 /// A change the transition table refused, or the database failing underneath.
@@ -281,16 +314,17 @@ pub fn events_query(purchase_id: &PurchaseId) -> purchase_events::BoxedQuery<'st
         .into_boxed()
 }
 
-/// The purchase a provider's payment reference belongs to.
-pub fn find_by_payment_reference(
+/// The purchases a provider's payment reference paid: every unit of one checkout, in their
+/// order.
+pub fn units_by_payment_reference(
     conn: &mut DbConn,
     reference: &str,
-) -> Result<Option<Purchase>, DbError> {
+) -> Result<Vec<Purchase>, DbError> {
     Ok(purchases::table
         .filter(purchases::payment_reference.eq(reference))
+        .order((purchases::checkout_id, purchases::unit_index))
         .select(Purchase::as_select())
-        .first(conn)
-        .optional()?)
+        .load(conn)?)
 }
 
 /// Records when the money arrived and the provider's reference for it (refunds need it).
@@ -389,7 +423,8 @@ pub fn named_by_references_query(
         .into_boxed()
 }
 
-/// Records the provider session created for an awaiting purchase.
+/// Records the provider session created for an awaiting checkout, on its first unit (the
+/// purchase whose id is the checkout's).
 pub fn set_payment_session(
     conn: &mut DbConn,
     id: &PurchaseId,

@@ -7,8 +7,8 @@
 use diesel::prelude::*;
 
 use crate::db::schema::{
-    alerts, checkout_holds, order_link_tokens, outbox_attempts, outbox_jobs, payment_events,
-    promo_redemptions, purchase_events, purchases, refunds,
+    alerts, checkout_holds, checkouts, order_link_tokens, outbox_attempts, outbox_jobs,
+    payment_events, promo_redemptions, purchase_events, purchases, refunds, travellers,
 };
 use crate::db::{DbConn, DbError};
 use crate::domain::purchase::PurchaseStatus;
@@ -220,6 +220,10 @@ pub fn abandoned_checkouts(
         .execute(conn)?;
         diesel::delete(checkout_holds::table.filter(checkout_holds::purchase_id.eq_any(&doomed)))
             .execute(conn)?;
+        diesel::delete(travellers::table.filter(travellers::purchase_id.eq_any(&doomed)))
+            .execute(conn)?;
+        // A checkout's units were never paid together, so they go together.
+        diesel::delete(checkouts::table.filter(checkouts::id.eq_any(&doomed))).execute(conn)?;
         Ok(diesel::delete(purchases::table.filter(purchases::id.eq_any(&doomed))).execute(conn)?)
     })
 }

@@ -32,6 +32,25 @@ diesel::table! {
         order_key -> Text,
         terms_version -> Nullable<BigInt>,
         terms_accepted_at_ms -> Nullable<BigInt>,
+        checkout_id -> Text,
+        unit_index -> Integer,
+    }
+}
+
+diesel::table! {
+    travellers (purchase_id) {
+        purchase_id -> Text,
+        name -> Nullable<Text>,
+        email -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    checkouts (id) {
+        id -> Text,
+        access_token_hash -> Text,
+        unit_count -> Integer,
+        created_at_ms -> BigInt,
     }
 }
 
@@ -219,6 +238,7 @@ diesel::table! {
         token_hash -> Text,
         created_at_ms -> BigInt,
         revoked_at_ms -> Nullable<BigInt>,
+        opens_checkout -> Bool,
     }
 }
 
@@ -226,6 +246,8 @@ diesel::joinable!(order_link_tokens -> purchases (purchase_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     purchases,
+    checkouts,
+    travellers,
     order_link_tokens,
     purchase_events,
     payment_events,

@@ -244,6 +244,37 @@ impl PurchaseStatus {
     }
 }
 
+/// The status of a checkout of several units (what the buyer's page shows as its
+/// `data-status`), from its units' statuses:
+///
+/// - every unit in the same status: that status;
+/// - otherwise, while any unit has not ended, the least advanced of those (awaiting payment,
+///   then being looked into, then paid, ordered, provisioning): the order is as far as its
+///   slowest eSIM;
+/// - otherwise (every unit ended, differently): `fulfilled` when any unit was delivered, else
+///   `refunded`, `failed`, `payment_failed` in that order.
+///
+/// `None` for no units.
+pub fn checkout_status(units: &[PurchaseStatus]) -> Option<PurchaseStatus> {
+    use PurchaseStatus as S;
+    let first = *units.first()?;
+    if units.iter().all(|s| *s == first) {
+        return Some(first);
+    }
+    const IN_PROGRESS: [S; 5] = [
+        S::AwaitingPayment,
+        S::NeedsAttention,
+        S::Paid,
+        S::Ordered,
+        S::Provisioning,
+    ];
+    const ENDED: [S; 4] = [S::Fulfilled, S::Refunded, S::Failed, S::PaymentFailed];
+    IN_PROGRESS
+        .into_iter()
+        .chain(ENDED)
+        .find(|candidate| units.contains(candidate))
+}
+
 /// An abandoned checkout: never paid, and its payment page has closed (`expires_at_ms` is
 /// past). The expiry sweep moves such a purchase from `awaiting_payment` to `payment_failed`
 /// (event `checkout expired`), a declined one is there already; either way nobody is going to
@@ -598,6 +629,41 @@ impl fmt::Display for PurchaseStatus {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_checkout_is_as_far_as_its_slowest_unit_and_delivered_once_any_unit_is() {
+        use PurchaseStatus as S;
+        assert_eq!(checkout_status(&[]), None);
+        assert_eq!(checkout_status(&[S::Ordered]), Some(S::Ordered));
+        assert_eq!(
+            checkout_status(&[S::Refunded, S::Refunded]),
+            Some(S::Refunded)
+        );
+        assert_eq!(
+            checkout_status(&[S::Fulfilled, S::Provisioning, S::Ordered]),
+            Some(S::Ordered)
+        );
+        assert_eq!(
+            checkout_status(&[S::Fulfilled, S::NeedsAttention, S::Ordered]),
+            Some(S::NeedsAttention)
+        );
+        assert_eq!(
+            checkout_status(&[S::Refunded, S::Paid]),
+            Some(S::Paid),
+            "an ended unit does not end the order while another is on its way"
+        );
+        assert_eq!(
+            checkout_status(&[S::Fulfilled, S::Refunded, S::Fulfilled]),
+            Some(S::Fulfilled)
+        );
+        assert_eq!(
+            checkout_status(&[S::Failed, S::Refunded]),
+            Some(S::Refunded)
+        );
+        for one in PurchaseStatus::ALL {
+            assert_eq!(checkout_status(&[one, one, one]), Some(one));
+        }
+    }
+
     use super::*;
 
     /// Every status's answer to "does the order page reload itself" and "has it ended"; a new

@@ -323,6 +323,8 @@ impl Checkout {
             created_at_ms: now,
             updated_at_ms: now,
             language: Some(form.language.code().to_string()),
+            checkout_id: id.clone(),
+            unit_index: 1,
         };
         let promo = form.promo_code.clone().map(|code| PromoAsk {
             code,
@@ -352,7 +354,7 @@ impl Checkout {
                     let mut new = new;
                     let counted = admit(conn, &mut new, hold, promo.as_ref())?;
                     db::purchases::record_consent(conn, &new.id, terms.version, now)?;
-                    db::order_links::insert(conn, &new.id, &new.access_token_hash, now)?;
+                    db::order_links::insert(conn, &new.id, &new.access_token_hash, true, now)?;
                     Ok((counted, new.price_cents))
                 })
             })
@@ -717,6 +719,15 @@ fn admit(
         ),
         None => "checkout started".to_string(),
     };
+    db::checkouts::insert(
+        conn,
+        &db::checkouts::NewCheckout {
+            id: new.checkout_id.clone(),
+            access_token_hash: new.access_token_hash.clone(),
+            unit_count: 1,
+            created_at_ms: new.created_at_ms,
+        },
+    )?;
     db::purchases::insert(conn, new, &note)?;
     db::holds::insert(conn, &hold)?;
     if let Some((ask, (code, offer))) = applied {

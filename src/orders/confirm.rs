@@ -5,9 +5,9 @@
 
 use crate::db::purchases::TransitionError;
 use crate::db::{self, DbConn, DbError};
-use crate::domain::AlertKind;
 use crate::domain::PurchaseId;
 use crate::domain::purchase::PurchaseEvent;
+use crate::domain::{AlertKind, Cents};
 use crate::orders::Orders;
 use crate::orders::outbox::{self, JobKind, OutboxWaker};
 use crate::payments::{EventKind, PaymentError, PaymentEvent, PaymentProvider, Provider};
@@ -77,7 +77,10 @@ pub async fn deliver(
     Ok(applied)
 }
 
-/// Applies `event` from `provider` in one write transaction.
+/// Applies `event` from `provider` in one write transaction. A payment pays for a whole
+/// checkout, so every event about it acts on each of the checkout's units: a payment marks
+/// them all paid and queues one `place_order` job per unit; a failure, a refund or a dispute
+/// reported by the provider is written on each unit's timeline.
 pub fn apply(
     conn: &mut DbConn,
     provider: &str,
@@ -85,169 +88,229 @@ pub fn apply(
 ) -> Result<Applied, TransitionError> {
     conn.write_tx(|conn| {
         let now = db::now_ms();
-        let (kind, purchase) = match &event.kind {
+        let (kind, units) = match &event.kind {
             EventKind::Paid { session_id, .. } => {
-                ("paid", db::purchases::find_by_session(conn, session_id)?)
+                ("paid", db::purchases::units_by_session(conn, session_id)?)
             }
             EventKind::Failed { session_id, .. } => {
-                ("failed", db::purchases::find_by_session(conn, session_id)?)
+                ("failed", db::purchases::units_by_session(conn, session_id)?)
             }
             EventKind::Refunded {
                 payment_reference, ..
             } => (
                 "refunded",
-                db::purchases::find_by_payment_reference(conn, payment_reference)?,
+                db::purchases::units_by_payment_reference(conn, payment_reference)?,
             ),
             EventKind::Disputed { payment_reference } => (
                 "disputed",
-                db::purchases::find_by_payment_reference(conn, payment_reference)?,
+                db::purchases::units_by_payment_reference(conn, payment_reference)?,
             ),
-            EventKind::Other { .. } => ("other", None),
+            EventKind::Other { .. } => ("other", Vec::new()),
         };
         let stored = db::payment_events::store(
             conn,
             &format!("{provider}:{}", event.id),
             provider,
             kind,
-            purchase.as_ref().map(|p| &p.id),
+            units.first().map(|p| &p.id),
             now,
         )?;
         if !stored {
             return Ok(Applied::Duplicate);
         }
-        let Some(purchase) = purchase else {
+        let Some(first) = units.first() else {
             if !matches!(event.kind, EventKind::Other { .. }) {
                 tracing::warn!(payment.event = %event.id, "payment event for no known purchase");
             }
             return Ok(Applied::Recorded);
         };
+        let first_id = first.id.clone();
         match &event.kind {
             EventKind::Paid {
                 amount,
                 payment_reference,
                 ..
             } => {
-                if *amount != purchase.price_cents {
+                let price = Cents::new(
+                    units
+                        .iter()
+                        .map(|unit| unit.price_cents.get())
+                        .fold(0, i64::saturating_add),
+                );
+                if *amount != price {
                     // Money arrived, but not the amount the sale was locked at: a person looks.
                     alert(
                         conn,
                         AlertKind::NeedsAttention,
-                        &purchase.id,
-                        &format!(
-                            "payment of {amount} does not match the price {}",
-                            purchase.price_cents
-                        ),
+                        &first_id,
+                        &format!("payment of {amount} does not match the price {price}"),
                         now,
                     )?;
-                    db::purchases::apply(
+                    for unit in &units {
+                        db::purchases::apply(
+                            conn,
+                            &unit.id,
+                            &PurchaseEvent::PaymentAmountMismatch,
+                            "payment amount differs from the price",
+                            now,
+                        )?;
+                    }
+                    return Ok(Applied::Recorded);
+                }
+                let mut paid = Vec::new();
+                for unit in &units {
+                    let moved = db::purchases::apply(
                         conn,
-                        &purchase.id,
-                        &PurchaseEvent::PaymentAmountMismatch,
-                        "payment amount differs from the price",
+                        &unit.id,
+                        &PurchaseEvent::PaymentConfirmed,
+                        "payment confirmed by the provider",
                         now,
                     )?;
+                    if !moved.moved() {
+                        continue;
+                    }
+                    db::purchases::set_paid(conn, &unit.id, payment_reference.as_deref(), now)?;
+                    count_promo(conn, &unit.id, now)?;
+                    outbox::enqueue(conn, &unit.id, JobKind::PlaceOrder, now, now)?;
+                    paid.push(unit.id.clone());
+                }
+                let Some(first_paid) = paid.first().cloned() else {
                     return Ok(Applied::Recorded);
-                }
-                let moved = db::purchases::apply(
-                    conn,
-                    &purchase.id,
-                    &PurchaseEvent::PaymentConfirmed,
-                    "payment confirmed by the provider",
-                    now,
-                )?;
-                if !moved.moved() {
-                    return Ok(Applied::Recorded);
-                }
-                db::purchases::set_paid(conn, &purchase.id, payment_reference.as_deref(), now)?;
-                // The code's use is counted here, with the verified payment, and only once.
-                if let Some(counted) = db::promo::mark_used(conn, &purchase.id, now)? {
-                    let note = if counted.beyond_cap() {
-                        format!(
-                            "promotion code {} counted: use {}, beyond its cap of {} (a checkout was paid after its hold on the code ended; the sale stands at the price charged)",
-                            counted.code,
-                            counted.used_count,
-                            counted.max_uses.unwrap_or_default()
-                        )
-                    } else {
-                        format!(
-                            "promotion code {} counted: use {}",
-                            counted.code, counted.used_count
-                        )
-                    };
-                    db::purchases::add_event(conn, &purchase.id, Some("paid"), "paid", &note, now)?;
-                }
-                outbox::enqueue(conn, &purchase.id, JobKind::PlaceOrder, now, now)?;
-                outbox::enqueue(conn, &purchase.id, JobKind::EmailPaymentReceived, now, now)?;
+                };
+                // One receipt for the checkout, to the buyer.
+                outbox::enqueue(conn, &first_paid, JobKind::EmailPaymentReceived, now, now)?;
                 Ok(Applied::Paid {
-                    purchase_id: purchase.id,
+                    purchase_id: first_paid,
                 })
             }
             EventKind::Failed { reason, .. } => {
-                let moved = db::purchases::apply(
-                    conn,
-                    &purchase.id,
-                    &PurchaseEvent::PaymentFailed,
-                    &format!("payment failed: {reason}"),
-                    now,
-                )?;
-                Ok(if moved.moved() {
-                    Applied::PaymentFailed {
-                        purchase_id: purchase.id,
+                let mut failed = None;
+                for unit in &units {
+                    let moved = db::purchases::apply(
+                        conn,
+                        &unit.id,
+                        &PurchaseEvent::PaymentFailed,
+                        &format!("payment failed: {reason}"),
+                        now,
+                    )?;
+                    if moved.moved() && failed.is_none() {
+                        failed = Some(unit.id.clone());
                     }
-                } else {
-                    Applied::Recorded
+                }
+                Ok(match failed {
+                    Some(purchase_id) => Applied::PaymentFailed { purchase_id },
+                    None => Applied::Recorded,
                 })
             }
             EventKind::Refunded { amount, .. } => {
                 // The provider reports refunds the shop made too (Stripe's `charge.refunded`
                 // follows every refund, possibly before the refund job has recorded its
-                // answer): one the shop's own refund covers goes on the timeline only.
-                let ours = db::refunds::refund_for(conn, &purchase.id)?
-                    .filter(|refund| refund.is_open() && amount.get() <= refund.amount_cents);
-                if let Some(refund) = ours {
-                    db::purchases::add_event(
-                        conn,
-                        &purchase.id,
-                        Some(purchase.status.as_str()),
-                        purchase.status.as_str(),
-                        &format!(
-                            "provider reports a refund of {amount}, the shop's own refund of {}",
-                            crate::domain::Cents::new(refund.amount_cents)
-                        ),
-                        now,
-                    )?;
+                // answer, and names the total refunded of the payment so far): one the shop's
+                // own refunds of the payment's units cover goes on the timeline only.
+                let mut ours = Vec::new();
+                for unit in &units {
+                    if let Some(refund) =
+                        db::refunds::refund_for(conn, &unit.id)?.filter(|r| r.is_open())
+                    {
+                        ours.push((unit, refund.amount_cents));
+                    }
+                }
+                let covered: i64 = ours.iter().map(|(_, cents)| cents).sum();
+                if !ours.is_empty() && amount.get() <= covered {
+                    for (unit, cents) in ours {
+                        db::purchases::add_event(
+                            conn,
+                            &unit.id,
+                            Some(unit.status.as_str()),
+                            unit.status.as_str(),
+                            &format!(
+                                "provider reports a refund of {amount}, the shop's own refund of {}",
+                                Cents::new(cents)
+                            ),
+                            now,
+                        )?;
+                    }
                     return Ok(Applied::Recorded);
                 }
                 alert(
                     conn,
                     AlertKind::PaymentRefunded,
-                    &purchase.id,
-                    &format!("the payment provider reports a refund of {amount}"),
+                    &first_id,
+                    &format!(
+                        "the payment provider reports a refund of {amount}{}",
+                        whole_order(units.len())
+                    ),
                     now,
                 )?;
-                db::purchases::add_event(
-                    conn,
-                    &purchase.id,
-                    Some(purchase.status.as_str()),
-                    purchase.status.as_str(),
-                    &format!("provider reports a refund of {amount}"),
-                    now,
-                )?;
+                for unit in &units {
+                    db::purchases::add_event(
+                        conn,
+                        &unit.id,
+                        Some(unit.status.as_str()),
+                        unit.status.as_str(),
+                        &format!("provider reports a refund of {amount}"),
+                        now,
+                    )?;
+                }
                 Ok(Applied::Recorded)
             }
             EventKind::Disputed { .. } => {
                 alert(
                     conn,
                     AlertKind::Dispute,
-                    &purchase.id,
-                    "the consumer disputed the payment",
+                    &first_id,
+                    &format!(
+                        "the consumer disputed the payment{}",
+                        whole_order(units.len())
+                    ),
                     now,
                 )?;
+                for unit in units.iter().skip(1) {
+                    db::purchases::add_event(
+                        conn,
+                        &unit.id,
+                        Some(unit.status.as_str()),
+                        unit.status.as_str(),
+                        "the consumer disputed the payment of the whole order",
+                        now,
+                    )?;
+                }
                 Ok(Applied::Recorded)
             }
             EventKind::Other { .. } => Ok(Applied::Recorded),
         }
     })
+}
+
+/// ` (all N eSIMs of the order)` for a payment of several units; nothing for one.
+fn whole_order(units: usize) -> String {
+    if units > 1 {
+        format!(" (all {units} eSIMs of the order)")
+    } else {
+        String::new()
+    }
+}
+
+/// Counts the use of the promotion code a paid unit was bought with, once, with the verified
+/// payment.
+fn count_promo(conn: &mut DbConn, id: &PurchaseId, now: i64) -> Result<(), DbError> {
+    if let Some(counted) = db::promo::mark_used(conn, id, now)? {
+        let note = if counted.beyond_cap() {
+            format!(
+                "promotion code {} counted: use {}, beyond its cap of {} (a checkout was paid after its hold on the code ended; the sale stands at the price charged)",
+                counted.code,
+                counted.used_count,
+                counted.max_uses.unwrap_or_default()
+            )
+        } else {
+            format!(
+                "promotion code {} counted: use {}",
+                counted.code, counted.used_count
+            )
+        };
+        db::purchases::add_event(conn, id, Some("paid"), "paid", &note, now)?;
+    }
+    Ok(())
 }
 
 fn alert(

@@ -87,9 +87,22 @@ pub fn token_digest(token: &str) -> [u8; 32] {
 }
 
 /// Makes a new token for `purchase_id` and records its hash, in the caller's transaction.
-pub fn issue(conn: &mut DbConn, purchase_id: &PurchaseId, now_ms: i64) -> Result<String, DbError> {
+/// `opens_checkout`: the buyer's link (`purchase_id` is then the checkout's id), which opens
+/// every unit; otherwise the token opens that one unit (a traveller's link).
+pub fn issue(
+    conn: &mut DbConn,
+    purchase_id: &PurchaseId,
+    opens_checkout: bool,
+    now_ms: i64,
+) -> Result<String, DbError> {
     let token = new_token();
-    order_links::insert(conn, purchase_id, &hash_token(&token), now_ms)?;
+    order_links::insert(
+        conn,
+        purchase_id,
+        &hash_token(&token),
+        opens_checkout,
+        now_ms,
+    )?;
     Ok(token)
 }
 
@@ -119,6 +132,17 @@ pub fn expires_at(
     Some(done_at.saturating_add(policy.valid_for_ms))
 }
 
+/// What a live link opened.
+#[derive(Debug, Clone)]
+pub struct Opened {
+    /// The purchase the link names (the checkout's first unit for a buyer's link).
+    pub purchase: Purchase,
+    /// Its timeline, oldest first.
+    pub events: Vec<PurchaseEvent>,
+    /// The buyer's link: it opens every unit of the checkout.
+    pub opens_checkout: bool,
+}
+
 /// The purchase `id` and its timeline (oldest first) when `token` is one of its live links at
 /// `now_ms`; `None` for an unknown id, a wrong, revoked or expired token alike.
 pub fn open(
@@ -127,15 +151,21 @@ pub fn open(
     token: &str,
     policy: LinkPolicy,
     now_ms: i64,
-) -> Result<Option<(Purchase, Vec<PurchaseEvent>)>, DbError> {
-    let Some(purchase) = order_links::find_purchase(conn, id, &hash_token(token))? else {
+) -> Result<Option<Opened>, DbError> {
+    let Some((purchase, opens_checkout)) =
+        order_links::find_purchase(conn, id, &hash_token(token))?
+    else {
         return Ok(None);
     };
     let events = purchases::events(conn, &purchase.id)?;
     if expires_at(purchase.status, &events, policy).is_some_and(|at| now_ms >= at) {
         return Ok(None);
     }
-    Ok(Some((purchase, events)))
+    Ok(Some(Opened {
+        purchase,
+        events,
+        opens_checkout,
+    }))
 }
 
 /// `{public_url}/orders/{id}?token=…`: the link emails carry.

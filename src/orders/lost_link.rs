@@ -120,7 +120,7 @@ async fn attempt(
             c.write_tx(|c| {
                 let now = now_ms();
                 ids.iter()
-                    .map(|id| issue(c, id, now))
+                    .map(|id| issue(c, id, true, now))
                     .collect::<Result<Vec<_>, DbError>>()
             })
         })

@@ -42,7 +42,7 @@ pub async fn purchase_for_link(
     let opened = db
         .run(move |conn| links::open(conn, &id, &token, policy, now_ms()))
         .await?;
-    Ok(opened.map(|(purchase, _)| purchase))
+    Ok(opened.map(|opened| opened.purchase))
 }
 
 /// The order page's data for `id` and `token` (`None` as for [`purchase_for_link`]). The
@@ -59,7 +59,10 @@ pub async fn read_order(
     let db = orders.db();
     let (id, token, keys) = (id.clone(), token.to_string(), keys.clone());
     db.run(move |conn| {
-        let Some((purchase, events)) = links::open(conn, &id, &token, policy, now_ms())? else {
+        let Some(links::Opened {
+            purchase, events, ..
+        }) = links::open(conn, &id, &token, policy, now_ms())?
+        else {
             return Ok(None);
         };
         let installation = if with_installation && purchase.status == PurchaseStatus::Fulfilled {

@@ -107,6 +107,8 @@ impl PurchaseBuilder {
             created_at_ms: self.created_at_ms,
             updated_at_ms: self.created_at_ms,
             language: None,
+            checkout_id: as_id(&self.id),
+            unit_index: 1,
         }
     }
 }

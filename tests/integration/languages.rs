@@ -108,7 +108,12 @@ async fn order_in_state(
         .run(move |c| {
             c.write_tx(|c| {
                 storefront::db::purchases::insert(c, &row, "test")?;
-                storefront::orders::links::issue(c, &as_id(&purchase), storefront::db::now_ms())
+                storefront::orders::links::issue(
+                    c,
+                    &as_id(&purchase),
+                    true,
+                    storefront::db::now_ms(),
+                )
             })
         })
         .await

@@ -75,6 +75,7 @@ mod shop_identity;
 mod sitemap;
 mod stripe;
 mod supplier_history;
+mod units;
 mod upstream;
 mod wallet_pause;
 mod webdriver;

@@ -404,8 +404,23 @@ async fn a_link_sent_before_the_migration_still_works(backend: Backend) {
         let mut row = purchase("legacy0000000000aaaa").status("paid").build();
         row.access_token_hash = checkout_hash;
         // The columns of that day only: later migrations fill in the rest.
-        diesel::insert_into(storefront::db::schema::purchases::table)
-            .values(&row)
+        use storefront::db::schema::purchases as p;
+        diesel::insert_into(p::table)
+            .values((
+                p::id.eq(&row.id),
+                p::status.eq(&row.status),
+                p::email.eq(&row.email),
+                p::plan_id.eq(&row.plan_id),
+                p::price_cents.eq(row.price_cents),
+                p::cost_cents.eq(row.cost_cents),
+                p::reference.eq(&row.reference),
+                p::idempotency_key.eq(&row.idempotency_key),
+                p::access_token_hash.eq(&row.access_token_hash),
+                p::payment_provider.eq(&row.payment_provider),
+                p::expires_at_ms.eq(row.expires_at_ms),
+                p::created_at_ms.eq(row.created_at_ms),
+                p::updated_at_ms.eq(row.updated_at_ms),
+            ))
             .execute(conn)?;
         diesel::sql_query(format!(
             "INSERT INTO order_link_tokens (purchase_id, token_hash, created_at_ms) \

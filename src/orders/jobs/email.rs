@@ -99,8 +99,9 @@ async fn send(
     // A token of its own, recorded before the email can leave (see `orders::links`).
     let token = {
         let purchase_id = purchase.id.clone();
+        let opens_checkout = purchase.names_checkout();
         ob.db
-            .run(move |c| c.write_tx(|c| issue(c, &purchase_id, now_ms())))
+            .run(move |c| c.write_tx(|c| issue(c, &purchase_id, opens_checkout, now_ms())))
             .await?
     };
     let link = order_url(&notifier.public_url, &purchase.id, &token);

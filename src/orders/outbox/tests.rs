@@ -88,6 +88,8 @@ impl Rig {
                         created_at_ms: now,
                         updated_at_ms: now,
                         language: None,
+                        checkout_id: id.clone(),
+                        unit_index: 1,
                     };
                     purchases::insert(conn, &new, "test")?;
                     enqueue(conn, &id, kind, now, now)?;
