@@ -14,6 +14,8 @@ pub mod book_explanations;
 pub mod books;
 pub mod catalog;
 mod column;
+pub mod customer_orders;
+pub mod customer_sessions;
 pub mod daily_sales;
 pub mod dashboard;
 pub mod display_rates;
