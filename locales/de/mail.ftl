@@ -43,5 +43,7 @@ mail-lost-preheader = Die privaten Links zu deinen Bestellungen, wie angefordert
 mail-lost-heading = Die Links zu deinen Bestellungen
 mail-lost-action = Letzte Bestellung ansehen
 mail-lost-intro = Jemand (hoffentlich du) hat die Links zu den Bestellungen mit dieser E-Mail-Adresse angefordert. Hier sind sie, die neueste zuerst. Jeder Link öffnet die Seite der Bestellung, auf der du deine eSIM installieren oder ansehen kannst.
+mail-lost-sign-in = Alle deine eSIMs an einem Ort findest du unter „Meine eSIMs“. Der Anmeldelink funktioniert einmal, innerhalb von 30 Minuten.
+mail-lost-sign-in-link = Bei „Meine eSIMs“ anmelden
 mail-lost-ignore = Wenn du diese E-Mail nicht angefordert hast, kannst du sie ignorieren: Die Links funktionieren nur für den, der diese E-Mail hat.
 mail-lost-footer = Diese Links sind privat: Wer sie hat, kann deine Bestellungen sehen. Bitte leite diese E-Mail nicht weiter.

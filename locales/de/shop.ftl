@@ -305,3 +305,18 @@ refunds-policy-link-html = Die verbindlichen Regeln, auch zu Ihrem Widerrufsrech
 checkout-accept-terms-html = Ich stimme den <a href="/terms">AGB</a> zu.
 checkout-withdrawal-notice = Eine eSIM ist ein digitaler Inhalt: Sie verlieren Ihr Widerrufsrecht, sobald sie geliefert ist.
 checkout-accept-terms = Stimmen Sie den AGB zu, um fortzufahren.
+
+my-esims-title = Meine eSIMs
+my-esims-signed-in = Angemeldet als { $email }.
+my-esims-none = Mit dieser E-Mail-Adresse wurden noch keine eSIMs gekauft.
+my-esims-order-number = Bestellnummer
+my-esims-bought = Gekauft am
+my-esims-open = Bestellung öffnen und installieren
+my-esims-pages = Weitere eSIMs
+my-esims-newest = Neueste eSIMs
+my-esims-older = Ältere eSIMs
+my-esims-sign-out = Abmelden
+my-esims-sign-out-everywhere = Überall abmelden
+my-esims-sign-out-everywhere-hint = Meldet jeden Browser und jedes Telefon ab, auf dem du dich mit dieser E-Mail-Adresse angemeldet hast.
+my-esims-link-used = Dieser Anmeldelink funktioniert nicht mehr: Jeder Link funktioniert einmal, 30 Minuten lang. Gib deine E-Mail-Adresse ein, und wir senden dir einen neuen.
+lost-link-my-esims = Die E-Mail enthält auch einen Link, der dich bei „Meine eSIMs“ anmeldet, wo alle deine eSIMs aufgelistet sind.

@@ -43,5 +43,7 @@ mail-lost-preheader = The private links to your orders, as you asked.
 mail-lost-heading = Your order links
 mail-lost-action = View your latest order
 mail-lost-intro = Someone (we hope you) asked for the links to the orders made with this email address. Here they are, newest first. Each link opens its order page, where you can install or view your eSIM.
+mail-lost-sign-in = To see all your eSIMs in one place, sign in to My eSIMs. The sign-in link works once, within 30 minutes.
+mail-lost-sign-in-link = Sign in to My eSIMs
 mail-lost-ignore = If you did not ask for this email, you can ignore it: the links only work for whoever has this email.
 mail-lost-footer = These links are private: anyone who has them can see your orders. Please do not forward this email.

@@ -305,3 +305,18 @@ refunds-policy-link-html = The binding rules, including your right of withdrawal
 checkout-accept-terms-html = I agree to the <a href="/terms">terms and conditions</a>.
 checkout-withdrawal-notice = An eSIM is digital content: you lose your right of withdrawal once it has been delivered.
 checkout-accept-terms = Agree to the terms and conditions to continue.
+
+my-esims-title = My eSIMs
+my-esims-signed-in = Signed in as { $email }.
+my-esims-none = No eSIMs have been bought with this email address yet.
+my-esims-order-number = Order number
+my-esims-bought = Bought
+my-esims-open = Open order and install
+my-esims-pages = More eSIMs
+my-esims-newest = Newest eSIMs
+my-esims-older = Older eSIMs
+my-esims-sign-out = Sign out
+my-esims-sign-out-everywhere = Sign out everywhere
+my-esims-sign-out-everywhere-hint = Signs out every browser and phone where you signed in with this email address.
+my-esims-link-used = This sign-in link no longer works: each link works once, for 30 minutes. Enter your email address and we will send you a new one.
+lost-link-my-esims = The email also has a link that signs you in to My eSIMs, where all your eSIMs are listed.

@@ -43,5 +43,7 @@ mail-lost-preheader = Los enlaces privados a tus pedidos, como pediste.
 mail-lost-heading = Los enlaces de tus pedidos
 mail-lost-action = Ver tu último pedido
 mail-lost-intro = Alguien (esperamos que tú) ha pedido los enlaces de los pedidos hechos con esta dirección de correo. Aquí los tienes, del más reciente al más antiguo. Cada enlace abre la página de su pedido, donde puedes instalar o ver tu eSIM.
+mail-lost-sign-in = Para ver todas tus eSIM en un solo lugar, entra en Mis eSIM. El enlace de acceso funciona una vez, durante 30 minutos.
+mail-lost-sign-in-link = Entrar en Mis eSIM
 mail-lost-ignore = Si no has pedido este correo, puedes ignorarlo: los enlaces solo sirven a quien tenga este correo.
 mail-lost-footer = Estos enlaces son privados: cualquiera que los tenga puede ver tus pedidos. No reenvíes este correo.

@@ -305,3 +305,18 @@ refunds-policy-link-html = Las normas vinculantes, incluido tu derecho de desist
 checkout-accept-terms-html = Acepto los <a href="/terms">términos y condiciones</a>.
 checkout-withdrawal-notice = Una eSIM es contenido digital: pierdes tu derecho de desistimiento una vez entregada.
 checkout-accept-terms = Acepta los términos y condiciones para continuar.
+
+my-esims-title = Mis eSIM
+my-esims-signed-in = Has entrado como { $email }.
+my-esims-none = Todavía no se ha comprado ninguna eSIM con esta dirección de correo.
+my-esims-order-number = Número de pedido
+my-esims-bought = Comprada el
+my-esims-open = Abrir pedido e instalar
+my-esims-pages = Más eSIM
+my-esims-newest = eSIM más recientes
+my-esims-older = eSIM anteriores
+my-esims-sign-out = Cerrar sesión
+my-esims-sign-out-everywhere = Cerrar sesión en todas partes
+my-esims-sign-out-everywhere-hint = Cierra la sesión en todos los navegadores y teléfonos donde entraste con esta dirección de correo.
+my-esims-link-used = Este enlace de acceso ya no funciona: cada enlace funciona una vez, durante 30 minutos. Escribe tu dirección de correo y te enviaremos uno nuevo.
+lost-link-my-esims = El correo también trae un enlace que te da acceso a Mis eSIM, donde aparecen todas tus eSIM.

@@ -15,6 +15,8 @@ pub mod books;
 pub mod catalog;
 pub mod checkouts;
 mod column;
+pub mod customer_orders;
+pub mod customer_sessions;
 pub mod daily_sales;
 pub mod dashboard;
 pub mod display_rates;

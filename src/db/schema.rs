@@ -580,3 +580,22 @@ diesel::table! {
         full_pass_at_ms -> BigInt,
     }
 }
+
+diesel::table! {
+    customer_sign_in_tokens (token_hash) {
+        token_hash -> Text,
+        email_lower -> Text,
+        created_at_ms -> BigInt,
+        expires_at_ms -> BigInt,
+        used_at_ms -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    customer_sessions (id_hash) {
+        id_hash -> Text,
+        email_lower -> Text,
+        created_at_ms -> BigInt,
+        last_seen_ms -> BigInt,
+    }
+}

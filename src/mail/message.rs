@@ -336,6 +336,7 @@ pub struct OrderLink {
 struct LostLinkHtml<'a> {
     frame: &'a Frame<'a>,
     orders: &'a [OrderLink],
+    sign_in: &'a Url,
 }
 
 #[derive(Template)]
@@ -343,6 +344,7 @@ struct LostLinkHtml<'a> {
 struct LostLinkText<'a> {
     frame: &'a Frame<'a>,
     orders: &'a [OrderLink],
+    sign_in: &'a Url,
 }
 
 /// Renders the text and the HTML part; `name` says which email failed, for the error.
@@ -363,11 +365,13 @@ fn render_pair(
 
 impl OutgoingEmail {
     /// "Your order links": asked for on the "Lost your link?" page, one fresh private link per
-    /// paid order (newest first). `None` without orders: nothing is sent then.
+    /// paid order (newest first) and the link that signs in to "My eSIMs". `None` without
+    /// orders: nothing is sent then.
     pub fn lost_link(
         to: Email,
         brand: &MailBrand,
         orders: &[OrderLink],
+        sign_in: &Url,
     ) -> Option<Result<Self, MailError>> {
         let newest = orders.first()?;
         let frame = Frame::customer("lost", brand, newest.url.as_str());
@@ -377,10 +381,12 @@ impl OutgoingEmail {
                 &LostLinkText {
                     frame: &frame,
                     orders,
+                    sign_in,
                 },
                 &LostLinkHtml {
                     frame: &frame,
                     orders,
+                    sign_in,
                 },
             )
             .map(|(text, html)| {
@@ -621,7 +627,9 @@ mod tests {
 
     #[test]
     fn order_links_email_lists_each_order_with_its_link_and_none_means_no_email() {
-        assert!(OutgoingEmail::lost_link(to(), &MailBrand::named("Shop"), &[]).is_none());
+        let sign_in =
+            Url::parse("https://shop.example.com/my-esims/sign-in?token=s1").expect("url");
+        assert!(OutgoingEmail::lost_link(to(), &MailBrand::named("Shop"), &[], &sign_in).is_none());
         let orders = [
             OrderLink {
                 receipt: Receipt::new(&pid("aaaa1111"), "<b>Japan</b> & Korea", Cents::new(500), 0),
@@ -637,7 +645,7 @@ mod tests {
                 url: Url::parse("https://shop.example.com/orders/bbbb2222?token=t2").expect("url"),
             },
         ];
-        let mail = OutgoingEmail::lost_link(to(), &MailBrand::named("Shop"), &orders)
+        let mail = OutgoingEmail::lost_link(to(), &MailBrand::named("Shop"), &orders, &sign_in)
             .expect("orders")
             .expect("render");
         assert_eq!(mail.audience, Audience::Customer);
@@ -650,6 +658,8 @@ mod tests {
                 "/orders/bbbb2222?token=t2",
                 "2 Jan 1970",
                 "France · 5 GB",
+                "/my-esims/sign-in?token=s1",
+                "My eSIMs",
             ] {
                 assert!(body.contains(shown), "{shown} missing: {body}");
             }

@@ -9,7 +9,8 @@
 //!
 //! [`deliver_due`] (a background loop, woken at once after a request) does the lookup: for an
 //! address with paid orders, it mints a fresh private link per order (newest first, at most
-//! [`MAX_ORDERS`]) and sends one email; for any other address it sends nothing. Transient mail
+//! [`MAX_ORDERS`]) and a sign-in link to "My eSIMs" (`orders::my_esims`), and sends one email;
+//! for any other address it sends nothing. Transient mail
 //! failures are retried with backoff, like the owners' alert emails; delivery is at least once.
 
 use crate::orders::Orders;
@@ -25,6 +26,7 @@ use crate::i18n::{self, Lang};
 use crate::mail::{OrderLink, OutgoingEmail, Receipt};
 use crate::orders::jobs::email::plan_description;
 use crate::orders::links::{issue, order_url};
+use crate::orders::my_esims;
 use crate::orders::notify::Notifier;
 
 /// One email per address per this long, however many requests.
@@ -113,18 +115,24 @@ async fn attempt(
     if orders.is_empty() {
         return Ok(Outcome::done(NO_ORDERS, None));
     }
-    // Fresh tokens, recorded before the email can leave (see `orders::links`).
+    // Fresh tokens, recorded before the email can leave (see `orders::links`), and a sign-in
+    // link to "My eSIMs" (see `orders::my_esims`).
     let ids: Vec<PurchaseId> = orders.iter().map(|(p, _)| p.id.clone()).collect();
-    let tokens = db
+    let address = email.to_string();
+    let (tokens, sign_in) = db
         .run(move |c| {
             c.write_tx(|c| {
                 let now = now_ms();
-                ids.iter()
+                let tokens = ids
+                    .iter()
                     .map(|id| issue(c, id, true, now))
-                    .collect::<Result<Vec<_>, DbError>>()
+                    .collect::<Result<Vec<_>, DbError>>()?;
+                let sign_in = my_esims::issue_sign_in(c, &address, now)?;
+                Ok::<_, DbError>((tokens, sign_in))
             })
         })
         .await?;
+    let sign_in = my_esims::sign_in_url(&notifier.public_url, &sign_in);
     let links: Vec<OrderLink> = orders
         .iter()
         .zip(tokens)
@@ -138,7 +146,12 @@ async fn attempt(
         })
         .collect();
     let message = i18n::sync_scope(lang, || {
-        OutgoingEmail::lost_link(to, &notifier.identity.current().mail_brand(), &links)
+        OutgoingEmail::lost_link(
+            to,
+            &notifier.identity.current().mail_brand(),
+            &links,
+            &sign_in,
+        )
     });
     let message = match message {
         Some(Ok(message)) => message,
@@ -206,7 +219,8 @@ pub async fn deliver_due(db: &Db, notifier: Option<&Notifier>) -> Result<usize, 
 }
 
 /// Runs [`deliver_due`] when woken (after a request in this process) and every few seconds
-/// (requests taken by other replicas), until shutdown.
+/// (requests taken by other replicas), until shutdown; every [`FORGET_EVERY`] it also removes
+/// old handled requests and ended "My eSIMs" sessions and sign-in links.
 pub async fn run(
     db: Db,
     notifier: Option<Notifier>,
@@ -219,6 +233,9 @@ pub async fn run(
             tracing::warn!(error = %err, "could not deliver the order links emails");
         }
         if forgotten_at.is_none_or(|at| at.elapsed() >= FORGET_EVERY) {
+            if let Err(err) = my_esims::forget_ended(&db, now_ms()).await {
+                tracing::warn!(error = %err, "could not forget ended customer sessions");
+            }
             match forget_handled(&db, now_ms()).await {
                 Ok(n) => {
                     forgotten_at = Some(tokio::time::Instant::now());

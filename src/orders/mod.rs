@@ -13,6 +13,7 @@ pub mod installation;
 pub(crate) mod jobs;
 pub mod links;
 pub mod lost_link;
+pub mod my_esims;
 pub mod notify;
 pub mod outbox;
 pub mod page;

@@ -1,5 +1,6 @@
-//! What the consumer's order page reads: a purchase by its id and private-link token, its
-//! timeline and, once fulfilled, its decrypted installation, in one trip to the pool.
+//! What the consumer's order page reads: a purchase by its id and what proves the visitor may
+//! see it (a private-link token, or a "My eSIMs" session of the buyer's address), its timeline
+//! and, once fulfilled, its decrypted installation, in one trip to the pool.
 
 use crate::db::purchases::{Purchase, PurchaseEvent};
 use crate::db::{DbError, now_ms};
@@ -10,6 +11,7 @@ use crate::orders::installation::{
     InstallationDetails, InstallationError, InstallationKeys, load_installation_with,
 };
 use crate::orders::links::{self, LinkPolicy};
+use crate::orders::my_esims::{self, Customer};
 
 #[derive(Debug, thiserror::Error)]
 pub enum OrderPageError {
@@ -45,24 +47,36 @@ pub async fn purchase_for_link(
     Ok(opened.map(|opened| opened.purchase))
 }
 
-/// The order page's data for `id` and `token` (`None` as for [`purchase_for_link`]). The
-/// installation is read and opened only when the purchase is fulfilled and `with_installation`
-/// (the caller may hold what it derived from it already).
+/// What lets a visitor open an order page.
+#[derive(Debug, Clone)]
+pub enum Proof {
+    /// One of the purchase's private-link tokens (from the email or the browser's cookie).
+    Link(String),
+    /// A "My eSIMs" session (see [`my_esims::may_open`]).
+    SignedIn(Customer),
+}
+
+/// The order page's data for `id` when `proof` opens it (`None` otherwise, alike for an
+/// unknown id, as for [`purchase_for_link`]). The installation is read and opened only when
+/// the purchase is fulfilled and `with_installation` (the caller may hold what it derived from
+/// it already).
 pub async fn read_order(
     orders: &Orders,
     keys: &InstallationKeys,
     id: &PurchaseId,
-    token: &str,
+    proof: Proof,
     policy: LinkPolicy,
     with_installation: bool,
 ) -> Result<Option<OrderRecord>, OrderPageError> {
     let db = orders.db();
-    let (id, token, keys) = (id.clone(), token.to_string(), keys.clone());
+    let (id, keys) = (id.clone(), keys.clone());
     db.run(move |conn| {
-        let Some(links::Opened {
-            purchase, events, ..
-        }) = links::open(conn, &id, &token, policy, now_ms())?
-        else {
+        let opened = match &proof {
+            Proof::Link(token) => links::open(conn, &id, token, policy, now_ms())?
+                .map(|opened| (opened.purchase, opened.events)),
+            Proof::SignedIn(customer) => my_esims::open(conn, &id, customer, policy, now_ms())?,
+        };
+        let Some((purchase, events)) = opened else {
             return Ok(None);
         };
         let installation = if with_installation && purchase.status == PurchaseStatus::Fulfilled {

@@ -1,6 +1,7 @@
-//! "Lost your link?" (`/lost-link`): a customer asks for their order links by the email used.
-//! The handler parses the form and calls `orders::lost_link`; the lookup and the email happen
-//! in the background, so the answer is the same whatever the address.
+//! "Lost your link?" (`/lost-link`): a customer asks for their order links, and a sign-in link
+//! to "My eSIMs", by the email used. It is also "My eSIMs"' sign-in form. The handler parses
+//! the form and calls `orders::lost_link`; the lookup and the email happen in the background,
+//! so the answer is the same whatever the address.
 //!
 //! A client (IPv4 address or IPv6 /64) may send [`PER_CLIENT_LIMIT`] requests per
 //! [`PER_CLIENT_WINDOW`] in this process; beyond that it gets a 429 with the form. That says
@@ -31,6 +32,8 @@ struct LostLinkPage {
     csrf_token: String,
     email: String,
     error: Option<String>,
+    /// Said above the form (an emailed sign-in link that no longer works).
+    notice: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -48,12 +51,35 @@ fn form_page(
     email: String,
     error: Option<String>,
 ) -> HttpResponse {
+    form_with_notice(state, req, status, email, error, None)
+}
+
+/// The form with `notice` above it, answered with `status`: where "My eSIMs" sends a sign-in
+/// link that no longer works.
+pub(crate) fn sign_in_form(
+    state: &AppState,
+    req: &HttpRequest,
+    status: StatusCode,
+    notice: Option<String>,
+) -> HttpResponse {
+    form_with_notice(state, req, status, String::new(), None, notice)
+}
+
+fn form_with_notice(
+    state: &AppState,
+    req: &HttpRequest,
+    status: StatusCode,
+    email: String,
+    error: Option<String>,
+    notice: Option<String>,
+) -> HttpResponse {
     let issued = csrf::issue(req, &state.settings.secret_key, state.secure_cookies);
     let page = LostLinkPage {
         sent: false,
         csrf_token: issued.token,
         email,
         error,
+        notice,
     };
     pages::private_page(status, &page, issued.cookie)
 }
@@ -113,6 +139,7 @@ pub async fn submit(
         csrf_token: String::new(),
         email: String::new(),
         error: None,
+        notice: None,
     };
     Ok(pages::private_page(StatusCode::OK, &page, None))
 }

@@ -15,6 +15,7 @@ pub mod language;
 pub mod lost_link;
 mod metrics;
 mod middleware;
+mod my_esims;
 mod ops;
 pub mod order_cache;
 mod orders;
@@ -159,6 +160,13 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/checkout", web::post().to(checkout::checkout))
         .route("/lost-link", web::get().to(lost_link::show))
         .route("/lost-link", web::post().to(lost_link::submit))
+        .route("/my-esims", web::get().to(my_esims::list))
+        .route("/my-esims/sign-in", web::get().to(my_esims::sign_in))
+        .route("/my-esims/sign-out", web::post().to(my_esims::sign_out))
+        .route(
+            "/my-esims/sign-out-everywhere",
+            web::post().to(my_esims::sign_out_everywhere),
+        )
         .route(
             "/demo-pay/{session}",
             web::get().to(checkout::demo_pay_page),

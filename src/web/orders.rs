@@ -1,7 +1,8 @@
 //! The consumer's private order page. Reachable only with the emailed token (exchanged at once
 //! for a cookie, so the token leaves the address bar) or that cookie, while the token is
-//! neither revoked nor expired (`orders::links`); anything else is the same 404 as an unknown
-//! id, so the answer says nothing about which ids exist. The payment provider returns the
+//! neither revoked nor expired (`orders::links`), or from a "My eSIMs" session of the buyer's
+//! address (`orders::my_esims`); anything else is the same 404 as an unknown id, so the answer
+//! says nothing about which ids exist. The payment provider returns the
 //! buyer here without a token: the cookie set at checkout opens the page.
 
 use std::sync::Arc;
@@ -23,7 +24,7 @@ use crate::domain::purchase::PurchaseStatus;
 use crate::i18n::{self, msg};
 use crate::orders::installation::InstallView;
 use crate::orders::links::{self, LinkPolicy};
-use crate::orders::page::{purchase_for_link, read_order};
+use crate::orders::page::{Proof, purchase_for_link, read_order};
 use crate::web::error::AppError;
 use crate::web::order_cache::RenderedOrder;
 use crate::web::shop::plan_title;
@@ -112,6 +113,12 @@ fn words(status: PurchaseStatus) -> (&'static str, &'static str) {
     }
 }
 
+/// The status in the customer's words (a message id): the order page's headline, and what
+/// "My eSIMs" shows beside each eSIM.
+pub(crate) fn status_headline(status: PurchaseStatus) -> &'static str {
+    words(status).0
+}
+
 fn event_text(to: &str) -> &'static str {
     PurchaseStatus::parse(to).map_or(msg("status-updated"), |s| words(s).0)
 }
@@ -180,19 +187,19 @@ pub async fn order(
         let _ = response.add_cookie(&order_cookie(&id, token, state.secure_cookies));
         return Ok(response);
     }
-    let token = req
-        .cookie(&order_cookie_name(&id))
-        .map(|c| c.value().to_string())
-        .ok_or(AppError::NotFound)?;
-    let token_digest = links::token_digest(&token);
     let device = req
         .headers()
         .get(header::USER_AGENT)
         .and_then(|v| v.to_str().ok())
         .map_or(Device::Other, Device::from_user_agent);
+    let token = req
+        .cookie(&order_cookie_name(&id))
+        .map(|c| c.value().to_string());
+    let token_digest = token.as_deref().map(links::token_digest);
     // An ended order's page rendered moments ago for this very token (see `order_cache`).
-    if let Some(kept) = state.order_pages.get(&id)
-        && kept.opens_for(&token_digest, i18n::current(), device, now_ms())
+    if let Some(digest) = &token_digest
+        && let Some(kept) = state.order_pages.get(&id)
+        && kept.opens_for(digest, i18n::current(), device, now_ms())
     {
         return Ok(order_response(
             HttpResponse::Ok()
@@ -201,18 +208,34 @@ pub async fn order(
         ));
     }
     // A view derived within the cache's lifetime spares reading and opening the installation;
-    // it is used only once the token has proved the purchase below.
+    // it is used only once the token or the session has proved the purchase below.
     let cached = state.installs.get(&id);
-    let record = read_order(
-        &state.orders,
-        &state.installation_keys,
-        &id,
-        &token,
-        policy,
-        cached.is_none(),
-    )
-    .await?
-    .ok_or(AppError::NotFound)?;
+    let read = async |proof| {
+        read_order(
+            &state.orders,
+            &state.installation_keys,
+            &id,
+            proof,
+            policy,
+            cached.is_none(),
+        )
+        .await
+    };
+    // The browser's link cookie first; else a "My eSIMs" session of the buyer's address.
+    let mut opened_by_link = false;
+    let mut record = None;
+    if let Some(token) = token {
+        record = read(Proof::Link(token)).await?;
+        opened_by_link = record.is_some();
+    }
+    if record.is_none()
+        && let Some(customer) = crate::web::my_esims::signed_in(&state, &req).await?
+    {
+        record = read(Proof::SignedIn(customer)).await?;
+    }
+    let record = record.ok_or(AppError::NotFound)?;
+    // Only a page opened by a link token is kept for that token (see `order_cache`).
+    let token_digest = token_digest.filter(|_| opened_by_link);
     let purchase = record.purchase;
     let status = purchase.status;
     let (headline, explanation) = words(status);
@@ -266,13 +289,13 @@ pub async fn order(
             })
             .collect(),
     };
-    let response = match page.render() {
-        Ok(body) if status.has_ended() => {
+    let response = match (page.render(), token_digest) {
+        (Ok(body), Some(token_hash)) if status.has_ended() => {
             let body = Bytes::from(body);
             state.order_pages.insert(
                 &purchase.id,
                 Arc::new(RenderedOrder {
-                    token_hash: token_digest,
+                    token_hash,
                     lang,
                     device,
                     link_expires_at_ms: links::expires_at(status, &record.events, policy),
@@ -283,7 +306,7 @@ pub async fn order(
                 .content_type("text/html; charset=utf-8")
                 .body(body)
         }
-        _ => pages::render(StatusCode::OK, &page),
+        (rendered, _) => pages::html(StatusCode::OK, rendered),
     };
     Ok(order_response(response))
 }

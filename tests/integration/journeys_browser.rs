@@ -1,7 +1,8 @@
 //! A traveller's journeys in headless Chromium (see [`crate::webdriver`]), on a phone-sized
 //! window, against one shop: search, choose a daily plan, buy, pay on the demo page, wait and
 //! install; the same with JavaScript off; a declined payment and a retry; checkout errors
-//! sent from the keyboard. axe-core runs in every page type on the way (with scripts on; it
+//! sent from the keyboard; the order's 404 on another device, "Lost your link?" and the emailed
+//! sign-in to "My eSIMs". axe-core runs in every page type on the way (with scripts on; it
 //! needs timers), and in the customer emails' HTML, and must find no critical or serious
 //! violation.
 //!
@@ -21,7 +22,7 @@ use storefront::catalog::ShopPlan;
 use storefront::mail::{MailBrand, OutgoingEmail, Receipt};
 
 use crate::fixtures::as_id;
-use crate::helpers::{Backend, TestApp, spawn_shop};
+use crate::helpers::{Backend, TestApp, spawn_shop, wait_for_emails_in};
 use crate::webdriver::{Browser, LAPTOP, PHONE};
 
 const ENTER: &str = "\u{E007}";
@@ -309,7 +310,39 @@ async fn with_javascript(j: &Journey<'_>, plan: &ShopPlan) {
     j.wait_for("If orders were paid for with that email address", 10, false)
         .await;
     j.check("lost-link-sent").await;
+
+    // The email's sign-in link opens "My eSIMs", with the eSIM just bought, on the phone and
+    // on a laptop.
+    let mail = wait_for_emails_in(j.app.mail_dir.path(), 1, "with a sign-in link", |email| {
+        email.is_to("phone.traveller@example.com") && email.text.contains(SIGN_IN)
+    })
+    .await
+    .remove(0);
+    let token: String = mail
+        .text
+        .split(SIGN_IN)
+        .nth(1)
+        .map(|rest| rest.chars().take_while(char::is_ascii_hexdigit).collect())
+        .unwrap_or_default();
+    j.goto(&format!("{SIGN_IN}{token}")).await;
+    j.wait_for_path("/my-esims").await;
+    j.wait_for("Sign out everywhere", 10, false).await;
+    assert_eq!(
+        j.browser.text("[data-status] .status").await,
+        "Your eSIM is ready"
+    );
+    j.check("my-esims").await;
+    j.browser.set_size(LAPTOP).await;
+    let wide = j.browser.overflowing().await;
+    assert!(
+        wide.is_empty(),
+        "my-esims scrolls sideways on a laptop: {wide:?}"
+    );
+    j.browser.set_size(PHONE).await;
 }
+
+/// Where the "Lost your link?" email's sign-in link leads, up to its token.
+const SIGN_IN: &str = "/my-esims/sign-in?token=";
 
 /// What the fulfilled order page must show a traveller on a phone.
 async fn installed(j: &Journey<'_>, page: &str) {
@@ -457,6 +490,22 @@ async fn emails_pass_axe(browser: &Browser, axe: &str) {
                 &receipt,
                 "Sold out",
             ),
+        ),
+        (
+            "order-links",
+            OutgoingEmail::lost_link(
+                to(),
+                &MailBrand::named("eSIM shop"),
+                &[storefront::mail::OrderLink {
+                    receipt: receipt.clone(),
+                    url: url.clone(),
+                }],
+                &url::Url::parse(
+                    "https://shop.example.com/my-esims/sign-in?token=Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5",
+                )
+                .expect("url"),
+            )
+            .expect("an order"),
         ),
     ];
     for (name, mail) in mails {

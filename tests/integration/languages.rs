@@ -341,7 +341,7 @@ fn every_customer_email_is_written_in_each_language() {
                     &receipt,
                     storefront::domain::purchase::RefundCause::DeliveryFailed.customer_reason(),
                 ),
-                OutgoingEmail::lost_link(to.clone(), &MailBrand::named("Shop"), &links)
+                OutgoingEmail::lost_link(to.clone(), &MailBrand::named("Shop"), &links, &url)
                     .expect("orders"),
             ]
         });

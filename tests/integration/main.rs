@@ -52,6 +52,7 @@ mod lost_link;
 mod mail;
 mod model;
 mod money;
+mod my_esims;
 mod ops;
 mod order_links;
 mod outage;

@@ -1,5 +1,5 @@
 //! Every query behind the console's orders (the list and its searches, one order's page, the
-//! orders CSV), the dashboard (what needs a person, open alerts, the outbox's health) and the
+//! orders CSV), the customer's "My eSIMs" list, the dashboard (what needs a person, open alerts, the outbox's health) and the
 //! wallet page (the runway's spend, the purchases its transactions name) is read by index: the
 //! database's own plan for the query the code builds shows no full scan of the big tables, and
 //! the list's pages come in index order (no sort of every matching row). An empty table would hide a missing index behind a cheap scan, so the plan,
@@ -240,6 +240,29 @@ async fn console_order_queries_read_by_index(backend: Backend) {
                 plan(conn, storefront::db::order_links::counts_query(&id)),
                 false,
             );
+
+            // "My eSIMs": one address's purchases, newest first, first and later pages.
+            let after = storefront::db::customer_orders::After {
+                created_at_ms: now_ms - 86_400_000,
+                id: id.clone(),
+            };
+            for (name, after) in [
+                ("my eSIMs", None),
+                ("my eSIMs, an older page", Some(&after)),
+            ] {
+                check(
+                    name,
+                    plan(
+                        conn,
+                        storefront::db::customer_orders::purchases_of_query(
+                            "zoe@example.com",
+                            after,
+                            21,
+                        ),
+                    ),
+                    true,
+                );
+            }
             check(
                 "its installation",
                 plan(conn, storefront::db::installations::iccid_last4_query(&id)),
