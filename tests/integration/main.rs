@@ -60,6 +60,7 @@ mod plan_choice;
 mod plan_choice_browser;
 mod promo;
 mod query_plans;
+mod query_plans_history;
 mod query_plans_money;
 mod replicas;
 mod retention;
