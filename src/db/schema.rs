@@ -558,3 +558,17 @@ diesel::table! {
         full_pass_at_ms -> BigInt,
     }
 }
+
+diesel::table! {
+    purchase_status_counts (status) {
+        status -> Text,
+        n -> BigInt,
+    }
+}
+
+diesel::table! {
+    outbox_state_counts (state) {
+        state -> Text,
+        n -> BigInt,
+    }
+}

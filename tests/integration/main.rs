@@ -49,6 +49,7 @@ mod lifecycle_console;
 mod listen;
 mod lost_link;
 mod mail;
+mod metrics_counts;
 mod model;
 mod money;
 mod ops;
