@@ -15,7 +15,13 @@ D days (1,095: three years), with every row that belongs to a purchase copied wi
   "~k" appended; integer ids are offset by k times the seed's largest id;
 - every *_ms timestamp moves back by k steps of D days / copies, so the copies cover the period;
 - emails are spread over C customers ("c123.name@…"), so a customer has several orders; the
-  search columns (lower-case address, order key) follow the copied address and id.
+  search columns (lower-case address, order key) follow the copied address and id;
+- the books' side grows with them: the shop's copy of the supplier's orders and transactions
+  (filled by `storefront reconcile` on the seed shop) and the owner's explanations are copied
+  the same way, the supplier's time text following its moved reading, so every copied purchase
+  has its supplier order and wallet movements and a period reconciles as the seed's did; the
+  copy is marked refreshed and read whole, and the console's time zone is set to Europe/Berlin
+  when none was chosen.
 
 Each table is grown by one INSERT … SELECT over a series of k (a recursive CTE on SQLite,
 generate_series on PostgreSQL), then ANALYZE. Run it on a stopped shop. Columns are read from the
@@ -43,6 +49,16 @@ TABLES = [
     "promo_redemptions",
 ]
 
+# Tables the books read beside the purchases: the shop's copy of the supplier's orders and
+# wallet transactions (an order's id and reference, and a transaction's reference, get the same
+# "~k" as the copied purchase's upstream order id and reference, so copy k of the books still
+# matches) and the owner's explanations of mismatches (keyed by such a line).
+BOOKS_TABLES = [
+    "supplier_orders",
+    "supplier_transactions",
+    "book_explanations",
+]
+
 # Text columns that are unique (alone or with the purchase id) and are not the purchase id.
 UNIQUE_TEXT = {
     "reference",
@@ -55,6 +71,7 @@ UNIQUE_TEXT = {
     "provider_refund_id",
     "token_hash",
     "nonce",
+    "line_key",
 }
 
 HASH = 2654435761  # Knuth's multiplicative hash: a bijection on 32-bit values
@@ -87,6 +104,9 @@ class Sqlite:
 
     def hex8(self, expr):
         return f"printf('%08x', ({expr}) % 4294967296)"
+
+    def iso(self, ms):
+        return f"strftime('%Y-%m-%dT%H:%M:%SZ', ({ms}) / 1000, 'unixepoch')"
 
     def is_integer(self, kind):
         return "INT" in kind
@@ -135,6 +155,12 @@ class Postgres:
     def hex8(self, expr):
         return f"lpad(to_hex((({expr}) % 4294967296)::bigint), 8, '0')"
 
+    def iso(self, ms):
+        return (
+            f"to_char(to_timestamp(({ms}) / 1000) AT TIME ZONE 'UTC', "
+            "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
+        )
+
     def is_integer(self, kind):
         return kind in ("bigint", "integer", "smallint")
 
@@ -165,6 +191,10 @@ def expression(db, table, column, kind, offsets, step_ms, customers):
         return db.hex8(f"(ks.k * seeds.n + seeds.idx) * {HASH}")
     if column.endswith("_ms") and db.is_integer(kind):
         return f"t.{column} - ks.k * {step_ms}"
+    if column == "created_at" and table in ("supplier_orders", "supplier_transactions"):
+        # The supplier's own text moves with its reading, so the books see one time.
+        moved = db.iso(f"t.created_at_ms - ks.k * {step_ms}")
+        return f"CASE WHEN t.created_at_ms IS NULL THEN t.created_at ELSE {moved} END"
     return f"t.{column}"
 
 
@@ -215,7 +245,7 @@ def main(argv):
         return
     step_ms = args.days * 86_400_000 // copies
     offsets = {}
-    for table in TABLES:
+    for table in TABLES + BOOKS_TABLES:
         if any(c == "id" for c, _ in db.columns(table)) and table != "purchases":
             kind = dict(db.columns(table))["id"]
             if db.is_integer(kind):
@@ -230,7 +260,24 @@ def main(argv):
     )
     for table in TABLES:
         grow(db, table, copies, offsets, step_ms, args.customers)
+    if db.columns("supplier_orders") and int(db.one("SELECT count(*) FROM supplier_orders")) == 0:
+        print("  warning: the copy of the supplier's history is empty: run `storefront reconcile` "
+              "on the seed shop first, or the books have no supplier side", file=sys.stderr)
+    for table in BOOKS_TABLES:
+        grow(db, table, copies, offsets, step_ms, args.customers)
     db.run("DROP TABLE scale_seeds;")
+    if db.columns("supplier_history_sync"):
+        # The grown copy counts as refreshed and read whole now: the shop's next refresh reads
+        # only the new pages of the (seed-sized) upstream, as a three-year-old shop's would.
+        now = int(time.time() * 1000)
+        db.run(
+            "DELETE FROM supplier_history_sync; "
+            "INSERT INTO supplier_history_sync (list, refreshed_at_ms, full_pass_at_ms) VALUES "
+            f"('orders', {now}, {now}), ('transactions', {now}, {now});"
+        )
+    if db.columns("shop_identity") and any(c == "time_zone" for c, _ in db.columns("shop_identity")):
+        # An owner abroad: every console time goes through the zone conversion.
+        db.run("UPDATE shop_identity SET time_zone = 'Europe/Berlin' WHERE time_zone = '';")
     if db.columns("daily_sales"):
         # The app counts the sales per day again at its next start, from the grown purchases.
         db.run("DELETE FROM daily_sales;")

@@ -232,9 +232,12 @@ impl Application {
             settings.audit_retention_days,
             stopped.clone(),
         )));
+        let history_wake = crate::books::history::Wake::default();
         background.push(tokio::spawn(crate::books::history::run(
             db.clone(),
             client.clone(),
+            history_wake.clone(),
+            Duration::from_secs(u64::from(settings.supplier_full_pass_days) * 86_400),
             stopped.clone(),
         )));
         background.push(tokio::spawn(crate::orders::retention::run_daily(
@@ -279,6 +282,7 @@ impl Application {
                 crate::web::lost_link::PER_CLIENT_WINDOW,
             ),
             lost_link_wake,
+            history_wake,
             checkout,
             outbox,
             pages: crate::web::page_cache::PageCache::default(),

@@ -12,16 +12,28 @@
 //! item was listed after it. Newest first, that stops one page past the anchor; oldest first,
 //! every item after the anchor is new, so the refresh reads on to the end; in any other order it
 //! may stop early, which the full pass repairs: the first refresh, and one at least every
-//! [`FULL_PASS_EVERY_MS`], reads every page (and brings in old orders whose status changed).
+//! `STOREFRONT_SUPPLIER_FULL_PASS_DAYS` (a week by default), reads every page (and brings in
+//! old orders whose status changed).
+//!
+//! **What a full pass costs.** Pages hold 100 items (the most the spec allows). A shop with
+//! 1,000,000 orders has about 2,000,000 wallet transactions (a reservation and a settlement
+//! or release per order, plus credits): 10,000 + 20,000 = 30,000 requests per full pass, 30
+//! times the client's page cap for other listings, where an incremental refresh reads 2 to 4
+//! pages (about 1,000 requests a day at one every 5 minutes). Daily, the full passes would
+//! be 30 times the incremental refreshes' share of the shared rate-limit budget; weekly they
+//! are about 4,300 requests a day.
 //!
 //! Pages go through the client's pager (with a page cap of its own, [`PAGE_CAP`], as each page
 //! is stored when read) and the shared `Retry-After` gate, so
 //! the refresh spends the same rate-limit budget as every other upstream call. [`run`] refreshes
-//! every [`REFRESH_EVERY`] under a lease, so one replica does it for the shop.
+//! every [`REFRESH_EVERY`], and when the console asks ([`Wake`]), under a lease, so one replica
+//! at a time does it for the shop. Pages read the copy as it is ([`as_of`] says how fresh);
+//! no request waits for the supplier.
 
+use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::watch;
+use tokio::sync::{Notify, watch};
 
 use super::BooksError;
 use super::period::upstream_time_ms;
@@ -32,13 +44,12 @@ use crate::upstream::{
     ApiAmount, BalanceTransaction, Order, OrderStatus, PageLimit, PartnerClient,
 };
 
-/// A full pass at least this often (24 hours).
-pub const FULL_PASS_EVERY_MS: i64 = 24 * 60 * 60 * 1000;
 /// How often [`run`] refreshes the copy.
 pub const REFRESH_EVERY: Duration = Duration::from_secs(5 * 60);
-/// The lease whose holder refreshes; held for a little less than the refresh period.
+/// The lease held while a refresh runs, given back when it ends; it lapses on its own only when
+/// its holder died, so it is long enough for a full pass of a long history.
 const LEASE: &str = "supplier_history_refresh";
-const LEASE_MS: i64 = 4 * 60 * 1000;
+const LEASE_MS: i64 = 30 * 60 * 1000;
 /// Items per page asked for (the most the spec allows).
 const PAGE: u32 = 100;
 /// Pages a refresh may read from one listing: ten million items, far past the client's cap
@@ -158,8 +169,8 @@ impl<K: PartialEq> StopRule<K> {
 pub enum Pass {
     /// Until the stop rule holds (a full pass only for an empty copy): before a reconciliation.
     Incremental,
-    /// A full pass when the last one is older than [`FULL_PASS_EVERY_MS`]: the background job.
-    Scheduled,
+    /// A full pass when the last one is older than the period given: the background job.
+    Scheduled { full_pass_every: Duration },
     /// Every page.
     Full,
 }
@@ -180,8 +191,9 @@ pub async fn refresh(db: &Db, upstream: &PartnerClient, pass: Pass) -> Result<Re
     let due = |state: Option<(i64, i64)>| match pass {
         Pass::Full => true,
         Pass::Incremental => state.is_none(),
-        Pass::Scheduled => {
-            state.is_none_or(|(_, full)| now.saturating_sub(full) >= FULL_PASS_EVERY_MS)
+        Pass::Scheduled { full_pass_every } => {
+            let every = i64::try_from(full_pass_every.as_millis()).unwrap_or(i64::MAX);
+            state.is_none_or(|(_, full)| now.saturating_sub(full) >= every)
         }
     };
     let limit = PageLimit::new(PAGE).unwrap_or_default();
@@ -245,37 +257,121 @@ pub async fn refresh(db: &Db, upstream: &PartnerClient, pass: Pass) -> Result<Re
     })
 }
 
-/// Refreshes the copy every [`REFRESH_EVERY`], on whichever replica takes the lease, until
-/// `shutdown`. The first refresh waits one period after start, so a starting shop spends its
-/// first requests on the catalog and its orders; a reconciliation asked for earlier refreshes
-/// the copy itself.
-pub async fn run(db: Db, upstream: PartnerClient, mut shutdown: watch::Receiver<bool>) {
+/// Asks this process's [`run`] to refresh the copy now rather than at its next period: the
+/// console's "Refresh now". Requests made while a refresh runs fold into one more refresh
+/// after it.
+#[derive(Debug, Clone, Default)]
+pub struct Wake(Arc<Notify>);
+
+impl Wake {
+    pub fn ask(&self) {
+        self.0.notify_one();
+    }
+}
+
+/// The copied order with `reference`, if the copy holds one.
+pub async fn copied_order(db: &Db, reference: &str) -> Result<Option<Order>, DbError> {
+    let reference = reference.to_string();
+    let row = db
+        .run(move |conn| q::order_with_reference(conn, &reference))
+        .await?;
+    Ok(row.and_then(|r| r.order()))
+}
+
+/// When the copy was last refreshed: the older of the two listings' last refresh (the
+/// time the refresh started, so nothing listed after it is claimed). `None` until both
+/// were refreshed once.
+pub async fn as_of(db: &Db) -> Result<Option<i64>, DbError> {
+    db.run(|conn| {
+        let orders = q::sync_state(conn, ORDERS)?;
+        let transactions = q::sync_state(conn, TRANSACTIONS)?;
+        Ok(orders.zip(transactions).map(|((o, _), (t, _))| o.min(t)))
+    })
+    .await
+}
+
+/// Refreshes the copy about every [`REFRESH_EVERY`] and whenever `wake` asks, with a full
+/// pass at least every `full_pass_every`, until `shutdown`. A refresh runs under a lease held only while it runs, so replicas never
+/// refresh at the same time; a periodic one is skipped when another replica refreshed less
+/// than a period ago, and an asked one always runs (after the one in progress, if any). The
+/// first periodic refresh waits one period after start, so a starting shop spends its first
+/// requests on the catalog and its orders.
+pub async fn run(
+    db: Db,
+    upstream: PartnerClient,
+    wake: Wake,
+    full_pass_every: Duration,
+    mut shutdown: watch::Receiver<bool>,
+) {
+    let holder = format!("{}:{}", std::process::id(), rand::random::<u64>());
     loop {
-        tokio::select! {
-            _ = tokio::time::sleep(REFRESH_EVERY) => {}
+        let asked = tokio::select! {
+            _ = tokio::time::sleep(REFRESH_EVERY) => false,
+            _ = wake.0.notified() => true,
             _ = shutdown.changed() => return,
-        }
-        let holder = format!("{}:{}", std::process::id(), rand::random::<u64>());
-        let now = now_ms();
-        let due = db
-            .run(move |conn| lease::try_acquire(conn, LEASE, &holder, now, LEASE_MS))
-            .await;
-        match due {
-            Ok(true) => match refresh(&db, &upstream, Pass::Scheduled).await {
-                Ok(done) => tracing::debug!(
-                    orders.pages = done.orders.pages,
-                    orders.new = done.orders.new,
-                    transactions.pages = done.transactions.pages,
-                    transactions.new = done.transactions.new,
-                    "supplier history refreshed"
-                ),
+        };
+        if !asked {
+            match as_of(&db).await {
+                Ok(Some(at)) if now_ms().saturating_sub(at) < RECENT_MS => continue,
+                Ok(_) => {}
                 Err(err) => {
-                    tracing::warn!(error = %err, "could not refresh the supplier history");
+                    tracing::warn!(error = %err, "could not read the history refresh state");
+                    continue;
                 }
-            },
-            Ok(false) => {}
-            Err(err) => tracing::warn!(error = %err, "could not check the history refresh lease"),
+            }
         }
+        refresh_under_lease(&db, &upstream, &holder, asked, full_pass_every).await;
+    }
+}
+
+/// A periodic refresh is skipped when the copy is younger than this: another replica did it.
+const RECENT_MS: i64 = 4 * 60 * 1000;
+
+async fn refresh_under_lease(
+    db: &Db,
+    upstream: &PartnerClient,
+    holder: &str,
+    asked: bool,
+    full_pass_every: Duration,
+) {
+    // An asked refresh waits for one running on another replica, a little, then gives up
+    // (the copy is being refreshed anyway).
+    let tries = if asked { 60 } else { 1 };
+    let mut taken = false;
+    for _ in 0..tries {
+        let (h, now) = (holder.to_string(), now_ms());
+        match db
+            .run(move |conn| lease::try_acquire(conn, LEASE, &h, now, LEASE_MS))
+            .await
+        {
+            Ok(true) => {
+                taken = true;
+                break;
+            }
+            Ok(false) if tries > 1 => tokio::time::sleep(Duration::from_secs(1)).await,
+            Ok(false) => {}
+            Err(err) => {
+                tracing::warn!(error = %err, "could not check the history refresh lease");
+                return;
+            }
+        }
+    }
+    if !taken {
+        return;
+    }
+    match refresh(db, upstream, Pass::Scheduled { full_pass_every }).await {
+        Ok(done) => tracing::debug!(
+            orders.pages = done.orders.pages,
+            orders.new = done.orders.new,
+            transactions.pages = done.transactions.pages,
+            transactions.new = done.transactions.new,
+            "supplier history refreshed"
+        ),
+        Err(err) => tracing::warn!(error = %err, "could not refresh the supplier history"),
+    }
+    let h = holder.to_string();
+    if let Err(err) = db.run(move |conn| lease::release(conn, LEASE, &h)).await {
+        tracing::warn!(error = %err, "could not give the history refresh lease back");
     }
 }
 

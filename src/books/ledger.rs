@@ -54,20 +54,41 @@ fn from_zero(transactions: Vec<BalanceTransaction>) -> Vec<RunningTransaction> {
         .map(|t| (upstream_time_ms(&t.created_at), t))
         .collect();
     timed.sort_by_key(|(at, t)| (at.is_none(), at.unwrap_or(0), t.id));
-    let (mut available, mut reserved) = (0_i64, 0_i64);
+    let mut running = Running::default();
     timed
         .into_iter()
-        .map(|(at_ms, transaction)| {
-            available = available.saturating_add(transaction.available_delta_cents.get());
-            reserved = reserved.saturating_add(transaction.reserved_delta_cents.get());
-            RunningTransaction {
-                transaction,
-                at_ms,
-                available_after: Cents::new(available),
-                reserved_after: Cents::new(reserved),
-            }
-        })
+        .map(|(at_ms, transaction)| running.after(transaction, at_ms))
         .collect()
+}
+
+/// The balances counted from zero over transactions given one at a time, oldest first: the
+/// wallet CSV streamed from the whole copied history.
+#[derive(Debug, Default)]
+pub struct Running {
+    available: i64,
+    reserved: i64,
+}
+
+impl Running {
+    /// `transaction` (at `at_ms`) with the balances after it.
+    pub fn after(
+        &mut self,
+        transaction: BalanceTransaction,
+        at_ms: Option<i64>,
+    ) -> RunningTransaction {
+        self.available = self
+            .available
+            .saturating_add(transaction.available_delta_cents.get());
+        self.reserved = self
+            .reserved
+            .saturating_add(transaction.reserved_delta_cents.get());
+        RunningTransaction {
+            transaction,
+            at_ms,
+            available_after: Cents::new(self.available),
+            reserved_after: Cents::new(self.reserved),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -5,8 +5,8 @@
 //! never this file; this file holds the capabilities that read the database and upstream.
 //!
 //! The reconciliation reads the supplier's orders and transactions from a local copy
-//! (`history.rs`: refreshed in the background and before each reconciliation, correct whatever
-//! the listing order); the wallet export still walks the transactions whole. Upstream pages go
+//! (`history.rs`: refreshed in the background, correct whatever the listing order): the
+//! console reads it as it stands, `storefront reconcile` refreshes it first. Upstream pages go
 //! through the client's pager, its page cap and its shared `Retry-After` gate.
 
 pub mod csv;
@@ -62,6 +62,22 @@ impl From<ExplanationRow> for Explanation {
     }
 }
 
+/// A reconciliation read from the local copy of the supplier's history.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Copied {
+    /// When the copy was last refreshed ([`history::as_of`]).
+    pub as_of_ms: i64,
+    pub report: Report,
+}
+
+impl Copied {
+    /// Whether `period` reaches past the copy's time, so its latest sales and top-ups may show
+    /// as differences until the next refresh.
+    pub fn lags(&self, period: Period) -> bool {
+        period.end_ms() > self.as_of_ms
+    }
+}
+
 /// The books' capabilities over the database and the upstream client.
 pub struct Books<'a> {
     pub db: &'a Db,
@@ -76,6 +92,16 @@ impl Books<'_> {
     pub async fn reconcile(&self, period: Period) -> Result<Report, BooksError> {
         history::refresh(self.db, self.upstream, history::Pass::Incremental).await?;
         self.reconcile_from_copy(period).await
+    }
+
+    /// The reconciliation of `period` from the local copy as it stands, without a request to
+    /// the supplier: what the console shows. `None` until the copy was first refreshed.
+    pub async fn reconcile_as_copied(&self, period: Period) -> Result<Option<Copied>, BooksError> {
+        let Some(as_of_ms) = history::as_of(self.db).await? else {
+            return Ok(None);
+        };
+        let report = self.reconcile_from_copy(period).await?;
+        Ok(Some(Copied { as_of_ms, report }))
     }
 
     /// The reconciliation of `period` from the local copy as it stands.
@@ -243,32 +269,48 @@ impl Books<'_> {
             .await?)
     }
 
-    /// Every wallet transaction, oldest first (by time, then id), with the balances after
-    /// each counted back from the balance now (`ledger::running_balance`). The balance is read
-    /// before and after the listing; if a transaction landed in between, the listing is made
-    /// once more, and if the wallet still moved, that listing's balances are counted from zero (right
-    /// when the listing is the whole history) and the log says so.
-    pub async fn wallet_transactions(&self) -> Result<Vec<RunningTransaction>, BooksError> {
-        let mut listed = Vec::new();
-        for _ in 0..2 {
-            let before = self.anchor().await?;
-            listed = self.all_transactions().await?;
-            if self.anchor().await? == before {
-                return Ok(ledger::running_balance(listed, Some(before)));
-            }
+    /// Every wallet transaction in the copy of the supplier's history, oldest first (by time,
+    /// then id), with the balances after each counted from zero: the copy holds the whole
+    /// history (its first refresh reads every page), opening credit included. Streamed a page
+    /// at a time by keyset; `None` before the first copy. The balances are those of the copy's
+    /// time ([`history::as_of`]).
+    pub async fn wallet_csv(&self) -> Result<Option<CsvChunks>, BooksError> {
+        if history::as_of(self.db).await?.is_none() {
+            return Ok(None);
         }
-        tracing::warn!(
-            "the wallet moved while its transactions were listed: balances counted from zero"
-        );
-        Ok(ledger::running_balance(listed, None))
-    }
-
-    async fn anchor(&self) -> Result<ledger::Anchor, BooksError> {
-        let balance = self.upstream.balance().await?;
-        Ok(ledger::Anchor {
-            available: balance.available_cents,
-            reserved: balance.reserved_cents.cents(),
-        })
+        let db = self.db.clone();
+        let (tx, rx) = tokio::sync::mpsc::channel(2);
+        tokio::spawn(async move {
+            if tx.send(Ok(csv::WALLET_HEADER.to_string())).await.is_err() {
+                return;
+            }
+            let page = i64::try_from(CSV_PAGE).unwrap_or(200);
+            let mut running = ledger::Running::default();
+            let mut after = None;
+            loop {
+                let rows = db
+                    .run(move |conn| h::transactions_page(conn, after, page))
+                    .await
+                    .map_err(BooksError::from);
+                let (chunk, last) = match rows {
+                    Ok(rows) => {
+                        after = rows.last().map(|r| (r.created_at_ms, r.id));
+                        let chunk = rows
+                            .iter()
+                            .map(|r| {
+                                csv::wallet_row(&running.after(r.transaction(), r.created_at_ms))
+                            })
+                            .collect();
+                        (Ok(chunk), rows.len() < CSV_PAGE)
+                    }
+                    Err(err) => (Err(err), true),
+                };
+                if tx.send(chunk).await.is_err() || last {
+                    return;
+                }
+            }
+        });
+        Ok(Some(rx))
     }
 }
 

@@ -292,6 +292,10 @@ pub struct Settings {
     /// `STOREFRONT_ORDER_LINK_DAYS`: days the private order links keep working after the
     /// purchase was fulfilled or ended.
     pub order_link_days: u32,
+    /// `STOREFRONT_SUPPLIER_FULL_PASS_DAYS` (1 … 90, default 7): days between full passes of
+    /// the copy of the supplier's history (`books::history`), each reading every page of both
+    /// listings.
+    pub supplier_full_pass_days: u32,
     /// `STOREFRONT_JOB_HISTORY_DAYS` (7 … 3650, default 90): days the attempts of a finished
     /// job of an ended order are kept (`orders::retention`).
     pub job_history_days: u32,
@@ -369,6 +373,8 @@ impl Settings {
             })?,
             job_history_days: src
                 .parsed("JOB_HISTORY_DAYS", 90, |raw| parse_int_in(raw, 7, 3_650))?,
+            supplier_full_pass_days: src
+                .parsed("SUPPLIER_FULL_PASS_DAYS", 7, |raw| parse_int_in(raw, 1, 90))?,
             abandoned_checkout_days: src.parsed("ABANDONED_CHECKOUT_DAYS", 90, |raw| {
                 parse_int_in(raw, 31, 3_650)
             })?,

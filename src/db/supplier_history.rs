@@ -160,6 +160,18 @@ pub fn orders_named(conn: &mut DbConn, handles: &[String]) -> Result<Vec<OrderRo
     Ok(rows)
 }
 
+/// An order with `reference` (upstream should hold one at most), by the reference index.
+pub fn order_with_reference(
+    conn: &mut DbConn,
+    reference: &str,
+) -> Result<Option<OrderRow>, DbError> {
+    Ok(supplier_orders::table
+        .filter(supplier_orders::reference.eq(reference))
+        .select(OrderRow::as_select())
+        .first(conn)
+        .optional()?)
+}
+
 /// Transactions whose time is in `[from_ms, until_ms)` or cannot be read.
 pub fn transactions_in(
     conn: &mut DbConn,
@@ -177,6 +189,54 @@ pub fn transactions_in(
             .select(TransactionRow::as_select())
             .load::<TransactionRow>(conn)?,
     );
+    Ok(rows)
+}
+
+/// Where a page of [`transactions_page`] ended: the last row's time (`None` for the rows whose
+/// time cannot be read, which come last) and id.
+pub type TransactionCursor = (Option<i64>, i64);
+
+/// Up to `limit` transactions after `after`, oldest first: by time, then id, by the
+/// `(created_at_ms, id)` index; those whose time cannot be read after all others, by id.
+pub fn transactions_page(
+    conn: &mut DbConn,
+    after: Option<TransactionCursor>,
+    limit: i64,
+) -> Result<Vec<TransactionRow>, DbError> {
+    use supplier_transactions::dsl as t;
+    let mut rows: Vec<TransactionRow> = Vec::new();
+    let untimed_after = match after {
+        Some((None, id)) => Some(id),
+        timed => {
+            let query = t::supplier_transactions
+                .filter(t::created_at_ms.is_not_null())
+                .order((t::created_at_ms, t::id))
+                .select(TransactionRow::as_select())
+                .limit(limit);
+            rows = match timed {
+                Some((Some(at), id)) => query
+                    // `(created_at_ms, id) > (at, id)`, written with a range on the
+                    // index's first column so both backends seek to it.
+                    .filter(t::created_at_ms.ge(at))
+                    .filter(t::created_at_ms.gt(at).or(t::id.gt(id)))
+                    .load(conn)?,
+                _ => query.load(conn)?,
+            };
+            None
+        }
+    };
+    let left = limit.saturating_sub(i64::try_from(rows.len()).unwrap_or(limit));
+    if left > 0 {
+        let query = t::supplier_transactions
+            .filter(t::created_at_ms.is_null())
+            .order(t::id)
+            .select(TransactionRow::as_select())
+            .limit(left);
+        rows.extend(match untimed_after {
+            Some(id) => query.filter(t::id.gt(id)).load::<TransactionRow>(conn)?,
+            None => query.load::<TransactionRow>(conn)?,
+        });
+    }
     Ok(rows)
 }
 

@@ -82,6 +82,11 @@ impl<T: DeserializeOwned, S: PageSource> Pager<T, S> {
         Ok(Some(page.data))
     }
 
+    /// Whether the last page has been read.
+    pub fn finished(&self) -> bool {
+        self.done
+    }
+
     /// Every remaining item, in the order the pages arrived.
     pub async fn collect_all(mut self) -> Result<Vec<T>, UpstreamError> {
         let mut all = Vec::new();

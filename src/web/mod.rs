@@ -73,6 +73,8 @@ pub struct AppState {
     pub lost_link_limiter: RateLimiter,
     /// Wakes this process's "Lost your link?" sender after a request was queued.
     pub lost_link_wake: Arc<tokio::sync::Notify>,
+    /// Asks this process's refresh of the supplier's history to run now.
+    pub history_wake: crate::books::history::Wake,
     /// The checkout service, built once at start.
     pub checkout: crate::orders::checkout::Checkout,
     /// The outbox: its waker starts this process's workers at once after a commit that

@@ -18,6 +18,7 @@ both_backends!(
     a_period_reconciles_and_the_injected_order_is_the_one_mismatch,
     the_orders_csv_pages_through_every_order_the_search_finds,
     the_opening_credit_is_from_outside_and_an_explained_mismatch_closes_the_books,
+    the_books_page_reads_the_copy_and_sends_the_supplier_nothing,
 );
 
 /// The shop on a sandbox whose wallet starts empty (so every credit is a top-up).
@@ -140,6 +141,34 @@ fn today() -> String {
     time::OffsetDateTime::now_utc().date().to_string()
 }
 
+/// The books of `day` after the owner pressed "Refresh now" and the background refresh of the
+/// supplier's history has run: the page reads the copy as it stands, so what happened upstream
+/// shows once the copy is newer than the press.
+pub(crate) async fn books_after_refresh(app: &TestApp, owner: &Browser, day: &str) -> Answer {
+    let asked = storefront::db::now_ms();
+    let token = owner.csrf(app).await;
+    let back = owner
+        .post(
+            app,
+            "/admin/books/refresh",
+            &[("csrf_token", token.as_str()), ("from", day), ("to", day)],
+        )
+        .await
+        .assert_redirect_to(format!("/admin/books?from={day}&to={day}&refreshing=1"))
+        .location();
+    wait_for("a refresh of the supplier's history", async || {
+        match storefront::books::history::as_of(&app.db)
+            .await
+            .expect("the copy's time")
+        {
+            Some(at) if at >= asked => Ok(()),
+            other => Err(format!("as of {other:?}")),
+        }
+    })
+    .await;
+    owner.get(app, &back).await.assert_status(200)
+}
+
 /// A CSV download read back with a real CSV parser: its header and rows by column name.
 async fn csv_rows(
     app: &TestApp,
@@ -238,8 +267,7 @@ async fn a_period_reconciles_and_the_injected_order_is_the_one_mismatch(backend:
 
     // The day reconciles to the cent, in the console and on the command line.
     let day = today();
-    let period = format!("/admin/books?from={day}&to={day}");
-    let page = owner.get(&app, &period).await.assert_status(200).body;
+    let page = books_after_refresh(&app, &owner, &day).await.body;
     assert!(page.contains("data-books=\"match\""), "{page}");
     assert!(
         page.contains(&format!("/admin/orders/{sold}")),
@@ -276,7 +304,7 @@ async fn a_period_reconciles_and_the_injected_order_is_the_one_mismatch(backend:
         .expect("order id")
         .to_string();
 
-    let page = owner.get(&app, &period).await.assert_status(200).body;
+    let page = books_after_refresh(&app, &owner, &day).await.body;
     assert!(page.contains("data-mismatches=\"1\""), "{page}");
     assert!(
         page.contains(&format!("data-reference=\"{order_id}\"")),
@@ -454,6 +482,9 @@ async fn the_dashboard_chart_and_the_books_read_on_a_phone_and_a_laptop() {
         browser: &browser,
         name: "books",
     };
+    // The books read the copy of the supplier's history: refreshed once before browsing.
+    let owner = crate::admin::login_as(&app, OWNER).await;
+    books_after_refresh(&app, &owner, &today()).await;
     browser.goto(&app.url("/admin/login")).await;
     browser.wait_for("id=\"password\"").await;
     browser.type_into("#email", OWNER).await;
@@ -623,8 +654,7 @@ async fn the_opening_credit_is_from_outside_and_an_explained_mismatch_closes_the
     let sold = buy_and_wait_fulfilled(&app).await;
 
     let day = today();
-    let period = format!("/admin/books?from={day}&to={day}");
-    let page = owner.get(&app, &period).await.assert_status(200).body;
+    let page = books_after_refresh(&app, &owner, &day).await.body;
     assert!(page.contains("data-books=\"match\""), "{page}");
     assert!(page.contains("Credits from outside the shop"), "{page}");
     assert!(
@@ -640,7 +670,7 @@ async fn the_opening_credit_is_from_outside_and_an_explained_mismatch_closes_the
     let plan = sellable_plan(&app);
     let order_id = order_placed_by_hand(&upstream, &key, &plan.id).await;
     let line_key = format!("order:{order_id}");
-    let page = owner.get(&app, &period).await.assert_status(200).body;
+    let page = books_after_refresh(&app, &owner, &day).await.body;
     assert!(page.contains("data-mismatches=\"1\""), "{page}");
     assert!(page.contains(&format!("data-key=\"{line_key}\"")), "{page}");
     let (code, stdout, stderr) =
@@ -751,4 +781,82 @@ async fn the_opening_credit_is_from_outside_and_an_explained_mismatch_closes_the
         "{stdout}"
     );
     assert!(stdout.contains(note), "{stdout}");
+}
+
+/// The books page reads the shop's copy of the supplier's history as it stands: opening it (and
+/// its reconciliation CSV) sends the supplier nothing, whatever the period, and the page says
+/// how fresh the copy is. "Refresh now" asks the background refresh, which brings in what
+/// happened upstream since; until then the page shows the copy's time, not a live answer.
+async fn the_books_page_reads_the_copy_and_sends_the_supplier_nothing(backend: Backend) {
+    let Some((app, upstream, key)) = shop_with_opening_credit(backend, 50_000).await else {
+        return;
+    };
+    create(&app.db, OWNER, Role::Owner).await;
+    let owner = crate::admin::login_as(&app, OWNER).await;
+    let sold = buy_and_wait_fulfilled(&app).await;
+    let sent = || upstream.sandbox.stats().api_requests;
+    let day = today();
+    let period = format!("/admin/books?from={day}&to={day}");
+
+    // Before the first copy: the page says so and offers the refresh; nothing is asked upstream.
+    let before = sent();
+    let page = owner.get(&app, &period).await.assert_status(200).body;
+    assert!(page.contains("data-as-of=\"never\""), "{page}");
+    assert!(page.contains(">Refresh now</button>"), "{page}");
+    assert!(
+        !page.contains("data-books="),
+        "no verdict without a copy: {page}"
+    );
+    owner
+        .get(&app, "/admin/books?from=2025-01-01&to=2026-12-31")
+        .await
+        .assert_status(200);
+    assert_eq!(sent(), before, "the books page asked the supplier");
+
+    // After "Refresh now": the sale matches, as of the refresh's time.
+    let page = books_after_refresh(&app, &owner, &day).await.body;
+    assert!(page.contains("data-books=\"match\""), "{page}");
+    assert!(page.contains(&format!("/admin/orders/{sold}")), "{page}");
+    let as_of = storefront::books::history::as_of(&app.db)
+        .await
+        .expect("the copy's time")
+        .expect("a refreshed copy");
+    let stamp = page
+        .split("data-as-of>")
+        .nth(1)
+        .and_then(|rest| rest.split("</p>").next())
+        .expect("the copy's time on the page");
+    assert!(
+        stamp.contains(&format!(
+            "<time datetime=\"{}\"",
+            storefront::domain::clock::rfc3339(as_of)
+        )),
+        "{stamp}"
+    );
+    assert!(
+        !stamp.contains(&as_of.to_string()),
+        "no raw milliseconds: {stamp}"
+    );
+
+    // An order placed upstream behind the shop's back: the page and the CSV keep showing the
+    // copy, without a request, until the next refresh brings the order in.
+    let plan = sellable_plan(&app);
+    let order_id = order_placed_by_hand(&upstream, &key, &plan.id).await;
+    let before = sent();
+    let page = owner.get(&app, &period).await.assert_status(200).body;
+    assert!(page.contains("data-books=\"match\""), "{page}");
+    let rows = csv_rows(
+        &app,
+        &owner,
+        &format!("/admin/books/reconciliation.csv?from={day}&to={day}"),
+    )
+    .await;
+    assert!(rows.iter().all(|r| r["matches"] != "no"), "{rows:#?}");
+    assert_eq!(sent(), before, "the books page asked the supplier");
+    let page = books_after_refresh(&app, &owner, &day).await.body;
+    assert!(page.contains("data-mismatches=\"1\""), "{page}");
+    assert!(
+        page.contains(&format!("data-reference=\"{order_id}\"")),
+        "{page}"
+    );
 }

@@ -22,6 +22,7 @@ both_backends!(
     an_expired_key_holds_every_paid_order_until_it_is_fixed,
     a_long_outage_is_reconciled_by_reference_and_never_refunded,
     an_order_created_behind_errors_is_adopted_not_bought_again,
+    an_order_the_copy_holds_is_adopted_while_upstream_cannot_list,
     idempotency_key_reuse_is_reconciled_not_refunded,
     repricing_stops_after_three_new_keys_with_the_numbers,
     a_refund_before_placement_cancels_it_in_the_same_transaction,
@@ -216,6 +217,46 @@ async fn an_order_created_behind_errors_is_adopted_not_bought_again(backend: Bac
         .order(purchase.upstream_order_id.as_deref().expect("adopted"))
         .expect("the upstream order");
     assert_eq!(order.reference, purchase.reference);
+}
+
+/// The first attempt makes the order upstream but its answer is lost; then upstream goes down,
+/// order list included. The shop's copy of the supplier's history, refreshed in between, holds
+/// the order, so the look-up by reference adopts it from the copy: no refund, no second
+/// order, no wait for the outage to end.
+async fn an_order_the_copy_holds_is_adopted_while_upstream_cannot_list(backend: Backend) {
+    use storefront::books::history::{self, Pass};
+    let Some(env) = env(backend, |c| c.max_unknown_attempts = 2).await else {
+        return;
+    };
+    env.upstream.sandbox.inject(Fault::FailAfterCommit(10_000));
+    let id = paid(&env, 1).await.remove(0);
+    env.outbox.run_due_once().await.expect("runs");
+    let place = env.job(&id, JobKind::PlaceOrder).await;
+    assert_eq!(env.outcomes(place.id).await, ["unknown"]);
+
+    env.upstream.sandbox.clear_faults();
+    history::refresh(&env.db, &env.client, Pass::Incremental)
+        .await
+        .expect("the copy is refreshed");
+    env.upstream.sandbox.inject(Fault::UnavailableBurst(10_000));
+    let pid = id.clone();
+    env.q(move |c| storefront::db::outbox::make_due_now(c, &as_id(&pid), now_ms()))
+        .await;
+    env.outbox.run_due_once().await.expect("runs");
+
+    assert_eq!(
+        env.outcomes(place.id).await,
+        ["unknown", "reconciled_found"]
+    );
+    let purchase = env.purchase(&id).await;
+    let order = env
+        .upstream
+        .sandbox
+        .order(purchase.upstream_order_id.as_deref().expect("adopted"))
+        .expect("the upstream order");
+    assert_eq!(order.reference, purchase.reference);
+    env.assert_one_order_per_reference(1);
+    assert_eq!(refund_rows(&env).await, 0);
 }
 
 async fn idempotency_key_reuse_is_reconciled_not_refunded(backend: Backend) {

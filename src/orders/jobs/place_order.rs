@@ -261,7 +261,7 @@ async fn reconcile(
 ) -> Result<Verdict, OutboxError> {
     let purchase_id = purchase.id.clone();
     let reference = purchase.reference.clone();
-    let lookup = reconcile::find_by_reference(&ob.upstream, &reference).await;
+    let lookup = reconcile::find_by_reference(&ob.db, &ob.upstream, &reference).await;
     let slow = crate::db::now_ms().saturating_add(duration_ms(ob.config.reconcile_wait));
     match lookup {
         Ok(Lookup::Found(order)) => {
@@ -343,14 +343,25 @@ async fn reconcile(
                 ))
             }
         },
-        Err(error) => {
-            if let Class::RetryAfter(wait) = error.class() {
-                return Ok(ob.rate_limited(&error, wait));
-            }
+        Err(reconcile::LookupError::Db(error)) => Err(error.into()),
+        Ok(Lookup::NotListed { .. }) | Err(reconcile::LookupError::Upstream(_)) => {
+            let why = match lookup {
+                Err(reconcile::LookupError::Upstream(error)) => {
+                    if let Class::RetryAfter(wait) = error.class() {
+                        return Ok(ob.rate_limited(&error, wait));
+                    }
+                    format!("upstream's order list cannot be read now ({error})")
+                }
+                _ => format!(
+                    "neither the shop's copy of upstream's orders nor the newest {} pages of \
+                     upstream's order list show it",
+                    reconcile::LOOKUP_PAGES
+                ),
+            };
             let message = format!(
-                "the outcome of placing reference {reference} is unknown ({}) and upstream's \
-                 order list cannot be read now ({error}); it is looked up again every {} \
-                 minutes. Do not refund or reorder: the order may exist.",
+                "the outcome of placing reference {reference} is unknown ({}) and {why}; it is \
+                 looked up again every {} minutes. Do not refund or reorder: the order may \
+                 exist.",
                 match doubt {
                     Doubt::Unknown { unknowns } => format!("{unknowns} unknown outcomes"),
                     Doubt::KeyReused => "idempotency_key_reused".to_string(),

@@ -1,5 +1,7 @@
-//! `/admin/books` (owners): the reconciliation of a period of UTC days against upstream, with
-//! the owner's explanations of mismatches (`POST /admin/books/explain`), and the CSV exports —
+//! `/admin/books` (owners): the reconciliation of a period of UTC days against the local copy
+//! of the supplier's history, as of its last refresh (`POST /admin/books/refresh` asks the
+//! background refresh to run now; no page waits for the supplier), with the owner's
+//! explanations of mismatches (`POST /admin/books/explain`), and the CSV exports —
 //! the reconciliation, the orders (the order search's filters) and the wallet's transactions
 //! with running balances. The exports stream as they are made.
 
@@ -48,7 +50,12 @@ struct BooksPage {
     from: String,
     to: String,
     period_error: Option<String>,
-    upstream_error: Option<String>,
+    /// When the copy of the supplier's history was last refreshed; `None` before the first.
+    as_of_ms: Option<i64>,
+    /// Whether the period reaches past the copy's time.
+    lags: bool,
+    /// A refresh was just asked for.
+    refreshing: bool,
     report: Option<Report>,
     csv_href: String,
     /// An explanation just saved.
@@ -89,6 +96,7 @@ pub struct PageQuery {
     from: Option<String>,
     to: Option<String>,
     explained: Option<String>,
+    refreshing: Option<String>,
 }
 
 pub async fn page(
@@ -102,7 +110,49 @@ pub async fn page(
         from: query.from,
         to: query.to,
     };
-    render(&state, &period, query.explained.is_some(), None).await
+    let notice = if query.explained.is_some() {
+        Notice::Explained
+    } else if query.refreshing.is_some() {
+        Notice::Refreshing
+    } else {
+        Notice::None
+    };
+    render(&state, &period, notice, None).await
+}
+
+/// What the page confirms after a form.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Notice {
+    None,
+    Explained,
+    Refreshing,
+}
+
+/// The "Refresh now" form, with the period to return to.
+#[derive(Deserialize)]
+pub struct RefreshForm {
+    from: Option<String>,
+    to: Option<String>,
+}
+
+/// Asks the background refresh of the supplier's history to run now and answers at once: the
+/// page shows the new time once the refresh is done.
+pub async fn refresh(
+    state: web::Data<AppState>,
+    CurrentAdmin(admin): CurrentAdmin,
+    CsrfForm(form): CsrfForm<RefreshForm>,
+) -> Result<AdminPage, AppError> {
+    require_owner(&admin)?;
+    state.history_wake.ask();
+    let period = PeriodQuery {
+        from: form.from,
+        to: form.to,
+    };
+    let back = period
+        .period(crate::db::now_ms())
+        .map(|p| format!("/admin/books?from={}&to={}&refreshing=1", p.first, p.last))
+        .unwrap_or_else(|_| "/admin/books?refreshing=1".to_string());
+    Ok(see_other(&back).into())
 }
 
 /// The explanation form of one line: the line's key and the note, with the period to return
@@ -146,27 +196,30 @@ pub async fn explain(
                 message: super::refused(err, "Nothing was saved."),
                 note: form.note,
             };
-            render(&state, &period, false, Some(refusal)).await
+            render(&state, &period, Notice::None, Some(refusal)).await
         }
         Err(err) => Err(err.into()),
     }
 }
 
-/// The books page of the period `query` asks for.
+/// The books page of the period `query` asks for, from the copy of the supplier's history as
+/// it stands.
 async fn render(
     state: &AppState,
     query: &PeriodQuery,
-    explained: bool,
+    notice: Notice,
     refused: Option<Refusal>,
 ) -> Result<AdminPage, AppError> {
     let mut view = BooksPage {
         from: query.from.clone().unwrap_or_default(),
         to: query.to.clone().unwrap_or_default(),
         period_error: None,
-        upstream_error: None,
+        as_of_ms: None,
+        lags: false,
+        refreshing: notice == Notice::Refreshing,
         report: None,
         csv_href: String::new(),
-        explained,
+        explained: notice == Notice::Explained,
         refused,
     };
     let period = match query.period(crate::db::now_ms()) {
@@ -182,22 +235,11 @@ async fn render(
         "/admin/books/reconciliation.csv?from={}&to={}",
         period.first, period.last
     );
-    let report = match state.books().reconcile(period).await {
-        Ok(report) => report,
-        Err(BooksError::Upstream(err)) => {
-            tracing::warn!(error = %err, "reconciliation could not read upstream");
-            view.upstream_error = Some(format!(
-                "The supplier's API could not be read ({}), so the books cannot be matched right now. Try again in a few minutes.",
-                format!("{:?}", err.kind()).to_lowercase()
-            ));
-            return Ok(AdminPage::with_status(
-                StatusCode::SERVICE_UNAVAILABLE,
-                view,
-            ));
-        }
-        Err(BooksError::Db(err)) => return Err(err.into()),
-    };
-    view.report = Some(report);
+    if let Some(copied) = state.books().reconcile_as_copied(period).await? {
+        view.lags = copied.lags(period);
+        view.as_of_ms = Some(copied.as_of_ms);
+        view.report = Some(copied.report);
+    }
     let status = if view.refused.is_some() {
         StatusCode::BAD_REQUEST
     } else {
@@ -253,8 +295,15 @@ pub async fn reconciliation_csv(
     let period = query
         .period(crate::db::now_ms())
         .map_err(|e| AppError::BadRequest(format!("{e}.")))?;
-    let report = state.books().reconcile(period).await?;
-    let rows = report.lines.iter().map(csv::reconciliation_row).collect();
+    let Some(copied) = state.books().reconcile_as_copied(period).await? else {
+        return Err(not_copied_yet());
+    };
+    let rows = copied
+        .report
+        .lines
+        .iter()
+        .map(csv::reconciliation_row)
+        .collect();
     Ok(csv_response(
         &format!("reconciliation-{}-{}.csv", period.first, period.last),
         books::rows_csv(csv::RECONCILIATION_HEADER, rows),
@@ -276,15 +325,15 @@ pub async fn wallet_csv(
     CurrentAdmin(admin): CurrentAdmin,
 ) -> Result<HttpResponse, AppError> {
     require_owner(&admin)?;
-    let rows = state
-        .books()
-        .wallet_transactions()
-        .await?
-        .iter()
-        .map(csv::wallet_row)
-        .collect();
-    Ok(csv_response(
-        "wallet-transactions.csv",
-        books::rows_csv(csv::WALLET_HEADER, rows),
-    ))
+    let Some(chunks) = state.books().wallet_csv().await? else {
+        return Err(not_copied_yet());
+    };
+    Ok(csv_response("wallet-transactions.csv", chunks))
+}
+
+/// The answer to an export of the supplier's side before its first copy.
+fn not_copied_yet() -> AppError {
+    AppError::Conflict(
+        "The supplier's history has not been copied yet. Use “Refresh now” on the books page and try again in a minute.".to_string(),
+    )
 }

@@ -73,6 +73,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/admin/audit", web::get().to(audit::audit))
         .route("/admin/books", web::get().to(books::page))
         .route("/admin/books/explain", web::post().to(books::explain))
+        .route("/admin/books/refresh", web::post().to(books::refresh))
         .route(
             "/admin/books/reconciliation.csv",
             web::get().to(books::reconciliation_csv),

@@ -1,0 +1,2 @@
+CREATE INDEX supplier_transactions_created ON supplier_transactions (created_at_ms);
+DROP INDEX supplier_transactions_created_id;

@@ -1,0 +1,175 @@
+//! The plans of the queries that read the local copy of the supplier's history
+//! (`db::supplier_history`): a period of the books, a look-up by reference or id, the refresh's
+//! anchor and a page of the wallet CSV each read through an index, never the whole of
+//! `supplier_orders` or `supplier_transactions`, and the wallet's pages come in the index's
+//! order (no sort of the whole history per page). SQLite's `EXPLAIN QUERY PLAN` must not
+//! `SCAN` either table nor sort (`TEMP B-TREE`); PostgreSQL, with sequential scans and sorts
+//! priced out (an empty table gives the planner no reason to prefer an index), must not need a
+//! `Seq Scan` on either, nor a `Sort` for the wallet's pages: each shows only where no index
+//! can serve the query.
+//!
+//! The SQL below is what the functions named beside each query send, with literal values for
+//! their binds.
+
+use diesel::prelude::*;
+use diesel::sql_types::Text;
+use storefront::db::{DbConn, DbError};
+
+use crate::both_backends;
+use crate::helpers::{Backend, TestDb};
+
+both_backends!(the_copy_of_the_supplier_history_is_read_by_index);
+
+const FROM: &str = "1795305600000";
+const UNTIL: &str = "1795392000000";
+
+/// `(what, sql, whether its rows must come in index order)`.
+fn queries() -> Vec<(&'static str, String, bool)> {
+    vec![
+        (
+            "a period's orders (orders_in)",
+            format!(
+                "SELECT * FROM supplier_orders WHERE created_at_ms >= {FROM} AND created_at_ms < {UNTIL}"
+            ),
+            false,
+        ),
+        (
+            "orders whose time cannot be read (orders_in)",
+            "SELECT * FROM supplier_orders WHERE created_at_ms IS NULL".to_string(),
+            false,
+        ),
+        (
+            "orders named by id (orders_named)",
+            "SELECT * FROM supplier_orders WHERE id IN ('ord_1', 'ord_2')".to_string(),
+            false,
+        ),
+        (
+            "orders named by reference (orders_named)",
+            "SELECT * FROM supplier_orders WHERE reference IN ('sf-1', 'sf-2')".to_string(),
+            false,
+        ),
+        (
+            "the order of one reference (order_with_reference)",
+            "SELECT * FROM supplier_orders WHERE reference = 'sf-1' LIMIT 1".to_string(),
+            false,
+        ),
+        (
+            "the newest order time (newest_orders)",
+            "SELECT MAX(created_at_ms) FROM supplier_orders WHERE created_at_ms IS NOT NULL"
+                .to_string(),
+            false,
+        ),
+        (
+            "the orders of the newest time (newest_orders)",
+            format!("SELECT id FROM supplier_orders WHERE created_at_ms = {UNTIL} LIMIT 1000"),
+            false,
+        ),
+        (
+            "a period's transactions (transactions_in)",
+            format!(
+                "SELECT * FROM supplier_transactions WHERE created_at_ms >= {FROM} AND created_at_ms < {UNTIL}"
+            ),
+            false,
+        ),
+        (
+            "transactions whose time cannot be read (transactions_in)",
+            "SELECT * FROM supplier_transactions WHERE created_at_ms IS NULL".to_string(),
+            false,
+        ),
+        (
+            "transactions named by reference (transactions_for)",
+            "SELECT * FROM supplier_transactions WHERE reference IN ('sf-1', 'ord_1')".to_string(),
+            false,
+        ),
+        (
+            "the newest transaction time (newest_transactions)",
+            "SELECT MAX(created_at_ms) FROM supplier_transactions WHERE created_at_ms IS NOT NULL"
+                .to_string(),
+            false,
+        ),
+        (
+            "the wallet CSV's first page (transactions_page)",
+            "SELECT * FROM supplier_transactions WHERE created_at_ms IS NOT NULL \
+             ORDER BY created_at_ms, id LIMIT 200"
+                .to_string(),
+            true,
+        ),
+        (
+            "a later page of the wallet CSV (transactions_page)",
+            format!(
+                "SELECT * FROM supplier_transactions WHERE created_at_ms IS NOT NULL \
+                 AND created_at_ms >= {FROM} AND (created_at_ms > {FROM} OR id > 4242) \
+                 ORDER BY created_at_ms, id LIMIT 200"
+            ),
+            true,
+        ),
+        (
+            "the wallet CSV's transactions whose time cannot be read (transactions_page)",
+            "SELECT * FROM supplier_transactions WHERE created_at_ms IS NULL AND id > 4242 \
+             ORDER BY id LIMIT 200"
+                .to_string(),
+            true,
+        ),
+    ]
+}
+
+#[derive(QueryableByName)]
+struct SqlitePlan {
+    #[diesel(sql_type = Text)]
+    detail: String,
+}
+
+#[derive(QueryableByName)]
+struct PgPlan {
+    #[diesel(sql_type = Text, column_name = "QUERY PLAN")]
+    line: String,
+}
+
+fn plan(conn: &mut DbConn, sql: &str) -> Result<Vec<String>, DbError> {
+    Ok(match conn {
+        DbConn::Sqlite(c) => diesel::sql_query(format!("EXPLAIN QUERY PLAN {sql}"))
+            .load::<SqlitePlan>(c)?
+            .into_iter()
+            .map(|r| r.detail)
+            .collect(),
+        DbConn::Postgres(c) => {
+            diesel::sql_query("SET enable_seqscan = off").execute(c)?;
+            diesel::sql_query("SET enable_sort = off").execute(c)?;
+            diesel::sql_query(format!("EXPLAIN {sql}"))
+                .load::<PgPlan>(c)?
+                .into_iter()
+                .map(|r| r.line)
+                .collect()
+        }
+    })
+}
+
+async fn the_copy_of_the_supplier_history_is_read_by_index(backend: Backend) {
+    let Some(test_db) = TestDb::new(backend) else {
+        return;
+    };
+    let db = test_db.migrated().await;
+    let mut faults = Vec::new();
+    for (what, sql, ordered) in queries() {
+        let lines = db.run(move |conn| plan(conn, &sql)).await.expect("a plan");
+        let shown = lines.join(" | ");
+        for line in &lines {
+            let step = line.trim();
+            for table in ["supplier_orders", "supplier_transactions"] {
+                let scans = step == format!("SCAN {table}")
+                    || step.starts_with(&format!("SCAN {table} "))
+                    || step.contains(&format!("Seq Scan on {table}"));
+                if scans {
+                    faults.push(format!("{what} reads all of {table}: {shown}"));
+                }
+            }
+            let sorts = step.contains("TEMP B-TREE")
+                || step.starts_with("Sort ")
+                || step.contains("-> Sort ");
+            if ordered && sorts {
+                faults.push(format!("{what} sorts the history: {shown}"));
+            }
+        }
+    }
+    assert!(faults.is_empty(), "{}", faults.join("\n"));
+}
