@@ -1,12 +1,10 @@
 //! The shop-wide gauges `GET /metrics` reports, read in one connection so every replica
-//! reports the same numbers. Purchases per status and jobs per state come from counts the
-//! database keeps in the transaction of every change (`purchase_status_counts`,
-//! `outbox_state_counts`, kept by triggers), never from a count of every row per scrape.
+//! reports the same numbers.
 
-use diesel::dsl::min;
+use diesel::dsl::{count_star, min};
 use diesel::prelude::*;
 
-use crate::db::schema::{alerts, outbox_jobs, outbox_state_counts, purchase_status_counts};
+use crate::db::schema::{alerts, outbox_jobs, purchases};
 use crate::db::{DbConn, DbError, wallet};
 
 pub struct Gauges {
@@ -21,15 +19,13 @@ pub struct Gauges {
 }
 
 pub fn read_gauges(conn: &mut DbConn) -> Result<Gauges, DbError> {
-    let purchases = purchase_status_counts::table
-        .filter(purchase_status_counts::n.gt(0))
-        .order(purchase_status_counts::status)
-        .select((purchase_status_counts::status, purchase_status_counts::n))
+    let purchases = purchases::table
+        .group_by(purchases::status)
+        .select((purchases::status, count_star()))
         .load(conn)?;
-    let jobs = outbox_state_counts::table
-        .filter(outbox_state_counts::n.gt(0))
-        .order(outbox_state_counts::state)
-        .select((outbox_state_counts::state, outbox_state_counts::n))
+    let jobs = outbox_jobs::table
+        .group_by(outbox_jobs::state)
+        .select((outbox_jobs::state, count_star()))
         .load(conn)?;
     let oldest_due_ms = outbox_jobs::table
         .filter(outbox_jobs::state.eq("queued"))

@@ -592,24 +592,10 @@ diesel::table! {
 }
 
 diesel::table! {
-    purchase_status_counts (status) {
-        status -> Text,
-        n -> BigInt,
-    }
-}
-
-diesel::table! {
     customer_sessions (id_hash) {
         id_hash -> Text,
         email_lower -> Text,
         created_at_ms -> BigInt,
         last_seen_ms -> BigInt,
-    }
-}
-
-diesel::table! {
-    outbox_state_counts (state) {
-        state -> Text,
-        n -> BigInt,
     }
 }

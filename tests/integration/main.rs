@@ -50,7 +50,6 @@ mod lifecycle_console;
 mod listen;
 mod lost_link;
 mod mail;
-mod metrics_counts;
 mod model;
 mod money;
 mod my_esims;

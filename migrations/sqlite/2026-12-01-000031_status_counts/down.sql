@@ -1,8 +1,0 @@
-DROP TRIGGER outbox_state_counts_delete;
-DROP TRIGGER outbox_state_counts_update;
-DROP TRIGGER outbox_state_counts_insert;
-DROP TRIGGER purchase_status_counts_delete;
-DROP TRIGGER purchase_status_counts_update;
-DROP TRIGGER purchase_status_counts_insert;
-DROP TABLE outbox_state_counts;
-DROP TABLE purchase_status_counts;
