@@ -153,7 +153,8 @@ pub async fn list(
         None => None,
     };
     let Some(customer) = signed_in(&state, &req).await? else {
-        return Ok(see_other("/lost-link"));
+        // The footer links here: a visitor without a session gets the sign-in form itself.
+        return Ok(crate::web::lost_link::show(state, req).await);
     };
     let lang = i18n::current();
     let later_page = after.is_some();
