@@ -37,7 +37,9 @@ import time
 
 # Tables whose rows belong to a purchase, parents first.
 TABLES = [
+    "checkouts",
     "purchases",
+    "travellers",
     "purchase_events",
     "payment_events",
     "refunds",
@@ -170,8 +172,12 @@ class Postgres:
 
 def expression(db, table, column, kind, offsets, step_ms, customers):
     """What column `column` of copy k of a row holds."""
-    if (column == "id" and table == "purchases") or column == "purchase_id":
-        source = "id" if table == "purchases" else "purchase_id"
+    if (column == "id" and table in ("purchases", "checkouts")) or column in (
+        "purchase_id",
+        "checkout_id",
+    ):
+        # A seed checkout holds one unit and has its id, so copy k of both gets one new id.
+        source = "id" if column == "id" else column
         new_id = db.hex8(f"(ks.k * seeds.n + seeds.idx) * {HASH}")
         return f"CASE WHEN t.{source} IS NULL THEN NULL ELSE {new_id} || substr(t.{source}, 9) END"
     if column == "id" and db.is_integer(kind):
@@ -207,7 +213,7 @@ def grow(db, table, copies, offsets, step_ms, customers):
         return
     names = [c for c, _ in columns]
     exprs = [expression(db, table, c, k, offsets, step_ms, customers) for c, k in columns]
-    if table == "purchases":
+    if table in ("purchases", "checkouts"):
         join = "JOIN scale_seeds seeds ON seeds.id = t.id"
     elif "purchase_id" in names:
         # A row without a purchase (a wallet alert, the provider's own event) is copied too.
@@ -246,7 +252,7 @@ def main(argv):
     step_ms = args.days * 86_400_000 // copies
     offsets = {}
     for table in TABLES + BOOKS_TABLES:
-        if any(c == "id" for c, _ in db.columns(table)) and table != "purchases":
+        if any(c == "id" for c, _ in db.columns(table)) and table not in ("purchases", "checkouts"):
             kind = dict(db.columns(table))["id"]
             if db.is_integer(kind):
                 offsets[table] = int(db.one(f"SELECT coalesce(max(id), 0) + 1 FROM {table}"))
