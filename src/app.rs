@@ -240,6 +240,10 @@ impl Application {
             Duration::from_secs(u64::from(settings.supplier_full_pass_days) * 86_400),
             stopped.clone(),
         )));
+        background.push(tokio::spawn(crate::orders::console::run_tallies(
+            db.clone(),
+            stopped.clone(),
+        )));
         background.push(tokio::spawn(crate::orders::retention::run_daily(
             db.clone(),
             crate::orders::retention::Retention {

@@ -279,6 +279,15 @@ diesel::allow_tables_to_appear_in_same_query!(
 );
 
 diesel::table! {
+    metric_tallies (kind, label) {
+        kind -> Text,
+        label -> Text,
+        n -> BigInt,
+        as_of_ms -> BigInt,
+    }
+}
+
+diesel::table! {
     leases (name) {
         name -> Text,
         holder -> Text,

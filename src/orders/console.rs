@@ -4,7 +4,6 @@
 //! actions), the dashboard's state of the business, and the shop-wide gauges `/metrics`
 //! reports. Installation values are never part of it: of the ICCID only the last four digits.
 
-use crate::db::DbError;
 use crate::db::alerts::{self, Alert};
 use crate::db::catalog::SyncRow;
 use crate::db::daily_sales::{self, Sales};
@@ -17,6 +16,7 @@ use crate::db::outbox::{self, Attempt, Job};
 use crate::db::purchases::{self, Purchase, PurchaseEvent};
 use crate::db::refunds::{self, RefundRow};
 use crate::db::wallet::{self, WalletRow};
+use crate::db::{Db, DbError, lease, metrics, now_ms};
 use crate::domain::PurchaseId;
 use crate::domain::purchase::{PlacementFacts, PurchaseStatus};
 use crate::orders::Orders;
@@ -269,6 +269,41 @@ pub async fn dashboard(orders: &Orders, now_ms: i64) -> Result<Dashboard, DbErro
 pub async fn gauges(orders: &Orders) -> Result<Gauges, DbError> {
     let db = orders.db();
     db.run(crate::db::metrics::read_gauges).await
+}
+
+/// How often the ended purchases and the finished jobs are counted for `/metrics`
+/// (`db::metrics`): one replica counts, under a lease this long.
+pub const TALLY_EVERY: std::time::Duration = std::time::Duration::from_secs(5 * 60);
+/// How often a replica asks whether the tally is due.
+const TALLY_CHECK_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
+const TALLY_LEASE: &str = "metric_tally";
+
+/// Refreshes the `/metrics` tally every [`TALLY_EVERY`] across all replicas until `shutdown`
+/// turns true. A fresh shop counts at once: the lease is free.
+pub async fn run_tallies(db: Db, mut shutdown: tokio::sync::watch::Receiver<bool>) {
+    let every_ms = i64::try_from(TALLY_EVERY.as_millis()).unwrap_or(i64::MAX);
+    loop {
+        // A holder of its own per check: the lease is taken only once it has expired, by
+        // whichever replica asks first.
+        let holder = format!("{}:{}", std::process::id(), rand::random::<u64>());
+        let now = now_ms();
+        let due = db
+            .run(move |conn| lease::try_acquire(conn, TALLY_LEASE, &holder, now, every_ms))
+            .await;
+        match due {
+            Ok(true) => {
+                if let Err(err) = db.run(move |conn| metrics::tally(conn, now)).await {
+                    tracing::warn!(error = %err, "could not count the ended orders for /metrics");
+                }
+            }
+            Ok(false) => {}
+            Err(err) => tracing::warn!(error = %err, "could not check the /metrics tally lease"),
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(TALLY_CHECK_EVERY) => {}
+            _ = shutdown.changed() => return,
+        }
+    }
 }
 
 #[cfg(test)]

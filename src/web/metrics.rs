@@ -1,6 +1,8 @@
 //! `GET /metrics`: Prometheus text for the operator. Request counters live in this process;
 //! business gauges (purchases by status, outbox depth, wallet, alerts) are read from the
-//! database, so every replica reports the same shop-wide numbers.
+//! database, so every replica reports the same shop-wide numbers. Ended purchases and
+//! finished jobs come from a tally taken every 5 minutes (`db::metrics`): a scrape never
+//! counts a table that grows with every sale.
 //!
 //! Those gauges tell a competitor how the shop sells and what the wallet holds, so the endpoint
 //! is off (404) unless `STOREFRONT_METRICS_TOKEN` is set, and then answers only a request
@@ -88,6 +90,14 @@ pub async fn metrics(
     let _ = writeln!(out, "# TYPE storefront_outbox_jobs gauge");
     for (job_state, n) in &gauges.jobs {
         let _ = writeln!(out, "storefront_outbox_jobs{{state=\"{job_state}\"}} {n}");
+    }
+    if let Some(at) = gauges.tallied_at_ms {
+        let _ = writeln!(
+            out,
+            "# HELP storefront_tally_timestamp_seconds Unix time the ended purchases and finished jobs above were counted (every 5 minutes; the others are counted per scrape)."
+        );
+        let _ = writeln!(out, "# TYPE storefront_tally_timestamp_seconds gauge");
+        let _ = writeln!(out, "storefront_tally_timestamp_seconds {}", at / 1000);
     }
     let overdue = gauges.oldest_due_ms.map_or(0, |due| (now - due).max(0));
     let _ = writeln!(

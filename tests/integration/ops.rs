@@ -418,6 +418,85 @@ async fn metrics_report_requests_and_shop_wide_gauges(backend: Backend) {
     assert!(body.contains("# TYPE storefront_outbox_overdue_seconds gauge"));
 }
 
+both_backends!(metrics_count_live_orders_per_scrape_and_ended_ones_from_the_tally);
+
+/// Orders still moving are counted at every scrape; ended ones (which grow with every sale)
+/// come from the tally one replica takes every few minutes, as of when it was taken.
+async fn metrics_count_live_orders_per_scrape_and_ended_ones_from_the_tally(backend: Backend) {
+    let Some(app) = spawn_app_with(backend, &[("STOREFRONT_METRICS_TOKEN", METRICS_TOKEN)]).await
+    else {
+        return;
+    };
+    let scrape = || async {
+        app.client
+            .get(app.url("/metrics"))
+            .bearer_auth(METRICS_TOKEN)
+            .send()
+            .await
+            .expect("metrics")
+            .text()
+            .await
+            .expect("body")
+    };
+    // A fresh shop's first tally is taken at start.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !scrape()
+        .await
+        .contains("storefront_tally_timestamp_seconds ")
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no tally within 10 s: {}",
+            scrape().await
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let now = storefront::db::now_ms();
+    crate::admin::insert_purchase(
+        &app.db,
+        "metr0000000000000001",
+        "a@example.com",
+        "paid",
+        now,
+    )
+    .await;
+    crate::admin::insert_purchase(
+        &app.db,
+        "metr0000000000000002",
+        "b@example.com",
+        "fulfilled",
+        now,
+    )
+    .await;
+    let paid = "storefront_purchases{status=\"paid\"}";
+    let fulfilled = "storefront_purchases{status=\"fulfilled\"}";
+    let refunded = "storefront_purchases{status=\"refunded\"}";
+    assert_eq!(app.metric(METRICS_TOKEN, paid).await, 1, "counted live");
+    assert_eq!(
+        app.metric(METRICS_TOKEN, fulfilled).await,
+        0,
+        "ended orders are as of the tally, taken before this one"
+    );
+    assert_eq!(app.metric(METRICS_TOKEN, refunded).await, 0);
+    assert_eq!(
+        app.metric(METRICS_TOKEN, "storefront_outbox_jobs{state=\"done\"}")
+            .await,
+        0
+    );
+    let later = now + 1_000;
+    app.db
+        .run(move |conn| storefront::db::metrics::tally(conn, later))
+        .await
+        .expect("tally");
+    assert_eq!(app.metric(METRICS_TOKEN, fulfilled).await, 1);
+    assert_eq!(app.metric(METRICS_TOKEN, paid).await, 1);
+    assert_eq!(
+        app.metric(METRICS_TOKEN, "storefront_tally_timestamp_seconds")
+            .await,
+        u64::try_from(later / 1000).expect("positive")
+    );
+}
+
 /// What a competitor probing the shop sees of `/metrics`: nothing without the token.
 #[tokio::test]
 async fn metrics_need_the_bearer_token_and_are_off_without_one() {

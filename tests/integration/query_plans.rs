@@ -1,6 +1,7 @@
 //! Every query behind the console's orders (the list and its searches, one order's page, the
-//! orders CSV), the customer's "My eSIMs" list, the dashboard (what needs a person, open alerts, the outbox's health) and the
-//! wallet page (the runway's spend, the purchases its transactions name) is read by index: the
+//! orders CSV), the customer's "My eSIMs" list, the dashboard (what needs a person, open
+//! alerts, the outbox's health), the wallet page (the runway's spend, the purchases its
+//! transactions name) and `/metrics`' per-scrape counts is read by index: the
 //! database's own plan for the query the code builds shows no full scan of the big tables, and
 //! the list's pages come in index order (no sort of every matching row). An empty table would hide a missing index behind a cheap scan, so the plan,
 //! not a timing, is what is checked: on SQLite `EXPLAIN QUERY PLAN`, on PostgreSQL `EXPLAIN`
@@ -298,6 +299,26 @@ async fn console_order_queries_read_by_index(backend: Backend) {
                     false,
                 );
             }
+            check(
+                "/metrics, orders still moving",
+                plan(
+                    conn,
+                    storefront::db::metrics::purchases_by_status_query(
+                        storefront::db::metrics::live_statuses(),
+                    ),
+                ),
+                false,
+            );
+            check(
+                "/metrics, jobs not done",
+                plan(
+                    conn,
+                    storefront::db::metrics::jobs_by_state_query(
+                        storefront::db::metrics::LIVE_JOB_STATES.to_vec(),
+                    ),
+                ),
+                false,
+            );
             check(
                 "outbox health, the oldest due job",
                 plan(conn, storefront::db::dashboard::oldest_due_query(now_ms)),
