@@ -225,7 +225,16 @@ async fn an_order_created_behind_errors_is_adopted_not_bought_again(backend: Bac
 /// order, no wait for the outage to end.
 async fn an_order_the_copy_holds_is_adopted_while_upstream_cannot_list(backend: Backend) {
     use storefront::books::history::{self, Pass};
-    let Some(env) = env(backend, |c| c.max_unknown_attempts = 2).await else {
+    // Retries wait a minute, so the one after the lost answer cannot come due (and find the
+    // order upstream) while `run_due_once` is still running on a slow machine: the test
+    // makes it due when the upstream is down.
+    let Some(env) = env(backend, |c| {
+        c.max_unknown_attempts = 2;
+        c.retry.base = Duration::from_secs(60);
+        c.retry.cap = Duration::from_secs(60);
+    })
+    .await
+    else {
         return;
     };
     env.upstream.sandbox.inject(Fault::FailAfterCommit(10_000));
@@ -260,7 +269,16 @@ async fn an_order_the_copy_holds_is_adopted_while_upstream_cannot_list(backend: 
 }
 
 async fn idempotency_key_reuse_is_reconciled_not_refunded(backend: Backend) {
-    let Some(env) = env(backend, |c| c.auto_refund = true).await else {
+    // Retries wait a minute and the test makes each one due itself: with the fast test
+    // backoff a slow machine ran the retries inside one `run_due_once` until the lookups gave
+    // up.
+    let Some(env) = env(backend, |c| {
+        c.auto_refund = true;
+        c.retry.base = Duration::from_secs(60);
+        c.retry.cap = Duration::from_secs(60);
+    })
+    .await
+    else {
         return;
     };
     env.upstream
@@ -276,6 +294,9 @@ async fn idempotency_key_reuse_is_reconciled_not_refunded(backend: Backend) {
     );
     assert_eq!(refund_rows(&env).await, 0);
     env.upstream.sandbox.clear_faults();
+    let pid = id.clone();
+    env.q(move |c| storefront::db::outbox::make_due_now(c, &as_id(&pid), now_ms()))
+        .await;
     let workers = env.workers(1);
     env.wait_status(&id, PurchaseStatus::Fulfilled, WITHIN)
         .await;
@@ -289,13 +310,20 @@ async fn idempotency_key_reuse_is_reconciled_not_refunded(backend: Backend) {
         .inject(Fault::RefuseOrders(Some(OrderRefusal::KeyReused)));
     let (plan, cost) = env.plan(1);
     let stuck = env.paid_purchase(&plan, cost, cost + 500).await;
-    // Workers, not a bounded drain: on a slow machine the lookups that end in giving up can
-    // outlast any fixed drain, and nothing would run them afterwards.
-    let workers = env.workers(1);
-    let purchase = env
-        .wait_status(&stuck, PurchaseStatus::NeedsAttention, WITHIN)
-        .await;
-    workers.stop().await;
+    // Each lookup made due in turn, as many as it takes to give up (and a few more, which
+    // would show a lookup that never gives up).
+    let mut purchase = env.purchase(&stuck).await;
+    for _ in 0..10 {
+        let pid = stuck.clone();
+        env.q(move |c| storefront::db::outbox::make_due_now(c, &as_id(&pid), now_ms()))
+            .await;
+        env.outbox.run_due_once().await.expect("runs");
+        purchase = env.purchase(&stuck).await;
+        if purchase.status == PurchaseStatus::NeedsAttention {
+            break;
+        }
+    }
+    assert_eq!(purchase.status, PurchaseStatus::NeedsAttention);
     assert!(purchase.upstream_order_id.is_none());
     assert_eq!(
         env.job(&stuck, JobKind::PlaceOrder)
