@@ -319,4 +319,6 @@ my-esims-sign-out = Abmelden
 my-esims-sign-out-everywhere = Überall abmelden
 my-esims-sign-out-everywhere-hint = Meldet jeden Browser und jedes Telefon ab, auf dem du dich mit dieser E-Mail-Adresse angemeldet hast.
 my-esims-link-used = Dieser Anmeldelink funktioniert nicht mehr: Jeder Link funktioniert einmal, 30 Minuten lang. Gib deine E-Mail-Adresse ein, und wir senden dir einen neuen.
+my-esims-sign-in-intro = Melde dich auf diesem Gerät an, um alle eSIMs zu sehen, die mit deiner E-Mail-Adresse gekauft wurden.
+my-esims-sign-in = Bei Meine eSIMs anmelden
 lost-link-my-esims = Die E-Mail enthält auch einen Link, der dich bei „Meine eSIMs“ anmeldet, wo alle deine eSIMs aufgelistet sind.

@@ -319,4 +319,6 @@ my-esims-sign-out = Sign out
 my-esims-sign-out-everywhere = Sign out everywhere
 my-esims-sign-out-everywhere-hint = Signs out every browser and phone where you signed in with this email address.
 my-esims-link-used = This sign-in link no longer works: each link works once, for 30 minutes. Enter your email address and we will send you a new one.
+my-esims-sign-in-intro = Sign in on this device to see all the eSIMs bought with your email address.
+my-esims-sign-in = Sign in to My eSIMs
 lost-link-my-esims = The email also has a link that signs you in to My eSIMs, where all your eSIMs are listed.

@@ -319,4 +319,6 @@ my-esims-sign-out = Cerrar sesión
 my-esims-sign-out-everywhere = Cerrar sesión en todas partes
 my-esims-sign-out-everywhere-hint = Cierra la sesión en todos los navegadores y teléfonos donde entraste con esta dirección de correo.
 my-esims-link-used = Este enlace de acceso ya no funciona: cada enlace funciona una vez, durante 30 minutos. Escribe tu dirección de correo y te enviaremos uno nuevo.
+my-esims-sign-in-intro = Inicia sesión en este dispositivo para ver todas las eSIM compradas con tu dirección de correo.
+my-esims-sign-in = Iniciar sesión en Mis eSIM
 lost-link-my-esims = El correo también trae un enlace que te da acceso a Mis eSIM, donde aparecen todas tus eSIM.

@@ -52,6 +52,18 @@ pub fn use_sign_in(
         .optional()?)
 }
 
+/// Whether the sign-in token with `token_hash` would still sign in at `now_ms` (unused and
+/// not expired), without using it.
+pub fn sign_in_is_open(conn: &mut DbConn, token_hash: &str, now_ms: i64) -> Result<bool, DbError> {
+    let open: i64 = customer_sign_in_tokens::table
+        .find(token_hash)
+        .filter(customer_sign_in_tokens::used_at_ms.is_null())
+        .filter(customer_sign_in_tokens::expires_at_ms.gt(now_ms))
+        .count()
+        .get_result(conn)?;
+    Ok(open == 1)
+}
+
 /// Records a session of `email_lower` by its hash.
 pub fn insert_session(
     conn: &mut DbConn,

@@ -145,6 +145,18 @@ pub fn sign_in_url(public_url: &Url, token: &Secret) -> Url {
     url
 }
 
+/// Whether a sign-in link's token would still sign in, leaving it unused: the emailed link
+/// only shows a button, and the session is made when it is pressed ([`sign_in`]). Mail
+/// scanners and link previews fetch links in emails; a fetch that spent the token would
+/// leave the customer a link that no longer works.
+pub async fn sign_in_is_open(orders: &Orders, token: &Secret) -> Result<bool, DbError> {
+    let token_hash = token.hash();
+    orders
+        .db()
+        .run(move |c| q::sign_in_is_open(c, &token_hash, now_ms()))
+        .await
+}
+
 /// Exchanges a sign-in link's token for a new session; `None` when the token is unknown,
 /// used or expired (one answer for all three).
 pub async fn sign_in(orders: &Orders, token: &Secret) -> Result<Option<Secret>, DbError> {

@@ -163,7 +163,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/lost-link", web::get().to(lost_link::show))
         .route("/lost-link", web::post().to(lost_link::submit))
         .route("/my-esims", web::get().to(my_esims::list))
-        .route("/my-esims/sign-in", web::get().to(my_esims::sign_in))
+        .route("/my-esims/sign-in", web::get().to(my_esims::sign_in_page))
+        .route("/my-esims/sign-in", web::post().to(my_esims::sign_in))
         .route("/my-esims/sign-out", web::post().to(my_esims::sign_out))
         .route(
             "/my-esims/sign-out-everywhere",

@@ -1,7 +1,8 @@
 //! "My eSIMs" (`/my-esims`): the signed-in customer's eSIMs, newest first, each linking to its
 //! order page, with "Sign out" and "Sign out everywhere". The emailed sign-in link
-//! (`/my-esims/sign-in?token=…`) is exchanged for the session cookie and leaves the address bar
-//! by a 303. Without a session the list sends the visitor to the sign-in form, which is the
+//! (`/my-esims/sign-in?token=…`) opens a page with one button; pressing it exchanges the
+//! token for the session cookie and leaves by a 303 (a mail scanner fetching the link spends
+//! nothing). Without a session the list sends the visitor to the sign-in form, which is the
 //! "Lost your link?" form. The rules (lifetimes, what a session opens) are `orders::my_esims`'s.
 
 use actix_web::cookie::{Cookie, SameSite};
@@ -67,29 +68,88 @@ pub struct SignInQuery {
     token: Option<String>,
 }
 
-/// The emailed link: a working token becomes a session cookie and a 303 to the list; any
-/// other token gets the sign-in form, which says the link no longer works.
-pub async fn sign_in(
+#[derive(Deserialize)]
+pub struct SignInForm {
+    #[serde(default)]
+    csrf_token: String,
+    #[serde(default)]
+    token: String,
+}
+
+#[derive(Template)]
+#[template(path = "shop/my_esims_sign_in.html", blocks = ["title", "description"])]
+struct SignInPage {
+    csrf_token: String,
+    token: String,
+}
+
+/// The sign-in form again, saying the link no longer works (410): the token is unknown, used
+/// or expired.
+fn link_no_longer_works(state: &AppState, req: &HttpRequest) -> HttpResponse {
+    let mut response = lost_link::sign_in_form(
+        state,
+        req,
+        StatusCode::GONE,
+        Some(i18n::t("my-esims-link-used")),
+    );
+    response.headers_mut().insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    response
+}
+
+/// The emailed link: a working token gets a page with one button that signs in
+/// (`POST /my-esims/sign-in`), leaving the token unused until it is pressed, so a mail
+/// scanner or a link preview fetching the link does not spend it. Any other token gets the
+/// sign-in form, which says the link no longer works.
+pub async fn sign_in_page(
     state: web::Data<AppState>,
     req: HttpRequest,
     query: web::Query<SignInQuery>,
 ) -> Result<HttpResponse, AppError> {
-    let session = match query.token.as_deref().and_then(Secret::parse) {
+    let Some(token) = query.token.as_deref().and_then(Secret::parse) else {
+        return Ok(link_no_longer_works(&state, &req));
+    };
+    if !my_esims::sign_in_is_open(&state.orders, &token).await? {
+        return Ok(link_no_longer_works(&state, &req));
+    }
+    let issued = csrf::issue(&req, &state.settings.secret_key, state.secure_cookies);
+    let page = SignInPage {
+        csrf_token: issued.token,
+        token: token.expose().to_string(),
+    };
+    let mut response = pages::private_page(StatusCode::OK, &page, issued.cookie);
+    response.headers_mut().insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    Ok(response)
+}
+
+/// The button on that page: a working token becomes a session cookie and a 303 to the list.
+pub async fn sign_in(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    // A body that is not a form has no CSRF token: it gets the CSRF answer (403), not a 400.
+    form: Option<web::Form<SignInForm>>,
+) -> Result<HttpResponse, AppError> {
+    let form = form.map(web::Form::into_inner);
+    let csrf_token = form.as_ref().map(|f| f.csrf_token.as_str()).unwrap_or("");
+    if !csrf::verify_any(
+        &req,
+        state.settings.accepted_secret_keys(),
+        state.secure_cookies,
+        csrf_token,
+    ) {
+        return Err(AppError::Forbidden(i18n::t("form-expired")));
+    }
+    let session = match form.as_ref().and_then(|f| Secret::parse(&f.token)) {
         Some(token) => my_esims::sign_in(&state.orders, &token).await?,
         None => None,
     };
     let Some(session) = session else {
-        let mut response = lost_link::sign_in_form(
-            &state,
-            &req,
-            StatusCode::GONE,
-            Some(i18n::t("my-esims-link-used")),
-        );
-        response.headers_mut().insert(
-            header::REFERRER_POLICY,
-            HeaderValue::from_static("no-referrer"),
-        );
-        return Ok(response);
+        return Ok(link_no_longer_works(&state, &req));
     };
     let mut response = see_other("/my-esims");
     let _ = response.add_cookie(&session_cookie(session.expose(), state.secure_cookies));

@@ -325,6 +325,11 @@ async fn with_javascript(j: &Journey<'_>, plan: &ShopPlan) {
         .map(|rest| rest.chars().take_while(char::is_ascii_hexdigit).collect())
         .unwrap_or_default();
     j.goto(&format!("{SIGN_IN}{token}")).await;
+    j.wait_for("Sign in to My eSIMs", 10, false).await;
+    j.check("my-esims-sign-in").await;
+    j.browser
+        .click("form[action='/my-esims/sign-in'] button")
+        .await;
     j.wait_for_path("/my-esims").await;
     j.wait_for("Sign out everywhere", 10, false).await;
     assert_eq!(

@@ -53,10 +53,34 @@ async fn link_made_at(app: &TestApp, email: &str, made_at_ms: i64) -> String {
     format!("{}?{}", url.path(), url.query().unwrap_or_default())
 }
 
+/// Opens the emailed `link` in `browser` and presses its one button, as a customer does.
+async fn press_sign_in(app: &TestApp, browser: &Browser, link: &str) -> Answer {
+    let page = browser.get(app, link).await.assert_status(200);
+    assert_eq!(page.header("cache-control"), Some("private, no-store"));
+    assert_eq!(page.header("referrer-policy"), Some("no-referrer"));
+    assert!(
+        page.body.contains("action=\"/my-esims/sign-in\""),
+        "{}",
+        page.body
+    );
+    browser
+        .post(
+            app,
+            "/my-esims/sign-in",
+            &[
+                ("csrf_token", hidden(&page.body, "csrf_token").as_str()),
+                ("token", hidden(&page.body, "token").as_str()),
+            ],
+        )
+        .await
+}
+
 /// A browser signed in with `link`.
 async fn signed_in(app: &TestApp, link: &str) -> Browser {
     let phone = Browser::default();
-    phone.get(app, link).await.assert_redirect_to("/my-esims");
+    press_sign_in(app, &phone, link)
+        .await
+        .assert_redirect_to("/my-esims");
     phone.get(app, "/my-esims").await.assert_status(200);
     phone
 }
@@ -121,9 +145,19 @@ async fn a_customer_signs_in_by_email_and_sees_exactly_their_esims(backend: Back
     let mail = app.wait_for_email(BUYER).await.text;
     let link = sign_in_path(&mail);
 
-    // The link signs in: a cookie the page script cannot read, and the token leaves the
-    // address bar.
-    let answer = phone.get(&app, &link).await.assert_redirect_to("/my-esims");
+    // A mail scanner or a link preview fetching the link (without pressing anything) spends
+    // nothing.
+    let scanner = Browser::from_address("127.0.0.23");
+    for _ in 0..2 {
+        scanner.get(&app, &link).await.assert_status(200);
+    }
+    signed_out(scanner.get(&app, "/my-esims").await);
+
+    // The link's button signs in: a cookie the page script cannot read, and the token leaves
+    // the address bar.
+    let answer = press_sign_in(&app, &phone, &link)
+        .await
+        .assert_redirect_to("/my-esims");
     let cookie = answer.header("set-cookie").expect("a session cookie");
     assert!(cookie.contains("HttpOnly"), "{cookie}");
     assert!(cookie.contains("SameSite=Lax"), "{cookie}");
@@ -179,8 +213,25 @@ async fn a_customer_signs_in_by_email_and_sees_exactly_their_esims(backend: Back
         .await
         .assert_status(404);
 
-    // The link works once: a second use (here, from another browser) signs no one in.
+    // The link works once: a second use (here, from another browser) signs no one in, and
+    // neither does its button pressed again from a page opened before.
     let laptop = Browser::default();
+    let stale_page = scanner.get(&app, "/lost-link").await.assert_status(200);
+    let replay = scanner
+        .post(
+            &app,
+            "/my-esims/sign-in",
+            &[
+                (
+                    "csrf_token",
+                    hidden(&stale_page.body, "csrf_token").as_str(),
+                ),
+                ("token", link.rsplit('=').next().unwrap_or_default()),
+            ],
+        )
+        .await
+        .assert_status(410);
+    assert!(replay.body.contains("no longer works"), "{}", replay.body);
     let again = laptop.get(&app, &link).await.assert_status(410);
     assert!(
         again
