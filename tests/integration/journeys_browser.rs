@@ -328,6 +328,9 @@ async fn with_javascript(j: &Journey<'_>, plan: &ShopPlan) {
     j.wait_for("Sign in to My eSIMs", 10, false).await;
     j.check("my-esims-sign-in").await;
     j.browser
+        .screenshot(&screenshot_dir().join("my-esims-sign-in-phone.png"))
+        .await;
+    j.browser
         .click("form[action='/my-esims/sign-in'] button")
         .await;
     j.wait_for_path("/my-esims").await;
