@@ -64,6 +64,7 @@ mod promo;
 mod query_plans;
 mod query_plans_history;
 mod query_plans_money;
+mod receipts;
 mod replicas;
 mod retention;
 mod sandbox;
