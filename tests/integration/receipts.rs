@@ -20,11 +20,13 @@ use crate::both_backends;
 use crate::fixtures::{self, as_id};
 use crate::helpers::{Backend, Browser, TestApp, TestDb, spawn_shop_with, wait_for};
 use crate::journeys::{answer, buy, open_pay_page, pay, sellable_plan};
+use storefront::orders::my_esims::{issue_sign_in, sign_in_url};
 
 both_backends!(
     receipt_numbers_have_no_gaps_under_concurrent_payments_on_two_replicas,
     a_receipt_keeps_what_it_said_and_a_rolled_back_payment_takes_no_number,
     a_refund_gets_a_credit_note_against_its_receipt,
+    the_receipt_page_opens_for_the_buyer_only,
 );
 
 /// Checkouts on one shop, several at once: no limit on checkouts per client.
@@ -290,4 +292,138 @@ async fn a_refund_gets_a_credit_note_against_its_receipt(backend: Backend) {
             .len(),
         1
     );
+}
+
+/// The issued document on a receipt page (the page's header and footer show the shop as it is
+/// now).
+fn document(page: &str) -> &str {
+    let start = page
+        .find("<article class=\"document\">")
+        .unwrap_or_else(|| panic!("no receipt document in {page}"));
+    let end = page[start..]
+        .find("</article>")
+        .map_or(page.len(), |e| start + e);
+    &page[start..end]
+}
+
+/// A browser signed in to "My eSIMs" as `email`.
+async fn signed_in_as(app: &TestApp, email: &str) -> Browser {
+    let email = email.to_lowercase();
+    let token = app
+        .db
+        .run(move |c| c.write_tx(|c| issue_sign_in(c, &email, now_ms())))
+        .await
+        .expect("sign-in token");
+    let url = sign_in_url(
+        &url::Url::parse("http://shop.invalid").expect("url"),
+        &token,
+    );
+    let browser = Browser::default();
+    browser
+        .get(
+            app,
+            &format!("{}?{}", url.path(), url.query().unwrap_or_default()),
+        )
+        .await
+        .assert_redirect_to("/my-esims");
+    browser
+}
+
+async fn the_receipt_page_opens_for_the_buyer_only(backend: Backend) {
+    let Some((app, _upstream)) = spawn_shop_with(backend, 5, MANY_CHECKOUTS).await else {
+        return;
+    };
+    let alpine = IdentityTexts {
+        name: "Alpine eSIM".into(),
+        accent: "#0b5fff".into(),
+        support_email: "help@alpine.example".into(),
+        support_phone: String::new(),
+        legal_name: "Alpine Travel GmbH".into(),
+        address: "Bahnhofstrasse 1\n8001 Zürich".into(),
+        registration: "CHE-123.456.789 MWST".into(),
+    };
+    let saved = alpine.clone();
+    app.db
+        .run(move |c| c.write_tx(|c| save_texts(c, &saved, now_ms())))
+        .await
+        .expect("identity saved");
+
+    let buyer = Browser::default();
+    let pay_path = checked_out(&app, &buyer, "mia@example.com").await;
+    let order_path = pay(&app, &buyer, &pay_path)
+        .await
+        .assert_status(303)
+        .location();
+    let receipt_path = format!("{order_path}/receipt");
+
+    // The buyer's browser (the checkout's cookie): the order page links the receipt.
+    let order = buyer.get(&app, &order_path).await.assert_status(200).body;
+    assert!(
+        order.contains(&format!("href=\"{receipt_path}\"")),
+        "{order}"
+    );
+    let page = buyer.get(&app, &receipt_path).await.assert_status(200);
+    assert_eq!(page.header("cache-control"), Some("no-store"));
+    let doc = document(&page.body).to_string();
+    assert!(doc.contains("R-000001"), "{doc}");
+    assert!(doc.contains("Alpine Travel GmbH"), "{doc}");
+    assert!(doc.contains("CHE-123.456.789 MWST"), "{doc}");
+    assert!(doc.contains("mia@example.com"), "{doc}");
+    assert!(doc.contains("No tax was charged on this sale."), "{doc}");
+    assert!(doc.contains("Demo payment"), "{doc}");
+
+    // The owner renames the company: the issued receipt still names the seller it was sold by.
+    let renamed = IdentityTexts {
+        name: "Summit Mobile".into(),
+        legal_name: "Summit Mobile AG".into(),
+        ..alpine
+    };
+    app.db
+        .run(move |c| c.write_tx(|c| save_texts(c, &renamed, now_ms())))
+        .await
+        .expect("identity saved");
+    let again = buyer.get(&app, &receipt_path).await.assert_status(200).body;
+    assert_eq!(document(&again), doc, "an issued receipt never changes");
+    assert!(!document(&again).contains("Summit"));
+
+    // Anyone else: the order pages' 404, with a wrong token too.
+    let stranger = Browser::default();
+    stranger.get(&app, &receipt_path).await.assert_status(404);
+    stranger
+        .get(&app, &format!("{receipt_path}?token={}", "ab".repeat(32)))
+        .await
+        .assert_status(404);
+    signed_in_as(&app, "otto@example.com")
+        .await
+        .get(&app, &receipt_path)
+        .await
+        .assert_status(404);
+
+    // The payment email links the receipt; its link opens it in another browser.
+    let email = app.wait_for_email("mia@example.com").await;
+    let marker = format!("{receipt_path}?token=");
+    let rest = email
+        .text
+        .split(&marker)
+        .nth(1)
+        .unwrap_or_else(|| panic!("no receipt link in {}", email.text));
+    let token: String = rest.chars().take_while(char::is_ascii_hexdigit).collect();
+    let laptop = Browser::default();
+    laptop
+        .get(&app, &format!("{marker}{token}"))
+        .await
+        .assert_redirect_to(&receipt_path);
+    let opened = laptop
+        .get(&app, &receipt_path)
+        .await
+        .assert_status(200)
+        .body;
+    assert_eq!(document(&opened), doc);
+
+    // "My eSIMs" of the buyer's address lists the receipt and opens it.
+    let phone = signed_in_as(&app, "Mia@Example.com").await;
+    let list = phone.get(&app, "/my-esims").await.assert_status(200).body;
+    assert!(list.contains(&format!("href=\"{receipt_path}\"")), "{list}");
+    let mine = phone.get(&app, &receipt_path).await.assert_status(200).body;
+    assert_eq!(document(&mine), doc);
 }
