@@ -270,7 +270,7 @@ impl Application {
         };
         let state = ActixData::new(AppState {
             staff: crate::staff::Staff::new(db.clone()),
-            orders: crate::orders::Orders::new(db.clone()),
+            orders: crate::orders::Orders::new(db.clone(), Arc::clone(&identity)),
             db,
             secure_cookies: settings.public_url.scheme() == "https",
             settings: Arc::new(settings),

@@ -36,6 +36,7 @@ pub mod payment_events;
 pub mod pricing;
 pub mod promo;
 pub mod purchases;
+pub mod receipts;
 pub mod refunds;
 pub mod region_names;
 pub mod retention;

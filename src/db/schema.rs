@@ -608,3 +608,57 @@ diesel::table! {
         last_seen_ms -> BigInt,
     }
 }
+
+diesel::table! {
+    document_counters (series) {
+        series -> Text,
+        last_number -> BigInt,
+    }
+}
+
+diesel::table! {
+    receipts (id) {
+        id -> Text,
+        number -> BigInt,
+        issued_at_ms -> BigInt,
+        seller_name -> Text,
+        seller_legal_name -> Text,
+        seller_address -> Text,
+        seller_registration -> Text,
+        seller_contact -> Text,
+        customer_email -> Text,
+        billing_name -> Nullable<Text>,
+        billing_country -> Nullable<Text>,
+        currency -> Text,
+        total_cents -> BigInt,
+        payment_method -> Text,
+        language -> Text,
+    }
+}
+
+diesel::table! {
+    receipt_lines (receipt_id, line_no) {
+        receipt_id -> Text,
+        line_no -> Integer,
+        kind -> Text,
+        description -> Text,
+        quantity -> Integer,
+        unit_price_cents -> BigInt,
+        discount_cents -> BigInt,
+        amount_cents -> BigInt,
+        tax_rate_bps -> Nullable<Integer>,
+        tax_jurisdiction -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    credit_notes (id) {
+        id -> Text,
+        number -> BigInt,
+        receipt_id -> Text,
+        issued_at_ms -> BigInt,
+        amount_cents -> BigInt,
+        currency -> Text,
+        description -> Text,
+    }
+}

@@ -19,6 +19,7 @@ pub mod pricing;
 pub mod promo;
 pub mod purchase;
 pub mod rate_window;
+pub mod receipt;
 pub mod secret;
 pub mod takings;
 

@@ -197,23 +197,26 @@ impl From<&i64> for Arg {
 }
 
 /// The catalogs of one language, as compiled in: `(file name, text)`.
-type Sources = [(&'static str, &'static str); 3];
+type Sources = [(&'static str, &'static str); 4];
 
 const SOURCES: [Sources; 3] = [
     [
         ("shop.ftl", include_str!("../../locales/en/shop.ftl")),
         ("order.ftl", include_str!("../../locales/en/order.ftl")),
         ("mail.ftl", include_str!("../../locales/en/mail.ftl")),
+        ("receipt.ftl", include_str!("../../locales/en/receipt.ftl")),
     ],
     [
         ("shop.ftl", include_str!("../../locales/es/shop.ftl")),
         ("order.ftl", include_str!("../../locales/es/order.ftl")),
         ("mail.ftl", include_str!("../../locales/es/mail.ftl")),
+        ("receipt.ftl", include_str!("../../locales/es/receipt.ftl")),
     ],
     [
         ("shop.ftl", include_str!("../../locales/de/shop.ftl")),
         ("order.ftl", include_str!("../../locales/de/order.ftl")),
         ("mail.ftl", include_str!("../../locales/de/mail.ftl")),
+        ("receipt.ftl", include_str!("../../locales/de/receipt.ftl")),
     ],
 ];
 

@@ -172,6 +172,8 @@ pub struct Receipt {
     pub ordered_at_ms: i64,
     /// The promotion code the order used, when it used one.
     pub promo: Option<PromoLine>,
+    /// The issued receipt's number (`R-000001`) and the link to its page.
+    pub document: Option<(String, String)>,
 }
 
 /// A promotion code on a receipt: the code, the list price and what it took off (`amount`
@@ -207,7 +209,14 @@ impl Receipt {
             amount,
             ordered_at_ms,
             promo: None,
+            document: None,
         }
+    }
+
+    /// The details with the link to the issued receipt `number` at `url`.
+    pub fn with_document(mut self, number: String, url: &Url) -> Self {
+        self.document = Some((number, url.to_string()));
+        self
     }
 
     /// The receipt of a purchase made with a promotion code.

@@ -8,9 +8,10 @@ use crate::db::{self, DbConn, DbError};
 use crate::domain::PurchaseId;
 use crate::domain::purchase::PurchaseEvent;
 use crate::domain::{AlertKind, Cents};
-use crate::orders::Orders;
 use crate::orders::outbox::{self, JobKind, OutboxWaker};
+use crate::orders::{Orders, receipts};
 use crate::payments::{EventKind, PaymentError, PaymentEvent, PaymentProvider, Provider};
+use crate::shop::Identity;
 
 /// What an event did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,7 +66,10 @@ pub async fn deliver(
         EventKind::Paid { .. } => Some(waker.backlog().admit().await),
         _ => None,
     };
-    let applied = db.run(move |conn| apply(conn, provider, &event)).await?;
+    let seller = orders.identity.current();
+    let applied = db
+        .run(move |conn| apply_as(conn, provider, &event, &seller))
+        .await?;
     if let Applied::Paid { purchase_id } = &applied {
         if let Some(admitted) = admitted {
             admitted.hold(purchase_id);
@@ -80,11 +84,23 @@ pub async fn deliver(
 /// Applies `event` from `provider` in one write transaction. A payment pays for a whole
 /// checkout, so every event about it acts on each of the checkout's units: a payment marks
 /// them all paid and queues one `place_order` job per unit; a failure, a refund or a dispute
-/// reported by the provider is written on each unit's timeline.
+/// reported by the provider is written on each unit's timeline. A paid checkout gets its
+/// receipt, naming the shop as stored (or, never saved, as the built-in defaults).
 pub fn apply(
     conn: &mut DbConn,
     provider: &str,
     event: &PaymentEvent,
+) -> Result<Applied, TransitionError> {
+    apply_as(conn, provider, event, &Identity::built_in())
+}
+
+/// [`apply`], for a shop whose identity this process serves as `current`: its receipts name
+/// the identity as stored when the payment is applied, or `current` when none was saved.
+pub fn apply_as(
+    conn: &mut DbConn,
+    provider: &str,
+    event: &PaymentEvent,
+    current: &Identity,
 ) -> Result<Applied, TransitionError> {
     conn.write_tx(|conn| {
         let now = db::now_ms();
@@ -177,8 +193,10 @@ pub fn apply(
                 let Some(first_paid) = paid.first().cloned() else {
                     return Ok(Applied::Recorded);
                 };
-                // One receipt for the checkout, to the buyer.
+                // One email for the checkout, to the buyer.
                 outbox::enqueue(conn, &first_paid, JobKind::EmailPaymentReceived, now, now)?;
+                // The receipt's number is the transaction's last write (see `receipts`).
+                receipts::issue_receipt(conn, &first.checkout_id, provider, current, now)?;
                 Ok(Applied::Paid {
                     purchase_id: first_paid,
                 })

@@ -17,6 +17,7 @@ pub mod my_esims;
 pub mod notify;
 pub mod outbox;
 pub mod page;
+pub mod receipts;
 pub mod reconcile;
 pub mod retention;
 pub mod upstream_gate;
@@ -28,11 +29,13 @@ pub mod upstream_gate;
 #[derive(Clone)]
 pub struct Orders {
     db: crate::db::Db,
+    /// The shop's identity, which receipts name as the seller when they are issued.
+    identity: std::sync::Arc<crate::shop::ShopIdentity>,
 }
 
 impl Orders {
-    pub fn new(db: crate::db::Db) -> Self {
-        Self { db }
+    pub fn new(db: crate::db::Db, identity: std::sync::Arc<crate::shop::ShopIdentity>) -> Self {
+        Self { db, identity }
     }
 
     pub(crate) fn db(&self) -> &crate::db::Db {

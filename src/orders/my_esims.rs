@@ -250,6 +250,8 @@ pub struct MyEsim {
     pub destination: String,
     /// "5 GB for 30 days", in the list's language.
     pub allowance: String,
+    /// Its checkout has a receipt.
+    pub receipt: bool,
 }
 
 /// One page of the list: newest first, and where the next page starts when there is one.
@@ -282,7 +284,9 @@ pub async fn list(
                 .into_iter()
                 .map(|p| {
                     let (destination, allowance) = describe_plan(c, &p.plan_id, lang)?;
+                    let receipt = crate::orders::receipts::has_receipt(c, &p.checkout_id)?;
                     Ok(MyEsim {
+                        receipt,
                         id: p.id,
                         status: p.status,
                         created_at_ms: p.created_at_ms,

@@ -12,6 +12,7 @@ use crate::orders::installation::{
 };
 use crate::orders::links::{self, LinkPolicy};
 use crate::orders::my_esims::{self, Customer};
+use crate::orders::receipts;
 
 #[derive(Debug, thiserror::Error)]
 pub enum OrderPageError {
@@ -28,6 +29,8 @@ pub struct OrderRecord {
     pub events: Vec<PurchaseEvent>,
     /// Read only when fulfilled and asked for.
     pub installation: Option<InstallationDetails>,
+    /// The visitor opened it as its buyer and its checkout has a receipt to show.
+    pub receipt: bool,
 }
 
 /// The purchase `id` when `token` is one of its live link tokens (not revoked, not expired
@@ -73,12 +76,14 @@ pub async fn read_order(
     db.run(move |conn| {
         let opened = match &proof {
             Proof::Link(token) => links::open(conn, &id, token, policy, now_ms())?
-                .map(|opened| (opened.purchase, opened.events)),
-            Proof::SignedIn(customer) => my_esims::open(conn, &id, customer, policy, now_ms())?,
+                .map(|opened| (opened.purchase, opened.events, opened.opens_checkout)),
+            Proof::SignedIn(customer) => my_esims::open(conn, &id, customer, policy, now_ms())?
+                .map(|(purchase, events)| (purchase, events, true)),
         };
-        let Some((purchase, events)) = opened else {
+        let Some((purchase, events, as_buyer)) = opened else {
             return Ok(None);
         };
+        let receipt = as_buyer && receipts::has_receipt(conn, &purchase.checkout_id)?;
         let installation = if with_installation && purchase.status == PurchaseStatus::Fulfilled {
             load_installation_with(conn, &keys, &purchase.id)?
         } else {
@@ -88,6 +93,7 @@ pub async fn read_order(
             purchase,
             events,
             installation,
+            receipt,
         }))
     })
     .await

@@ -111,6 +111,22 @@ impl Identity {
         .tagged()
     }
 
+    /// The identity stored in `row` (read in the caller's transaction), or this one when the
+    /// owner never saved one: what a document issued now names as its seller.
+    pub fn as_stored(&self, row: Option<IdentityRow>) -> Self {
+        match row {
+            Some(row) => Self::from_row(
+                row,
+                &Defaults {
+                    name: self.name.clone(),
+                    support_email: self.support_email.clone(),
+                    time_zone: self.time_zone.clone(),
+                },
+            ),
+            None => self.clone(),
+        }
+    }
+
     fn tagged(mut self) -> Self {
         self.theme_tag = tag(self.theme_css().as_bytes());
         self.logo_tag = self.logo.as_ref().map(|l| tag(l.bytes()));

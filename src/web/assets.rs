@@ -57,6 +57,16 @@ static ASSETS: LazyLock<Vec<Asset>> = LazyLock::new(|| {
             include_str!("../../static/plans.js"),
         ),
         asset(
+            "receipt.css",
+            "text/css; charset=utf-8",
+            include_str!("../../static/receipt.css"),
+        ),
+        asset(
+            "receipt.js",
+            "text/javascript; charset=utf-8",
+            include_str!("../../static/receipt.js"),
+        ),
+        asset(
             "favicon.svg",
             "image/svg+xml",
             include_str!("../../static/favicon.svg"),
@@ -105,6 +115,16 @@ pub fn order_script_href() -> String {
 /// The path plan lists use for their day pickers' script.
 pub fn plans_script_href() -> String {
     href("plans.js")
+}
+
+/// The receipt page's stylesheet (its layout on a phone and on paper).
+pub fn receipt_stylesheet_href() -> String {
+    href("receipt.css")
+}
+
+/// The receipt page's script (its Print button).
+pub fn receipt_script_href() -> String {
+    href("receipt.js")
 }
 
 /// The path pages use for the icon.

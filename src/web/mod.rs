@@ -23,6 +23,7 @@ pub mod page_cache;
 pub mod pager;
 pub mod pages;
 pub mod rate_limit;
+mod receipt;
 pub mod request_id;
 pub mod seo;
 pub mod share_card;
@@ -182,6 +183,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             web::scope("/orders")
                 .wrap(actix_web::middleware::from_fn(order_not_found))
                 .route("/{id}", web::get().to(orders::order))
+                .route("/{id}/receipt", web::get().to(receipt::receipt))
                 .default_service(web::to(not_found)),
         )
         .route("/webhooks/stripe", web::post().to(webhooks::stripe))

@@ -187,6 +187,8 @@ struct Row {
     status: &'static str,
     /// A message id: the status in the customer's words.
     status_text: &'static str,
+    /// The receipt's page, once issued.
+    receipt_href: Option<String>,
 }
 
 #[derive(Template)]
@@ -224,6 +226,7 @@ pub async fn list(
         .into_iter()
         .map(|e| Row {
             href: format!("/orders/{}", e.id),
+            receipt_href: e.receipt.then(|| format!("/orders/{}/receipt", e.id)),
             destination: e.destination,
             allowance: e.allowance,
             date: lang.date(e.created_at_ms),

@@ -35,6 +35,13 @@ pub struct TokenQuery {
     token: Option<String>,
 }
 
+impl TokenQuery {
+    /// The link token in the address, if any.
+    pub(crate) fn token(&self) -> Option<&str> {
+        self.token.as_deref()
+    }
+}
+
 pub struct TimelineEntry {
     /// `23 Nov 2026, 06:00 UTC`, in the page's language.
     pub at: String,
@@ -67,6 +74,8 @@ struct OrderPage {
     promo: Option<(String, String)>,
     email: String,
     timeline: Vec<TimelineEntry>,
+    /// The receipt's page, for the buyer once it is issued.
+    receipt_href: Option<String>,
 }
 
 impl OrderPage {
@@ -124,7 +133,7 @@ fn event_text(to: &str) -> &'static str {
 }
 
 /// The name of the cookie that holds `purchase_id`'s link token in this browser.
-fn order_cookie_name(purchase_id: &PurchaseId) -> String {
+pub(crate) fn order_cookie_name(purchase_id: &PurchaseId) -> String {
     format!("order_{purchase_id}")
 }
 
@@ -276,6 +285,9 @@ pub async fn order(
         price: lang.money(purchase.price_cents),
         promo: promo_line(&purchase),
         email: purchase.email.masked(),
+        receipt_href: record
+            .receipt
+            .then(|| format!("/orders/{}/receipt", purchase.id)),
         timeline: record
             .events
             .iter()

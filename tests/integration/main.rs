@@ -64,6 +64,8 @@ mod promo;
 mod query_plans;
 mod query_plans_history;
 mod query_plans_money;
+mod receipts;
+mod receipts_browser;
 mod replicas;
 mod retention;
 mod sandbox;

@@ -9,6 +9,7 @@ use crate::domain::AlertKind;
 use crate::domain::PurchaseId;
 use crate::domain::plan::describe_allowance;
 use crate::domain::purchase::RefundCause;
+use crate::domain::receipt::DocumentNumber;
 use crate::i18n::{self, Lang};
 use crate::mail::{OutgoingEmail, Receipt};
 use crate::orders::jobs::job::{Job, JobContext, JobFuture, JobKind, OutboxError, Verdict};
@@ -84,12 +85,14 @@ async fn send(
     // when the stored code is not one the shop has).
     let lang = Lang::parse(&purchase.language).unwrap_or_default();
     let (plan_id, purchase_id) = (purchase.plan_id.clone(), purchase.id.clone());
-    let (description, refund) = ob
+    let checkout_id = purchase.checkout_id.clone();
+    let (description, refund, document) = ob
         .db
         .run(move |c| {
             Ok::<_, DbError>((
                 plan_description(c, &plan_id, lang)?,
                 refunds::refund_for(c, &purchase_id)?,
+                crate::db::receipts::receipt_of(c, checkout_id.as_str())?,
             ))
         })
         .await?;
@@ -116,6 +119,17 @@ async fn send(
         purchase.list_price_cents,
         purchase.discount_cents,
     );
+    // The buyer's payment email links the checkout's receipt, opened by the same token.
+    let receipt = match document {
+        Some(document)
+            if matches!(email, ConsumerEmail::PaymentReceived) && purchase.names_checkout() =>
+        {
+            let mut url = link.clone();
+            url.set_path(&format!("/orders/{}/receipt", purchase.id));
+            receipt.with_document(DocumentNumber::receipt(document.number).to_string(), &url)
+        }
+        _ => receipt,
+    };
     let brand = notifier.identity.current().mail_brand();
     let shop = &brand;
     let message = i18n::sync_scope(lang, || match email {

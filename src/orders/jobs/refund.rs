@@ -167,6 +167,8 @@ fn finish(purchase_id: PurchaseId, refund_id: String, provider_id: Option<String
                 now,
             )?;
         }
+        // The credit note's number is the transaction's last write (see `orders::receipts`).
+        crate::orders::receipts::issue_credit_note(c, &refund_id, now)?;
         Ok(())
     })
 }

@@ -1,0 +1,26 @@
+# Der Beleg einer bezahlten Bestellung (/orders/{id}/receipt) und seine Gutschriften.
+receipt-title = Beleg { $number }
+receipt-heading = Beleg
+receipt-number = Belegnummer
+receipt-date = Ausstellungsdatum
+receipt-order = Bestellnummer
+receipt-seller = Verkauft von
+receipt-customer = Kunde
+receipt-item = Artikel
+receipt-quantity = Menge
+receipt-unit-price = Stückpreis
+receipt-discount = Rabatt
+receipt-amount = Betrag
+receipt-total = Bezahlt gesamt
+receipt-paid-with = Bezahlt mit
+receipt-method-demo = Demo-Zahlung (es wurde kein Geld abgebucht)
+receipt-method-card = Karte, über Stripe
+receipt-no-tax = Auf diesen Verkauf wurde keine Steuer erhoben.
+receipt-currency = Beträge in { $currency }.
+receipt-print = Drucken oder als PDF speichern
+receipt-pdf = PDF herunterladen
+receipt-back = Zurück zu Ihrer Bestellung
+receipt-credit-notes = Erstattungen
+receipt-credit-note = Gutschrift { $number } vom { $date }: { $amount } erstattet für { $description }.
+receipt-link = Ihr Beleg
+receipt-fixed = Dieser Beleg wurde bei Eingang Ihrer Zahlung ausgestellt und ändert sich nicht.

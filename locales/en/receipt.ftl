@@ -1,0 +1,26 @@
+# The receipt of a paid order (/orders/{id}/receipt) and its credit notes.
+receipt-title = Receipt { $number }
+receipt-heading = Receipt
+receipt-number = Receipt number
+receipt-date = Date of issue
+receipt-order = Order number
+receipt-seller = Sold by
+receipt-customer = Customer
+receipt-item = Item
+receipt-quantity = Quantity
+receipt-unit-price = Unit price
+receipt-discount = Discount
+receipt-amount = Amount
+receipt-total = Total paid
+receipt-paid-with = Paid with
+receipt-method-demo = Demo payment (no money was charged)
+receipt-method-card = Card, through Stripe
+receipt-no-tax = No tax was charged on this sale.
+receipt-currency = Amounts in { $currency }.
+receipt-print = Print or save as PDF
+receipt-pdf = Download the PDF
+receipt-back = Back to your order
+receipt-credit-notes = Refunds
+receipt-credit-note = Credit note { $number } of { $date }: { $amount } refunded for { $description }.
+receipt-link = Your receipt
+receipt-fixed = This receipt was issued when your payment arrived and does not change.

@@ -1,0 +1,26 @@
+# El recibo de un pedido pagado (/orders/{id}/receipt) y sus notas de crédito.
+receipt-title = Recibo { $number }
+receipt-heading = Recibo
+receipt-number = Número de recibo
+receipt-date = Fecha de emisión
+receipt-order = Número de pedido
+receipt-seller = Vendido por
+receipt-customer = Cliente
+receipt-item = Artículo
+receipt-quantity = Cantidad
+receipt-unit-price = Precio unitario
+receipt-discount = Descuento
+receipt-amount = Importe
+receipt-total = Total pagado
+receipt-paid-with = Pagado con
+receipt-method-demo = Pago de demostración (no se cobró dinero)
+receipt-method-card = Tarjeta, a través de Stripe
+receipt-no-tax = No se cobró ningún impuesto en esta venta.
+receipt-currency = Importes en { $currency }.
+receipt-print = Imprimir o guardar como PDF
+receipt-pdf = Descargar el PDF
+receipt-back = Volver a tu pedido
+receipt-credit-notes = Reembolsos
+receipt-credit-note = Nota de crédito { $number } del { $date }: { $amount } reembolsados por { $description }.
+receipt-link = Tu recibo
+receipt-fixed = Este recibo se emitió al recibir tu pago y no cambia.
