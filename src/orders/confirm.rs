@@ -17,8 +17,12 @@ use crate::payments::{EventKind, PaymentError, PaymentEvent, PaymentProvider, Pr
 pub enum Applied {
     /// Seen before: nothing changed.
     Duplicate,
-    /// The purchase became paid and its order was queued.
-    Paid { purchase_id: PurchaseId },
+    /// The checkout's units became paid and one order per unit was queued: `purchase_id`
+    /// is the first of `units`.
+    Paid {
+        purchase_id: PurchaseId,
+        units: Vec<PurchaseId>,
+    },
     /// The purchase's payment failed or expired.
     PaymentFailed { purchase_id: PurchaseId },
     /// Recorded; no purchase changed (unknown session, already settled, or not actionable).
@@ -66,9 +70,9 @@ pub async fn deliver(
         _ => None,
     };
     let applied = db.run(move |conn| apply(conn, provider, &event)).await?;
-    if let Applied::Paid { purchase_id } = &applied {
+    if let Applied::Paid { purchase_id, units } = &applied {
         if let Some(admitted) = admitted {
-            admitted.hold(purchase_id);
+            admitted.hold_units(units);
         }
         crate::failpoints::failpoint!(crate::failpoints::AFTER_PAYMENT_COMMIT);
         tracing::info!(purchase.id = %purchase_id, "payment confirmed");
@@ -181,6 +185,7 @@ pub fn apply(
                 outbox::enqueue(conn, &first_paid, JobKind::EmailPaymentReceived, now, now)?;
                 Ok(Applied::Paid {
                     purchase_id: first_paid,
+                    units: paid,
                 })
             }
             EventKind::Failed { reason, .. } => {
