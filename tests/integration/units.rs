@@ -25,6 +25,7 @@ use crate::helpers::{
 both_backends!(
     one_payment_pays_every_unit_of_its_checkout_once,
     twenty_checkouts_of_three_through_upstream_faults,
+    the_console_shows_every_unit_of_an_order_and_finds_each,
 );
 
 fn paid(event: &str, session: &str, amount: i64) -> PaymentEvent {
@@ -313,6 +314,45 @@ async fn twenty_checkouts_of_three_through_upstream_faults(backend: Backend) {
         }
     }
 
+    // The books count units: 60 sold in 20 checkouts, the failed units' shares refunded,
+    // and the supplier paid for the delivered units only.
+    let paid_total: i64 = checkouts.iter().map(|(_, _, price)| 3 * price).sum();
+    let mut refunded_total = 0;
+    let mut cost_total = 0;
+    for (_, units, price) in &checkouts {
+        for id in units {
+            if failing.contains(id) {
+                refunded_total += price;
+            } else {
+                cost_total += price - 400;
+            }
+        }
+    }
+    let first = env.purchase(&checkouts[0].1[0]).await;
+    let paid_at = first.paid_at_ms.expect("paid");
+    let (day, (started, paid)) = env
+        .q(move |c| {
+            let day_ms = storefront::domain::takings::utc_day_start(paid_at);
+            Ok::<_, DbError>((
+                storefront::db::daily_sales::recount(c, day_ms)?,
+                storefront::db::dashboard::checkouts(
+                    c,
+                    day_ms,
+                    day_ms + storefront::domain::takings::DAY_MS,
+                )?,
+            ))
+        })
+        .await;
+    assert_eq!(day.orders, 60, "eSIMs sold");
+    assert_eq!(day.takings.paid, Cents::new(paid_total));
+    assert_eq!(day.takings.refunded, Cents::new(refunded_total));
+    assert_eq!(day.takings.supplier_cost, Cents::new(cost_total));
+    assert_eq!(
+        (started, paid),
+        (20, 20),
+        "conversion counts checkouts, not their eSIMs"
+    );
+
     // The provider reports the shop's own refund of a share: it goes on the timelines and
     // refunds nothing again.
     let (checkout, units, price) = &checkouts[0];
@@ -356,4 +396,98 @@ fn refunds_count(c: &mut storefront::db::DbConn) -> Result<i64, DbError> {
     Ok(storefront::db::schema::refunds::table
         .count()
         .get_result(c)?)
+}
+
+/// The console's page of one eSIM of several names the order by the buyer's number, lists the
+/// checkout's other eSIMs with their states and links to each; the order search finds each
+/// unit by its supplier order id or its reference, and all of them by the order number.
+async fn the_console_shows_every_unit_of_an_order_and_finds_each(backend: Backend) {
+    use crate::admin::{OWNER, create, login_as};
+    use storefront::staff::Role;
+
+    let Some(app) = crate::helpers::spawn_app(backend).await else {
+        return;
+    };
+    create(&app.db, OWNER, Role::Owner).await;
+    let checkout = "family0000000000cccc";
+    checkout_of(&app.db, checkout, 3, "cs_console").await;
+    let second = format!("{checkout}-2");
+    let third = format!("{checkout}-3");
+    // The units as the outbox could leave them: delivered, ordered upstream, failed upstream.
+    let states = [
+        (checkout.to_string(), "fulfilled", Some("ord_first")),
+        (second.clone(), "ordered", Some("ord_second")),
+        (third.clone(), "failed", None),
+    ];
+    app.db
+        .run(move |c| {
+            use diesel::prelude::*;
+            use storefront::db::schema::purchases as p;
+            let now = storefront::db::now_ms();
+            for (id, status, order) in &states {
+                diesel::update(p::table.find(id))
+                    .set((
+                        p::status.eq(*status),
+                        p::upstream_order_id.eq(*order),
+                        p::paid_at_ms.eq(Some(now)),
+                    ))
+                    .execute(c)?;
+            }
+            Ok::<_, DbError>(())
+        })
+        .await
+        .expect("the units' states");
+    let number = storefront::domain::purchase::order_number(checkout);
+    let owner = login_as(&app, OWNER).await;
+
+    let page = owner
+        .get(&app, &format!("/admin/orders/{second}"))
+        .await
+        .assert_status(200)
+        .body;
+    assert!(
+        page.contains(&format!("<h1>Order {number} · eSIM 2 of 3</h1>")),
+        "{page}"
+    );
+    assert!(page.contains(r#"<span aria-current="page">eSIM 2 of 3 (this page)</span>"#));
+    for (id, status, label) in [
+        (checkout, "fulfilled", "eSIM 1 of 3"),
+        (third.as_str(), "failed", "eSIM 3 of 3"),
+    ] {
+        assert!(
+            page.contains(&format!(
+                r#"<tr data-unit="{id}" data-unit-status="{status}"><td data-label="eSIM"><a href="/admin/orders/{id}">{label}</a>"#
+            )),
+            "{id} is listed as {status} with its link: {page}"
+        );
+    }
+    assert!(page.contains("<code>ord_first</code>"));
+
+    for (query, unit) in [
+        ("ord_second", second.as_str()),
+        ("ord_first", checkout),
+        (&format!("sf-{third}") as &str, third.as_str()),
+    ] {
+        let list = owner
+            .get(&app, &format!("/admin/orders?q={query}"))
+            .await
+            .assert_status(200)
+            .body;
+        assert!(
+            list.contains(&format!(r#"href="/admin/orders/{unit}""#)),
+            "{query} finds {unit}: {list}"
+        );
+        assert!(list.contains(&number), "{query}: named by the order number");
+    }
+    let list = owner
+        .get(&app, &format!("/admin/orders?q={number}"))
+        .await
+        .assert_status(200)
+        .body;
+    for unit in [checkout, second.as_str(), third.as_str()] {
+        assert!(
+            list.contains(&format!(r#"href="/admin/orders/{unit}""#)),
+            "the order number finds {unit}"
+        );
+    }
 }
