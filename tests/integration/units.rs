@@ -26,6 +26,7 @@ both_backends!(
     one_payment_pays_every_unit_of_its_checkout_once,
     twenty_checkouts_of_three_through_upstream_faults,
     the_console_shows_every_unit_of_an_order_and_finds_each,
+    the_owner_refunds_one_esim_of_an_order_and_the_others_go_on,
 );
 
 fn paid(event: &str, session: &str, amount: i64) -> PaymentEvent {
@@ -490,4 +491,103 @@ async fn the_console_shows_every_unit_of_an_order_and_finds_each(backend: Backen
             "the order number finds {unit}"
         );
     }
+}
+
+/// The owner's refunds act on one eSIM of three: a refund before placement cancels that
+/// eSIM's placement only and gives back its price; "refund and keep the cost" on a delivered
+/// eSIM gives back its price and books its cost as a loss; the third is delivered untouched.
+async fn the_owner_refunds_one_esim_of_an_order_and_the_others_go_on(backend: Backend) {
+    use storefront::orders::actions;
+
+    let Some(env) = crate::outbox::env(backend, |_| {}).await else {
+        return;
+    };
+    let (plan, cost) = env.plan(0);
+    let price = cost + 400;
+    let checkout = format!("owner{}", random_suffix());
+    let session = format!("demo_cs_{checkout}");
+    let units = checkout_of_plan(&env.db, &checkout, 3, &session, (&plan, price, cost)).await;
+    pay_on_demo_page(&env.db, &env.payments, &checkout, &session, 3 * price).await;
+    let refund = |id: &str, keep_cost: bool| {
+        let id = id.to_string();
+        env.q(move |c| {
+            c.write_tx(|c| {
+                actions::refund(c, &as_id(&id), "the traveller stays home", keep_cost, 0)
+                    .map_err(|e| DbError::Task(e.to_string()))
+            })
+        })
+    };
+
+    // Before any worker ran: the second eSIM's placement is cancelled with its refund.
+    let asked = refund(&units[1], false).await;
+    assert!(asked.placement_cancelled, "{asked:?}");
+    assert_eq!(
+        asked.amount,
+        Cents::new(price),
+        "its price, not the order's"
+    );
+    let workers = env.workers(2);
+    let within = Duration::from_secs(30);
+    env.wait_status(&units[1], PurchaseStatus::Refunded, within)
+        .await;
+    env.wait_status(&units[0], PurchaseStatus::Fulfilled, within)
+        .await;
+    env.wait_status(&units[2], PurchaseStatus::Fulfilled, within)
+        .await;
+    let kept = refund(&units[2], true).await;
+    assert!(kept.keeps_cost && !kept.placement_cancelled, "{kept:?}");
+    env.wait_status(&units[2], PurchaseStatus::Refunded, within)
+        .await;
+    workers.stop().await;
+
+    let orders = env.upstream.sandbox.orders();
+    let placed = |id: &str| {
+        let reference = format!("sf-{id}");
+        orders.iter().filter(|o| o.reference == reference).count()
+    };
+    assert_eq!(
+        (placed(&units[0]), placed(&units[1]), placed(&units[2])),
+        (1, 0, 1),
+        "the refunded eSIM was never ordered; the others once each"
+    );
+    assert_eq!(
+        env.purchase(&units[0]).await.status,
+        PurchaseStatus::Fulfilled
+    );
+    for (id, keeps_cost) in [(&units[1], false), (&units[2], true)] {
+        let pid = id.clone();
+        let row = env
+            .q(move |c| refunds::refund_for(c, &as_id(&pid)))
+            .await
+            .unwrap_or_else(|| panic!("{id} has a refund"));
+        assert_eq!(
+            (row.amount_cents, row.status.as_str(), row.keeps_cost),
+            (price, "succeeded", keeps_cost),
+            "{id}"
+        );
+    }
+    // Two shares of the payment are back: the provider takes no refund of the whole again.
+    let whole = env
+        .payments
+        .refund(
+            &format!("demo_pay_{session}"),
+            Cents::new(2 * price),
+            "the-rest-twice",
+        )
+        .await;
+    assert!(matches!(whole, Err(PaymentError::Refused(_))), "{whole:?}");
+    // The day: three sold, two refunded, the supplier paid for the delivered and the kept one.
+    let paid_at = env.purchase(&units[0]).await.paid_at_ms.expect("paid");
+    let day = env
+        .q(move |c| {
+            storefront::db::daily_sales::recount(
+                c,
+                storefront::domain::takings::utc_day_start(paid_at),
+            )
+        })
+        .await;
+    assert_eq!(day.orders, 3);
+    assert_eq!(day.takings.paid, Cents::new(3 * price));
+    assert_eq!(day.takings.refunded, Cents::new(2 * price));
+    assert_eq!(day.takings.supplier_cost, Cents::new(2 * cost));
 }
