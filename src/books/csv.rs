@@ -72,7 +72,8 @@ pub fn order_row(o: &ExportedOrder) -> String {
     let p = &o.purchase;
     let takings = o.takings();
     let cells = vec![
-        number(p.id.order_number()),
+        // The number the buyer quotes: their checkout's, the same on each of its units' rows.
+        number(p.checkout_id.order_number()),
         text(p.id.as_str()),
         number(iso_ms(p.created_at_ms)),
         number(p.paid_at_ms.map(iso_ms).unwrap_or_default()),

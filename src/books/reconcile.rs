@@ -110,6 +110,8 @@ pub struct Line {
     /// When it happened (payment, or upstream's time); `None` when unreadable.
     pub at_ms: Option<i64>,
     pub purchase_id: Option<String>,
+    /// The purchase's checkout, whose order number the buyer quotes for each of its eSIMs.
+    pub checkout_id: Option<String>,
     /// Upstream's handle: the order id, the top-up's checkout session, the transaction's
     /// reference.
     pub reference: String,
@@ -138,6 +140,7 @@ impl Line {
             key,
             at_ms: None,
             purchase_id: None,
+            checkout_id: None,
             reference: reference.to_string(),
             upstream_status: None,
             paid: Cents::ZERO,
@@ -161,9 +164,9 @@ impl Line {
         self.is_mismatch() && self.explanation.is_none()
     }
 
-    /// The purchase's order number as customers quote it (`SF-…`).
+    /// The purchase's order number as customers quote it (`SF-…`): its checkout's.
     pub fn order_number(&self) -> Option<String> {
-        self.purchase_id
+        self.checkout_id
             .as_deref()
             .map(crate::domain::purchase::order_number)
     }
@@ -482,6 +485,7 @@ fn order_line(
     };
     line.at_ms = Some(p.paid_at_ms.unwrap_or(p.created_at_ms));
     line.purchase_id = Some(p.id.clone());
+    line.checkout_id = Some(p.checkout_id.clone());
     let takings = p.takings();
     line.paid = takings.paid;
     line.refunded = takings.refunded;
@@ -701,6 +705,7 @@ mod tests {
     ) -> BookPurchase {
         BookPurchase {
             id: id.into(),
+            checkout_id: id.into(),
             status: "fulfilled".into(),
             plan_id: "p1-base".into(),
             reference: format!("ref-{id}"),
@@ -764,6 +769,37 @@ mod tests {
         assert_eq!(t.topups.get(), 10_000);
         assert_eq!(t.upstream_wallet, t.shop_wallet);
         assert_eq!(t.upstream_wallet.get(), 10_000 - 700);
+    }
+
+    #[test]
+    fn each_upstream_order_of_a_checkout_matches_its_own_unit_under_the_buyers_number() {
+        // The two sales of `matching` as two eSIMs of one checkout, `a`: the second failed.
+        let (upstream, mut shop) = matching();
+        shop.purchases[1].id = "a-2".into();
+        shop.purchases[1].reference = "ref-a-2".into();
+        shop.purchases[1].checkout_id = "a".into();
+        let mut upstream = upstream;
+        upstream.orders[1].reference = "ref-a-2".into();
+        let report = reconcile(period(), &upstream, &shop);
+        assert!(
+            report.matches(),
+            "{:?}",
+            report.mismatches().collect::<Vec<_>>()
+        );
+        assert_eq!(report.totals.purchases, 2);
+        for (order, unit) in [("o1", "a"), ("o2", "a-2")] {
+            let line = report
+                .lines
+                .iter()
+                .find(|l| l.reference == order)
+                .unwrap_or_else(|| panic!("a line for {order}"));
+            assert_eq!(line.purchase_id.as_deref(), Some(unit), "{order}");
+            assert_eq!(
+                line.order_number(),
+                Some(crate::domain::purchase::order_number("a")),
+                "{order} is named by the buyer's order number"
+            );
+        }
     }
 
     #[test]

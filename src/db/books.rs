@@ -20,6 +20,8 @@ use crate::domain::{Cents, PurchaseId};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BookPurchase {
     pub id: String,
+    /// Its checkout (its own id for a single eSIM): the order number the buyer quotes.
+    pub checkout_id: String,
     pub status: String,
     pub plan_id: String,
     pub reference: String,
@@ -50,6 +52,7 @@ impl BookPurchase {
         Self {
             refunded_cents: refunded.get(&p.id).copied().unwrap_or(0),
             id: p.id.to_string(),
+            checkout_id: p.checkout_id.to_string(),
             status: p.status.as_str().to_string(),
             plan_id: p.plan_id,
             reference: p.reference,

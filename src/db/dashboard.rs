@@ -71,11 +71,13 @@ pub fn plan_sales(
 }
 
 /// Checkouts started in `[from_ms, until_ms)`, and how many of them were paid, read by the
-/// `created_at_ms` index.
+/// `created_at_ms` index. A checkout of several eSIMs counts once: by its first unit, paid
+/// with the others by one payment.
 pub fn checkouts(conn: &mut DbConn, from_ms: i64, until_ms: i64) -> Result<(i64, i64), DbError> {
     let (started, paid): (i64, i64) = purchases::table
         .filter(purchases::created_at_ms.ge(from_ms))
         .filter(purchases::created_at_ms.lt(until_ms))
+        .filter(purchases::unit_index.eq(1))
         .select((
             diesel::dsl::count_star(),
             diesel::dsl::count(purchases::paid_at_ms),

@@ -175,13 +175,32 @@ impl PlacementBacklog {
 
 impl Admitted {
     /// `purchase_id` was paid: it keeps the place until its placement ends.
-    pub fn hold(mut self, purchase_id: &PurchaseId) {
-        if let Some(permit) = self.permit.take() {
-            let mut held = self.backlog.lock();
-            // Already placed: the place is free again as `permit` drops.
-            if held.placed_unheld.remove(purchase_id).is_none() {
+    pub fn hold(self, purchase_id: &PurchaseId) {
+        self.hold_units(std::slice::from_ref(purchase_id));
+    }
+
+    /// The units of one checkout were paid: each waits for a placement of its own, so each
+    /// takes a place. The first takes the place this confirmation waited for; the others
+    /// take places still free, without waiting (the payment is already recorded), and the
+    /// confirmations after them wait until enough units are placed.
+    pub fn hold_units(mut self, units: &[PurchaseId]) {
+        let Some(first) = self.permit.take() else {
+            return;
+        };
+        let places = self.backlog.0.places.get().cloned();
+        let mut held = self.backlog.lock();
+        let mut permit = Some(first);
+        for unit in units {
+            let Some(place) = permit
+                .take()
+                .or_else(|| places.as_ref()?.clone().try_acquire_owned().ok())
+            else {
+                break;
+            };
+            // Already placed: the place is free again as `place` drops.
+            if held.placed_unheld.remove(unit).is_none() {
                 held.by_purchase
-                    .insert(purchase_id.clone(), (Instant::now(), permit));
+                    .insert(unit.clone(), (Instant::now(), place));
             }
         }
     }
@@ -211,6 +230,29 @@ mod tests {
         }));
         backlog.limit_for(1);
         backlog
+    }
+
+    #[tokio::test]
+    async fn each_unit_of_a_paid_checkout_takes_a_place() {
+        let backlog = backlog_for_one_worker();
+        let units: Vec<PurchaseId> = ["c1", "c1-2", "c1-3"].map(pid).to_vec();
+        backlog.admit().await.hold_units(&units);
+        // One worker has PER_WORKER places: the checkout fills them, one unit each.
+        assert_eq!(backlog.waiting(), PER_WORKER);
+        let next = tokio::spawn({
+            let backlog = backlog.clone();
+            async move {
+                let started = Instant::now();
+                backlog.admit().await.hold(&pid("next"));
+                started.elapsed()
+            }
+        });
+        tokio::time::sleep(STALL / 3).await;
+        backlog.placed(&pid("c1-2"));
+        let waited = next.await.expect("joins");
+        assert!(waited >= STALL / 3, "went on at once: {waited:?}");
+        assert!(waited < STALL, "waited for the stall instead: {waited:?}");
+        assert_eq!(backlog.waiting(), PER_WORKER);
     }
 
     #[tokio::test]

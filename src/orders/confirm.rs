@@ -18,8 +18,12 @@ use crate::shop::Identity;
 pub enum Applied {
     /// Seen before: nothing changed.
     Duplicate,
-    /// The purchase became paid and its order was queued.
-    Paid { purchase_id: PurchaseId },
+    /// The checkout's units became paid and one order per unit was queued: `purchase_id`
+    /// is the first of `units`.
+    Paid {
+        purchase_id: PurchaseId,
+        units: Vec<PurchaseId>,
+    },
     /// The purchase's payment failed or expired.
     PaymentFailed { purchase_id: PurchaseId },
     /// Recorded; no purchase changed (unknown session, already settled, or not actionable).
@@ -70,9 +74,9 @@ pub async fn deliver(
     let applied = db
         .run(move |conn| apply_as(conn, provider, &event, &seller))
         .await?;
-    if let Applied::Paid { purchase_id } = &applied {
+    if let Applied::Paid { purchase_id, units } = &applied {
         if let Some(admitted) = admitted {
-            admitted.hold(purchase_id);
+            admitted.hold_units(units);
         }
         crate::failpoints::failpoint!(crate::failpoints::AFTER_PAYMENT_COMMIT);
         tracing::info!(purchase.id = %purchase_id, "payment confirmed");
@@ -199,6 +203,7 @@ pub fn apply_as(
                 receipts::issue_receipt(conn, &first.checkout_id, provider, current, now)?;
                 Ok(Applied::Paid {
                     purchase_id: first_paid,
+                    units: paid,
                 })
             }
             EventKind::Failed { reason, .. } => {

@@ -183,6 +183,9 @@ pub struct OrderDetail {
     /// What the transition table needs to know to offer refunds and a re-drive.
     pub facts: PlacementFacts,
     pub links: LinkCounts,
+    /// Every unit of its checkout, this one included, first to last: one eSIM each, bought
+    /// with one payment, each its own upstream order.
+    pub units: Vec<Purchase>,
 }
 
 impl OrderDetail {
@@ -220,6 +223,7 @@ pub async fn order_detail(orders: &Orders, id: PurchaseId) -> Result<Option<Orde
             iccid_last4: crate::db::installations::iccid_last4(conn, &id)?,
             facts: actions::placement_facts(conn, &purchase)?,
             links: crate::db::order_links::counts(conn, &id)?,
+            units: purchases::units_of(conn, &purchase.checkout_id)?,
             purchase,
         }))
     })

@@ -13,6 +13,11 @@
 //! Session states live in this process (the demo runs as one process). After a restart the
 //! process knows no session, and the purchase's own status stands in for it
 //! ([`recorded_state`]).
+//!
+//! Refunds are checked the way a real provider checks them: a payment this process took is
+//! refunded in parts (one per key, a repeated key returns the same refund) and never beyond
+//! what was paid; a refund that would take the payment's refunds past it is refused. A payment
+//! taken before a restart is unknown here and refunded as asked (no money moves in the demo).
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
@@ -40,6 +45,32 @@ pub struct DemoProvider {
     signing_key: [u8; 32],
     public_url: Url,
     sessions: Mutex<HashMap<String, DemoSession>>,
+    /// Payments this process took, by payment reference.
+    payments: Mutex<HashMap<String, DemoPayment>>,
+}
+
+/// A payment taken through the hosted page, and the refunds made of it so far.
+#[derive(Debug, Clone, Default)]
+struct DemoPayment {
+    paid: Cents,
+    /// Refunded amounts by idempotency key.
+    refunds: HashMap<String, Cents>,
+}
+
+impl DemoPayment {
+    fn refunded(&self) -> Cents {
+        Cents::new(
+            self.refunds
+                .values()
+                .map(|c| c.get())
+                .fold(0, i64::saturating_add),
+        )
+    }
+}
+
+/// The payment reference the demo gives a paid session (what the shop refunds against).
+fn payment_reference(session_id: &str) -> String {
+    format!("demo_pay_{session_id}")
 }
 
 /// One session as this process knows it.
@@ -128,7 +159,15 @@ impl DemoProvider {
             signing_key: mac.finalize().into_bytes().into(),
             public_url,
             sessions: Mutex::new(HashMap::new()),
+            payments: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The payments table; poisoning is taken over as for [`DemoProvider::sessions`].
+    fn payments(&self) -> MutexGuard<'_, HashMap<String, DemoPayment>> {
+        self.payments
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The session table. A panic while it was held leaves nothing half-written (every
@@ -194,6 +233,15 @@ impl DemoProvider {
                 },
             );
         }
+        if answer == DemoAnswer::Pay {
+            self.payments().insert(
+                payment_reference(session_id),
+                DemoPayment {
+                    paid: amount,
+                    refunds: HashMap::new(),
+                },
+            );
+        }
         Ok(self.signed_event(answer, session_id, purchase_id, amount, now))
     }
 
@@ -203,6 +251,7 @@ impl DemoProvider {
         if let Some(session) = self.sessions().get_mut(session_id) {
             session.state = SessionState::Open;
         }
+        self.payments().remove(&payment_reference(session_id));
     }
 
     /// The signed event for `answer`: `(header value, body)`.
@@ -275,7 +324,7 @@ impl PaymentProvider for DemoProvider {
             serde_json::from_slice(body).map_err(|e| PaymentError::Malformed(e.to_string()))?;
         let kind = match event.kind.as_str() {
             "payment.succeeded" => EventKind::Paid {
-                payment_reference: Some(format!("demo_pay_{}", event.session)),
+                payment_reference: Some(payment_reference(&event.session)),
                 session_id: event.session,
                 purchase_id: Some(event.purchase),
                 amount: Cents::new(event.amount_cents),
@@ -301,19 +350,40 @@ impl PaymentProvider for DemoProvider {
 
     async fn refund(
         &self,
-        _payment_reference: &str,
-        _amount: Cents,
+        payment_reference: &str,
+        amount: Cents,
         idempotency_key: &str,
     ) -> Result<Refund, PaymentError> {
-        // Test mode: nothing to give back, so a refund succeeds at once. The id is derived from
-        // the key, so retrying returns the same refund.
-        Ok(Refund {
+        if amount.get() <= 0 {
+            return Err(PaymentError::Refused(
+                "a refund needs a positive amount".into(),
+            ));
+        }
+        // The id is derived from the key, so retrying returns the same refund.
+        let refund = Refund {
             id: format!(
                 "demo_re_{}",
                 &hex::encode(Sha256::digest(idempotency_key.as_bytes()))[..24]
             ),
             status: RefundStatus::Succeeded,
-        })
+        };
+        let mut payments = self.payments();
+        let Some(payment) = payments.get_mut(payment_reference) else {
+            return Ok(refund);
+        };
+        if payment.refunds.contains_key(idempotency_key) {
+            return Ok(refund);
+        }
+        let after = payment.refunded().get().saturating_add(amount.get());
+        if after > payment.paid.get() {
+            return Err(PaymentError::Refused(format!(
+                "a refund of {amount} would bring the refunds of the payment to {}, more than the {} paid",
+                Cents::new(after),
+                payment.paid
+            )));
+        }
+        payment.refunds.insert(idempotency_key.to_string(), amount);
+        Ok(refund)
     }
 }
 
@@ -466,6 +536,59 @@ mod tests {
             answer(PurchaseStatus::AwaitingPayment),
             Err(SessionClosed::Paid)
         );
+    }
+
+    #[tokio::test]
+    async fn refunds_of_a_payment_never_add_up_to_more_than_was_paid() {
+        let demo = provider();
+        let now = SystemTime::now();
+        let session = open_session(&demo, None).await;
+        // Three eSIMs at 12.99 paid as one payment of 38.97.
+        demo.settle(
+            &session,
+            DemoAnswer::Pay,
+            &pid("pu1"),
+            Cents::new(3 * 1299),
+            SessionState::Open,
+            now,
+        )
+        .expect("open");
+        let payment = payment_reference(&session);
+        let unit = Cents::new(1299);
+        let first = demo
+            .refund(&payment, unit, "refund-pu1-2")
+            .await
+            .expect("a unit's share");
+        assert_eq!(first.status, RefundStatus::Succeeded);
+        // The same key is the same refund, not a second one.
+        let again = demo
+            .refund(&payment, unit, "refund-pu1-2")
+            .await
+            .expect("the same refund");
+        assert_eq!(again, first);
+        demo.refund(&payment, unit, "refund-pu1-3")
+            .await
+            .expect("a second unit's share");
+        // 25.98 of 38.97 is refunded: 13.00 more is refused, 12.99 is not.
+        let refused = demo
+            .refund(&payment, Cents::new(1300), "refund-pu1-1")
+            .await;
+        assert!(
+            matches!(refused, Err(PaymentError::Refused(ref why)) if why.contains("more than")),
+            "{refused:?}"
+        );
+        demo.refund(&payment, unit, "refund-pu1-1")
+            .await
+            .expect("the last share");
+        let beyond = demo.refund(&payment, Cents::new(1), "refund-extra").await;
+        assert!(
+            matches!(beyond, Err(PaymentError::Refused(_))),
+            "{beyond:?}"
+        );
+        assert!(matches!(
+            demo.refund(&payment, Cents::new(0), "refund-zero").await,
+            Err(PaymentError::Refused(_))
+        ));
     }
 
     #[test]

@@ -155,7 +155,9 @@ pub trait PaymentProvider: Send + Sync {
         session_id: &str,
     ) -> impl Future<Output = Result<SessionState, PaymentError>> + Send;
 
-    /// Refunds `amount` of a payment in full; the same `idempotency_key` never refunds twice.
+    /// Refunds `amount` of a payment: all of it, or a part (one unit of several); the same
+    /// `idempotency_key` never refunds twice, and the provider refuses refunds beyond what
+    /// was paid.
     fn refund(
         &self,
         payment_reference: &str,

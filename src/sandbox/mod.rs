@@ -290,6 +290,11 @@ impl Sandbox {
         self.with(|s| s.set_plan_outcome(plan_id, outcome))
     }
 
+    /// The order placed under `reference` ends with `outcome`, ahead of its plan's outcome.
+    pub fn set_reference_outcome(&self, reference: &str, outcome: Outcome) {
+        self.with(|s| s.set_reference_outcome(reference, outcome));
+    }
+
     /// Sets available credit (one `adjustment` transaction).
     pub fn set_balance(&self, available_cents: i64) -> Result<(), ApiError> {
         self.with(|s| s.set_balance(available_cents))

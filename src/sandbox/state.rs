@@ -321,6 +321,8 @@ pub struct State {
     plan_positions: HashMap<String, usize>,
     hidden: HashSet<String>,
     outcomes: HashMap<String, Outcome>,
+    /// Outcomes for the order of one reference, ahead of its plan's.
+    reference_outcomes: HashMap<String, Outcome>,
     ledger: Ledger,
     low_balance_threshold_cents: i64,
     orders: Vec<OrderRecord>,
@@ -384,6 +386,7 @@ impl State {
             plan_positions,
             hidden: HashSet::new(),
             outcomes: HashMap::new(),
+            reference_outcomes: HashMap::new(),
             ledger: Ledger::new(cfg.opening_balance_cents, &now_rfc3339()),
             low_balance_threshold_cents: cfg.low_balance_threshold_cents,
             orders: Vec::new(),
@@ -552,6 +555,13 @@ impl State {
         Ok(())
     }
 
+    /// The order placed under `reference` (not yet placed) ends this way, whatever its plan's
+    /// outcome: one order of several for the same plan can fail on its own.
+    pub fn set_reference_outcome(&mut self, reference: &str, outcome: Outcome) {
+        self.reference_outcomes
+            .insert(reference.to_string(), outcome);
+    }
+
     // ---- wallet -------------------------------------------------------------------------
 
     pub fn balance(&self) -> Balance {
@@ -654,7 +664,12 @@ impl State {
             created_at: now.clone(),
             esim_id: None,
             esim_seq: None,
-            outcome: self.outcomes.get(&req.plan_id).cloned().unwrap_or_default(),
+            outcome: self
+                .reference_outcomes
+                .get(&req.reference)
+                .or_else(|| self.outcomes.get(&req.plan_id))
+                .cloned()
+                .unwrap_or_default(),
         };
         let change = StatusChange {
             order_id: id.clone(),

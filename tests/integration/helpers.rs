@@ -88,6 +88,97 @@ pub fn random_suffix() -> String {
     hex::encode(bytes)
 }
 
+/// Units `{checkout}`, `{checkout}-2`, … of one checkout, awaiting payment at 12.99 each (cost
+/// 10.00), with `session` recorded on the first: a checkout as the shop writes it.
+pub async fn checkout_of(db: &Db, checkout: &str, units: i32, session: &str) {
+    checkout_of_plan(db, checkout, units, session, ("plan_1", 1299, 1000)).await;
+}
+
+/// [`checkout_of`] for `(plan, price, cost)`, each unit with an idempotency key of its own;
+/// returns the units' ids, first to last.
+pub async fn checkout_of_plan(
+    db: &Db,
+    checkout: &str,
+    units: i32,
+    session: &str,
+    (plan, price, cost): (&str, i64, i64),
+) -> Vec<String> {
+    use storefront::db::purchases;
+    use storefront::upstream::IdempotencyKey;
+
+    let ids: Vec<String> = (1..=units)
+        .map(|index| {
+            if index == 1 {
+                checkout.to_string()
+            } else {
+                format!("{checkout}-{index}")
+            }
+        })
+        .collect();
+    let rows: Vec<_> = ids
+        .iter()
+        .zip(1..)
+        .map(|(id, index)| {
+            let mut row = crate::fixtures::purchase(id)
+                .plan(plan)
+                .price(price)
+                .cost(cost)
+                .reference(format!("sf-{id}"))
+                .idempotency_key(IdempotencyKey::generate().as_str())
+                .build();
+            row.checkout_id = crate::fixtures::as_id(checkout);
+            row.unit_index = index;
+            row
+        })
+        .collect();
+    let (checkout, session) = (checkout.to_string(), session.to_string());
+    db.run(move |conn| {
+        conn.write_tx(|conn| {
+            for row in &rows {
+                purchases::insert(conn, row, "checkout started")?;
+            }
+            purchases::set_payment_session(conn, &crate::fixtures::as_id(&checkout), &session)
+        })
+    })
+    .await
+    .expect("the checkout's units");
+    ids
+}
+
+/// The buyer presses Pay for `amount` on the demo provider's page of `session` (checkout
+/// `checkout`), and the signed event it makes is verified and applied as the webhook would.
+pub async fn pay_on_demo_page(
+    db: &Db,
+    payments: &storefront::payments::Provider,
+    checkout: &str,
+    session: &str,
+    amount: i64,
+) -> storefront::orders::confirm::Applied {
+    use storefront::payments::demo::DemoAnswer;
+    use storefront::payments::{PaymentProvider, Provider, SessionState};
+
+    let Provider::Demo(demo) = payments else {
+        panic!("the demo provider");
+    };
+    let now = std::time::SystemTime::now();
+    let (signature, body) = demo
+        .settle(
+            session,
+            DemoAnswer::Pay,
+            &crate::fixtures::as_id(checkout),
+            storefront::domain::Cents::new(amount),
+            SessionState::Open,
+            now,
+        )
+        .expect("the payment page takes the answer");
+    let event = payments
+        .verify_event(Some(&signature), &body, now)
+        .expect("the event verifies");
+    db.run(move |conn| storefront::orders::confirm::apply(conn, "demo", &event))
+        .await
+        .expect("the payment applies")
+}
+
 /// A fresh, empty database that disappears with the value.
 pub struct TestDb {
     pub url: DatabaseUrl,

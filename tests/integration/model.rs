@@ -1,9 +1,13 @@
-//! A model test of the purchase lifecycle: random sequences of payments, upstream faults,
-//! tracking outcomes, owner actions and worker crashes, run against the sandbox on SQLite and
-//! PostgreSQL. After each sequence the faults are lifted, the wallet is funded, the waiting
-//! placements are retried and the outbox runs until it is quiet; then the promises hold:
+//! A model test of the purchase lifecycle: random sequences of payments for one to three
+//! eSIMs (units of one checkout, paid at once on the demo provider's page), upstream faults,
+//! tracking outcomes per plan and per unit, owner actions on single units and worker crashes,
+//! run against the sandbox on SQLite and PostgreSQL. After each sequence the faults are
+//! lifted, the wallet is funded, the waiting placements are retried and the outbox runs until
+//! it is quiet; then the promises hold:
 //!
-//! - at most one upstream order per purchase (the sandbox sees no double purchase);
+//! - at most one upstream order per unit (the sandbox sees no double purchase);
+//! - no unit is placed after its refund was asked for;
+//! - the refunds of one payment add up to at most what was paid;
 //! - no upstream order exists for a purchase refunded without keeping the cost, unless upstream
 //!   itself failed that order;
 //! - every refund has a reason: upstream failed the order, a refused request with
@@ -27,14 +31,14 @@ use storefront::orders::actions;
 use storefront::sandbox::{Fault, OrderRefusal, Outcome};
 
 use crate::fixtures::as_id;
-use crate::helpers::Backend;
+use crate::helpers::{Backend, checkout_of_plan, pay_on_demo_page, random_suffix};
 use crate::outbox::{Env, env};
 
 /// One thing that happens to the shop.
 #[derive(Debug, Clone)]
 enum Op {
-    /// A consumer pays for plan `n` (of the cheap ones).
-    Pay(usize),
+    /// A consumer pays for `units` eSIMs of plan `n` (of the cheap ones) in one checkout.
+    Pay(usize, i32),
     /// Workers run what is due.
     Run,
     Fault(FaultOp),
@@ -43,6 +47,8 @@ enum Op {
     Wallet(bool),
     /// Orders of plan `n` end this way upstream from now on.
     Outcome(usize, OutcomeOp),
+    /// The `n`th newest unit's order, if not yet placed, ends this way upstream.
+    UnitOutcome(usize, OutcomeOp),
     /// Plan `n` costs `delta` cents more from now on.
     Reprice(usize, i64),
     /// The owner refunds the `n`th newest purchase, keeping the cost or not.
@@ -74,7 +80,7 @@ enum OutcomeOp {
 
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
-        4 => (0..4usize).prop_map(Op::Pay),
+        4 => (0..4usize, 1..=3i32).prop_map(|(n, units)| Op::Pay(n, units)),
         4 => Just(Op::Run),
         2 => prop_oneof![
             Just(FaultOp::FailAfterCommit),
@@ -96,6 +102,8 @@ fn op() -> impl Strategy<Value = Op> {
             ]
         )
             .prop_map(|(n, o)| Op::Outcome(n, o)),
+        1 => (0..4usize, prop_oneof![Just(OutcomeOp::Failed), Just(OutcomeOp::PendingReview)])
+            .prop_map(|(n, o)| Op::UnitOutcome(n, o)),
         1 => (0..4usize, 1..300i64).prop_map(|(n, d)| Op::Reprice(n, d)),
         2 => (0..3usize, any::<bool>()).prop_map(|(n, k)| Op::Refund(n, k)),
         1 => (0..3usize).prop_map(Op::Retry),
@@ -126,11 +134,21 @@ fn the_lifecycle_keeps_its_promises_on_postgres() {
 fn known_sequences_keep_the_promises() {
     let sequences = [
         // Refund between payment and the first placement attempt.
-        vec![Op::Pay(0), Op::Refund(0, false), Op::Run, Op::Run],
+        vec![Op::Pay(0, 1), Op::Refund(0, false), Op::Run, Op::Run],
+        // Three eSIMs, one of which upstream fails, one refunded by the owner before
+        // placement: each is refunded its own share, the third is delivered.
+        vec![
+            Op::Pay(1, 3),
+            Op::UnitOutcome(1, OutcomeOp::Failed),
+            Op::Refund(0, false),
+            Op::Fault(FaultOp::FailAfterCommit),
+            Op::Run,
+            Op::Run,
+        ],
         // Refund while the wallet is short, then top-up and retry everything.
         vec![
             Op::Wallet(false),
-            Op::Pay(1),
+            Op::Pay(1, 2),
             Op::Run,
             Op::Refund(0, false),
             Op::Wallet(true),
@@ -141,8 +159,8 @@ fn known_sequences_keep_the_promises() {
         // An expired key, a crash holding the job, then recovery.
         vec![
             Op::Fault(FaultOp::KeyExpired),
-            Op::Pay(2),
-            Op::Pay(3),
+            Op::Pay(2, 1),
+            Op::Pay(3, 3),
             Op::Run,
             Op::Crash,
             Op::ClearFaults,
@@ -220,10 +238,18 @@ async fn apply(env: &Env, plans: &[(String, i64)], bought: &mut Vec<String>, op:
     let sandbox = &env.upstream.sandbox;
     let plan = |n: usize| plans[n % plans.len()].clone();
     match op {
-        Op::Pay(n) => {
+        Op::Pay(n, units) => {
             let (id, cost) = plan(*n);
             // The shop's price: the catalog cost it saw plus a margin.
-            bought.push(env.paid_purchase(&id, cost, cost + 400).await);
+            let price = cost + 400;
+            let checkout = format!("m{}", random_suffix());
+            let session = format!("demo_cs_{checkout}");
+            let ids =
+                checkout_of_plan(&env.db, &checkout, *units, &session, (&id, price, cost)).await;
+            let total = price * i64::from(*units);
+            pay_on_demo_page(&env.db, &env.payments, &checkout, &session, total).await;
+            env.outbox.waker().wake();
+            bought.extend(ids);
         }
         Op::Run => {
             let _ = env.outbox.run_due_once().await;
@@ -252,6 +278,20 @@ async fn apply(env: &Env, plans: &[(String, i64)], bought: &mut Vec<String>, op:
                     OutcomeOp::Refunded => Outcome::Refunded,
                 },
             );
+        }
+        Op::UnitOutcome(n, o) => {
+            if let Some(id) = newest(bought, *n) {
+                let reference = env.purchase(&id).await.reference;
+                sandbox.set_reference_outcome(
+                    &reference,
+                    match o {
+                        OutcomeOp::Fulfilled => Outcome::Fulfilled,
+                        OutcomeOp::Failed => Outcome::Failed,
+                        OutcomeOp::PendingReview => Outcome::PendingReview,
+                        OutcomeOp::Refunded => Outcome::Refunded,
+                    },
+                );
+            }
         }
         Op::Reprice(n, delta) => {
             let (id, _) = plan(*n);
@@ -320,6 +360,9 @@ async fn check(env: &Env, bought: &[String]) -> Result<(), TestCaseError> {
         .map(|p| p.id.to_string())
         .collect();
     let open_alerts = env.alerts().await;
+    // What each payment took, and what the shop's refunds gave back of it.
+    let mut payments: std::collections::HashMap<String, (i64, i64)> =
+        std::collections::HashMap::new();
     for id in bought {
         let purchase = env.purchase(id).await;
         let upstream: Vec<_> = orders
@@ -332,6 +375,29 @@ async fn check(env: &Env, bought: &[String]) -> Result<(), TestCaseError> {
         let refund = env.q(move |c| refunds::refund_for(c, &as_id(&pid))).await;
         let pid = id.clone();
         let timeline = env.q(move |c| purchases::events(c, &as_id(&pid))).await;
+        if let Some(payment) = &purchase.payment_reference {
+            let entry = payments.entry(payment.clone()).or_default();
+            entry.0 += purchase.price_cents.get();
+            entry.1 += refund
+                .as_ref()
+                .filter(|r| r.is_open())
+                .map_or(0, |r| r.amount_cents);
+        }
+        if let (Some(refund), Some(order)) = (&refund, order) {
+            let placed_ms = time::OffsetDateTime::parse(
+                &order.created_at,
+                &time::format_description::well_known::Rfc3339,
+            )
+            .map(|t| i64::try_from(t.unix_timestamp_nanos() / 1_000_000).unwrap_or(i64::MAX))
+            .map_err(|e| TestCaseError::fail(format!("{id}: {e}")))?;
+            // Whatever the refund's cause, its unit's order came first (upstream stamps whole
+            // seconds, rounded down, so an order placed before the refund is never after it).
+            prop_assert!(
+                placed_ms <= refund.created_at_ms,
+                "{id}: placed at {placed_ms} after its refund at {}; {timeline:?}",
+                refund.created_at_ms
+            );
+        }
         if let Some(refund) = &refund {
             let failed_upstream = order.is_some_and(|o| o.status == "failed");
             match (refund.cause.as_str(), refund.keeps_cost) {
@@ -367,6 +433,12 @@ async fn check(env: &Env, bought: &[String]) -> Result<(), TestCaseError> {
                 "{id} delivered without a fulfilled order: {order:?}"
             );
         }
+    }
+    for (payment, (paid, refunded)) in &payments {
+        prop_assert!(
+            refunded <= paid,
+            "{payment}: refunds of {refunded} beyond the {paid} paid"
+        );
     }
     Ok(())
 }

@@ -40,6 +40,8 @@ pub(crate) struct Env {
     pub(crate) outbox: Outbox,
     pub(crate) upstream: SandboxHandle,
     pub(crate) client: PartnerClient,
+    /// The demo provider the outbox refunds through (and checkouts pay through).
+    pub(crate) payments: Arc<Provider>,
     key: InstallationKey,
     _test_db: TestDb,
 }
@@ -91,12 +93,19 @@ pub(crate) async fn env(backend: Backend, adjust: impl FnOnce(&mut OutboxConfig)
         &SecretKey::from_bytes([9; 32]),
         Url::parse("http://127.0.0.1:1").expect("url"),
     )));
-    let outbox = Outbox::new(db.clone(), client.clone(), payments, key.clone(), config);
+    let outbox = Outbox::new(
+        db.clone(),
+        client.clone(),
+        Arc::clone(&payments),
+        key.clone(),
+        config,
+    );
     Some(Env {
         db,
         outbox,
         upstream,
         client,
+        payments,
         key,
         _test_db: test_db,
     })

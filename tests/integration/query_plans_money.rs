@@ -44,7 +44,7 @@ fn queries() -> Vec<(&'static str, String)> {
             "the window's checkouts (dashboard::checkouts)",
             format!(
                 "SELECT COUNT(*), COUNT(paid_at_ms) FROM purchases \
-                 WHERE created_at_ms >= {DAY} AND created_at_ms < {NEXT}"
+                 WHERE created_at_ms >= {DAY} AND created_at_ms < {NEXT} AND unit_index = 1"
             ),
         ),
         (

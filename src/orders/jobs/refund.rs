@@ -8,6 +8,7 @@
 //! refunded here (the order may exist).
 
 use crate::db::outbox::LeasedJob;
+use crate::db::purchases::TransitionError;
 use crate::db::{DbConn, DbError, alerts, purchases, refunds};
 use crate::domain::PurchaseId;
 use crate::domain::purchase::{PurchaseEvent, PurchaseStatus, RefundCause};
@@ -88,8 +89,9 @@ async fn refund(ob: &JobContext, leased: &LeasedJob) -> Result<Verdict, OutboxEr
             })
             .await?
     };
+    let amount = Cents::new(row.amount_cents);
     if row.status == "succeeded" {
-        return Ok(finish(purchase_id, row.id, row.provider_refund_id));
+        return Ok(finish(purchase_id, row.id, row.provider_refund_id, amount));
     }
     let Some(payment_reference) = purchase.payment_reference.clone() else {
         let message = "cannot refund: the provider's payment reference is unknown".to_string();
@@ -112,7 +114,7 @@ async fn refund(ob: &JobContext, leased: &LeasedJob) -> Result<Verdict, OutboxEr
     let refund_id = row.id.clone();
     Ok(match result {
         Ok(done) => match done.status {
-            RefundStatus::Succeeded => finish(purchase_id, refund_id, Some(done.id)),
+            RefundStatus::Succeeded => finish(purchase_id, refund_id, Some(done.id), amount),
             RefundStatus::Pending if exhausted => gave_up(purchase_id, "the refund stayed pending"),
             // Asked again later with the same key: the provider returns the same refund.
             RefundStatus::Pending => Verdict::retry(
@@ -137,40 +139,69 @@ async fn refund(ob: &JobContext, leased: &LeasedJob) -> Result<Verdict, OutboxEr
     })
 }
 
-/// The refund succeeded: the purchase is `refunded`, the consumer is told, and the alerts
-/// that asked a person to decide about the purchase (refund or absorb, refund by hand) are
-/// resolved, since the refund was that decision. Alerts of other kinds (a dispute, a refund
-/// the provider reports beyond this one) stay open.
-fn finish(purchase_id: PurchaseId, refund_id: String, provider_id: Option<String>) -> Verdict {
+/// The refund succeeded: [`record_refunded`] in the job's second transaction.
+fn finish(
+    purchase_id: PurchaseId,
+    refund_id: String,
+    provider_id: Option<String>,
+    amount: Cents,
+) -> Verdict {
     Verdict::done("refunded", "the consumer was refunded").with_effects(move |c, now| {
-        refunds::set_refund_status(c, &refund_id, "succeeded", provider_id.as_deref(), now)?;
-        let applied = purchases::apply(
+        record_refunded(
             c,
             &purchase_id,
-            &PurchaseEvent::RefundCompleted,
-            "the consumer was refunded in full",
+            &refund_id,
+            provider_id.as_deref(),
+            amount,
+            now,
+        )
+    })
+}
+
+/// Records a refund the provider confirmed, in the caller's transaction; the one place a
+/// completed refund is written. The refund row is `succeeded`, the purchase (one unit of its
+/// checkout) is `refunded`, its timeline says how much came back (all of a single eSIM's
+/// payment, or this unit's share of the checkout's), the consumer is told, and the alerts that
+/// asked a person to decide about the unit (refund or absorb, refund by hand) are resolved,
+/// since the refund was that decision. Alerts of other kinds (a dispute, a refund the provider
+/// reports beyond this one) stay open.
+pub(crate) fn record_refunded(
+    c: &mut DbConn,
+    purchase_id: &PurchaseId,
+    refund_id: &str,
+    provider_id: Option<&str>,
+    amount: Cents,
+    now: i64,
+) -> Result<(), TransitionError> {
+    refunds::set_refund_status(c, refund_id, "succeeded", provider_id, now)?;
+    let units = match purchases::find(c, purchase_id)? {
+        Some(unit) => purchases::units_of(c, &unit.checkout_id)?.len(),
+        None => 1,
+    };
+    let note = if units > 1 {
+        format!("the consumer was refunded {amount}, this eSIM's share of the order's payment")
+    } else {
+        format!("the consumer was refunded in full ({amount})")
+    };
+    let applied = purchases::apply(c, purchase_id, &PurchaseEvent::RefundCompleted, &note, now)?;
+    if applied.moved() {
+        enqueue(c, purchase_id, JobKind::EmailRefunded, now, now)?;
+    }
+    let settled = alerts::resolve_alerts_of_kind(c, purchase_id, AlertKind::NeedsAttention, now)?;
+    if settled > 0 {
+        let status = applied.to.as_str();
+        purchases::add_event(
+            c,
+            purchase_id,
+            Some(status),
+            status,
+            &format!("{settled} alert(s) resolved: the consumer was refunded"),
             now,
         )?;
-        if applied.moved() {
-            enqueue(c, &purchase_id, JobKind::EmailRefunded, now, now)?;
-        }
-        let settled =
-            alerts::resolve_alerts_of_kind(c, &purchase_id, AlertKind::NeedsAttention, now)?;
-        if settled > 0 {
-            let status = applied.to.as_str();
-            purchases::add_event(
-                c,
-                &purchase_id,
-                Some(status),
-                status,
-                &format!("{settled} alert(s) resolved: the consumer was refunded"),
-                now,
-            )?;
-        }
-        // The credit note's number is the transaction's last write (see `orders::receipts`).
-        crate::orders::receipts::issue_credit_note(c, &refund_id, now)?;
-        Ok(())
-    })
+    }
+    // The credit note's number is the transaction's last write (see `orders::receipts`).
+    crate::orders::receipts::issue_credit_note(c, refund_id, now)?;
+    Ok(())
 }
 
 fn failed(

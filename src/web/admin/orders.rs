@@ -387,7 +387,7 @@ fn question(act: OrderAction, id: &PurchaseId) -> Question {
     let (title, consequence, button) = match act {
         OrderAction::RefundKeepCost => (
             format!("Refund order {number} and keep the cost?"),
-            "The customer gets back everything they paid; the supplier's cost stays with the shop as a loss. This cannot be taken back.",
+            "The customer gets back what they paid for this eSIM; the supplier's cost stays with the shop as a loss. This cannot be taken back.",
             "Refund the customer",
         ),
         OrderAction::RevokeLinks => (
@@ -397,7 +397,7 @@ fn question(act: OrderAction, id: &PurchaseId) -> Question {
         ),
         _ => (
             format!("Refund order {number}?"),
-            "The customer gets back everything they paid and the order ends. This cannot be taken back.",
+            "The customer gets back what they paid for this eSIM, which is then never delivered. This cannot be taken back.",
             "Refund the customer",
         ),
     };
