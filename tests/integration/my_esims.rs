@@ -54,7 +54,7 @@ async fn link_made_at(app: &TestApp, email: &str, made_at_ms: i64) -> String {
 }
 
 /// Opens the emailed `link` in `browser` and presses its one button, as a customer does.
-async fn press_sign_in(app: &TestApp, browser: &Browser, link: &str) -> Answer {
+pub(crate) async fn press_sign_in(app: &TestApp, browser: &Browser, link: &str) -> Answer {
     let page = browser.get(app, link).await.assert_status(200);
     assert_eq!(page.header("cache-control"), Some("private, no-store"));
     assert_eq!(page.header("referrer-policy"), Some("no-referrer"));

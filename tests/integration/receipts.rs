@@ -319,13 +319,13 @@ async fn signed_in_as(app: &TestApp, email: &str) -> Browser {
         &token,
     );
     let browser = Browser::default();
-    browser
-        .get(
-            app,
-            &format!("{}?{}", url.path(), url.query().unwrap_or_default()),
-        )
-        .await
-        .assert_redirect_to("/my-esims");
+    crate::my_esims::press_sign_in(
+        app,
+        &browser,
+        &format!("{}?{}", url.path(), url.query().unwrap_or_default()),
+    )
+    .await
+    .assert_redirect_to("/my-esims");
     browser
 }
 
