@@ -69,3 +69,4 @@ pay-closed = Diese Zahlung ist nicht mehr offen.
 pay-see-order = Zu deiner Bestellung
 promo-code-label = Aktionscode
 promo-pay-line = { $code }: { $discount } Rabatt auf { $list }
+pay-units-line = { $count } eSIMs × { $price }

@@ -69,3 +69,4 @@ pay-closed = This payment is no longer open.
 pay-see-order = See your order
 promo-code-label = Promotion code
 promo-pay-line = { $code }: { $discount } off { $list }
+pay-units-line = { $count } eSIMs × { $price }

@@ -69,3 +69,4 @@ pay-closed = Este pago ya no está abierto.
 pay-see-order = Ver tu pedido
 promo-code-label = Código promocional
 promo-pay-line = { $code }: { $discount } de descuento sobre { $list }
+pay-units-line = { $count } eSIM × { $price }

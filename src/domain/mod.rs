@@ -21,6 +21,7 @@ pub mod purchase;
 pub mod rate_window;
 pub mod secret;
 pub mod takings;
+pub mod units;
 
 pub use alert::AlertKind;
 pub use client::ClientKey;

@@ -61,6 +61,7 @@ mod page_cache;
 mod plan_choice;
 mod plan_choice_browser;
 mod promo;
+mod quantity;
 mod query_plans;
 mod query_plans_history;
 mod query_plans_money;
