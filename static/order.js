@@ -45,13 +45,14 @@
     button.type = "button";
     button.className = "secondary copy-button";
     button.textContent = copy;
-    var label = status.getAttribute("data-copy-label-" + input.id);
+    var key = input.getAttribute("data-copy-key") || input.id;
+    var label = status.getAttribute("data-copy-label-" + key);
     if (label) {
       button.setAttribute("aria-label", label);
     }
     button.addEventListener("click", function () {
       navigator.clipboard.writeText(input.value).then(function () {
-        status.textContent = status.getAttribute("data-copied-" + input.id) || "";
+        status.textContent = status.getAttribute("data-copied-" + key) || "";
       });
     });
     input.insertAdjacentElement("afterend", button);

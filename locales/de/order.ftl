@@ -70,3 +70,5 @@ pay-see-order = Zu deiner Bestellung
 promo-code-label = Aktionscode
 promo-pay-line = { $code }: { $discount } Rabatt auf { $list }
 pay-units-line = { $count } eSIMs × { $price }
+order-unit-label = eSIM { $index } von { $count }
+order-units-heading = Deine { $count } eSIMs

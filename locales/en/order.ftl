@@ -70,3 +70,5 @@ pay-see-order = See your order
 promo-code-label = Promotion code
 promo-pay-line = { $code }: { $discount } off { $list }
 pay-units-line = { $count } eSIMs × { $price }
+order-unit-label = eSIM { $index } of { $count }
+order-units-heading = Your { $count } eSIMs

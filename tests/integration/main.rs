@@ -78,6 +78,7 @@ mod shop_identity;
 mod sitemap;
 mod stripe;
 mod supplier_history;
+mod travellers;
 mod units;
 mod upstream;
 mod wallet_pause;
