@@ -332,3 +332,4 @@ checkout-traveller-email = E-Mail für den eigenen Link
 checkout-traveller-name-invalid = Der Name für eSIM { $n } ist zu lang: höchstens { $max } Zeichen.
 checkout-traveller-email-invalid = Die E-Mail-Adresse für eSIM { $n } ist ungültig, z. B. ben@example.com.
 promo-too-many-esims = Dieser Aktionscode gilt für weniger eSIMs, als du gewählt hast. Wähle weniger eSIMs oder entferne den Code.
+checkout-several-label = Mehrere eSIMs, eine pro Reisendem (optional)

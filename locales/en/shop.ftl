@@ -332,3 +332,4 @@ checkout-traveller-email = Email for their own link
 checkout-traveller-name-invalid = The name for eSIM { $n } is too long: at most { $max } characters.
 checkout-traveller-email-invalid = The email for eSIM { $n } is not a valid address, like ben@example.com.
 promo-too-many-esims = This promotion code covers fewer eSIMs than you chose. Choose fewer eSIMs or remove the code.
+checkout-several-label = Several eSIMs, one per traveller (optional)

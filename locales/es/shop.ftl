@@ -332,3 +332,4 @@ checkout-traveller-email = Correo para su propio enlace
 checkout-traveller-name-invalid = El nombre de la eSIM { $n } es demasiado largo: como máximo { $max } caracteres.
 checkout-traveller-email-invalid = El correo de la eSIM { $n } no es una dirección válida, como ben@example.com.
 promo-too-many-esims = Este código promocional cubre menos eSIM de las que elegiste. Elige menos eSIM o quita el código.
+checkout-several-label = Varias eSIM, una por viajero (opcional)

@@ -965,16 +965,18 @@ impl BuyForm {
         self.quantities.iter().find(|q| q.selected)
     }
 
-    /// Whether the travellers' rows show unfolded: something was typed in them, or one of
-    /// them has a problem.
+    /// Whether the several-eSIMs part shows unfolded: more than one eSIM chosen, something
+    /// typed in the travellers' rows, or a problem with one of its fields.
     fn travellers_open(&self) -> bool {
-        self.travellers
-            .iter()
-            .any(|row| !row.name.trim().is_empty() || !row.email.trim().is_empty())
+        self.quantities.iter().any(|q| q.selected && q.value > 1)
+            || self
+                .travellers
+                .iter()
+                .any(|row| !row.name.trim().is_empty() || !row.email.trim().is_empty())
             || self.errors.iter().any(|e| {
                 e.field
                     .as_deref()
-                    .is_some_and(|f| f.starts_with("traveller_"))
+                    .is_some_and(|f| f.starts_with("traveller_") || f == "quantity")
             })
     }
 }
