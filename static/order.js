@@ -45,7 +45,8 @@
     button.type = "button";
     button.className = "secondary copy-button";
     button.textContent = copy;
-    var key = input.getAttribute("data-copy-key") || input.id;
+    // On the buyer's page of several eSIMs each id carries its eSIM's prefix (`u2-`).
+    var key = input.id.replace(/^u\d+-/, "");
     var label = status.getAttribute("data-copy-label-" + key);
     if (label) {
       button.setAttribute("aria-label", label);
