@@ -45,13 +45,15 @@
     button.type = "button";
     button.className = "secondary copy-button";
     button.textContent = copy;
-    var label = status.getAttribute("data-copy-label-" + input.id);
+    // On the buyer's page of several eSIMs each id carries its eSIM's prefix (`u2-`).
+    var key = input.id.replace(/^u\d+-/, "");
+    var label = status.getAttribute("data-copy-label-" + key);
     if (label) {
       button.setAttribute("aria-label", label);
     }
     button.addEventListener("click", function () {
       navigator.clipboard.writeText(input.value).then(function () {
-        status.textContent = status.getAttribute("data-copied-" + input.id) || "";
+        status.textContent = status.getAttribute("data-copied-" + key) || "";
       });
     });
     input.insertAdjacentElement("afterend", button);

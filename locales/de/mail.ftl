@@ -47,3 +47,10 @@ mail-lost-sign-in = Alle deine eSIMs an einem Ort findest du unter „Meine eSIM
 mail-lost-sign-in-link = Bei „Meine eSIMs“ anmelden
 mail-lost-ignore = Wenn du diese E-Mail nicht angefordert hast, kannst du sie ignorieren: Die Links funktionieren nur für den, der diese E-Mail hat.
 mail-lost-footer = Diese Links sind privat: Wer sie hat, kann deine Bestellungen sehen. Bitte leite diese E-Mail nicht weiter.
+
+mail-traveller-subject = Deine eSIM ist bereit zur Installation – { $shop }
+mail-traveller-preheader = Öffne deine private Seite, um sie zu installieren.
+mail-traveller-heading = Für dich wurde eine eSIM gekauft
+mail-traveller-action = eSIM installieren
+mail-traveller-intro = Deine eSIM für { $plan } ({ $unit }) ist bereit.
+mail-traveller-footer = Bewahre diese E-Mail auf: Über den Link kommst du zurück zu deinen Installationsdaten. Er ist privat und öffnet nur deine eSIM, bitte gib ihn nicht weiter.

@@ -69,3 +69,6 @@ pay-closed = Diese Zahlung ist nicht mehr offen.
 pay-see-order = Zu deiner Bestellung
 promo-code-label = Aktionscode
 promo-pay-line = { $code }: { $discount } Rabatt auf { $list }
+pay-units-line = { $count } eSIMs × { $price }
+order-unit-label = eSIM { $index } von { $count }
+order-units-heading = Deine { $count } eSIMs

@@ -47,3 +47,10 @@ mail-lost-sign-in = To see all your eSIMs in one place, sign in to My eSIMs. The
 mail-lost-sign-in-link = Sign in to My eSIMs
 mail-lost-ignore = If you did not ask for this email, you can ignore it: the links only work for whoever has this email.
 mail-lost-footer = These links are private: anyone who has them can see your orders. Please do not forward this email.
+
+mail-traveller-subject = Your eSIM is ready to install – { $shop }
+mail-traveller-preheader = Open your private page to install it.
+mail-traveller-heading = An eSIM was bought for you
+mail-traveller-action = Install your eSIM
+mail-traveller-intro = Your eSIM for { $plan } ({ $unit }) is ready.
+mail-traveller-footer = Keep this email: the link is how you get back to your installation details. It is private and opens only your eSIM, so please do not share it.

@@ -69,3 +69,6 @@ pay-closed = This payment is no longer open.
 pay-see-order = See your order
 promo-code-label = Promotion code
 promo-pay-line = { $code }: { $discount } off { $list }
+pay-units-line = { $count } eSIMs × { $price }
+order-unit-label = eSIM { $index } of { $count }
+order-units-heading = Your { $count } eSIMs

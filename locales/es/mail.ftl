@@ -47,3 +47,10 @@ mail-lost-sign-in = Para ver todas tus eSIM en un solo lugar, entra en Mis eSIM.
 mail-lost-sign-in-link = Entrar en Mis eSIM
 mail-lost-ignore = Si no has pedido este correo, puedes ignorarlo: los enlaces solo sirven a quien tenga este correo.
 mail-lost-footer = Estos enlaces son privados: cualquiera que los tenga puede ver tus pedidos. No reenvíes este correo.
+
+mail-traveller-subject = Tu eSIM está lista para instalar – { $shop }
+mail-traveller-preheader = Abre tu página privada para instalarla.
+mail-traveller-heading = Alguien ha comprado una eSIM para ti
+mail-traveller-action = Instalar tu eSIM
+mail-traveller-intro = Tu eSIM para { $plan } ({ $unit }) está lista.
+mail-traveller-footer = Guarda este correo: el enlace es la forma de volver a los datos de instalación. Es privado y solo abre tu eSIM, así que no lo compartas.

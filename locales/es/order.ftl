@@ -69,3 +69,6 @@ pay-closed = Este pago ya no está abierto.
 pay-see-order = Ver tu pedido
 promo-code-label = Código promocional
 promo-pay-line = { $code }: { $discount } de descuento sobre { $list }
+pay-units-line = { $count } eSIM × { $price }
+order-unit-label = eSIM { $index } de { $count }
+order-units-heading = Tus { $count } eSIM

@@ -292,6 +292,9 @@ pub struct Settings {
     /// `STOREFRONT_ORDER_LINK_DAYS`: days the private order links keep working after the
     /// purchase was fulfilled or ended.
     pub order_link_days: u32,
+    /// `STOREFRONT_MAX_ESIMS_PER_ORDER` (1 … 10, default 10): the most eSIMs one checkout
+    /// may buy.
+    pub max_esims_per_order: crate::domain::units::Quantity,
     /// `STOREFRONT_SUPPLIER_FULL_PASS_DAYS` (1 … 90, default 7): days between full passes of
     /// the copy of the supplier's history (`books::history`), each reading every page of both
     /// listings.
@@ -371,6 +374,14 @@ impl Settings {
             order_link_days: src.parsed("ORDER_LINK_DAYS", DEFAULT_ORDER_LINK_DAYS, |raw| {
                 parse_int_in(raw, 1, 3_650)
             })?,
+            max_esims_per_order: src.parsed(
+                "MAX_ESIMS_PER_ORDER",
+                crate::domain::units::Quantity::MAX,
+                |raw| {
+                    let n = parse_int_in(raw, 1, crate::domain::units::Quantity::MAX.get())?;
+                    crate::domain::units::Quantity::new(n).ok_or_else(|| "out of range".to_string())
+                },
+            )?,
             job_history_days: src
                 .parsed("JOB_HISTORY_DAYS", 90, |raw| parse_int_in(raw, 7, 3_650))?,
             supplier_full_pass_days: src

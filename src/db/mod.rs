@@ -47,6 +47,7 @@ pub mod supplier_account;
 pub mod supplier_history;
 pub mod topups;
 pub mod totp;
+pub mod travellers;
 pub mod wallet;
 pub mod write_gate;
 

@@ -55,15 +55,53 @@ pub fn find_purchase(
         .map(|purchase| (purchase, opens_checkout)))
 }
 
-/// Revokes every link token of `purchase_id` not revoked yet; returns how many.
+/// Revokes every link token of unit `purchase_id` not revoked yet; returns how many. The
+/// buyer's links (rows of a checkout's first unit that open the whole checkout) go with them
+/// only when the checkout is this one unit, whose page they are: one traveller's eSIM losing
+/// its links leaves the buyer's page of the others alone ([`revoke_checkout`] is the reverse).
 pub fn revoke_all(
     conn: &mut DbConn,
     purchase_id: &PurchaseId,
     now_ms: i64,
 ) -> Result<usize, DbError> {
+    let checkout: Option<PurchaseId> = purchases::table
+        .find(purchase_id)
+        .select(purchases::checkout_id)
+        .first(conn)
+        .optional()?;
+    let units: i64 = match &checkout {
+        Some(checkout) => purchases::table
+            .filter(purchases::checkout_id.eq(checkout))
+            .count()
+            .get_result(conn)?,
+        None => 0,
+    };
+    let rows = order_link_tokens::table
+        .filter(order_link_tokens::purchase_id.eq(purchase_id))
+        .filter(order_link_tokens::revoked_at_ms.is_null());
+    let revoked = if units > 1 {
+        diesel::update(rows.filter(order_link_tokens::opens_checkout.eq(false)))
+            .set(order_link_tokens::revoked_at_ms.eq(now_ms))
+            .execute(conn)?
+    } else {
+        diesel::update(rows)
+            .set(order_link_tokens::revoked_at_ms.eq(now_ms))
+            .execute(conn)?
+    };
+    Ok(revoked)
+}
+
+/// Revokes the buyer's links of checkout `checkout_id` (they open every unit) not revoked
+/// yet; each unit's own links keep working. Returns how many.
+pub fn revoke_checkout(
+    conn: &mut DbConn,
+    checkout_id: &PurchaseId,
+    now_ms: i64,
+) -> Result<usize, DbError> {
     Ok(diesel::update(
         order_link_tokens::table
-            .filter(order_link_tokens::purchase_id.eq(purchase_id))
+            .filter(order_link_tokens::purchase_id.eq(checkout_id))
+            .filter(order_link_tokens::opens_checkout.eq(true))
             .filter(order_link_tokens::revoked_at_ms.is_null()),
     )
     .set(order_link_tokens::revoked_at_ms.eq(now_ms))

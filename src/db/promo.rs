@@ -120,22 +120,26 @@ struct Count {
     n: i64,
 }
 
-/// Reservations of `code` still running at `now_ms` (their purchase awaits payment), of
-/// checkouts from one client (`checkout_holds.client_key`) when `client_key` is given.
+/// Reservations of `code` still running at `now_ms` (their purchase awaits payment), one per
+/// unit; or, when `client_key` is given, the checkouts from that client
+/// (`checkout_holds.client_key`, held on a checkout's first unit) holding such reservations.
 pub fn running_reservations(
     conn: &mut DbConn,
     code: &str,
     client_key: Option<&str>,
     now_ms: i64,
 ) -> Result<i64, DbError> {
-    let by_client = if client_key.is_some() {
-        " AND EXISTS (SELECT 1 FROM checkout_holds h \
-           WHERE h.purchase_id = r.purchase_id AND h.client_key = $3)"
+    let (counted, by_client) = if client_key.is_some() {
+        (
+            "COUNT(DISTINCT p.checkout_id)",
+            " AND EXISTS (SELECT 1 FROM checkout_holds h \
+               WHERE h.purchase_id = p.checkout_id AND h.client_key = $3)",
+        )
     } else {
-        ""
+        ("COUNT(*)", "")
     };
     let query = diesel::sql_query(format!(
-        "SELECT CAST(COUNT(*) AS BIGINT) AS n \
+        "SELECT CAST({counted} AS BIGINT) AS n \
          FROM promo_redemptions r JOIN purchases p ON p.id = r.purchase_id \
          WHERE r.code = $1 AND r.state = 'reserved' AND r.reserved_until_ms > $2 \
          AND p.status = 'awaiting_payment'{by_client}"

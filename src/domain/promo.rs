@@ -226,6 +226,10 @@ pub enum PromoRefusal {
     /// Checkouts from this client already hold as many of the code's uses as one client may.
     #[error("Other unpaid checkouts from your connection hold this promotion code.")]
     HeldByClient,
+    /// The checkout buys more eSIMs than the code has uses left for it (overall or for one
+    /// email): every unit of a checkout is one use.
+    #[error("This promotion code covers fewer eSIMs than this order buys.")]
+    TooManyUnits,
 }
 
 impl PromoRefusal {
@@ -240,6 +244,7 @@ impl PromoRefusal {
             Self::UsedUp => "promo-used-up",
             Self::UsedByEmail => "promo-not-for-this-order",
             Self::HeldByClient => "promo-held",
+            Self::TooManyUnits => "promo-too-many-esims",
         }
     }
 }

@@ -302,6 +302,22 @@ struct EsimReadyText<'a> {
 }
 
 #[derive(Template)]
+#[template(path = "mail/traveller_ready.html")]
+struct TravellerReadyHtml<'a> {
+    frame: &'a Frame<'a>,
+    plan: &'a str,
+    unit: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "mail/traveller_ready.txt")]
+struct TravellerReadyText<'a> {
+    frame: &'a Frame<'a>,
+    plan: &'a str,
+    unit: &'a str,
+}
+
+#[derive(Template)]
 #[template(path = "mail/order_refunded.html")]
 struct OrderRefundedHtml<'a> {
     frame: &'a Frame<'a>,
@@ -463,6 +479,40 @@ impl OutgoingEmail {
             Audience::Customer,
             to,
             i18n::ta("mail-ready-subject", "shop", &brand.name),
+            text,
+            html,
+        )
+        .sent_by(brand))
+    }
+
+    /// "Your eSIM is ready" to a traveller the buyer named: the link opens only that eSIM, and
+    /// nothing of the buyer's order (price, order number, the other eSIMs) is in it. `plan`
+    /// names the plan, `unit` the eSIM ("eSIM 2 of 3").
+    pub fn traveller_ready(
+        to: Email,
+        brand: &MailBrand,
+        unit_url: &Url,
+        plan: &str,
+        unit: &str,
+    ) -> Result<Self, MailError> {
+        let frame = Frame::customer("traveller", brand, unit_url.as_str());
+        let (text, html) = render_pair(
+            "traveller_ready",
+            &TravellerReadyText {
+                frame: &frame,
+                plan,
+                unit,
+            },
+            &TravellerReadyHtml {
+                frame: &frame,
+                plan,
+                unit,
+            },
+        )?;
+        Ok(Self::new(
+            Audience::Customer,
+            to,
+            i18n::ta("mail-traveller-subject", "shop", &brand.name),
             text,
             html,
         )

@@ -57,6 +57,7 @@ use crate::db::{self, Db, DbConn, DbError};
 use crate::domain::pricing::PlanKey;
 use crate::domain::promo::{self, Discount, PromoRefusal, PromoScope};
 use crate::domain::purchase::{PurchaseEvent, PurchaseStatus};
+use crate::domain::units::{Quantity, Traveller};
 use crate::domain::{Cents, ClientKey, Email, PurchaseId};
 use crate::i18n::Lang;
 use crate::orders::links::{hash_token, new_token, return_url};
@@ -72,7 +73,7 @@ pub const HOLD_TTL: Duration = Duration::from_secs(10 * 60);
 pub const MAX_HOLDS_PER_CLIENT: usize = 3;
 /// Counted holds per email.
 pub const MAX_HOLDS_PER_EMAIL: usize = 3;
-/// Running reservations of one capped promotion code that checkouts from one client may hold.
+/// Checkouts from one client that may hold running reservations of one capped promotion code.
 pub const MAX_PROMO_RESERVATIONS_PER_CLIENT: i64 = 3;
 /// The share of the free credit (after paid purchases) that unpaid holds may take together,
 /// in basis points.
@@ -143,6 +144,11 @@ pub struct CheckoutForm {
     pub promo_code: Option<String>,
     /// The buyer's consent to the terms in `language`, stored with the purchase.
     pub terms: TermsConsent,
+    /// How many eSIMs (units) of the plan, each its own upstream order.
+    pub quantity: Quantity,
+    /// Who each unit is for, in unit order (at most `quantity`; missing ones are nobody in
+    /// particular).
+    pub travellers: Vec<Traveller>,
 }
 
 /// The wallet as a new sale sees it, in upstream cents.
@@ -230,8 +236,9 @@ pub enum CheckoutError {
     Transition(#[from] TransitionError),
 }
 
-/// A purchase created and its payment page ready.
+/// A checkout created and its payment page ready.
 pub struct Started {
+    /// The checkout's id (its first unit's): the buyer's order page.
     pub purchase_id: PurchaseId,
     /// The private order token for the buyer's cookie (only its hash is stored).
     pub token: String,
@@ -248,6 +255,17 @@ impl std::fmt::Debug for Started {
             .field("redirect_url", &"[redacted]")
             .finish()
     }
+}
+
+/// What one payment session pays for: a checkout's units.
+#[derive(Debug, Clone)]
+pub struct SessionCheckout {
+    /// The first unit, whose id is the checkout's (the buyer's order page).
+    pub first: crate::db::purchases::Purchase,
+    /// How many units.
+    pub count: u32,
+    /// What the payment must be: every unit's price.
+    pub total: Cents,
 }
 
 /// The checkout service: built once when the app starts and shared by every request; the
@@ -267,14 +285,22 @@ pub struct Checkout {
 }
 
 impl Checkout {
-    /// The purchase paid through the payment session `session_id` (the demo payment page).
-    pub async fn purchase_for_session(
+    /// The checkout paid through the payment session `session_id` (the demo payment page).
+    pub async fn checkout_for_session(
         &self,
         session_id: String,
-    ) -> Result<Option<crate::db::purchases::Purchase>, DbError> {
-        self.db
-            .run(move |conn| crate::db::purchases::find_by_session(conn, &session_id))
-            .await
+    ) -> Result<Option<SessionCheckout>, DbError> {
+        let units = self
+            .db
+            .run(move |conn| crate::db::purchases::units_by_session(conn, &session_id))
+            .await?;
+        let total = Cents::new(units.iter().map(|unit| unit.price_cents.get()).sum());
+        let count = u32::try_from(units.len()).unwrap_or(u32::MAX);
+        Ok(units.into_iter().next().map(|first| SessionCheckout {
+            first,
+            count,
+            total,
+        }))
     }
 
     /// Starts a checkout for `form`'s plan as `snapshot` (the catalog the buyer was shown)
@@ -307,25 +333,41 @@ impl Checkout {
         let now = db::now_ms();
         let id = PurchaseId::generate();
         let token = new_token();
-        let key = IdempotencyKey::generate();
-        let new = NewPurchase {
-            id: id.clone(),
-            status: PurchaseStatus::AwaitingPayment.as_str().to_string(),
-            email: form.email.as_str().to_string(),
-            plan_id: plan.id.clone(),
-            price_cents: price.get(),
-            cost_cents: cost.get(),
-            reference: format!("sf-{id}"),
-            idempotency_key: key.as_str().to_string(),
-            access_token_hash: hash_token(&token),
-            payment_provider: self.payments.name().to_string(),
-            expires_at_ms: now + ms(CHECKOUT_TTL),
-            created_at_ms: now,
-            updated_at_ms: now,
-            language: Some(form.language.code().to_string()),
-            checkout_id: id.clone(),
-            unit_index: 1,
-        };
+        let quantity = form.quantity;
+        let units: Vec<NewPurchase> = quantity
+            .indexes()
+            .map(|unit_index| {
+                let unit_id = if unit_index == 1 {
+                    id.clone()
+                } else {
+                    PurchaseId::generate()
+                };
+                NewPurchase {
+                    id: unit_id.clone(),
+                    status: PurchaseStatus::AwaitingPayment.as_str().to_string(),
+                    email: form.email.as_str().to_string(),
+                    plan_id: plan.id.clone(),
+                    price_cents: price.get(),
+                    cost_cents: cost.get(),
+                    reference: format!("sf-{unit_id}"),
+                    idempotency_key: IdempotencyKey::generate().as_str().to_string(),
+                    // The buyer's token is the first unit's; the others get one nobody is
+                    // given (their travellers' links are issued when their emails go out).
+                    access_token_hash: if unit_index == 1 {
+                        hash_token(&token)
+                    } else {
+                        hash_token(&new_token())
+                    },
+                    payment_provider: self.payments.name().to_string(),
+                    expires_at_ms: now + ms(CHECKOUT_TTL),
+                    created_at_ms: now,
+                    updated_at_ms: now,
+                    language: Some(form.language.code().to_string()),
+                    checkout_id: id.clone(),
+                    unit_index,
+                }
+            })
+            .collect();
         let promo = form.promo_code.clone().map(|code| PromoAsk {
             code,
             plan_id: plan.id.clone(),
@@ -338,24 +380,37 @@ impl Checkout {
             email_key: email_key(&form.email),
             reserved_until_ms: now + ms(CHECKOUT_TTL),
         });
+        // One hold for the whole checkout, on its first unit: the caps per client and email
+        // count shoppers' checkouts, and a family's order is one checkout, held or not as a
+        // whole (never some of its eSIMs reserved and others not).
         let hold = NewHold {
             purchase_id: id.clone(),
             client_key: form.client.to_string(),
             email_key: email_key(&form.email),
-            cost_cents: cost.get(),
+            cost_cents: quantity.times(cost).get(),
             created_at_ms: now,
             expires_at_ms: now + ms(HOLD_TTL),
         };
         let terms = form.terms;
+        let travellers = form.travellers.clone();
         let admitted = self
             .db
             .run(move |conn| {
                 conn.write_tx(|conn| {
-                    let mut new = new;
-                    let counted = admit(conn, &mut new, hold, promo.as_ref())?;
-                    db::purchases::record_consent(conn, &new.id, terms.version, now)?;
-                    db::order_links::insert(conn, &new.id, &new.access_token_hash, true, now)?;
-                    Ok((counted, new.price_cents))
+                    let mut units = units;
+                    let counted = admit(conn, &mut units, hold, promo.as_ref())?;
+                    for (unit, traveller) in units.iter().zip(&travellers) {
+                        if !traveller.is_empty() {
+                            db::travellers::insert(conn, &unit.id, traveller)?;
+                        }
+                    }
+                    for unit in &units {
+                        db::purchases::record_consent(conn, &unit.id, terms.version, now)?;
+                    }
+                    // The buyer's link is a row of the first unit that opens the checkout.
+                    let first = units.first().ok_or(Admission::NoUnits)?;
+                    db::order_links::insert(conn, &first.id, &first.access_token_hash, true, now)?;
+                    Ok((counted, first.price_cents))
                 })
             })
             .await;
@@ -372,6 +427,7 @@ impl Checkout {
             }
             Err(Admission::Promo(refusal)) => return Err(refusal.into()),
             Err(Admission::Db(err)) => return Err(err.into()),
+            Err(Admission::NoUnits) => return Err(CheckoutError::NotSellable),
         };
 
         // The way back carries no token: the cookie set with the redirect opens the page.
@@ -379,6 +435,7 @@ impl Checkout {
         let request = CheckoutRequest {
             purchase_id: id.clone(),
             amount: price,
+            quantity: quantity.get(),
             email: form.email,
             description: {
                 let plan_text = plan.title(form.language);
@@ -401,18 +458,21 @@ impl Checkout {
         let session = match self.payments.create_checkout(&request).await {
             Ok(session) => session,
             Err(err) => {
-                let purchase_id = id.clone();
+                let checkout_id = id.clone();
                 let reason = err.to_string();
                 self.db
                     .run(move |conn| {
                         conn.write_tx(|conn| {
-                            db::purchases::apply(
-                                conn,
-                                &purchase_id,
-                                &PurchaseEvent::CheckoutAbandoned,
-                                &format!("the payment page could not be created: {reason}"),
-                                db::now_ms(),
-                            )
+                            for unit in db::purchases::units_of(conn, &checkout_id)? {
+                                db::purchases::apply(
+                                    conn,
+                                    &unit.id,
+                                    &PurchaseEvent::CheckoutAbandoned,
+                                    &format!("the payment page could not be created: {reason}"),
+                                    db::now_ms(),
+                                )?;
+                            }
+                            Ok::<_, TransitionError>(())
                         })
                     })
                     .await?;
@@ -423,7 +483,7 @@ impl Checkout {
         self.db
             .run(move |conn| db::purchases::set_payment_session(conn, &purchase_id, &session_id))
             .await?;
-        tracing::info!(purchase.id = %id, plan.id = %plan.id, "checkout started");
+        tracing::info!(purchase.id = %id, plan.id = %plan.id, checkout.units = quantity.get(), "checkout started");
         Ok(Started {
             purchase_id: id,
             token,
@@ -556,6 +616,9 @@ enum Admission {
     Promo(#[from] PromoRefusal),
     #[error(transparent)]
     Db(#[from] DbError),
+    /// A checkout of no eSIM (`Quantity` makes it impossible).
+    #[error("a checkout needs at least one eSIM")]
+    NoUnits,
 }
 
 /// A promotion code to apply to a checkout, with what its rules look at.
@@ -572,10 +635,15 @@ struct PromoAsk {
 }
 
 /// In the admission's transaction, with the code's row locked: checks the code (enabled, in
-/// its window, covering the plan, a use left overall counting verified uses and reservations
-/// still running, room among this client's reservations, a use left for this email counting
-/// verified uses) and applies it to `new`'s price; returns the code as stored and the offer.
-/// [`record_promo`] then holds the use once the purchase row exists.
+/// its window, covering the plan, a use left overall for every unit counting verified uses
+/// and reservations still running, room among this client's reservations, a use left for
+/// this email for every unit counting verified uses) and applies it to every unit's price;
+/// returns the code as stored and the offer. [`record_promo`] then holds one use per unit
+/// once the purchase rows exist.
+///
+/// Every unit is one use, and a checkout takes the code for all its units or is refused
+/// ([`PromoRefusal::TooManyUnits`] when the code has uses left, but fewer than the units):
+/// eSIMs of one order at two prices would be a surprise on the payment page.
 ///
 /// A reservation keeps the last use for one buyer however many try at once, but an unpaid one
 /// must not let a stranger squat a code's last uses: one client holds at most
@@ -585,11 +653,24 @@ struct PromoAsk {
 /// refusal: it does not say that the address used the code).
 fn apply_promo(
     conn: &mut DbConn,
-    new: &mut NewPurchase,
+    units: &mut [NewPurchase],
     ask: &PromoAsk,
     client_key: &str,
 ) -> Result<(String, promo::Offer), Admission> {
-    let now = new.created_at_ms;
+    let first = units.first().ok_or(Admission::NoUnits)?;
+    let now = first.created_at_ms;
+    let (list, cost) = (Cents::new(first.price_cents), Cents::new(first.cost_cents));
+    let count = i64::try_from(units.len()).unwrap_or(i64::MAX);
+    // Room for `count` more uses beyond `taken` under `cap`.
+    let room = |taken: i64, cap: Option<i64>| {
+        if promo::has_room(taken.saturating_add(count - 1), cap) {
+            Ok(())
+        } else if promo::has_room(taken, cap) {
+            Err(PromoRefusal::TooManyUnits)
+        } else {
+            Err(PromoRefusal::UsedUp)
+        }
+    };
     db::promo::lock(conn, &ask.code)?;
     let row = db::promo::find(conn, &ask.code)?
         .filter(|row| row.disabled_at_ms.is_none())
@@ -608,9 +689,7 @@ fn apply_promo(
     }
     if row.max_uses.is_some() {
         let running = db::promo::running_reservations(conn, &row.code, None, now)?;
-        if !promo::has_room(row.used_count.saturating_add(running), row.max_uses) {
-            return Err(PromoRefusal::UsedUp.into());
-        }
+        room(row.used_count.saturating_add(running), row.max_uses)?;
         let mine = db::promo::running_reservations(conn, &row.code, Some(client_key), now)?;
         if mine >= MAX_PROMO_RESERVATIONS_PER_CLIENT {
             return Err(PromoRefusal::HeldByClient.into());
@@ -618,41 +697,46 @@ fn apply_promo(
     }
     if row.max_uses_per_email.is_some() {
         let used = db::promo::used_by_email(conn, &row.code, &ask.email_key)?;
-        if !promo::has_room(used, row.max_uses_per_email) {
-            return Err(PromoRefusal::UsedByEmail.into());
-        }
+        // Said like any other refusal when the address has no use left (see above).
+        room(used, row.max_uses_per_email).map_err(|refusal| match refusal {
+            PromoRefusal::UsedUp => PromoRefusal::UsedByEmail,
+            other => other,
+        })?;
     }
-    let list = Cents::new(new.price_cents);
-    let offer = promo::apply(&discount, list, Cents::new(new.cost_cents), ask.min_margin);
+    let offer = promo::apply(&discount, list, cost, ask.min_margin);
     if offer.capped {
         tracing::info!(promo.code = %row.code, plan.id = %ask.plan_id, "promotion code capped at the margin floor");
     }
-    new.price_cents = offer.price.get();
+    for unit in units.iter_mut() {
+        unit.price_cents = offer.price.get();
+    }
     Ok((row.code, offer))
 }
 
-/// Records the code, list price and discount on the purchase, and reserves one use of the
-/// code until its payment page expires: the reservation counts against the caps while it runs
-/// and the purchase awaits payment.
+/// Records the code, list price and discount on each unit, and reserves one use of the code
+/// per unit until the payment page expires: the reservations count against the caps while
+/// they run and the units await payment.
 fn record_promo(
     conn: &mut DbConn,
-    new: &NewPurchase,
+    units: &[NewPurchase],
     ask: &PromoAsk,
-    code: String,
+    code: &str,
     offer: &promo::Offer,
 ) -> Result<(), Admission> {
-    db::purchases::set_promo(conn, &new.id, &code, offer.list, offer.discount)?;
-    db::promo::reserve(
-        conn,
-        &NewRedemption {
-            purchase_id: new.id.clone(),
-            code,
-            email_key: ask.email_key.clone(),
-            state: "reserved".into(),
-            reserved_until_ms: ask.reserved_until_ms,
-            created_at_ms: new.created_at_ms,
-        },
-    )?;
+    for unit in units {
+        db::purchases::set_promo(conn, &unit.id, code, offer.list, offer.discount)?;
+        db::promo::reserve(
+            conn,
+            &NewRedemption {
+                purchase_id: unit.id.clone(),
+                code: code.to_string(),
+                email_key: ask.email_key.clone(),
+                state: "reserved".into(),
+                reserved_until_ms: ask.reserved_until_ms,
+                created_at_ms: unit.created_at_ms,
+            },
+        )?;
+    }
     Ok(())
 }
 
@@ -664,11 +748,12 @@ impl From<diesel::result::Error> for Admission {
 
 /// In one write transaction, with the wallet row locked (checkouts on every replica count
 /// the same credit one after another): ends the oldest holds of this client and email
-/// beyond their caps, checks the sale against the credit left, and inserts the purchase
-/// with its hold. Returns whether the hold counts. A refusal rolls everything back.
+/// beyond their caps, checks the sale (every unit's cost) against the credit left, and
+/// inserts the checkout, its units and its hold. Returns whether the hold counts. A refusal
+/// rolls everything back.
 fn admit(
     conn: &mut DbConn,
-    new: &mut NewPurchase,
+    units: &mut [NewPurchase],
     mut hold: NewHold,
     promo: Option<&PromoAsk>,
 ) -> Result<bool, Admission> {
@@ -700,7 +785,8 @@ fn admit(
         paid_unplaced: db::wallet::paid_unplaced_cents(conn)?,
         held: db::holds::held_cents(conn, now)?,
     };
-    if credit.headroom() < new.cost_cents {
+    let cost: i64 = units.iter().map(|unit| unit.cost_cents).sum();
+    if credit.headroom() < cost {
         return Err(Admission::WalletShort);
     }
     let counted = credit.hold_fits(hold.cost_cents);
@@ -709,7 +795,7 @@ fn admit(
     }
     // The code is checked before anything is written; its record follows the purchase row.
     let applied = match promo {
-        Some(ask) => Some((ask, apply_promo(conn, new, ask, &hold.client_key)?)),
+        Some(ask) => Some((ask, apply_promo(conn, units, ask, &hold.client_key)?)),
         None => None,
     };
     let note = match &applied {
@@ -719,19 +805,28 @@ fn admit(
         ),
         None => "checkout started".to_string(),
     };
+    let first = units.first().ok_or(Admission::NoUnits)?;
     db::checkouts::insert(
         conn,
         &db::checkouts::NewCheckout {
-            id: new.checkout_id.clone(),
-            access_token_hash: new.access_token_hash.clone(),
-            unit_count: 1,
-            created_at_ms: new.created_at_ms,
+            id: first.checkout_id.clone(),
+            access_token_hash: first.access_token_hash.clone(),
+            unit_count: i32::try_from(units.len()).unwrap_or(i32::MAX),
+            created_at_ms: first.created_at_ms,
         },
     )?;
-    db::purchases::insert(conn, new, &note)?;
+    let count = units.len();
+    for unit in units.iter() {
+        let note = if count == 1 {
+            note.clone()
+        } else {
+            format!("{note} (eSIM {} of {count})", unit.unit_index)
+        };
+        db::purchases::insert(conn, unit, &note)?;
+    }
     db::holds::insert(conn, &hold)?;
     if let Some((ask, (code, offer))) = applied {
-        record_promo(conn, new, ask, code, &offer)?;
+        record_promo(conn, units, ask, &code, &offer)?;
     }
     Ok(counted)
 }

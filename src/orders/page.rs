@@ -2,7 +2,9 @@
 //! see it (a private-link token, or a "My eSIMs" session of the buyer's address), its timeline
 //! and, once fulfilled, its decrypted installation, in one trip to the pool.
 
+use crate::db::purchases::units_of;
 use crate::db::purchases::{Purchase, PurchaseEvent};
+use crate::db::travellers::{self, TravellerRow};
 use crate::db::{DbError, now_ms};
 use crate::domain::PurchaseId;
 use crate::domain::purchase::PurchaseStatus;
@@ -29,8 +31,31 @@ pub struct OrderRecord {
     pub events: Vec<PurchaseEvent>,
     /// Read only when fulfilled and asked for.
     pub installation: Option<InstallationDetails>,
+    /// Every unit of the checkout, in order, when the proof is the buyer's link to a checkout
+    /// of several eSIMs; empty otherwise (the page then shows `purchase` alone).
+    pub units: Vec<UnitRecord>,
+    /// Where `purchase` stands in a checkout of several eSIMs.
+    pub place: Option<UnitPlace>,
     /// The visitor opened it as its buyer and its checkout has a receipt to show.
     pub receipt: bool,
+}
+
+/// One unit of a checkout as the buyer's page lists it.
+pub struct UnitRecord {
+    pub purchase: Purchase,
+    /// Who it is for, if the buyer said.
+    pub traveller: Option<TravellerRow>,
+    /// Read when the unit is fulfilled.
+    pub installation: Option<InstallationDetails>,
+}
+
+/// A unit's place in its checkout: "eSIM 2 of 4 · Ben".
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnitPlace {
+    pub index: i32,
+    pub count: usize,
+    /// The traveller's name, if the buyer gave one.
+    pub name: Option<String>,
 }
 
 /// The purchase `id` when `token` is one of its live link tokens (not revoked, not expired
@@ -75,12 +100,16 @@ pub async fn read_order(
     let (id, keys) = (id.clone(), keys.clone());
     db.run(move |conn| {
         let opened = match &proof {
-            Proof::Link(token) => links::open(conn, &id, token, policy, now_ms())?
-                .map(|opened| (opened.purchase, opened.events, opened.opens_checkout)),
+            Proof::Link(token) => links::open(conn, &id, token, policy, now_ms())?.map(|opened| {
+                let buyer = opened.opens_checkout;
+                (opened.purchase, opened.events, buyer, buyer)
+            }),
             Proof::SignedIn(customer) => my_esims::open(conn, &id, customer, policy, now_ms())?
-                .map(|(purchase, events)| (purchase, events, true)),
+                .map(|(purchase, events)| (purchase, events, false, true)),
         };
-        let Some((purchase, events, as_buyer)) = opened else {
+        // A buyer's link opens the checkout's units; a My eSIMs session (the buyer's address)
+        // opens one unit at a time, and both are the buyer, who may see the receipt.
+        let Some((purchase, events, opens_checkout, as_buyer)) = opened else {
             return Ok(None);
         };
         let receipt = as_buyer && receipts::has_receipt(conn, &purchase.checkout_id)?;
@@ -89,11 +118,45 @@ pub async fn read_order(
         } else {
             None
         };
+        let siblings = units_of(conn, &purchase.checkout_id)?;
+        let count = siblings.len();
+        let place = if count > 1 {
+            Some(UnitPlace {
+                index: purchase.unit_index,
+                count,
+                name: travellers::find(conn, &purchase.id)?.and_then(|t| t.name),
+            })
+        } else {
+            None
+        };
+        // Only the buyer's link opens the other units.
+        let units = if opens_checkout && count > 1 {
+            siblings
+                .into_iter()
+                .map(|unit| {
+                    let traveller = travellers::find(conn, &unit.id)?;
+                    let installation = if unit.status == PurchaseStatus::Fulfilled {
+                        load_installation_with(conn, &keys, &unit.id)?
+                    } else {
+                        None
+                    };
+                    Ok::<_, OrderPageError>(UnitRecord {
+                        purchase: unit,
+                        traveller,
+                        installation,
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?
+        } else {
+            Vec::new()
+        };
         Ok(Some(OrderRecord {
             purchase,
             events,
             installation,
             receipt,
+            units,
+            place,
         }))
     })
     .await

@@ -408,6 +408,7 @@ mod tests {
         demo.create_checkout(&CheckoutRequest {
             purchase_id: pid("pu1"),
             amount: Cents::new(1299),
+            quantity: 1,
             email: crate::domain::Email::parse("a@example.com").expect("email"),
             description: "test".into(),
             success_url: Url::parse("http://x/orders/pu1").expect("url"),

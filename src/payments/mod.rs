@@ -18,7 +18,10 @@ use crate::domain::{Cents, Email, PurchaseId};
 #[derive(Clone)]
 pub struct CheckoutRequest {
     pub purchase_id: PurchaseId,
+    /// The price of one eSIM; the page charges it `quantity` times.
     pub amount: Cents,
+    /// How many eSIMs (units) the checkout buys, at least 1.
+    pub quantity: u32,
     pub email: Email,
     /// One line shown on the payment page ("France · 5 GB for 30 days").
     pub description: String,
@@ -39,6 +42,7 @@ impl std::fmt::Debug for CheckoutRequest {
         f.debug_struct("CheckoutRequest")
             .field("purchase_id", &self.purchase_id)
             .field("amount", &self.amount)
+            .field("quantity", &self.quantity)
             .field("email", &"[redacted]")
             .field("description", &self.description)
             .field("success_url", &"[redacted]")
@@ -247,6 +251,7 @@ mod tests {
         let request = CheckoutRequest {
             purchase_id: PurchaseId::parse("abc").expect("id"),
             amount: Cents::new(500),
+            quantity: 1,
             email: Email::parse("someone@example.com").expect("email"),
             description: "France · 5 GB for 30 days".into(),
             success_url: link.clone(),

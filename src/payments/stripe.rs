@@ -290,7 +290,10 @@ pub fn checkout_form(request: &CheckoutRequest) -> Vec<(&'static str, String)> {
             "line_items[0][price_data][product_data][name]",
             request.description.clone(),
         ),
-        ("line_items[0][quantity]", "1".to_string()),
+        (
+            "line_items[0][quantity]",
+            request.quantity.max(1).to_string(),
+        ),
         ("client_reference_id", request.purchase_id.to_string()),
         ("metadata[purchase_id]", request.purchase_id.to_string()),
         (

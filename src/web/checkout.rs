@@ -1,6 +1,7 @@
 //! Buying: `POST /checkout` (the plan page's form; the page itself is `web::shop`) and the demo
 //! provider's hosted payment page. Handlers parse and render; the sale itself is `orders::checkout`.
 
+use std::collections::HashMap;
 use std::time::SystemTime;
 
 use actix_web::http::StatusCode;
@@ -11,6 +12,7 @@ use serde::Deserialize;
 
 use crate::catalog::ShopPlan;
 use crate::domain::promo::normalise_code;
+use crate::domain::units::{Quantity, QuantityError, Traveller, TravellerError};
 use crate::domain::{Cents, Email};
 use crate::i18n::{self, Lang};
 use crate::orders::checkout::{CheckoutError, CheckoutForm};
@@ -43,6 +45,29 @@ pub struct CheckoutFields {
     use_email: Option<String>,
     /// The address the last answer questioned: sent again unchanged, it is kept as typed.
     email_kept: Option<String>,
+    /// How many eSIMs (1 to the owner's cap); absent means one.
+    #[serde(default)]
+    quantity: String,
+    /// `traveller_name_N` and `traveller_email_N` for eSIM N, both optional.
+    #[serde(flatten)]
+    travellers: HashMap<String, String>,
+}
+
+impl CheckoutFields {
+    /// The traveller rows as typed, `(name, email)` for eSIMs 1 to `rows`.
+    fn traveller_rows(&self, rows: u32) -> Vec<(String, String)> {
+        (1..=rows)
+            .map(|n| {
+                let field = |kind: &str| {
+                    self.travellers
+                        .get(&format!("traveller_{kind}_{n}"))
+                        .cloned()
+                        .unwrap_or_default()
+                };
+                (field("name"), field("email"))
+            })
+            .collect()
+    }
 }
 
 #[derive(Template)]
@@ -85,6 +110,9 @@ pub async fn checkout(
     let client = crate::web::client_addr::client_key(&req);
     let snap = state.catalog.snapshot();
     let plan = snap.plan(&form.plan_id).ok_or(AppError::NotFound)?;
+    let cap = state.settings.max_esims_per_order;
+    let quantity = Quantity::parse(&form.quantity, cap);
+    let rows = form.traveller_rows(cap.get());
     // Whatever goes wrong, the form comes back as it was sent.
     let typed = |email: &str, email_suggestion: Option<&Email>| Typed {
         email: email.to_string(),
@@ -92,6 +120,8 @@ pub async fn checkout(
         device_confirmed: form.confirm_device.is_some(),
         terms_accepted: form.accept_terms.is_some(),
         email_suggestion: email_suggestion.map(|e| e.as_str().to_string()),
+        quantity: quantity.map_or(Quantity::ONE, |q| q),
+        travellers: rows.clone(),
     };
     if !state.checkout_limiter.allow(client) {
         // The form stays, with what was typed: waiting a moment and sending it again works.
@@ -127,6 +157,42 @@ pub async fn checkout(
             &i18n::t("checkout-email-invalid"),
         ));
     }
+    if let Err(err) = quantity {
+        errors.push(FieldError::field(
+            "quantity",
+            &match err {
+                QuantityError::NotANumber => i18n::t("checkout-quantity-not-number"),
+                QuantityError::OutOfRange { max } => {
+                    i18n::ta("checkout-quantity-range", "max", i64::from(max.get()))
+                }
+            },
+        ));
+    }
+    // Rows beyond the number of eSIMs chosen are left out (the page hides them with scripts
+    // on; without, they stay visible and the hint says so).
+    let mut travellers = Vec::new();
+    for (n, (name, email)) in (1_u32..).zip(&rows) {
+        if quantity.is_ok_and(|q| n > q.get()) {
+            break;
+        }
+        match Traveller::parse(name, email) {
+            Ok(traveller) => travellers.push(traveller),
+            Err(TravellerError::Name) => errors.push(FieldError::field_owned(
+                format!("traveller_name_{n}"),
+                &i18n::ta2(
+                    "checkout-traveller-name-invalid",
+                    "n",
+                    i64::from(n),
+                    "max",
+                    crate::domain::units::NAME_MAX_CHARS,
+                ),
+            )),
+            Err(TravellerError::Email) => errors.push(FieldError::field_owned(
+                format!("traveller_email_{n}"),
+                &i18n::ta("checkout-traveller-email-invalid", "n", i64::from(n)),
+            )),
+        }
+    }
     if form.confirm_device.is_none() {
         errors.push(FieldError::field(
             "confirm_device",
@@ -152,7 +218,7 @@ pub async fn checkout(
             &i18n::t("checkout-accept-terms"),
         ));
     }
-    let Some(email) = email.filter(|_| errors.is_empty()) else {
+    let (Some(email), Ok(quantity)) = (email.filter(|_| errors.is_empty()), quantity) else {
         return Ok(render_plan(
             &state,
             &req,
@@ -196,6 +262,8 @@ pub async fn checkout(
                 promo_code,
                 // The terms the buyer was shown: those of the language the page was written in.
                 terms: state.legal.terms_consent(language),
+                quantity,
+                travellers,
             },
         )
         .await;
@@ -327,6 +395,8 @@ fn problem(
 struct DemoPayPage {
     session: String,
     amount: String,
+    /// `3 eSIMs × $12.99` when the checkout buys more than one.
+    units_line: Option<String>,
     description: String,
     email: String,
     open: bool,
@@ -352,19 +422,30 @@ pub async fn demo_pay_page(
 ) -> Result<HttpResponse, AppError> {
     let demo = demo_provider(&state)?;
     let session = session.into_inner();
-    let purchase = state
+    let checkout = state
         .checkout
-        .purchase_for_session(session.clone())
+        .checkout_for_session(session.clone())
         .await?
         .ok_or(AppError::NotFound)?;
+    let purchase = &checkout.first;
     let snap = state.catalog.snapshot();
     let description = snap
         .plan(&purchase.plan_id)
         .map(|p| plan_title(p, i18n::current()))
         .unwrap_or_else(|| purchase.plan_id.clone());
     let issued = csrf::issue(&req, &state.settings.secret_key, state.secure_cookies);
+    let lang = i18n::current();
     let page = DemoPayPage {
-        amount: i18n::current().money(purchase.price_cents),
+        amount: lang.money(checkout.total),
+        units_line: (checkout.count > 1).then(|| {
+            lang.ta(
+                "pay-units-line",
+                &[
+                    ("count", i64::from(checkout.count).into()),
+                    ("price", lang.money(purchase.price_cents).into()),
+                ],
+            )
+        }),
         description,
         email: purchase.email.masked(),
         open: demo.is_open(
@@ -374,8 +455,8 @@ pub async fn demo_pay_page(
         ),
         order_href: format!("/orders/{}", purchase.id),
         csrf_token: issued.token,
-        promo: promo_line(&purchase),
-        fx: snap.display_prices(purchase.price_cents, i18n::current()),
+        promo: promo_line(purchase),
+        fx: snap.display_prices(checkout.total, lang),
         session,
     };
     Ok(pages::private_page(StatusCode::OK, &page, issued.cookie))
@@ -408,18 +489,19 @@ pub async fn demo_pay_action(
     }
     let (session, action) = path.into_inner();
     let answer = crate::payments::demo::DemoAnswer::parse(&action).ok_or(AppError::NotFound)?;
-    let purchase = state
+    let checkout = state
         .checkout
-        .purchase_for_session(session.clone())
+        .checkout_for_session(session.clone())
         .await?
         .ok_or(AppError::NotFound)?;
+    let purchase = &checkout.first;
     let now = SystemTime::now();
     // A settled session answers 409 here, before any event exists.
     let (signature, body) = demo.settle(
         &session,
         answer,
         &purchase.id,
-        purchase.price_cents,
+        checkout.total,
         crate::payments::demo::recorded_state(purchase.status),
         now,
     )?;

@@ -20,7 +20,7 @@ use crate::domain::Cents;
 use crate::domain::PurchaseId;
 use crate::domain::esim::{Device, is_apple_setup_link};
 use crate::domain::plan::UNKNOWN_INSTALL_ADVICE;
-use crate::domain::purchase::PurchaseStatus;
+use crate::domain::purchase::{PurchaseStatus, checkout_status};
 use crate::i18n::{self, msg};
 use crate::orders::installation::InstallView;
 use crate::orders::links::{self, LinkPolicy};
@@ -74,16 +74,51 @@ struct OrderPage {
     promo: Option<(String, String)>,
     email: String,
     timeline: Vec<TimelineEntry>,
+    /// "eSIM 2 of 4 · Ben" when the page shows one unit of a checkout of several.
+    place: Option<String>,
+    /// Every unit, when the buyer's link opens a checkout of several eSIMs.
+    units: Vec<UnitView>,
     /// The receipt's page, for the buyer once it is issued.
     receipt_href: Option<String>,
 }
 
+/// One eSIM of the buyer's page.
+struct UnitView {
+    index: i32,
+    /// "eSIM 2 of 4 · Ben".
+    label: String,
+    status: &'static str,
+    /// A message id.
+    headline: &'static str,
+    install: Option<Arc<InstallView>>,
+    /// Keeps the unit's element ids apart (`u2-`).
+    prefix: String,
+}
+
+/// "eSIM 2 of 4", with the traveller's name when there is one.
+fn unit_label(index: i32, count: usize, name: Option<&str>) -> String {
+    let lang = i18n::current();
+    let place = lang.ta(
+        "order-unit-label",
+        &[("index", i64::from(index).into()), ("count", count.into())],
+    );
+    match name {
+        Some(name) => format!("{place} · {name}"),
+        None => place,
+    }
+}
+
 impl OrderPage {
+    /// Whether any installation view shows (its Copy buttons need the page's words).
+    fn has_install(&self) -> bool {
+        self.install.is_some() || self.units.iter().any(|u| u.install.is_some())
+    }
+
     /// The one-tap install button, when this device can use the link: Apple's setup link
     /// only on an iPhone or a device that does not say what it is; the supplier's own links
     /// everywhere. `(href, is_apple)`.
-    fn one_tap(&self) -> Option<(&str, bool)> {
-        let link = self.install.as_ref()?.install_link.as_deref()?;
+    fn one_tap<'a>(&self, install: &'a InstallView) -> Option<(&'a str, bool)> {
+        let link = install.install_link.as_deref()?;
         let apple = is_apple_setup_link(link);
         (!(apple && self.device == Device::Android)).then_some((link, apple))
     }
@@ -246,16 +281,43 @@ pub async fn order(
     // Only a page opened by a link token is kept for that token (see `order_cache`).
     let token_digest = token_digest.filter(|_| opened_by_link);
     let purchase = record.purchase;
-    let status = purchase.status;
-    let (headline, explanation) = words(status);
     let snap = state.catalog.snapshot();
-    let install = if status == PurchaseStatus::Fulfilled {
+    let activation_of = |plan_id: &str| {
+        snap.plan(plan_id)
+            .map_or(UNKNOWN_INSTALL_ADVICE, |p| p.activation.install_advice())
+    };
+    // The buyer's page of several eSIMs: each with its own view, the status the checkout's.
+    let units: Vec<UnitView> = record
+        .units
+        .iter()
+        .map(|unit| UnitView {
+            index: unit.purchase.unit_index,
+            label: unit_label(
+                unit.purchase.unit_index,
+                record.units.len(),
+                unit.traveller.as_ref().and_then(|t| t.name.as_deref()),
+            ),
+            status: unit.purchase.status.as_str(),
+            headline: words(unit.purchase.status).0,
+            install: unit.installation.as_ref().map(|details| {
+                Arc::new(InstallView::from_details(
+                    details,
+                    activation_of(&unit.purchase.plan_id),
+                ))
+            }),
+            prefix: format!("u{}-", unit.purchase.unit_index),
+        })
+        .collect();
+    let statuses: Vec<PurchaseStatus> = record.units.iter().map(|u| u.purchase.status).collect();
+    let status = checkout_status(&statuses).unwrap_or(purchase.status);
+    let (headline, explanation) = words(status);
+    let install = if !units.is_empty() {
+        None
+    } else if status == PurchaseStatus::Fulfilled {
         match (cached, record.installation) {
             (Some(view), _) => Some(view),
             (None, Some(details)) => {
-                let activation = snap
-                    .plan(&purchase.plan_id)
-                    .map_or(UNKNOWN_INSTALL_ADVICE, |p| p.activation.install_advice());
+                let activation = activation_of(&purchase.plan_id);
                 let view = Arc::new(InstallView::from_details(&details, activation));
                 state.installs.insert(&purchase.id, Arc::clone(&view));
                 Some(view)
@@ -282,7 +344,18 @@ pub async fn order(
         order_href: format!("/orders/{}", purchase.id),
         emailed: status.was_paid(),
         plan_href: format!("/plans/{}", purchase.plan_id),
-        price: lang.money(purchase.price_cents),
+        // The buyer's page of several eSIMs shows what the checkout cost in all.
+        price: lang.money(if record.units.is_empty() {
+            purchase.price_cents
+        } else {
+            Cents::new(
+                record
+                    .units
+                    .iter()
+                    .map(|u| u.purchase.price_cents.get())
+                    .sum(),
+            )
+        }),
         promo: promo_line(&purchase),
         email: purchase.email.masked(),
         receipt_href: record
@@ -300,6 +373,11 @@ pub async fn order(
                 text: event_text(&e.to_status),
             })
             .collect(),
+        place: record
+            .place
+            .as_ref()
+            .map(|place| unit_label(place.index, place.count, place.name.as_deref())),
+        units,
     };
     let response = match (page.render(), token_digest) {
         (Ok(body), Some(token_hash)) if status.has_ended() => {

@@ -11,6 +11,7 @@ use crate::catalog::choice::{Choice, GLOBAL_HREF};
 use crate::catalog::snapshot::path_segment;
 use crate::catalog::{Destination, Found, Origin, PlanKind, ShopPlan, ShopRegion, Snapshot};
 use crate::domain::currency::DisplayPrice;
+use crate::domain::units::Quantity;
 use crate::domain::{Cents, plan};
 use crate::i18n::{self, Lang};
 use crate::payments::PaymentProvider;
@@ -884,6 +885,100 @@ pub struct BuyForm {
     /// The address the visitor probably meant (`name@gmail.com` for `name@gmial.con`), offered
     /// as a button beside the field.
     pub email_suggestion: Option<String>,
+    /// Every number of eSIMs the owner's cap allows, the chosen one selected.
+    pub quantities: Vec<QuantityChoice>,
+    /// One row per eSIM the cap allows, as typed.
+    pub travellers: Vec<TravellerFields>,
+}
+
+/// One choice of the checkout's number of eSIMs, with what it costs in all.
+pub struct QuantityChoice {
+    pub value: u32,
+    /// The total for this many, `$38.97`.
+    pub total: String,
+    /// The submit button's words for this many (`Continue to payment · $38.97`).
+    pub continue_label: String,
+    pub selected: bool,
+}
+
+/// The optional name and email of the traveller of eSIM `index`, as typed.
+pub struct TravellerFields {
+    pub index: u32,
+    pub name: String,
+    pub email: String,
+}
+
+impl TravellerFields {
+    /// `eSIM 2`.
+    pub fn legend(&self) -> String {
+        i18n::ta("checkout-traveller-legend", "n", i64::from(self.index))
+    }
+}
+
+impl BuyForm {
+    /// The form for `plan` with `quantity` eSIMs chosen of at most `cap`, and `travellers`
+    /// as typed (`(name, email)` per eSIM).
+    fn new(
+        plan: &ShopPlan,
+        csrf_token: String,
+        typed: Typed,
+        errors: Vec<FieldError>,
+        cap: Quantity,
+    ) -> Self {
+        let lang = i18n::current();
+        let each = plan.price.unwrap_or(Cents::ZERO);
+        let quantities = (1..=cap.get())
+            .filter_map(Quantity::new)
+            .map(|q| {
+                let total = lang.money(q.times(each));
+                QuantityChoice {
+                    value: q.get(),
+                    continue_label: lang.ta("plan-continue", &[("price", total.clone().into())]),
+                    total,
+                    selected: q == typed.quantity,
+                }
+            })
+            .collect();
+        let mut rows = typed.travellers.into_iter();
+        let travellers = (1..=cap.get())
+            .map(|index| {
+                let (name, email) = rows.next().unwrap_or_default();
+                TravellerFields { index, name, email }
+            })
+            .collect();
+        Self {
+            csrf_token,
+            email: typed.email,
+            errors,
+            expected_price_cents: plan.price.map_or(0, Cents::get),
+            promo_code: typed.promo_code,
+            device_confirmed: typed.device_confirmed,
+            terms_accepted: typed.terms_accepted,
+            email_suggestion: typed.email_suggestion,
+            quantities,
+            travellers,
+        }
+    }
+
+    /// The chosen number's total and button words.
+    fn chosen(&self) -> Option<&QuantityChoice> {
+        self.quantities.iter().find(|q| q.selected)
+    }
+
+    /// Whether the several-eSIMs part shows unfolded: more than one eSIM chosen, something
+    /// typed in the travellers' rows, or a problem with one of its fields.
+    fn travellers_open(&self) -> bool {
+        self.quantities.iter().any(|q| q.selected && q.value > 1)
+            || self
+                .travellers
+                .iter()
+                .any(|row| !row.name.trim().is_empty() || !row.email.trim().is_empty())
+            || self.errors.iter().any(|e| {
+                e.field
+                    .as_deref()
+                    .is_some_and(|f| f.starts_with("traveller_") || f == "quantity")
+            })
+    }
 }
 
 /// What the visitor sent in the checkout form, shown again with its errors: every field as
@@ -895,6 +990,24 @@ pub struct Typed {
     pub terms_accepted: bool,
     /// See [`BuyForm::email_suggestion`].
     pub email_suggestion: Option<String>,
+    pub quantity: Quantity,
+    /// `(name, email)` per eSIM.
+    pub travellers: Vec<(String, String)>,
+}
+
+impl Typed {
+    /// A first visit's form: nothing typed, one eSIM.
+    pub fn blank() -> Self {
+        Self {
+            email: String::new(),
+            promo_code: String::new(),
+            device_confirmed: false,
+            terms_accepted: false,
+            email_suggestion: None,
+            quantity: Quantity::ONE,
+            travellers: Vec::new(),
+        }
+    }
 }
 
 impl BuyForm {
@@ -902,7 +1015,7 @@ impl BuyForm {
     pub fn error_for(&self, field: &str) -> Option<&str> {
         self.errors
             .iter()
-            .find(|e| e.field == Some(field))
+            .find(|e| e.field.as_deref() == Some(field))
             .map(|e| e.message.as_str())
     }
 }
@@ -910,12 +1023,17 @@ impl BuyForm {
 /// One problem with the checkout form: about a field (its element id, which the error
 /// summary links to), or about the whole submission.
 pub struct FieldError {
-    pub field: Option<&'static str>,
+    pub field: Option<String>,
     pub message: String,
 }
 
 impl FieldError {
     pub fn field(id: &'static str, message: &str) -> Self {
+        Self::field_owned(id.to_string(), message)
+    }
+
+    /// About a field whose id is made per row (`traveller_email_2`).
+    pub fn field_owned(id: String, message: &str) -> Self {
         Self {
             field: Some(id),
             message: message.to_string(),
@@ -1103,16 +1221,13 @@ pub(crate) fn render_plan(
 ) -> HttpResponse {
     let snap = state.catalog.snapshot();
     let issued = csrf::issue(req, &state.settings.secret_key, state.secure_cookies);
-    let form = BuyForm {
-        csrf_token: issued.token,
-        email: typed.email,
+    let form = BuyForm::new(
+        plan,
+        issued.token,
+        typed,
         errors,
-        expected_price_cents: plan.price.map_or(0, Cents::get),
-        promo_code: typed.promo_code,
-        device_confirmed: typed.device_confirmed,
-        terms_accepted: typed.terms_accepted,
-        email_suggestion: typed.email_suggestion,
-    };
+        state.settings.max_esims_per_order,
+    );
     let origin = snap.own_origin(plan);
     let page = plan_page(state, &snap, plan, &origin, state.sales.paused(), form);
     pages::private_page(status, &page, issued.cookie)
@@ -1151,16 +1266,13 @@ pub async fn plan(
         state
             .plan_pages
             .get_or_render(snap.generation(), i18n::current().code(), &key, || {
-                let form = BuyForm {
-                    csrf_token: page_cache::SLOT.to_string(),
-                    email: String::new(),
-                    errors: Vec::new(),
-                    expected_price_cents: plan.price.map_or(0, Cents::get),
-                    promo_code: String::new(),
-                    device_confirmed: false,
-                    terms_accepted: false,
-                    email_suggestion: None,
-                };
+                let form = BuyForm::new(
+                    plan,
+                    page_cache::SLOT.to_string(),
+                    Typed::blank(),
+                    Vec::new(),
+                    state.settings.max_esims_per_order,
+                );
                 plan_page(&state, &snap, plan, &origin, paused, form)
                     .render()
                     .map_err(AppError::internal)

@@ -34,7 +34,7 @@ both_backends!(
 );
 
 /// A sellable plan with room between cost and price.
-fn roomy_plan(app: &TestApp) -> ShopPlan {
+pub(crate) fn roomy_plan(app: &TestApp) -> ShopPlan {
     app.catalog
         .snapshot()
         .plans()
@@ -50,7 +50,7 @@ fn roomy_plan(app: &TestApp) -> ShopPlan {
 }
 
 /// A code taking `percent_bps` hundredths of a per cent off every plan, valid from 1970 on.
-fn code_row(code: &str, percent_bps: i64, max_uses: Option<i64>) -> CodeRow {
+pub(crate) fn code_row(code: &str, percent_bps: i64, max_uses: Option<i64>) -> CodeRow {
     CodeRow {
         code: code.to_string(),
         kind: "percent".into(),
@@ -68,7 +68,7 @@ fn code_row(code: &str, percent_bps: i64, max_uses: Option<i64>) -> CodeRow {
     }
 }
 
-async fn insert_code(app: &TestApp, row: CodeRow) {
+pub(crate) async fn insert_code(app: &TestApp, row: CodeRow) {
     let inserted = app
         .db
         .run(move |conn| storefront::db::promo::insert(conn, &row))

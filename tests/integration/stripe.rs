@@ -268,6 +268,7 @@ fn checkout_request(purchase_id: &str, key: &str) -> CheckoutRequest {
     CheckoutRequest {
         purchase_id: as_id(purchase_id),
         amount: Cents::new(1299),
+        quantity: 1,
         email: Email::parse("ana@example.com").expect("email"),
         description: "France · 5 GB for 30 days".to_string(),
         success_url: Url::parse(&format!("https://shop.example/orders/{purchase_id}"))

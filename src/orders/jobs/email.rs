@@ -85,29 +85,48 @@ async fn send(
     // when the stored code is not one the shop has).
     let lang = Lang::parse(&purchase.language).unwrap_or_default();
     let (plan_id, purchase_id) = (purchase.plan_id.clone(), purchase.id.clone());
-    let checkout_id = purchase.checkout_id.clone();
-    let (description, refund, document) = ob
+    let (checkout_id, unit_id) = (purchase.checkout_id.clone(), purchase.id.clone());
+    let (description, refund, document, traveller, count) = ob
         .db
         .run(move |c| {
             Ok::<_, DbError>((
                 plan_description(c, &plan_id, lang)?,
                 refunds::refund_for(c, &purchase_id)?,
                 crate::db::receipts::receipt_of(c, checkout_id.as_str())?,
+                crate::db::travellers::find(c, &unit_id)?,
+                crate::db::purchases::units_of(c, &checkout_id)?.len(),
             ))
         })
         .await?;
+    // A unit whose traveller has an address is delivered to them: their own email, with a
+    // link that opens only their eSIM. Every other email goes to the buyer with the buyer's
+    // link, which opens the whole checkout.
+    let traveller_to = match email {
+        ConsumerEmail::EsimReady => traveller
+            .as_ref()
+            .and_then(|t| t.email.as_deref())
+            .and_then(|raw| crate::domain::Email::parse(raw).ok()),
+        _ => None,
+    };
     // The refund email says what the refund row records, never a guess.
     let refund_reason = refund.map_or(RefundCause::DeliveryFailed, |r| r.cause());
-    let to = purchase.email.clone();
-    // A token of its own, recorded before the email can leave (see `orders::links`).
+    let to = traveller_to
+        .clone()
+        .unwrap_or_else(|| purchase.email.clone());
+    // A token of its own, recorded before the email can leave (see `orders::links`): the
+    // unit's for its traveller, else the buyer's (a row of the checkout's first unit).
+    let (linked, opens_checkout) = if traveller_to.is_some() {
+        (purchase.id.clone(), false)
+    } else {
+        (purchase.checkout_id.clone(), true)
+    };
     let token = {
-        let purchase_id = purchase.id.clone();
-        let opens_checkout = purchase.names_checkout();
+        let linked = linked.clone();
         ob.db
-            .run(move |c| c.write_tx(|c| issue(c, &purchase_id, opens_checkout, now_ms())))
+            .run(move |c| c.write_tx(|c| issue(c, &linked, opens_checkout, now_ms())))
             .await?
     };
-    let link = order_url(&notifier.public_url, &purchase.id, &token);
+    let link = order_url(&notifier.public_url, &linked, &token);
     let receipt = Receipt::new(
         &purchase.id,
         &description,
@@ -125,7 +144,7 @@ async fn send(
             if matches!(email, ConsumerEmail::PaymentReceived) && purchase.names_checkout() =>
         {
             let mut url = link.clone();
-            url.set_path(&format!("/orders/{}/receipt", purchase.id));
+            url.set_path(&format!("/orders/{linked}/receipt"));
             receipt.with_document(DocumentNumber::receipt(document.number).to_string(), &url)
         }
         _ => receipt,
@@ -133,6 +152,16 @@ async fn send(
     let brand = notifier.identity.current().mail_brand();
     let shop = &brand;
     let message = i18n::sync_scope(lang, || match email {
+        ConsumerEmail::EsimReady if traveller_to.is_some() => {
+            let unit = lang.ta(
+                "order-unit-label",
+                &[
+                    ("index", i64::from(purchase.unit_index).into()),
+                    ("count", count.into()),
+                ],
+            );
+            OutgoingEmail::traveller_ready(to, shop, &link, &description, &unit)
+        }
         ConsumerEmail::PaymentReceived => {
             OutgoingEmail::payment_received(to, shop, &link, &receipt)
         }
