@@ -69,12 +69,13 @@ struct SqliteForeignKey {
     to: String,
 }
 
-fn sqlite_type(declared: &str, is_pk: bool) -> &'static str {
+fn sqlite_type(declared: &str, is_rowid: bool) -> &'static str {
     match declared.to_ascii_uppercase().as_str() {
         "TEXT" => "text",
         "BIGINT" => "int8",
-        // `INTEGER PRIMARY KEY` is SQLite's 64-bit rowid, PostgreSQL's BIGSERIAL.
-        "INTEGER" if is_pk => "int8",
+        // `INTEGER PRIMARY KEY` (a key of that one column) is SQLite's 64-bit rowid,
+        // PostgreSQL's BIGSERIAL.
+        "INTEGER" if is_rowid => "int8",
         "INTEGER" => "int4",
         "BOOLEAN" => "bool",
         "BLOB" => "bytes",
@@ -100,6 +101,9 @@ fn sqlite_shape(conn: &mut diesel::SqliteConnection) -> SchemaShape {
         .load(conn)
         .expect("columns");
         let mut pk: Vec<(i32, String)> = Vec::new();
+        // Only a primary key of one column is the rowid; in a key of several columns an
+        // `INTEGER` is an ordinary 32-bit column.
+        let single_key = columns.iter().filter(|c| c.pk > 0).count() == 1;
         for c in &columns {
             let is_pk = c.pk > 0;
             if is_pk {
@@ -110,7 +114,7 @@ fn sqlite_shape(conn: &mut diesel::SqliteConnection) -> SchemaShape {
             shape.columns.insert((
                 table.clone(),
                 c.name.clone(),
-                sqlite_type(&c.ty, is_pk),
+                sqlite_type(&c.ty, is_pk && single_key),
                 c.not_null,
                 has_default,
             ));
