@@ -13,6 +13,8 @@ D days (1,095: three years), with every row that belongs to a purchase copied wi
   seed i is the 32-bit multiplicative hash of k*S+i, distinct for every copy);
 - unique text columns (references, idempotency keys, token hashes, nonces, upstream ids) get
   "~k" appended; integer ids are offset by k times the seed's largest id;
+- receipts and credit notes are numbered on: copy k's number is the seed's plus k times the
+  seed's largest, and the counters continue after the grown series;
 - every *_ms timestamp moves back by k steps of D days / copies, so the copies cover the period;
 - emails are spread over C customers ("c123.name@…"), so a customer has several orders; the
   search columns (lower-case address, order key) follow the copied address and id;
@@ -49,7 +51,14 @@ TABLES = [
     "alerts",
     "order_link_tokens",
     "promo_redemptions",
+    "receipts",
+    "receipt_lines",
+    "credit_notes",
 ]
+
+# Documents numbered from a counter row (`document_counters`): copy k's number is the seed's
+# plus k times the seed's largest, and the counter continues after the largest at the end.
+NUMBERED = {"receipts": "receipt", "credit_notes": "credit_note"}
 
 # Tables the books read beside the purchases: the shop's copy of the supplier's orders and
 # wallet transactions (an order's id and reference, and a transaction's reference, get the same
@@ -172,9 +181,10 @@ class Postgres:
 
 def expression(db, table, column, kind, offsets, step_ms, customers):
     """What column `column` of copy k of a row holds."""
-    if (column == "id" and table in ("purchases", "checkouts")) or column in (
+    if (column == "id" and table in ("purchases", "checkouts", "receipts")) or column in (
         "purchase_id",
         "checkout_id",
+        "receipt_id",
     ):
         # A seed checkout holds one unit and has its id, so copy k of both gets one new id.
         source = "id" if column == "id" else column
@@ -184,6 +194,8 @@ def expression(db, table, column, kind, offsets, step_ms, customers):
         return f"t.id + ks.k * {offsets[table]}"
     if column == "id":
         return f"t.id || '~' || ks.k"
+    if column == "number" and table in NUMBERED:
+        return f"t.number + ks.k * {offsets['number:' + table]}"
     if column == "job_id":
         return f"t.job_id + ks.k * {offsets['outbox_jobs']}"
     if column in UNIQUE_TEXT:
@@ -213,8 +225,10 @@ def grow(db, table, copies, offsets, step_ms, customers):
         return
     names = [c for c, _ in columns]
     exprs = [expression(db, table, c, k, offsets, step_ms, customers) for c, k in columns]
-    if table in ("purchases", "checkouts"):
+    if table in ("purchases", "checkouts", "receipts"):
         join = "JOIN scale_seeds seeds ON seeds.id = t.id"
+    elif "receipt_id" in names:
+        join = "JOIN scale_seeds seeds ON seeds.id = t.receipt_id"
     elif "purchase_id" in names:
         # A row without a purchase (a wallet alert, the provider's own event) is copied too.
         join = "LEFT JOIN scale_seeds seeds ON seeds.id = t.purchase_id"
@@ -256,6 +270,9 @@ def main(argv):
             kind = dict(db.columns(table))["id"]
             if db.is_integer(kind):
                 offsets[table] = int(db.one(f"SELECT coalesce(max(id), 0) + 1 FROM {table}"))
+    for table in NUMBERED:
+        if db.columns(table):
+            offsets["number:" + table] = int(db.one(f"SELECT coalesce(max(number), 0) FROM {table}"))
     print(f"{seed} purchases × {copies + 1} over {args.days} days ({db.name})")
     started = time.time()
     # A plain table (PostgreSQL runs each step in its own session), dropped at the end.
@@ -272,6 +289,13 @@ def main(argv):
     for table in BOOKS_TABLES:
         grow(db, table, copies, offsets, step_ms, args.customers)
     db.run("DROP TABLE scale_seeds;")
+    for table, series in NUMBERED.items():
+        if db.columns(table) and db.columns("document_counters"):
+            # The next document continues the grown series without a gap.
+            db.run(
+                f"UPDATE document_counters SET last_number = "
+                f"(SELECT coalesce(max(number), 0) FROM {table}) WHERE series = '{series}';"
+            )
     if db.columns("supplier_history_sync"):
         # The grown copy counts as refreshed and read whole now: the shop's next refresh reads
         # only the new pages of the (seed-sized) upstream, as a three-year-old shop's would.
@@ -289,7 +313,7 @@ def main(argv):
         db.run("DELETE FROM daily_sales;")
     if db.name == "postgres":
         # Sequences continue after the copies' ids.
-        for table in offsets:
+        for table in [t for t in TABLES + BOOKS_TABLES if t in offsets]:
             db.run(
                 f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
                 f"(SELECT max(id) FROM {table}));"
