@@ -184,6 +184,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .wrap(actix_web::middleware::from_fn(order_not_found))
                 .route("/{id}", web::get().to(orders::order))
                 .route("/{id}/receipt", web::get().to(receipt::receipt))
+                .route("/{id}/receipt.pdf", web::get().to(receipt::receipt_pdf))
                 .default_service(web::to(not_found)),
         )
         .route("/webhooks/stripe", web::post().to(webhooks::stripe))

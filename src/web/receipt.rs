@@ -20,6 +20,9 @@ use crate::web::error::AppError;
 use crate::web::orders::{TokenQuery, order_cookie, order_cookie_name};
 use crate::web::{AppState, pages};
 
+mod metrics;
+mod pdf;
+
 /// A line as the page shows it, amounts formatted in the page's language.
 struct LineView {
     description: String,
@@ -177,17 +180,53 @@ pub async fn receipt(
         let _ = response.add_cookie(&order_cookie(&id, token, state.secure_cookies));
         return Ok(response);
     }
-    let doc = proven_receipt(&state, &req, &id, policy)
+    let page = proven_page(&state, &req, &id, policy).await?;
+    let mut response = pages::html(StatusCode::OK, page.render());
+    private(response.headers_mut());
+    Ok(response)
+}
+
+/// The receipt's page for a request that proves it may see it (the cookie or a session; the
+/// emailed token has been exchanged by `receipt` before), else the order pages' 404.
+async fn proven_page(
+    state: &AppState,
+    req: &HttpRequest,
+    id: &PurchaseId,
+    policy: LinkPolicy,
+) -> Result<ReceiptPage, AppError> {
+    let doc = proven_receipt(state, req, id, policy)
         .await?
         .ok_or(AppError::NotFound)?;
     let checkout = PurchaseId::parse(doc.receipt.id.clone()).map_err(|_| AppError::NotFound)?;
-    let page = ReceiptPage::of(&doc, &checkout, i18n::current());
-    let mut response = pages::html(StatusCode::OK, page.render());
-    let headers = response.headers_mut();
+    Ok(ReceiptPage::of(&doc, &checkout, i18n::current()))
+}
+
+/// A receipt is the buyer's alone: never cached on the way, never named to another site.
+fn private(headers: &mut header::HeaderMap) {
     pages::keep_private(headers);
     headers.insert(
         header::REFERRER_POLICY,
         HeaderValue::from_static("no-referrer"),
     );
+}
+
+/// `/orders/{id}/receipt.pdf`: the same receipt as a PDF document, for the same proofs.
+pub async fn receipt_pdf(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    id: web::Path<String>,
+) -> Result<HttpResponse, AppError> {
+    let id = PurchaseId::parse(id.into_inner()).map_err(|_| AppError::NotFound)?;
+    let policy = LinkPolicy::days(state.settings.order_link_days);
+    let page = proven_page(&state, &req, &id, policy).await?;
+    let file = format!("receipt-{}.pdf", page.number);
+    let mut response = HttpResponse::Ok()
+        .content_type("application/pdf")
+        .insert_header((
+            header::CONTENT_DISPOSITION,
+            format!("inline; filename=\"{file}\""),
+        ))
+        .body(pdf::render(&page));
+    private(response.headers_mut());
     Ok(response)
 }

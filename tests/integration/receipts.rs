@@ -306,6 +306,51 @@ fn document(page: &str) -> &str {
     &page[start..end]
 }
 
+/// The receipt's PDF as `browser` gets it from `path`, read back as text by a real PDF reader
+/// (poppler's `pdftotext`, which .ci/run installs).
+async fn pdf_text(app: &TestApp, browser: &Browser, path: &str) -> String {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let res = app
+        .client
+        .get(app.url(path))
+        .header("cookie", browser.cookie_header())
+        .send()
+        .await
+        .expect("get the PDF");
+    assert_eq!(res.status().as_u16(), 200, "GET {path}");
+    let header = |name: &str| {
+        res.headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    };
+    assert_eq!(header("content-type").as_deref(), Some("application/pdf"));
+    assert_eq!(header("cache-control").as_deref(), Some("no-store"));
+    let bytes = res.bytes().await.expect("the PDF's bytes");
+    assert!(bytes.starts_with(b"%PDF-"), "not a PDF");
+    let mut reader = Command::new("pdftotext")
+        .args(["-layout", "-enc", "UTF-8", "-", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("pdftotext (poppler-utils) reads the receipt's PDF");
+    reader
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(&bytes)
+        .expect("the PDF written to pdftotext");
+    let out = reader.wait_with_output().expect("pdftotext ran");
+    assert!(
+        out.status.success(),
+        "pdftotext could not read the receipt: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("text")
+}
+
 /// A browser signed in to "My eSIMs" as `email`.
 async fn signed_in_as(app: &TestApp, email: &str) -> Browser {
     let email = email.to_lowercase();
@@ -371,6 +416,34 @@ async fn the_receipt_page_opens_for_the_buyer_only(backend: Backend) {
     assert!(doc.contains("mia@example.com"), "{doc}");
     assert!(doc.contains("No tax was charged on this sale."), "{doc}");
     assert!(doc.contains("Demo payment"), "{doc}");
+    // The same receipt as a PDF, linked from the page, for the same browser only.
+    let pdf_path = format!("{receipt_path}.pdf");
+    assert!(page.body.contains(&format!("href=\"{pdf_path}\"")));
+    let pdf = pdf_text(&app, &buyer, &pdf_path).await;
+    for words in [
+        "Receipt R-000001",
+        "Alpine Travel GmbH",
+        "Bahnhofstrasse 1",
+        "8001 Zürich",
+        "CHE-123.456.789 MWST",
+        "mia@example.com",
+        "Total paid",
+        "No tax was charged on this sale.",
+        "Demo payment",
+    ] {
+        assert!(pdf.contains(words), "{words:?} not in the PDF:\n{pdf}");
+    }
+    let total = doc
+        .split("class=\"total\"")
+        .nth(1)
+        .and_then(|rest| rest.split("class=\"num\">").nth(1))
+        .and_then(|rest| rest.split('<').next())
+        .expect("the page's total")
+        .to_string();
+    assert!(
+        pdf.contains(&total),
+        "the total {total} not in the PDF:\n{pdf}"
+    );
 
     // The owner renames the company: the issued receipt still names the seller it was sold by.
     let renamed = IdentityTexts {
@@ -385,10 +458,13 @@ async fn the_receipt_page_opens_for_the_buyer_only(backend: Backend) {
     let again = buyer.get(&app, &receipt_path).await.assert_status(200).body;
     assert_eq!(document(&again), doc, "an issued receipt never changes");
     assert!(!document(&again).contains("Summit"));
+    let pdf_again = pdf_text(&app, &buyer, &pdf_path).await;
+    assert!(pdf_again.contains("Alpine Travel GmbH") && !pdf_again.contains("Summit"));
 
     // Anyone else: the order pages' 404, with a wrong token too.
     let stranger = Browser::default();
     stranger.get(&app, &receipt_path).await.assert_status(404);
+    stranger.get(&app, &pdf_path).await.assert_status(404);
     stranger
         .get(&app, &format!("{receipt_path}?token={}", "ab".repeat(32)))
         .await
