@@ -36,10 +36,10 @@ pub const DEAD: &str = "dead";
 pub const UPSTREAM_GATE: &str = "upstream.retry_after";
 
 /// Job kinds that never call the Partner API and so ignore its gate.
-const GATE_EXEMPT_KIND: &str = JobKind::Refund.as_str();
+pub const GATE_EXEMPT_KIND: &str = JobKind::Refund.as_str();
 
 /// The kind that has a lane of its own and is claimed first.
-const PLACEMENT_KIND: &str = JobKind::PlaceOrder.as_str();
+pub const PLACEMENT_KIND: &str = JobKind::PlaceOrder.as_str();
 
 /// The PostgreSQL channel on which committed due work is announced to every replica's
 /// listener (`orders::outbox` wakes its workers on it). Channels are per database, so shops
@@ -94,7 +94,10 @@ struct Candidate {
     lease_owner: Option<String>,
 }
 
-const CLAIM_POSTGRES: &str = "SELECT id, state, attempts, lease_owner FROM outbox_jobs \
+/// The claim's search for the next job (binds: now, the upstream gate's lease name, the kind
+/// exempt from the gate, the lane, the placement kind). Public for the query-plan test, which
+/// explains exactly this text.
+pub const CLAIM_POSTGRES: &str = "SELECT id, state, attempts, lease_owner FROM outbox_jobs \
      WHERE ((state = 'queued' AND run_at_ms <= $1) \
          OR (state = 'running' AND lease_expires_at_ms <= $1)) \
        AND (kind = $3 OR NOT EXISTS \
@@ -103,7 +106,8 @@ const CLAIM_POSTGRES: &str = "SELECT id, state, attempts, lease_owner FROM outbo
      ORDER BY CASE kind WHEN $5 THEN 0 ELSE 1 END, run_at_ms, id \
      LIMIT 1 FOR UPDATE SKIP LOCKED";
 
-const CLAIM_SQLITE: &str = "SELECT id, state, attempts, lease_owner FROM outbox_jobs \
+/// [`CLAIM_POSTGRES`] for SQLite (no row locks: the write transaction is the lock).
+pub const CLAIM_SQLITE: &str = "SELECT id, state, attempts, lease_owner FROM outbox_jobs \
      WHERE ((state = 'queued' AND run_at_ms <= ?1) \
          OR (state = 'running' AND lease_expires_at_ms <= ?1)) \
        AND (kind = ?3 OR NOT EXISTS \
