@@ -54,3 +54,12 @@ mail-traveller-heading = An eSIM was bought for you
 mail-traveller-action = Install your eSIM
 mail-traveller-intro = Your eSIM for { $plan } ({ $unit }) is ready.
 mail-traveller-footer = Keep this email: the link is how you get back to your installation details. It is private and opens only your eSIM, so please do not share it.
+
+# The trip reminder, the day before the departure day the buyer gave.
+mail-trip-subject = Your trip on { $day }: your eSIM – { $shop }
+mail-trip-preheader = Your eSIM for tomorrow's trip, and when to install it.
+mail-trip-heading = Your trip starts tomorrow
+mail-trip-action = Open your eSIM
+mail-trip-purpose = You asked us to remind you of your eSIM the day before you leave, on { $day }.
+mail-trip-intro = Your order: { $plan }.
+mail-trip-footer = You get this email because you gave your departure date for this order. To stop reminders, remove the date on your order page. The link is private, so please do not share it.

@@ -51,6 +51,8 @@ diesel::table! {
         access_token_hash -> Text,
         unit_count -> Integer,
         created_at_ms -> BigInt,
+        trip_date -> Nullable<Text>,
+        trip_reminded_for -> Nullable<Text>,
     }
 }
 

@@ -318,6 +318,24 @@ struct TravellerReadyText<'a> {
 }
 
 #[derive(Template)]
+#[template(path = "mail/trip_reminder.html")]
+struct TripReminderHtml<'a> {
+    frame: &'a Frame<'a>,
+    plan: &'a str,
+    day: &'a str,
+    advice: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "mail/trip_reminder.txt")]
+struct TripReminderText<'a> {
+    frame: &'a Frame<'a>,
+    plan: &'a str,
+    day: &'a str,
+    advice: &'a str,
+}
+
+#[derive(Template)]
 #[template(path = "mail/order_refunded.html")]
 struct OrderRefundedHtml<'a> {
     frame: &'a Frame<'a>,
@@ -513,6 +531,43 @@ impl OutgoingEmail {
             Audience::Customer,
             to,
             i18n::ta("mail-traveller-subject", "shop", &brand.name),
+            text,
+            html,
+        )
+        .sent_by(brand))
+    }
+
+    /// The reminder the buyer asked for by giving a departure day: sent the day before `day`
+    /// (written in the current language), with the buyer's private link and `advice`, a
+    /// message id ([`crate::domain::plan::Activation::install_advice`]).
+    pub fn trip_reminder(
+        to: Email,
+        brand: &MailBrand,
+        order_url: &Url,
+        plan: &str,
+        day: &str,
+        advice: &str,
+    ) -> Result<Self, MailError> {
+        let frame = Frame::customer("trip", brand, order_url.as_str());
+        let (text, html) = render_pair(
+            "trip_reminder",
+            &TripReminderText {
+                frame: &frame,
+                plan,
+                day,
+                advice,
+            },
+            &TripReminderHtml {
+                frame: &frame,
+                plan,
+                day,
+                advice,
+            },
+        )?;
+        Ok(Self::new(
+            Audience::Customer,
+            to,
+            i18n::ta2("mail-trip-subject", "day", day, "shop", &brand.name),
             text,
             html,
         )

@@ -149,6 +149,8 @@ pub struct CheckoutForm {
     /// Who each unit is for, in unit order (at most `quantity`; missing ones are nobody in
     /// particular).
     pub travellers: Vec<Traveller>,
+    /// The departure day, if the buyer gave one: stored with the checkout, its reminder queued.
+    pub trip: Option<crate::orders::trip::TripAsk>,
 }
 
 /// The wallet as a new sale sees it, in upstream cents.
@@ -393,6 +395,7 @@ impl Checkout {
         };
         let terms = form.terms;
         let travellers = form.travellers.clone();
+        let trip = form.trip;
         let admitted = self
             .db
             .run(move |conn| {
@@ -410,6 +413,9 @@ impl Checkout {
                     // The buyer's link is a row of the first unit that opens the checkout.
                     let first = units.first().ok_or(Admission::NoUnits)?;
                     db::order_links::insert(conn, &first.id, &first.access_token_hash, true, now)?;
+                    if trip.is_some() {
+                        crate::orders::trip::record_in(conn, &first.id, trip, now)?;
+                    }
                     Ok((counted, first.price_cents))
                 })
             })

@@ -29,6 +29,7 @@ pub mod seo;
 pub mod share_card;
 mod shop;
 pub mod sitemap;
+mod trip;
 mod webhooks;
 
 use std::net::TcpListener;
@@ -184,6 +185,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .wrap(actix_web::middleware::from_fn(order_not_found))
                 .route("/{id}", web::get().to(orders::order))
                 .route("/{id}/receipt", web::get().to(receipt::receipt))
+                .route("/{id}/trip", web::get().to(trip::show))
+                .route("/{id}/trip", web::post().to(trip::save))
                 .default_service(web::to(not_found)),
         )
         .route("/webhooks/stripe", web::post().to(webhooks::stripe))

@@ -889,6 +889,8 @@ pub struct BuyForm {
     pub quantities: Vec<QuantityChoice>,
     /// One row per eSIM the cap allows, as typed.
     pub travellers: Vec<TravellerFields>,
+    /// "When do you leave?" as typed (`YYYY-MM-DD` from a date input).
+    pub trip_date: String,
 }
 
 /// One choice of the checkout's number of eSIMs, with what it costs in all.
@@ -957,6 +959,7 @@ impl BuyForm {
             email_suggestion: typed.email_suggestion,
             quantities,
             travellers,
+            trip_date: typed.trip_date,
         }
     }
 
@@ -993,6 +996,8 @@ pub struct Typed {
     pub quantity: Quantity,
     /// `(name, email)` per eSIM.
     pub travellers: Vec<(String, String)>,
+    /// The departure day field as typed.
+    pub trip_date: String,
 }
 
 impl Typed {
@@ -1006,6 +1011,7 @@ impl Typed {
             email_suggestion: None,
             quantity: Quantity::ONE,
             travellers: Vec::new(),
+            trip_date: String::new(),
         }
     }
 }

@@ -81,6 +81,7 @@ mod sitemap;
 mod stripe;
 mod supplier_history;
 mod travellers;
+mod trip_reminders;
 mod units;
 mod upstream;
 mod wallet_pause;

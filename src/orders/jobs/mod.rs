@@ -13,6 +13,7 @@ mod fetch_installation;
 mod place_order;
 mod refund;
 mod track_order;
+mod trip_reminder;
 
 use email::ConsumerEmail;
 use fetch_installation::FetchInstallation;
@@ -20,6 +21,7 @@ use job::Job;
 use place_order::PlaceOrder;
 use refund::Refund;
 use track_order::TrackOrder;
+use trip_reminder::TripReminder;
 
 /// Every job this version runs, one per [`job::JobKind`].
 pub(crate) fn registry() -> &'static [&'static dyn Job] {
@@ -31,6 +33,7 @@ pub(crate) fn registry() -> &'static [&'static dyn Job] {
         &ConsumerEmail::PaymentReceived,
         &ConsumerEmail::EsimReady,
         &ConsumerEmail::Refunded,
+        &TripReminder,
     ]
 }
 
