@@ -63,3 +63,13 @@ mail-trip-action = eSIM öffnen
 mail-trip-purpose = Du wolltest am Tag vor deiner Abreise am { $day } an deine eSIM erinnert werden.
 mail-trip-intro = Deine Bestellung: { $plan }.
 mail-trip-footer = Du bekommst diese E-Mail, weil du für diese Bestellung dein Abreisedatum angegeben hast. Ohne Erinnerungen: Lösche das Datum auf deiner Bestellseite. Der Link ist privat, bitte gib ihn nicht weiter.
+
+# Reminders of unfinished checkouts: the consent at checkout, the email, the unsubscribe page.
+mail-unfinished-subject = Du hast deine Bestellung nicht abgeschlossen – { $shop }
+mail-unfinished-preheader = Deine eSIM ist nur noch einen Schritt entfernt.
+mail-unfinished-heading = Du hast deine Bestellung nicht abgeschlossen
+mail-unfinished-action = Zurück zum Tarif
+mail-unfinished-purpose = Du wolltest erinnert werden, falls du deine Bestellung nicht abschließt. Deine Zahlungsseite wurde ohne Zahlung geschlossen, es wurde nichts abgebucht.
+mail-unfinished-intro = Der gewählte Tarif: { $plan }.
+mail-unfinished-footer = Du bekommst diese E-Mail, weil du beim Bestellen „Erinnere mich per E-Mail, falls ich nicht abschließe“ angekreuzt hast. Wir senden höchstens eine pro Woche.
+mail-unfinished-unsubscribe = Diese Erinnerungen abbestellen

@@ -89,3 +89,11 @@ trip-intro = Am Morgen vor deiner Abreise erinnern wir dich per E-Mail an deine 
 trip-save = Datum speichern
 trip-remove = Datum löschen (keine Erinnerung)
 trip-back = Zurück zur Bestellung
+
+# Reminders of unfinished checkouts: the consent at checkout, the email, the unsubscribe page.
+checkout-remind-unfinished = Erinnere mich per E-Mail, falls ich nicht abschließe
+checkout-remind-unfinished-hint = Eine E-Mail eine Stunde nachdem die Zahlungsseite geschlossen wurde, nur wenn du nicht bezahlt hast. Höchstens eine pro Woche.
+unsubscribe-title = Erinnerungen an nicht abgeschlossene Bestellungen
+unsubscribe-intro = Drücke den Knopf, damit diese Adresse keine Erinnerungen an nicht abgeschlossene Bestellungen mehr bekommt. E-Mails zu bezahlten Bestellungen erreichen dich weiterhin.
+unsubscribe-button = Abbestellen
+unsubscribe-done = Erledigt: Diese Adresse bekommt keine Erinnerungen an nicht abgeschlossene Bestellungen mehr.

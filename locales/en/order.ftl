@@ -89,3 +89,11 @@ trip-intro = We email you a reminder with your eSIM and when to install it on th
 trip-save = Save date
 trip-remove = Remove the date (no reminder)
 trip-back = Back to your order
+
+# Reminders of unfinished checkouts: the consent at checkout, the email, the unsubscribe page.
+checkout-remind-unfinished = Email me a reminder if I don't finish
+checkout-remind-unfinished-hint = One email an hour after the payment page closes, only if you have not paid. Never more than one a week.
+unsubscribe-title = Reminders of unfinished orders
+unsubscribe-intro = Press the button to get no more reminders of unfinished orders at this address. Emails about orders you paid for still reach you.
+unsubscribe-button = Unsubscribe
+unsubscribe-done = Done: this address gets no more reminders of unfinished orders.

@@ -89,3 +89,11 @@ trip-intro = La mañana del día antes de salir te enviamos un recordatorio con 
 trip-save = Guardar fecha
 trip-remove = Borrar la fecha (sin recordatorio)
 trip-back = Volver a tu pedido
+
+# Reminders of unfinished checkouts: the consent at checkout, the email, the unsubscribe page.
+checkout-remind-unfinished = Envíame un recordatorio si no termino
+checkout-remind-unfinished-hint = Un correo una hora después de que se cierre la página de pago, solo si no has pagado. Nunca más de uno por semana.
+unsubscribe-title = Recordatorios de pedidos sin terminar
+unsubscribe-intro = Pulsa el botón para que esta dirección no reciba más recordatorios de pedidos sin terminar. Los correos sobre pedidos pagados te seguirán llegando.
+unsubscribe-button = Darse de baja
+unsubscribe-done = Hecho: esta dirección ya no recibirá recordatorios de pedidos sin terminar.

@@ -25,10 +25,12 @@ pub enum JobKind {
     /// Remind the buyer of their eSIM the day before the departure day they gave (the job
     /// names the checkout).
     EmailTripReminder,
+    /// Remind a buyer who asked for it of a checkout left unpaid (the job names the checkout).
+    EmailCheckoutReminder,
 }
 
 impl JobKind {
-    pub const ALL: [Self; 8] = [
+    pub const ALL: [Self; 9] = [
         Self::PlaceOrder,
         Self::TrackOrder,
         Self::FetchInstallation,
@@ -37,6 +39,7 @@ impl JobKind {
         Self::EmailEsimReady,
         Self::EmailRefunded,
         Self::EmailTripReminder,
+        Self::EmailCheckoutReminder,
     ];
 
     /// The kind's name in `outbox_jobs.kind`, the one spelling every query and test uses.
@@ -50,6 +53,7 @@ impl JobKind {
             Self::EmailEsimReady => "email_esim_ready",
             Self::EmailRefunded => "email_refunded",
             Self::EmailTripReminder => "email_trip_reminder",
+            Self::EmailCheckoutReminder => "email_checkout_reminder",
         }
     }
 
@@ -68,6 +72,7 @@ impl JobKind {
             Self::EmailEsimReady => "Emailing the customer their eSIM link",
             Self::EmailRefunded => "Emailing the refund notice",
             Self::EmailTripReminder => "Emailing the reminder before the trip",
+            Self::EmailCheckoutReminder => "Emailing the reminder of an unfinished checkout",
         }
     }
 

@@ -151,6 +151,8 @@ pub struct CheckoutForm {
     pub travellers: Vec<Traveller>,
     /// The departure day, if the buyer gave one: stored with the checkout, its reminder queued.
     pub trip: Option<crate::orders::trip::TripAsk>,
+    /// The buyer asked for a reminder should they not pay (`orders::checkout_reminder`).
+    pub remind_unfinished: bool,
 }
 
 /// The wallet as a new sale sees it, in upstream cents.
@@ -396,6 +398,7 @@ impl Checkout {
         let terms = form.terms;
         let travellers = form.travellers.clone();
         let trip = form.trip;
+        let remind_unfinished = form.remind_unfinished;
         let admitted = self
             .db
             .run(move |conn| {
@@ -415,6 +418,14 @@ impl Checkout {
                     db::order_links::insert(conn, &first.id, &first.access_token_hash, true, now)?;
                     if trip.is_some() {
                         crate::orders::trip::record_in(conn, &first.id, trip, now)?;
+                    }
+                    if remind_unfinished {
+                        crate::orders::checkout_reminder::consent_in(
+                            conn,
+                            &first.id,
+                            first.expires_at_ms,
+                            now,
+                        )?;
                     }
                     Ok((counted, first.price_cents))
                 })

@@ -7,6 +7,7 @@
 pub mod actions;
 pub mod backlog;
 pub mod checkout;
+pub mod checkout_reminder;
 pub mod confirm;
 pub mod console;
 pub mod installation;

@@ -49,6 +49,8 @@ pub struct CheckoutFields {
     /// How many eSIMs (1 to the owner's cap); absent means one.
     #[serde(default)]
     quantity: String,
+    /// "Email me a reminder if I don't finish", unticked unless the buyer ticks it.
+    remind_unfinished: Option<String>,
     /// "When do you leave?": an optional departure day, `YYYY-MM-DD`.
     #[serde(default)]
     trip_date: String,
@@ -127,6 +129,7 @@ pub async fn checkout(
         quantity: quantity.map_or(Quantity::ONE, |q| q),
         travellers: rows.clone(),
         trip_date: form.trip_date.clone(),
+        remind_unfinished: form.remind_unfinished.is_some(),
     };
     if !state.checkout_limiter.allow(client) {
         // The form stays, with what was typed: waiting a moment and sending it again works.
@@ -279,6 +282,7 @@ pub async fn checkout(
                 quantity,
                 travellers,
                 trip,
+                remind_unfinished: form.remind_unfinished.is_some(),
             },
         )
         .await;

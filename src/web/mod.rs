@@ -30,6 +30,7 @@ pub mod share_card;
 mod shop;
 pub mod sitemap;
 mod trip;
+mod unsubscribe;
 mod webhooks;
 
 use std::net::TcpListener;
@@ -164,6 +165,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/checkout", web::post().to(checkout::checkout))
         .route("/lost-link", web::get().to(lost_link::show))
         .route("/lost-link", web::post().to(lost_link::submit))
+        .route("/unsubscribe/{token}", web::get().to(unsubscribe::show))
+        .route("/unsubscribe/{token}", web::post().to(unsubscribe::submit))
         .route("/my-esims", web::get().to(my_esims::list))
         .route("/my-esims/sign-in", web::get().to(my_esims::sign_in_page))
         .route("/my-esims/sign-in", web::post().to(my_esims::sign_in))

@@ -891,6 +891,8 @@ pub struct BuyForm {
     pub travellers: Vec<TravellerFields>,
     /// "When do you leave?" as typed (`YYYY-MM-DD` from a date input).
     pub trip_date: String,
+    /// "Email me a reminder if I don't finish" was ticked.
+    pub remind_unfinished: bool,
 }
 
 /// One choice of the checkout's number of eSIMs, with what it costs in all.
@@ -960,6 +962,7 @@ impl BuyForm {
             quantities,
             travellers,
             trip_date: typed.trip_date,
+            remind_unfinished: typed.remind_unfinished,
         }
     }
 
@@ -998,6 +1001,8 @@ pub struct Typed {
     pub travellers: Vec<(String, String)>,
     /// The departure day field as typed.
     pub trip_date: String,
+    /// The reminder of an unfinished checkout was asked for.
+    pub remind_unfinished: bool,
 }
 
 impl Typed {
@@ -1012,6 +1017,7 @@ impl Typed {
             quantity: Quantity::ONE,
             travellers: Vec::new(),
             trip_date: String::new(),
+            remind_unfinished: false,
         }
     }
 }

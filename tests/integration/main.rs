@@ -27,6 +27,7 @@ mod catalog_names;
 mod catalog_names_browser;
 mod checkout;
 mod checkout_holds;
+mod checkout_reminders;
 mod cli;
 mod console_confirm;
 mod console_layout_browser;

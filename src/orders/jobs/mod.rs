@@ -8,6 +8,7 @@
 
 pub mod job;
 
+mod checkout_reminder;
 pub(crate) mod email;
 mod fetch_installation;
 mod place_order;
@@ -15,6 +16,7 @@ mod refund;
 mod track_order;
 mod trip_reminder;
 
+use checkout_reminder::CheckoutReminder;
 use email::ConsumerEmail;
 use fetch_installation::FetchInstallation;
 use job::Job;
@@ -34,6 +36,7 @@ pub(crate) fn registry() -> &'static [&'static dyn Job] {
         &ConsumerEmail::EsimReady,
         &ConsumerEmail::Refunded,
         &TripReminder,
+        &CheckoutReminder,
     ]
 }
 
