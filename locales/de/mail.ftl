@@ -54,3 +54,22 @@ mail-traveller-heading = Für dich wurde eine eSIM gekauft
 mail-traveller-action = eSIM installieren
 mail-traveller-intro = Deine eSIM für { $plan } ({ $unit }) ist bereit.
 mail-traveller-footer = Bewahre diese E-Mail auf: Über den Link kommst du zurück zu deinen Installationsdaten. Er ist privat und öffnet nur deine eSIM, bitte gib ihn nicht weiter.
+
+# The trip reminder, the day before the departure day the buyer gave.
+mail-trip-subject = Deine Reise am { $day }: deine eSIM – { $shop }
+mail-trip-preheader = Deine eSIM für die Reise morgen und wann du sie installierst.
+mail-trip-heading = Morgen geht deine Reise los
+mail-trip-action = eSIM öffnen
+mail-trip-purpose = Du wolltest am Tag vor deiner Abreise am { $day } an deine eSIM erinnert werden.
+mail-trip-intro = Deine Bestellung: { $plan }.
+mail-trip-footer = Du bekommst diese E-Mail, weil du für diese Bestellung dein Abreisedatum angegeben hast. Ohne Erinnerungen: Lösche das Datum auf deiner Bestellseite. Der Link ist privat, bitte gib ihn nicht weiter.
+
+# Reminders of unfinished checkouts: the consent at checkout, the email, the unsubscribe page.
+mail-unfinished-subject = Du hast deine Bestellung nicht abgeschlossen – { $shop }
+mail-unfinished-preheader = Deine eSIM ist nur noch einen Schritt entfernt.
+mail-unfinished-heading = Du hast deine Bestellung nicht abgeschlossen
+mail-unfinished-action = Zurück zum Tarif
+mail-unfinished-purpose = Du wolltest erinnert werden, falls du deine Bestellung nicht abschließt. Deine Zahlungsseite wurde ohne Zahlung geschlossen, es wurde nichts abgebucht.
+mail-unfinished-intro = Der gewählte Tarif: { $plan }.
+mail-unfinished-footer = Du bekommst diese E-Mail, weil du beim Bestellen „Erinnere mich per E-Mail, falls ich nicht abschließe“ angekreuzt hast. Wir senden höchstens eine pro Woche.
+mail-unfinished-unsubscribe = Diese Erinnerungen abbestellen

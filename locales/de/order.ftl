@@ -72,3 +72,28 @@ promo-pay-line = { $code }: { $discount } Rabatt auf { $list }
 pay-units-line = { $count } eSIMs × { $price }
 order-unit-label = eSIM { $index } von { $count }
 order-units-heading = Deine { $count } eSIMs
+
+# The departure day: the checkout's optional field and the order page's form.
+trip-date-label = Wann reist du ab? (optional)
+trip-date-hint = Am Morgen vor deiner Abreise erinnern wir dich per E-Mail an deine eSIM und daran, wann du sie installierst. Leer lassen für keine Erinnerung.
+trip-date-invalid = Gib den Abreisetag als Datum ein, etwa 2026-12-24.
+trip-date-past = Der Abreisetag darf nicht in der Vergangenheit liegen.
+trip-date-too-far = Der Abreisetag darf höchstens ein Jahr in der Zukunft liegen.
+order-trip-heading = Deine Reise
+order-trip-none = Sag uns, wann du abreist, und wir erinnern dich am Tag davor per E-Mail an deine eSIM.
+order-trip-on = Du reist am { $day } ab. Am Tag davor erinnern wir dich per E-Mail.
+order-trip-add = Abreisedatum angeben
+order-trip-change = Datum ändern oder löschen
+trip-title = Wann reist du ab?
+trip-intro = Am Morgen vor deiner Abreise erinnern wir dich per E-Mail an deine eSIM und daran, wann du sie installierst.
+trip-save = Datum speichern
+trip-remove = Datum löschen (keine Erinnerung)
+trip-back = Zurück zur Bestellung
+
+# Reminders of unfinished checkouts: the consent at checkout, the email, the unsubscribe page.
+checkout-remind-unfinished = Erinnere mich per E-Mail, falls ich nicht abschließe
+checkout-remind-unfinished-hint = Eine E-Mail eine Stunde nachdem die Zahlungsseite geschlossen wurde, nur wenn du nicht bezahlt hast. Höchstens eine pro Woche.
+unsubscribe-title = Erinnerungen an nicht abgeschlossene Bestellungen
+unsubscribe-intro = Drücke den Knopf, damit diese Adresse keine Erinnerungen an nicht abgeschlossene Bestellungen mehr bekommt. E-Mails zu bezahlten Bestellungen erreichen dich weiterhin.
+unsubscribe-button = Abbestellen
+unsubscribe-done = Erledigt: Diese Adresse bekommt keine Erinnerungen an nicht abgeschlossene Bestellungen mehr.

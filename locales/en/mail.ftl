@@ -54,3 +54,22 @@ mail-traveller-heading = An eSIM was bought for you
 mail-traveller-action = Install your eSIM
 mail-traveller-intro = Your eSIM for { $plan } ({ $unit }) is ready.
 mail-traveller-footer = Keep this email: the link is how you get back to your installation details. It is private and opens only your eSIM, so please do not share it.
+
+# The trip reminder, the day before the departure day the buyer gave.
+mail-trip-subject = Your trip on { $day }: your eSIM – { $shop }
+mail-trip-preheader = Your eSIM for tomorrow's trip, and when to install it.
+mail-trip-heading = Your trip starts tomorrow
+mail-trip-action = Open your eSIM
+mail-trip-purpose = You asked us to remind you of your eSIM the day before you leave, on { $day }.
+mail-trip-intro = Your order: { $plan }.
+mail-trip-footer = You get this email because you gave your departure date for this order. To stop reminders, remove the date on your order page. The link is private, so please do not share it.
+
+# Reminders of unfinished checkouts: the consent at checkout, the email, the unsubscribe page.
+mail-unfinished-subject = You did not finish your order – { $shop }
+mail-unfinished-preheader = Your eSIM is still one step away.
+mail-unfinished-heading = You did not finish your order
+mail-unfinished-action = Back to the plan
+mail-unfinished-purpose = You asked us to remind you if you did not finish your order. Your payment page closed without a payment, so nothing was charged.
+mail-unfinished-intro = The plan you chose: { $plan }.
+mail-unfinished-footer = You get this email because you ticked "Email me a reminder if I don't finish" at checkout. We send at most one a week.
+mail-unfinished-unsubscribe = Unsubscribe from these reminders

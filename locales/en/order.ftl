@@ -72,3 +72,28 @@ promo-pay-line = { $code }: { $discount } off { $list }
 pay-units-line = { $count } eSIMs × { $price }
 order-unit-label = eSIM { $index } of { $count }
 order-units-heading = Your { $count } eSIMs
+
+# The departure day: the checkout's optional field and the order page's form.
+trip-date-label = When do you leave? (optional)
+trip-date-hint = We email you a reminder with your eSIM and when to install it on the morning of the day before. Leave it empty for no reminder.
+trip-date-invalid = Enter the day you leave as a date, like 2026-12-24.
+trip-date-past = The day you leave cannot be in the past.
+trip-date-too-far = The day you leave can be at most one year from today.
+order-trip-heading = Your trip
+order-trip-none = Tell us when you leave and we email you a reminder with your eSIM the day before.
+order-trip-on = You leave on { $day }. We email you a reminder the day before.
+order-trip-add = Add your departure date
+order-trip-change = Change or remove the date
+trip-title = When do you leave?
+trip-intro = We email you a reminder with your eSIM and when to install it on the morning of the day before you leave.
+trip-save = Save date
+trip-remove = Remove the date (no reminder)
+trip-back = Back to your order
+
+# Reminders of unfinished checkouts: the consent at checkout, the email, the unsubscribe page.
+checkout-remind-unfinished = Email me a reminder if I don't finish
+checkout-remind-unfinished-hint = One email an hour after the payment page closes, only if you have not paid. Never more than one a week.
+unsubscribe-title = Reminders of unfinished orders
+unsubscribe-intro = Press the button to get no more reminders of unfinished orders at this address. Emails about orders you paid for still reach you.
+unsubscribe-button = Unsubscribe
+unsubscribe-done = Done: this address gets no more reminders of unfinished orders.

@@ -54,3 +54,22 @@ mail-traveller-heading = Alguien ha comprado una eSIM para ti
 mail-traveller-action = Instalar tu eSIM
 mail-traveller-intro = Tu eSIM para { $plan } ({ $unit }) está lista.
 mail-traveller-footer = Guarda este correo: el enlace es la forma de volver a los datos de instalación. Es privado y solo abre tu eSIM, así que no lo compartas.
+
+# The trip reminder, the day before the departure day the buyer gave.
+mail-trip-subject = Tu viaje del { $day }: tu eSIM – { $shop }
+mail-trip-preheader = Tu eSIM para el viaje de mañana y cuándo instalarla.
+mail-trip-heading = Tu viaje empieza mañana
+mail-trip-action = Abrir tu eSIM
+mail-trip-purpose = Nos pediste que te recordáramos tu eSIM el día antes de salir, el { $day }.
+mail-trip-intro = Tu pedido: { $plan }.
+mail-trip-footer = Recibes este correo porque indicaste la fecha de salida de este pedido. Para no recibir recordatorios, borra la fecha en la página de tu pedido. El enlace es privado, así que no lo compartas.
+
+# Reminders of unfinished checkouts: the consent at checkout, the email, the unsubscribe page.
+mail-unfinished-subject = No terminaste tu pedido – { $shop }
+mail-unfinished-preheader = Tu eSIM está a un paso.
+mail-unfinished-heading = No terminaste tu pedido
+mail-unfinished-action = Volver al plan
+mail-unfinished-purpose = Nos pediste que te lo recordáramos si no terminabas tu pedido. La página de pago se cerró sin pago, así que no se cobró nada.
+mail-unfinished-intro = El plan que elegiste: { $plan }.
+mail-unfinished-footer = Recibes este correo porque marcaste «Envíame un recordatorio si no termino» al pagar. Enviamos como mucho uno por semana.
+mail-unfinished-unsubscribe = Darse de baja de estos recordatorios

@@ -72,3 +72,28 @@ promo-pay-line = { $code }: { $discount } de descuento sobre { $list }
 pay-units-line = { $count } eSIM × { $price }
 order-unit-label = eSIM { $index } de { $count }
 order-units-heading = Tus { $count } eSIM
+
+# The departure day: the checkout's optional field and the order page's form.
+trip-date-label = ¿Cuándo sales? (opcional)
+trip-date-hint = La mañana del día antes te enviamos un recordatorio con tu eSIM y cuándo instalarla. Déjalo vacío si no quieres recordatorio.
+trip-date-invalid = Escribe el día de salida como una fecha, por ejemplo 2026-12-24.
+trip-date-past = El día de salida no puede estar en el pasado.
+trip-date-too-far = El día de salida puede ser como mucho dentro de un año.
+order-trip-heading = Tu viaje
+order-trip-none = Dinos cuándo sales y el día antes te enviamos un recordatorio con tu eSIM.
+order-trip-on = Sales el { $day }. El día antes te enviamos un recordatorio.
+order-trip-add = Indicar la fecha de salida
+order-trip-change = Cambiar o borrar la fecha
+trip-title = ¿Cuándo sales?
+trip-intro = La mañana del día antes de salir te enviamos un recordatorio con tu eSIM y cuándo instalarla.
+trip-save = Guardar fecha
+trip-remove = Borrar la fecha (sin recordatorio)
+trip-back = Volver a tu pedido
+
+# Reminders of unfinished checkouts: the consent at checkout, the email, the unsubscribe page.
+checkout-remind-unfinished = Envíame un recordatorio si no termino
+checkout-remind-unfinished-hint = Un correo una hora después de que se cierre la página de pago, solo si no has pagado. Nunca más de uno por semana.
+unsubscribe-title = Recordatorios de pedidos sin terminar
+unsubscribe-intro = Pulsa el botón para que esta dirección no reciba más recordatorios de pedidos sin terminar. Los correos sobre pedidos pagados te seguirán llegando.
+unsubscribe-button = Darse de baja
+unsubscribe-done = Hecho: esta dirección ya no recibirá recordatorios de pedidos sin terminar.

@@ -24,3 +24,40 @@ pub fn insert(conn: &mut DbConn, new: &NewCheckout) -> Result<(), DbError> {
         .execute(conn)?;
     Ok(())
 }
+
+/// A checkout's departure day and the day a trip reminder last went out for (`YYYY-MM-DD`).
+#[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable)]
+#[diesel(table_name = checkouts)]
+pub struct TripRow {
+    pub trip_date: Option<String>,
+    pub trip_reminded_for: Option<String>,
+}
+
+/// The trip columns of checkout `id`; `None` for an unknown checkout.
+pub fn trip(conn: &mut DbConn, id: &PurchaseId) -> Result<Option<TripRow>, DbError> {
+    Ok(checkouts::table
+        .find(id)
+        .select(TripRow::as_select())
+        .first(conn)
+        .optional()?)
+}
+
+/// Sets (or, with `None`, clears) checkout `id`'s departure day; returns whether a row changed.
+pub fn set_trip_date(
+    conn: &mut DbConn,
+    id: &PurchaseId,
+    date: Option<&str>,
+) -> Result<bool, DbError> {
+    let changed = diesel::update(checkouts::table.find(id))
+        .set(checkouts::trip_date.eq(date))
+        .execute(conn)?;
+    Ok(changed > 0)
+}
+
+/// Records that the reminder for departure day `date` went out for checkout `id`.
+pub fn mark_trip_reminded(conn: &mut DbConn, id: &PurchaseId, date: &str) -> Result<(), DbError> {
+    diesel::update(checkouts::table.find(id))
+        .set(checkouts::trip_reminded_for.eq(Some(date)))
+        .execute(conn)?;
+    Ok(())
+}

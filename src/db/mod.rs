@@ -39,6 +39,7 @@ pub mod purchases;
 pub mod receipts;
 pub mod refunds;
 pub mod region_names;
+pub mod reminder_addresses;
 pub mod retention;
 pub mod schema;
 pub mod settings;

@@ -514,6 +514,32 @@ pub fn cancel_queued(
     Ok(ended > 0)
 }
 
+/// Moves the queued `kind` job of `purchase_id` to run at `run_at_ms` (a changed due time),
+/// and tells every replica; returns whether one moved. A job a worker holds is left alone.
+pub fn retime_queued(
+    conn: &mut DbConn,
+    purchase_id: &PurchaseId,
+    kind: &str,
+    run_at_ms: i64,
+    now_ms: i64,
+) -> Result<bool, DbError> {
+    let moved = diesel::update(
+        outbox_jobs::table
+            .filter(outbox_jobs::purchase_id.eq(purchase_id))
+            .filter(outbox_jobs::kind.eq(kind))
+            .filter(outbox_jobs::state.eq(QUEUED)),
+    )
+    .set((
+        outbox_jobs::run_at_ms.eq(run_at_ms),
+        outbox_jobs::updated_at_ms.eq(now_ms),
+    ))
+    .execute(conn)?;
+    if moved > 0 {
+        announce(conn)?;
+    }
+    Ok(moved > 0)
+}
+
 /// Every attempt of a job, oldest first.
 pub fn attempts(conn: &mut DbConn, job_id: i64) -> Result<Vec<Attempt>, DbError> {
     Ok(attempts_query(job_id).load(conn)?)

@@ -51,6 +51,26 @@ diesel::table! {
         access_token_hash -> Text,
         unit_count -> Integer,
         created_at_ms -> BigInt,
+        trip_date -> Nullable<Text>,
+        trip_reminded_for -> Nullable<Text>,
+        remind_unfinished -> Bool,
+    }
+}
+
+diesel::table! {
+    reminder_addresses (email_key) {
+        email_key -> Text,
+        last_reminded_at_ms -> Nullable<BigInt>,
+        last_checkout_id -> Nullable<Text>,
+        unsubscribed_at_ms -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    unsubscribe_tokens (token_hash) {
+        token_hash -> Text,
+        email_key -> Text,
+        created_at_ms -> BigInt,
     }
 }
 
@@ -247,6 +267,8 @@ diesel::joinable!(order_link_tokens -> purchases (purchase_id));
 diesel::allow_tables_to_appear_in_same_query!(
     purchases,
     checkouts,
+    reminder_addresses,
+    unsubscribe_tokens,
     travellers,
     order_link_tokens,
     purchase_events,

@@ -94,6 +94,21 @@ impl ConsoleZone {
         &self.name
     }
 
+    /// The calendar day in this zone at `ms` (Unix milliseconds); `None` out of range.
+    pub fn today(&self, ms: i64) -> Option<jiff::civil::Date> {
+        jiff::Timestamp::from_millisecond(ms)
+            .ok()
+            .map(|t| t.to_zoned(self.zone.clone()).date())
+    }
+
+    /// The wall-clock time `at` in this zone as Unix milliseconds (a time skipped by a clock
+    /// change is read as after it); `None` out of range.
+    pub fn ms_at(&self, at: jiff::civil::DateTime) -> Option<i64> {
+        at.to_zoned(self.zone.clone())
+            .ok()
+            .map(|z| z.timestamp().as_millisecond())
+    }
+
     /// Every zone name of the database, sorted, for the console's picker.
     pub fn all_names() -> Vec<String> {
         let mut names: Vec<String> = jiff::tz::db().available().map(|n| n.to_string()).collect();

@@ -22,10 +22,15 @@ pub enum JobKind {
     EmailEsimReady,
     /// Tell the consumer the order could not be completed and was refunded.
     EmailRefunded,
+    /// Remind the buyer of their eSIM the day before the departure day they gave (the job
+    /// names the checkout).
+    EmailTripReminder,
+    /// Remind a buyer who asked for it of a checkout left unpaid (the job names the checkout).
+    EmailCheckoutReminder,
 }
 
 impl JobKind {
-    pub const ALL: [Self; 7] = [
+    pub const ALL: [Self; 9] = [
         Self::PlaceOrder,
         Self::TrackOrder,
         Self::FetchInstallation,
@@ -33,6 +38,8 @@ impl JobKind {
         Self::EmailPaymentReceived,
         Self::EmailEsimReady,
         Self::EmailRefunded,
+        Self::EmailTripReminder,
+        Self::EmailCheckoutReminder,
     ];
 
     /// The kind's name in `outbox_jobs.kind`, the one spelling every query and test uses.
@@ -45,6 +52,8 @@ impl JobKind {
             Self::EmailPaymentReceived => "email_payment_received",
             Self::EmailEsimReady => "email_esim_ready",
             Self::EmailRefunded => "email_refunded",
+            Self::EmailTripReminder => "email_trip_reminder",
+            Self::EmailCheckoutReminder => "email_checkout_reminder",
         }
     }
 
@@ -62,6 +71,8 @@ impl JobKind {
             Self::EmailPaymentReceived => "Emailing the payment confirmation",
             Self::EmailEsimReady => "Emailing the customer their eSIM link",
             Self::EmailRefunded => "Emailing the refund notice",
+            Self::EmailTripReminder => "Emailing the reminder before the trip",
+            Self::EmailCheckoutReminder => "Emailing the reminder of an unfinished checkout",
         }
     }
 

@@ -22,6 +22,7 @@ pub mod rate_window;
 pub mod receipt;
 pub mod secret;
 pub mod takings;
+pub mod trip;
 pub mod units;
 
 pub use alert::AlertKind;

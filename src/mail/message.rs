@@ -43,6 +43,11 @@ pub struct OutgoingEmail {
     /// Where a customer's reply goes, when the shop's identity names a support address.
     #[serde(default)]
     pub reply_to: Option<Email>,
+    /// The unsubscribe link of an email that is not about an order (a reminder of an
+    /// unfinished checkout): sent as `List-Unsubscribe` with one-click `List-Unsubscribe-Post`
+    /// (RFC 8058).
+    #[serde(default)]
+    pub list_unsubscribe: Option<String>,
 }
 
 impl MailBrand {
@@ -318,6 +323,40 @@ struct TravellerReadyText<'a> {
 }
 
 #[derive(Template)]
+#[template(path = "mail/trip_reminder.html")]
+struct TripReminderHtml<'a> {
+    frame: &'a Frame<'a>,
+    plan: &'a str,
+    day: &'a str,
+    advice: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "mail/trip_reminder.txt")]
+struct TripReminderText<'a> {
+    frame: &'a Frame<'a>,
+    plan: &'a str,
+    day: &'a str,
+    advice: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "mail/checkout_reminder.html")]
+struct CheckoutReminderHtml<'a> {
+    frame: &'a Frame<'a>,
+    plan: &'a str,
+    unsubscribe: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "mail/checkout_reminder.txt")]
+struct CheckoutReminderText<'a> {
+    frame: &'a Frame<'a>,
+    plan: &'a str,
+    unsubscribe: &'a str,
+}
+
+#[derive(Template)]
 #[template(path = "mail/order_refunded.html")]
 struct OrderRefundedHtml<'a> {
     frame: &'a Frame<'a>,
@@ -519,6 +558,79 @@ impl OutgoingEmail {
         .sent_by(brand))
     }
 
+    /// The reminder the buyer asked for by giving a departure day: sent the day before `day`
+    /// (written in the current language), with the buyer's private link and `advice`, a
+    /// message id ([`crate::domain::plan::Activation::install_advice`]).
+    pub fn trip_reminder(
+        to: Email,
+        brand: &MailBrand,
+        order_url: &Url,
+        plan: &str,
+        day: &str,
+        advice: &str,
+    ) -> Result<Self, MailError> {
+        let frame = Frame::customer("trip", brand, order_url.as_str());
+        let (text, html) = render_pair(
+            "trip_reminder",
+            &TripReminderText {
+                frame: &frame,
+                plan,
+                day,
+                advice,
+            },
+            &TripReminderHtml {
+                frame: &frame,
+                plan,
+                day,
+                advice,
+            },
+        )?;
+        Ok(Self::new(
+            Audience::Customer,
+            to,
+            i18n::ta2("mail-trip-subject", "day", day, "shop", &brand.name),
+            text,
+            html,
+        )
+        .sent_by(brand))
+    }
+
+    /// The reminder of an unfinished checkout the buyer asked for: the plan's page to go back
+    /// to, and the link that unsubscribes the address from such reminders (also in the
+    /// headers).
+    pub fn checkout_reminder(
+        to: Email,
+        brand: &MailBrand,
+        plan_url: &Url,
+        plan: &str,
+        unsubscribe: &Url,
+    ) -> Result<Self, MailError> {
+        let frame = Frame::customer("unfinished", brand, plan_url.as_str());
+        let (text, html) = render_pair(
+            "checkout_reminder",
+            &CheckoutReminderText {
+                frame: &frame,
+                plan,
+                unsubscribe: unsubscribe.as_str(),
+            },
+            &CheckoutReminderHtml {
+                frame: &frame,
+                plan,
+                unsubscribe: unsubscribe.as_str(),
+            },
+        )?;
+        let mut email = Self::new(
+            Audience::Customer,
+            to,
+            i18n::ta("mail-unfinished-subject", "shop", &brand.name),
+            text,
+            html,
+        )
+        .sent_by(brand);
+        email.list_unsubscribe = Some(unsubscribe.to_string());
+        Ok(email)
+    }
+
     /// "Your order was refunded"; `reason` is a message id
     /// ([`crate::domain::purchase::RefundCause::customer_reason`]).
     pub fn order_refunded(
@@ -601,6 +713,7 @@ impl OutgoingEmail {
             html,
             sender_name: None,
             reply_to: None,
+            list_unsubscribe: None,
         }
     }
 

@@ -15,6 +15,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use lettre::Message;
+use lettre::message::header::{HeaderName, HeaderValue};
 use lettre::message::{Mailbox, MultiPart};
 use rand::RngCore;
 
@@ -166,6 +167,17 @@ impl Mailer {
                 }
                 (None, None) => {}
             }
+        }
+        if let Some(url) = &message.list_unsubscribe {
+            builder = builder
+                .raw_header(HeaderValue::new(
+                    HeaderName::new_from_ascii_str("List-Unsubscribe"),
+                    format!("<{url}>"),
+                ))
+                .raw_header(HeaderValue::new(
+                    HeaderName::new_from_ascii_str("List-Unsubscribe-Post"),
+                    "List-Unsubscribe=One-Click".to_string(),
+                ));
         }
         builder
             .to(Mailbox::new(None, to))

@@ -149,6 +149,10 @@ pub struct CheckoutForm {
     /// Who each unit is for, in unit order (at most `quantity`; missing ones are nobody in
     /// particular).
     pub travellers: Vec<Traveller>,
+    /// The departure day, if the buyer gave one: stored with the checkout, its reminder queued.
+    pub trip: Option<crate::orders::trip::TripAsk>,
+    /// The buyer asked for a reminder should they not pay (`orders::checkout_reminder`).
+    pub remind_unfinished: bool,
 }
 
 /// The wallet as a new sale sees it, in upstream cents.
@@ -393,6 +397,8 @@ impl Checkout {
         };
         let terms = form.terms;
         let travellers = form.travellers.clone();
+        let trip = form.trip;
+        let remind_unfinished = form.remind_unfinished;
         let admitted = self
             .db
             .run(move |conn| {
@@ -410,6 +416,17 @@ impl Checkout {
                     // The buyer's link is a row of the first unit that opens the checkout.
                     let first = units.first().ok_or(Admission::NoUnits)?;
                     db::order_links::insert(conn, &first.id, &first.access_token_hash, true, now)?;
+                    if trip.is_some() {
+                        crate::orders::trip::record_in(conn, &first.id, trip, now)?;
+                    }
+                    if remind_unfinished {
+                        crate::orders::checkout_reminder::consent_in(
+                            conn,
+                            &first.id,
+                            first.expires_at_ms,
+                            now,
+                        )?;
+                    }
                     Ok((counted, first.price_cents))
                 })
             })

@@ -7,6 +7,7 @@
 pub mod actions;
 pub mod backlog;
 pub mod checkout;
+pub mod checkout_reminder;
 pub mod confirm;
 pub mod console;
 pub mod installation;
@@ -20,6 +21,7 @@ pub mod page;
 pub mod receipts;
 pub mod reconcile;
 pub mod retention;
+pub mod trip;
 pub mod upstream_gate;
 
 /// Orders as a service: what the web layer holds to show and act on purchases (the console's

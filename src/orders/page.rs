@@ -5,9 +5,10 @@
 use crate::db::purchases::units_of;
 use crate::db::purchases::{Purchase, PurchaseEvent};
 use crate::db::travellers::{self, TravellerRow};
-use crate::db::{DbError, now_ms};
+use crate::db::{DbError, checkouts, now_ms};
 use crate::domain::PurchaseId;
 use crate::domain::purchase::PurchaseStatus;
+use crate::domain::trip::TripDate;
 use crate::orders::Orders;
 use crate::orders::installation::{
     InstallationDetails, InstallationError, InstallationKeys, load_installation_with,
@@ -38,6 +39,9 @@ pub struct OrderRecord {
     pub place: Option<UnitPlace>,
     /// The visitor opened it as its buyer and its checkout has a receipt to show.
     pub receipt: bool,
+    /// The departure day the buyer gave, when the buyer's link opened the page (only that
+    /// link may change it): `Some(None)` without a date.
+    pub trip: Option<Option<TripDate>>,
 }
 
 /// One unit of a checkout as the buyer's page lists it.
@@ -113,6 +117,16 @@ pub async fn read_order(
             return Ok(None);
         };
         let receipt = as_buyer && receipts::has_receipt(conn, &purchase.checkout_id)?;
+        let trip = if opens_checkout {
+            Some(
+                checkouts::trip(conn, &purchase.checkout_id)?
+                    .and_then(|row| row.trip_date)
+                    .as_deref()
+                    .and_then(TripDate::stored),
+            )
+        } else {
+            None
+        };
         let installation = if with_installation && purchase.status == PurchaseStatus::Fulfilled {
             load_installation_with(conn, &keys, &purchase.id)?
         } else {
@@ -157,6 +171,7 @@ pub async fn read_order(
             receipt,
             units,
             place,
+            trip,
         }))
     })
     .await

@@ -17,6 +17,7 @@ use crate::domain::{Cents, Email};
 use crate::i18n::{self, Lang};
 use crate::orders::checkout::{CheckoutError, CheckoutForm};
 use crate::orders::confirm;
+use crate::orders::trip::TripAsk;
 use crate::payments::Provider;
 use crate::web::error::AppError;
 use crate::web::orders::{order_cookie, promo_line};
@@ -48,6 +49,11 @@ pub struct CheckoutFields {
     /// How many eSIMs (1 to the owner's cap); absent means one.
     #[serde(default)]
     quantity: String,
+    /// "Email me a reminder if I don't finish", unticked unless the buyer ticks it.
+    remind_unfinished: Option<String>,
+    /// "When do you leave?": an optional departure day, `YYYY-MM-DD`.
+    #[serde(default)]
+    trip_date: String,
     /// `traveller_name_N` and `traveller_email_N` for eSIM N, both optional.
     #[serde(flatten)]
     travellers: HashMap<String, String>,
@@ -122,6 +128,8 @@ pub async fn checkout(
         email_suggestion: email_suggestion.map(|e| e.as_str().to_string()),
         quantity: quantity.map_or(Quantity::ONE, |q| q),
         travellers: rows.clone(),
+        trip_date: form.trip_date.clone(),
+        remind_unfinished: form.remind_unfinished.is_some(),
     };
     if !state.checkout_limiter.allow(client) {
         // The form stays, with what was typed: waiting a moment and sending it again works.
@@ -193,6 +201,15 @@ pub async fn checkout(
             )),
         }
     }
+    let trip = TripAsk::parse(
+        &form.trip_date,
+        &state.identity.current().time_zone,
+        crate::db::now_ms(),
+    )
+    .unwrap_or_else(|err| {
+        errors.push(FieldError::field("trip_date", &i18n::t(err.message_id())));
+        None
+    });
     if form.confirm_device.is_none() {
         errors.push(FieldError::field(
             "confirm_device",
@@ -264,6 +281,8 @@ pub async fn checkout(
                 terms: state.legal.terms_consent(language),
                 quantity,
                 travellers,
+                trip,
+                remind_unfinished: form.remind_unfinished.is_some(),
             },
         )
         .await;

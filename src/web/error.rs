@@ -93,6 +93,17 @@ impl From<DbError> for AppError {
     }
 }
 
+impl From<crate::orders::trip::TripError> for AppError {
+    fn from(err: crate::orders::trip::TripError) -> Self {
+        use crate::orders::trip::TripError as E;
+        match err {
+            E::NotFound => Self::NotFound,
+            E::Date(refused) => Self::BadRequest(i18n::t(refused.message_id())),
+            E::Db(db) => db.into(),
+        }
+    }
+}
+
 impl From<crate::books::BooksError> for AppError {
     /// The books need upstream: one that cannot be read is a 503, said plainly.
     fn from(err: crate::books::BooksError) -> Self {

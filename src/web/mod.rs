@@ -29,6 +29,8 @@ pub mod seo;
 pub mod share_card;
 mod shop;
 pub mod sitemap;
+mod trip;
+mod unsubscribe;
 mod webhooks;
 
 use std::net::TcpListener;
@@ -163,6 +165,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/checkout", web::post().to(checkout::checkout))
         .route("/lost-link", web::get().to(lost_link::show))
         .route("/lost-link", web::post().to(lost_link::submit))
+        .route("/unsubscribe/{token}", web::get().to(unsubscribe::show))
+        .route("/unsubscribe/{token}", web::post().to(unsubscribe::submit))
         .route("/my-esims", web::get().to(my_esims::list))
         .route("/my-esims/sign-in", web::get().to(my_esims::sign_in_page))
         .route("/my-esims/sign-in", web::post().to(my_esims::sign_in))
@@ -185,6 +189,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .route("/{id}", web::get().to(orders::order))
                 .route("/{id}/receipt", web::get().to(receipt::receipt))
                 .route("/{id}/receipt.pdf", web::get().to(receipt::receipt_pdf))
+                .route("/{id}/trip", web::get().to(trip::show))
+                .route("/{id}/trip", web::post().to(trip::save))
                 .default_service(web::to(not_found)),
         )
         .route("/webhooks/stripe", web::post().to(webhooks::stripe))

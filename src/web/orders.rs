@@ -80,6 +80,17 @@ struct OrderPage {
     units: Vec<UnitView>,
     /// The receipt's page, for the buyer once it is issued.
     receipt_href: Option<String>,
+    /// The buyer's departure day, for the buyer's link only.
+    trip: Option<TripLine>,
+}
+
+/// The order page's "Your trip" part: the date in words (`None` without one) and the form's
+/// address.
+struct TripLine {
+    day: Option<String>,
+    /// `2026-12-24`, for `data-trip`.
+    iso: String,
+    href: String,
 }
 
 /// One eSIM of the buyer's page.
@@ -361,6 +372,22 @@ pub async fn order(
         receipt_href: record
             .receipt
             .then(|| format!("/orders/{}/receipt", purchase.id)),
+        // Asked for while the order may still be delivered.
+        trip: record
+            .trip
+            .filter(|_| {
+                !matches!(
+                    status,
+                    PurchaseStatus::PaymentFailed
+                        | PurchaseStatus::Failed
+                        | PurchaseStatus::Refunded
+                )
+            })
+            .map(|date| TripLine {
+                day: date.and_then(|d| lang.iso_day(&d.iso())),
+                iso: date.map(|d| d.iso()).unwrap_or_default(),
+                href: format!("/orders/{}/trip", purchase.id),
+            }),
         timeline: record
             .events
             .iter()

@@ -889,6 +889,10 @@ pub struct BuyForm {
     pub quantities: Vec<QuantityChoice>,
     /// One row per eSIM the cap allows, as typed.
     pub travellers: Vec<TravellerFields>,
+    /// "When do you leave?" as typed (`YYYY-MM-DD` from a date input).
+    pub trip_date: String,
+    /// "Email me a reminder if I don't finish" was ticked.
+    pub remind_unfinished: bool,
 }
 
 /// One choice of the checkout's number of eSIMs, with what it costs in all.
@@ -957,6 +961,8 @@ impl BuyForm {
             email_suggestion: typed.email_suggestion,
             quantities,
             travellers,
+            trip_date: typed.trip_date,
+            remind_unfinished: typed.remind_unfinished,
         }
     }
 
@@ -993,6 +999,10 @@ pub struct Typed {
     pub quantity: Quantity,
     /// `(name, email)` per eSIM.
     pub travellers: Vec<(String, String)>,
+    /// The departure day field as typed.
+    pub trip_date: String,
+    /// The reminder of an unfinished checkout was asked for.
+    pub remind_unfinished: bool,
 }
 
 impl Typed {
@@ -1006,6 +1016,8 @@ impl Typed {
             email_suggestion: None,
             quantity: Quantity::ONE,
             travellers: Vec::new(),
+            trip_date: String::new(),
+            remind_unfinished: false,
         }
     }
 }

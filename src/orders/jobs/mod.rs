@@ -8,18 +8,22 @@
 
 pub mod job;
 
+mod checkout_reminder;
 pub(crate) mod email;
 mod fetch_installation;
 mod place_order;
 mod refund;
 mod track_order;
+mod trip_reminder;
 
+use checkout_reminder::CheckoutReminder;
 use email::ConsumerEmail;
 use fetch_installation::FetchInstallation;
 use job::Job;
 use place_order::PlaceOrder;
 use refund::Refund;
 use track_order::TrackOrder;
+use trip_reminder::TripReminder;
 
 /// Every job this version runs, one per [`job::JobKind`].
 pub(crate) fn registry() -> &'static [&'static dyn Job] {
@@ -31,6 +35,8 @@ pub(crate) fn registry() -> &'static [&'static dyn Job] {
         &ConsumerEmail::PaymentReceived,
         &ConsumerEmail::EsimReady,
         &ConsumerEmail::Refunded,
+        &TripReminder,
+        &CheckoutReminder,
     ]
 }
 
