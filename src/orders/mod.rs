@@ -20,6 +20,7 @@ pub mod page;
 pub mod receipts;
 pub mod reconcile;
 pub mod retention;
+pub mod send_unit;
 pub mod upstream_gate;
 
 /// Orders as a service: what the web layer holds to show and act on purchases (the console's
