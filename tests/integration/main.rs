@@ -82,6 +82,7 @@ mod stripe;
 mod supplier_history;
 mod travellers;
 mod units;
+mod units_browser;
 mod upstream;
 mod wallet_pause;
 mod webdriver;
