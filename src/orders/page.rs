@@ -96,7 +96,7 @@ impl OrderRecord {
                 }
             }
         }
-        lines.sort_by(|a, b| (b.event.at_ms, b.event.id).cmp(&(a.event.at_ms, a.event.id)));
+        lines.sort_by_key(|line| std::cmp::Reverse((line.event.at_ms, line.event.id)));
         lines
     }
 }
