@@ -285,6 +285,11 @@ impl Application {
                 crate::web::lost_link::PER_CLIENT_LIMIT,
                 crate::web::lost_link::PER_CLIENT_WINDOW,
             ),
+            // As many eSIM links as "Lost your link?" requests, per client.
+            send_unit_limiter: RateLimiter::new(
+                crate::web::lost_link::PER_CLIENT_LIMIT,
+                crate::web::lost_link::PER_CLIENT_WINDOW,
+            ),
             lost_link_wake,
             history_wake,
             checkout,

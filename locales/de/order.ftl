@@ -97,3 +97,13 @@ unsubscribe-title = Erinnerungen an nicht abgeschlossene Bestellungen
 unsubscribe-intro = Drücke den Knopf, damit diese Adresse keine Erinnerungen an nicht abgeschlossene Bestellungen mehr bekommt. E-Mails zu bezahlten Bestellungen erreichen dich weiterhin.
 unsubscribe-button = Abbestellen
 unsubscribe-done = Erledigt: Diese Adresse bekommt keine Erinnerungen an nicht abgeschlossene Bestellungen mehr.
+
+# Sending one eSIM of several to someone.
+order-send-heading = Diese eSIM an jemanden senden
+order-send-hint = Die Person bekommt eine E-Mail mit einem eigenen privaten Link, der nur diese eSIM öffnet.
+order-send-email = E-Mail-Adresse der Person
+order-send-button = Link senden
+order-send-sent = Der Link zu dieser eSIM ist unterwegs an { $email }.
+order-send-invalid = Gib eine E-Mail-Adresse wie name@example.com ein.
+order-send-too-many = Von hier wurden zu viele Links gesendet. Bitte versuche es in 15 Minuten erneut.
+order-send-not-ready = Diese eSIM ist noch nicht bereit: Du kannst sie senden, sobald sie es ist.

@@ -97,3 +97,13 @@ unsubscribe-title = Reminders of unfinished orders
 unsubscribe-intro = Press the button to get no more reminders of unfinished orders at this address. Emails about orders you paid for still reach you.
 unsubscribe-button = Unsubscribe
 unsubscribe-done = Done: this address gets no more reminders of unfinished orders.
+
+# Sending one eSIM of several to someone.
+order-send-heading = Send this eSIM to someone
+order-send-hint = They get an email with their own private link, which opens only this eSIM.
+order-send-email = Their email address
+order-send-button = Send the link
+order-send-sent = The link to this eSIM is on its way to { $email }.
+order-send-invalid = Enter an email address like name@example.com.
+order-send-too-many = Too many links were sent from here. Please try again in 15 minutes.
+order-send-not-ready = This eSIM is not ready yet: you can send it once it is.

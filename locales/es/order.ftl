@@ -97,3 +97,13 @@ unsubscribe-title = Recordatorios de pedidos sin terminar
 unsubscribe-intro = Pulsa el botón para que esta dirección no reciba más recordatorios de pedidos sin terminar. Los correos sobre pedidos pagados te seguirán llegando.
 unsubscribe-button = Darse de baja
 unsubscribe-done = Hecho: esta dirección ya no recibirá recordatorios de pedidos sin terminar.
+
+# Sending one eSIM of several to someone.
+order-send-heading = Enviar esta eSIM a otra persona
+order-send-hint = Recibirá un correo con su propio enlace privado, que solo abre esta eSIM.
+order-send-email = Su dirección de correo
+order-send-button = Enviar el enlace
+order-send-sent = El enlace a esta eSIM está en camino a { $email }.
+order-send-invalid = Escribe una dirección de correo como nombre@example.com.
+order-send-too-many = Se han enviado demasiados enlaces desde aquí. Vuelve a intentarlo en 15 minutos.
+order-send-not-ready = Esta eSIM aún no está lista: podrás enviarla cuando lo esté.

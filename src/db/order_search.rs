@@ -174,7 +174,8 @@ pub fn search_query(
     }
 }
 
-/// How many abandoned checkouts `filter` would list if it did not hide them.
+/// How many abandoned checkouts `filter` would list if it did not hide them: checkouts, not
+/// their units (a checkout of three eSIMs is one).
 pub fn count_abandoned(conn: &mut DbConn, filter: &OrderFilter) -> Result<i64, DbError> {
     Ok(count_abandoned_query(filter).get_result(conn)?)
 }
@@ -187,7 +188,7 @@ pub fn count_abandoned_query(
         abandoned: Abandoned::Only,
         ..filter.clone()
     };
-    filtered(&only).select(diesel::dsl::count_star())
+    filtered(&only).select(diesel::dsl::count(purchases::checkout_id).aggregate_distinct())
 }
 
 /// A page of the orders list.

@@ -5,6 +5,7 @@ use diesel::prelude::*;
 
 use crate::db::schema::{purchases, travellers};
 use crate::db::{DbConn, DbError};
+use crate::domain::Email;
 use crate::domain::purchase::PurchaseId;
 use crate::domain::units::Traveller;
 
@@ -29,6 +30,27 @@ pub fn insert(
             travellers::email.eq(traveller.email.as_ref().map(|e| e.as_str())),
         ))
         .execute(conn)?;
+    Ok(())
+}
+
+/// Makes `email` the address of unit `purchase_id`'s traveller (its name kept), in the
+/// caller's transaction.
+pub fn set_email(
+    conn: &mut DbConn,
+    purchase_id: &PurchaseId,
+    email: &Email,
+) -> Result<(), DbError> {
+    let updated = diesel::update(travellers::table.find(purchase_id))
+        .set(travellers::email.eq(email.as_str()))
+        .execute(conn)?;
+    if updated == 0 {
+        diesel::insert_into(travellers::table)
+            .values((
+                travellers::purchase_id.eq(purchase_id),
+                travellers::email.eq(email.as_str()),
+            ))
+            .execute(conn)?;
+    }
     Ok(())
 }
 

@@ -179,6 +179,11 @@ pub struct Receipt {
     pub promo: Option<PromoLine>,
     /// The issued receipt's number (`R-000001`) and the link to its page.
     pub document: Option<(String, String)>,
+    /// How many eSIMs the order holds (`amount` and the promotion line are for all of them).
+    pub units: usize,
+    /// Which eSIM of several an email is about ("eSIM 1 of 3 · Anna"), in the email's
+    /// language.
+    pub place: Option<String>,
 }
 
 /// A promotion code on a receipt: the code, the list price and what it took off (`amount`
@@ -215,6 +220,39 @@ impl Receipt {
             ordered_at_ms,
             promo: None,
             document: None,
+            units: 1,
+            place: None,
+        }
+    }
+
+    /// The details of an order of `units` eSIMs that cost `total` together, about the one at
+    /// `place` when the email is about one of them. A promotion code took its discount off
+    /// each eSIM, so its line shows what it took off all of them.
+    pub fn with_units(mut self, units: usize, total: Cents, place: Option<String>) -> Self {
+        let times = i64::try_from(units).unwrap_or(1).max(1);
+        self.units = units;
+        self.amount = total;
+        self.place = place;
+        if let Some(promo) = &mut self.promo {
+            promo.list_price = Cents::new(promo.list_price.get().saturating_mul(times));
+            promo.discount = Cents::new(promo.discount.get().saturating_mul(times));
+        }
+        self
+    }
+
+    /// What was bought: the plan, or "3 eSIMs · France · 5 GB for 30 days" for several, in
+    /// the language the email is being written in.
+    pub fn bought(&self) -> String {
+        if self.units > 1 {
+            i18n::current().ta(
+                "mail-units-plan",
+                &[
+                    ("count", self.units.into()),
+                    ("plan", self.plan.as_str().into()),
+                ],
+            )
+        } else {
+            self.plan.clone()
         }
     }
 
@@ -794,6 +832,45 @@ mod tests {
             assert!(!mail.html.contains("break-all"), "{}", mail.html);
             // Small grey text on the grey page is #4b5563 (7:1), never the paler #6b7280.
             assert!(!mail.html.contains("#6b7280"), "{}", mail.html);
+        }
+    }
+
+    /// An order of several eSIMs: the payment email names the count and the total in every
+    /// language; the ready email also names the eSIM it is about.
+    #[test]
+    fn emails_of_several_esims_name_the_count() {
+        let url = order_url();
+        for (lang, count, place) in [
+            (i18n::Lang::En, "3 eSIMs · Japan", "(eSIM 1 of 3 · Anna)"),
+            (i18n::Lang::De, "3 eSIMs · Japan", "(eSIM 1 von 3 · Anna)"),
+            (i18n::Lang::Es, "3 eSIM · Japan", "(eSIM 1 de 3 · Anna)"),
+        ] {
+            let total = lang.money(Cents::new(3 * 1_000));
+            let (paid, ready) = i18n::sync_scope(lang, || {
+                let r = receipt("Japan", 1_000).with_units(3, Cents::new(3_000), None);
+                let place = lang.ta(
+                    "order-unit-label",
+                    &[("index", 1_i64.into()), ("count", 3_usize.into())],
+                );
+                let one = receipt("Japan", 1_000).with_units(
+                    3,
+                    Cents::new(3_000),
+                    Some(format!("{place} · Anna")),
+                );
+                (
+                    OutgoingEmail::payment_received(to(), &MailBrand::named("Shop"), &url, &r),
+                    OutgoingEmail::esim_ready(to(), &MailBrand::named("Shop"), &url, &one),
+                )
+            });
+            let (paid, ready) = (paid.expect("render"), ready.expect("render"));
+            for body in [&paid.text, &paid.html] {
+                assert!(body.contains(count), "{count}: {body}");
+                assert!(body.contains(&total), "{total}: {body}");
+            }
+            for body in [&ready.text, &ready.html] {
+                assert!(body.contains(place), "{place}: {body}");
+                assert!(body.contains(count), "{count}: {body}");
+            }
         }
     }
 

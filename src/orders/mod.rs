@@ -21,6 +21,7 @@ pub mod page;
 pub mod receipts;
 pub mod reconcile;
 pub mod retention;
+pub mod send_unit;
 pub mod trip;
 pub mod upstream_gate;
 

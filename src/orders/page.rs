@@ -51,6 +51,58 @@ pub struct UnitRecord {
     pub traveller: Option<TravellerRow>,
     /// Read when the unit is fulfilled.
     pub installation: Option<InstallationDetails>,
+    /// Oldest first.
+    pub events: Vec<PurchaseEvent>,
+}
+
+/// One line of the customer's timeline: a status change, and the unit it happened to when the
+/// buyer's page names one.
+pub struct TimelineLine<'a> {
+    pub event: &'a PurchaseEvent,
+    pub unit: Option<&'a UnitRecord>,
+}
+
+impl OrderRecord {
+    /// The customer's timeline, newest first: status changes only (staff notes and other
+    /// same-status events are for the console). On the buyer's page of several eSIMs it holds
+    /// every unit's changes, each named by its unit, except those every unit went through at
+    /// the same moment (the payment), which are the order's and shown once.
+    pub fn timeline(&self) -> Vec<TimelineLine<'_>> {
+        let shown = |e: &&PurchaseEvent| e.from_status.as_deref() != Some(e.to_status.as_str());
+        if self.units.is_empty() {
+            return self
+                .events
+                .iter()
+                .rev()
+                .filter(shown)
+                .map(|event| TimelineLine { event, unit: None })
+                .collect();
+        }
+        let same =
+            |a: &PurchaseEvent, b: &PurchaseEvent| a.at_ms == b.at_ms && a.to_status == b.to_status;
+        let mut lines: Vec<TimelineLine<'_>> = Vec::new();
+        for unit in &self.units {
+            for event in unit.events.iter().filter(shown) {
+                let everyones = self
+                    .units
+                    .iter()
+                    .all(|other| other.events.iter().any(|o| same(o, event)));
+                if !everyones {
+                    lines.push(TimelineLine {
+                        event,
+                        unit: Some(unit),
+                    });
+                } else if !lines
+                    .iter()
+                    .any(|line| line.unit.is_none() && same(line.event, event))
+                {
+                    lines.push(TimelineLine { event, unit: None });
+                }
+            }
+        }
+        lines.sort_by_key(|line| std::cmp::Reverse((line.event.at_ms, line.event.id)));
+        lines
+    }
 }
 
 /// A unit's place in its checkout: "eSIM 2 of 4 · Ben".
@@ -60,6 +112,25 @@ pub struct UnitPlace {
     pub count: usize,
     /// The traveller's name, if the buyer gave one.
     pub name: Option<String>,
+}
+
+impl UnitPlace {
+    /// "eSIM 2 of 4" in `lang`, with the traveller's name when there is one
+    /// ("eSIM 2 of 4 · Ben"): the words the buyer's page, the traveller's page and the
+    /// emails name a unit by.
+    pub fn label(&self, lang: crate::i18n::Lang) -> String {
+        let place = lang.ta(
+            "order-unit-label",
+            &[
+                ("index", i64::from(self.index).into()),
+                ("count", self.count.into()),
+            ],
+        );
+        match &self.name {
+            Some(name) => format!("{place} · {name}"),
+            None => place,
+        }
+    }
 }
 
 /// The purchase `id` when `token` is one of its live link tokens (not revoked, not expired
@@ -154,10 +225,12 @@ pub async fn read_order(
                     } else {
                         None
                     };
+                    let events = crate::db::purchases::events(conn, &unit.id)?;
                     Ok::<_, OrderPageError>(UnitRecord {
                         purchase: unit,
                         traveller,
                         installation,
+                        events,
                     })
                 })
                 .collect::<Result<Vec<_>, _>>()?

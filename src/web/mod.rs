@@ -74,6 +74,8 @@ pub struct AppState {
     pub login_limiter: RateLimiter,
     /// Per-client limit of "Lost your link?" requests.
     pub lost_link_limiter: RateLimiter,
+    /// Per-client limit of the buyer's "Send this eSIM to someone" forms.
+    pub send_unit_limiter: RateLimiter,
     /// Wakes this process's "Lost your link?" sender after a request was queued.
     pub lost_link_wake: Arc<tokio::sync::Notify>,
     /// Asks this process's refresh of the supplier's history to run now.
@@ -191,6 +193,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .route("/{id}/receipt.pdf", web::get().to(receipt::receipt_pdf))
                 .route("/{id}/trip", web::get().to(trip::show))
                 .route("/{id}/trip", web::post().to(trip::save))
+                .route(
+                    "/{id}/units/{index}/send",
+                    web::post().to(orders::send_unit),
+                )
                 .default_service(web::to(not_found)),
         )
         .route("/webhooks/stripe", web::post().to(webhooks::stripe))

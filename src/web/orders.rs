@@ -24,7 +24,8 @@ use crate::domain::purchase::{PurchaseStatus, checkout_status};
 use crate::i18n::{self, msg};
 use crate::orders::installation::InstallView;
 use crate::orders::links::{self, LinkPolicy};
-use crate::orders::page::{Proof, purchase_for_link, read_order};
+use crate::orders::page::{Proof, UnitPlace, purchase_for_link, read_order};
+use crate::orders::send_unit::SendUnitError;
 use crate::web::error::AppError;
 use crate::web::order_cache::RenderedOrder;
 use crate::web::shop::plan_title;
@@ -49,6 +50,8 @@ pub struct TimelineEntry {
     pub datetime: String,
     /// A message id.
     pub text: &'static str,
+    /// The eSIM it happened to ("eSIM 2 of 3 · Ben"), on the buyer's page of several.
+    pub unit: Option<String>,
 }
 
 #[derive(Template)]
@@ -82,6 +85,8 @@ struct OrderPage {
     receipt_href: Option<String>,
     /// The buyer's departure day, for the buyer's link only.
     trip: Option<TripLine>,
+    /// The send forms' CSRF token (the buyer's page of several eSIMs only).
+    csrf_token: String,
 }
 
 /// The order page's "Your trip" part: the date in words (`None` without one) and the form's
@@ -104,19 +109,24 @@ struct UnitView {
     install: Option<Arc<InstallView>>,
     /// Keeps the unit's element ids apart (`u2-`).
     prefix: String,
+    /// Where its "Send this eSIM to someone" form posts.
+    send_href: String,
+    /// The address in that form (as typed, when it needs correcting).
+    send_typed: String,
+    /// The form's link was sent: says where.
+    send_sent: Option<String>,
+    /// A problem with the form to correct.
+    send_error: Option<String>,
 }
 
 /// "eSIM 2 of 4", with the traveller's name when there is one.
 fn unit_label(index: i32, count: usize, name: Option<&str>) -> String {
-    let lang = i18n::current();
-    let place = lang.ta(
-        "order-unit-label",
-        &[("index", i64::from(index).into()), ("count", count.into())],
-    );
-    match name {
-        Some(name) => format!("{place} · {name}"),
-        None => place,
+    UnitPlace {
+        index,
+        count,
+        name: name.map(str::to_string),
     }
+    .label(i18n::current())
 }
 
 impl OrderPage {
@@ -132,6 +142,12 @@ impl OrderPage {
         let link = install.install_link.as_deref()?;
         let apple = is_apple_setup_link(link);
         (!(apple && self.device == Device::Android)).then_some((link, apple))
+    }
+
+    /// On the buyer's page of several eSIMs, a fulfilled eSIM's view for the steps they all
+    /// share (they are of one plan), shown once below the eSIMs.
+    fn units_install(&self) -> Option<&InstallView> {
+        self.units.iter().find_map(|u| u.install.as_deref())
     }
 
     /// On a computer the QR code comes first, for the phone beside it.
@@ -242,6 +258,47 @@ pub async fn order(
         let _ = response.add_cookie(&order_cookie(&id, token, state.secure_cookies));
         return Ok(response);
     }
+    render_order(&state, &req, &id, None).await
+}
+
+/// What the buyer's "Send this eSIM to someone" form came to, shown in that eSIM's fold.
+struct SendNotice {
+    /// The eSIM's place in its checkout.
+    index: i32,
+    /// The address as typed (kept in the field when it needs correcting).
+    typed: String,
+    outcome: SendOutcome,
+}
+
+enum SendOutcome {
+    /// Queued to this address.
+    Sent(String),
+    Invalid,
+    TooMany,
+    NotReady,
+}
+
+impl SendNotice {
+    fn status(&self) -> StatusCode {
+        match self.outcome {
+            SendOutcome::Sent(_) => StatusCode::OK,
+            SendOutcome::Invalid => StatusCode::BAD_REQUEST,
+            SendOutcome::TooMany => StatusCode::TOO_MANY_REQUESTS,
+            SendOutcome::NotReady => StatusCode::CONFLICT,
+        }
+    }
+}
+
+/// The order page `id` for this browser's link cookie or "My eSIMs" session, with the
+/// outcome of a send form when it answers one.
+async fn render_order(
+    state: &web::Data<AppState>,
+    req: &HttpRequest,
+    id: &PurchaseId,
+    send: Option<SendNotice>,
+) -> Result<HttpResponse, AppError> {
+    let id = id.clone();
+    let policy = LinkPolicy::days(state.settings.order_link_days);
     let device = req
         .headers()
         .get(header::USER_AGENT)
@@ -253,6 +310,7 @@ pub async fn order(
     let token_digest = token.as_deref().map(links::token_digest);
     // An ended order's page rendered moments ago for this very token (see `order_cache`).
     if let Some(digest) = &token_digest
+        && send.is_none()
         && let Some(kept) = state.order_pages.get(&id)
         && kept.opens_for(digest, i18n::current(), device, now_ms())
     {
@@ -284,13 +342,29 @@ pub async fn order(
         opened_by_link = record.is_some();
     }
     if record.is_none()
-        && let Some(customer) = crate::web::my_esims::signed_in(&state, &req).await?
+        && let Some(customer) = crate::web::my_esims::signed_in(state, req).await?
     {
         record = read(Proof::SignedIn(customer)).await?;
     }
     let record = record.ok_or(AppError::NotFound)?;
     // Only a page opened by a link token is kept for that token (see `order_cache`).
     let token_digest = token_digest.filter(|_| opened_by_link);
+    let timeline: Vec<TimelineEntry> = record
+        .timeline()
+        .into_iter()
+        .map(|line| TimelineEntry {
+            at: i18n::current().date_time(line.event.at_ms),
+            datetime: i18n::format::machine_date_time(line.event.at_ms),
+            text: event_text(&line.event.to_status),
+            unit: line.unit.map(|unit| {
+                unit_label(
+                    unit.purchase.unit_index,
+                    record.units.len(),
+                    unit.traveller.as_ref().and_then(|t| t.name.as_deref()),
+                )
+            }),
+        })
+        .collect();
     let purchase = record.purchase;
     let snap = state.catalog.snapshot();
     let activation_of = |plan_id: &str| {
@@ -298,7 +372,7 @@ pub async fn order(
             .map_or(UNKNOWN_INSTALL_ADVICE, |p| p.activation.install_advice())
     };
     // The buyer's page of several eSIMs: each with its own view, the status the checkout's.
-    let units: Vec<UnitView> = record
+    let mut units: Vec<UnitView> = record
         .units
         .iter()
         .map(|unit| UnitView {
@@ -317,8 +391,33 @@ pub async fn order(
                 ))
             }),
             prefix: format!("u{}-", unit.purchase.unit_index),
+            send_href: format!("/orders/{id}/units/{}/send", unit.purchase.unit_index),
+            send_typed: String::new(),
+            send_sent: None,
+            send_error: None,
         })
         .collect();
+    if let Some(send) = &send
+        && let Some(unit) = units.iter_mut().find(|u| u.index == send.index)
+    {
+        let lang = i18n::current();
+        let problem = match &send.outcome {
+            SendOutcome::Sent(to) => {
+                unit.send_sent = Some(lang.ta("order-send-sent", &[("email", to.into())]));
+                None
+            }
+            SendOutcome::Invalid => Some("order-send-invalid"),
+            SendOutcome::TooMany => Some("order-send-too-many"),
+            SendOutcome::NotReady => Some("order-send-not-ready"),
+        };
+        if let Some(problem) = problem {
+            unit.send_error = Some(lang.t(problem));
+            unit.send_typed = send.typed.clone();
+        }
+    }
+    // The send forms hold a per-browser token: issued only for the page that has them.
+    let csrf = (!units.is_empty())
+        .then(|| crate::web::csrf::issue(req, &state.settings.secret_key, state.secure_cookies));
     let statuses: Vec<PurchaseStatus> = record.units.iter().map(|u| u.purchase.status).collect();
     let status = checkout_status(&statuses).unwrap_or(purchase.status);
     let (headline, explanation) = words(status);
@@ -351,7 +450,8 @@ pub async fn order(
         explanation,
         refresh: status.refreshes_order_page(),
         plan,
-        order_number: purchase.id.order_number(),
+        // The number the buyer has (the checkout's), also on a traveller's page of one unit.
+        order_number: purchase.checkout_id.order_number(),
         order_href: format!("/orders/{}", purchase.id),
         emailed: status.was_paid(),
         plan_href: format!("/plans/{}", purchase.plan_id),
@@ -388,26 +488,18 @@ pub async fn order(
                 iso: date.map(|d| d.iso()).unwrap_or_default(),
                 href: format!("/orders/{}/trip", purchase.id),
             }),
-        timeline: record
-            .events
-            .iter()
-            .rev()
-            // Staff notes and other same-status events are for the admin's timeline only.
-            .filter(|e| e.from_status.as_deref() != Some(e.to_status.as_str()))
-            .map(|e| TimelineEntry {
-                at: lang.date_time(e.at_ms),
-                datetime: i18n::format::machine_date_time(e.at_ms),
-                text: event_text(&e.to_status),
-            })
-            .collect(),
+        csrf_token: csrf.as_ref().map(|c| c.token.clone()).unwrap_or_default(),
+        timeline,
         place: record
             .place
             .as_ref()
             .map(|place| unit_label(place.index, place.count, place.name.as_deref())),
         units,
     };
+    // A page with forms is never kept: its CSRF token is masked afresh for every answer.
+    let keep = status.has_ended() && csrf.is_none();
     let response = match (page.render(), token_digest) {
-        (Ok(body), Some(token_hash)) if status.has_ended() => {
+        (Ok(body), Some(token_hash)) if keep => {
             let body = Bytes::from(body);
             state.order_pages.insert(
                 &purchase.id,
@@ -423,9 +515,93 @@ pub async fn order(
                 .content_type("text/html; charset=utf-8")
                 .body(body)
         }
-        (rendered, _) => pages::html(StatusCode::OK, rendered),
+        (rendered, _) => {
+            let mut response = pages::html(
+                send.as_ref().map_or(StatusCode::OK, SendNotice::status),
+                rendered,
+            );
+            if let Some(cookie) = csrf.and_then(|c| c.cookie) {
+                let _ = response.add_cookie(&cookie);
+            }
+            if send
+                .as_ref()
+                .is_some_and(|s| matches!(s.outcome, SendOutcome::TooMany))
+            {
+                response
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from_static("900"));
+            }
+            response
+        }
     };
     Ok(order_response(response))
+}
+
+#[derive(Deserialize)]
+pub struct SendUnitForm {
+    #[serde(default)]
+    email: String,
+    #[serde(default)]
+    csrf_token: String,
+}
+
+/// "Send this eSIM to someone" (`POST /orders/{id}/units/{index}/send`): the buyer's page of
+/// several eSIMs sends one eSIM's own private link to an address (`orders::send_unit`), and
+/// answers with the page, the outcome in that eSIM's fold. Only the buyer's link cookie of the
+/// checkout opens it; anything else is the order 404. Limited per client like "Lost your
+/// link?".
+pub async fn send_unit(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+    // A body that is not a form has no token: it gets the CSRF answer (403), not a 400.
+    form: Option<web::Form<SendUnitForm>>,
+) -> Result<HttpResponse, AppError> {
+    let (id, index) = path.into_inner();
+    let id = PurchaseId::parse(id).map_err(|_| AppError::NotFound)?;
+    let index: i32 = index.parse().map_err(|_| AppError::NotFound)?;
+    let form = form.map(web::Form::into_inner);
+    let csrf_token = form.as_ref().map(|f| f.csrf_token.as_str()).unwrap_or("");
+    if !crate::web::csrf::verify_any(
+        &req,
+        state.settings.accepted_secret_keys(),
+        state.secure_cookies,
+        csrf_token,
+    ) {
+        return Err(AppError::Forbidden(i18n::t("form-expired")));
+    }
+    let link = req
+        .cookie(&order_cookie_name(&id))
+        .map(|c| c.value().to_string())
+        .ok_or(AppError::NotFound)?;
+    let typed = form.map(|f| f.email).unwrap_or_default();
+    let outcome = if !state
+        .send_unit_limiter
+        .allow(crate::web::client_addr::client_key(&req))
+    {
+        SendOutcome::TooMany
+    } else if let Ok(to) = crate::domain::Email::parse(typed.trim()) {
+        let policy = LinkPolicy::days(state.settings.order_link_days);
+        match crate::orders::send_unit::send_unit(&state.orders, &id, &link, index, &to, policy)
+            .await
+        {
+            Ok(()) => {
+                state.outbox.waker().wake();
+                SendOutcome::Sent(to.as_str().to_string())
+            }
+            Err(SendUnitError::NotFound) => return Err(AppError::NotFound),
+            Err(SendUnitError::NotReady) => SendOutcome::NotReady,
+            Err(SendUnitError::Db(err)) => return Err(err.into()),
+        }
+    } else {
+        SendOutcome::Invalid
+    };
+    let send = SendNotice {
+        index,
+        typed,
+        outcome,
+    };
+    render_order(&state, &req, &id, Some(send)).await
 }
 
 /// The order page's headers: never stored, never compressed, never indexed.

@@ -20,6 +20,7 @@ both_backends!(
     orders_are_searched_and_paged,
     orders_are_found_by_utc_date_range_and_pages_keep_the_filters,
     abandoned_checkouts_are_left_out_of_the_list_until_asked_for,
+    an_abandoned_checkout_of_three_esims_is_one_abandoned_checkout,
     a_real_order_is_shown_without_installation_values_and_actions_are_audited,
 );
 
@@ -777,4 +778,38 @@ async fn abandoned_checkouts_are_left_out_of_the_list_until_asked_for(backend: B
         .expect("sweep");
     assert_eq!(moved, 2, "the sweep moves the two expired unpaid checkouts");
     check("after the sweep").await;
+}
+
+/// A checkout of three eSIMs nobody paid is one abandoned checkout on the orders list, not
+/// three.
+async fn an_abandoned_checkout_of_three_esims_is_one_abandoned_checkout(backend: Backend) {
+    use storefront::db::schema::purchases as table;
+
+    let Some(app) = spawn_app(backend).await else {
+        return;
+    };
+    create(&app.db, SUPPORT, Role::Support).await;
+    crate::helpers::checkout_of(&app.db, "three-gone", 3, "cs_three_gone").await;
+    // Its payment page closed an hour ago.
+    let closed = now_ms() - 3_600_000;
+    app.db
+        .run(move |conn| {
+            diesel::update(table::table.filter(table::checkout_id.eq("three-gone")))
+                .set(table::expires_at_ms.eq(closed))
+                .execute(conn)
+                .map_err(storefront::db::DbError::from)
+        })
+        .await
+        .expect("closed");
+    let browser = login_as(&app, SUPPORT).await;
+    let page = browser
+        .get(&app, "/admin/orders")
+        .await
+        .assert_status(200)
+        .body;
+    assert!(page.contains("data-hidden-abandoned=\"1\""), "{page}");
+    assert!(
+        page.contains("1 abandoned checkout (never paid, payment page closed) is not listed."),
+        "{page}"
+    );
 }

@@ -84,6 +84,7 @@ mod supplier_history;
 mod travellers;
 mod trip_reminders;
 mod units;
+mod units_browser;
 mod upstream;
 mod wallet_pause;
 mod webdriver;

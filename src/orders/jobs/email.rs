@@ -5,15 +5,16 @@
 use crate::catalog::snapshot::{destination_name_in, region_names};
 use crate::db::outbox::LeasedJob;
 use crate::db::{DbError, alerts, now_ms, refunds};
-use crate::domain::AlertKind;
 use crate::domain::PurchaseId;
 use crate::domain::plan::describe_allowance;
 use crate::domain::purchase::RefundCause;
 use crate::domain::receipt::DocumentNumber;
+use crate::domain::{AlertKind, Cents};
 use crate::i18n::{self, Lang};
 use crate::mail::{OutgoingEmail, Receipt};
 use crate::orders::jobs::job::{Job, JobContext, JobFuture, JobKind, OutboxError, Verdict};
 use crate::orders::links::{issue, order_url};
+use crate::orders::page::UnitPlace;
 
 /// "France · 5 GB for 30 days" (or "Europe · …", "Francia · …") in `lang`, from the stored catalog: the plan
 /// may have left the live one. Named as the shop names it, not with upstream's multi-country
@@ -86,7 +87,7 @@ async fn send(
     let lang = Lang::parse(&purchase.language).unwrap_or_default();
     let (plan_id, purchase_id) = (purchase.plan_id.clone(), purchase.id.clone());
     let (checkout_id, unit_id) = (purchase.checkout_id.clone(), purchase.id.clone());
-    let (description, refund, document, traveller, count) = ob
+    let (description, refund, document, traveller, units) = ob
         .db
         .run(move |c| {
             Ok::<_, DbError>((
@@ -94,10 +95,11 @@ async fn send(
                 refunds::refund_for(c, &purchase_id)?,
                 crate::db::receipts::receipt_of(c, checkout_id.as_str())?,
                 crate::db::travellers::find(c, &unit_id)?,
-                crate::db::purchases::units_of(c, &checkout_id)?.len(),
+                crate::db::purchases::units_of(c, &checkout_id)?,
             ))
         })
         .await?;
+    let count = units.len();
     // A unit whose traveller has an address is delivered to them: their own email, with a
     // link that opens only their eSIM. Every other email goes to the buyer with the buyer's
     // link, which opens the whole checkout.
@@ -138,6 +140,28 @@ async fn send(
         purchase.list_price_cents,
         purchase.discount_cents,
     );
+    // The buyer's emails of a checkout of several eSIMs name how many, and what they cost
+    // together; the ready email also which of them is ready. A refund is of one eSIM.
+    let receipt = match email {
+        ConsumerEmail::PaymentReceived | ConsumerEmail::EsimReady if count > 1 => {
+            let total = Cents::new(
+                units
+                    .iter()
+                    .map(|unit| unit.price_cents.get())
+                    .fold(0, i64::saturating_add),
+            );
+            let place = matches!(email, ConsumerEmail::EsimReady).then(|| {
+                unit_label(
+                    lang,
+                    purchase.unit_index,
+                    count,
+                    traveller.as_ref().and_then(|t| t.name.as_deref()),
+                )
+            });
+            receipt.with_units(count, total, place)
+        }
+        _ => receipt,
+    };
     // The buyer's payment email links the checkout's receipt, opened by the same token.
     let receipt = match document {
         Some(document)
@@ -153,13 +177,7 @@ async fn send(
     let shop = &brand;
     let message = i18n::sync_scope(lang, || match email {
         ConsumerEmail::EsimReady if traveller_to.is_some() => {
-            let unit = lang.ta(
-                "order-unit-label",
-                &[
-                    ("index", i64::from(purchase.unit_index).into()),
-                    ("count", count.into()),
-                ],
-            );
+            let unit = unit_label(lang, purchase.unit_index, count, None);
             OutgoingEmail::traveller_ready(to, shop, &link, &description, &unit)
         }
         ConsumerEmail::PaymentReceived => {
@@ -195,6 +213,16 @@ async fn send(
         }
         Err(err) => Ok(dead_with_alert(&purchase.id, kind, err.to_string())),
     }
+}
+
+/// "eSIM 2 of 3" in `lang`, with the traveller's name when given ("eSIM 2 of 3 · Ben").
+fn unit_label(lang: Lang, index: i32, count: usize, name: Option<&str>) -> String {
+    UnitPlace {
+        index,
+        count,
+        name: name.map(str::to_string),
+    }
+    .label(lang)
 }
 
 fn dead_with_alert(purchase_id: &PurchaseId, kind: JobKind, reason: String) -> Verdict {
