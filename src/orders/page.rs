@@ -35,7 +35,8 @@ pub struct OrderRecord {
     /// Every unit of the checkout, in order, when the proof is the buyer's link to a checkout
     /// of several eSIMs; empty otherwise (the page then shows `purchase` alone).
     pub units: Vec<UnitRecord>,
-    /// Where `purchase` stands in a checkout of several eSIMs.
+    /// Where `purchase` stands in a checkout of several eSIMs, when the page shows that unit
+    /// alone (a traveller's link).
     pub place: Option<UnitPlace>,
     /// The visitor opened it as its buyer and its checkout has a receipt to show.
     pub receipt: bool,
@@ -205,7 +206,8 @@ pub async fn read_order(
         };
         let siblings = units_of(conn, &purchase.checkout_id)?;
         let count = siblings.len();
-        let place = if count > 1 {
+        // The buyer's page of several eSIMs names each in its list, not the first on its own.
+        let place = if count > 1 && !opens_checkout {
             Some(UnitPlace {
                 index: purchase.unit_index,
                 count,
