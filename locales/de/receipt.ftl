@@ -24,3 +24,7 @@ receipt-credit-notes = Erstattungen
 receipt-credit-note = Gutschrift { $number } vom { $date }: { $amount } erstattet für { $description }.
 receipt-link = Ihr Beleg
 receipt-fixed = Dieser Beleg wurde bei Eingang Ihrer Zahlung ausgestellt und ändert sich nicht.
+receipt-tax = Steuer
+receipt-tax-included = (im Preis enthalten)
+receipt-net = Summe ohne Steuer
+receipt-credit-note-tax = Darin erstattete Steuer: { $tax }.

@@ -24,3 +24,7 @@ receipt-credit-notes = Refunds
 receipt-credit-note = Credit note { $number } of { $date }: { $amount } refunded for { $description }.
 receipt-link = Your receipt
 receipt-fixed = This receipt was issued when your payment arrived and does not change.
+receipt-tax = Tax
+receipt-tax-included = (included in the price)
+receipt-net = Total before tax
+receipt-credit-note-tax = Tax refunded with it: { $tax }.

@@ -24,3 +24,7 @@ receipt-credit-notes = Reembolsos
 receipt-credit-note = Nota de crédito { $number } del { $date }: { $amount } reembolsados por { $description }.
 receipt-link = Tu recibo
 receipt-fixed = Este recibo se emitió al recibir tu pago y no cambia.
+receipt-tax = Impuesto
+receipt-tax-included = (incluido en el precio)
+receipt-net = Total sin impuestos
+receipt-credit-note-tax = Impuesto reembolsado con ella: { $tax }.

@@ -61,3 +61,22 @@ pub fn mark_trip_reminded(conn: &mut DbConn, id: &PurchaseId, date: &str) -> Res
         .execute(conn)?;
     Ok(())
 }
+
+/// Records the tax mode checkout `id` was started under (`None`: no tax), in the caller's
+/// transaction.
+pub fn set_tax_mode(conn: &mut DbConn, id: &PurchaseId, mode: Option<&str>) -> Result<(), DbError> {
+    diesel::update(checkouts::table.find(id))
+        .set(checkouts::tax_mode.eq(mode))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// The tax mode checkout `id` was started under; `None` when it had none (or is unknown).
+pub fn tax_mode(conn: &mut DbConn, id: &PurchaseId) -> Result<Option<String>, DbError> {
+    Ok(checkouts::table
+        .find(id)
+        .select(checkouts::tax_mode)
+        .first::<Option<String>>(conn)
+        .optional()?
+        .flatten())
+}

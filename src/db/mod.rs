@@ -46,6 +46,7 @@ pub mod settings;
 pub mod staff;
 pub mod supplier_account;
 pub mod supplier_history;
+pub mod tax;
 pub mod topups;
 pub mod totp;
 pub mod travellers;

@@ -54,6 +54,7 @@ diesel::table! {
         trip_date -> Nullable<Text>,
         trip_reminded_for -> Nullable<Text>,
         remind_unfinished -> Bool,
+        tax_mode -> Nullable<Text>,
     }
 }
 
@@ -682,5 +683,52 @@ diesel::table! {
         amount_cents -> BigInt,
         currency -> Text,
         description -> Text,
+    }
+}
+
+diesel::table! {
+    tax_rates (country) {
+        country -> Text,
+        rate_bps -> Integer,
+        updated_at_ms -> BigInt,
+    }
+}
+
+diesel::table! {
+    sale_taxes (checkout_id) {
+        checkout_id -> Text,
+        country -> Nullable<Text>,
+        billing_country -> Nullable<Text>,
+        client_country -> Nullable<Text>,
+        mode -> Text,
+        source -> Text,
+        net_cents -> BigInt,
+        tax_cents -> BigInt,
+        gross_cents -> BigInt,
+        paid_at_ms -> BigInt,
+    }
+}
+
+diesel::table! {
+    sale_tax_lines (checkout_id, line_no) {
+        checkout_id -> Text,
+        line_no -> Integer,
+        jurisdiction -> Nullable<Text>,
+        rate_bps -> Nullable<Integer>,
+        taxable_cents -> BigInt,
+        tax_cents -> BigInt,
+    }
+}
+
+diesel::table! {
+    credit_note_tax_lines (credit_note_id, line_no) {
+        credit_note_id -> Text,
+        line_no -> Integer,
+        country -> Nullable<Text>,
+        jurisdiction -> Nullable<Text>,
+        rate_bps -> Nullable<Integer>,
+        taxable_cents -> BigInt,
+        tax_cents -> BigInt,
+        issued_at_ms -> BigInt,
     }
 }

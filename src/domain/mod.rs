@@ -22,6 +22,7 @@ pub mod rate_window;
 pub mod receipt;
 pub mod secret;
 pub mod takings;
+pub mod tax;
 pub mod trip;
 pub mod units;
 

@@ -268,8 +268,18 @@ pub struct SessionCheckout {
     pub first: crate::db::purchases::Purchase,
     /// How many units.
     pub count: u32,
-    /// What the payment must be: every unit's price.
+    /// Every unit's price: what the payment is before any tax added on top.
     pub total: Cents,
+    /// The tax mode the checkout was started under.
+    pub tax: crate::domain::tax::TaxMode,
+}
+
+/// What a payer of `country` is charged for a checkout, by the shop's tax table.
+#[derive(Debug, Clone, Copy)]
+pub struct TaxQuote {
+    pub split: crate::domain::tax::TaxSplit,
+    /// `None`: no rate is kept for the country, nothing is taxed.
+    pub rate: Option<crate::domain::tax::RateBps>,
 }
 
 /// The checkout service: built once when the app starts and shared by every request; the
@@ -294,9 +304,16 @@ impl Checkout {
         &self,
         session_id: String,
     ) -> Result<Option<SessionCheckout>, DbError> {
-        let units = self
+        let (units, tax) = self
             .db
-            .run(move |conn| crate::db::purchases::units_by_session(conn, &session_id))
+            .run(move |conn| {
+                let units = crate::db::purchases::units_by_session(conn, &session_id)?;
+                let tax = match units.first() {
+                    Some(first) => db::checkouts::tax_mode(conn, &first.checkout_id)?,
+                    None => None,
+                };
+                Ok::<_, DbError>((units, tax))
+            })
             .await?;
         let total = Cents::new(units.iter().map(|unit| unit.price_cents.get()).sum());
         let count = u32::try_from(units.len()).unwrap_or(u32::MAX);
@@ -304,7 +321,23 @@ impl Checkout {
             first,
             count,
             total,
+            tax: crate::domain::tax::TaxMode::from_stored(tax.as_deref()),
         }))
+    }
+
+    /// What `checkout` charges a payer of `country` by the shop's tax table: the demo payment
+    /// page's amount, which the payment is then checked against (`orders::tax::assess`).
+    pub async fn tax_quote(
+        &self,
+        checkout: &SessionCheckout,
+        country: crate::domain::tax::CountryCode,
+    ) -> Result<TaxQuote, DbError> {
+        let (mode, total) = (checkout.tax, checkout.total);
+        let (split, rate) = self
+            .db
+            .run(move |conn| crate::orders::tax::table_quote(conn, mode, Some(&country), total))
+            .await?;
+        Ok(TaxQuote { split, rate })
     }
 
     /// Starts a checkout for `form`'s plan as `snapshot` (the catalog the buyer was shown)
@@ -427,16 +460,19 @@ impl Checkout {
                             now,
                         )?;
                     }
-                    Ok((counted, first.price_cents))
+                    // The checkout keeps the tax mode it starts under (`orders::tax`).
+                    let tax = db::tax::mode(conn)?;
+                    db::checkouts::set_tax_mode(conn, &first.id, tax.stored())?;
+                    Ok((counted, first.price_cents, tax))
                 })
             })
             .await;
-        let price = match admitted {
-            Ok((held, charged)) => {
+        let (price, tax) = match admitted {
+            Ok((held, charged, tax)) => {
                 if !held {
                     tracing::info!(plan.id = %plan.id, "checkout beyond the hold caps: no credit held");
                 }
-                Cents::new(charged)
+                (Cents::new(charged), tax)
             }
             Err(Admission::WalletShort) => {
                 tracing::warn!(plan.id = %plan.id, "sale refused: the wallet cannot cover it");
@@ -471,6 +507,7 @@ impl Checkout {
             // last minute after our own expiry still lands and is honoured (payment_failed →
             // paid is an allowed move).
             expires_at_unix: Some(now / 1000 + ms(CHECKOUT_TTL) / 1000 + 60),
+            tax,
         };
         let session = match self.payments.create_checkout(&request).await {
             Ok(session) => session,

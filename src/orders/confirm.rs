@@ -9,7 +9,7 @@ use crate::domain::PurchaseId;
 use crate::domain::purchase::PurchaseEvent;
 use crate::domain::{AlertKind, Cents};
 use crate::orders::outbox::{self, JobKind, OutboxWaker};
-use crate::orders::{Orders, receipts};
+use crate::orders::{Orders, receipts, tax};
 use crate::payments::{EventKind, PaymentError, PaymentEvent, PaymentProvider, Provider};
 use crate::shop::Identity;
 
@@ -53,7 +53,7 @@ pub async fn deliver(
     now: std::time::SystemTime,
 ) -> Result<Applied, DeliveryError> {
     let db = orders.db();
-    let event = match payments.verify_event(signature, body, now) {
+    let mut event = match payments.verify_event(signature, body, now) {
         Ok(event) => event,
         Err(PaymentError::Signature(err)) => {
             return Err(DeliveryError::BadSignature(err.to_string()));
@@ -64,6 +64,7 @@ pub async fn deliver(
         }
     };
     let provider = payments.name();
+    complete_tax_breakdown(payments, &mut event).await;
     // A payment waits while this process's paid purchases wait for their placement
     // (`orders::backlog`); other events have nothing to place.
     let admitted = match event.kind {
@@ -83,6 +84,31 @@ pub async fn deliver(
         waker.wake();
     }
     Ok(applied)
+}
+
+/// Asks the provider for the breakdown of the tax it computed on a payment whose event does
+/// not carry one (Stripe's events never do), before the confirming transaction. A failed
+/// look-up changes nothing: the tax is recorded as reported, its jurisdiction unknown, and
+/// the payment counts all the same.
+async fn complete_tax_breakdown(payments: &Provider, event: &mut PaymentEvent) {
+    let EventKind::Paid {
+        session_id, tax, ..
+    } = &mut event.kind
+    else {
+        return;
+    };
+    let Some(computed) = tax.computed.as_mut() else {
+        return;
+    };
+    if !computed.lines.is_empty() || computed.amount.get() == 0 {
+        return;
+    }
+    match payments.tax_breakdown(session_id).await {
+        Ok(lines) => computed.lines = lines,
+        Err(err) => {
+            tracing::warn!(payment.event = %event.id, error = %err, "the tax breakdown could not be read: recorded without a jurisdiction");
+        }
+    }
 }
 
 /// Applies `event` from `provider` in one write transaction. A payment pays for a whole
@@ -149,6 +175,7 @@ pub fn apply_as(
             EventKind::Paid {
                 amount,
                 payment_reference,
+                tax,
                 ..
             } => {
                 let price = Cents::new(
@@ -157,13 +184,20 @@ pub fn apply_as(
                         .map(|unit| unit.price_cents.get())
                         .fold(0, i64::saturating_add),
                 );
-                if *amount != price {
+                // Tax added on top of the price is part of the charge (`orders::tax`).
+                let taxed = tax::assess(conn, &first.checkout_id, price, tax)?;
+                if *amount != taxed.expected {
                     // Money arrived, but not the amount the sale was locked at: a person looks.
+                    let expected = if taxed.expected == price {
+                        format!("the price {price}")
+                    } else {
+                        format!("the price with tax {}", taxed.expected)
+                    };
                     alert(
                         conn,
                         AlertKind::NeedsAttention,
                         &first_id,
-                        &format!("payment of {amount} does not match the price {price}"),
+                        &format!("payment of {amount} does not match {expected}"),
                         now,
                     )?;
                     for unit in &units {
@@ -199,6 +233,8 @@ pub fn apply_as(
                 };
                 // One email for the checkout, to the buyer.
                 outbox::enqueue(conn, &first_paid, JobKind::EmailPaymentReceived, now, now)?;
+                // Before the receipt, which shows it.
+                tax::record(conn, &taxed, now)?;
                 // The receipt's number is the transaction's last write (see `receipts`).
                 receipts::issue_receipt(conn, &first.checkout_id, provider, current, now)?;
                 Ok(Applied::Paid {

@@ -22,6 +22,7 @@ pub mod receipts;
 pub mod reconcile;
 pub mod retention;
 pub mod send_unit;
+pub mod tax;
 pub mod trip;
 pub mod upstream_gate;
 

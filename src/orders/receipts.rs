@@ -12,11 +12,14 @@
 //! traveller's link to one unit opens no receipt, and no receipt is ever found by its number.
 
 use crate::db::receipts::{self as q, CreditNoteRow, ReceiptLineRow, ReceiptRow};
+use crate::db::tax::SaleTaxLineRow;
 use crate::db::{self, DbConn, DbError, now_ms};
 use crate::domain::PurchaseId;
+use crate::domain::countries;
 use crate::domain::receipt::{
     CURRENCY, DocumentNumber, LineKind, PaymentMethod, Series, UnitSale, item_lines,
 };
+use crate::domain::tax::{RateBps, TaxMode};
 use crate::domain::{Cents, Email};
 use crate::i18n::Lang;
 use crate::orders::Orders;
@@ -24,6 +27,7 @@ use crate::orders::jobs::email::plan_description;
 use crate::orders::links::{self, LinkPolicy};
 use crate::orders::my_esims;
 use crate::orders::page::Proof;
+use crate::orders::tax;
 use crate::shop::Identity;
 
 /// Issues the receipt of checkout `checkout_id`'s paid units, in the caller's transaction,
@@ -79,6 +83,28 @@ pub fn issue_receipt(
             tax_jurisdiction: None,
         });
     }
+    // The sale's tax as recorded in this transaction (`orders::tax`), one line each; the
+    // total is what was charged, the tax included.
+    let taxed = tax::sale_tax(conn, checkout_id.as_str())?;
+    if let Some(taxed) = &taxed {
+        let mode = taxed.mode();
+        for line in &taxed.lines {
+            lines.push(ReceiptLineRow {
+                receipt_id: checkout_id.as_str().to_string(),
+                line_no: i32::try_from(lines.len() + 1).unwrap_or(i32::MAX),
+                kind: LineKind::Tax.as_str().to_string(),
+                description: tax_description(line, mode, lang),
+                quantity: 1,
+                // A tax line's unit price is the amount it taxed.
+                unit_price_cents: line.taxable_cents,
+                discount_cents: 0,
+                amount_cents: line.tax_cents,
+                tax_rate_bps: line.rate_bps,
+                tax_jurisdiction: line.jurisdiction.clone(),
+            });
+        }
+        total = taxed.sale.gross_cents;
+    }
     let contact: Vec<&str> = seller
         .support_email
         .as_ref()
@@ -99,7 +125,7 @@ pub fn issue_receipt(
         seller_contact: contact.join(" · "),
         customer_email,
         billing_name: None,
-        billing_country: None,
+        billing_country: taxed.and_then(|t| t.sale.billing_country),
         currency: CURRENCY.to_string(),
         total_cents: total,
         payment_method: PaymentMethod::of_provider(provider).as_str().to_string(),
@@ -133,6 +159,8 @@ pub fn issue_credit_note(
     };
     let lang = Lang::parse(&receipt.language).unwrap_or_default();
     let description = plan_description(conn, &unit.plan_id, lang)?;
+    // The tax the refund carries back, its share of the sale's.
+    tax::record_credit(conn, &receipt.id, refund_id, Cents::new(amount), now)?;
     // Last: the counter row is held from here to the commit.
     let number = q::next_number(conn, Series::CreditNote)?;
     q::insert_credit_note(
@@ -150,12 +178,33 @@ pub fn issue_credit_note(
     Ok(Some(DocumentNumber::credit_note(number)))
 }
 
+/// A tax line's words in the receipt's language: `Tax 19% · Germany`, and `(included)` when
+/// the price included it. A rate or place the provider did not report is left out.
+fn tax_description(line: &SaleTaxLineRow, mode: TaxMode, lang: Lang) -> String {
+    let mut text = lang.t("receipt-tax");
+    if let Some(rate) = line.rate_bps.and_then(|bps| RateBps::new(bps).ok()) {
+        text.push(' ');
+        text.push_str(&rate.to_string());
+    }
+    if let Some(place) = &line.jurisdiction {
+        text.push_str(" · ");
+        text.push_str(countries::name_in(place, lang).unwrap_or(place));
+    }
+    if mode == TaxMode::Inclusive {
+        text.push(' ');
+        text.push_str(&lang.t("receipt-tax-included"));
+    }
+    text
+}
+
 /// A receipt as issued, with the credit notes against it.
 #[derive(Debug, Clone)]
 pub struct ReceiptDocument {
     pub receipt: ReceiptRow,
     pub lines: Vec<ReceiptLineRow>,
     pub credit_notes: Vec<CreditNoteRow>,
+    /// The tax each credit note carried back, by the note's id.
+    pub credit_note_taxes: Vec<(String, Cents)>,
 }
 
 impl ReceiptDocument {
@@ -184,6 +233,20 @@ impl ReceiptDocument {
     pub fn total(&self) -> Cents {
         Cents::new(self.receipt.total_cents)
     }
+
+    /// The total before tax: the total less its tax lines.
+    pub fn net(&self) -> Cents {
+        let tax: i64 = self.taxes().map(|line| line.amount_cents).sum();
+        Cents::new(self.receipt.total_cents - tax)
+    }
+
+    /// The tax credit note `id` carried back (zero on an untaxed sale).
+    pub fn credit_note_tax(&self, id: &str) -> Cents {
+        self.credit_note_taxes
+            .iter()
+            .find(|(note, _)| note == id)
+            .map_or(Cents::ZERO, |(_, tax)| *tax)
+    }
 }
 
 /// Whether checkout `checkout_id` has a receipt (a sale paid before receipts were issued has
@@ -202,10 +265,22 @@ pub fn read_receipt(
     };
     let lines = q::lines_of(conn, &receipt.id)?;
     let credit_notes = q::credit_notes_of(conn, &receipt.id)?;
+    let ids: Vec<String> = credit_notes.iter().map(|note| note.id.clone()).collect();
+    let mut credit_note_taxes: Vec<(String, Cents)> = Vec::new();
+    for line in db::tax::credit_note_lines_of(conn, &ids)? {
+        match credit_note_taxes
+            .iter_mut()
+            .find(|(id, _)| *id == line.credit_note_id)
+        {
+            Some((_, sum)) => *sum = Cents::new(sum.get() + line.tax_cents),
+            None => credit_note_taxes.push((line.credit_note_id, Cents::new(line.tax_cents))),
+        }
+    }
     Ok(Some(ReceiptDocument {
         receipt,
         lines,
         credit_notes,
+        credit_note_taxes,
     }))
 }
 

@@ -136,6 +136,10 @@ struct DemoEvent {
     session: String,
     purchase: String,
     amount_cents: i64,
+    /// The billing country the payer chose on the page (asked only while the shop charges
+    /// tax).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    billing_country: Option<String>,
 }
 
 fn random_id(prefix: &str) -> String {
@@ -208,13 +212,18 @@ impl DemoProvider {
     /// and no event is made.
     ///
     /// If the event then cannot be delivered, [`DemoProvider::reopen`] gives the consumer
-    /// their answer back.
+    /// their answer back. `billing_country` is the payer's, when the page asked for it.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one answer of the hosted page, all of it"
+    )]
     pub fn settle(
         &self,
         session_id: &str,
         answer: DemoAnswer,
         purchase_id: &PurchaseId,
         amount: Cents,
+        billing_country: Option<&str>,
         recorded: SessionState,
         now: SystemTime,
     ) -> Result<(String, Vec<u8>), SessionClosed> {
@@ -242,7 +251,14 @@ impl DemoProvider {
                 },
             );
         }
-        Ok(self.signed_event(answer, session_id, purchase_id, amount, now))
+        Ok(self.signed_event(
+            answer,
+            session_id,
+            purchase_id,
+            amount,
+            billing_country,
+            now,
+        ))
     }
 
     /// Opens a settled session again, after its event was not recorded (the database refused
@@ -261,6 +277,7 @@ impl DemoProvider {
         session_id: &str,
         purchase_id: &PurchaseId,
         amount: Cents,
+        billing_country: Option<&str>,
         now: SystemTime,
     ) -> (String, Vec<u8>) {
         let event = DemoEvent {
@@ -273,6 +290,7 @@ impl DemoProvider {
             session: session_id.to_string(),
             purchase: purchase_id.to_string(),
             amount_cents: amount.get(),
+            billing_country: billing_country.map(str::to_string),
         };
         let body = serde_json::to_vec(&event).unwrap_or_default();
         (signature::sign(&self.signing_key, &body, now), body)
@@ -328,6 +346,11 @@ impl PaymentProvider for DemoProvider {
                 session_id: event.session,
                 purchase_id: Some(event.purchase),
                 amount: Cents::new(event.amount_cents),
+                // The demo computes no tax: the shop's table applies.
+                tax: super::PaidTax {
+                    billing_country: event.billing_country,
+                    computed: None,
+                },
             },
             "payment.declined" => EventKind::Failed {
                 session_id: event.session,
@@ -346,6 +369,14 @@ impl PaymentProvider for DemoProvider {
             .get(session_id)
             .map(|s| s.state)
             .ok_or_else(|| PaymentError::Refused("unknown demo session".to_string()))
+    }
+
+    /// The demo computes no tax: the shop's table does.
+    async fn tax_breakdown(
+        &self,
+        _session_id: &str,
+    ) -> Result<Vec<crate::domain::tax::TaxLine>, PaymentError> {
+        Ok(Vec::new())
     }
 
     async fn refund(
@@ -415,6 +446,7 @@ mod tests {
             cancel_url: Url::parse("http://x/orders/pu1").expect("url"),
             idempotency_key: "k".into(),
             expires_at_unix,
+            tax: crate::domain::tax::TaxMode::Off,
         })
         .await
         .expect("session")
@@ -432,6 +464,7 @@ mod tests {
             answer,
             &pid("pu1"),
             Cents::new(1299),
+            None,
             SessionState::Open,
             now,
         )
@@ -521,6 +554,7 @@ mod tests {
                 DemoAnswer::Pay,
                 &pid("pu1"),
                 Cents::new(1),
+                None,
                 recorded_state(status),
                 now,
             )
@@ -550,6 +584,7 @@ mod tests {
             DemoAnswer::Pay,
             &pid("pu1"),
             Cents::new(3 * 1299),
+            None,
             SessionState::Open,
             now,
         )
@@ -596,8 +631,14 @@ mod tests {
     fn forged_or_replayed_events_are_refused() {
         let demo = provider();
         let now = SystemTime::now();
-        let (header, body) =
-            demo.signed_event(DemoAnswer::Pay, "s", &pid("pu1"), Cents::new(100), now);
+        let (header, body) = demo.signed_event(
+            DemoAnswer::Pay,
+            "s",
+            &pid("pu1"),
+            Cents::new(100),
+            None,
+            now,
+        );
         let mut forged = body.clone();
         forged.extend_from_slice(b" ");
         assert!(demo.verify_event(Some(&header), &forged, now).is_err());

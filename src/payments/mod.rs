@@ -34,6 +34,9 @@ pub struct CheckoutRequest {
     /// When the hosted page stops taking payment (unix seconds), so a consumer cannot pay long
     /// after the sale stopped holding wallet credit. Providers without expiry ignore it.
     pub expires_at_unix: Option<i64>,
+    /// The shop's tax mode for this checkout: a provider that computes tax (Stripe Tax) is
+    /// asked to, with the price as including or excluding it; others ignore it.
+    pub tax: crate::domain::tax::TaxMode,
 }
 
 /// The return URLs name the order: they are not printed, nor is the email.
@@ -49,6 +52,7 @@ impl std::fmt::Debug for CheckoutRequest {
             .field("cancel_url", &"[redacted]")
             .field("idempotency_key", &self.idempotency_key)
             .field("expires_at_unix", &self.expires_at_unix)
+            .field("tax", &self.tax)
             .finish()
     }
 }
@@ -77,6 +81,8 @@ pub enum EventKind {
         amount: Cents,
         /// The provider's payment id, needed to refund.
         payment_reference: Option<String>,
+        /// The customer's billing country and the tax the provider computed, as reported.
+        tax: PaidTax,
     },
     /// The payment was declined, failed later, or the session expired unpaid.
     Failed {
@@ -93,6 +99,25 @@ pub enum EventKind {
     Disputed { payment_reference: String },
     /// Verified, but nothing the shop acts on.
     Other { kind: String },
+}
+
+/// What a provider reports about a payment's tax: the customer's billing country and, for a
+/// provider that computes tax itself, what it computed. Every part may be missing.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PaidTax {
+    /// Two letters, as reported (checked where it is used).
+    pub billing_country: Option<String>,
+    /// `None`: the provider computed no tax (the shop's table applies).
+    pub computed: Option<ProviderTax>,
+}
+
+/// Tax a provider computed for a payment, exactly as it reported it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProviderTax {
+    /// The total tax of the payment.
+    pub amount: Cents,
+    /// Its breakdown by jurisdiction and rate; empty when the provider gave none.
+    pub lines: Vec<crate::domain::tax::TaxLine>,
 }
 
 /// The state of a session as the provider sees it.
@@ -158,6 +183,14 @@ pub trait PaymentProvider: Send + Sync {
         &self,
         session_id: &str,
     ) -> impl Future<Output = Result<SessionState, PaymentError>> + Send;
+
+    /// The breakdown of the tax the provider computed for paid session `session_id`, by
+    /// jurisdiction and rate, when its events do not carry it (Stripe sends it only when
+    /// asked to expand it). Empty when there is none.
+    fn tax_breakdown(
+        &self,
+        session_id: &str,
+    ) -> impl Future<Output = Result<Vec<crate::domain::tax::TaxLine>, PaymentError>> + Send;
 
     /// Refunds `amount` of a payment: all of it, or a part (one unit of several); the same
     /// `idempotency_key` never refunds twice, and the provider refuses refunds beyond what
@@ -227,6 +260,16 @@ impl PaymentProvider for Provider {
         }
     }
 
+    async fn tax_breakdown(
+        &self,
+        session_id: &str,
+    ) -> Result<Vec<crate::domain::tax::TaxLine>, PaymentError> {
+        match self {
+            Self::Demo(p) => p.tax_breakdown(session_id).await,
+            Self::Stripe(p) => p.tax_breakdown(session_id).await,
+        }
+    }
+
     async fn refund(
         &self,
         payment_reference: &str,
@@ -258,6 +301,7 @@ mod tests {
             cancel_url: link,
             idempotency_key: "checkout-abc".into(),
             expires_at_unix: None,
+            tax: crate::domain::tax::TaxMode::Off,
         };
         let shown = format!("{request:?}");
         assert!(!shown.contains("secrettoken"), "{shown}");

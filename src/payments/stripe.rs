@@ -27,11 +27,12 @@ use url::form_urlencoded;
 
 use super::signature;
 use super::{
-    CheckoutRequest, CheckoutSession, EventKind, PaymentError, PaymentEvent, PaymentProvider,
-    Refund, RefundStatus, SessionState,
+    CheckoutRequest, CheckoutSession, EventKind, PaidTax, PaymentError, PaymentEvent,
+    PaymentProvider, ProviderTax, Refund, RefundStatus, SessionState,
 };
 use crate::config::{Secret, StripeSettings};
 use crate::domain::Cents;
+use crate::domain::tax::{RateBps, TaxLine};
 
 /// The header Stripe signs webhooks in.
 pub const SIGNATURE_HEADER: &str = "stripe-signature";
@@ -310,6 +311,16 @@ pub fn checkout_form(request: &CheckoutRequest) -> Vec<(&'static str, String)> {
     if let Some(expires_at) = request.expires_at_unix {
         form.push(("expires_at", expires_at.to_string()));
     }
+    if request.tax.is_on() {
+        // Stripe Tax computes the tax from the billing address it collects; the price is
+        // gross (tax carved out) or net (tax added on top) as the owner set.
+        form.push(("automatic_tax[enabled]", "true".to_string()));
+        form.push((
+            "line_items[0][price_data][tax_behavior]",
+            request.tax.as_str().to_string(),
+        ));
+        form.push(("billing_address_collection", "required".to_string()));
+    }
     form
 }
 
@@ -379,6 +390,14 @@ struct SessionObject {
     #[serde(default)]
     metadata: Option<Metadata>,
     payment_intent: Option<Expandable>,
+    /// Read field by field ([`reported_tax`]): a shape we do not expect there must never
+    /// stop a payment from counting.
+    #[serde(default)]
+    total_details: Option<serde_json::Value>,
+    #[serde(default)]
+    customer_details: Option<serde_json::Value>,
+    #[serde(default)]
+    automatic_tax: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -473,12 +492,52 @@ impl SessionObject {
             &format!("session {}", self.id),
         )?;
         let purchase_id = self.purchase_id()?;
+        let tax = self.reported_tax();
         Ok(EventKind::Paid {
             session_id: self.id,
             purchase_id,
             amount,
             payment_reference: self.payment_intent.map(Expandable::into_id),
+            tax,
         })
+    }
+
+    /// The billing country and the tax Stripe computed, as far as the session says.
+    fn reported_tax(&self) -> PaidTax {
+        let billing_country = self
+            .customer_details
+            .as_ref()
+            .and_then(|c| c.pointer("/address/country"))
+            .and_then(serde_json::Value::as_str)
+            .filter(|c| !c.is_empty())
+            .map(str::to_string);
+        let enabled = self
+            .automatic_tax
+            .as_ref()
+            .and_then(|a| a.get("enabled"))
+            .and_then(serde_json::Value::as_bool)
+            == Some(true);
+        let amount = self
+            .total_details
+            .as_ref()
+            .and_then(|t| t.get("amount_tax"))
+            .and_then(serde_json::Value::as_i64);
+        let computed = if enabled || amount.is_some_and(|a| a > 0) {
+            Some(ProviderTax {
+                amount: Cents::new(amount.unwrap_or(0).max(0)),
+                lines: self
+                    .total_details
+                    .as_ref()
+                    .map(breakdown_lines)
+                    .unwrap_or_default(),
+            })
+        } else {
+            None
+        };
+        PaidTax {
+            billing_country,
+            computed,
+        }
     }
 
     fn failed(self, reason: &str) -> Result<EventKind, PaymentError> {
@@ -489,6 +548,57 @@ impl SessionObject {
             reason: reason.to_string(),
         })
     }
+}
+
+/// The lines of `total_details.breakdown.taxes`, as reported: each line's tax and taxable
+/// amount, its rate (`rate.percentage`, in basis points) and where it is owed (`rate.country`,
+/// with `rate.state` as `US-CA`, else `rate.jurisdiction`). A line without an amount is
+/// skipped; a missing rate or place stays unknown. Empty when Stripe sent no breakdown (it
+/// sends one only when asked to expand it).
+fn breakdown_lines(total_details: &serde_json::Value) -> Vec<TaxLine> {
+    let Some(taxes) = total_details
+        .pointer("/breakdown/taxes")
+        .and_then(serde_json::Value::as_array)
+    else {
+        return Vec::new();
+    };
+    taxes
+        .iter()
+        .filter_map(|item| {
+            let tax = item.get("amount").and_then(serde_json::Value::as_i64)?;
+            let taxable = item
+                .get("taxable_amount")
+                .and_then(serde_json::Value::as_i64)
+                .unwrap_or(0);
+            let rate = item.get("rate");
+            let text = |key: &str| {
+                rate.and_then(|r| r.get(key))
+                    .and_then(serde_json::Value::as_str)
+                    .map(str::trim)
+                    .filter(|t| !t.is_empty())
+                    .map(str::to_string)
+            };
+            let jurisdiction = match (text("country"), text("state")) {
+                (Some(country), Some(state)) => Some(format!("{country}-{state}")),
+                (Some(country), None) => Some(country),
+                (None, _) => text("jurisdiction"),
+            };
+            let percent = rate
+                .and_then(|r| r.get("percentage"))
+                .and_then(|p| match p {
+                    serde_json::Value::Number(n) => Some(n.to_string()),
+                    serde_json::Value::String(s) => Some(s.clone()),
+                    _ => None,
+                })
+                .and_then(|p| RateBps::from_reported_percent(&p));
+            Some(TaxLine {
+                jurisdiction,
+                rate: percent,
+                taxable: Cents::new(taxable.max(0)),
+                tax: Cents::new(tax.max(0)),
+            })
+        })
+        .collect()
 }
 
 /// Maps a verified event body to a typed event. Public so the mapping can be tested without
@@ -652,6 +762,23 @@ impl PaymentProvider for StripeProvider {
         } else {
             Ok(SessionState::Open)
         }
+    }
+
+    async fn tax_breakdown(&self, session_id: &str) -> Result<Vec<TaxLine>, PaymentError> {
+        if !valid_id(session_id) {
+            return Err(PaymentError::Refused(
+                "not a Stripe Checkout Session id".into(),
+            ));
+        }
+        let mut url = self.endpoint(&["checkout", "sessions", session_id]);
+        url.query_pairs_mut()
+            .append_pair("expand[]", "total_details.breakdown");
+        let session: SessionObject = self.call(Method::GET, url, None, None).await?;
+        Ok(session
+            .total_details
+            .as_ref()
+            .map(breakdown_lines)
+            .unwrap_or_default())
     }
 
     async fn refund(

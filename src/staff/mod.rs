@@ -77,6 +77,11 @@ pub mod action {
     pub const PROMO_CODE_ENABLED: &str = "promo_code_enabled";
     pub const DISPLAY_RATE_SET: &str = "display_rate_set";
     pub const DISPLAY_RATE_CLEARED: &str = "display_rate_cleared";
+    /// The owner's tax mode changed (off, prices include tax, tax added on top).
+    pub const TAX_MODE_SET: &str = "tax_mode_set";
+    /// A country's rate in the owner's tax table set or removed.
+    pub const TAX_RATE_SET: &str = "tax_rate_set";
+    pub const TAX_RATE_REMOVED: &str = "tax_rate_removed";
     /// The owner's own names of a region changed.
     pub const REGION_NAMES_SAVED: &str = "region_names_saved";
     pub const SHOP_IDENTITY_SAVED: &str = "shop_identity_saved";
@@ -137,6 +142,9 @@ pub mod action {
             PROMO_CODE_ENABLED => "Promotion code enabled",
             DISPLAY_RATE_SET => "Display currency rate set",
             DISPLAY_RATE_CLEARED => "Display currency rate removed",
+            TAX_MODE_SET => "Tax setting changed",
+            TAX_RATE_SET => "Tax rate set",
+            TAX_RATE_REMOVED => "Tax rate removed",
             REGION_NAMES_SAVED => "Region names changed",
             SHOP_IDENTITY_SAVED => "Shop details saved",
             SHOP_LOGO_SET => "Shop logo uploaded",
@@ -163,7 +171,7 @@ pub mod action {
 
     /// The money actions: what moves money (refunds, orders placed again at the shop's cost,
     /// wallet top-ups, resolving a purchase's problem, which may absorb its cost) or changes
-    /// what customers pay (markup rules, promotion codes, display rates). The audit retention
+    /// what customers pay (markup rules, promotion codes, display rates, tax). The audit retention
     /// keeps them at least a year ([`super::audit`]), whatever the configured retention.
     pub const MONEY: &[&str] = &[
         ORDER_REFUND,
@@ -181,6 +189,9 @@ pub mod action {
         PROMO_CODE_ENABLED,
         DISPLAY_RATE_SET,
         DISPLAY_RATE_CLEARED,
+        TAX_MODE_SET,
+        TAX_RATE_SET,
+        TAX_RATE_REMOVED,
         BOOKS_MISMATCH_EXPLAINED,
     ];
 }

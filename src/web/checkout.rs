@@ -425,6 +425,71 @@ struct DemoPayPage {
     promo: Option<(String, String)>,
     /// The amount in the owner's display currencies (what is charged stays USD).
     fx: Vec<crate::domain::currency::DisplayPrice>,
+    /// While the shop charges tax: the billing country to choose, and the tax it brings.
+    tax: Option<DemoTax>,
+}
+
+impl DemoPayPage {
+    /// Whether Pay is offered: always without tax, once a country is chosen with it.
+    fn ready_to_pay(&self) -> bool {
+        self.tax.as_ref().is_none_or(|t| t.chosen.is_some())
+    }
+}
+
+/// The demo page's tax part: a billing country is chosen first (a plain GET form, so the
+/// page works without JavaScript), then the amount with its tax is shown and paid.
+struct DemoTax {
+    /// `(code, name)` of every country, in the page's language.
+    countries: Vec<(&'static str, &'static str)>,
+    /// The chosen country's code, once chosen.
+    chosen: Option<String>,
+    /// `Price before tax` and `Tax 19%` lines, once a country is chosen.
+    lines: Vec<(String, String)>,
+}
+
+/// The demo page's billing country (`?country=DE`), asked while the shop charges tax.
+#[derive(Deserialize)]
+pub struct DemoPayQuery {
+    #[serde(default)]
+    country: Option<String>,
+}
+
+/// What the demo page charges for `checkout` with billing country `country`: the price, or
+/// (tax on, a country chosen) the price with the tax of the shop's table, and the lines that
+/// show it. `None` while tax is on and no valid country is chosen.
+async fn demo_amount(
+    state: &AppState,
+    checkout: &crate::orders::checkout::SessionCheckout,
+    country: Option<&str>,
+    lang: crate::i18n::Lang,
+) -> Result<Option<(Cents, Option<String>, Vec<(String, String)>)>, AppError> {
+    use crate::domain::tax::{CountryCode, TaxMode};
+    if !checkout.tax.is_on() {
+        return Ok(Some((checkout.total, None, Vec::new())));
+    }
+    let Some(country) = country.and_then(|c| CountryCode::parse(c).ok()) else {
+        return Ok(None);
+    };
+    let quote = state.checkout.tax_quote(checkout, country.clone()).await?;
+    let lines = match (quote.rate, checkout.tax) {
+        (None, _) => vec![(lang.t("pay-tax-none"), String::new())],
+        (Some(rate), TaxMode::Inclusive) => vec![(
+            lang.ta("pay-tax-included", &[("rate", rate.to_string().into())]),
+            lang.money(quote.split.tax),
+        )],
+        (Some(rate), _) => vec![
+            (lang.t("pay-before-tax"), lang.money(quote.split.net)),
+            (
+                lang.ta("pay-tax", &[("rate", rate.to_string().into())]),
+                lang.money(quote.split.tax),
+            ),
+        ],
+    };
+    Ok(Some((
+        quote.split.gross,
+        Some(country.as_str().to_string()),
+        lines,
+    )))
 }
 
 fn demo_provider(state: &AppState) -> Result<&crate::payments::demo::DemoProvider, AppError> {
@@ -438,6 +503,7 @@ pub async fn demo_pay_page(
     state: web::Data<AppState>,
     req: HttpRequest,
     session: web::Path<String>,
+    query: web::Query<DemoPayQuery>,
 ) -> Result<HttpResponse, AppError> {
     let demo = demo_provider(&state)?;
     let session = session.into_inner();
@@ -454,8 +520,33 @@ pub async fn demo_pay_page(
         .unwrap_or_else(|| purchase.plan_id.clone());
     let issued = csrf::issue(&req, &state.settings.secret_key, state.secure_cookies);
     let lang = i18n::current();
+    let quoted = demo_amount(&state, &checkout, query.country.as_deref(), lang).await?;
+    let amount = quoted
+        .as_ref()
+        .map_or(checkout.total, |(amount, _, _)| *amount);
+    let tax = checkout.tax.is_on().then(|| {
+        let (chosen, lines) = quoted
+            .clone()
+            .map(|(_, chosen, lines)| (chosen, lines))
+            .unwrap_or_default();
+        let mut countries: Vec<(&'static str, &'static str)> = crate::domain::countries::ISO_3166_1
+            .iter()
+            .map(|(code, english)| {
+                (
+                    *code,
+                    crate::domain::countries::name_in(code, lang).unwrap_or(english),
+                )
+            })
+            .collect();
+        countries.sort_by(|a, b| a.1.cmp(b.1));
+        DemoTax {
+            countries,
+            chosen,
+            lines,
+        }
+    });
     let page = DemoPayPage {
-        amount: lang.money(checkout.total),
+        amount: lang.money(amount),
         units_line: (checkout.count > 1).then(|| {
             lang.ta(
                 "pay-units-line",
@@ -475,16 +566,20 @@ pub async fn demo_pay_page(
         order_href: format!("/orders/{}", purchase.id),
         csrf_token: issued.token,
         promo: promo_line(purchase),
-        fx: snap.display_prices(checkout.total, lang),
+        fx: snap.display_prices(amount, lang),
+        tax,
         session,
     };
     Ok(pages::private_page(StatusCode::OK, &page, issued.cookie))
 }
 
 #[derive(Deserialize)]
-pub struct CsrfOnly {
+pub struct DemoPayForm {
     #[serde(default)]
     csrf_token: String,
+    /// The billing country the page carried over (while the shop charges tax).
+    #[serde(default)]
+    billing_country: Option<String>,
 }
 
 /// Pay or Decline on the demo page: a signed event goes through the same verification and
@@ -494,10 +589,15 @@ pub async fn demo_pay_action(
     req: HttpRequest,
     path: web::Path<(String, String)>,
     // A body that is not a form has no token: it gets the CSRF answer (403), not a 400.
-    form: Option<web::Form<CsrfOnly>>,
+    form: Option<web::Form<DemoPayForm>>,
 ) -> Result<HttpResponse, AppError> {
     let demo = demo_provider(&state)?;
-    let token = form.map(|f| f.into_inner().csrf_token).unwrap_or_default();
+    let (token, billing_country) = form
+        .map(|f| {
+            let f = f.into_inner();
+            (f.csrf_token, f.billing_country)
+        })
+        .unwrap_or_default();
     if !csrf::verify_any(
         &req,
         state.settings.accepted_secret_keys(),
@@ -515,12 +615,26 @@ pub async fn demo_pay_action(
         .ok_or(AppError::NotFound)?;
     let purchase = &checkout.first;
     let now = SystemTime::now();
+    let lang = i18n::current();
+    // While the shop charges tax, a payment names its billing country and pays the tax the
+    // table gives it; Decline needs none.
+    let (amount, country) = match (
+        answer,
+        demo_amount(&state, &checkout, billing_country.as_deref(), lang).await?,
+    ) {
+        (_, Some((amount, country, _))) => (amount, country),
+        (crate::payments::demo::DemoAnswer::Decline, None) => (checkout.total, None),
+        (crate::payments::demo::DemoAnswer::Pay, None) => {
+            return Err(AppError::BadRequest(lang.t("pay-country-needed")));
+        }
+    };
     // A settled session answers 409 here, before any event exists.
     let (signature, body) = demo.settle(
         &session,
         answer,
         &purchase.id,
-        checkout.total,
+        amount,
+        country.as_deref(),
         crate::payments::demo::recorded_state(purchase.status),
         now,
     )?;

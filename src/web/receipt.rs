@@ -67,6 +67,8 @@ struct ReceiptPage {
     billing_name: Option<String>,
     billing_country: Option<String>,
     items: Vec<LineView>,
+    /// The total before tax, shown when the sale was taxed.
+    net: Option<String>,
     /// `(description, amount)`; empty while the shop charges no tax.
     taxes: Vec<(String, String)>,
     total: String,
@@ -107,6 +109,7 @@ impl ReceiptPage {
                     )
                 })
                 .collect(),
+            net: doc.taxes().next().map(|_| lang.money(doc.net())),
             total: lang.money(doc.total()),
             currency: r.currency.clone(),
             method: match doc.payment_method() {
@@ -117,7 +120,8 @@ impl ReceiptPage {
                 .credit_notes
                 .iter()
                 .map(|note| {
-                    lang.ta(
+                    let tax = doc.credit_note_tax(&note.id);
+                    let sentence = lang.ta(
                         "receipt-credit-note",
                         &[
                             (
@@ -130,7 +134,16 @@ impl ReceiptPage {
                             ("amount", lang.money(Cents::new(note.amount_cents)).into()),
                             ("description", note.description.clone().into()),
                         ],
-                    )
+                    );
+                    if tax == Cents::ZERO {
+                        sentence
+                    } else {
+                        let carried = lang.ta(
+                            "receipt-credit-note-tax",
+                            &[("tax", lang.money(tax).into())],
+                        );
+                        format!("{sentence} {carried}")
+                    }
                 })
                 .collect(),
         }

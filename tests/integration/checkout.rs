@@ -782,6 +782,7 @@ async fn the_same_event_five_times_at_once_pays_once(backend: Backend) {
             purchase_id: None,
             amount: price,
             payment_reference: Some("pi_1".into()),
+            tax: Default::default(),
         },
     };
     let mut tasks = Vec::new();
@@ -912,6 +913,7 @@ async fn an_expired_checkout_fails_and_a_late_payment_is_still_honoured() {
             purchase_id: None,
             amount: plan.price.expect("price"),
             payment_reference: Some("pi_late".into()),
+            tax: Default::default(),
         },
     };
     let applied = app

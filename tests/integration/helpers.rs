@@ -167,6 +167,7 @@ pub async fn pay_on_demo_page(
             DemoAnswer::Pay,
             &crate::fixtures::as_id(checkout),
             storefront::domain::Cents::new(amount),
+            None,
             SessionState::Open,
             now,
         )

@@ -81,6 +81,7 @@ mod shop_identity;
 mod sitemap;
 mod stripe;
 mod supplier_history;
+mod tax;
 mod travellers;
 mod trip_reminders;
 mod units;

@@ -391,6 +391,7 @@ fn stripe_charges_the_unit_price_times_the_number_of_esims() {
         cancel_url: page,
         idempotency_key: "checkout-pu_1".to_string(),
         expires_at_unix: None,
+        tax: Default::default(),
     };
     let form = storefront::payments::stripe::checkout_form(&request);
     let field = |name: &str| {

@@ -73,6 +73,7 @@ fn paid(id: &str, amount: i64) -> PaymentEvent {
             purchase_id: None,
             amount: storefront::domain::Cents::new(amount),
             payment_reference: Some(format!("pi_{id}")),
+            tax: Default::default(),
         },
     }
 }

@@ -21,17 +21,19 @@ use storefront::payments::{
 };
 use url::Url;
 
-const KEY: &str = "sk_test_51FakeSecretKeyForTheStorefrontTests";
-const WHSEC: &str = "whsec_fake_webhook_secret_for_tests";
+pub(crate) const KEY: &str = "sk_test_51FakeSecretKeyForTheStorefrontTests";
+pub(crate) const WHSEC: &str = "whsec_fake_webhook_secret_for_tests";
 
 // ---- the fake ---------------------------------------------------------------------------
 
 #[derive(Debug, Clone)]
-struct Recorded {
+pub(crate) struct Recorded {
     method: String,
-    path: String,
+    pub(crate) path: String,
+    /// The query string, as sent.
+    pub(crate) query: String,
     headers: HashMap<String, String>,
-    form: Vec<(String, String)>,
+    pub(crate) form: Vec<(String, String)>,
     raw_body: String,
 }
 
@@ -54,16 +56,30 @@ struct FakeState {
     next_delay: Option<Duration>,
     refund_status: String,
     counter: u64,
+    /// What Stripe Tax computes for sessions created with `automatic_tax[enabled]`.
+    tax: Option<FakeTax>,
+    /// Each taxed session's `total_details.breakdown.taxes`, given only when a read expands
+    /// `total_details.breakdown` (as Stripe does).
+    breakdowns: HashMap<String, Value>,
+}
+
+/// Stripe Tax as the double plays it: one rate for one country, applied to every taxed
+/// session; `breakdown` false answers expanded reads without a breakdown.
+#[derive(Debug, Clone)]
+pub(crate) struct FakeTax {
+    pub(crate) country: String,
+    pub(crate) bps: i64,
+    pub(crate) breakdown: bool,
 }
 
 #[derive(Clone)]
-struct FakeStripe {
-    base: Url,
+pub(crate) struct FakeStripe {
+    pub(crate) base: Url,
     state: Arc<Mutex<FakeState>>,
 }
 
 impl FakeStripe {
-    async fn start() -> Self {
+    pub(crate) async fn start() -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
         let port = listener.local_addr().expect("addr").port();
         let state = Arc::new(Mutex::new(FakeState {
@@ -93,8 +109,55 @@ impl FakeStripe {
         self.state.lock().expect("fake state")
     }
 
-    fn requests(&self) -> Vec<Recorded> {
+    pub(crate) fn requests(&self) -> Vec<Recorded> {
         self.state().requests.clone()
+    }
+
+    /// Stripe Tax from now on computes `tax` for sessions that ask for it.
+    pub(crate) fn compute_tax(&self, tax: FakeTax) {
+        self.state().tax = Some(tax);
+    }
+
+    /// A created session as the double holds it.
+    pub(crate) fn session(&self, id: &str) -> Value {
+        self.state()
+            .sessions
+            .get(id)
+            .cloned()
+            .expect("known session")
+    }
+
+    /// The customer pays session `id` with a billing address in `country`: the session
+    /// becomes paid, and the signed `checkout.session.completed` event Stripe would send is
+    /// returned as `(signature header, body)`. Like Stripe's, the event carries
+    /// `total_details.amount_tax` but no breakdown.
+    pub(crate) fn pay(&self, id: &str, country: &str) -> (String, Vec<u8>) {
+        let mut state = self.state();
+        state.counter += 1;
+        let intent = format!("pi_fake{}", state.counter);
+        let event_id = format!("evt_fake{}", state.counter);
+        let session = state.sessions.get_mut(id).expect("known session");
+        session["status"] = json!("complete");
+        session["payment_status"] = json!("paid");
+        session["payment_intent"] = json!(intent);
+        session["customer_details"] = json!({
+            "address": { "country": country, "city": null, "line1": null, "postal_code": null },
+            "email": "ana@example.com",
+            "name": "Ana",
+            "tax_exempt": "none",
+            "tax_ids": []
+        });
+        let event = json!({
+            "id": event_id,
+            "object": "event",
+            "type": "checkout.session.completed",
+            "data": { "object": session.clone() },
+        });
+        let body = serde_json::to_vec(&event).expect("json");
+        (
+            signature::sign(WHSEC.as_bytes(), &body, SystemTime::now()),
+            body,
+        )
     }
 
     fn answer_next(&self, status: u16, body: Value) {
@@ -137,6 +200,7 @@ async fn handle(
             })
             .collect(),
         form: url::form_urlencoded::parse(&body).into_owned().collect(),
+        query: req.query_string().to_string(),
         raw_body,
     };
     let (delay, should_retry, answer) = {
@@ -193,11 +257,60 @@ fn answer(state: &mut FakeState, req: &Recorded) -> (u16, Value) {
         ("POST", "/v1/checkout/sessions") => {
             state.counter += 1;
             let id = format!("cs_test_fake{}", state.counter);
+            let unit = form
+                .get("line_items[0][price_data][unit_amount]")
+                .and_then(|v| v.parse::<i64>().ok());
+            let quantity = form
+                .get("line_items[0][quantity]")
+                .and_then(|v| v.parse::<i64>().ok())
+                .unwrap_or(1);
+            let subtotal = unit.map(|u| u * quantity);
+            let taxed = form.get("automatic_tax[enabled]") == Some(&"true");
+            let (amount_tax, amount_total) = match (&state.tax, subtotal) {
+                (Some(tax), Some(subtotal)) if taxed => {
+                    let exclusive =
+                        form.get("line_items[0][price_data][tax_behavior]") == Some(&"exclusive");
+                    // Half up, as Stripe rounds.
+                    let divisor = if exclusive { 10_000 } else { 10_000 + tax.bps };
+                    let amount = (2 * subtotal * tax.bps + divisor) / (2 * divisor);
+                    let taxable = if exclusive {
+                        subtotal
+                    } else {
+                        subtotal - amount
+                    };
+                    if tax.breakdown {
+                        state.breakdowns.insert(
+                            id.clone(),
+                            json!([{
+                                "amount": amount,
+                                "taxable_amount": taxable,
+                                "taxability_reason": "standard_rated",
+                                "rate": {
+                                    "id": "txr_fake",
+                                    "object": "tax_rate",
+                                    "country": tax.country,
+                                    "state": null,
+                                    "jurisdiction": tax.country,
+                                    "display_name": "VAT",
+                                    "inclusive": !exclusive,
+                                    // Stripe writes the percentage as a decimal number.
+                                    "percentage": tax.bps as f64 / 100.0,
+                                    "tax_type": "vat"
+                                }
+                            }]),
+                        );
+                    }
+                    (amount, subtotal + if exclusive { amount } else { 0 })
+                }
+                (_, subtotal) => (0, subtotal.unwrap_or(0)),
+            };
             let session = json!({
                 "id": id,
                 "object": "checkout.session",
-                "amount_total": form.get("line_items[0][price_data][unit_amount]")
-                    .and_then(|v| v.parse::<i64>().ok()),
+                "amount_subtotal": subtotal,
+                "amount_total": unit.map(|_| amount_total),
+                "automatic_tax": { "enabled": taxed, "status": if taxed { "complete" } else { "" } },
+                "total_details": { "amount_discount": 0, "amount_shipping": 0, "amount_tax": amount_tax },
                 "currency": form.get("line_items[0][price_data][currency]"),
                 "client_reference_id": form.get("client_reference_id"),
                 "metadata": { "purchase_id": form.get("metadata[purchase_id]") },
@@ -213,8 +326,20 @@ fn answer(state: &mut FakeState, req: &Recorded) -> (u16, Value) {
         }
         ("GET", path) if path.starts_with("/v1/checkout/sessions/") => {
             let id = &path["/v1/checkout/sessions/".len()..];
+            let expand = url::form_urlencoded::parse(req.query.as_bytes())
+                .any(|(k, v)| k == "expand[]" && v == "total_details.breakdown");
             match state.sessions.get(id) {
-                Some(session) => (200, session.clone()),
+                Some(session) => {
+                    let mut session = session.clone();
+                    if expand {
+                        let taxes = state.breakdowns.get(id).cloned();
+                        if let Some(taxes) = taxes {
+                            session["total_details"]["breakdown"] =
+                                json!({ "discounts": [], "taxes": taxes });
+                        }
+                    }
+                    (200, session)
+                }
                 None => (
                     404,
                     stripe_error(
@@ -276,6 +401,7 @@ fn checkout_request(purchase_id: &str, key: &str) -> CheckoutRequest {
         cancel_url: Url::parse(&format!("https://shop.example/orders/{purchase_id}")).expect("url"),
         idempotency_key: key.to_string(),
         expires_at_unix: None,
+        tax: Default::default(),
     }
 }
 
@@ -847,6 +973,7 @@ fn paid_pu_9() -> EventKind {
         purchase_id: Some("pu_9".into()),
         amount: Cents::new(1299),
         payment_reference: Some("pi_3PqFake0123456789".into()),
+        tax: Default::default(),
     }
 }
 

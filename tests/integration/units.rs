@@ -37,6 +37,7 @@ fn paid(event: &str, session: &str, amount: i64) -> PaymentEvent {
             purchase_id: None,
             amount: storefront::domain::Cents::new(amount),
             payment_reference: Some(format!("pi_{session}")),
+            tax: Default::default(),
         },
     }
 }

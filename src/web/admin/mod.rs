@@ -25,6 +25,7 @@ mod orders;
 mod page;
 mod pricing;
 mod promo_codes;
+mod tax;
 mod totp;
 mod users;
 mod wallet;
@@ -115,6 +116,13 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route(
             "/admin/currencies/{currency}/clear",
             web::post().to(currencies::clear),
+        )
+        .route("/admin/tax", web::get().to(tax::page))
+        .route("/admin/tax", web::post().to(tax::set_mode))
+        .route("/admin/tax/rates", web::post().to(tax::set_rate))
+        .route(
+            "/admin/tax/rates/{country}/remove",
+            web::post().to(tax::remove_rate),
         )
         .route("/admin/identity", web::get().to(identity::page))
         .route("/admin/identity", web::post().to(identity::save))

@@ -371,6 +371,16 @@ pub(super) fn render(page: &ReceiptPage) -> Vec<u8> {
     }
     layout.rule();
     let label = (MARGIN, c.discount.1);
+    if let Some(net) = &page.net {
+        layout.row(
+            &[
+                cell(&t("receipt-net"), label, Align::Right),
+                cell(net, c.amount, Align::Right),
+            ],
+            Face::Regular,
+            BODY,
+        );
+    }
     for (name, amount) in &page.taxes {
         layout.row(
             &[

@@ -1,0 +1,429 @@
+//! Tax on sales: the owner's setting and rate table, what a payment must amount to, and the
+//! record of each taxed sale.
+//!
+//! - **Setting** (`/admin/tax`, owners): off (the default), prices include tax, or tax added on
+//!   top; and a rate per customer country. Each change is audited in its transaction.
+//! - **A checkout keeps its mode**: checkout stores the mode it started under
+//!   (`checkouts.tax_mode`), so the payment page, the amount checked at payment and the
+//!   record agree even if the owner changes the setting meanwhile. A checkout started while
+//!   tax was off is never taxed.
+//! - **At payment** ([`assess`], in the confirming transaction, before the receipt): with a
+//!   provider that computes tax (Stripe Tax) the amount, rate and jurisdiction are recorded as
+//!   it reports them; a report without a breakdown is recorded as one line of unknown
+//!   jurisdiction and rate, never guessed. Otherwise the shop's table gives the rate of the
+//!   billing country the provider reports; a country without a rate is recorded untaxed.
+//!   Tax added on top makes the charge `price + tax`; prices that include tax charge the
+//!   price. Costs, holds and the wallet never see tax.
+//! - **Evidence**: the billing country the provider reports. The country of the client's
+//!   address is kept in its own column for when the shop learns it; the shop has no trusted
+//!   country header today, so it stays empty and the billing country alone decides.
+//! - **Rounding**: `domain::tax` (half up on cents, one function).
+
+use crate::db::tax::{self as q, CreditNoteTaxLineRow, RateRow, SaleTaxLineRow, SaleTaxRow};
+use crate::db::{self, DbConn, DbError, now_ms};
+use crate::domain::Cents;
+use crate::domain::PurchaseId;
+use crate::domain::tax::{
+    CountryCode, RateBps, TaxError, TaxLine, TaxMode, TaxSplit, proportional, split,
+};
+use crate::orders::Orders;
+use crate::payments::{PaidTax, ProviderTax};
+use crate::staff::Admin;
+
+/// Audit actions of the tax page.
+pub mod action {
+    pub use crate::staff::action::{TAX_MODE_SET, TAX_RATE_REMOVED, TAX_RATE_SET};
+}
+
+/// Where a sale's tax came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaxSource {
+    /// The payment provider computed it (Stripe Tax).
+    Provider,
+    /// The shop's own rate table, by the customer's country.
+    Table,
+}
+
+impl TaxSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Provider => "provider",
+            Self::Table => "table",
+        }
+    }
+}
+
+/// The owner's tax setting as the console shows it.
+#[derive(Debug, Clone)]
+pub struct TaxSettings {
+    pub mode: TaxMode,
+    pub rates: Vec<(CountryCode, RateBps, i64)>,
+}
+
+fn typed_rates(rows: Vec<RateRow>) -> Vec<(CountryCode, RateBps, i64)> {
+    rows.into_iter()
+        .filter_map(|row| {
+            Some((
+                CountryCode::parse(&row.country).ok()?,
+                RateBps::new(row.rate_bps).ok()?,
+                row.updated_at_ms,
+            ))
+        })
+        .collect()
+}
+
+/// The mode and the rate table.
+#[tracing::instrument(skip_all)]
+pub async fn settings(orders: &Orders) -> Result<TaxSettings, DbError> {
+    orders
+        .db()
+        .run(|conn| {
+            Ok(TaxSettings {
+                mode: q::mode(conn)?,
+                rates: typed_rates(q::rates(conn)?),
+            })
+        })
+        .await
+}
+
+/// Why the console's tax form changed nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum TaxSettingError {
+    #[error(transparent)]
+    Invalid(#[from] TaxError),
+    #[error(transparent)]
+    Database(#[from] DbError),
+}
+
+/// Sets the mode (`off`, `inclusive`, `exclusive`), audited with the mode before. New
+/// checkouts take it at once; checkouts already started keep theirs.
+#[tracing::instrument(skip_all, fields(admin.id = by.user_id))]
+pub async fn set_mode(
+    orders: &Orders,
+    by: &Admin,
+    client_addr: &str,
+    mode: &str,
+) -> Result<(), TaxSettingError> {
+    let mode = TaxMode::parse(mode.trim()).ok_or(TaxError::Mode)?;
+    let (by, client) = (by.clone(), client_addr.to_string());
+    orders
+        .db()
+        .run(move |conn| {
+            let now = now_ms();
+            conn.write_tx(|conn| {
+                let before = q::mode(conn)?;
+                q::set_mode(conn, mode, now)?;
+                by.audit(
+                    conn,
+                    action::TAX_MODE_SET,
+                    Some("tax"),
+                    &client,
+                    &format!(
+                        "before: {}; after: {}",
+                        mode_words(before),
+                        mode_words(mode)
+                    ),
+                    now,
+                )
+            })
+        })
+        .await?;
+    Ok(())
+}
+
+/// The mode in the owner's words.
+pub fn mode_words(mode: TaxMode) -> &'static str {
+    match mode {
+        TaxMode::Off => "no tax",
+        TaxMode::Inclusive => "prices include tax",
+        TaxMode::Exclusive => "tax added on top of prices",
+    }
+}
+
+/// Sets `country`'s rate from the owner's percentage, audited with the rate before.
+#[tracing::instrument(skip_all, fields(admin.id = by.user_id))]
+pub async fn set_rate(
+    orders: &Orders,
+    by: &Admin,
+    client_addr: &str,
+    country: &str,
+    percent: &str,
+) -> Result<(CountryCode, RateBps), TaxSettingError> {
+    let country = CountryCode::parse(country)?;
+    let rate = RateBps::parse_percent(percent)?;
+    let (by, client, code) = (by.clone(), client_addr.to_string(), country.clone());
+    orders
+        .db()
+        .run(move |conn| {
+            let now = now_ms();
+            conn.write_tx(|conn| {
+                let before = q::rate_of(conn, code.as_str())?
+                    .and_then(|row| RateBps::new(row.rate_bps).ok())
+                    .map_or_else(|| "none".to_string(), |r| r.to_string());
+                q::set_rate(conn, code.as_str(), rate.get(), now)?;
+                by.audit(
+                    conn,
+                    action::TAX_RATE_SET,
+                    Some(&format!("tax:{code}")),
+                    &client,
+                    &format!("{}: before {before}; after {rate}", code.name()),
+                    now,
+                )
+            })
+        })
+        .await?;
+    Ok((country, rate))
+}
+
+/// Removes `country`'s rate, audited; returns whether there was one.
+#[tracing::instrument(skip_all, fields(admin.id = by.user_id))]
+pub async fn remove_rate(
+    orders: &Orders,
+    by: &Admin,
+    client_addr: &str,
+    country: &str,
+) -> Result<bool, TaxSettingError> {
+    let country = CountryCode::parse(country)?;
+    let (by, client) = (by.clone(), client_addr.to_string());
+    Ok(orders
+        .db()
+        .run(move |conn| {
+            let now = now_ms();
+            conn.write_tx(|conn| {
+                let Some(row) = q::rate_of(conn, country.as_str())? else {
+                    return Ok::<bool, DbError>(false);
+                };
+                q::remove_rate(conn, country.as_str())?;
+                let was = RateBps::new(row.rate_bps).map_or_else(|_| "?".into(), |r| r.to_string());
+                by.audit(
+                    conn,
+                    action::TAX_RATE_REMOVED,
+                    Some(&format!("tax:{country}")),
+                    &client,
+                    &format!("{}: was {was}", country.name()),
+                    now,
+                )?;
+                Ok(true)
+            })
+        })
+        .await?)
+}
+
+/// What the shop's table charges on `price` for a customer of `country` under `mode`, and
+/// the rate it used (`None`: no rate kept for the country, or no country: untaxed).
+pub fn table_quote(
+    conn: &mut DbConn,
+    mode: TaxMode,
+    country: Option<&CountryCode>,
+    price: Cents,
+) -> Result<(TaxSplit, Option<RateBps>), DbError> {
+    if !mode.is_on() {
+        return Ok((TaxSplit::untaxed(price), None));
+    }
+    let rate = match country {
+        Some(country) => {
+            q::rate_of(conn, country.as_str())?.and_then(|row| RateBps::new(row.rate_bps).ok())
+        }
+        None => None,
+    };
+    Ok(match rate {
+        Some(rate) => (split(price, rate, mode), Some(rate)),
+        None => (TaxSplit::untaxed(price), None),
+    })
+}
+
+/// The tax a payment of checkout `checkout_id` carries, worked out in the confirming
+/// transaction before anything is written.
+#[derive(Debug, Clone)]
+pub struct Assessed {
+    pub mode: TaxMode,
+    /// What the provider must have charged.
+    pub expected: Cents,
+    sale: Option<(SaleTaxRow, Vec<SaleTaxLineRow>)>,
+}
+
+impl Assessed {
+    /// Tax off for this checkout: the charge is the price, nothing is recorded.
+    fn untaxed(price: Cents) -> Self {
+        Self {
+            mode: TaxMode::Off,
+            expected: price,
+            sale: None,
+        }
+    }
+}
+
+/// What checkout `checkout_id`, priced `price` in all, must have been charged and the tax
+/// to record, from what the provider reported (`paid`) and the mode the checkout keeps. See
+/// the module's note for the rules.
+pub fn assess(
+    conn: &mut DbConn,
+    checkout_id: &PurchaseId,
+    price: Cents,
+    paid: &PaidTax,
+) -> Result<Assessed, DbError> {
+    let mode = TaxMode::from_stored(db::checkouts::tax_mode(conn, checkout_id)?.as_deref());
+    if !mode.is_on() {
+        return Ok(Assessed::untaxed(price));
+    }
+    let billing = paid
+        .billing_country
+        .as_deref()
+        .and_then(|c| CountryCode::parse(c).ok());
+    let (source, taxes, lines, country) = match &paid.computed {
+        Some(reported) => {
+            let (tax, lines) = provider_lines(reported, mode, price);
+            // The provider's own view of where the customer is: a single jurisdiction
+            // across its lines, else the billing country.
+            let country = single_jurisdiction(&lines).or_else(|| billing.clone());
+            (TaxSource::Provider, tax, lines, country)
+        }
+        None => {
+            let (taxed, rate) = table_quote(conn, mode, billing.as_ref(), price)?;
+            let lines = match (rate, &billing) {
+                (Some(rate), Some(country)) => vec![TaxLine {
+                    jurisdiction: Some(country.as_str().to_string()),
+                    rate: Some(rate),
+                    taxable: taxed.net,
+                    tax: taxed.tax,
+                }],
+                _ => Vec::new(),
+            };
+            (TaxSource::Table, taxed, lines, billing.clone())
+        }
+    };
+    let row = SaleTaxRow {
+        checkout_id: checkout_id.as_str().to_string(),
+        country: country.map(|c| c.as_str().to_string()),
+        billing_country: billing.map(|c| c.as_str().to_string()),
+        client_country: None,
+        mode: mode.as_str().to_string(),
+        source: source.as_str().to_string(),
+        net_cents: taxes.net.get(),
+        tax_cents: taxes.tax.get(),
+        gross_cents: taxes.gross.get(),
+        paid_at_ms: 0,
+    };
+    let line_rows = lines
+        .into_iter()
+        .enumerate()
+        .map(|(i, line)| SaleTaxLineRow {
+            checkout_id: checkout_id.as_str().to_string(),
+            line_no: i32::try_from(i + 1).unwrap_or(i32::MAX),
+            jurisdiction: line.jurisdiction,
+            rate_bps: line.rate.map(RateBps::get),
+            taxable_cents: line.taxable.get(),
+            tax_cents: line.tax.get(),
+        })
+        .collect();
+    Ok(Assessed {
+        mode,
+        expected: taxes.gross,
+        sale: Some((row, line_rows)),
+    })
+}
+
+/// The split and lines of tax a provider computed: the amount as reported; the lines of its
+/// breakdown as reported, or one line of unknown jurisdiction and rate when it gave none.
+fn provider_lines(reported: &ProviderTax, mode: TaxMode, price: Cents) -> (TaxSplit, Vec<TaxLine>) {
+    let tax = Cents::new(reported.amount.get().max(0));
+    let gross = match mode {
+        TaxMode::Exclusive => Cents::new(price.get().saturating_add(tax.get())),
+        _ => price,
+    };
+    let net = Cents::new(gross.get() - tax.get());
+    let lines = if reported.lines.is_empty() {
+        if tax.get() == 0 {
+            Vec::new()
+        } else {
+            vec![TaxLine {
+                jurisdiction: None,
+                rate: None,
+                taxable: net,
+                tax,
+            }]
+        }
+    } else {
+        reported.lines.clone()
+    };
+    (TaxSplit { net, tax, gross }, lines)
+}
+
+fn single_jurisdiction(lines: &[TaxLine]) -> Option<CountryCode> {
+    let mut codes = lines
+        .iter()
+        .filter_map(|l| l.jurisdiction.as_deref())
+        .filter_map(|j| CountryCode::parse(j).ok());
+    let first = codes.next()?;
+    codes.all(|c| c == first).then_some(first)
+}
+
+/// Records the assessed tax of a paid checkout, in the confirming transaction (before its
+/// receipt, which shows it); nothing for a checkout taxed under no mode or already recorded.
+pub fn record(conn: &mut DbConn, assessed: &Assessed, now: i64) -> Result<(), DbError> {
+    let Some((sale, lines)) = &assessed.sale else {
+        return Ok(());
+    };
+    if q::sale_of(conn, &sale.checkout_id)?.is_some() {
+        return Ok(());
+    }
+    let sale = SaleTaxRow {
+        paid_at_ms: now,
+        ..sale.clone()
+    };
+    q::insert_sale(conn, &sale, lines)
+}
+
+/// A sale's recorded tax with its lines.
+#[derive(Debug, Clone)]
+pub struct SaleTax {
+    pub sale: SaleTaxRow,
+    pub lines: Vec<SaleTaxLineRow>,
+}
+
+impl SaleTax {
+    pub fn mode(&self) -> TaxMode {
+        TaxMode::from_stored(Some(&self.sale.mode))
+    }
+}
+
+/// The recorded tax of checkout `checkout_id`, if it was taxed.
+pub fn sale_tax(conn: &mut DbConn, checkout_id: &str) -> Result<Option<SaleTax>, DbError> {
+    let Some(sale) = q::sale_of(conn, checkout_id)? else {
+        return Ok(None);
+    };
+    let lines = q::sale_lines_of(conn, checkout_id)?;
+    Ok(Some(SaleTax { sale, lines }))
+}
+
+/// The tax a refund of `refunded` carries back of checkout `checkout_id`'s sale, one line per
+/// line of its tax (its share by the one rounding rule), for credit note `credit_note_id`,
+/// recorded in the caller's transaction. Nothing when the sale was not taxed.
+pub fn record_credit(
+    conn: &mut DbConn,
+    checkout_id: &str,
+    credit_note_id: &str,
+    refunded: Cents,
+    now: i64,
+) -> Result<Vec<CreditNoteTaxLineRow>, DbError> {
+    let Some(sale) = sale_tax(conn, checkout_id)? else {
+        return Ok(Vec::new());
+    };
+    let gross = Cents::new(sale.sale.gross_cents);
+    let lines: Vec<CreditNoteTaxLineRow> = sale
+        .lines
+        .iter()
+        .map(|line| CreditNoteTaxLineRow {
+            credit_note_id: credit_note_id.to_string(),
+            line_no: line.line_no,
+            country: sale.sale.country.clone(),
+            jurisdiction: line.jurisdiction.clone(),
+            rate_bps: line.rate_bps,
+            taxable_cents: proportional(Cents::new(line.taxable_cents), refunded, gross).get(),
+            tax_cents: proportional(Cents::new(line.tax_cents), refunded, gross).get(),
+            issued_at_ms: now,
+        })
+        .collect();
+    q::insert_credit_note_lines(conn, &lines)?;
+    Ok(lines)
+}

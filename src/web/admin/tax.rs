@@ -1,0 +1,199 @@
+//! `/admin/tax` (owners): whether the shop charges tax and how its prices relate to it, and
+//! the rate per customer country used with payment providers that do not compute tax
+//! themselves. The rules are `orders::tax` and `domain::tax`.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, web};
+use askama::Template;
+use serde::Deserialize;
+
+use super::{
+    AdminPage, CsrfForm, CurrentAdmin, NoFields, client_addr, console_page, require_owner,
+    see_other,
+};
+use crate::domain::tax::TaxMode;
+use crate::orders::tax::{self, TaxSettingError, mode_words};
+use crate::payments::PaymentProvider;
+use crate::web::AppState;
+use crate::web::error::AppError;
+use crate::web::filters;
+
+#[derive(Deserialize, Default, Clone)]
+pub struct ModeForm {
+    #[serde(default)]
+    mode: String,
+}
+
+#[derive(Deserialize, Default, Clone)]
+pub struct RateForm {
+    #[serde(default)]
+    country: String,
+    /// A percentage: `19`, `7.7`.
+    #[serde(default)]
+    rate: String,
+}
+
+struct RateView {
+    code: String,
+    name: &'static str,
+    rate: String,
+    updated_at_ms: i64,
+}
+
+#[derive(Template)]
+#[template(path = "admin/tax.html")]
+struct TaxPage {
+    mode: &'static str,
+    mode_words: &'static str,
+    is_stripe: bool,
+    rates: Vec<RateView>,
+    form: RateForm,
+    mode_error: Option<String>,
+    rate_error: Option<String>,
+    saved: Option<&'static str>,
+}
+
+console_page!(TaxPage => "tax");
+
+impl TaxPage {
+    async fn load(state: &AppState) -> Result<Self, AppError> {
+        let settings = tax::settings(&state.orders).await?;
+        Ok(Self {
+            mode: settings.mode.as_str(),
+            mode_words: mode_words(settings.mode),
+            is_stripe: state.payments.name() == "stripe",
+            rates: settings
+                .rates
+                .into_iter()
+                .map(|(country, rate, updated_at_ms)| RateView {
+                    name: country.name(),
+                    code: country.as_str().to_string(),
+                    rate: rate.to_string(),
+                    updated_at_ms,
+                })
+                .collect(),
+            form: RateForm::default(),
+            mode_error: None,
+            rate_error: None,
+            saved: None,
+        })
+    }
+
+    fn is_mode(&self, mode: &str) -> bool {
+        self.mode == mode
+    }
+
+    fn modes(&self) -> [(&'static str, &'static str, &'static str); 3] {
+        [
+            (
+                TaxMode::Off.as_str(),
+                "No tax",
+                "The shop charges and records no tax. Receipts say no tax was charged.",
+            ),
+            (
+                TaxMode::Inclusive.as_str(),
+                "Prices include tax",
+                "Customers pay the price shown. The tax is worked out of it and shown on the receipt.",
+            ),
+            (
+                TaxMode::Exclusive.as_str(),
+                "Tax added on top",
+                "The price shown is before tax. The tax of the customer's country is added when they pay.",
+            ),
+        ]
+    }
+}
+
+#[derive(Deserialize)]
+pub struct PageQuery {
+    saved: Option<String>,
+}
+
+pub async fn page(
+    state: web::Data<AppState>,
+    CurrentAdmin(admin): CurrentAdmin,
+    query: web::Query<PageQuery>,
+) -> Result<AdminPage, AppError> {
+    require_owner(&admin)?;
+    let mut page = TaxPage::load(&state).await?;
+    page.saved = match query.saved.as_deref() {
+        Some("mode") => Some(
+            "Saved. New checkouts use this setting now; checkouts already started keep theirs.",
+        ),
+        Some("rate") => Some("Rate saved. New checkouts use it now."),
+        Some("removed") => Some("Rate removed."),
+        _ => None,
+    };
+    Ok(AdminPage::new(page))
+}
+
+/// A refused form: the page again, 400, with the message by its field.
+async fn refused(
+    state: &AppState,
+    err: TaxSettingError,
+    form: Option<RateForm>,
+) -> Result<AdminPage, AppError> {
+    let reason = match err {
+        TaxSettingError::Invalid(reason) => reason,
+        TaxSettingError::Database(db) => return Err(db.into()),
+    };
+    let mut page = TaxPage::load(state).await?;
+    let message = super::refused(&reason, "Nothing was saved.");
+    match form {
+        Some(form) => {
+            page.form = form;
+            page.rate_error = Some(message);
+        }
+        None => page.mode_error = Some(message),
+    }
+    Ok(AdminPage::with_status(StatusCode::BAD_REQUEST, page))
+}
+
+pub async fn set_mode(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    CsrfForm(form): CsrfForm<ModeForm>,
+) -> Result<AdminPage, AppError> {
+    require_owner(&admin)?;
+    match tax::set_mode(&state.orders, &admin, &client_addr(&req), &form.mode).await {
+        Ok(()) => Ok(see_other("/admin/tax?saved=mode").into()),
+        Err(err) => refused(&state, err, None).await,
+    }
+}
+
+pub async fn set_rate(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    CsrfForm(form): CsrfForm<RateForm>,
+) -> Result<AdminPage, AppError> {
+    require_owner(&admin)?;
+    match tax::set_rate(
+        &state.orders,
+        &admin,
+        &client_addr(&req),
+        &form.country,
+        &form.rate,
+    )
+    .await
+    {
+        Ok(_) => Ok(see_other("/admin/tax?saved=rate#rates").into()),
+        Err(err) => refused(&state, err, Some(form)).await,
+    }
+}
+
+pub async fn remove_rate(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    CurrentAdmin(admin): CurrentAdmin,
+    country: web::Path<String>,
+    CsrfForm(_): CsrfForm<NoFields>,
+) -> Result<AdminPage, AppError> {
+    require_owner(&admin)?;
+    match tax::remove_rate(&state.orders, &admin, &client_addr(&req), &country).await {
+        Ok(true) => Ok(see_other("/admin/tax?saved=removed#rates").into()),
+        Ok(false) | Err(TaxSettingError::Invalid(_)) => Err(AppError::NotFound),
+        Err(TaxSettingError::Database(db)) => Err(db.into()),
+    }
+}
