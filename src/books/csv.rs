@@ -204,3 +204,33 @@ mod tests {
         assert_eq!(iso_ms(1_795_327_235_000), "2026-11-22T06:00:35Z");
     }
 }
+
+// ---- tax ------------------------------------------------------------------------------------
+
+pub const TAX_REPORT_HEADER: &str = "quarter,country,country_name,rate_percent,rate_bps,taxable_cents,taxable_dollars,tax_cents,tax_dollars,sold_taxable_cents,sold_tax_cents,credited_taxable_cents,credited_tax_cents\r\n";
+
+/// One line of the quarterly tax report: a customer country and rate, the amounts to declare
+/// (sold less credited) and both parts. An unknown country or rate is an empty cell.
+pub fn tax_report_row(quarter: &str, line: &crate::orders::tax::ReportLine) -> String {
+    let country = line.country.clone().unwrap_or_default();
+    let name = crate::domain::countries::name(&country).unwrap_or_default();
+    let cells = vec![
+        number(quarter),
+        text(&country),
+        text(name),
+        number(
+            line.rate
+                .map(|r| r.to_string().trim_end_matches('%').to_string())
+                .unwrap_or_default(),
+        ),
+        number(line.rate.map(|r| r.get().to_string()).unwrap_or_default()),
+    ];
+    let mut cells = with_money(cells, &[line.taxable(), line.tax()]);
+    cells.extend([
+        number(line.sold_taxable.get()),
+        number(line.sold_tax.get()),
+        number(line.credited_taxable.get()),
+        number(line.credited_tax.get()),
+    ]);
+    row(cells)
+}

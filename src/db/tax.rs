@@ -186,3 +186,84 @@ pub fn credit_note_lines_of(
         .select(CreditNoteTaxLineRow::as_select())
         .load(conn)?)
 }
+
+/// Tax of one customer country and rate over a period: what was sold and what credit notes
+/// carried back.
+#[derive(Debug, Clone, PartialEq, Eq, QueryableByName)]
+pub struct TaxGroupRow {
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Text>)]
+    pub country: Option<String>,
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Integer>)]
+    pub rate_bps: Option<i32>,
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    pub taxable_cents: i64,
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    pub tax_cents: i64,
+}
+
+/// The tax lines of sales paid in `[from_ms, to_ms)`, summed per customer country and rate
+/// (the sale's paid time, by `sale_taxes_paid_at`; its lines by their key).
+pub fn sold_by_country_rate(
+    conn: &mut DbConn,
+    from_ms: i64,
+    to_ms: i64,
+) -> Result<Vec<TaxGroupRow>, DbError> {
+    use diesel::sql_types::BigInt;
+    Ok(diesel::sql_query(
+        "SELECT sale_taxes.country AS country, sale_tax_lines.rate_bps AS rate_bps, \
+         CAST(SUM(sale_tax_lines.taxable_cents) AS BIGINT) AS taxable_cents, \
+         CAST(SUM(sale_tax_lines.tax_cents) AS BIGINT) AS tax_cents \
+         FROM sale_taxes JOIN sale_tax_lines ON sale_tax_lines.checkout_id = sale_taxes.checkout_id \
+         WHERE sale_taxes.paid_at_ms >= $1 AND sale_taxes.paid_at_ms < $2 \
+         GROUP BY sale_taxes.country, sale_tax_lines.rate_bps ORDER BY sale_taxes.country, sale_tax_lines.rate_bps",
+    )
+    .bind::<BigInt, _>(from_ms)
+    .bind::<BigInt, _>(to_ms)
+    .load(conn)?)
+}
+
+/// The tax credit notes issued in `[from_ms, to_ms)` carried back, summed per customer
+/// country and rate (by `credit_note_tax_lines_issued_at`).
+pub fn credited_by_country_rate(
+    conn: &mut DbConn,
+    from_ms: i64,
+    to_ms: i64,
+) -> Result<Vec<TaxGroupRow>, DbError> {
+    use diesel::sql_types::BigInt;
+    Ok(diesel::sql_query(
+        "SELECT country, rate_bps, CAST(SUM(taxable_cents) AS BIGINT) AS taxable_cents, \
+         CAST(SUM(tax_cents) AS BIGINT) AS tax_cents \
+         FROM credit_note_tax_lines WHERE issued_at_ms >= $1 AND issued_at_ms < $2 \
+         GROUP BY country, rate_bps ORDER BY country, rate_bps",
+    )
+    .bind::<BigInt, _>(from_ms)
+    .bind::<BigInt, _>(to_ms)
+    .load(conn)?)
+}
+
+/// Net, tax and gross of the taxed sales paid in `[from_ms, to_ms)`, and how many.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, QueryableByName)]
+pub struct TaxTotalsRow {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    pub sales: i64,
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    pub net_cents: i64,
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    pub tax_cents: i64,
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    pub gross_cents: i64,
+}
+
+pub fn totals(conn: &mut DbConn, from_ms: i64, to_ms: i64) -> Result<TaxTotalsRow, DbError> {
+    use diesel::sql_types::BigInt;
+    Ok(diesel::sql_query(
+        "SELECT CAST(COUNT(*) AS BIGINT) AS sales, \
+         CAST(COALESCE(SUM(net_cents), 0) AS BIGINT) AS net_cents, \
+         CAST(COALESCE(SUM(tax_cents), 0) AS BIGINT) AS tax_cents, \
+         CAST(COALESCE(SUM(gross_cents), 0) AS BIGINT) AS gross_cents \
+         FROM sale_taxes WHERE paid_at_ms >= $1 AND paid_at_ms < $2",
+    )
+    .bind::<BigInt, _>(from_ms)
+    .bind::<BigInt, _>(to_ms)
+    .get_result(conn)?)
+}

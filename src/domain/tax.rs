@@ -285,10 +285,109 @@ pub struct TaxLine {
     pub tax: Cents,
 }
 
+/// A calendar quarter (`2026-Q4`), in UTC like the books' days: what a One-Stop-Shop
+/// return covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Quarter {
+    year: i32,
+    /// 1 to 4.
+    number: u8,
+}
+
+impl Quarter {
+    /// `2026-Q4` (any case); the year 2000 to 9999.
+    pub fn parse(text: &str) -> Option<Self> {
+        let (year, number) = text.trim().split_once(['-'])?;
+        let number = number.strip_prefix(['Q', 'q'])?;
+        let year: i32 = year.parse().ok().filter(|y| (2000..=9999).contains(y))?;
+        let number: u8 = number.parse().ok().filter(|n| (1..=4).contains(n))?;
+        Some(Self { year, number })
+    }
+
+    /// The quarter containing unix milliseconds `ms`.
+    pub fn containing(ms: i64) -> Self {
+        let date = time::OffsetDateTime::from_unix_timestamp(ms.div_euclid(1000))
+            .map(|t| t.date())
+            .unwrap_or(time::Date::MIN);
+        Self {
+            year: date.year(),
+            number: (u8::from(date.month()) - 1) / 3 + 1,
+        }
+    }
+
+    fn first_day(self, number: u8, year: i32) -> i64 {
+        let month = time::Month::try_from((number - 1) * 3 + 1).unwrap_or(time::Month::January);
+        time::Date::from_calendar_date(year, month, 1)
+            .map(|d| d.midnight().assume_utc().unix_timestamp() * 1000)
+            .unwrap_or(0)
+    }
+
+    /// Unix milliseconds at its first instant.
+    pub fn start_ms(self) -> i64 {
+        self.first_day(self.number, self.year)
+    }
+
+    /// Unix milliseconds at the first instant of the next quarter (excluded).
+    pub fn end_ms(self) -> i64 {
+        if self.number == 4 {
+            self.first_day(1, self.year + 1)
+        } else {
+            self.first_day(self.number + 1, self.year)
+        }
+    }
+
+    /// The quarter before.
+    pub fn previous(self) -> Self {
+        if self.number == 1 {
+            Self {
+                year: self.year - 1,
+                number: 4,
+            }
+        } else {
+            Self {
+                year: self.year,
+                number: self.number - 1,
+            }
+        }
+    }
+}
+
+/// `2026-Q4`.
+impl fmt::Display for Quarter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}-Q{}", self.year, self.number)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn quarters_cover_three_months_in_utc() {
+        let q4 = Quarter::parse("2026-Q4").expect("quarter");
+        assert_eq!(q4.to_string(), "2026-Q4");
+        // 2026-10-01T00:00:00Z and 2027-01-01T00:00:00Z.
+        assert_eq!(
+            (q4.start_ms(), q4.end_ms()),
+            (1_790_812_800_000, 1_798_761_600_000)
+        );
+        assert_eq!(Quarter::containing(q4.start_ms()), q4);
+        assert_eq!(Quarter::containing(q4.end_ms() - 1), q4);
+        assert_eq!(
+            Quarter::parse("2026-q1").map(|q| q.end_ms()),
+            Some(1_775_001_600_000)
+        );
+        assert_eq!(q4.previous().to_string(), "2026-Q3");
+        assert_eq!(
+            Quarter::parse("2026-Q1").map(|q| q.previous().to_string()),
+            Some("2025-Q4".into())
+        );
+        for bad in ["", "2026", "2026-Q5", "2026-Q0", "26-Q1", "2026-4", "x-Q1"] {
+            assert_eq!(Quarter::parse(bad), None, "{bad}");
+        }
+    }
 
     fn rate(bps: i32) -> RateBps {
         RateBps::new(bps).expect("rate")

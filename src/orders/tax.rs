@@ -24,7 +24,7 @@ use crate::db::{self, DbConn, DbError, now_ms};
 use crate::domain::Cents;
 use crate::domain::PurchaseId;
 use crate::domain::tax::{
-    CountryCode, RateBps, TaxError, TaxLine, TaxMode, TaxSplit, proportional, split,
+    CountryCode, Quarter, RateBps, TaxError, TaxLine, TaxMode, TaxSplit, proportional, split,
 };
 use crate::orders::Orders;
 use crate::payments::{PaidTax, ProviderTax};
@@ -426,4 +426,139 @@ pub fn record_credit(
         .collect();
     q::insert_credit_note_lines(conn, &lines)?;
     Ok(lines)
+}
+
+/// One line of the quarterly report: a customer country and a rate, with what was sold in the
+/// quarter less what credit notes of the quarter carried back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReportLine {
+    /// The customer's country; `None` when the provider did not say where.
+    pub country: Option<String>,
+    /// `None` when the provider reported no rate.
+    pub rate: Option<RateBps>,
+    pub sold_taxable: Cents,
+    pub sold_tax: Cents,
+    pub credited_taxable: Cents,
+    pub credited_tax: Cents,
+}
+
+impl ReportLine {
+    /// The taxable amount to declare: sold less credited.
+    pub fn taxable(&self) -> Cents {
+        Cents::new(self.sold_taxable.get() - self.credited_taxable.get())
+    }
+
+    /// The tax to declare: sold less credited.
+    pub fn tax(&self) -> Cents {
+        Cents::new(self.sold_tax.get() - self.credited_tax.get())
+    }
+}
+
+/// The tax of a quarter by customer country and rate: the shape a One-Stop-Shop return asks
+/// for. Sales count in the quarter they were paid, credit notes in the quarter they were
+/// issued (a refund in a later quarter lowers that quarter's figures, not the sale's).
+#[derive(Debug, Clone)]
+pub struct QuarterReport {
+    pub quarter: Quarter,
+    pub lines: Vec<ReportLine>,
+}
+
+impl QuarterReport {
+    pub fn taxable(&self) -> Cents {
+        Cents::new(self.lines.iter().map(|l| l.taxable().get()).sum())
+    }
+
+    pub fn tax(&self) -> Cents {
+        Cents::new(self.lines.iter().map(|l| l.tax().get()).sum())
+    }
+}
+
+/// The report of `quarter` (see [`QuarterReport`]); reads only that quarter's rows, by index.
+#[tracing::instrument(skip_all)]
+pub async fn quarter_report(orders: &Orders, quarter: Quarter) -> Result<QuarterReport, DbError> {
+    let (from, to) = (quarter.start_ms(), quarter.end_ms());
+    let (sold, credited) = orders
+        .db()
+        .run(move |conn| {
+            Ok::<_, DbError>((
+                q::sold_by_country_rate(conn, from, to)?,
+                q::credited_by_country_rate(conn, from, to)?,
+            ))
+        })
+        .await?;
+    let mut lines: Vec<ReportLine> = Vec::new();
+    let mut line_of = |country: Option<String>, rate: Option<i32>| -> usize {
+        let rate = rate.and_then(|bps| RateBps::new(bps).ok());
+        match lines
+            .iter()
+            .position(|l| l.country == country && l.rate == rate)
+        {
+            Some(at) => at,
+            None => {
+                lines.push(ReportLine {
+                    country,
+                    rate,
+                    sold_taxable: Cents::ZERO,
+                    sold_tax: Cents::ZERO,
+                    credited_taxable: Cents::ZERO,
+                    credited_tax: Cents::ZERO,
+                });
+                lines.len() - 1
+            }
+        }
+    };
+    let mut places = Vec::new();
+    for row in sold {
+        let at = line_of(row.country.clone(), row.rate_bps);
+        places.push((at, row, false));
+    }
+    for row in credited {
+        let at = line_of(row.country.clone(), row.rate_bps);
+        places.push((at, row, true));
+    }
+    for (at, row, credit) in places {
+        if let Some(line) = lines.get_mut(at) {
+            if credit {
+                line.credited_taxable = Cents::new(line.credited_taxable.get() + row.taxable_cents);
+                line.credited_tax = Cents::new(line.credited_tax.get() + row.tax_cents);
+            } else {
+                line.sold_taxable = Cents::new(line.sold_taxable.get() + row.taxable_cents);
+                line.sold_tax = Cents::new(line.sold_tax.get() + row.tax_cents);
+            }
+        }
+    }
+    lines.sort_by(|a, b| (&a.country, a.rate).cmp(&(&b.country, b.rate)));
+    Ok(QuarterReport { quarter, lines })
+}
+
+/// Net, tax and gross of the taxed sales paid in `[from_ms, to_ms)`, and the tax credit
+/// notes issued then carried back: the books' tax figures for a period.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PeriodTax {
+    pub sales: i64,
+    pub net: Cents,
+    pub tax: Cents,
+    pub gross: Cents,
+    pub credited_tax: Cents,
+}
+
+#[tracing::instrument(skip_all)]
+pub async fn period_tax(orders: &Orders, from_ms: i64, to_ms: i64) -> Result<PeriodTax, DbError> {
+    orders
+        .db()
+        .run(move |conn| {
+            let totals = q::totals(conn, from_ms, to_ms)?;
+            let credited: i64 = q::credited_by_country_rate(conn, from_ms, to_ms)?
+                .iter()
+                .map(|row| row.tax_cents)
+                .sum();
+            Ok(PeriodTax {
+                sales: totals.sales,
+                net: Cents::new(totals.net_cents),
+                tax: Cents::new(totals.tax_cents),
+                gross: Cents::new(totals.gross_cents),
+                credited_tax: Cents::new(credited),
+            })
+        })
+        .await
 }

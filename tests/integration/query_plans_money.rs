@@ -4,7 +4,8 @@
 //! sequential scans turned off, must not need a `Seq Scan` on either.
 //!
 //! The SQL below is what `db::daily_sales`, `db::dashboard` (destinations, checkouts) and
-//! `db::books::paid_or_placed_in` send, with literal values for their binds.
+//! `db::books::paid_or_placed_in` and the period reads of `db::tax` send, with literal values
+//! for their binds.
 
 use diesel::prelude::*;
 use diesel::sql_types::Text;
@@ -59,6 +60,33 @@ fn queries() -> Vec<(&'static str, String)> {
             "SELECT * FROM purchases WHERE upstream_order_id IN ('ord_1', 'ord_2')".to_string(),
         ),
         (
+            "a period's taxed sales by country and rate (tax::sold_by_country_rate)",
+            format!(
+                "SELECT sale_taxes.country, sale_tax_lines.rate_bps, CAST(SUM(sale_tax_lines.taxable_cents) AS BIGINT), \
+                 CAST(SUM(sale_tax_lines.tax_cents) AS BIGINT) \
+                 FROM sale_taxes JOIN sale_tax_lines ON sale_tax_lines.checkout_id = sale_taxes.checkout_id \
+                 WHERE sale_taxes.paid_at_ms >= {DAY} AND sale_taxes.paid_at_ms < {NEXT} \
+                 GROUP BY sale_taxes.country, sale_tax_lines.rate_bps ORDER BY sale_taxes.country, sale_tax_lines.rate_bps"
+            ),
+        ),
+        (
+            "a period's credit notes' tax (tax::credited_by_country_rate)",
+            format!(
+                "SELECT country, rate_bps, CAST(SUM(taxable_cents) AS BIGINT), \
+                 CAST(SUM(tax_cents) AS BIGINT) FROM credit_note_tax_lines \
+                 WHERE issued_at_ms >= {DAY} AND issued_at_ms < {NEXT} \
+                 GROUP BY country, rate_bps ORDER BY country, rate_bps"
+            ),
+        ),
+        (
+            "a period's tax totals (tax::totals)",
+            format!(
+                "SELECT COUNT(*), COALESCE(SUM(net_cents), 0), COALESCE(SUM(tax_cents), 0), \
+                 COALESCE(SUM(gross_cents), 0) FROM sale_taxes \
+                 WHERE paid_at_ms >= {DAY} AND paid_at_ms < {NEXT}"
+            ),
+        ),
+        (
             "the books' refunds of those purchases",
             "SELECT purchase_id, SUM(amount_cents) FROM refunds WHERE status <> 'failed' \
              AND purchase_id IN ('a', 'b') GROUP BY purchase_id"
@@ -106,7 +134,14 @@ async fn the_dashboard_money_and_the_books_period_read_by_index(backend: Backend
     let db = test_db.migrated().await;
     for (what, sql) in queries() {
         let shown = plan_of(&db, sql).await;
-        for table in ["purchases", "refunds", "daily_sales"] {
+        for table in [
+            "purchases",
+            "refunds",
+            "daily_sales",
+            "sale_taxes",
+            "sale_tax_lines",
+            "credit_note_tax_lines",
+        ] {
             let scans = match backend {
                 Backend::Sqlite => shown.lines().any(|l| {
                     l.trim() == format!("SCAN {table}") || l.starts_with(&format!("SCAN {table} "))

@@ -333,6 +333,73 @@ async fn a_stripe_tax_purchase_records_what_stripe_reports_and_the_receipt_shows
     assert_eq!(stored.total().get(), price + tax);
     assert_eq!(stored.net().get(), price);
     assert_eq!(stored.receipt.billing_country.as_deref(), Some("DE"));
+
+    // The books of the day show net, tax and gross.
+    let books = owner
+        .get(&app, "/admin/books")
+        .await
+        .assert_status(200)
+        .body;
+    assert!(books.contains("data-tax-sales=\"1\""), "{books}");
+    assert!(
+        books.contains(&format!("data-net-cents=\"{price}\"")),
+        "{books}"
+    );
+    assert!(
+        books.contains(&format!("data-tax-cents=\"{tax}\"")),
+        "{books}"
+    );
+    assert!(
+        books.contains(&format!("data-gross-cents=\"{}\"", price + tax)),
+        "{books}"
+    );
+
+    // The quarter's report: Germany at 19 %, the taxable amount and the tax.
+    let quarter = storefront::domain::tax::Quarter::containing(now_ms()).to_string();
+    let report = owner
+        .get(&app, &format!("/admin/tax/report?quarter={quarter}"))
+        .await
+        .assert_status(200)
+        .body;
+    assert!(
+        report.contains("Germany (DE)") && report.contains("19%"),
+        "{report}"
+    );
+    assert!(
+        report.contains(&money(tax)) && report.contains(&money(price)),
+        "{report}"
+    );
+    let csv = owner
+        .get(&app, &format!("/admin/tax/report.csv?quarter={quarter}"))
+        .await
+        .assert_status(200);
+    assert_eq!(csv.header("content-type"), Some("text/csv; charset=utf-8"));
+    let rows: Vec<&str> = csv.body.lines().collect();
+    assert_eq!(rows.len(), 2, "{}", csv.body);
+    assert_eq!(
+        rows[1],
+        format!(
+            "{quarter},DE,Germany,19,1900,{price},{},{tax},{},{price},{tax},0,0",
+            Cents::new(price).plain(),
+            Cents::new(tax).plain()
+        )
+    );
+    // Another quarter has nothing; a quarter that is none is refused by its field.
+    let empty = owner
+        .get(&app, "/admin/tax/report?quarter=2020-Q1")
+        .await
+        .assert_status(200)
+        .body;
+    assert!(
+        empty.contains("No tax was charged or credited in 2020-Q1."),
+        "{empty}"
+    );
+    let bad = owner
+        .get(&app, "/admin/tax/report?quarter=2026-Q5")
+        .await
+        .assert_status(400)
+        .body;
+    assert!(bad.contains("Quarter:"), "{bad}");
 }
 
 async fn a_demo_purchase_takes_the_owners_rate_and_tax_on_top_is_charged(backend: Backend) {
@@ -742,4 +809,37 @@ async fn a_partial_refund_carries_its_share_of_the_tax_back(backend: Backend) {
         .expect("a receipt");
     let id = receipt.credit_notes[0].id.clone();
     assert_eq!(receipt.credit_note_tax(&id).get(), 207);
+
+    // The quarter of the refund declares the sale less the credit note.
+    let quarter = storefront::domain::tax::Quarter::containing(now_ms());
+    let report = db
+        .run(move |c| {
+            Ok::<_, DbError>((
+                storefront::db::tax::sold_by_country_rate(c, quarter.start_ms(), quarter.end_ms())?,
+                storefront::db::tax::credited_by_country_rate(
+                    c,
+                    quarter.start_ms(),
+                    quarter.end_ms(),
+                )?,
+            ))
+        })
+        .await
+        .expect("the quarter");
+    assert_eq!(
+        (report.0[0].taxable_cents, report.0[0].tax_cents),
+        (3275, 622)
+    );
+    assert_eq!(
+        (report.1[0].taxable_cents, report.1[0].tax_cents),
+        (1092, 207)
+    );
+    // A quarter later, nothing.
+    let next = storefront::domain::tax::Quarter::containing(quarter.end_ms());
+    let later = db
+        .run(move |c| {
+            storefront::db::tax::credited_by_country_rate(c, next.start_ms(), next.end_ms())
+        })
+        .await
+        .expect("the next quarter");
+    assert!(later.is_empty());
 }

@@ -62,6 +62,8 @@ struct BooksPage {
     explained: bool,
     /// An explanation refused: the line's key, the reason and the note as it was sent.
     refused: Option<Refusal>,
+    /// The period's tax (`orders::tax`), shown once any sale in it was taxed.
+    tax: Option<crate::orders::tax::PeriodTax>,
 }
 
 struct Refusal {
@@ -221,6 +223,7 @@ async fn render(
         csv_href: String::new(),
         explained: notice == Notice::Explained,
         refused,
+        tax: None,
     };
     let period = match query.period(crate::db::now_ms()) {
         Ok(period) => period,
@@ -235,6 +238,9 @@ async fn render(
         "/admin/books/reconciliation.csv?from={}&to={}",
         period.first, period.last
     );
+    let tax =
+        crate::orders::tax::period_tax(&state.orders, period.start_ms(), period.end_ms()).await?;
+    view.tax = (tax.sales > 0 || tax.credited_tax.get() != 0).then_some(tax);
     if let Some(copied) = state.books().reconcile_as_copied(period).await? {
         view.lags = copied.lags(period);
         view.as_of_ms = Some(copied.as_of_ms);

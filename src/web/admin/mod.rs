@@ -120,6 +120,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .route("/admin/tax", web::get().to(tax::page))
         .route("/admin/tax", web::post().to(tax::set_mode))
         .route("/admin/tax/rates", web::post().to(tax::set_rate))
+        .route("/admin/tax/report", web::get().to(tax::report))
+        .route("/admin/tax/report.csv", web::get().to(tax::report_csv))
         .route(
             "/admin/tax/rates/{country}/remove",
             web::post().to(tax::remove_rate),

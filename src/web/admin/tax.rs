@@ -2,8 +2,8 @@
 //! the rate per customer country used with payment providers that do not compute tax
 //! themselves. The rules are `orders::tax` and `domain::tax`.
 
-use actix_web::http::StatusCode;
-use actix_web::{HttpRequest, web};
+use actix_web::http::{StatusCode, header};
+use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 use serde::Deserialize;
 
@@ -11,7 +11,8 @@ use super::{
     AdminPage, CsrfForm, CurrentAdmin, NoFields, client_addr, console_page, require_owner,
     see_other,
 };
-use crate::domain::tax::TaxMode;
+use crate::books::csv;
+use crate::domain::tax::{Quarter, TaxMode};
 use crate::orders::tax::{self, TaxSettingError, mode_words};
 use crate::payments::PaymentProvider;
 use crate::web::AppState;
@@ -196,4 +197,111 @@ pub async fn remove_rate(
         Ok(false) | Err(TaxSettingError::Invalid(_)) => Err(AppError::NotFound),
         Err(TaxSettingError::Database(db)) => Err(db.into()),
     }
+}
+
+struct ReportLineView {
+    country: String,
+    rate: String,
+    taxable: String,
+    tax: String,
+    credited_tax: String,
+}
+
+#[derive(Template)]
+#[template(path = "admin/tax_report.html")]
+struct TaxReportPage {
+    quarter: String,
+    previous: String,
+    lines: Vec<ReportLineView>,
+    taxable: String,
+    tax: String,
+}
+
+console_page!(TaxReportPage => "tax");
+
+#[derive(Deserialize)]
+pub struct QuarterQuery {
+    quarter: Option<String>,
+}
+
+impl QuarterQuery {
+    /// The quarter asked for, this quarter when none is.
+    fn quarter(&self) -> Result<Quarter, AppError> {
+        match self.quarter.as_deref().filter(|q| !q.trim().is_empty()) {
+            None => Ok(Quarter::containing(crate::db::now_ms())),
+            Some(raw) => Quarter::parse(raw).ok_or_else(|| {
+                AppError::BadRequest(
+                    "Quarter: write it as the year and the quarter, like 2026-Q4.".to_string(),
+                )
+            }),
+        }
+    }
+}
+
+/// A country's name and code in the owner's words; "Not reported" when unknown.
+fn country_words(country: Option<&str>) -> String {
+    match country {
+        Some(code) => match crate::domain::countries::name(code) {
+            Some(name) => format!("{name} ({code})"),
+            None => code.to_string(),
+        },
+        None => "Not reported".to_string(),
+    }
+}
+
+pub async fn report(
+    state: web::Data<AppState>,
+    CurrentAdmin(admin): CurrentAdmin,
+    query: web::Query<QuarterQuery>,
+) -> Result<AdminPage, AppError> {
+    require_owner(&admin)?;
+    let quarter = query.quarter()?;
+    let report = tax::quarter_report(&state.orders, quarter).await?;
+    Ok(AdminPage::new(TaxReportPage {
+        quarter: quarter.to_string(),
+        previous: quarter.previous().to_string(),
+        lines: report
+            .lines
+            .iter()
+            .map(|line| ReportLineView {
+                country: country_words(line.country.as_deref()),
+                rate: line
+                    .rate
+                    .map_or_else(|| "Not reported".to_string(), |r| r.to_string()),
+                taxable: line.taxable().to_string(),
+                tax: line.tax().to_string(),
+                credited_tax: line.credited_tax.to_string(),
+            })
+            .collect(),
+        taxable: report.taxable().to_string(),
+        tax: report.tax().to_string(),
+    }))
+}
+
+pub async fn report_csv(
+    state: web::Data<AppState>,
+    CurrentAdmin(admin): CurrentAdmin,
+    query: web::Query<QuarterQuery>,
+) -> Result<HttpResponse, AppError> {
+    require_owner(&admin)?;
+    let quarter = query.quarter()?;
+    let report = tax::quarter_report(&state.orders, quarter).await?;
+    let name = quarter.to_string();
+    let mut body = String::from(csv::TAX_REPORT_HEADER);
+    for line in &report.lines {
+        body.push_str(&csv::tax_report_row(&name, line));
+    }
+    let mut response = HttpResponse::Ok()
+        .content_type("text/csv; charset=utf-8")
+        .insert_header((
+            header::CONTENT_DISPOSITION,
+            format!("attachment; filename=\"tax-{name}.csv\""),
+        ))
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .body(body);
+    response.headers_mut().insert(
+        header::CONTENT_ENCODING,
+        header::HeaderValue::from_static("identity"),
+    );
+    Ok(response)
 }
