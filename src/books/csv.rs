@@ -180,31 +180,6 @@ pub fn wallet_row(r: &RunningTransaction) -> String {
     ))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn quoting_and_the_formula_guard() {
-        let cell = |value: &str| row([text(value)]);
-        assert_eq!(cell("plain@example.com"), "plain@example.com\r\n");
-        assert_eq!(cell("a,b"), "\"a,b\"\r\n");
-        assert_eq!(cell("say \"hi\""), "\"say \"\"hi\"\"\"\r\n");
-        assert_eq!(cell("two\nlines"), "\"two\nlines\"\r\n");
-        assert_eq!(cell("=HYPERLINK(\"x\")"), "\"'=HYPERLINK(\"\"x\"\")\"\r\n");
-        assert_eq!(cell("+1"), "'+1\r\n");
-        assert_eq!(cell("-1"), "'-1\r\n");
-        assert_eq!(cell("@sum"), "'@sum\r\n");
-        assert_eq!(row([number(-12)]), "-12\r\n", "numbers keep their sign");
-        assert_eq!(row([text("a"), number(1), text("")]), "a,1,\r\n");
-    }
-
-    #[test]
-    fn times_are_iso() {
-        assert_eq!(iso_ms(1_795_327_235_000), "2026-11-22T06:00:35Z");
-    }
-}
-
 // ---- tax ------------------------------------------------------------------------------------
 
 pub const TAX_REPORT_HEADER: &str = "quarter,country,country_name,rate_percent,rate_bps,taxable_cents,taxable_dollars,tax_cents,tax_dollars,sold_taxable_cents,sold_tax_cents,credited_taxable_cents,credited_tax_cents\r\n";
@@ -233,4 +208,29 @@ pub fn tax_report_row(quarter: &str, line: &crate::orders::tax::ReportLine) -> S
         number(line.credited_tax.get()),
     ]);
     row(cells)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting_and_the_formula_guard() {
+        let cell = |value: &str| row([text(value)]);
+        assert_eq!(cell("plain@example.com"), "plain@example.com\r\n");
+        assert_eq!(cell("a,b"), "\"a,b\"\r\n");
+        assert_eq!(cell("say \"hi\""), "\"say \"\"hi\"\"\"\r\n");
+        assert_eq!(cell("two\nlines"), "\"two\nlines\"\r\n");
+        assert_eq!(cell("=HYPERLINK(\"x\")"), "\"'=HYPERLINK(\"\"x\"\")\"\r\n");
+        assert_eq!(cell("+1"), "'+1\r\n");
+        assert_eq!(cell("-1"), "'-1\r\n");
+        assert_eq!(cell("@sum"), "'@sum\r\n");
+        assert_eq!(row([number(-12)]), "-12\r\n", "numbers keep their sign");
+        assert_eq!(row([text("a"), number(1), text("")]), "a,1,\r\n");
+    }
+
+    #[test]
+    fn times_are_iso() {
+        assert_eq!(iso_ms(1_795_327_235_000), "2026-11-22T06:00:35Z");
+    }
 }
