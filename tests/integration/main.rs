@@ -56,6 +56,7 @@ mod money;
 mod my_esims;
 mod ops;
 mod order_links;
+mod order_search;
 mod outage;
 mod outbox;
 mod page_cache;
