@@ -393,25 +393,27 @@ pub fn not_listed(conn: &mut DbConn, filter: &OrderFilter) -> Result<NotListed, 
 }
 
 /// [`not_listed`]'s queries: the abandoned units' checkouts, one query per way of matching the
-/// filter's text, each by its own index as in [`probe_queries`] (their plans are checked by a
-/// test).
+/// filter's text, each by its own index as in [`probe_queries`], a domain's newest first (their
+/// plans are checked by a test).
 pub fn not_listed_queries(
     filter: &OrderFilter,
 ) -> Vec<purchases::BoxedQuery<'static, DbBackend, Text>> {
     let only = only_abandoned(filter);
-    let terms: Vec<Option<Term>> = match filter.query.as_deref() {
-        Some(text) => text_terms(text)
-            .into_iter()
-            .map(|way| Some(way.term))
-            .collect(),
+    let ways: Vec<Option<Way>> = match filter.query.as_deref() {
+        Some(text) => text_terms(text).into_iter().map(Some).collect(),
         None => vec![None],
     };
-    terms
-        .into_iter()
-        .map(|term| {
-            filtered(&only, term)
+    ways.into_iter()
+        .map(|way| {
+            let in_list_order = way.as_ref().is_some_and(|way| way.in_list_order);
+            let query = filtered(&only, way.map(|way| way.term))
                 .select(purchases::checkout_id)
-                .limit(NOT_LISTED_ROWS)
+                .limit(NOT_LISTED_ROWS);
+            if in_list_order {
+                in_order(query, &Page::First)
+            } else {
+                query
+            }
         })
         .collect()
 }

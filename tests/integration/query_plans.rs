@@ -329,6 +329,13 @@ async fn console_order_queries_read_by_index(backend: Backend) {
                     let plan = plan(conn, query);
                     let name = format!("{name}, abandoned checkouts not listed ({i})");
                     walked.extend(walks(&name, &plan));
+                    // With text, the matches are found by the text's index: every abandoned
+                    // checkout of all time is not a range to read through.
+                    if filter.query.is_some()
+                        && plan.iter().any(|l| l.contains("purchases_status_expires"))
+                    {
+                        walked.push(format!("{name}: reads every abandoned checkout: {plan:?}"));
+                    }
                     check(&name, plan, false);
                 }
             }
