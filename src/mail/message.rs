@@ -48,6 +48,11 @@ pub struct OutgoingEmail {
     /// (RFC 8058).
     #[serde(default)]
     pub list_unsubscribe: Option<String>,
+    /// What makes this message the same message however often it is sent: its Message-ID is
+    /// derived from it (see [`OutgoingEmail::once_per`]). Without one, every send is a new
+    /// message.
+    #[serde(default)]
+    pub message_key: Option<String>,
 }
 
 impl MailBrand {
@@ -752,7 +757,17 @@ impl OutgoingEmail {
             sender_name: None,
             reply_to: None,
             list_unsubscribe: None,
+            message_key: None,
         }
+    }
+
+    /// The same message each time it is sent under `key`: a resend (an outbox job run again
+    /// after a crash between the send and its record) carries the same Message-ID, which
+    /// mail servers and clients treat as one message. `key` must be unique to this message
+    /// across every shop that shares the sender's domain.
+    pub fn once_per(mut self, key: impl Into<String>) -> Self {
+        self.message_key = Some(key.into());
+        self
     }
 
     /// The email sent in the name of `brand`.

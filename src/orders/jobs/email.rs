@@ -1,6 +1,7 @@
 //! Consumer emails as outbox jobs: one job per purchase and kind, so a duplicate event queues
 //! nothing new and a failed send is retried. Only a crash between the SMTP server's answer and
-//! the job's commit can send one email twice. Emails carry the private link, never the eSIM.
+//! the job's commit can send one email twice, and then as the same message (one Message-ID per
+//! job). Emails carry the private link, never the eSIM.
 
 use crate::catalog::snapshot::{destination_name_in, region_names};
 use crate::db::outbox::LeasedJob;
@@ -192,8 +193,13 @@ async fn send(
             refund_reason.customer_reason(),
         ),
     });
+    // A run of this job after a crash between the send and its record sends the same message
+    // again: the same Message-ID says so to the recipient's mail server and client.
     let message = match message {
-        Ok(message) => message,
+        Ok(message) => message.once_per(format!(
+            "{}/{}/{}",
+            leased.job.purchase_id, leased.job.kind, leased.job.id
+        )),
         Err(err) => return Ok(Verdict::dead("render_failed", err.to_string())),
     };
     match notifier.mailer.send(&message).await {
