@@ -355,6 +355,7 @@ struct TravellerReadyHtml<'a> {
     frame: &'a Frame<'a>,
     plan: &'a str,
     unit: &'a str,
+    order_number: &'a str,
 }
 
 #[derive(Template)]
@@ -363,6 +364,7 @@ struct TravellerReadyText<'a> {
     frame: &'a Frame<'a>,
     plan: &'a str,
     unit: &'a str,
+    order_number: &'a str,
 }
 
 #[derive(Template)]
@@ -567,15 +569,18 @@ impl OutgoingEmail {
         .sent_by(brand))
     }
 
-    /// "Your eSIM is ready" to a traveller the buyer named: the link opens only that eSIM, and
-    /// nothing of the buyer's order (price, order number, the other eSIMs) is in it. `plan`
-    /// names the plan, `unit` the eSIM ("eSIM 2 of 3").
+    /// "Your eSIM is ready" to a traveller the buyer named: the link opens only that eSIM.
+    /// The order is named by the buyer's order number (`order_number`), as on the traveller's
+    /// page: it is what the shop finds the order by when the traveller asks for help, and it
+    /// opens nothing. Nothing else of the buyer's order (the buyer, the price, the other
+    /// eSIMs) is in it. `plan` names the plan, `unit` the eSIM ("eSIM 2 of 3").
     pub fn traveller_ready(
         to: Email,
         brand: &MailBrand,
         unit_url: &Url,
         plan: &str,
         unit: &str,
+        order_number: &str,
     ) -> Result<Self, MailError> {
         let frame = Frame::customer("traveller", brand, unit_url.as_str());
         let (text, html) = render_pair(
@@ -584,11 +589,13 @@ impl OutgoingEmail {
                 frame: &frame,
                 plan,
                 unit,
+                order_number,
             },
             &TravellerReadyHtml {
                 frame: &frame,
                 plan,
                 unit,
+                order_number,
             },
         )?;
         Ok(Self::new(

@@ -254,11 +254,26 @@ async fn each_traveller_s_link_opens_only_their_esim_and_the_buyer_s_opens_all(b
         (1, 1),
         "one email each"
     );
-    assert!(
-        !ben.text.contains("parent@example.com") && !ben.text.contains("SF-"),
-        "nothing of the buyer's order: {}",
-        ben.text
-    );
+    // A traveller's email names the order as their page does, by the buyer's order number
+    // (what the shop finds it by when they ask for help), never by their eSIM's own; nothing
+    // else of the buyer's order is in it.
+    let number = storefront::domain::purchase::order_number(&checkout);
+    for (email, id) in [(&ben, &ids[1]), (&cleo, &ids[2])] {
+        assert!(
+            email
+                .text
+                .contains(&format!("Nenn die Bestellnummer {number},")),
+            "the buyer's order number {number}: {}",
+            email.text
+        );
+        let own = storefront::domain::purchase::order_number(id);
+        assert!(!email.text.contains(&own), "not its own {own}");
+        assert!(
+            !email.text.contains("parent@example.com"),
+            "nothing of the buyer's: {}",
+            email.text
+        );
+    }
 
     // The buyer's page lists all three, each with its own status.
     let page = buyer.get(&app, &order).await.assert_status(200).body;

@@ -130,8 +130,10 @@ async fn send(
             .await?
     };
     let link = order_url(&notifier.public_url, &linked, &token);
+    // Every email names the order by the buyer's number (the checkout's), as every page does:
+    // an eSIM's own id is never shown to a person.
     let receipt = Receipt::new(
-        &purchase.id,
+        &purchase.checkout_id,
         &description,
         purchase.price_cents,
         purchase.created_at_ms,
@@ -179,7 +181,14 @@ async fn send(
     let message = i18n::sync_scope(lang, || match email {
         ConsumerEmail::EsimReady if traveller_to.is_some() => {
             let unit = unit_label(lang, purchase.unit_index, count, None);
-            OutgoingEmail::traveller_ready(to, shop, &link, &description, &unit)
+            OutgoingEmail::traveller_ready(
+                to,
+                shop,
+                &link,
+                &description,
+                &unit,
+                &purchase.checkout_id.order_number(),
+            )
         }
         ConsumerEmail::PaymentReceived => {
             OutgoingEmail::payment_received(to, shop, &link, &receipt)
