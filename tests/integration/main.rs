@@ -59,6 +59,7 @@ mod order_links;
 mod outage;
 mod outbox;
 mod page_cache;
+mod per_unit;
 mod plan_choice;
 mod plan_choice_browser;
 mod promo;
