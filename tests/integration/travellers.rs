@@ -495,3 +495,51 @@ async fn the_buyer_sends_one_esim_to_someone_and_no_traveller_can() {
     }
     assert_eq!(statuses.last(), Some(&429), "{statuses:?}");
 }
+
+/// Every email about an order names it by the buyer's number, as the buyer's page does: the
+/// buyer's "ready" email about their second eSIM (no traveller address) quotes the order's
+/// number, never that eSIM's own id's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_buyer_s_email_about_a_second_esim_names_the_buyer_s_order_number() {
+    let Some((app, upstream)) = spawn_shop_with(Backend::Sqlite, 30, &[]).await else {
+        return;
+    };
+    let plan = crate::journeys::sellable_plan(&app);
+    upstream
+        .sandbox
+        .set_balance(plan.cost.get() * 100)
+        .expect("balance");
+    crate::checkout::age_wallet(&app.db).await;
+    let buyer = Browser::default();
+    let pay_page = buy_many(&app, &buyer, &plan, "pair@example.com", "2", &[])
+        .await
+        .assert_status(303)
+        .location();
+    let order = pay(&app, &buyer, &pay_page)
+        .await
+        .assert_status(303)
+        .location();
+    let checkout = purchase_id(&order);
+    let ids: Vec<String> = units(&app.db, &checkout)
+        .await
+        .iter()
+        .map(|u| u.id.to_string())
+        .collect();
+    let number = storefront::domain::purchase::order_number(&checkout);
+    let second = storefront::domain::purchase::order_number(&ids[1]);
+    // The payment email and one "ready" email per eSIM.
+    let emails = app.wait_for_emails("pair@example.com", 3).await;
+    let ready: Vec<&Email> = emails
+        .iter()
+        .filter(|e| e.text.contains("is ready"))
+        .collect();
+    assert_eq!(ready.len(), 2);
+    for email in ready {
+        assert!(email.text.contains(&number), "{number}: {}", email.text);
+        assert!(
+            !email.text.contains(&second),
+            "not {second}: {}",
+            email.text
+        );
+    }
+}
