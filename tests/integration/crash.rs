@@ -19,7 +19,7 @@ use tokio::sync::Mutex;
 use storefront::config::DatabaseUrl;
 use storefront::db::Db;
 
-use crate::consumer::{before_pay, buy_order_and_pay};
+use crate::consumer::buy_order_and_pay;
 use crate::helpers::{binary, free_port, random_suffix};
 use crate::per_unit::{self, Wanted};
 
@@ -32,8 +32,7 @@ const KILLS: usize = 5;
 fn failing(n: usize) -> Vec<usize> {
     match n {
         1 | 7 => vec![2],
-        5 => vec![1],
-        9 => vec![1],
+        5 | 9 => vec![1],
         _ => Vec::new(),
     }
 }
@@ -171,28 +170,7 @@ async fn random_kills_never_buy_twice_or_lose_a_paid_purchase_and_nothing_secret
         let wanted = Wanted::mix(n, &run);
         let doomed = failing(n);
         // Upstream is told to fail the doomed eSIMs once their references exist.
-        let before_pay = {
-            let (client, db, sandbox_url, key) =
-                (client.clone(), db.clone(), sandbox_url.clone(), key.clone());
-            let doomed = doomed.clone();
-            before_pay(move |checkout: String| {
-                let (client, db, sandbox_url, key) =
-                    (client.clone(), db.clone(), sandbox_url.clone(), key.clone());
-                let doomed = doomed.clone();
-                async move {
-                    let references = per_unit::references(&db, &checkout).await;
-                    for index in doomed {
-                        per_unit::fail_reference(
-                            &client,
-                            &sandbox_url,
-                            &key,
-                            &references[index - 1],
-                        )
-                        .await;
-                    }
-                }
-            })
-        };
+        let before_pay = per_unit::fail_before_pay(&client, &db, (&sandbox_url, &key), &doomed);
         buyers.push(tokio::spawn(async move {
             tokio::time::sleep(Duration::from_millis(u64::try_from(n).unwrap_or(0) * 120)).await;
             let (checkout, cookie) =

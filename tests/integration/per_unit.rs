@@ -13,6 +13,7 @@ use storefront::db::{Db, DbError, outbox, purchases, refunds};
 use storefront::domain::job::JobKind;
 use storefront::domain::purchase::PurchaseStatus;
 
+use crate::consumer::{BeforePay, before_pay};
 use crate::fixtures::as_id;
 
 /// What one buyer of a suite orders: how many eSIMs, and for whom (per eSIM, a name and an
@@ -183,6 +184,33 @@ pub async fn fail_reference(client: &reqwest::Client, sandbox: &str, key: &str, 
         .await
         .expect("sandbox control");
     assert!(res.status().is_success(), "{reference}: {}", res.status());
+}
+
+/// Run before an order's payment: tells the sandbox at `sandbox` (another process, `key`) to
+/// fail the eSIMs `doomed` (1-based) of the checkout, by their references in `db`.
+pub fn fail_before_pay(
+    client: &reqwest::Client,
+    db: &Db,
+    (sandbox, key): (&str, &str),
+    doomed: &[usize],
+) -> BeforePay {
+    let (client, db, sandbox, key) = (
+        client.clone(),
+        db.clone(),
+        sandbox.to_string(),
+        key.to_string(),
+    );
+    let doomed = doomed.to_vec();
+    before_pay(move |checkout: String| {
+        let (client, db, sandbox, key) = (client.clone(), db.clone(), sandbox.clone(), key.clone());
+        let doomed = doomed.clone();
+        async move {
+            let references = references(&db, &checkout).await;
+            for index in doomed {
+                fail_reference(&client, &sandbox, &key, &references[index - 1]).await;
+            }
+        }
+    })
 }
 
 /// The references of a checkout's units, in unit order.

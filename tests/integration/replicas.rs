@@ -35,7 +35,7 @@ use storefront::domain::job::JobKind;
 use storefront::staff::Role;
 
 use crate::admin::{OWNER, PASSWORD};
-use crate::consumer::{BeforePay, before_pay, hidden};
+use crate::consumer::{BeforePay, hidden};
 use crate::helpers::{Backend, Browser, TestDb, binary, free_port, random_suffix};
 use crate::per_unit::{self, Wanted};
 
@@ -598,27 +598,7 @@ async fn two_replicas_one_killed_buy_each_purchase_once_and_share_sessions_price
         let (paid, last_paid_ms) = (Arc::clone(&paid), Arc::clone(&last_paid_ms));
         let wanted = Wanted::mix(n, &run);
         let doomed = failing(n, wanted.quantity);
-        let arm = {
-            let (client, db, base, key) = (
-                client.clone(),
-                db.clone(),
-                sandbox_base.clone(),
-                key.clone(),
-            );
-            let doomed = doomed.clone();
-            before_pay(move |checkout: String| {
-                let (client, db, base, key) =
-                    (client.clone(), db.clone(), base.clone(), key.clone());
-                let doomed = doomed.clone();
-                async move {
-                    let references = per_unit::references(&db, &checkout).await;
-                    for index in doomed {
-                        per_unit::fail_reference(&client, &base, &key, &references[index - 1])
-                            .await;
-                    }
-                }
-            })
-        };
+        let arm = per_unit::fail_before_pay(&client, &db, (&sandbox_base, &key), &doomed);
         buyers.push(tokio::spawn(async move {
             tokio::time::sleep(PACE * u32::try_from(n).unwrap_or(u32::MAX)).await;
             let bought = buy_and_pay(
