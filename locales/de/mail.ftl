@@ -56,7 +56,7 @@ mail-traveller-preheader = Öffne deine private Seite, um sie zu installieren.
 mail-traveller-heading = Für dich wurde eine eSIM gekauft
 mail-traveller-action = eSIM installieren
 mail-traveller-intro = Deine eSIM für { $plan } ({ $unit }) ist bereit.
-mail-traveller-footer = Bewahre diese E-Mail auf: Über den Link kommst du zurück zu deinen Installationsdaten. Er ist privat und öffnet nur deine eSIM, bitte gib ihn nicht weiter.
+mail-traveller-footer = Bewahre diese E-Mail auf: Über den Link kommst du zurück zu deinen Installationsdaten. Er ist privat und öffnet nur deine eSIM, bitte gib ihn nicht weiter. Nenn die Bestellnummer { $number }, wenn du uns kontaktierst.
 
 # The trip reminder, the day before the departure day the buyer gave.
 mail-trip-subject = Deine Reise am { $day }: deine eSIM – { $shop }

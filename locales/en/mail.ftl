@@ -56,7 +56,7 @@ mail-traveller-preheader = Open your private page to install it.
 mail-traveller-heading = An eSIM was bought for you
 mail-traveller-action = Install your eSIM
 mail-traveller-intro = Your eSIM for { $plan } ({ $unit }) is ready.
-mail-traveller-footer = Keep this email: the link is how you get back to your installation details. It is private and opens only your eSIM, so please do not share it.
+mail-traveller-footer = Keep this email: the link is how you get back to your installation details. It is private and opens only your eSIM, so please do not share it. Quote the order number { $number } if you contact us.
 
 # The trip reminder, the day before the departure day the buyer gave.
 mail-trip-subject = Your trip on { $day }: your eSIM – { $shop }

@@ -56,7 +56,7 @@ mail-traveller-preheader = Abre tu página privada para instalarla.
 mail-traveller-heading = Alguien ha comprado una eSIM para ti
 mail-traveller-action = Instalar tu eSIM
 mail-traveller-intro = Tu eSIM para { $plan } ({ $unit }) está lista.
-mail-traveller-footer = Guarda este correo: el enlace es la forma de volver a los datos de instalación. Es privado y solo abre tu eSIM, así que no lo compartas.
+mail-traveller-footer = Guarda este correo: el enlace es la forma de volver a los datos de instalación. Es privado y solo abre tu eSIM, así que no lo compartas. Indica el número de pedido { $number } si te pones en contacto con nosotros.
 
 # The trip reminder, the day before the departure day the buyer gave.
 mail-trip-subject = Tu viaje del { $day }: tu eSIM – { $shop }

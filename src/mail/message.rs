@@ -48,6 +48,11 @@ pub struct OutgoingEmail {
     /// (RFC 8058).
     #[serde(default)]
     pub list_unsubscribe: Option<String>,
+    /// What makes this message the same message however often it is sent: its Message-ID is
+    /// derived from it (see [`OutgoingEmail::once_per`]). Without one, every send is a new
+    /// message.
+    #[serde(default)]
+    pub message_key: Option<String>,
 }
 
 impl MailBrand {
@@ -350,6 +355,7 @@ struct TravellerReadyHtml<'a> {
     frame: &'a Frame<'a>,
     plan: &'a str,
     unit: &'a str,
+    order_number: &'a str,
 }
 
 #[derive(Template)]
@@ -358,6 +364,7 @@ struct TravellerReadyText<'a> {
     frame: &'a Frame<'a>,
     plan: &'a str,
     unit: &'a str,
+    order_number: &'a str,
 }
 
 #[derive(Template)]
@@ -562,15 +569,18 @@ impl OutgoingEmail {
         .sent_by(brand))
     }
 
-    /// "Your eSIM is ready" to a traveller the buyer named: the link opens only that eSIM, and
-    /// nothing of the buyer's order (price, order number, the other eSIMs) is in it. `plan`
-    /// names the plan, `unit` the eSIM ("eSIM 2 of 3").
+    /// "Your eSIM is ready" to a traveller the buyer named: the link opens only that eSIM.
+    /// The order is named by the buyer's order number (`order_number`), as on the traveller's
+    /// page: it is what the shop finds the order by when the traveller asks for help, and it
+    /// opens nothing. Nothing else of the buyer's order (the buyer, the price, the other
+    /// eSIMs) is in it. `plan` names the plan, `unit` the eSIM ("eSIM 2 of 3").
     pub fn traveller_ready(
         to: Email,
         brand: &MailBrand,
         unit_url: &Url,
         plan: &str,
         unit: &str,
+        order_number: &str,
     ) -> Result<Self, MailError> {
         let frame = Frame::customer("traveller", brand, unit_url.as_str());
         let (text, html) = render_pair(
@@ -579,11 +589,13 @@ impl OutgoingEmail {
                 frame: &frame,
                 plan,
                 unit,
+                order_number,
             },
             &TravellerReadyHtml {
                 frame: &frame,
                 plan,
                 unit,
+                order_number,
             },
         )?;
         Ok(Self::new(
@@ -752,7 +764,17 @@ impl OutgoingEmail {
             sender_name: None,
             reply_to: None,
             list_unsubscribe: None,
+            message_key: None,
         }
+    }
+
+    /// The same message each time it is sent under `key`: a resend (an outbox job run again
+    /// after a crash between the send and its record) carries the same Message-ID, which
+    /// mail servers and clients treat as one message. `key` must be unique to this message
+    /// across every shop that shares the sender's domain.
+    pub fn once_per(mut self, key: impl Into<String>) -> Self {
+        self.message_key = Some(key.into());
+        self
     }
 
     /// The email sent in the name of `brand`.

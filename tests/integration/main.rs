@@ -60,6 +60,7 @@ mod order_search;
 mod outage;
 mod outbox;
 mod page_cache;
+mod per_unit;
 mod plan_choice;
 mod plan_choice_browser;
 mod promo;
