@@ -35,6 +35,7 @@ mail-refunded-heading = Your order has been refunded
 mail-refunded-action = View your order
 mail-refunded-intro = We refunded { $amount } for { $plan }.
 mail-refunded-intro-html = We refunded <strong>{ $amount }</strong> for <strong>{ $plan }</strong>.
+mail-refunded-unit = This refund is for { $unit } of your order; its other eSIMs are not affected.
 mail-refunded-reason = Reason: { $reason }
 mail-refunded-when = The refund goes back to the card or account you paid with. Depending on your bank it can take 5 to 10 business days to appear on your statement.
 refund-reason-delivery-failed = we could not deliver this eSIM

@@ -35,6 +35,7 @@ mail-refunded-heading = Tu pedido ha sido reembolsado
 mail-refunded-action = Ver tu pedido
 mail-refunded-intro = Te hemos reembolsado { $amount } por { $plan }.
 mail-refunded-intro-html = Te hemos reembolsado <strong>{ $amount }</strong> por <strong>{ $plan }</strong>.
+mail-refunded-unit = Este reembolso corresponde a { $unit } de tu pedido; sus demás eSIM no se ven afectadas.
 mail-refunded-reason = Motivo: { $reason }
 mail-refunded-when = El reembolso vuelve a la tarjeta o cuenta con la que pagaste. Según tu banco, puede tardar entre 5 y 10 días hábiles en aparecer en tu extracto.
 refund-reason-delivery-failed = no hemos podido entregar esta eSIM

@@ -245,6 +245,13 @@ impl Receipt {
         self
     }
 
+    /// The details of one eSIM of an order of several, named by its `place` ("eSIM 2 of 3 ·
+    /// Ben"): the amount stays that eSIM's.
+    pub fn about_unit(mut self, place: String) -> Self {
+        self.place = Some(place);
+        self
+    }
+
     /// What was bought: the plan, or "3 eSIMs · France · 5 GB for 30 days" for several, in
     /// the language the email is being written in.
     pub fn bought(&self) -> String {
@@ -894,6 +901,37 @@ mod tests {
                 assert!(body.contains(count), "{count}: {body}");
             }
         }
+    }
+
+    /// The refund of one eSIM of several says which it is and that the others stand, with
+    /// that eSIM's amount; a refund of a whole one-eSIM order says nothing of the kind.
+    #[test]
+    fn a_refund_of_one_esim_of_several_names_it() {
+        let url = order_url();
+        let one = OutgoingEmail::order_refunded(
+            to(),
+            &MailBrand::named("Shop"),
+            &url,
+            &receipt("Japan · 1 GB", 1_250).about_unit("eSIM 2 of 3 · Ben".to_string()),
+            "refund-reason-delivery-failed",
+        )
+        .expect("render");
+        for body in [&one.text, &one.html] {
+            assert!(
+                body.contains("This refund is for eSIM 2 of 3 · Ben of your order"),
+                "{body}"
+            );
+            assert!(body.contains("$12.50"), "{body}");
+        }
+        let whole = OutgoingEmail::order_refunded(
+            to(),
+            &MailBrand::named("Shop"),
+            &url,
+            &receipt("Japan · 1 GB", 1_250),
+            "refund-reason-delivery-failed",
+        )
+        .expect("render");
+        assert!(!whole.text.contains("This refund is for"), "{}", whole.text);
     }
 
     #[test]

@@ -163,6 +163,13 @@ async fn send(
             });
             receipt.with_units(count, total, place)
         }
+        // A refund is of one eSIM: the email says which, and that the others stand.
+        ConsumerEmail::Refunded if count > 1 => receipt.about_unit(unit_label(
+            lang,
+            purchase.unit_index,
+            count,
+            traveller.as_ref().and_then(|t| t.name.as_deref()),
+        )),
         _ => receipt,
     };
     // The buyer's payment email links the checkout's receipt, opened by the same token.
