@@ -70,12 +70,9 @@ async fn send(
     email: ConsumerEmail,
 ) -> Result<Verdict, OutboxError> {
     let kind = email.kind();
-    let Some(notifier) = ob.notifier.as_ref() else {
-        return Ok(Verdict::retry(
-            "no_mailer",
-            "this process has no mail transport configured",
-            now_ms().saturating_add(60_000),
-        ));
+    let notifier = match ob.mailer() {
+        Ok(notifier) => notifier,
+        Err(wait) => return Ok(wait),
     };
     let Some(purchase) = ob.purchase(&leased.job.purchase_id).await? else {
         return Ok(Verdict::done(
