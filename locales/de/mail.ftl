@@ -35,6 +35,7 @@ mail-refunded-heading = Deine Bestellung wurde erstattet
 mail-refunded-action = Bestellung ansehen
 mail-refunded-intro = Wir haben dir { $amount } für { $plan } erstattet.
 mail-refunded-intro-html = Wir haben dir <strong>{ $amount }</strong> für <strong>{ $plan }</strong> erstattet.
+mail-refunded-unit = Diese Erstattung betrifft { $unit } deiner Bestellung; ihre anderen eSIMs sind davon nicht betroffen.
 mail-refunded-reason = Grund: { $reason }
 mail-refunded-when = Die Erstattung geht auf die Karte oder das Konto, mit dem du bezahlt hast. Je nach Bank kann es 5 bis 10 Werktage dauern, bis sie auf deinem Kontoauszug erscheint.
 refund-reason-delivery-failed = wir konnten diese eSIM nicht liefern
@@ -56,7 +57,7 @@ mail-traveller-preheader = Öffne deine private Seite, um sie zu installieren.
 mail-traveller-heading = Für dich wurde eine eSIM gekauft
 mail-traveller-action = eSIM installieren
 mail-traveller-intro = Deine eSIM für { $plan } ({ $unit }) ist bereit.
-mail-traveller-footer = Bewahre diese E-Mail auf: Über den Link kommst du zurück zu deinen Installationsdaten. Er ist privat und öffnet nur deine eSIM, bitte gib ihn nicht weiter.
+mail-traveller-footer = Bewahre diese E-Mail auf: Über den Link kommst du zurück zu deinen Installationsdaten. Er ist privat und öffnet nur deine eSIM, bitte gib ihn nicht weiter. Nenn die Bestellnummer { $number }, wenn du uns kontaktierst.
 
 # The trip reminder, the day before the departure day the buyer gave.
 mail-trip-subject = Deine Reise am { $day }: deine eSIM – { $shop }

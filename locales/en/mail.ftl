@@ -35,6 +35,7 @@ mail-refunded-heading = Your order has been refunded
 mail-refunded-action = View your order
 mail-refunded-intro = We refunded { $amount } for { $plan }.
 mail-refunded-intro-html = We refunded <strong>{ $amount }</strong> for <strong>{ $plan }</strong>.
+mail-refunded-unit = This refund is for { $unit } of your order; its other eSIMs are not affected.
 mail-refunded-reason = Reason: { $reason }
 mail-refunded-when = The refund goes back to the card or account you paid with. Depending on your bank it can take 5 to 10 business days to appear on your statement.
 refund-reason-delivery-failed = we could not deliver this eSIM
@@ -56,7 +57,7 @@ mail-traveller-preheader = Open your private page to install it.
 mail-traveller-heading = An eSIM was bought for you
 mail-traveller-action = Install your eSIM
 mail-traveller-intro = Your eSIM for { $plan } ({ $unit }) is ready.
-mail-traveller-footer = Keep this email: the link is how you get back to your installation details. It is private and opens only your eSIM, so please do not share it.
+mail-traveller-footer = Keep this email: the link is how you get back to your installation details. It is private and opens only your eSIM, so please do not share it. Quote the order number { $number } if you contact us.
 
 # The trip reminder, the day before the departure day the buyer gave.
 mail-trip-subject = Your trip on { $day }: your eSIM – { $shop }

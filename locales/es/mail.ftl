@@ -35,6 +35,7 @@ mail-refunded-heading = Tu pedido ha sido reembolsado
 mail-refunded-action = Ver tu pedido
 mail-refunded-intro = Te hemos reembolsado { $amount } por { $plan }.
 mail-refunded-intro-html = Te hemos reembolsado <strong>{ $amount }</strong> por <strong>{ $plan }</strong>.
+mail-refunded-unit = Este reembolso corresponde a { $unit } de tu pedido; sus demás eSIM no se ven afectadas.
 mail-refunded-reason = Motivo: { $reason }
 mail-refunded-when = El reembolso vuelve a la tarjeta o cuenta con la que pagaste. Según tu banco, puede tardar entre 5 y 10 días hábiles en aparecer en tu extracto.
 refund-reason-delivery-failed = no hemos podido entregar esta eSIM
@@ -56,7 +57,7 @@ mail-traveller-preheader = Abre tu página privada para instalarla.
 mail-traveller-heading = Alguien ha comprado una eSIM para ti
 mail-traveller-action = Instalar tu eSIM
 mail-traveller-intro = Tu eSIM para { $plan } ({ $unit }) está lista.
-mail-traveller-footer = Guarda este correo: el enlace es la forma de volver a los datos de instalación. Es privado y solo abre tu eSIM, así que no lo compartas.
+mail-traveller-footer = Guarda este correo: el enlace es la forma de volver a los datos de instalación. Es privado y solo abre tu eSIM, así que no lo compartas. Indica el número de pedido { $number } si te pones en contacto con nosotros.
 
 # The trip reminder, the day before the departure day the buyer gave.
 mail-trip-subject = Tu viaje del { $day }: tu eSIM – { $shop }

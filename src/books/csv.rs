@@ -63,57 +63,92 @@ fn with_money(mut cells: Vec<String>, amounts: &[Cents]) -> Vec<String> {
 
 pub const ORDER_HEADER: &str = "order_number,purchase_id,created_at,paid_at,status,email,plan_id,reference,upstream_order_id,upstream_status,price_cents,price_dollars,cost_cents,cost_dollars,refunded_cents,refunded_dollars,margin_cents,margin_dollars,promo_code,discount_cents,discount_dollars,plan_name,country\r\n";
 
-/// An order's row: never a token, key or installation value. The cost is the supplier cost
-/// and the margin the one [`Takings::margin`](crate::domain::takings::Takings::margin)
-/// defines, as on the console's order page, the dashboard and the books. The plan's name and
-/// country are empty once the catalog no longer has the plan; the discount is empty for an
-/// order without a promotion code.
-pub fn order_row(o: &ExportedOrder) -> String {
-    let p = &o.purchase;
-    let takings = o.takings();
-    let cells = vec![
-        // The number the buyer quotes: their checkout's, the same on each of its units' rows.
-        number(p.checkout_id.order_number()),
-        text(p.id.as_str()),
-        number(iso_ms(p.created_at_ms)),
-        number(p.paid_at_ms.map(iso_ms).unwrap_or_default()),
-        number(p.status.as_str()),
-        text(p.email.as_str()),
-        text(&p.plan_id),
-        text(&p.reference),
-        text(p.upstream_order_id.as_deref().unwrap_or("")),
-        text(p.upstream_status.as_deref().unwrap_or("")),
-    ];
-    let mut cells = with_money(
-        cells,
-        &[
-            p.price_cents,
-            takings.supplier_cost,
-            takings.refunded,
-            takings.margin(),
-        ],
-    );
-    cells.push(text(p.promo_code.as_deref().unwrap_or("")));
-    match p.discount_cents {
-        Some(discount) => cells.extend(money(Cents::new(discount))),
-        None => cells.extend([String::new(), String::new()]),
-    }
-    match &o.plan {
-        Some(plan) => {
-            cells.push(text(&describe_allowance(
-                Lang::En,
-                plan.data_mb,
-                plan.validity_days,
-                plan.is_daily,
-            )));
-            cells.push(text(&format!(
-                "{} ({})",
-                plan.country_name, plan.country_code
-            )));
+/// The orders CSV's rows, a page at a time. A plan's name and country are worded once per
+/// plan and kept for the rest of the export (an export names the same plans over and over),
+/// and a page is written by one writer into one chunk.
+#[derive(Debug, Default)]
+pub struct OrderRows {
+    plans: std::collections::HashMap<String, [String; 2]>,
+}
+
+impl OrderRows {
+    /// The rows of `orders`, in order, as one chunk of the body.
+    pub fn page(&mut self, orders: &[ExportedOrder]) -> String {
+        let mut writer = csv::WriterBuilder::new()
+            .terminator(csv::Terminator::CRLF)
+            .from_writer(Vec::with_capacity(orders.len() * 320));
+        for order in orders {
+            let cells = self.cells(order);
+            // Writing into memory has no I/O to fail; a broken row is left out rather than
+            // becoming a panic.
+            if writer.write_record(&cells).is_err() {
+                continue;
+            }
         }
-        None => cells.extend([String::new(), String::new()]),
+        let bytes = writer.into_inner().unwrap_or_default();
+        String::from_utf8(bytes).unwrap_or_default()
     }
-    row(cells)
+
+    /// An order's cells: never a token, key or installation value. The cost is the supplier
+    /// cost and the margin the one
+    /// [`Takings::margin`](crate::domain::takings::Takings::margin) defines, as on the
+    /// console's order page, the dashboard and the books. The plan's name and country are
+    /// empty once the catalog no longer has the plan; the discount is empty for an order
+    /// without a promotion code.
+    fn cells(&mut self, o: &ExportedOrder) -> Vec<String> {
+        let p = &o.purchase;
+        let takings = o.takings();
+        let cells = vec![
+            // The number the buyer quotes: their checkout's, the same on each of its units' rows.
+            number(p.checkout_id.order_number()),
+            text(p.id.as_str()),
+            number(iso_ms(p.created_at_ms)),
+            number(p.paid_at_ms.map(iso_ms).unwrap_or_default()),
+            number(p.status.as_str()),
+            text(p.email.as_str()),
+            text(&p.plan_id),
+            text(&p.reference),
+            text(p.upstream_order_id.as_deref().unwrap_or("")),
+            text(p.upstream_status.as_deref().unwrap_or("")),
+        ];
+        let mut cells = with_money(
+            cells,
+            &[
+                p.price_cents,
+                takings.supplier_cost,
+                takings.refunded,
+                takings.margin(),
+            ],
+        );
+        cells.push(text(p.promo_code.as_deref().unwrap_or("")));
+        match p.discount_cents {
+            Some(discount) => cells.extend(money(Cents::new(discount))),
+            None => cells.extend([String::new(), String::new()]),
+        }
+        match &o.plan {
+            Some(plan) => cells.extend(
+                self.plans
+                    .entry(p.plan_id.clone())
+                    .or_insert_with(|| plan_cells(plan))
+                    .clone(),
+            ),
+            None => cells.extend([String::new(), String::new()]),
+        }
+        cells
+    }
+}
+
+/// A plan's name and country as the orders CSV words them.
+fn plan_cells(plan: &crate::db::books::PlanFacts) -> [String; 2] {
+    [
+        text(&describe_allowance(
+            Lang::En,
+            plan.data_mb,
+            plan.validity_days,
+            plan.is_daily,
+        )),
+        text(&format!("{} ({})", plan.country_name, plan.country_code)),
+    ]
 }
 
 // ---- reconciliation -------------------------------------------------------------------------

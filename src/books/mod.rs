@@ -284,7 +284,7 @@ impl Books<'_> {
             if tx.send(Ok(csv::WALLET_HEADER.to_string())).await.is_err() {
                 return;
             }
-            let page = i64::try_from(CSV_PAGE).unwrap_or(200);
+            let page = i64::try_from(CSV_PAGE).unwrap_or(500);
             let mut running = ledger::Running::default();
             let mut after = None;
             loop {
@@ -320,7 +320,7 @@ impl Books<'_> {
 pub type CsvChunks = tokio::sync::mpsc::Receiver<Result<String, BooksError>>;
 
 /// Rows per chunk of a CSV body (and per database page of the orders export).
-const CSV_PAGE: usize = 200;
+const CSV_PAGE: usize = 500;
 
 /// The orders the console's search `filter` finds, newest first, read a page at a time while
 /// the body is sent.
@@ -342,10 +342,11 @@ fn orders_csv(db: Db, filter: crate::db::order_search::OrderFilter) -> CsvChunks
         if tx.send(Ok(csv::ORDER_HEADER.to_string())).await.is_err() {
             return;
         }
-        let page = i64::try_from(CSV_PAGE).unwrap_or(200);
+        let page = i64::try_from(CSV_PAGE).unwrap_or(500);
         // Each page starts after the last row sent (keyset, not an offset), so every page is
         // one range of an index however far into the export it is.
         let mut after = None;
+        let mut rows_csv = csv::OrderRows::default();
         loop {
             let f = filter.clone();
             let from = after.clone();
@@ -356,10 +357,7 @@ fn orders_csv(db: Db, filter: crate::db::order_search::OrderFilter) -> CsvChunks
             let (chunk, last) = match rows {
                 Ok(rows) => {
                     after = rows.last().map(|row| Cursor::of(&row.purchase));
-                    (
-                        Ok(rows.iter().map(csv::order_row).collect()),
-                        rows.len() < CSV_PAGE,
-                    )
+                    (Ok(rows_csv.page(&rows)), rows.len() < CSV_PAGE)
                 }
                 Err(err) => (Err(err), true),
             };

@@ -8,6 +8,7 @@
 
 use diesel::dsl::not;
 use diesel::prelude::*;
+use diesel::sql_types::{Bool, Nullable, Text};
 
 use crate::db::purchases::Purchase;
 use crate::db::schema::purchases;
@@ -42,25 +43,70 @@ pub enum Abandoned {
     Only,
 }
 
-/// The purchases `filter` lets through, in no particular order.
-fn filtered(filter: &OrderFilter) -> purchases::BoxedQuery<'static, DbBackend> {
+/// One way a search's text can match a purchase, as a condition.
+type Term = Box<dyn BoxableExpression<purchases::table, DbBackend, SqlType = Nullable<Bool>>>;
+
+/// A [`Term`], and whether its index holds its matches in the list's order (one domain's
+/// purchases are in `purchases_email_domain` by creation time), so that its newest matches
+/// can be read without reading them all.
+struct Way {
+    term: Term,
+    in_list_order: bool,
+}
+
+/// The ways `text` can match, each served by an index of its own: the start of the address,
+/// the whole domain (not for text with an `@`, which no domain holds), an order number, or
+/// exactly an id, reference or upstream order id.
+fn text_terms(text: &str) -> Vec<Way> {
+    let lower = text.to_lowercase();
+    // The addresses that start with `lower` are one range of the index: from `lower` up to
+    // (not including) the first text after every such address.
+    let end = after_prefix(&lower);
+    let mut terms: Vec<Term> = vec![
+        Box::new(
+            purchases::email_lower
+                .ge(lower.clone())
+                .and(purchases::email_lower.lt(end))
+                .nullable(),
+        ),
+        Box::new(purchases::id.eq(text.to_string()).nullable()),
+        Box::new(purchases::reference.eq(text.to_string()).nullable()),
+        Box::new(purchases::upstream_order_id.eq(text.to_string())),
+    ];
+    if let Some(key) = order_number_prefix(text) {
+        terms.push(Box::new(purchases::order_key.eq(key).nullable()));
+    }
+    let mut ways: Vec<Way> = terms
+        .into_iter()
+        .map(|term| Way {
+            term,
+            in_list_order: false,
+        })
+        .collect();
+    if !lower.contains('@') {
+        ways.push(Way {
+            term: Box::new(purchases::email_domain.eq(lower).nullable()),
+            in_list_order: true,
+        });
+    }
+    ways
+}
+
+/// Any of `text`'s terms.
+fn any_term(text: &str) -> Term {
+    text_terms(text)
+        .into_iter()
+        .map(|way| way.term)
+        .reduce(|any, term| Box::new(any.or(term)))
+        .unwrap_or_else(|| Box::new(diesel::dsl::sql::<Nullable<Bool>>("1 = 1")))
+}
+
+/// The purchases `filter` lets through, in no particular order, with `text` in place of the
+/// filter's text (`None`: any text).
+fn filtered(filter: &OrderFilter, text: Option<Term>) -> purchases::BoxedQuery<'static, DbBackend> {
     let mut query = purchases::table.into_boxed();
-    if let Some(text) = &filter.query {
-        let lower = text.to_lowercase();
-        // The addresses that start with `lower` are one range of the index: from `lower` up
-        // to (not including) the first text after every such address.
-        let end = after_prefix(&lower);
-        let found = purchases::email_lower
-            .ge(lower.clone())
-            .and(purchases::email_lower.lt(end))
-            .or(purchases::email_domain.eq(lower))
-            .or(purchases::id.eq(text.clone()))
-            .or(purchases::reference.eq(text.clone()))
-            .or(purchases::upstream_order_id.eq(text.clone()));
-        query = match order_number_prefix(text) {
-            Some(key) => query.filter(found.or(purchases::order_key.eq(key))),
-            None => query.filter(found),
-        };
+    if let Some(text) = text {
+        query = query.filter(text);
     }
     if let Some(status) = &filter.status {
         query = query.filter(purchases::status.eq(status.clone()));
@@ -81,6 +127,11 @@ fn filtered(filter: &OrderFilter) -> purchases::BoxedQuery<'static, DbBackend> {
         Abandoned::Hide => query.filter(not(abandoned)),
         Abandoned::Only => query.filter(abandoned),
     }
+}
+
+/// [`filtered`] with the filter's own text.
+fn filtered_by_text(filter: &OrderFilter) -> purchases::BoxedQuery<'static, DbBackend> {
+    filtered(filter, filter.query.as_deref().map(any_term))
 }
 
 /// A place in the list: the creation time and id of a purchase. The list is ordered by both
@@ -129,6 +180,15 @@ pub enum Page {
     Newer(Cursor),
 }
 
+/// How many matches of one way of matching a search's text are read through its own index.
+/// When none of the ways matches more, the matches are few: they are read by their indexes and
+/// sorted. When one does (a common domain, the start of many addresses), the list is read in
+/// its order instead and the matches are picked out, which finds a page of common matches
+/// soon. A single query cannot choose between the two: with the text bound as a parameter the
+/// planner knows only the average, and an old shop's average domain is common enough for it
+/// to read the whole list in order even for one customer's address.
+pub const PROBE: i64 = 500;
+
 /// Up to `limit` purchases of `page`, newest first.
 pub fn search_orders(
     conn: &mut DbConn,
@@ -136,24 +196,50 @@ pub fn search_orders(
     page: &Page,
     limit: i64,
 ) -> Result<Vec<Purchase>, DbError> {
-    let mut found = search_query(filter, page, limit).load(conn)?;
+    let mut found = match few_matches(conn, filter, page, limit)? {
+        Some(ids) if ids.is_empty() => Vec::new(),
+        Some(ids) => chosen_query(ids, page, limit).load(conn)?,
+        None => search_query(filter, page, limit).load(conn)?,
+    };
     if let Page::Newer(_) = page {
         found.reverse();
     }
     Ok(found)
 }
 
-/// [`search_orders`]'s query (its plan is checked by a test). A newer page is read from the
-/// cursor upwards, so its rows come oldest first.
-pub fn search_query(
+/// The ids of the purchases of `page` that `filter` finds, when it has text: every match of
+/// each way of matching the text, or the newest [`PROBE`] of a way whose index is in the
+/// list's order (the first `limit` are among them). `None` without text, when a way read in no
+/// order finds [`PROBE`] or more, or when `limit` is above [`PROBE`].
+fn few_matches(
+    conn: &mut DbConn,
     filter: &OrderFilter,
     page: &Page,
     limit: i64,
-) -> purchases::BoxedQuery<'static, DbBackend, SelectOf<Purchase>> {
-    let query = filtered(filter).select(Purchase::as_select()).limit(limit);
-    let newest_first = (purchases::created_at_ms.desc(), purchases::id.desc());
+) -> Result<Option<Vec<String>>, DbError> {
+    if filter.query.is_none() || limit > PROBE {
+        return Ok(None);
+    }
+    let mut ids = Vec::new();
+    for (probe, in_list_order) in probes(filter, page) {
+        let matched: Vec<String> = probe.load(conn)?;
+        if !in_list_order && i64::try_from(matched.len()).unwrap_or(i64::MAX) >= PROBE {
+            return Ok(None);
+        }
+        ids.extend(matched);
+    }
+    ids.sort_unstable();
+    ids.dedup();
+    Ok(Some(ids))
+}
+
+/// Keeps the rows of `page` (before or after its cursor).
+fn on_page(
+    query: purchases::BoxedQuery<'static, DbBackend>,
+    page: &Page,
+) -> purchases::BoxedQuery<'static, DbBackend> {
     match page {
-        Page::First => query.order(newest_first),
+        Page::First => query,
         // `created_at_ms <= t` is the index range; the rest only breaks the tie at `t`.
         Page::Older(at) => query
             .filter(purchases::created_at_ms.le(at.created_at_ms))
@@ -161,21 +247,103 @@ pub fn search_query(
                 purchases::created_at_ms
                     .lt(at.created_at_ms)
                     .or(purchases::id.lt(at.id.clone())),
-            )
-            .order(newest_first),
+            ),
         Page::Newer(at) => query
             .filter(purchases::created_at_ms.ge(at.created_at_ms))
             .filter(
                 purchases::created_at_ms
                     .gt(at.created_at_ms)
                     .or(purchases::id.gt(at.id.clone())),
-            )
-            .order((purchases::created_at_ms.asc(), purchases::id.asc())),
+            ),
     }
 }
 
+/// Puts `query` in the order `page` is read in: newest first, or from the cursor upwards for a
+/// newer page.
+fn in_order<ST>(
+    query: purchases::BoxedQuery<'static, DbBackend, ST>,
+    page: &Page,
+) -> purchases::BoxedQuery<'static, DbBackend, ST> {
+    match page {
+        Page::First | Page::Older(_) => {
+            query.order((purchases::created_at_ms.desc(), purchases::id.desc()))
+        }
+        Page::Newer(_) => query.order((purchases::created_at_ms.asc(), purchases::id.asc())),
+    }
+}
+
+/// [`search_orders`]'s query when the list is read in its order (no text, or text with many
+/// matches; its plan is checked by a test). A newer page is read from the cursor upwards, so
+/// its rows come oldest first.
+pub fn search_query(
+    filter: &OrderFilter,
+    page: &Page,
+    limit: i64,
+) -> purchases::BoxedQuery<'static, DbBackend, SelectOf<Purchase>> {
+    in_order(
+        on_page(filtered_by_text(filter), page)
+            .select(Purchase::as_select())
+            .limit(limit),
+        page,
+    )
+}
+
+/// The queries that read the ids of the matches of each way of matching the filter's text on
+/// `page`, at most [`PROBE`] each, by that way's index (none without text; their plans are
+/// checked by a test).
+pub fn probe_queries(
+    filter: &OrderFilter,
+    page: &Page,
+) -> Vec<purchases::BoxedQuery<'static, DbBackend, Text>> {
+    probes(filter, page)
+        .into_iter()
+        .map(|(query, _)| query)
+        .collect()
+}
+
+/// [`probe_queries`], each with whether it reads its way's newest matches first.
+fn probes(
+    filter: &OrderFilter,
+    page: &Page,
+) -> Vec<(purchases::BoxedQuery<'static, DbBackend, Text>, bool)> {
+    let Some(text) = filter.query.as_deref() else {
+        return Vec::new();
+    };
+    text_terms(text)
+        .into_iter()
+        .map(|way| {
+            let query = on_page(filtered(filter, Some(way.term)), page)
+                .select(purchases::id)
+                .limit(PROBE);
+            if way.in_list_order {
+                (in_order(query, page), true)
+            } else {
+                (query, false)
+            }
+        })
+        .collect()
+}
+
+/// The purchases `ids`, up to `limit` of them in `page`'s order (its plan is checked by a
+/// test).
+pub fn chosen_query(
+    ids: Vec<String>,
+    page: &Page,
+    limit: i64,
+) -> purchases::BoxedQuery<'static, DbBackend, SelectOf<Purchase>> {
+    in_order(
+        purchases::table
+            .filter(purchases::id.eq_any(ids))
+            .select(Purchase::as_select())
+            .limit(limit)
+            .into_boxed(),
+        page,
+    )
+}
+
 /// How many abandoned checkouts `filter` would list if it did not hide them: checkouts, not
-/// their units (a checkout of three eSIMs is one).
+/// their units (a checkout of three eSIMs is one). Exact, and read in time proportional to
+/// the matches, so `filter` should bound them (the dashboard counts one month).
 pub fn count_abandoned(conn: &mut DbConn, filter: &OrderFilter) -> Result<i64, DbError> {
     Ok(count_abandoned_query(filter).get_result(conn)?)
 }
@@ -184,11 +352,70 @@ pub fn count_abandoned(conn: &mut DbConn, filter: &OrderFilter) -> Result<i64, D
 pub fn count_abandoned_query(
     filter: &OrderFilter,
 ) -> purchases::BoxedQuery<'static, DbBackend, diesel::sql_types::BigInt> {
-    let only = OrderFilter {
+    filtered_by_text(&only_abandoned(filter))
+        .select(diesel::dsl::count(purchases::checkout_id).aggregate_distinct())
+}
+
+fn only_abandoned(filter: &OrderFilter) -> OrderFilter {
+    OrderFilter {
         abandoned: Abandoned::Only,
         ..filter.clone()
+    }
+}
+
+/// How many abandoned checkouts a list that hides them leaves out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct NotListed {
+    /// Checkouts left out: all of them, or the first found when `at_least`.
+    pub checkouts: i64,
+    /// There may be more: only the first [`NOT_LISTED_ROWS`] units were read.
+    pub at_least: bool,
+}
+
+/// How many abandoned units the orders list reads to count the checkouts it leaves out. An
+/// old shop has abandoned checkouts by the hundred thousand; the list says "at least" rather
+/// than count them all on every page.
+pub const NOT_LISTED_ROWS: i64 = 1000;
+
+/// The abandoned checkouts the list of `filter` leaves out ([`NotListed`]).
+pub fn not_listed(conn: &mut DbConn, filter: &OrderFilter) -> Result<NotListed, DbError> {
+    let mut checkouts = std::collections::HashSet::new();
+    let mut at_least = false;
+    for query in not_listed_queries(filter) {
+        let found: Vec<String> = query.load(conn)?;
+        at_least |= i64::try_from(found.len()).unwrap_or(i64::MAX) >= NOT_LISTED_ROWS;
+        checkouts.extend(found);
+    }
+    Ok(NotListed {
+        checkouts: i64::try_from(checkouts.len()).unwrap_or(i64::MAX),
+        at_least,
+    })
+}
+
+/// [`not_listed`]'s queries: the abandoned units' checkouts, one query per way of matching the
+/// filter's text, each by its own index as in [`probe_queries`], a domain's newest first (their
+/// plans are checked by a test).
+pub fn not_listed_queries(
+    filter: &OrderFilter,
+) -> Vec<purchases::BoxedQuery<'static, DbBackend, Text>> {
+    let only = only_abandoned(filter);
+    let ways: Vec<Option<Way>> = match filter.query.as_deref() {
+        Some(text) => text_terms(text).into_iter().map(Some).collect(),
+        None => vec![None],
     };
-    filtered(&only).select(diesel::dsl::count(purchases::checkout_id).aggregate_distinct())
+    ways.into_iter()
+        .map(|way| {
+            let in_list_order = way.as_ref().is_some_and(|way| way.in_list_order);
+            let query = filtered(&only, way.map(|way| way.term))
+                .select(purchases::checkout_id)
+                .limit(NOT_LISTED_ROWS);
+            if in_list_order {
+                in_order(query, &Page::First)
+            } else {
+                query
+            }
+        })
+        .collect()
 }
 
 /// A page of the orders list.
@@ -200,8 +427,8 @@ pub struct OrdersPage {
     pub has_newer: bool,
     /// Older rows follow these.
     pub has_older: bool,
-    /// Abandoned checkouts that matched but are not listed (0 unless `filter` hides them).
-    pub hidden_abandoned: i64,
+    /// Abandoned checkouts that matched but are not listed (none unless `filter` hides them).
+    pub hidden_abandoned: NotListed,
 }
 
 /// The page `page` of `size` rows: a newer page that would not be full is the first page.
@@ -229,8 +456,8 @@ pub fn orders_page(
     };
     found.truncate(keep);
     let hidden_abandoned = match filter.abandoned {
-        Abandoned::Hide => count_abandoned(conn, filter)?,
-        Abandoned::Include | Abandoned::Only => 0,
+        Abandoned::Hide => not_listed(conn, filter)?,
+        Abandoned::Include | Abandoned::Only => NotListed::default(),
     };
     Ok(OrdersPage {
         rows: found,

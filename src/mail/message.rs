@@ -48,6 +48,11 @@ pub struct OutgoingEmail {
     /// (RFC 8058).
     #[serde(default)]
     pub list_unsubscribe: Option<String>,
+    /// What makes this message the same message however often it is sent: its Message-ID is
+    /// derived from it (see [`OutgoingEmail::once_per`]). Without one, every send is a new
+    /// message.
+    #[serde(default)]
+    pub message_key: Option<String>,
 }
 
 impl MailBrand {
@@ -240,6 +245,13 @@ impl Receipt {
         self
     }
 
+    /// The details of one eSIM of an order of several, named by its `place` ("eSIM 2 of 3 ·
+    /// Ben"): the amount stays that eSIM's.
+    pub fn about_unit(mut self, place: String) -> Self {
+        self.place = Some(place);
+        self
+    }
+
     /// What was bought: the plan, or "3 eSIMs · France · 5 GB for 30 days" for several, in
     /// the language the email is being written in.
     pub fn bought(&self) -> String {
@@ -350,6 +362,7 @@ struct TravellerReadyHtml<'a> {
     frame: &'a Frame<'a>,
     plan: &'a str,
     unit: &'a str,
+    order_number: &'a str,
 }
 
 #[derive(Template)]
@@ -358,6 +371,7 @@ struct TravellerReadyText<'a> {
     frame: &'a Frame<'a>,
     plan: &'a str,
     unit: &'a str,
+    order_number: &'a str,
 }
 
 #[derive(Template)]
@@ -562,15 +576,18 @@ impl OutgoingEmail {
         .sent_by(brand))
     }
 
-    /// "Your eSIM is ready" to a traveller the buyer named: the link opens only that eSIM, and
-    /// nothing of the buyer's order (price, order number, the other eSIMs) is in it. `plan`
-    /// names the plan, `unit` the eSIM ("eSIM 2 of 3").
+    /// "Your eSIM is ready" to a traveller the buyer named: the link opens only that eSIM.
+    /// The order is named by the buyer's order number (`order_number`), as on the traveller's
+    /// page: it is what the shop finds the order by when the traveller asks for help, and it
+    /// opens nothing. Nothing else of the buyer's order (the buyer, the price, the other
+    /// eSIMs) is in it. `plan` names the plan, `unit` the eSIM ("eSIM 2 of 3").
     pub fn traveller_ready(
         to: Email,
         brand: &MailBrand,
         unit_url: &Url,
         plan: &str,
         unit: &str,
+        order_number: &str,
     ) -> Result<Self, MailError> {
         let frame = Frame::customer("traveller", brand, unit_url.as_str());
         let (text, html) = render_pair(
@@ -579,11 +596,13 @@ impl OutgoingEmail {
                 frame: &frame,
                 plan,
                 unit,
+                order_number,
             },
             &TravellerReadyHtml {
                 frame: &frame,
                 plan,
                 unit,
+                order_number,
             },
         )?;
         Ok(Self::new(
@@ -752,7 +771,17 @@ impl OutgoingEmail {
             sender_name: None,
             reply_to: None,
             list_unsubscribe: None,
+            message_key: None,
         }
+    }
+
+    /// The same message each time it is sent under `key`: a resend (an outbox job run again
+    /// after a crash between the send and its record) carries the same Message-ID, which
+    /// mail servers and clients treat as one message. `key` must be unique to this message
+    /// across every shop that shares the sender's domain.
+    pub fn once_per(mut self, key: impl Into<String>) -> Self {
+        self.message_key = Some(key.into());
+        self
     }
 
     /// The email sent in the name of `brand`.
@@ -872,6 +901,37 @@ mod tests {
                 assert!(body.contains(count), "{count}: {body}");
             }
         }
+    }
+
+    /// The refund of one eSIM of several says which it is and that the others stand, with
+    /// that eSIM's amount; a refund of a whole one-eSIM order says nothing of the kind.
+    #[test]
+    fn a_refund_of_one_esim_of_several_names_it() {
+        let url = order_url();
+        let one = OutgoingEmail::order_refunded(
+            to(),
+            &MailBrand::named("Shop"),
+            &url,
+            &receipt("Japan · 1 GB", 1_250).about_unit("eSIM 2 of 3 · Ben".to_string()),
+            "refund-reason-delivery-failed",
+        )
+        .expect("render");
+        for body in [&one.text, &one.html] {
+            assert!(
+                body.contains("This refund is for eSIM 2 of 3 · Ben of your order"),
+                "{body}"
+            );
+            assert!(body.contains("$12.50"), "{body}");
+        }
+        let whole = OutgoingEmail::order_refunded(
+            to(),
+            &MailBrand::named("Shop"),
+            &url,
+            &receipt("Japan · 1 GB", 1_250),
+            "refund-reason-delivery-failed",
+        )
+        .expect("render");
+        assert!(!whole.text.contains("This refund is for"), "{}", whole.text);
     }
 
     #[test]

@@ -127,12 +127,20 @@ impl Mailer {
         Ok(())
     }
 
-    /// `<128 random bits@sender's domain>`. lettre would use the machine's host name, which says
-    /// nothing useful to recipients and leaks the container's name.
-    fn message_id(&self) -> String {
-        let mut random = [0u8; 16];
-        rand::rng().fill_bytes(&mut random);
-        format!("<{}@{}>", hex::encode(random), self.from.email.domain())
+    /// `<128 bits@sender's domain>`: derived from the message's key when it has one (so a
+    /// resend is the same message), random otherwise. lettre would use the machine's host
+    /// name, which says nothing useful to recipients and leaks the container's name.
+    fn message_id(&self, message: &OutgoingEmail) -> String {
+        let mut bits = [0u8; 16];
+        match &message.message_key {
+            Some(key) => {
+                use sha2::Digest;
+                let digest = sha2::Sha256::digest(key.as_bytes());
+                bits.copy_from_slice(&digest[..16]);
+            }
+            None => rand::rng().fill_bytes(&mut bits),
+        }
+        format!("<{}@{}>", hex::encode(bits), self.from.email.domain())
     }
 
     /// The full MIME message: multipart/alternative, text first (clients show the last part
@@ -151,7 +159,7 @@ impl Mailer {
             Mailbox::new(Some(shop_name.to_string()), self.from.email.clone())
         };
         let mut builder = Message::builder()
-            .message_id(Some(self.message_id()))
+            .message_id(Some(self.message_id(message)))
             .from(from);
         if message.audience == Audience::Customer {
             let own = message
@@ -239,6 +247,53 @@ mod tests {
         .expect("mailer");
         let message = message();
         spawnable(mailer.send(&message));
+    }
+
+    /// A message sent again under its key (an outbox job run after a crash between the send
+    /// and its record) is the same message: the same Message-ID. Without a key each send is a
+    /// message of its own, and two keys never share one.
+    #[tokio::test]
+    async fn a_keyed_message_keeps_its_message_id_when_sent_again() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mailer = Mailer::new(&MailSettings {
+            transport: MailTransport::Dir(dir.path().to_path_buf()),
+            from: "shop@example.com".into(),
+            support_email: None,
+        })
+        .expect("mailer");
+        let sent_ids = |mailer: &Mailer, messages: Vec<OutgoingEmail>| {
+            let mailer = mailer.clone();
+            let dir = dir.path().to_path_buf();
+            async move {
+                for entry in std::fs::read_dir(&dir).expect("dir") {
+                    std::fs::remove_file(entry.expect("entry").path()).expect("remove");
+                }
+                for message in &messages {
+                    mailer.send(message).await.expect("sent");
+                }
+                let mut ids: Vec<String> = std::fs::read_dir(&dir)
+                    .expect("dir")
+                    .map(|e| std::fs::read_to_string(e.expect("entry").path()).expect("read"))
+                    .map(|raw| {
+                        raw.lines()
+                            .find(|l| l.to_ascii_lowercase().starts_with("message-id:"))
+                            .expect("a Message-ID")
+                            .to_string()
+                    })
+                    .collect();
+                ids.sort();
+                ids.dedup();
+                ids.len()
+            }
+        };
+        let keyed = message().once_per("pur_1/email_esim_ready/7");
+        assert_eq!(
+            sent_ids(&mailer, vec![keyed.clone(), keyed.clone()]).await,
+            1
+        );
+        let other = message().once_per("pur_1/email_esim_ready/8");
+        assert_eq!(sent_ids(&mailer, vec![keyed, other]).await, 2);
+        assert_eq!(sent_ids(&mailer, vec![message(), message()]).await, 2);
     }
 
     #[tokio::test]

@@ -36,6 +36,10 @@ pub fn mount(sandbox: Sandbox, cfg: &mut web::ServiceConfig) {
                 web::post().to(plan_availability),
             )
             .route("/plans/{id}/outcome", web::post().to(plan_outcome))
+            .route(
+                "/references/{reference}/outcome",
+                web::post().to(reference_outcome),
+            )
             .route("/balance", web::post().to(set_balance))
             .route("/reversals", web::post().to(reversal))
             .route("/purchasing", web::post().to(purchasing))
@@ -207,6 +211,18 @@ async fn plan_outcome(
     authorize(&sb, &req)?;
     let b: OutcomeBody = validate::json_body(&req, &body)?;
     sb.set_plan_outcome(&id, Outcome::parse(&b.outcome)?)?;
+    Ok(ok())
+}
+
+async fn reference_outcome(
+    sb: web::Data<Sandbox>,
+    req: HttpRequest,
+    reference: web::Path<String>,
+    body: web::Bytes,
+) -> Result<HttpResponse, ApiError> {
+    authorize(&sb, &req)?;
+    let b: OutcomeBody = validate::json_body(&req, &body)?;
+    sb.set_reference_outcome(&reference, Outcome::parse(&b.outcome)?);
     Ok(ok())
 }
 

@@ -2,7 +2,25 @@
 //! cookie and token, checkout, demo payment, each step retried while the shop restarts (a
 //! person pressing reload). Used by the crash tests.
 
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use crate::per_unit::Wanted;
+
+/// Run with the checkout's id once the checkout is made and before it is paid (to arm the
+/// upstream for one of its eSIMs).
+pub type BeforePay = Arc<dyn Fn(String) -> Pin<Box<dyn Future<Output = ()> + Send>> + Send + Sync>;
+
+/// `f` as a [`BeforePay`].
+pub fn before_pay<F, Fut>(f: F) -> BeforePay
+where
+    F: Fn(String) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    Arc::new(move |checkout| Box::pin(f(checkout)))
+}
 
 /// One consumer: plan page, checkout, demo payment. Retries each step while the shop is down
 /// (a consumer pressing reload), bounded in time. Returns the purchase id and its cookie.
@@ -12,10 +30,23 @@ pub async fn buy_and_pay(
     plan: &str,
     n: usize,
 ) -> (String, String) {
+    buy_order_and_pay(client, shop, plan, n, &Wanted::one(), None).await
+}
+
+/// [`buy_and_pay`] for `wanted`: several eSIMs, travellers' names and addresses;
+/// `before_pay` runs between the checkout and its payment.
+pub async fn buy_order_and_pay(
+    client: &reqwest::Client,
+    shop: &str,
+    plan: &str,
+    n: usize,
+    wanted: &Wanted,
+    before_pay: Option<&BeforePay>,
+) -> (String, String) {
     let deadline = Instant::now() + Duration::from_secs(90);
     loop {
         assert!(Instant::now() < deadline, "purchase {n} never completed");
-        match try_buy_and_pay(client, shop, plan, n).await {
+        match try_buy_and_pay(client, shop, plan, n, wanted, before_pay).await {
             Some(done) => return done,
             None => tokio::time::sleep(Duration::from_millis(100)).await,
         }
@@ -27,6 +58,8 @@ async fn try_buy_and_pay(
     shop: &str,
     plan: &str,
     n: usize,
+    wanted: &Wanted,
+    before_pay: Option<&BeforePay>,
 ) -> Option<(String, String)> {
     let page = client
         .get(format!("{shop}/plans/{plan}"))
@@ -37,14 +70,17 @@ async fn try_buy_and_pay(
     let html = page.text().await.ok()?;
     let token = hidden(&html, "csrf_token")?;
     let price = hidden(&html, "expected_price_cents")?;
-    let form = [
+    let email = format!("buyer{n}@example.com");
+    let mut form = vec![
         ("csrf_token", token.as_str()),
         ("plan_id", plan),
-        ("email", &format!("buyer{n}@example.com")),
+        ("email", email.as_str()),
         ("confirm_device", "yes"),
         ("accept_terms", "yes"),
         ("expected_price_cents", price.as_str()),
     ];
+    let fields = wanted.form();
+    form.extend(fields.iter().map(|(k, v)| (k.as_str(), v.as_str())));
     let res = client
         .post(format!("{shop}/checkout"))
         .header("cookie", format!("csrf={csrf_cookie}"))
@@ -67,6 +103,14 @@ async fn try_buy_and_pay(
         .to_string();
     let pay_page = res.headers().get("location")?.to_str().ok()?.to_string();
     let session = pay_page.rsplit('/').next()?.to_string();
+    let id = order_cookie
+        .split('=')
+        .next()?
+        .trim_start_matches("order_")
+        .to_string();
+    if let Some(before_pay) = before_pay {
+        before_pay(id.clone()).await;
+    }
     // Pay, retrying through restarts. A repeated Pay after a lost answer changes nothing: the
     // payment is already made, which the page says with a 409, and the consumer moves on.
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -84,11 +128,6 @@ async fn try_buy_and_pay(
         if let Ok(res) = paid
             && (res.status() == 303 || res.status() == 409)
         {
-            let id = order_cookie
-                .split('=')
-                .next()?
-                .trim_start_matches("order_")
-                .to_string();
             return Some((id, order_cookie));
         }
         tokio::time::sleep(Duration::from_millis(100)).await;

@@ -1,8 +1,11 @@
 //! The real binaries, killed at random moments: `storefront sandbox` as the upstream in its own
-//! process, `storefront serve` SIGKILLed five times while 30 purchases are bought and paid,
-//! then restarted. Afterwards every paid purchase has exactly one upstream order and is
-//! fulfilled, and no log line or email of the whole run carries an activation code, an ICCID or
-//! the API key.
+//! process, `storefront serve` SIGKILLed five times while 15 orders of one, two or three eSIMs
+//! (30 eSIMs, some for travellers with addresses of their own) are bought and paid, then
+//! restarted. Upstream fails four of the eSIMs: one order's only eSIM, one eSIM of a pair and
+//! one of two trios. Afterwards every eSIM has exactly one upstream order; each failed one is
+//! refunded its share once and every other is delivered, its traveller emailed once (see
+//! [`crate::per_unit`]); and no log line or email of the whole run carries an activation code,
+//! an ICCID or the API key.
 
 use std::fs::File;
 use std::path::Path;
@@ -13,11 +16,26 @@ use std::time::{Duration, Instant};
 use rand::{Rng, SeedableRng};
 use tokio::sync::Mutex;
 
-use crate::consumer::{buy_and_pay, hidden};
-use crate::helpers::{binary, free_port, random_suffix};
+use storefront::config::DatabaseUrl;
+use storefront::db::Db;
 
-const PURCHASES: usize = 30;
+use crate::consumer::buy_order_and_pay;
+use crate::helpers::{binary, free_port, random_suffix};
+use crate::per_unit::{self, Wanted};
+
+/// Orders of one, three and two eSIMs in turn: 30 eSIMs.
+const ORDERS: usize = 15;
 const KILLS: usize = 5;
+
+/// The eSIMs (1-based) upstream fails, by order: a whole order of one, one of a pair, and the
+/// middle one (the traveller's with an address) of two trios.
+fn failing(n: usize) -> Vec<usize> {
+    match n {
+        1 | 7 => vec![2],
+        5 | 9 => vec![1],
+        _ => Vec::new(),
+    }
+}
 
 struct Shop {
     dir: tempfile::TempDir,
@@ -85,6 +103,7 @@ fn read_dir_text(dir: &Path) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn random_kills_never_buy_twice_or_lose_a_paid_purchase_and_nothing_secret_is_logged() {
     crate::helpers::init_logs();
+    let run_started = Instant::now();
     let dir = tempfile::tempdir().expect("dir");
     let key = format!("sk_crash_{}", random_suffix());
     let upstream_port = free_port();
@@ -133,14 +152,30 @@ async fn random_kills_never_buy_twice_or_lose_a_paid_purchase_and_nothing_secret
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
 
+    // The shop's database, read as it runs: the units' references, and the books at the end.
+    let db = Db::open(
+        &DatabaseUrl::parse(&format!("sqlite://{}/shop.db", shop.dir.path().display()))
+            .expect("url"),
+        2,
+    )
+    .expect("the shop's database");
+
     // Buyers and a killer run at once.
     let shop_url = shop.url("");
+    let sandbox_url = format!("http://127.0.0.1:{upstream_port}");
+    let run = random_suffix();
     let mut buyers = Vec::new();
-    for n in 0..PURCHASES {
+    for n in 0..ORDERS {
         let (client, shop_url, plan) = (client.clone(), shop_url.clone(), plan.clone());
+        let wanted = Wanted::mix(n, &run);
+        let doomed = failing(n);
+        // Upstream is told to fail the doomed eSIMs once their references exist.
+        let before_pay = per_unit::fail_before_pay(&client, &db, (&sandbox_url, &key), &doomed);
         buyers.push(tokio::spawn(async move {
-            tokio::time::sleep(Duration::from_millis(u64::try_from(n).unwrap_or(0) * 60)).await;
-            buy_and_pay(&client, &shop_url, &plan, n).await
+            tokio::time::sleep(Duration::from_millis(u64::try_from(n).unwrap_or(0) * 120)).await;
+            let (checkout, cookie) =
+                buy_order_and_pay(&client, &shop_url, &plan, n, &wanted, Some(&before_pay)).await;
+            (wanted.bought(&checkout, &doomed), cookie)
         }));
     }
     let mut rng = rand::rngs::StdRng::seed_from_u64(0x5eed);
@@ -156,20 +191,21 @@ async fn random_kills_never_buy_twice_or_lose_a_paid_purchase_and_nothing_secret
         purchases.push(buyer.await.expect("buyer"));
     }
 
-    // Quiescence: every paid purchase fulfilled.
+    // Quiescence: every eSIM of every paid order delivered or refunded, as its buyer's page
+    // shows.
     let started = Instant::now();
-    let mut codes = Vec::new();
-    for (id, order_cookie) in &purchases {
-        let code = loop {
+    for (order, order_cookie) in &purchases {
+        let id = &order.checkout;
+        loop {
             if started.elapsed() > Duration::from_secs(120) {
                 let db = shop.dir.path().join("shop.db");
                 let state = Command::new("sqlite3")
                     .arg(&db)
-                    .arg("SELECT p.id, p.status, j.kind, j.state, j.attempts, j.last_error, j.run_at_ms FROM purchases p LEFT JOIN outbox_jobs j ON j.purchase_id = p.id WHERE p.status <> 'fulfilled'")
+                    .arg("SELECT p.id, p.status, j.kind, j.state, j.attempts, j.last_error, j.run_at_ms FROM purchases p LEFT JOIN outbox_jobs j ON j.purchase_id = p.id WHERE p.status NOT IN ('fulfilled', 'refunded')")
                     .output()
                     .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
                     .unwrap_or_default();
-                panic!("purchase {id} not fulfilled:\n{state}");
+                panic!("order {id} not settled:\n{state}");
             }
             let page = client
                 .get(shop.url(&format!("/orders/{id}")))
@@ -178,18 +214,16 @@ async fn random_kills_never_buy_twice_or_lose_a_paid_purchase_and_nothing_secret
                 .await;
             if let Ok(res) = page
                 && let Ok(html) = res.text().await
-                && html.contains("data-status=\"fulfilled\"")
+                && per_unit::page_settled(&html, order)
             {
-                break hidden(
-                    &html.replace("readonly value=", "name=\"code\" value="),
-                    "code",
-                )
-                .expect("activation code on the page");
+                break;
             }
             tokio::time::sleep(Duration::from_millis(200)).await;
-        };
-        codes.push(code);
+        }
     }
+
+    // And the emails that follow a delivery are out.
+    per_unit::wait_quiet(&db, Duration::from_secs(30)).await;
 
     let stats: serde_json::Value = client
         .get(format!("http://127.0.0.1:{upstream_port}/_sandbox/stats"))
@@ -205,14 +239,12 @@ async fn random_kills_never_buy_twice_or_lose_a_paid_purchase_and_nothing_secret
         serde_json::json!([]),
         "{stats}"
     );
-    assert_eq!(stats["orders"], serde_json::json!(PURCHASES), "{stats}");
-    for (id, _) in &purchases {
-        assert_eq!(stats["ordersByReference"][format!("sf-{id}")], 1, "{stats}");
-    }
+    let units: usize = purchases.iter().map(|(order, _)| order.quantity).sum();
+    assert_eq!(stats["orders"], serde_json::json!(units), "{stats}");
     assert_eq!(stats["ledgerInvariantHolds"], true);
 
-    // ICCIDs, from the upstream itself.
-    let mut iccids = Vec::new();
+    // Installation values, from the upstream itself.
+    let mut secrets = Vec::new();
     let orders: serde_json::Value = client
         .get(format!("{upstream}/orders?limit=100"))
         .bearer_auth(&key)
@@ -223,9 +255,10 @@ async fn random_kills_never_buy_twice_or_lose_a_paid_purchase_and_nothing_secret
         .await
         .expect("json");
     for order in orders["data"].as_array().expect("orders") {
-        let esim = order["esimId"]
-            .as_str()
-            .expect("fulfilled orders have an eSIM");
+        let Some(esim) = order["esimId"].as_str() else {
+            assert_eq!(order["status"], "failed", "only failed orders have no eSIM");
+            continue;
+        };
         let install: serde_json::Value = client
             .get(format!("{upstream}/esims/{esim}/installation"))
             .bearer_auth(&key)
@@ -235,15 +268,44 @@ async fn random_kills_never_buy_twice_or_lose_a_paid_purchase_and_nothing_secret
             .json()
             .await
             .expect("json");
-        iccids.push(install["iccid"].as_str().expect("iccid").to_string());
+        for value in ["iccid", "activationCode"] {
+            secrets.push(install[value].as_str().expect(value).to_string());
+        }
     }
-    assert_eq!(iccids.len(), PURCHASES);
+    let failed: usize = purchases.iter().map(|(o, _)| o.failing.len()).sum();
+    assert_eq!(secrets.len(), 2 * (units - failed));
+
+    // Unit by unit: one upstream order each, the failed ones refunded their share once, the
+    // others delivered and their travellers emailed once.
+    let bought: Vec<per_unit::Bought> = purchases.iter().map(|(o, _)| o.clone()).collect();
+    let upstream_orders = per_unit::upstream_orders(&client, &upstream, &key).await;
+    let mail_dir = shop.dir.path().join("mail");
+    let tally = per_unit::judge(
+        &db,
+        &bought,
+        &upstream_orders,
+        Some(&per_unit::read_mail(&mail_dir)),
+    )
+    .await
+    .unwrap_or_else(|wrong| panic!("{wrong}"));
+    assert_eq!((tally.units, tally.refunded), (units, failed), "{tally:?}");
+    assert!(tally.traveller_emails > 0, "{tally:?}");
+    eprintln!(
+        "crash: {} orders, {} eSIMs through {KILLS} kills: {} delivered, {} refunded their \
+         share, {} travellers' emails; run {:.1} s",
+        tally.orders,
+        tally.units,
+        tally.delivered,
+        tally.refunded,
+        tally.traveller_emails,
+        run_started.elapsed().as_secs_f64()
+    );
 
     let mut child = serve.lock().await;
     kill9(&mut child);
     kill9(&mut sandbox);
     let logs = read_dir_text(shop.dir.path());
-    let mail = read_dir_text(&shop.dir.path().join("mail"));
+    let mail = read_dir_text(&mail_dir);
     assert!(logs.contains("outbox job ran"), "the logs were captured");
     assert!(mail.contains("/orders/"), "emails were written");
     let shop_logs: String = logs
@@ -252,7 +314,7 @@ async fn random_kills_never_buy_twice_or_lose_a_paid_purchase_and_nothing_secret
         .collect::<Vec<_>>()
         .join("\n");
     assert!(!shop_logs.contains(&key), "the API key reached a log");
-    for secret in codes.iter().chain(&iccids) {
+    for secret in &secrets {
         assert!(
             !logs.contains(secret.as_str()),
             "an installation value reached a log"

@@ -1,8 +1,9 @@
 //! The real binaries killed at each named fail point (docs/failpoints.md): for every point,
 //! `storefront serve` starts with that point armed to SIGKILL the process the first time it is
-//! hit, three purchases are bought and paid, the process dies there, restarts without fail
-//! points, and once quiet the sandbox (its own process) has exactly one order per paid purchase
-//! and every purchase is fulfilled. The six cases run at once, each with its own sandbox, port
+//! hit, three orders (of one, three and two eSIMs, some for travellers with addresses of their
+//! own) are bought and paid, the process dies there, restarts without fail points, and once
+//! quiet the sandbox (its own process) has exactly one order per eSIM and every eSIM is
+//! delivered, its traveller emailed once (see [`crate::per_unit`]). The six cases run at once, each with its own sandbox, port
 //! and directory, so the run takes about one lease (8 s) plus a purchase, not six.
 //!
 //! Built only with `--features failpoints`:
@@ -15,13 +16,19 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::consumer::buy_and_pay;
-use crate::helpers::{free_port, random_suffix};
+use storefront::config::DatabaseUrl;
+use storefront::db::Db;
 
-const PURCHASES: usize = 3;
+use crate::consumer::buy_order_and_pay;
+use crate::helpers::{free_port, random_suffix};
+use crate::per_unit::{self, Wanted};
+
+/// Orders of one, three and two eSIMs.
+const ORDERS: usize = 3;
 
 /// Each fail point, and how many orders the upstream holds when the shop dies there, where
-/// that is certain (one worker while armed, and `place_order` is claimed first): that proves
+/// that is certain (one worker while armed, and `place_order` is claimed first, the first
+/// order's, of one eSIM, paid first): that proves
 /// the process died at the boundary named, not somewhere near it.
 const CASES: [(&str, Option<u64>); 6] = [
     ("after-payment-commit", Some(0)),
@@ -185,12 +192,16 @@ async fn crash_at(name: &'static str) {
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
 
+    let run = random_suffix();
     let mut buyers = Vec::new();
-    for n in 0..PURCHASES {
+    for n in 0..ORDERS {
         let (client, shop, plan) = (client.clone(), case.url(""), plan.clone());
+        let wanted = Wanted::mix(n, &run);
         buyers.push(tokio::spawn(async move {
             tokio::time::sleep(Duration::from_millis(u64::try_from(n).unwrap_or(0) * 60)).await;
-            buy_and_pay(&client, &shop, &plan, n).await
+            let (checkout, cookie) =
+                buy_order_and_pay(&client, &shop, &plan, n, &wanted, None).await;
+            (wanted.bought(&checkout, &[]), cookie)
         }));
     }
 
@@ -232,7 +243,8 @@ async fn crash_at(name: &'static str) {
         purchases.push(buyer.await.expect("buyer"));
     }
     let started = Instant::now();
-    for (id, order_cookie) in &purchases {
+    for (order, order_cookie) in &purchases {
+        let id = &order.checkout;
         loop {
             if started.elapsed() > QUIESCENCE {
                 let state = Command::new("sqlite3")
@@ -249,7 +261,7 @@ async fn crash_at(name: &'static str) {
                 .send()
                 .await
                 && let Ok(html) = res.text().await
-                && html.contains("data-status=\"fulfilled\"")
+                && per_unit::page_settled(&html, order)
             {
                 break;
             }
@@ -257,25 +269,33 @@ async fn crash_at(name: &'static str) {
         }
     }
 
+    // And the emails that follow a delivery are out.
+    let db = Db::open(
+        &DatabaseUrl::parse(&format!("sqlite://{}/shop.db", case.dir.display())).expect("url"),
+        1,
+    )
+    .expect("the shop's database");
+    per_unit::wait_quiet(&db, Duration::from_secs(30)).await;
+
     let stats = case.stats(&client).await;
     assert_eq!(
         stats["duplicatePurchases"],
         serde_json::json!([]),
         "{name}: {stats}"
     );
-    assert_eq!(
-        stats["orders"],
-        serde_json::json!(PURCHASES),
-        "{name}: {stats}"
-    );
-    for (id, _) in &purchases {
-        assert_eq!(
-            stats["ordersByReference"][format!("sf-{id}")],
-            1,
-            "{name}: {stats}"
-        );
-    }
+    let units: usize = purchases.iter().map(|(order, _)| order.quantity).sum();
+    assert_eq!(stats["orders"], serde_json::json!(units), "{name}: {stats}");
     assert_eq!(stats["ledgerInvariantHolds"], true, "{name}: {stats}");
+
+    // Unit by unit: one upstream order each, each delivered, its traveller emailed once.
+    let bought: Vec<per_unit::Bought> = purchases.iter().map(|(o, _)| o.clone()).collect();
+    let upstream = format!("http://127.0.0.1:{}/api/v1", case.upstream_port);
+    let orders = per_unit::upstream_orders(&client, &upstream, &case.key).await;
+    let mail = per_unit::read_mail(&case.dir.join("mail"));
+    let tally = per_unit::judge(&db, &bought, &orders, Some(&mail))
+        .await
+        .unwrap_or_else(|wrong| panic!("{name}: {wrong}"));
+    assert_eq!(tally.delivered, units, "{name}: {tally:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

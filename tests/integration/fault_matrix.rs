@@ -15,6 +15,13 @@
 //!
 //! Checkout cells and webhook cells run against the whole app over HTTP (the live price
 //! re-read, the real webhook endpoint); the others against the outbox with short delays.
+//!
+//! The outbox cells buy one, two or three eSIMs in one order, in turn ([`quantity`]). The
+//! fault strikes the first eSIM; the others wait until it has met the fault and the fault is
+//! lifted, then go their own way, and must end as an untouched eSIM of the same order would
+//! ([`others_end`]): an owner's refund of one eSIM leaves its siblings alone. Each eSIM is
+//! judged on its own: its status, its upstream orders (by its reference), its refund (its own
+//! share, once); and the refunds of the payment they share never add up to more than it took.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -134,6 +141,32 @@ struct Cell {
     fault: Fault,
     step: Step,
     expect: Expect,
+}
+
+/// How many eSIMs cell `n`'s order buys: one, two, three in turn. The `refunded` status cell
+/// buys one: upstream refunds its orders after fulfilling them, so whether tracking sees an
+/// eSIM struck later as fulfilled or refunded is a race (see the known gap in
+/// docs/reliability.md).
+fn quantity(n: usize, cell: &Cell) -> usize {
+    if cell.fault == Fault::Status("refunded") {
+        1
+    } else {
+        [1, 2, 3][n % 3]
+    }
+}
+
+/// How the other eSIMs of a struck order end: like the struck one, except after an owner's
+/// refund of the struck one while its placement waited, which is not theirs: they end as the
+/// placement cell of the same fault does.
+fn others_end(cell: &Cell) -> Expect {
+    if cell.step == Step::Refund && !refund_after_failure(cell.fault) {
+        CELLS
+            .iter()
+            .find(|c| c.fault == cell.fault && c.step == Step::Placement)
+            .map_or(fulfilled(""), |c| c.expect)
+    } else {
+        cell.expect
+    }
 }
 
 const fn cell(fault: Fault, step: Step, expect: Expect) -> Cell {
@@ -562,7 +595,7 @@ async fn run_matrix(backend: Backend) {
             tokio::spawn(async move {
                 let _permit = permits.acquire_owned().await.expect("semaphore");
                 let began = Instant::now();
-                let ran = run_cell(backend, cell).await;
+                let ran = run_cell(backend, cell, quantity(n, cell)).await;
                 (ran, began.elapsed())
             }),
         ));
@@ -575,7 +608,10 @@ async fn run_matrix(backend: Backend) {
         match task.await {
             Ok((Ok(true), took)) => {
                 ran += 1;
-                eprintln!("fault matrix {backend:?}: {name} ok in {took:.1?}");
+                eprintln!(
+                    "fault matrix {backend:?}: {name} ({} eSIMs) ok in {took:.1?}",
+                    quantity(n, c)
+                );
             }
             // No PostgreSQL outside CI: said loudly by the helpers.
             Ok((Ok(false), _)) => return,
@@ -596,7 +632,8 @@ async fn run_matrix(backend: Backend) {
     );
 }
 
-/// What a cell observed, for comparison with its [`Expect`].
+/// What a cell observed, for comparison with its [`Expect`]: `status`, `orders` and `refund`
+/// are the struck eSIM's, `others` the rest of its order's.
 #[derive(Debug)]
 struct Seen {
     first: String,
@@ -606,10 +643,25 @@ struct Seen {
     alerts: Vec<String>,
     paused: bool,
     stats: Stats,
+    others: Vec<Unit>,
+    /// Every refund of the order's eSIMs that is not its price, or not alone (one refund job).
+    wrong_refunds: Vec<String>,
+    /// What the order's payment took, and what its open refunds give back.
+    paid: i64,
+    refunded: i64,
 }
 
-/// Runs one cell; `Ok(false)` when its backend is unavailable here.
-async fn run_cell(backend: Backend, cell: &Cell) -> Result<bool, String> {
+/// One eSIM of the order other than the struck one, at the end.
+#[derive(Debug)]
+struct Unit {
+    id: String,
+    status: PurchaseStatus,
+    orders: usize,
+    refund: Option<String>,
+}
+
+/// Runs one cell, buying `quantity` eSIMs; `Ok(false)` when its backend is unavailable here.
+async fn run_cell(backend: Backend, cell: &Cell, quantity: usize) -> Result<bool, String> {
     let seen = match (cell.step, cell.fault) {
         (Step::Checkout, _) | (_, Fault::WebhookDuplicates | Fault::WebhookOutOfOrder) => {
             let Some(seen) = shop_cell(backend, cell).await else {
@@ -618,18 +670,52 @@ async fn run_cell(backend: Backend, cell: &Cell) -> Result<bool, String> {
             seen?
         }
         _ => {
-            let Some(seen) = outbox_cell(backend, cell).await else {
+            let Some(seen) = outbox_cell(backend, cell, quantity).await else {
                 return Ok(false);
             };
             seen
         }
     };
-    judge(&cell.expect, &seen)?;
+    judge(&cell.expect, &others_end(cell), &seen)?;
     Ok(true)
 }
 
-fn judge(expect: &Expect, seen: &Seen) -> Result<(), String> {
+fn judge(expect: &Expect, others: &Expect, seen: &Seen) -> Result<(), String> {
     let mut wrong = Vec::new();
+    for unit in &seen.others {
+        if unit.status != others.status {
+            wrong.push(format!(
+                "the other eSIM {} ended {}, not {}",
+                unit.id, unit.status, others.status
+            ));
+        }
+        if unit.orders != others.orders {
+            wrong.push(format!(
+                "the other eSIM {} has {} upstream orders, not {}",
+                unit.id, unit.orders, others.orders
+            ));
+        }
+        if unit.refund.as_deref() != others.refund {
+            wrong.push(format!(
+                "the other eSIM {}: refund {:?}, not {:?}",
+                unit.id, unit.refund, others.refund
+            ));
+        }
+    }
+    wrong.extend(seen.wrong_refunds.iter().cloned());
+    if seen.refunded > seen.paid {
+        wrong.push(format!(
+            "refunds of {} beyond the {} paid",
+            seen.refunded, seen.paid
+        ));
+    }
+    // The alerts of the order's eSIMs together.
+    let mut alerts: Vec<&str> = expect.alerts.to_vec();
+    if !seen.others.is_empty() {
+        alerts.extend_from_slice(others.alerts);
+    }
+    alerts.sort_unstable();
+    alerts.dedup();
     if !expect.first.is_empty() && seen.first != expect.first {
         wrong.push(format!(
             "met the fault as {:?}, not {:?}",
@@ -638,6 +724,13 @@ fn judge(expect: &Expect, seen: &Seen) -> Result<(), String> {
     }
     if seen.status != expect.status {
         wrong.push(format!("ended {}, not {}", seen.status, expect.status));
+    }
+    let orders = expect.orders + seen.others.len() * others.orders;
+    if seen.stats.orders != orders {
+        wrong.push(format!(
+            "{} upstream orders in all, not {orders}",
+            seen.stats.orders
+        ));
     }
     if seen.orders != expect.orders {
         wrong.push(format!(
@@ -648,13 +741,10 @@ fn judge(expect: &Expect, seen: &Seen) -> Result<(), String> {
     if seen.refund.as_deref() != expect.refund {
         wrong.push(format!("refund {:?}, not {:?}", seen.refund, expect.refund));
     }
-    if seen.alerts != expect.alerts {
-        wrong.push(format!(
-            "open alerts {:?}, not {:?}",
-            seen.alerts, expect.alerts
-        ));
+    if seen.alerts != alerts {
+        wrong.push(format!("open alerts {:?}, not {alerts:?}", seen.alerts));
     }
-    if seen.paused != expect.paused {
+    if seen.paused != (expect.paused || (!seen.others.is_empty() && others.paused)) {
         wrong.push(format!(
             "sales paused: {}, not {}",
             seen.paused, expect.paused
@@ -739,7 +829,7 @@ fn refund_after_failure(fault: Fault) -> bool {
     )
 }
 
-async fn outbox_cell(backend: Backend, cell: &Cell) -> Option<Seen> {
+async fn outbox_cell(backend: Backend, cell: &Cell, quantity: usize) -> Option<Seen> {
     let env = env(backend, |c| {
         c.min_margin = Cents::new(100);
         c.account_problem_wait = Duration::from_millis(300);
@@ -760,8 +850,28 @@ async fn outbox_cell(backend: Backend, cell: &Cell) -> Option<Seen> {
             .set_plan_outcome(&plan, outcome)
             .expect("outcome");
     }
-    let id = env.paid_purchase(&plan, cost, cost + 500).await;
-    let id = id.as_str();
+    let units = if quantity == 1 {
+        vec![env.paid_purchase(&plan, cost, cost + 500).await]
+    } else {
+        // The other eSIMs wait until the first has met the fault.
+        let checkout = format!("matrix{}", random_suffix());
+        let session = format!("demo_cs_{checkout}");
+        let units = crate::helpers::checkout_of_plan(
+            &env.db,
+            &checkout,
+            i32::try_from(quantity).expect("small"),
+            &session,
+            (&plan, cost + 500, cost),
+        )
+        .await;
+        let total = i64::try_from(quantity).expect("small") * (cost + 500);
+        crate::helpers::pay_on_demo_page(&env.db, &env.payments, &checkout, &session, total).await;
+        for other in &units[1..] {
+            hold_back(&env.db, other).await;
+        }
+        units
+    };
+    let id = units[0].as_str();
 
     let first = match cell.step {
         Step::Placement | Step::Tracking | Step::Installation => {
@@ -825,8 +935,16 @@ async fn outbox_cell(backend: Backend, cell: &Cell) -> Option<Seen> {
         Step::Checkout => unreachable!("checkout cells run against the app"),
     };
 
+    // The fault is met and lifted: the other eSIMs go their own way.
+    for other in &units[1..] {
+        make_due(&env.db, other).await;
+    }
     let workers = env.workers(2);
     let waited = wait_settled(&env.db, id, cell.expect.status).await;
+    let others_expect = others_end(cell);
+    for other in &units[1..] {
+        let _ = wait_settled(&env.db, other, others_expect.status).await;
+    }
     workers.stop().await;
     let status = match waited {
         Ok(status) | Err(status) => status,
@@ -839,15 +957,74 @@ async fn outbox_cell(backend: Backend, cell: &Cell) -> Option<Seen> {
         .map(|r| r.status);
     let paused = sales_paused(&env.db).await;
     let stats = env.upstream.sandbox.stats();
+    let upstream = env.upstream.sandbox.orders();
+    let placed = |reference: &str| upstream.iter().filter(|o| o.reference == reference).count();
+    let mut seen_units = Vec::new();
+    let (mut paid, mut refunded, mut wrong_refunds) = (0, 0, Vec::new());
+    for unit in &units {
+        let row = env.purchase(unit).await;
+        let pid = unit.clone();
+        let refund = env.q(move |c| refunds::refund_for(c, &as_id(&pid))).await;
+        let refund_jobs = env
+            .jobs(unit)
+            .await
+            .iter()
+            .filter(|j| j.kind == JobKind::Refund.as_str())
+            .count();
+        paid += row.price_cents.get();
+        if let Some(refund) = &refund {
+            if refund.amount_cents != row.price_cents.get() || refund_jobs != 1 {
+                wrong_refunds.push(format!(
+                    "{unit}: refunded {} in {refund_jobs} jobs, not its share of {} once",
+                    refund.amount_cents,
+                    row.price_cents.get()
+                ));
+            }
+            if refund.is_open() {
+                refunded += refund.amount_cents;
+            }
+        }
+        seen_units.push(Unit {
+            id: unit.clone(),
+            status: row.status,
+            orders: placed(&row.reference),
+            refund: refund.map(|r| r.status),
+        });
+    }
+    let struck = seen_units.remove(0);
     Some(Seen {
         first,
         status,
-        orders: stats.orders,
+        orders: struck.orders,
         refund,
         alerts,
         paused,
         stats,
+        others: seen_units,
+        wrong_refunds,
+        paid,
+        refunded,
     })
+}
+
+/// Puts the eSIM's queued jobs an hour off, until [`make_due`].
+async fn hold_back(db: &Db, id: &str) {
+    use diesel::prelude::*;
+    use storefront::db::schema::outbox_jobs as j;
+    let pid = id.to_string();
+    db.run(move |c| {
+        Ok::<_, DbError>(
+            diesel::update(
+                j::table
+                    .filter(j::purchase_id.eq(pid))
+                    .filter(j::state.eq(jobs::QUEUED)),
+            )
+            .set(j::run_at_ms.eq(now_ms() + 3_600_000))
+            .execute(c)?,
+        )
+    })
+    .await
+    .expect("held back");
 }
 
 /// Runs the purchase's jobs one at a time until a `kind` job is queued; makes it due now.
@@ -900,11 +1077,28 @@ async fn upstream_reaches(up: &SandboxHandle, status: &str) {
     }
 }
 
+/// Makes the purchase's queued jobs due now, but for its emails: these shops have no mail
+/// transport, so an email job due now would be claimed again and again ahead of the job the
+/// cell is driving (an order's payment email belongs to its first eSIM).
 async fn make_due(db: &Db, id: &str) {
+    use diesel::prelude::*;
+    use storefront::db::schema::outbox_jobs as j;
     let pid = id.to_string();
-    db.run(move |c| jobs::make_due_now(c, &as_id(&pid), now_ms()))
-        .await
-        .expect("due");
+    db.run(move |c| {
+        let now = now_ms();
+        Ok::<_, DbError>(
+            diesel::update(
+                j::table
+                    .filter(j::purchase_id.eq(pid))
+                    .filter(j::state.eq(jobs::QUEUED))
+                    .filter(j::kind.not_like("email%")),
+            )
+            .set((j::run_at_ms.eq(now), j::updated_at_ms.eq(now)))
+            .execute(c)?,
+        )
+    })
+    .await
+    .expect("due");
 }
 
 /// Waits until the purchase is `status` and none of its jobs is running or due within a
@@ -1084,6 +1278,10 @@ async fn shop_cell(backend: Backend, cell: &Cell) -> Option<Result<Seen, String>
         alerts,
         paused,
         stats,
+        others: Vec::new(),
+        wrong_refunds: Vec::new(),
+        paid: 0,
+        refunded: 0,
     }))
 }
 

@@ -5,15 +5,21 @@
 //! is down the stored catalog is aged past the one-minute freshness, so checkouts after the
 //! restart re-read live prices, into the 429 window the other replica's workers meet.
 //!
-//! Afterwards: every purchase has exactly one upstream order and is fulfilled; the jobs the
+//! The buyers order one, three or two eSIMs in turn, some for travellers with addresses of
+//! their own, and upstream fails a few of the eSIMs.
+//!
+//! Afterwards: every eSIM has exactly one upstream order; each failed one is refunded its share
+//! once and every other is delivered, its traveller emailed once (see [`crate::per_unit`]); the
+//! jobs the
 //! killed replica held were taken over within 10 s of the kill; the private order page's
 //! cookie opens the order on either replica; a console session made on one replica works on
 //! the other; a markup change saved on one replica is the price on the other within 2 s;
 //! catalog syncs never overlapped; nothing reached the upstream inside a `Retry-After` window;
 //! and no step of any purchase answered 5xx.
 //!
-//! `STOREFRONT_REPLICAS_PURCHASES` sets the number of purchases (60 by default; the long form,
-//! `scripts/reliability`, runs 300). The figures of the run are printed on stderr.
+//! `STOREFRONT_REPLICAS_PURCHASES` sets the number of orders (30 by default, 60 eSIMs; the long
+//! form, `scripts/reliability`, runs 150, 300 eSIMs). The figures of the run are printed on
+//! stderr.
 
 use std::fs::File;
 use std::path::Path;
@@ -29,12 +35,14 @@ use storefront::domain::job::JobKind;
 use storefront::staff::Role;
 
 use crate::admin::{OWNER, PASSWORD};
-use crate::consumer::hidden;
+use crate::consumer::{BeforePay, hidden};
 use crate::helpers::{Backend, Browser, TestDb, binary, free_port, random_suffix};
+use crate::per_unit::{self, Wanted};
 
-const DEFAULT_PURCHASES: usize = 60;
+/// Orders of one, three and two eSIMs in turn: twice as many eSIMs.
+const DEFAULT_PURCHASES: usize = 30;
 /// Between two buyers starting.
-const PACE: Duration = Duration::from_millis(150);
+const PACE: Duration = Duration::from_millis(300);
 /// Every upstream request takes this long, so that workers hold their jobs when one dies.
 const UPSTREAM_LATENCY_MS: u64 = 300;
 /// The promise: a killed replica's jobs are claimed by another worker within this.
@@ -131,11 +139,20 @@ impl Replica {
     }
 }
 
-/// What one buyer saw: the purchase and its cookie, and every 5xx met on the way.
+/// What one buyer saw: the order and its cookie, and every 5xx met on the way.
 struct Bought {
-    id: String,
+    order: per_unit::Bought,
     cookie: String,
     server_errors: Vec<String>,
+}
+
+/// The eSIMs (1-based) upstream fails of buyer `n`'s order of `quantity`.
+fn failing(n: usize, quantity: usize) -> Vec<usize> {
+    match n % 10 {
+        4 => vec![quantity.min(2)],
+        8 => vec![1],
+        _ => Vec::new(),
+    }
 }
 
 fn encode(form: &[(&str, &str)]) -> String {
@@ -154,14 +171,15 @@ fn set_cookie(res: &reqwest::Response, prefix: &str) -> Option<String> {
         .map(str::to_string)
 }
 
-/// Checkout on `shop`, payment on `pay_shop`; each step retried while its replica is down (a
-/// person pressing reload), every 5xx noted. Bounded in time.
+/// Checkout of `wanted` on `shop`, `before_pay`, then payment on `pay_shop`; each step retried
+/// while its replica is down (a person pressing reload), every 5xx noted. Bounded in time.
 async fn buy_and_pay(
     client: &reqwest::Client,
-    shop: &str,
-    pay_shop: &str,
+    (shop, pay_shop): (&str, &str),
     plan: &str,
     n: usize,
+    (wanted, failing): (&Wanted, &[usize]),
+    before_pay: Option<&BeforePay>,
 ) -> Bought {
     let deadline = Instant::now() + Duration::from_secs(120);
     let mut server_errors = Vec::new();
@@ -190,7 +208,7 @@ async fn buy_and_pay(
             continue;
         };
         let email = format!("buyer{n}@example.com");
-        let form = [
+        let mut form = vec![
             ("csrf_token", token.as_str()),
             ("plan_id", plan),
             ("email", email.as_str()),
@@ -198,6 +216,8 @@ async fn buy_and_pay(
             ("accept_terms", "yes"),
             ("expected_price_cents", price.as_str()),
         ];
+        let fields = wanted.form();
+        form.extend(fields.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         let Ok(res) = client
             .post(format!("{shop}/checkout"))
             .header("cookie", &csrf)
@@ -222,6 +242,15 @@ async fn buy_and_pay(
         ) else {
             continue;
         };
+        let id = cookie
+            .split('=')
+            .next()
+            .unwrap_or_default()
+            .trim_start_matches("order_")
+            .to_string();
+        if let Some(before_pay) = before_pay {
+            before_pay(id.clone()).await;
+        }
         // Pay on the other replica. A repeated Pay after a lost answer changes nothing: the
         // page says 409 and the buyer moves on.
         loop {
@@ -236,14 +265,8 @@ async fn buy_and_pay(
             if let Ok(res) = paid {
                 note("payment", res.status(), &mut server_errors);
                 if res.status() == 303 || res.status() == 409 {
-                    let id = cookie
-                        .split('=')
-                        .next()
-                        .unwrap_or_default()
-                        .trim_start_matches("order_")
-                        .to_string();
                     return Bought {
-                        id,
+                        order: wanted.bought(&id, failing),
                         cookie,
                         server_errors,
                     };
@@ -559,7 +582,9 @@ async fn two_replicas_one_killed_buy_each_purchase_once_and_share_sessions_price
         "two syncs at once"
     );
 
-    // Buyers: checkout on one replica, payment on the other, alternating.
+    // Buyers: checkout on one replica, payment on the other, alternating; upstream is told
+    // to fail the doomed eSIMs once their references exist.
+    let run = random_suffix();
     let paid = Arc::new(AtomicUsize::new(0));
     let last_paid_ms = Arc::new(std::sync::atomic::AtomicI64::new(0));
     let mut buyers = Vec::new();
@@ -571,9 +596,20 @@ async fn two_replicas_one_killed_buy_each_purchase_once_and_share_sessions_price
         };
         let (client, plan) = (client.clone(), plan.clone());
         let (paid, last_paid_ms) = (Arc::clone(&paid), Arc::clone(&last_paid_ms));
+        let wanted = Wanted::mix(n, &run);
+        let doomed = failing(n, wanted.quantity);
+        let arm = per_unit::fail_before_pay(&client, &db, (&sandbox_base, &key), &doomed);
         buyers.push(tokio::spawn(async move {
             tokio::time::sleep(PACE * u32::try_from(n).unwrap_or(u32::MAX)).await;
-            let bought = buy_and_pay(&client, &shop, &pay_shop, &plan, n).await;
+            let bought = buy_and_pay(
+                &client,
+                (&shop, &pay_shop),
+                &plan,
+                n,
+                (&wanted, &doomed),
+                Some(&arm),
+            )
+            .await;
             paid.fetch_add(1, Ordering::SeqCst);
             last_paid_ms.fetch_max(now_ms(), Ordering::SeqCst);
             bought
@@ -667,7 +703,7 @@ async fn two_replicas_one_killed_buy_each_purchase_once_and_share_sessions_price
     let server_errors: Vec<&String> = bought.iter().flat_map(|b| &b.server_errors).collect();
     assert!(server_errors.is_empty(), "5xx answers: {server_errors:?}");
 
-    // Every purchase fulfilled, read on alternating replicas.
+    // Every eSIM delivered or refunded, read on alternating replicas.
     let last_paid = last_paid_ms.load(Ordering::SeqCst);
     let replicas = [&a, &b];
     for (n, purchase) in bought.iter().enumerate() {
@@ -675,18 +711,18 @@ async fn two_replicas_one_killed_buy_each_purchase_once_and_share_sessions_price
         loop {
             if now_ms() - last_paid > 120_000 {
                 panic!(
-                    "purchase {} not fulfilled 120 s after the last payment",
-                    purchase.id
+                    "order {} not settled 120 s after the last payment",
+                    purchase.order.checkout
                 );
             }
             let page = client
-                .get(replica.url(&format!("/orders/{}", purchase.id)))
+                .get(replica.url(&format!("/orders/{}", purchase.order.checkout)))
                 .header("cookie", &purchase.cookie)
                 .send()
                 .await;
             if let Ok(res) = page
                 && let Ok(html) = res.text().await
-                && html.contains("data-status=\"fulfilled\"")
+                && per_unit::page_settled(&html, &purchase.order)
             {
                 break;
             }
@@ -699,7 +735,7 @@ async fn two_replicas_one_killed_buy_each_purchase_once_and_share_sessions_price
     for purchase in &bought {
         for replica in replicas {
             let html = client
-                .get(replica.url(&format!("/orders/{}", purchase.id)))
+                .get(replica.url(&format!("/orders/{}", purchase.order.checkout)))
                 .header("cookie", &purchase.cookie)
                 .send()
                 .await
@@ -708,29 +744,39 @@ async fn two_replicas_one_killed_buy_each_purchase_once_and_share_sessions_price
                 .await
                 .expect("html");
             assert!(
-                html.contains("data-status=\"fulfilled\""),
+                per_unit::page_settled(&html, &purchase.order),
                 "{} on {}: {html}",
-                purchase.id,
+                purchase.order.checkout,
                 replica.name
             );
         }
     }
 
-    // Exactly one upstream order per purchase; nothing sent inside a Retry-After window.
+    // Exactly one upstream order per eSIM, the failed ones refunded their share once, the
+    // others delivered and their travellers emailed once; nothing sent inside a Retry-After
+    // window.
+    per_unit::wait_quiet(&db, Duration::from_secs(30)).await;
     let stats = sandbox_stats(&client, &sandbox_base, &key).await;
     assert_eq!(
         stats["duplicatePurchases"],
         serde_json::json!([]),
         "{stats}"
     );
-    assert_eq!(stats["orders"], serde_json::json!(purchases), "{stats}");
-    for purchase in &bought {
-        assert_eq!(
-            stats["ordersByReference"][format!("sf-{}", purchase.id)],
-            1,
-            "{stats}"
-        );
-    }
+    let units: usize = bought.iter().map(|b| b.order.quantity).sum();
+    assert_eq!(stats["orders"], serde_json::json!(units), "{stats}");
+    let orders: Vec<per_unit::Bought> = bought.iter().map(|b| b.order.clone()).collect();
+    let mut mail = per_unit::read_mail(&dir.path().join("mail-a"));
+    mail.extend(per_unit::read_mail(&dir.path().join("mail-b")));
+    let tally = per_unit::judge(
+        &db,
+        &orders,
+        &per_unit::upstream_orders(&client, &upstream, &key).await,
+        Some(&mail),
+    )
+    .await
+    .unwrap_or_else(|wrong| panic!("{wrong}"));
+    let failed: usize = orders.iter().map(|o| o.failing.len()).sum();
+    assert_eq!((tally.units, tally.refunded), (units, failed), "{tally:?}");
     let sandbox_log = std::fs::read_to_string(dir.path().join("sandbox.log")).unwrap_or_default();
     let inside: Vec<&str> = sandbox_log
         .lines()
@@ -808,11 +854,15 @@ async fn two_replicas_one_killed_buy_each_purchase_once_and_share_sessions_price
          shop, {held_back} requests held back by the gate"
     );
     eprintln!(
-        "replicas: {purchases} purchases across 2 replicas, one SIGKILLed: {} upstream orders, \
-         0 duplicates; {} jobs taken over, the last {takeover_ms} ms after the kill; all \
-         fulfilled {fulfilled_after_last_payment} ms after the last payment; markup on the other \
-         replica after {} ms; {} catalog syncs, none overlapping; run {:.1} s",
+        "replicas: {purchases} orders of {units} eSIMs across 2 replicas, one SIGKILLed: {} \
+         upstream orders, 0 duplicates; {} delivered, {} refunded their share, {} travellers' \
+         emails; {} jobs taken over, the last {takeover_ms} ms after the kill; all settled \
+         {fulfilled_after_last_payment} ms after the last payment; markup on the other replica \
+         after {} ms; {} catalog syncs, none overlapping; run {:.1} s",
         stats["orders"],
+        tally.delivered,
+        tally.refunded,
+        tally.traveller_emails,
         taken_over.len(),
         price_on_a.as_millis(),
         syncs.len(),
@@ -872,7 +922,15 @@ async fn a_replica_stopped_mid_job_hands_it_to_the_other_at_once() {
     )
     .await;
     let shop = replicas[0].url("");
-    let bought = buy_and_pay(&client, &shop, &shop, &plan, 0).await;
+    let bought = buy_and_pay(
+        &client,
+        (&shop, &shop),
+        &plan,
+        0,
+        (&Wanted::one(), &[]),
+        None,
+    )
+    .await;
     assert!(
         bought.server_errors.is_empty(),
         "{:?}",
@@ -974,7 +1032,7 @@ async fn a_replica_stopped_mid_job_hands_it_to_the_other_at_once() {
     let started = Instant::now();
     loop {
         let page = client
-            .get(other.url(&format!("/orders/{}", bought.id)))
+            .get(other.url(&format!("/orders/{}", bought.order.checkout)))
             .header("cookie", &bought.cookie)
             .send()
             .await;

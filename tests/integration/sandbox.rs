@@ -1360,8 +1360,20 @@ async fn control_api_levers_work_over_http() {
         )
         .await;
     assert_eq!(s, StatusCode::OK);
+    // One reference of the plan ends its own way, ahead of the plan's outcome.
+    let (s, _) = api
+        .control(
+            Method::POST,
+            "/references/lever-alone/outcome",
+            Some(json!({"outcome": "failed"})),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK);
     let (_, accepted) = api.order(&plan, "lever", "idem-lever-1").await;
     api.wait_status(accepted["orderId"].as_str().expect("id"), "on_hold")
+        .await;
+    let (_, alone) = api.order(&plan, "lever-alone", "idem-lever-2").await;
+    api.wait_status(alone["orderId"].as_str().expect("id"), "failed")
         .await;
     let (s, key) = api
         .control(

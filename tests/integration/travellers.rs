@@ -254,11 +254,26 @@ async fn each_traveller_s_link_opens_only_their_esim_and_the_buyer_s_opens_all(b
         (1, 1),
         "one email each"
     );
-    assert!(
-        !ben.text.contains("parent@example.com") && !ben.text.contains("SF-"),
-        "nothing of the buyer's order: {}",
-        ben.text
-    );
+    // A traveller's email names the order as their page does, by the buyer's order number
+    // (what the shop finds it by when they ask for help), never by their eSIM's own; nothing
+    // else of the buyer's order is in it.
+    let number = storefront::domain::purchase::order_number(&checkout);
+    for (email, id) in [(&ben, &ids[1]), (&cleo, &ids[2])] {
+        assert!(
+            email
+                .text
+                .contains(&format!("Nenn die Bestellnummer {number},")),
+            "the buyer's order number {number}: {}",
+            email.text
+        );
+        let own = storefront::domain::purchase::order_number(id);
+        assert!(!email.text.contains(&own), "not its own {own}");
+        assert!(
+            !email.text.contains("parent@example.com"),
+            "nothing of the buyer's: {}",
+            email.text
+        );
+    }
 
     // The buyer's page lists all three, each with its own status.
     let page = buyer.get(&app, &order).await.assert_status(200).body;
@@ -479,4 +494,52 @@ async fn the_buyer_sends_one_esim_to_someone_and_no_traveller_can() {
         }
     }
     assert_eq!(statuses.last(), Some(&429), "{statuses:?}");
+}
+
+/// Every email about an order names it by the buyer's number, as the buyer's page does: the
+/// buyer's "ready" email about their second eSIM (no traveller address) quotes the order's
+/// number, never that eSIM's own id's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_buyer_s_email_about_a_second_esim_names_the_buyer_s_order_number() {
+    let Some((app, upstream)) = spawn_shop_with(Backend::Sqlite, 30, &[]).await else {
+        return;
+    };
+    let plan = crate::journeys::sellable_plan(&app);
+    upstream
+        .sandbox
+        .set_balance(plan.cost.get() * 100)
+        .expect("balance");
+    crate::checkout::age_wallet(&app.db).await;
+    let buyer = Browser::default();
+    let pay_page = buy_many(&app, &buyer, &plan, "pair@example.com", "2", &[])
+        .await
+        .assert_status(303)
+        .location();
+    let order = pay(&app, &buyer, &pay_page)
+        .await
+        .assert_status(303)
+        .location();
+    let checkout = purchase_id(&order);
+    let ids: Vec<String> = units(&app.db, &checkout)
+        .await
+        .iter()
+        .map(|u| u.id.to_string())
+        .collect();
+    let number = storefront::domain::purchase::order_number(&checkout);
+    let second = storefront::domain::purchase::order_number(&ids[1]);
+    // The payment email and one "ready" email per eSIM.
+    let emails = app.wait_for_emails("pair@example.com", 3).await;
+    let ready: Vec<&Email> = emails
+        .iter()
+        .filter(|e| e.text.contains("is ready"))
+        .collect();
+    assert_eq!(ready.len(), 2);
+    for email in ready {
+        assert!(email.text.contains(&number), "{number}: {}", email.text);
+        assert!(
+            !email.text.contains(&second),
+            "not {second}: {}",
+            email.text
+        );
+    }
 }

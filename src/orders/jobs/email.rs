@@ -1,6 +1,7 @@
 //! Consumer emails as outbox jobs: one job per purchase and kind, so a duplicate event queues
 //! nothing new and a failed send is retried. Only a crash between the SMTP server's answer and
-//! the job's commit can send one email twice. Emails carry the private link, never the eSIM.
+//! the job's commit can send one email twice, and then as the same message (one Message-ID per
+//! job). Emails carry the private link, never the eSIM.
 
 use crate::catalog::snapshot::{destination_name_in, region_names};
 use crate::db::outbox::LeasedJob;
@@ -69,12 +70,9 @@ async fn send(
     email: ConsumerEmail,
 ) -> Result<Verdict, OutboxError> {
     let kind = email.kind();
-    let Some(notifier) = ob.notifier.as_ref() else {
-        return Ok(Verdict::retry(
-            "no_mailer",
-            "this process has no mail transport configured",
-            now_ms().saturating_add(60_000),
-        ));
+    let notifier = match ob.mailer() {
+        Ok(notifier) => notifier,
+        Err(wait) => return Ok(wait),
     };
     let Some(purchase) = ob.purchase(&leased.job.purchase_id).await? else {
         return Ok(Verdict::done(
@@ -129,8 +127,10 @@ async fn send(
             .await?
     };
     let link = order_url(&notifier.public_url, &linked, &token);
+    // Every email names the order by the buyer's number (the checkout's), as every page does:
+    // an eSIM's own id is never shown to a person.
     let receipt = Receipt::new(
-        &purchase.id,
+        &purchase.checkout_id,
         &description,
         purchase.price_cents,
         purchase.created_at_ms,
@@ -160,6 +160,13 @@ async fn send(
             });
             receipt.with_units(count, total, place)
         }
+        // A refund is of one eSIM: the email says which, and that the others stand.
+        ConsumerEmail::Refunded if count > 1 => receipt.about_unit(unit_label(
+            lang,
+            purchase.unit_index,
+            count,
+            traveller.as_ref().and_then(|t| t.name.as_deref()),
+        )),
         _ => receipt,
     };
     // The buyer's payment email links the checkout's receipt, opened by the same token.
@@ -178,7 +185,14 @@ async fn send(
     let message = i18n::sync_scope(lang, || match email {
         ConsumerEmail::EsimReady if traveller_to.is_some() => {
             let unit = unit_label(lang, purchase.unit_index, count, None);
-            OutgoingEmail::traveller_ready(to, shop, &link, &description, &unit)
+            OutgoingEmail::traveller_ready(
+                to,
+                shop,
+                &link,
+                &description,
+                &unit,
+                &purchase.checkout_id.order_number(),
+            )
         }
         ConsumerEmail::PaymentReceived => {
             OutgoingEmail::payment_received(to, shop, &link, &receipt)
@@ -192,8 +206,13 @@ async fn send(
             refund_reason.customer_reason(),
         ),
     });
+    // A run of this job after a crash between the send and its record sends the same message
+    // again: the same Message-ID says so to the recipient's mail server and client.
     let message = match message {
-        Ok(message) => message,
+        Ok(message) => message.once_per(format!(
+            "{}/{}/{}",
+            leased.job.purchase_id, leased.job.kind, leased.job.id
+        )),
         Err(err) => return Ok(Verdict::dead("render_failed", err.to_string())),
     };
     match notifier.mailer.send(&message).await {

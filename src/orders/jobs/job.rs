@@ -228,6 +228,18 @@ impl Verdict {
 }
 
 impl JobContext {
+    /// The mail transport, or the verdict of an email job in a process that has none: it
+    /// waits a minute and says why (a replica with a transport may send it meanwhile).
+    pub(crate) fn mailer(&self) -> Result<&Notifier, Verdict> {
+        self.notifier.as_ref().ok_or_else(|| {
+            Verdict::retry(
+                "no_mailer",
+                "this process has no mail transport configured",
+                now_ms().saturating_add(60_000),
+            )
+        })
+    }
+
     /// The verdict for a `RetryAfter`: nothing goes upstream, from any replica, before the
     /// gate opens; the job itself runs again exactly then.
     pub(crate) fn rate_limited(&self, error: &UpstreamError, wait: Duration) -> Verdict {

@@ -44,12 +44,9 @@ impl Job for TripReminder {
 const AFTER_PAYMENT_PAGE_MS: i64 = 60_000;
 
 async fn send(ob: &JobContext, leased: &LeasedJob) -> Result<Verdict, OutboxError> {
-    let Some(notifier) = ob.notifier.as_ref() else {
-        return Ok(Verdict::retry(
-            "no_mailer",
-            "this process has no mail transport configured",
-            now_ms().saturating_add(60_000),
-        ));
+    let notifier = match ob.mailer() {
+        Ok(notifier) => notifier,
+        Err(wait) => return Ok(wait),
     };
     let checkout_id = leased.job.purchase_id.clone();
     let (trip, units) = {

@@ -112,6 +112,8 @@ struct OrdersPage {
     abandoned_selected: bool,
     /// Abandoned checkouts that match but are not listed (the default).
     hidden_abandoned: i64,
+    /// There may be more than `hidden_abandoned`: only the first were counted.
+    hidden_abandoned_at_least: bool,
     show_abandoned_href: String,
     from: String,
     to: String,
@@ -159,6 +161,7 @@ pub async fn list(
             .collect(),
         abandoned_selected: status.as_deref() == Some(ABANDONED),
         hidden_abandoned: 0,
+        hidden_abandoned_at_least: false,
         show_abandoned_href: String::new(),
         from: from.clone().unwrap_or_default(),
         to: to.clone().unwrap_or_default(),
@@ -195,7 +198,8 @@ pub async fn list(
         ("from", from.as_deref()),
         ("to", to.as_deref()),
     ];
-    page_view.hidden_abandoned = found.hidden_abandoned;
+    page_view.hidden_abandoned = found.hidden_abandoned.checkouts;
+    page_view.hidden_abandoned_at_least = found.hidden_abandoned.at_least;
     page_view.show_abandoned_href = list_href(
         "/admin/orders",
         &[
