@@ -61,7 +61,7 @@ fn with_money(mut cells: Vec<String>, amounts: &[Cents]) -> Vec<String> {
 
 // ---- orders ---------------------------------------------------------------------------------
 
-pub const ORDER_HEADER: &str = "order_number,purchase_id,created_at,paid_at,status,email,plan_id,reference,upstream_order_id,upstream_status,price_cents,price_dollars,cost_cents,cost_dollars,refunded_cents,refunded_dollars,margin_cents,margin_dollars,promo_code,discount_cents,discount_dollars,plan_name,country\r\n";
+pub const ORDER_HEADER: &str = "order_number,purchase_id,created_at,paid_at,status,email,plan_id,reference,upstream_order_id,upstream_status,price_cents,price_dollars,net_cents,net_dollars,tax_cents,tax_dollars,gross_cents,gross_dollars,cost_cents,cost_dollars,refunded_cents,refunded_dollars,margin_cents,margin_dollars,promo_code,discount_cents,discount_dollars,plan_name,country\r\n";
 
 /// The orders CSV's rows, a page at a time. A plan's name and country are worded once per
 /// plan and kept for the rest of the export (an export names the same plans over and over),
@@ -89,7 +89,9 @@ impl OrderRows {
         String::from_utf8(bytes).unwrap_or_default()
     }
 
-    /// An order's cells: never a token, key or installation value. The cost is the supplier
+    /// An order's cells: never a token, key or installation value. Net, tax and gross are the
+    /// eSIM's share of its order's tax (`unit_taxes`); gross is what it charged, the
+    /// price with any tax added on top. The cost is the supplier
     /// cost and the margin the one
     /// [`Takings::margin`](crate::domain::takings::Takings::margin) defines, as on the
     /// console's order page, the dashboard and the books. The plan's name and country are
@@ -115,6 +117,10 @@ impl OrderRows {
             cells,
             &[
                 p.price_cents,
+                // The eSIM's share of its order's tax: before tax, the tax, what was charged.
+                Cents::new(o.tax.charged(p.price_cents).get() - o.tax.tax.get()),
+                o.tax.tax,
+                o.tax.charged(p.price_cents),
                 takings.supplier_cost,
                 takings.refunded,
                 takings.margin(),
@@ -153,7 +159,7 @@ fn plan_cells(plan: &crate::db::books::PlanFacts) -> [String; 2] {
 
 // ---- reconciliation -------------------------------------------------------------------------
 
-pub const RECONCILIATION_HEADER: &str = "kind,at,purchase_id,upstream_reference,upstream_status,matches,paid_cents,paid_dollars,refunded_cents,refunded_dollars,cost_cents,cost_dollars,margin_cents,margin_dollars,shop_wallet_cents,shop_wallet_dollars,upstream_wallet_cents,upstream_wallet_dollars,difference_cents,difference_dollars,transactions,problems,explanation\r\n";
+pub const RECONCILIATION_HEADER: &str = "kind,at,purchase_id,upstream_reference,upstream_status,matches,paid_cents,paid_dollars,refunded_cents,refunded_dollars,tax_cents,tax_dollars,cost_cents,cost_dollars,margin_cents,margin_dollars,shop_wallet_cents,shop_wallet_dollars,upstream_wallet_cents,upstream_wallet_dollars,difference_cents,difference_dollars,transactions,problems,explanation\r\n";
 
 pub fn reconciliation_row(line: &Line) -> String {
     let cells = vec![
@@ -173,6 +179,7 @@ pub fn reconciliation_row(line: &Line) -> String {
         &[
             line.paid,
             line.refunded,
+            line.tax,
             line.cost,
             line.margin(),
             line.shop_wallet,

@@ -340,6 +340,7 @@ mod tests {
             takings: Takings {
                 paid: Cents::new(paid),
                 refunded: Cents::new(refunded),
+                tax: Cents::ZERO,
                 supplier_cost: Cents::new(cost),
             },
         }
@@ -409,6 +410,7 @@ mod tests {
                 takings: Takings {
                     paid: Cents::new(i * 1000),
                     refunded: Cents::ZERO,
+                    tax: Cents::ZERO,
                     supplier_cost: Cents::new(i * 800 + 1500),
                 },
             })

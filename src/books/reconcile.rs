@@ -116,9 +116,11 @@ pub struct Line {
     /// reference.
     pub reference: String,
     pub upstream_status: Option<String>,
-    /// What the buyer paid, and got back.
+    /// What the buyer paid (tax included), and got back.
     pub paid: Cents,
     pub refunded: Cents,
+    /// The tax kept on the sale, owed to the tax office (see [`Takings`]).
+    pub tax: Cents,
     /// The wholesale cost the shop's books carry.
     pub cost: Cents,
     /// What the shop's books expect upstream's available credit to have moved by.
@@ -145,6 +147,7 @@ impl Line {
             upstream_status: None,
             paid: Cents::ZERO,
             refunded: Cents::ZERO,
+            tax: Cents::ZERO,
             cost: Cents::ZERO,
             shop_wallet: Cents::ZERO,
             upstream_wallet: Cents::ZERO,
@@ -176,6 +179,7 @@ impl Line {
         Takings {
             paid: self.paid,
             refunded: self.refunded,
+            tax: self.tax,
             supplier_cost: self.cost,
         }
     }
@@ -254,6 +258,8 @@ pub struct Totals {
     pub purchases: i64,
     pub paid: Cents,
     pub refunded: Cents,
+    /// Tax kept on the period's sales: not margin.
+    pub tax: Cents,
     pub cost: Cents,
     pub margin: Cents,
     /// Top-ups the shop confirmed.
@@ -351,6 +357,7 @@ pub fn reconcile(period: Period, upstream: &Upstream, shop: &Shop) -> Report {
             totals.purchases += 1;
             totals.paid = add(totals.paid, line.paid);
             totals.refunded = add(totals.refunded, line.refunded);
+            totals.tax = add(totals.tax, line.tax);
             totals.cost = add(totals.cost, line.cost);
             totals.margin = add(totals.margin, line.margin());
         }
@@ -489,6 +496,7 @@ fn order_line(
     let takings = p.takings();
     line.paid = takings.paid;
     line.refunded = takings.refunded;
+    line.tax = takings.tax;
     line.cost = takings.supplier_cost;
     let returned = gives_cost_back(p.upstream_status.as_deref());
     line.shop_wallet = Cents::new(line.cost.get().saturating_neg());
@@ -712,6 +720,8 @@ mod tests {
             upstream_order_id: order.map(str::to_string),
             upstream_status: Some(upstream_status.into()),
             price_cents: price,
+            charged_cents: price,
+            tax_cents: 0,
             cost_cents: cost,
             paid_at_ms: Some(ms(9)),
             created_at_ms: ms(9),

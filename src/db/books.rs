@@ -13,6 +13,7 @@ use crate::db::purchases::Purchase;
 use crate::db::schema::{catalog_plans, purchases, refunds, topups};
 use crate::db::{DbBackend, DbConn, DbError};
 use crate::domain::takings::Takings;
+use crate::domain::tax::UnitTax;
 use crate::domain::{Cents, PurchaseId};
 
 /// A purchase as the books see it: what the buyer paid, what the shop expects upstream to
@@ -28,6 +29,9 @@ pub struct BookPurchase {
     pub upstream_order_id: Option<String>,
     pub upstream_status: Option<String>,
     pub price_cents: i64,
+    /// What the buyer was charged ([`Purchase::charged`]) and the tax in it.
+    pub charged_cents: i64,
+    pub tax_cents: i64,
     pub cost_cents: i64,
     pub paid_at_ms: Option<i64>,
     pub created_at_ms: i64,
@@ -40,7 +44,8 @@ impl BookPurchase {
     pub fn takings(&self) -> Takings {
         Takings::of_purchase(
             self.paid_at_ms.is_some(),
-            Cents::new(self.price_cents),
+            Cents::new(self.charged_cents),
+            Cents::new(self.tax_cents),
             Cents::new(self.refunded_cents),
             self.upstream_order_id.is_some(),
             self.upstream_status.as_deref(),
@@ -48,8 +53,15 @@ impl BookPurchase {
         )
     }
 
-    fn of(p: Purchase, refunded: &HashMap<PurchaseId, i64>) -> Self {
+    fn of(
+        p: Purchase,
+        refunded: &HashMap<PurchaseId, i64>,
+        taxes: &HashMap<PurchaseId, UnitTax>,
+    ) -> Self {
+        let tax = taxes.get(&p.id).copied().unwrap_or_default();
         Self {
+            charged_cents: tax.charged(p.price_cents).get(),
+            tax_cents: tax.tax.get(),
             refunded_cents: refunded.get(&p.id).copied().unwrap_or(0),
             id: p.id.to_string(),
             checkout_id: p.checkout_id.to_string(),
@@ -112,9 +124,10 @@ pub fn paid_or_placed_in(
     for chunk in ids.chunks(500) {
         refunded_cents.extend(refunded(conn, Some(chunk))?);
     }
+    let taxes = crate::db::tax::unit_taxes_of(conn, &ids)?;
     Ok(rows
         .into_iter()
-        .map(|p| BookPurchase::of(p, &refunded_cents))
+        .map(|p| BookPurchase::of(p, &refunded_cents, &taxes))
         .collect())
 }
 
@@ -181,20 +194,25 @@ pub struct PlanFacts {
 pub struct ExportedOrder {
     pub purchase: Purchase,
     pub refunded_cents: i64,
+    /// Its share of its order's tax.
+    pub tax: UnitTax,
     pub plan: Option<PlanFacts>,
 }
 
 impl ExportedOrder {
     /// Its money; the margin is [`Takings::margin`].
     pub fn takings(&self) -> Takings {
-        self.purchase.takings(Cents::new(self.refunded_cents))
+        self.purchase
+            .takings(self.tax, Cents::new(self.refunded_cents))
     }
 }
 
-/// `found` with their refunds and plans, in the same order (two lookups by key).
+/// `found` with their refunds, tax shares and plans, in the same order (three lookups by
+/// key).
 fn exported(conn: &mut DbConn, found: Vec<Purchase>) -> Result<Vec<ExportedOrder>, DbError> {
     let ids: Vec<PurchaseId> = found.iter().map(|p| p.id.clone()).collect();
     let refunded = refunded(conn, Some(&ids))?;
+    let taxes = crate::db::tax::unit_taxes_of(conn, &ids)?;
     let plan_ids: Vec<&str> = found
         .iter()
         .map(|p| p.plan_id.as_str())
@@ -232,6 +250,7 @@ fn exported(conn: &mut DbConn, found: Vec<Purchase>) -> Result<Vec<ExportedOrder
         .into_iter()
         .map(|p| ExportedOrder {
             refunded_cents: refunded.get(&p.id).copied().unwrap_or(0),
+            tax: taxes.get(&p.id).copied().unwrap_or_default(),
             plan: plans.get(&p.plan_id).cloned(),
             purchase: p,
         })

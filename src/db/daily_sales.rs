@@ -1,7 +1,7 @@
 //! Money per UTC day of payment: how many purchases were paid, what they charged, what was
-//! refunded of them and what their upstream orders cost the wallet (the parts of
-//! [`Takings`], whose margin is the one the console shows). A purchase's refund and supplier
-//! cost count on the day it was paid, as in the books.
+//! refunded of them, the tax kept on them and what their upstream orders cost the wallet (the
+//! parts of [`Takings`], whose margin is the one the console shows). A purchase's refund, tax
+//! and supplier cost count on the day it was paid, as in the books.
 //!
 //! The `daily_sales` table holds one row per day with sales, so the dashboard and the books
 //! read a few rows, never the purchases. Every write that changes a paid purchase's money
@@ -14,7 +14,7 @@
 
 use diesel::prelude::*;
 
-use crate::db::schema::{daily_sales, purchases, refunds};
+use crate::db::schema::{daily_sales, purchases, refunds, unit_taxes};
 use crate::db::{DbConn, DbError};
 use crate::domain::takings::{DAY_MS, Takings, utc_day_start};
 use crate::domain::{Cents, PurchaseId};
@@ -29,18 +29,30 @@ pub struct DaySales {
     pub takings: Takings,
 }
 
-/// price, cost, placed, upstream status, refund amount and status.
-type MoneyRow = (i64, i64, bool, Option<String>, Option<i64>, Option<String>);
+/// price, tax added on top, tax, cost, placed, upstream status, refund amount and status.
+type MoneyRow = (
+    i64,
+    Option<i64>,
+    Option<i64>,
+    i64,
+    bool,
+    Option<String>,
+    Option<i64>,
+    Option<String>,
+);
 
 /// The day starting at `day_ms` counted from its purchases (those paid that day, by the
 /// `paid_at_ms` index) and their refunds.
 pub fn recount(conn: &mut DbConn, day_ms: i64) -> Result<DaySales, DbError> {
     let rows: Vec<MoneyRow> = purchases::table
         .left_join(refunds::table)
+        .left_join(unit_taxes::table)
         .filter(purchases::paid_at_ms.ge(day_ms))
         .filter(purchases::paid_at_ms.lt(day_ms.saturating_add(DAY_MS)))
         .select((
             purchases::price_cents,
+            unit_taxes::tax_added_cents.nullable(),
+            unit_taxes::tax_cents.nullable(),
             purchases::cost_cents,
             purchases::upstream_order_id.is_not_null(),
             purchases::upstream_status,
@@ -52,7 +64,7 @@ pub fn recount(conn: &mut DbConn, day_ms: i64) -> Result<DaySales, DbError> {
         day_ms,
         ..DaySales::default()
     };
-    for (price, cost, placed, upstream_status, refund, refund_status) in rows {
+    for (price, tax_added, tax, cost, placed, upstream_status, refund, refund_status) in rows {
         let refunded = match (refund, refund_status.as_deref()) {
             (Some(amount), Some(status)) if status != "failed" => amount,
             _ => 0,
@@ -60,7 +72,8 @@ pub fn recount(conn: &mut DbConn, day_ms: i64) -> Result<DaySales, DbError> {
         day.orders += 1;
         day.takings = day.takings.plus(Takings::of_purchase(
             true,
-            Cents::new(price),
+            Cents::new(price.saturating_add(tax_added.unwrap_or(0))),
+            Cents::new(tax.unwrap_or(0)),
             Cents::new(refunded),
             placed,
             upstream_status.as_deref(),
@@ -75,7 +88,7 @@ pub fn recount(conn: &mut DbConn, day_ms: i64) -> Result<DaySales, DbError> {
 pub fn days(conn: &mut DbConn, first_day_ms: i64, n: i64) -> Result<Vec<DaySales>, DbError> {
     let n = n.max(0);
     let end = first_day_ms.saturating_add(n.saturating_mul(DAY_MS));
-    let stored: Vec<(i64, i64, i64, i64, i64)> = daily_sales::table
+    let stored: Vec<(i64, i64, i64, i64, i64, i64)> = daily_sales::table
         .filter(daily_sales::day_ms.ge(first_day_ms))
         .filter(daily_sales::day_ms.lt(end))
         .select((
@@ -84,6 +97,7 @@ pub fn days(conn: &mut DbConn, first_day_ms: i64, n: i64) -> Result<Vec<DaySales
             daily_sales::paid_cents,
             daily_sales::refunded_cents,
             daily_sales::supplier_cost_cents,
+            daily_sales::tax_cents,
         ))
         .load(conn)?;
     let mut out: Vec<DaySales> = (0..n)
@@ -92,7 +106,7 @@ pub fn days(conn: &mut DbConn, first_day_ms: i64, n: i64) -> Result<Vec<DaySales
             ..DaySales::default()
         })
         .collect();
-    for (day_ms, orders, paid, refunded, cost) in stored {
+    for (day_ms, orders, paid, refunded, cost, tax) in stored {
         if let Some(day) = usize::try_from((day_ms - first_day_ms).div_euclid(DAY_MS))
             .ok()
             .and_then(|i| out.get_mut(i))
@@ -101,6 +115,7 @@ pub fn days(conn: &mut DbConn, first_day_ms: i64, n: i64) -> Result<Vec<DaySales
             day.takings = Takings {
                 paid: Cents::new(paid),
                 refunded: Cents::new(refunded),
+                tax: Cents::new(tax),
                 supplier_cost: Cents::new(cost),
             };
         }
@@ -130,6 +145,7 @@ pub fn refresh(conn: &mut DbConn, day_ms: i64) -> Result<DaySales, DbError> {
                 daily_sales::paid_cents.eq(day.takings.paid.get()),
                 daily_sales::refunded_cents.eq(day.takings.refunded.get()),
                 daily_sales::supplier_cost_cents.eq(day.takings.supplier_cost.get()),
+                daily_sales::tax_cents.eq(day.takings.tax.get()),
             ))
             .execute(conn)?;
     }

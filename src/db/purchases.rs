@@ -8,6 +8,7 @@ use crate::db::schema::{purchase_events, purchases};
 use crate::db::{DbBackend, DbConn, DbError, SelectOf, order_search};
 use crate::domain::purchase::{self as lifecycle, Next, PurchaseId, PurchaseStatus, Refusal};
 use crate::domain::takings::Takings;
+use crate::domain::tax::UnitTax;
 use crate::domain::{Cents, Email};
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
@@ -63,12 +64,13 @@ impl Purchase {
         self.id == self.checkout_id
     }
 
-    /// Its money, given what was `refunded` of it (refunds not failed); the margin is
-    /// [`Takings::margin`].
-    pub fn takings(&self, refunded: Cents) -> Takings {
+    /// Its money, given its share of its order's `tax` and what was `refunded` of it (refunds
+    /// not failed); the margin is [`Takings::margin`].
+    pub fn takings(&self, tax: UnitTax, refunded: Cents) -> Takings {
         Takings::of_purchase(
             self.paid_at_ms.is_some(),
-            self.price_cents,
+            tax.charged(self.price_cents),
+            tax.tax,
             refunded,
             self.upstream_order_id.is_some(),
             self.upstream_status.as_deref(),

@@ -3,9 +3,9 @@
 
 use diesel::prelude::*;
 
+use crate::db::purchases::Purchase;
 use crate::db::schema::refunds;
 use crate::db::{DbBackend, DbConn, DbError, SelectOf};
-use crate::domain::Cents;
 use crate::domain::purchase::{PurchaseId, RefundCause};
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
@@ -55,17 +55,22 @@ pub fn refund_for_query(
         .into_boxed()
 }
 
-/// The purchase's refund row, created (status `pending`, with its idempotency key) if missing:
-/// the key is stored before the provider is ever asked, so a retried refund cannot pay twice.
+/// The refund row of eSIM `unit`, created (status `pending`, with its idempotency key) if
+/// missing: the key is stored before the provider is ever asked, so a retried refund cannot
+/// pay twice. A refund gives back what the eSIM charged ([`UnitTax::charged`]: its price,
+/// with any tax added on top), decided here for every cause.
+///
+/// [`UnitTax::charged`]: crate::domain::tax::UnitTax::charged
 pub fn ensure_refund(
     conn: &mut DbConn,
-    purchase_id: &PurchaseId,
-    amount: Cents,
+    unit: &Purchase,
     reason: &str,
     cause: RefundCause,
     keeps_cost: bool,
     now_ms: i64,
 ) -> Result<RefundRow, DbError> {
+    let purchase_id = &unit.id;
+    let amount = crate::db::tax::unit_tax(conn, purchase_id)?.charged(unit.price_cents);
     crate::with_inner!(&mut *conn, |c| {
         diesel::insert_into(refunds::table)
             .values((

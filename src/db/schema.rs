@@ -38,6 +38,14 @@ diesel::table! {
 }
 
 diesel::table! {
+    unit_taxes (purchase_id) {
+        purchase_id -> Text,
+        tax_cents -> BigInt,
+        tax_added_cents -> BigInt,
+    }
+}
+
+diesel::table! {
     travellers (purchase_id) {
         purchase_id -> Text,
         name -> Nullable<Text>,
@@ -180,6 +188,7 @@ diesel::joinable!(purchase_events -> purchases (purchase_id));
 diesel::joinable!(outbox_jobs -> purchases (purchase_id));
 diesel::joinable!(payment_events -> purchases (purchase_id));
 diesel::joinable!(refunds -> purchases (purchase_id));
+diesel::joinable!(unit_taxes -> purchases (purchase_id));
 diesel::joinable!(installations -> purchases (purchase_id));
 diesel::joinable!(outbox_attempts -> outbox_jobs (job_id));
 diesel::joinable!(alerts -> purchases (purchase_id));
@@ -267,6 +276,7 @@ diesel::joinable!(order_link_tokens -> purchases (purchase_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     purchases,
+    unit_taxes,
     checkouts,
     reminder_addresses,
     unsubscribe_tokens,
@@ -557,6 +567,7 @@ diesel::table! {
         paid_cents -> BigInt,
         refunded_cents -> BigInt,
         supplier_cost_cents -> BigInt,
+        tax_cents -> BigInt,
     }
 }
 

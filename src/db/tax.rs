@@ -1,13 +1,17 @@
 //! Tax: the owner's rate table (`tax_rates`), each taxed sale as recorded at payment
-//! (`sale_taxes`, `sale_tax_lines`) and what credit notes carry back (`credit_note_tax_lines`).
+//! (`sale_taxes`, `sale_tax_lines`) with each eSIM's share of it (`unit_taxes`), and what
+//! credit notes carry back (`credit_note_tax_lines`).
 //! The mode is the `tax_mode` row of `shop_settings` (`domain::tax::MODE_SETTING`). Sales and
 //! credit-note lines are written once, in the transaction that issues them, and never changed.
 
 use diesel::prelude::*;
 
-use crate::db::schema::{credit_note_tax_lines, sale_tax_lines, sale_taxes, tax_rates};
+use std::collections::HashMap;
+
+use crate::db::schema::{credit_note_tax_lines, sale_tax_lines, sale_taxes, tax_rates, unit_taxes};
 use crate::db::{DbConn, DbError, settings};
-use crate::domain::tax::{MODE_SETTING, TaxMode};
+use crate::domain::tax::{MODE_SETTING, TaxMode, UnitTax};
+use crate::domain::{Cents, PurchaseId};
 
 /// The owner's tax mode (off until set).
 pub fn mode(conn: &mut DbConn) -> Result<TaxMode, DbError> {
@@ -122,6 +126,63 @@ pub fn insert_sale(
             .execute(conn)?;
     }
     Ok(())
+}
+
+/// Records eSIM `purchase_id`'s share of its sale's tax (written once, with the sale).
+pub fn insert_unit_tax(
+    conn: &mut DbConn,
+    purchase_id: &PurchaseId,
+    tax: UnitTax,
+) -> Result<(), DbError> {
+    diesel::insert_into(unit_taxes::table)
+        .values((
+            unit_taxes::purchase_id.eq(purchase_id),
+            unit_taxes::tax_cents.eq(tax.tax.get()),
+            unit_taxes::tax_added_cents.eq(tax.added.get()),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// eSIM `purchase_id`'s share of its sale's tax; zero when it was not taxed.
+pub fn unit_tax(conn: &mut DbConn, purchase_id: &PurchaseId) -> Result<UnitTax, DbError> {
+    Ok(unit_taxes::table
+        .find(purchase_id)
+        .select((unit_taxes::tax_cents, unit_taxes::tax_added_cents))
+        .first::<(i64, i64)>(conn)
+        .optional()?
+        .map(unit_tax_of)
+        .unwrap_or_default())
+}
+
+/// The shares of the taxed ones of `ids` (the others were not taxed), by key, 500 at a time.
+pub fn unit_taxes_of(
+    conn: &mut DbConn,
+    ids: &[PurchaseId],
+) -> Result<HashMap<PurchaseId, UnitTax>, DbError> {
+    let mut out = HashMap::new();
+    for chunk in ids.chunks(500) {
+        let rows: Vec<(PurchaseId, i64, i64)> = unit_taxes::table
+            .filter(unit_taxes::purchase_id.eq_any(chunk))
+            .select((
+                unit_taxes::purchase_id,
+                unit_taxes::tax_cents,
+                unit_taxes::tax_added_cents,
+            ))
+            .load(conn)?;
+        out.extend(
+            rows.into_iter()
+                .map(|(id, tax, added)| (id, unit_tax_of((tax, added)))),
+        );
+    }
+    Ok(out)
+}
+
+fn unit_tax_of((tax, added): (i64, i64)) -> UnitTax {
+    UnitTax {
+        tax: Cents::new(tax),
+        added: Cents::new(added),
+    }
 }
 
 /// The tax recorded for checkout `checkout_id`, if it was taxed.

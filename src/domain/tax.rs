@@ -274,6 +274,49 @@ pub fn proportional(amount: Cents, part: Cents, whole: Cents) -> Cents {
     ))
 }
 
+/// How a checkout's `total` (its tax, or one line's tax or taxable amount) is shared among
+/// its eSIMs, weighted by their `prices` in unit order: each share is the running total
+/// rounded by the one rule less the running total before it, so the shares add up to `total`
+/// exactly and an eSIM's share does not depend on which is refunded first. Equal weights when
+/// every price is zero.
+pub fn allocate(total: Cents, prices: &[Cents]) -> Vec<Cents> {
+    let weights: Vec<i128> = if prices.iter().any(|p| p.get() > 0) {
+        prices.iter().map(|p| i128::from(p.get().max(0))).collect()
+    } else {
+        vec![1; prices.len()]
+    };
+    let whole: i128 = weights.iter().sum();
+    let mut running = 0_i128;
+    let mut before = 0_i64;
+    weights
+        .iter()
+        .map(|weight| {
+            running += weight;
+            let upto = div_round_half_up(i128::from(total.get()) * running, whole);
+            let share = upto - before;
+            before = upto;
+            Cents::new(share)
+        })
+        .collect()
+}
+
+/// One eSIM's share of its order's tax: the tax within what the buyer paid for it, and the
+/// part of that charged on top of its price (all of it when tax is added on top, nothing when
+/// prices include tax). Zero for an untaxed sale.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct UnitTax {
+    pub tax: Cents,
+    pub added: Cents,
+}
+
+impl UnitTax {
+    /// What the buyer was charged for an eSIM priced `price`: the price, with tax added on top
+    /// when the shop charged it that way. The one amount its refund gives back.
+    pub fn charged(self, price: Cents) -> Cents {
+        Cents::new(price.get().saturating_add(self.added.get()))
+    }
+}
+
 /// Where tax is owed (a country code as reported or kept), the rate and the amounts of one
 /// line of a sale's tax.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -458,6 +501,34 @@ mod tests {
             proportional(Cents::new(190), Cents::new(5), Cents::ZERO),
             Cents::ZERO
         );
+    }
+
+    #[test]
+    fn an_orders_tax_is_shared_among_its_esims_to_the_cent() {
+        let c = Cents::new;
+        // $1.00 of tax over three $5 eSIMs: 33, 34, 33 (running 33.3 → 33, 66.7 → 67, 100).
+        assert_eq!(
+            allocate(c(100), &[c(500), c(500), c(500)]),
+            vec![c(33), c(34), c(33)]
+        );
+        assert_eq!(allocate(c(190), &[c(1000)]), vec![c(190)]);
+        assert_eq!(allocate(c(9), &[c(0), c(0), c(0)]), vec![c(3), c(3), c(3)]);
+        assert_eq!(allocate(c(9), &[]), Vec::<Cents>::new());
+        assert_eq!(allocate(c(0), &[c(100), c(7)]), vec![c(0), c(0)]);
+    }
+
+    proptest! {
+        #[test]
+        fn shares_add_up_to_the_whole(
+            total in 0_i64..10_000_000,
+            prices in proptest::collection::vec(0_i64..1_000_000, 1..8),
+        ) {
+            let prices: Vec<Cents> = prices.into_iter().map(Cents::new).collect();
+            let shares = allocate(Cents::new(total), &prices);
+            prop_assert_eq!(shares.len(), prices.len());
+            prop_assert_eq!(shares.iter().map(|s| s.get()).sum::<i64>(), total);
+            prop_assert!(shares.iter().all(|s| s.get() >= 0));
+        }
     }
 
     #[test]

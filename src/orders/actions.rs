@@ -132,10 +132,9 @@ pub fn refund(
     };
     let status = purchase.status.as_str();
     purchases::add_event(conn, purchase_id, Some(status), status, &note, now_ms)?;
-    refunds::ensure_refund(
+    let refund = refunds::ensure_refund(
         conn,
-        purchase_id,
-        purchase.price_cents,
+        &purchase,
         reason,
         RefundCause::OnRequest,
         keep_cost,
@@ -143,7 +142,7 @@ pub fn refund(
     )?;
     enqueue(conn, purchase_id, JobKind::Refund, now_ms, now_ms)?;
     Ok(RefundRequested {
-        amount: purchase.price_cents,
+        amount: Cents::new(refund.amount_cents),
         placement_cancelled,
         keeps_cost: keep_cost,
     })

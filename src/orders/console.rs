@@ -178,6 +178,8 @@ pub struct OrderDetail {
     /// Its outbox jobs, each with its attempts.
     pub jobs: Vec<(Job, Vec<Attempt>)>,
     pub refund: Option<RefundRow>,
+    /// Its share of its order's tax (zero when untaxed).
+    pub tax: crate::domain::tax::UnitTax,
     pub alerts: Vec<Alert>,
     pub iccid_last4: Option<String>,
     /// What the transition table needs to know to offer refunds and a re-drive.
@@ -198,7 +200,13 @@ impl OrderDetail {
             .map_or(crate::domain::Cents::ZERO, |r| {
                 crate::domain::Cents::new(r.amount_cents)
             });
-        self.purchase.takings(refunded)
+        self.purchase.takings(self.tax, refunded)
+    }
+
+    /// What the buyer was charged for this eSIM, tax added on top included: what a refund
+    /// gives back.
+    pub fn charged(&self) -> crate::domain::Cents {
+        self.tax.charged(self.purchase.price_cents)
     }
 }
 
@@ -219,6 +227,7 @@ pub async fn order_detail(orders: &Orders, id: PurchaseId) -> Result<Option<Orde
             events: purchases::events(conn, &id)?,
             jobs,
             refund: refunds::refund_for(conn, &id)?,
+            tax: crate::db::tax::unit_tax(conn, &id)?,
             alerts: alerts::alerts_for_purchase(conn, &id)?,
             iccid_last4: crate::db::installations::iccid_last4(conn, &id)?,
             facts: actions::placement_facts(conn, &purchase)?,
@@ -240,6 +249,13 @@ pub struct Dashboard {
     pub attention: Vec<Purchase>,
     pub alerts: Vec<Alert>,
     pub last_sync: Option<SyncRow>,
+}
+
+impl Dashboard {
+    /// Whether tax was kept on any sale of the last 30 days: the sales table then shows it.
+    pub fn shows_tax(&self) -> bool {
+        self.sales.iter().any(|(_, s)| s.takings.tax.get() != 0)
+    }
 }
 
 /// Orders needing attention listed on the dashboard.

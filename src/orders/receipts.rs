@@ -160,7 +160,7 @@ pub fn issue_credit_note(
     let lang = Lang::parse(&receipt.language).unwrap_or_default();
     let description = plan_description(conn, &unit.plan_id, lang)?;
     // The tax the refund carries back, its share of the sale's.
-    tax::record_credit(conn, &receipt.id, refund_id, Cents::new(amount), now)?;
+    tax::record_credit(conn, &unit, refund_id, Cents::new(amount), now)?;
     // Last: the counter row is held from here to the commit.
     let number = q::next_number(conn, Series::CreditNote)?;
     q::insert_credit_note(

@@ -24,7 +24,8 @@ use crate::db::{self, DbConn, DbError, now_ms};
 use crate::domain::Cents;
 use crate::domain::PurchaseId;
 use crate::domain::tax::{
-    CountryCode, Quarter, RateBps, TaxError, TaxLine, TaxMode, TaxSplit, proportional, split,
+    CountryCode, Quarter, RateBps, TaxError, TaxLine, TaxMode, TaxSplit, UnitTax, allocate,
+    proportional, split,
 };
 use crate::orders::Orders;
 use crate::payments::{PaidTax, ProviderTax};
@@ -236,6 +237,7 @@ pub fn table_quote(
 /// transaction before anything is written.
 #[derive(Debug, Clone)]
 pub struct Assessed {
+    checkout_id: PurchaseId,
     pub mode: TaxMode,
     /// What the provider must have charged.
     pub expected: Cents,
@@ -244,8 +246,9 @@ pub struct Assessed {
 
 impl Assessed {
     /// Tax off for this checkout: the charge is the price, nothing is recorded.
-    fn untaxed(price: Cents) -> Self {
+    fn untaxed(checkout_id: &PurchaseId, price: Cents) -> Self {
         Self {
+            checkout_id: checkout_id.clone(),
             mode: TaxMode::Off,
             expected: price,
             sale: None,
@@ -264,7 +267,7 @@ pub fn assess(
 ) -> Result<Assessed, DbError> {
     let mode = TaxMode::from_stored(db::checkouts::tax_mode(conn, checkout_id)?.as_deref());
     if !mode.is_on() {
-        return Ok(Assessed::untaxed(price));
+        return Ok(Assessed::untaxed(checkout_id, price));
     }
     let billing = paid
         .billing_country
@@ -317,6 +320,7 @@ pub fn assess(
         })
         .collect();
     Ok(Assessed {
+        checkout_id: checkout_id.clone(),
         mode,
         expected: taxes.gross,
         sale: Some((row, line_rows)),
@@ -359,7 +363,10 @@ fn single_jurisdiction(lines: &[TaxLine]) -> Option<CountryCode> {
 }
 
 /// Records the assessed tax of a paid checkout, in the confirming transaction (before its
-/// receipt, which shows it); nothing for a checkout taxed under no mode or already recorded.
+/// receipt, which shows it): the sale with its lines, and each eSIM's share of the tax
+/// ([`allocate`], by price) in `unit_taxes`, which its refund gives back with the price
+/// when tax was added on top. Nothing for a checkout taxed under no mode or
+/// already recorded.
 pub fn record(conn: &mut DbConn, assessed: &Assessed, now: i64) -> Result<(), DbError> {
     let Some((sale, lines)) = &assessed.sale else {
         return Ok(());
@@ -371,7 +378,19 @@ pub fn record(conn: &mut DbConn, assessed: &Assessed, now: i64) -> Result<(), Db
         paid_at_ms: now,
         ..sale.clone()
     };
-    q::insert_sale(conn, &sale, lines)
+    q::insert_sale(conn, &sale, lines)?;
+    let units = db::purchases::units_of(conn, &assessed.checkout_id)?;
+    let prices: Vec<Cents> = units.iter().map(|u| u.price_cents).collect();
+    let shares = allocate(Cents::new(sale.tax_cents), &prices);
+    for (unit, share) in units.iter().zip(shares) {
+        let added = match assessed.mode {
+            TaxMode::Exclusive => share,
+            TaxMode::Inclusive | TaxMode::Off => Cents::ZERO,
+        };
+        q::insert_unit_tax(conn, &unit.id, UnitTax { tax: share, added })?;
+        db::daily_sales::refresh_for(conn, &unit.id)?;
+    }
+    Ok(())
 }
 
 /// A sale's recorded tax with its lines.
@@ -396,20 +415,33 @@ pub fn sale_tax(conn: &mut DbConn, checkout_id: &str) -> Result<Option<SaleTax>,
     Ok(Some(SaleTax { sale, lines }))
 }
 
-/// The tax a refund of `refunded` carries back of checkout `checkout_id`'s sale, one line per
-/// line of its tax (its share by the one rounding rule), for credit note `credit_note_id`,
-/// recorded in the caller's transaction. Nothing when the sale was not taxed.
+/// The tax a refund of `refunded` of eSIM `unit` carries back, for credit note
+/// `credit_note_id`, recorded in the caller's transaction: of each line of its sale's tax,
+/// the eSIM's share ([`allocate`], as at payment), in the part `refunded` is of what the eSIM
+/// charged; all of it for a refund of the whole eSIM. Nothing when the sale was not taxed.
 pub fn record_credit(
     conn: &mut DbConn,
-    checkout_id: &str,
+    unit: &db::purchases::Purchase,
     credit_note_id: &str,
     refunded: Cents,
     now: i64,
 ) -> Result<Vec<CreditNoteTaxLineRow>, DbError> {
-    let Some(sale) = sale_tax(conn, checkout_id)? else {
+    let Some(sale) = sale_tax(conn, unit.checkout_id.as_str())? else {
         return Ok(Vec::new());
     };
-    let gross = Cents::new(sale.sale.gross_cents);
+    let units = db::purchases::units_of(conn, &unit.checkout_id)?;
+    let Some(at) = units.iter().position(|u| u.id == unit.id) else {
+        return Ok(Vec::new());
+    };
+    let prices: Vec<Cents> = units.iter().map(|u| u.price_cents).collect();
+    let charged = q::unit_tax(conn, &unit.id)?.charged(unit.price_cents);
+    let share_of = |amount: i64| {
+        let share = allocate(Cents::new(amount), &prices)
+            .get(at)
+            .copied()
+            .unwrap_or(Cents::ZERO);
+        proportional(share, refunded, charged).get()
+    };
     let lines: Vec<CreditNoteTaxLineRow> = sale
         .lines
         .iter()
@@ -419,8 +451,8 @@ pub fn record_credit(
             country: sale.sale.country.clone(),
             jurisdiction: line.jurisdiction.clone(),
             rate_bps: line.rate_bps,
-            taxable_cents: proportional(Cents::new(line.taxable_cents), refunded, gross).get(),
-            tax_cents: proportional(Cents::new(line.tax_cents), refunded, gross).get(),
+            taxable_cents: share_of(line.taxable_cents),
+            tax_cents: share_of(line.tax_cents),
             issued_at_ms: now,
         })
         .collect();

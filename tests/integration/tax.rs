@@ -2,7 +2,8 @@
 //! Tax reports (against the tests' double of Stripe), a demo purchase takes the owner's rate
 //! for the billing country, tax added on top makes the charge price + tax, prices that
 //! include tax charge the price, and the receipt shows net, tax and total. With tax off
-//! nothing changes. A refund's credit note carries its share of the tax back.
+//! nothing changes. A refund's credit note carries its share of the tax back; a refund of a
+//! sale with tax on top gives the tax back with the price, and tax is never margin.
 
 use diesel::prelude::*;
 use storefront::db::schema::{credit_note_tax_lines, sale_tax_lines, sale_taxes};
@@ -30,6 +31,7 @@ both_backends!(
     with_tax_off_nothing_changes,
     an_answer_without_a_breakdown_is_recorded_with_the_place_unknown,
     a_partial_refund_carries_its_share_of_the_tax_back,
+    tax_added_on_top_comes_back_with_the_refund_and_is_never_margin,
 );
 
 /// An owner signed in on `app`.
@@ -402,6 +404,25 @@ async fn a_stripe_tax_purchase_records_what_stripe_reports_and_the_receipt_shows
     assert!(bad.contains("Quarter:"), "{bad}");
 }
 
+/// Pays the demo payment page at `pay_path` as a buyer billed in Germany; returns the page
+/// as shown with the country chosen and the order page's path.
+async fn pay_in_germany(app: &TestApp, buyer: &Browser, pay_path: &str) -> (String, String) {
+    let page = open_pay_page(app, buyer, &format!("{pay_path}?country=DE")).await;
+    let order = buyer
+        .post(
+            app,
+            &format!(
+                "/demo-pay/{}/pay",
+                page.session.trim_end_matches("?country=DE")
+            ),
+            &[("csrf_token", &page.token), ("billing_country", "DE")],
+        )
+        .await
+        .assert_status(303)
+        .location();
+    (page.html, order)
+}
+
 async fn a_demo_purchase_takes_the_owners_rate_and_tax_on_top_is_charged(backend: Backend) {
     let Some((app, _upstream)) = spawn_shop_with(backend, 5, &[]).await else {
         return;
@@ -436,26 +457,13 @@ async fn a_demo_purchase_takes_the_owners_rate_and_tax_on_top_is_charged(backend
         .await
         .assert_status(400);
     // With Germany chosen: the price, 19 % tax and their sum.
-    let page = open_pay_page(&app, &buyer, &format!("{pay_path}?country=DE")).await;
+    let (html, order) = pay_in_germany(&app, &buyer, &pay_path).await;
     let money = |cents: i64| format!("${}.{:02}", cents / 100, cents % 100);
     assert!(
-        page.html.contains(&format!("Pay {}", money(price + tax))),
-        "{}",
-        page.html
+        html.contains(&format!("Pay {}", money(price + tax))),
+        "{html}"
     );
-    assert!(page.html.contains("Tax 19%"), "{}", page.html);
-    let order = buyer
-        .post(
-            &app,
-            &format!(
-                "/demo-pay/{}/pay",
-                page.session.trim_end_matches("?country=DE")
-            ),
-            &[("csrf_token", &page.token), ("billing_country", "DE")],
-        )
-        .await
-        .assert_status(303)
-        .location();
+    assert!(html.contains("Tax 19%"), "{html}");
     let checkout = purchase_id(&order);
     let page = buyer.get(&app, &order).await.body;
     assert!(
@@ -767,11 +775,11 @@ async fn a_partial_refund_carries_its_share_of_the_tax_back(backend: Backend) {
     let note = db
         .run(|c| {
             c.write_tx(|c| {
-                let unit = as_id("refunded0000000aaaaa-2");
+                let unit = storefront::db::purchases::find(c, &as_id("refunded0000000aaaaa-2"))?
+                    .ok_or(DbError::Query(diesel::result::Error::NotFound))?;
                 let row = refunds::ensure_refund(
                     c,
                     &unit,
-                    Cents::new(1299),
                     "test",
                     RefundCause::OnRequest,
                     false,
@@ -800,15 +808,16 @@ async fn a_partial_refund_carries_its_share_of_the_tax_back(backend: Backend) {
         })
         .await
         .expect("lines");
-    // A third of 6.22 is 2.0733… → 2.07; of 32.75, 10.9166… → 10.92.
-    assert_eq!(lines, vec![(Some("DE".into()), Some(1900), 1092, 207)]);
+    // The second eSIM's share: two thirds of 6.22 (4.1466… → 4.15) less the first's third
+    // (2.0733… → 2.07) is 2.08; of 32.75, 21.8333… → 21.83 less 10.9166… → 10.92 is 10.91.
+    assert_eq!(lines, vec![(Some("DE".into()), Some(1900), 1091, 208)]);
     let receipt = db
         .run(|c| read_receipt(c, &as_id("refunded0000000aaaaa")))
         .await
         .expect("read")
         .expect("a receipt");
     let id = receipt.credit_notes[0].id.clone();
-    assert_eq!(receipt.credit_note_tax(&id).get(), 207);
+    assert_eq!(receipt.credit_note_tax(&id).get(), 208);
 
     // The quarter of the refund declares the sale less the credit note.
     let quarter = storefront::domain::tax::Quarter::containing(now_ms());
@@ -831,7 +840,7 @@ async fn a_partial_refund_carries_its_share_of_the_tax_back(backend: Backend) {
     );
     assert_eq!(
         (report.1[0].taxable_cents, report.1[0].tax_cents),
-        (1092, 207)
+        (1091, 208)
     );
     // A quarter later, nothing.
     let next = storefront::domain::tax::Quarter::containing(quarter.end_ms());
@@ -842,4 +851,186 @@ async fn a_partial_refund_carries_its_share_of_the_tax_back(backend: Backend) {
         .await
         .expect("the next quarter");
     assert!(later.is_empty());
+}
+
+/// The `data-…-cents="N"` value after `marker` in `page`.
+fn cents_after(page: &str, marker: &str, attribute: &str) -> i64 {
+    page.split(marker)
+        .nth(1)
+        .and_then(|rest| rest.split(&format!("{attribute}=\"")).nth(1))
+        .and_then(|rest| rest.split('"').next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("{attribute} after {marker:?}: {page}"))
+}
+
+async fn tax_added_on_top_comes_back_with_the_refund_and_is_never_margin(backend: Backend) {
+    let Some((app, _upstream)) = spawn_shop_with(backend, 5, &[]).await else {
+        return;
+    };
+    crate::checkout::age_wallet(&app.db).await;
+    let owner = owner(&app).await;
+    set_mode(&app, &owner, "exclusive").await;
+    set_rate(&app, &owner, "DE", "19").await;
+    let plan = sellable_plan(&app);
+    let (price, cost) = (plan.price.expect("priced").get(), plan.cost.get());
+    let tax = (price * 1900 * 2 + 10_000) / 20_000;
+    assert!(tax > 0, "a plan whose tax is at least a cent");
+
+    // Two sales in Germany, both delivered; the second is refunded, its cost kept.
+    let mut sold = Vec::new();
+    for email in ["ana@example.com", "ben@example.com"] {
+        let buyer = Browser::default();
+        let to = buy(&app, &buyer, &plan, email)
+            .await
+            .assert_status(303)
+            .location();
+        let pay_path = to.strip_prefix(&app.address).unwrap_or(&to).to_string();
+        let (_, order) = pay_in_germany(&app, &buyer, &pay_path).await;
+        crate::journeys::wait_fulfilled(&app, &buyer, &order).await;
+        sold.push(purchase_id(&order));
+    }
+    let (kept, refunded) = (&sold[0], &sold[1]);
+    let page = owner
+        .get(&app, &format!("/admin/orders/{refunded}"))
+        .await
+        .assert_status(200)
+        .body;
+    let gross = price + tax;
+    let money = |cents: i64| format!("${}.{:02}", cents / 100, cents % 100);
+    assert!(
+        page.contains(&format!("Refund {} and keep the cost", money(gross))),
+        "the owner is offered the price with its tax: {page}"
+    );
+    owner
+        .act(
+            &app,
+            refunded,
+            "refund-keep-cost",
+            "the traveller cancelled",
+        )
+        .await
+        .assert_status(303);
+    crate::helpers::wait_for(format!("order {refunded} to be refunded"), async || {
+        let page = owner
+            .get(&app, &format!("/admin/orders/{refunded}"))
+            .await
+            .body;
+        if page.contains("data-status=\"refunded\"") {
+            Ok(())
+        } else {
+            Err(page)
+        }
+    })
+    .await;
+
+    // The refund gave back what the buyer paid, tax included, and its credit note carries
+    // all of the tax back.
+    let id = as_id(refunded);
+    let (refund, credited) = app
+        .db
+        .run(move |c| {
+            let refund = refunds::refund_for(c, &id)?
+                .ok_or(DbError::Query(diesel::result::Error::NotFound))?;
+            let credited: Vec<i64> = credit_note_tax_lines::table
+                .filter(credit_note_tax_lines::credit_note_id.eq(&refund.id))
+                .select(credit_note_tax_lines::tax_cents)
+                .load(c)?;
+            Ok::<_, DbError>((refund, credited))
+        })
+        .await
+        .expect("the refund");
+    assert_eq!(
+        (refund.amount_cents, refund.status.as_str()),
+        (gross, "succeeded")
+    );
+    assert_eq!(credited, vec![tax]);
+
+    // The margin: what was paid, less refunds, less the tax kept, less the cost. The kept
+    // sale's tax is not the shop's; the refunded sale lost its cost, not its tax.
+    let kept_page = owner
+        .get(&app, &format!("/admin/orders/{kept}"))
+        .await
+        .assert_status(200)
+        .body;
+    assert_eq!(
+        cents_after(&kept_page, "<dt>Margin</dt>", "data-margin-cents"),
+        price - cost
+    );
+    assert_eq!(
+        cents_after(&kept_page, "<dt>Tax</dt>", "data-tax-cents"),
+        tax
+    );
+    let page = owner
+        .get(&app, &format!("/admin/orders/{refunded}"))
+        .await
+        .body;
+    assert_eq!(
+        cents_after(&page, "<dt>Margin</dt>", "data-margin-cents"),
+        -cost
+    );
+
+    // The orders CSV splits each eSIM's money into net, tax and gross.
+    let csv = owner
+        .get(&app, "/admin/books/orders.csv")
+        .await
+        .assert_status(200)
+        .body;
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let header = reader.headers().expect("header").clone();
+    let column = |name: &str| header.iter().position(|h| h == name).expect(name);
+    let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("row")).collect();
+    let row = rows
+        .iter()
+        .find(|r| &r[column("purchase_id")] == kept.as_str())
+        .expect("the kept sale's row");
+    assert_eq!(
+        (
+            &row[column("net_cents")],
+            &row[column("tax_cents")],
+            &row[column("gross_cents")],
+            &row[column("margin_cents")],
+        ),
+        (
+            price.to_string().as_str(),
+            tax.to_string().as_str(),
+            gross.to_string().as_str(),
+            (price - cost).to_string().as_str(),
+        )
+    );
+
+    // The dashboard and the books add up the same, and name the tax kept.
+    let total = (price - cost) + (-cost);
+    let dashboard = owner.get(&app, "/admin").await.assert_status(200).body;
+    assert_eq!(
+        cents_after(&dashboard, "Today (UTC)", "data-margin-cents"),
+        total
+    );
+    let today = time::OffsetDateTime::now_utc().date().to_string();
+    let books = crate::books::books_after_refresh(&app, &owner, &today)
+        .await
+        .body;
+    assert_eq!(
+        cents_after(&books, "<dt>Margin</dt>", "data-margin-cents"),
+        total
+    );
+    assert_eq!(
+        cents_after(&books, "<dt>Tax in it", "data-tax-kept-cents"),
+        tax
+    );
+    let day = storefront::domain::takings::utc_day_start(now_ms());
+    let (stored, counted) = app
+        .db
+        .run(move |c| {
+            Ok::<_, DbError>((
+                storefront::db::daily_sales::days(c, day, 1)?,
+                storefront::db::daily_sales::recount(c, day)?,
+            ))
+        })
+        .await
+        .expect("the day");
+    assert_eq!(stored, vec![counted]);
+    assert_eq!(
+        (counted.takings.paid.get(), counted.takings.tax.get()),
+        (2 * gross, tax)
+    );
 }

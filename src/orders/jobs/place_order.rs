@@ -563,13 +563,12 @@ fn describe(error: &UpstreamError) -> String {
 /// refunded at once when `AUTO_REFUND` is on.
 fn rejected(ob: &JobContext, purchase: &purchases::Purchase, error: &UpstreamError) -> Verdict {
     let message = format!("upstream refused the order, none was placed: {error}");
-    let purchase_id = purchase.id.clone();
-    let amount = purchase.price_cents;
+    let unit = purchase.clone();
     let auto_refund = ob.config.auto_refund;
     Verdict::done("rejected", message.clone()).with_effects(move |c, now| {
-        stop(c, &purchase_id, &message, now)?;
+        stop(c, &unit.id, &message, now)?;
         if auto_refund {
-            refund_failed_delivery(c, &purchase_id, amount, &message, now)?;
+            refund_failed_delivery(c, &unit, &message, now)?;
         }
         Ok(())
     })

@@ -23,21 +23,12 @@ use crate::payments::{PaymentError, PaymentProvider, RefundStatus};
 /// first, then the job. The only refund the shop makes without an owner.
 pub(crate) fn refund_failed_delivery(
     conn: &mut DbConn,
-    purchase_id: &PurchaseId,
-    amount: Cents,
+    unit: &purchases::Purchase,
     note: &str,
     now: i64,
 ) -> Result<(), DbError> {
-    refunds::ensure_refund(
-        conn,
-        purchase_id,
-        amount,
-        note,
-        RefundCause::DeliveryFailed,
-        false,
-        now,
-    )?;
-    enqueue(conn, purchase_id, JobKind::Refund, now, now)?;
+    refunds::ensure_refund(conn, unit, note, RefundCause::DeliveryFailed, false, now)?;
+    enqueue(conn, &unit.id, JobKind::Refund, now, now)?;
     Ok(())
 }
 
@@ -69,8 +60,7 @@ async fn refund(ob: &JobContext, leased: &LeasedJob) -> Result<Verdict, OutboxEr
         ));
     }
     let row = {
-        let id = purchase_id.clone();
-        let amount = purchase.price_cents;
+        let unit = purchase.clone();
         ob.db
             .run(move |c| {
                 c.write_tx(|c| {
@@ -78,8 +68,7 @@ async fn refund(ob: &JobContext, leased: &LeasedJob) -> Result<Verdict, OutboxEr
                     // failed delivery, the only automatic cause.
                     refunds::ensure_refund(
                         c,
-                        &id,
-                        amount,
+                        &unit,
                         "refund requested",
                         RefundCause::DeliveryFailed,
                         false,

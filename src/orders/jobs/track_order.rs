@@ -177,11 +177,11 @@ async fn track_order(ob: &JobContext, leased: &LeasedJob) -> Result<Verdict, Out
                     "upstream order {order_id} failed; its reservation is released and the \
                  consumer is refunded"
                 );
-                let amount = purchase.price_cents;
+                let unit = purchase.clone();
                 Verdict::done("failed", "upstream status failed").with_effects(move |c, now| {
                     record_status(c, now)?;
                     purchases::apply(c, &purchase_id, &PurchaseEvent::UpstreamFailed, &note, now)?;
-                    refund_failed_delivery(c, &purchase_id, amount, &note, now)?;
+                    refund_failed_delivery(c, &unit, &note, now)?;
                     Ok(())
                 })
             }
