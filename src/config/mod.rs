@@ -311,6 +311,11 @@ pub struct Settings {
     /// Reverse proxies whose `X-Forwarded-For` names the client; empty: the TCP peer is the
     /// client and the header is ignored.
     pub trusted_proxies: TrustedProxies,
+    /// `STOREFRONT_CLIENT_COUNTRY_HEADER` (e.g. `CF-IPCountry`): the header in which a trusted
+    /// proxy names the country of the client's address, kept with each taxed sale as evidence
+    /// of where the customer is. Read only on requests from `trusted_proxies`; `None`: the
+    /// shop does not know the client's country.
+    pub client_country_header: Option<actix_web::http::header::HeaderName>,
     /// `STOREFRONT_ALLOW_LIVE_PAYMENTS_WITH_SANDBOX`: a staging shop may take live Stripe
     /// payments while its upstream key is a sandbox key (otherwise refused at start).
     pub allow_live_payments_with_sandbox: bool,
@@ -336,7 +341,7 @@ impl Settings {
         let (secret_key, previous_secret_keys) = secret_keys(src)?;
         let payments = payments(src)?;
         let mail = mail(src)?;
-        Ok(Self {
+        let settings = Self {
             database_url,
             bind,
             public_url,
@@ -398,6 +403,9 @@ impl Settings {
                 TrustedProxies::default(),
                 TrustedProxies::parse,
             )?,
+            client_country_header: src.parsed("CLIENT_COUNTRY_HEADER", None, |raw| {
+                parse_header_name(raw).map(Some)
+            })?,
             allow_live_payments_with_sandbox: src.parsed(
                 "ALLOW_LIVE_PAYMENTS_WITH_SANDBOX",
                 false,
@@ -413,7 +421,15 @@ impl Settings {
                 None,
                 |raw| parse_environment_name(raw).map(Some),
             )?,
-        })
+        };
+        if settings.client_country_header.is_some() && settings.trusted_proxies.is_empty() {
+            return Err(ConfigError::new(
+                "CLIENT_COUNTRY_HEADER",
+                "is read only from a trusted proxy: set STOREFRONT_TRUSTED_PROXIES to the proxy \
+                 that writes it, or unset this (any client could write the header)",
+            ));
+        }
+        Ok(settings)
     }
 
     /// Every key a signature or a sealed row may have been made with: the current one first.
@@ -716,6 +732,12 @@ fn parse_metrics_token(raw: &str) -> Result<Secret<String>, String> {
         ));
     }
     Ok(Secret::new(raw.to_string()))
+}
+
+/// A request header's name, e.g. `CF-IPCountry`.
+fn parse_header_name(raw: &str) -> Result<actix_web::http::header::HeaderName, String> {
+    actix_web::http::header::HeaderName::from_bytes(raw.trim().as_bytes())
+        .map_err(|_| format!("{raw:?} is not a header name (e.g. CF-IPCountry)"))
 }
 
 /// The reverse proxies in front of the shop (`STOREFRONT_TRUSTED_PROXIES`: addresses or
@@ -1083,6 +1105,29 @@ mod tests {
             assert_eq!(err.var, "STOREFRONT_METRICS_TOKEN");
             assert!(!err.to_string().contains(bad), "{err}");
         }
+    }
+
+    #[test]
+    fn the_client_country_header_needs_a_trusted_proxy() {
+        assert_eq!(with(&[]).expect("valid").client_country_header, None);
+        let err = with(&[("STOREFRONT_CLIENT_COUNTRY_HEADER", "CF-IPCountry")]).unwrap_err();
+        assert_eq!(err.var, "STOREFRONT_CLIENT_COUNTRY_HEADER");
+        assert!(err.problem.contains("STOREFRONT_TRUSTED_PROXIES"), "{err}");
+        let s = with(&[
+            ("STOREFRONT_CLIENT_COUNTRY_HEADER", "CF-IPCountry"),
+            ("STOREFRONT_TRUSTED_PROXIES", "10.0.0.0/8"),
+        ])
+        .expect("valid");
+        assert_eq!(
+            s.client_country_header.as_ref().map(|h| h.as_str()),
+            Some("cf-ipcountry")
+        );
+        let err = with(&[
+            ("STOREFRONT_CLIENT_COUNTRY_HEADER", "not a header"),
+            ("STOREFRONT_TRUSTED_PROXIES", "10.0.0.0/8"),
+        ])
+        .unwrap_err();
+        assert!(err.problem.contains("not a header name"), "{err}");
     }
 
     #[test]

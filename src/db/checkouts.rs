@@ -62,11 +62,19 @@ pub fn mark_trip_reminded(conn: &mut DbConn, id: &PurchaseId, date: &str) -> Res
     Ok(())
 }
 
-/// Records the tax mode checkout `id` was started under (`None`: no tax), in the caller's
-/// transaction.
-pub fn set_tax_mode(conn: &mut DbConn, id: &PurchaseId, mode: Option<&str>) -> Result<(), DbError> {
+/// Records the tax mode checkout `id` was started under (`None`: no tax) and the country of
+/// the client's address when a trusted proxy named it, in the caller's transaction.
+pub fn set_tax_mode(
+    conn: &mut DbConn,
+    id: &PurchaseId,
+    mode: Option<&str>,
+    client_country: Option<&str>,
+) -> Result<(), DbError> {
     diesel::update(checkouts::table.find(id))
-        .set(checkouts::tax_mode.eq(mode))
+        .set((
+            checkouts::tax_mode.eq(mode),
+            checkouts::client_country.eq(client_country),
+        ))
         .execute(conn)?;
     Ok(())
 }
@@ -79,4 +87,18 @@ pub fn tax_mode(conn: &mut DbConn, id: &PurchaseId) -> Result<Option<String>, Db
         .first::<Option<String>>(conn)
         .optional()?
         .flatten())
+}
+
+/// The tax mode checkout `id` was started under and the country of its client's address
+/// (each `None` when unknown).
+pub fn tax_evidence(
+    conn: &mut DbConn,
+    id: &PurchaseId,
+) -> Result<(Option<String>, Option<String>), DbError> {
+    Ok(checkouts::table
+        .find(id)
+        .select((checkouts::tax_mode, checkouts::client_country))
+        .first::<(Option<String>, Option<String>)>(conn)
+        .optional()?
+        .unwrap_or_default())
 }

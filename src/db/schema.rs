@@ -63,6 +63,7 @@ diesel::table! {
         trip_reminded_for -> Nullable<Text>,
         remind_unfinished -> Bool,
         tax_mode -> Nullable<Text>,
+        client_country -> Nullable<Text>,
     }
 }
 

@@ -153,6 +153,9 @@ pub struct CheckoutForm {
     pub trip: Option<crate::orders::trip::TripAsk>,
     /// The buyer asked for a reminder should they not pay (`orders::checkout_reminder`).
     pub remind_unfinished: bool,
+    /// The country of the client's address, when the trusted proxy in front of the shop names
+    /// it: kept with the checkout as evidence for its tax (`orders::tax`).
+    pub client_country: Option<crate::domain::tax::CountryCode>,
 }
 
 /// The wallet as a new sale sees it, in upstream cents.
@@ -432,6 +435,7 @@ impl Checkout {
         let travellers = form.travellers.clone();
         let trip = form.trip;
         let remind_unfinished = form.remind_unfinished;
+        let client_country = form.client_country.clone();
         let admitted = self
             .db
             .run(move |conn| {
@@ -462,7 +466,12 @@ impl Checkout {
                     }
                     // The checkout keeps the tax mode it starts under (`orders::tax`).
                     let tax = db::tax::mode(conn)?;
-                    db::checkouts::set_tax_mode(conn, &first.id, tax.stored())?;
+                    db::checkouts::set_tax_mode(
+                        conn,
+                        &first.id,
+                        tax.stored(),
+                        client_country.as_ref().map(|c| c.as_str()),
+                    )?;
                     Ok((counted, first.price_cents, tax))
                 })
             })

@@ -14,9 +14,11 @@
 //!   billing country the provider reports; a country without a rate is recorded untaxed.
 //!   Tax added on top makes the charge `price + tax`; prices that include tax charge the
 //!   price. Costs, holds and the wallet never see tax.
-//! - **Evidence**: the billing country the provider reports. The country of the client's
-//!   address is kept in its own column for when the shop learns it; the shop has no trusted
-//!   country header today, so it stays empty and the billing country alone decides.
+//! - **Evidence**: the billing country the provider reports, and the country of the client's
+//!   address when the trusted proxy in front of the shop names it
+//!   (`STOREFRONT_CLIENT_COUNTRY_HEADER`, kept with the checkout when it starts). The billing
+//!   country decides the shop's own rate; the client's country is kept beside it, so a sale
+//!   whose two pieces of evidence disagree can be found.
 //! - **Rounding**: `domain::tax` (half up on cents, one function).
 
 use crate::db::tax::{self as q, CreditNoteTaxLineRow, RateRow, SaleTaxLineRow, SaleTaxRow};
@@ -265,7 +267,8 @@ pub fn assess(
     price: Cents,
     paid: &PaidTax,
 ) -> Result<Assessed, DbError> {
-    let mode = TaxMode::from_stored(db::checkouts::tax_mode(conn, checkout_id)?.as_deref());
+    let (mode, client_country) = db::checkouts::tax_evidence(conn, checkout_id)?;
+    let mode = TaxMode::from_stored(mode.as_deref());
     if !mode.is_on() {
         return Ok(Assessed::untaxed(checkout_id, price));
     }
@@ -299,7 +302,9 @@ pub fn assess(
         checkout_id: checkout_id.as_str().to_string(),
         country: country.map(|c| c.as_str().to_string()),
         billing_country: billing.map(|c| c.as_str().to_string()),
-        client_country: None,
+        client_country: client_country
+            .and_then(|c| CountryCode::parse(&c).ok())
+            .map(|c| c.as_str().to_string()),
         mode: mode.as_str().to_string(),
         source: source.as_str().to_string(),
         net_cents: taxes.net.get(),

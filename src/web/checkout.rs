@@ -283,6 +283,7 @@ pub async fn checkout(
                 travellers,
                 trip,
                 remind_unfinished: form.remind_unfinished.is_some(),
+                client_country: crate::web::client_addr::client_country(&req),
             },
         )
         .await;

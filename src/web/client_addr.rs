@@ -1,5 +1,5 @@
 //! Who sent a request, as the login throttle, the checkout rate limit, sessions and the audit
-//! log see it.
+//! log see it, and where the client is when a trusted proxy says.
 //!
 //! By default the client is the TCP peer and `X-Forwarded-For` is ignored: any client can
 //! write that header, so trusting it would let an attacker pick a fresh address for every
@@ -39,6 +39,21 @@ pub fn client_ip(req: &HttpRequest) -> IpAddr {
         }
         _ => peer.to_canonical(),
     }
+}
+
+/// The country of the client's address as the trusted proxy in front of the shop names it
+/// (`STOREFRONT_CLIENT_COUNTRY_HEADER`, e.g. Cloudflare's `CF-IPCountry`): evidence of where
+/// a taxed sale's customer is. `None` unless the request's TCP peer is a trusted proxy, the
+/// header is set and its value is a country (`XX`, `T1` and other non-countries are not).
+pub fn client_country(req: &HttpRequest) -> Option<crate::domain::tax::CountryCode> {
+    let state = req.app_data::<actix_web::web::Data<AppState>>()?;
+    let header = state.settings.client_country_header.as_ref()?;
+    let peer = req.peer_addr()?.ip();
+    if !state.settings.trusted_proxies.contains(peer) {
+        return None;
+    }
+    let value = req.headers().get(header)?.to_str().ok()?;
+    crate::domain::tax::CountryCode::parse(value.trim()).ok()
 }
 
 /// The unit the request is counted under by every per-client limit.

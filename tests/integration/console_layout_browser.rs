@@ -1,10 +1,10 @@
 //! Every console page fits the owner's screen, on a phone (390 px) and on a laptop (1366 px):
-//! in headless Chromium, on a shop with orders (one refunded), a promotion code, a pricing
-//! rule, a top-up, a second account and the audit entries all of that wrote, no page scrolls
-//! sideways and no table hides columns behind its own scroll bar. The pages are the console's
-//! GET routes as `src/web/admin/mod.rs` declares them (the role matrix's reader), so a new
-//! page is checked without being listed here. Each page is shot at both sizes into the
-//! screenshot folder for a person to look at.
+//! in headless Chromium, on a shop with orders (one refunded, one taxed), a promotion code, a
+//! pricing rule, tax rates, a top-up, a second account and the audit entries all of that
+//! wrote, no page scrolls sideways and no table hides columns behind its own scroll bar. The
+//! pages are the console's GET routes as `src/web/admin/mod.rs` declares them (the role
+//! matrix's reader), so a new page is checked without being listed here. Each page is shot at
+//! both sizes into the screenshot folder for a person to look at.
 
 use storefront::staff::Role;
 
@@ -138,6 +138,23 @@ async fn every_console_page_fits_a_phone_and_a_laptop() {
         .await
         .assert_status(303)
         .location();
+    // Tax added on top with a few rates, and one order paid with German tax.
+    crate::tax::set_mode(&app, &owner, "exclusive").await;
+    for (country, rate) in [("DE", "19"), ("AT", "20"), ("BA", "17"), ("FR", "20")] {
+        crate::tax::set_rate(&app, &owner, country, rate).await;
+    }
+    let taxed = {
+        let buyer = crate::helpers::Browser::default();
+        let plan = crate::journeys::sellable_plan(&app);
+        let to = crate::journeys::buy(&app, &buyer, &plan, "greta@example.com")
+            .await
+            .assert_status(303)
+            .location();
+        let pay_path = to.strip_prefix(&app.address).unwrap_or(&to).to_string();
+        let (_, order) = crate::tax::pay_in_germany(&app, &buyer, &pay_path).await;
+        crate::journeys::wait_fulfilled(&app, &buyer, &order).await;
+        crate::journeys::purchase_id(&order)
+    };
     let users = owner.get(&app, "/admin/users").await.body;
     let user = users
         .split("href=\"/admin/users/")
@@ -164,6 +181,7 @@ async fn every_console_page_fits_a_phone_and_a_laptop() {
     let pages = console_pages(&[
         ("/admin/orders/{id}", format!("/admin/orders/{kept}")),
         ("/admin/orders/{id}", format!("/admin/orders/{refunded}")),
+        ("/admin/orders/{id}", format!("/admin/orders/{taxed}")),
         (
             "/admin/promo-codes/{code}",
             "/admin/promo-codes/WINTER".into(),

@@ -1,4 +1,4 @@
-//! One margin everywhere: paid − refunded − supplier cost. Orders in each state a sale can
+//! One margin everywhere: paid − refunded − tax − supplier cost. Orders in each state a sale can
 //! end in (fulfilled, refunded keeping the cost, refunded with the cost given back by
 //! upstream, sold with a promotion code) show the same margin on the console's order page,
 //! in the orders CSV, on the dashboard and in the books; the daily roll-up the dashboard

@@ -19,7 +19,9 @@ use storefront::staff::Role;
 use crate::admin::{self, OWNER, login_as};
 use crate::both_backends;
 use crate::fixtures::as_id;
-use crate::helpers::{Backend, Browser, TestApp, TestDb, checkout_of, spawn_shop_with};
+use crate::helpers::{
+    Backend, Browser, TestApp, TestDb, checkout_of, client_builder, spawn_shop_with,
+};
 use crate::journeys::{buy, open_pay_page, purchase_id, sellable_plan};
 use crate::stripe::{FakeStripe, FakeTax, KEY, WHSEC};
 
@@ -41,7 +43,7 @@ async fn owner(app: &TestApp) -> Browser {
 }
 
 /// The owner sets the mode (`off`, `inclusive`, `exclusive`) on `/admin/tax`.
-async fn set_mode(app: &TestApp, owner: &Browser, mode: &str) {
+pub(crate) async fn set_mode(app: &TestApp, owner: &Browser, mode: &str) {
     let token = owner.csrf(app).await;
     owner
         .post(app, "/admin/tax", &[("csrf_token", &token), ("mode", mode)])
@@ -50,7 +52,7 @@ async fn set_mode(app: &TestApp, owner: &Browser, mode: &str) {
 }
 
 /// The owner keeps `percent` for `country`.
-async fn set_rate(app: &TestApp, owner: &Browser, country: &str, percent: &str) {
+pub(crate) async fn set_rate(app: &TestApp, owner: &Browser, country: &str, percent: &str) {
     let token = owner.csrf(app).await;
     owner
         .post(
@@ -406,7 +408,11 @@ async fn a_stripe_tax_purchase_records_what_stripe_reports_and_the_receipt_shows
 
 /// Pays the demo payment page at `pay_path` as a buyer billed in Germany; returns the page
 /// as shown with the country chosen and the order page's path.
-async fn pay_in_germany(app: &TestApp, buyer: &Browser, pay_path: &str) -> (String, String) {
+pub(crate) async fn pay_in_germany(
+    app: &TestApp,
+    buyer: &Browser,
+    pay_path: &str,
+) -> (String, String) {
     let page = open_pay_page(app, buyer, &format!("{pay_path}?country=DE")).await;
     let order = buyer
         .post(
@@ -424,7 +430,17 @@ async fn pay_in_germany(app: &TestApp, buyer: &Browser, pay_path: &str) -> (Stri
 }
 
 async fn a_demo_purchase_takes_the_owners_rate_and_tax_on_top_is_charged(backend: Backend) {
-    let Some((app, _upstream)) = spawn_shop_with(backend, 5, &[]).await else {
+    // The tests' requests come from 127.0.0.1: here the proxy that names the client's country.
+    let Some((app, _upstream)) = spawn_shop_with(
+        backend,
+        5,
+        &[
+            ("STOREFRONT_TRUSTED_PROXIES", "127.0.0.1"),
+            ("STOREFRONT_CLIENT_COUNTRY_HEADER", "CF-IPCountry"),
+        ],
+    )
+    .await
+    else {
         return;
     };
     let owner = owner(&app).await;
@@ -434,7 +450,11 @@ async fn a_demo_purchase_takes_the_owners_rate_and_tax_on_top_is_charged(backend
     let plan = sellable_plan(&app);
     let price = plan.price.expect("priced").get();
     let tax = (price * 1900 * 2 + 10_000) / 20_000;
-    let buyer = Browser::default();
+    let buyer = Browser::with_client(
+        client_builder(&[("CF-IPCountry", "at")])
+            .build()
+            .expect("client"),
+    );
     let to = buy(&app, &buyer, &plan, "ana@example.com")
         .await
         .assert_status(303)
@@ -479,6 +499,11 @@ async fn a_demo_purchase_takes_the_owners_rate_and_tax_on_top_is_charged(backend
         "the charge is the price plus the tax"
     );
     assert_eq!(sale.billing_country.as_deref(), Some("DE"));
+    assert_eq!(
+        sale.client_country.as_deref(),
+        Some("AT"),
+        "the trusted proxy's word on the client's country is kept beside the billing country"
+    );
     assert_eq!(lines.len(), 1);
     assert_eq!(
         (lines[0].jurisdiction.as_deref(), lines[0].rate_bps),
@@ -642,7 +667,7 @@ async fn taxed_checkout(db: &Db, checkout: &str, units: i32, session: &str, mode
                     created_at_ms: now_ms(),
                 },
             )?;
-            checkouts::set_tax_mode(c, &id, Some(&mode))
+            checkouts::set_tax_mode(c, &id, Some(&mode), None)
         })
     })
     .await
@@ -864,7 +889,17 @@ fn cents_after(page: &str, marker: &str, attribute: &str) -> i64 {
 }
 
 async fn tax_added_on_top_comes_back_with_the_refund_and_is_never_margin(backend: Backend) {
-    let Some((app, _upstream)) = spawn_shop_with(backend, 5, &[]).await else {
+    // A country header from a client that is not the trusted proxy is not evidence.
+    let Some((app, _upstream)) = spawn_shop_with(
+        backend,
+        5,
+        &[
+            ("STOREFRONT_TRUSTED_PROXIES", "10.0.0.0/8"),
+            ("STOREFRONT_CLIENT_COUNTRY_HEADER", "CF-IPCountry"),
+        ],
+    )
+    .await
+    else {
         return;
     };
     crate::checkout::age_wallet(&app.db).await;
@@ -879,7 +914,11 @@ async fn tax_added_on_top_comes_back_with_the_refund_and_is_never_margin(backend
     // Two sales in Germany, both delivered; the second is refunded, its cost kept.
     let mut sold = Vec::new();
     for email in ["ana@example.com", "ben@example.com"] {
-        let buyer = Browser::default();
+        let buyer = Browser::with_client(
+            client_builder(&[("CF-IPCountry", "AT")])
+                .build()
+                .expect("client"),
+        );
         let to = buy(&app, &buyer, &plan, email)
             .await
             .assert_status(303)
@@ -890,6 +929,11 @@ async fn tax_added_on_top_comes_back_with_the_refund_and_is_never_margin(backend
         sold.push(purchase_id(&order));
     }
     let (kept, refunded) = (&sold[0], &sold[1]);
+    let (sale, _) = sale_of(&app.db, kept).await.expect("the sale's tax");
+    assert_eq!(
+        (sale.billing_country.as_deref(), sale.client_country),
+        (Some("DE"), None)
+    );
     let page = owner
         .get(&app, &format!("/admin/orders/{refunded}"))
         .await

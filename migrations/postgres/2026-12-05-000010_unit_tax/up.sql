@@ -13,3 +13,8 @@ CREATE TABLE unit_taxes (
 -- The tax kept on each day's sales (charged, less what refunds carried back): owed to the
 -- tax office, so not part of the margin.
 ALTER TABLE daily_sales ADD COLUMN tax_cents BIGINT NOT NULL DEFAULT 0;
+
+-- The country of the client's address when the trusted proxy in front of the shop names it
+-- (`STOREFRONT_CLIENT_COUNTRY_HEADER`), kept from the start of the checkout: evidence for its
+-- tax, copied into `sale_taxes.client_country` when it is paid.
+ALTER TABLE checkouts ADD COLUMN client_country TEXT;
