@@ -508,6 +508,11 @@ impl QuarterReport {
     pub fn tax(&self) -> Cents {
         Cents::new(self.lines.iter().map(|l| l.tax().get()).sum())
     }
+
+    /// The tax the quarter's credit notes carried back (already taken off [`Self::tax`]).
+    pub fn credited_tax(&self) -> Cents {
+        Cents::new(self.lines.iter().map(|l| l.credited_tax.get()).sum())
+    }
 }
 
 /// The report of `quarter` (see [`QuarterReport`]); reads only that quarter's rows, by index.

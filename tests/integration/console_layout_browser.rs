@@ -3,8 +3,8 @@
 //! pricing rule, tax rates, a top-up, a second account and the audit entries all of that
 //! wrote, no page scrolls sideways and no table hides columns behind its own scroll bar. The
 //! pages are the console's GET routes as `src/web/admin/mod.rs` declares them (the role
-//! matrix's reader), so a new page is checked without being listed here. Each page is shot at
-//! both sizes into the screenshot folder for a person to look at.
+//! matrix's reader), so a new page is checked without being listed here. Each whole page is
+//! shot at both sizes into the screenshot folder for a person to look at.
 
 use storefront::staff::Role;
 
@@ -204,7 +204,7 @@ async fn every_console_page_fits_a_phone_and_a_laptop() {
             browser.wait_for("Log out").await;
             let name = path.trim_start_matches('/').replace(['/', '?', '='], "-");
             browser
-                .screenshot(&dir.join(format!("console-{name}-{label}.png")))
+                .screenshot_page(&dir.join(format!("console-{name}-{label}.png")))
                 .await;
             for problem in too_wide(&browser).await {
                 problems.push(format!("{path} at {} px: {problem}", size.0));

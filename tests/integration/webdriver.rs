@@ -318,6 +318,32 @@ impl Browser {
         std::fs::write(path, png).expect("write screenshot");
     }
 
+    /// Saves a PNG of the whole page to `path`: for the shot the window is as tall as the
+    /// document (at most 8000 px), then it gets its size back.
+    pub async fn screenshot_page(&self, path: &Path) {
+        let size = self
+            .execute(
+                "return [window.innerWidth, window.innerHeight, \
+                 document.documentElement.scrollHeight];",
+            )
+            .await;
+        let get = |i: usize| {
+            size[i]
+                .as_u64()
+                .and_then(|v| u32::try_from(v).ok())
+                .unwrap_or(0)
+        };
+        let (width, height, full) = (get(0), get(1), get(2).min(8000));
+        let taller = full > height;
+        if taller {
+            self.set_size((width, full)).await;
+        }
+        self.screenshot(path).await;
+        if taller {
+            self.set_size((width, height)).await;
+        }
+    }
+
     /// Ends the session (the browser exits), then the driver.
     pub async fn quit(mut self) {
         if let Some(session) = self.session.take() {

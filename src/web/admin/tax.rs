@@ -215,6 +215,7 @@ struct TaxReportPage {
     lines: Vec<ReportLineView>,
     taxable: String,
     tax: String,
+    credited_tax: String,
 }
 
 console_page!(TaxReportPage => "tax");
@@ -275,6 +276,7 @@ pub async fn report(
             .collect(),
         taxable: report.taxable().to_string(),
         tax: report.tax().to_string(),
+        credited_tax: report.credited_tax().to_string(),
     }))
 }
 
