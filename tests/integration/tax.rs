@@ -988,6 +988,25 @@ async fn tax_added_on_top_comes_back_with_the_refund_and_is_never_margin(backend
         (gross, "succeeded")
     );
     assert_eq!(credited, vec![tax]);
+    // The buyer's emails say what was paid and what came back: the price with its tax.
+    let emails = app.wait_for_emails("ben@example.com", 3).await;
+    let says = |start: &str| {
+        emails
+            .iter()
+            .find(|e| e.text.contains(start))
+            .map(|e| e.text.clone())
+            .unwrap_or_else(|| panic!("an email saying {start:?}: {emails:?}"))
+    };
+    let paid = says("We received your payment of");
+    assert!(
+        paid.contains(&format!("We received your payment of {}", money(gross))),
+        "{paid}"
+    );
+    let back = says("We refunded");
+    assert!(
+        back.contains(&format!("We refunded {}", money(gross))),
+        "{back}"
+    );
 
     // The margin: what was paid, less refunds, less the tax kept, less the cost. The kept
     // sale's tax is not the shop's; the refunded sale lost its cost, not its tax.

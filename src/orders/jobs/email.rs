@@ -85,18 +85,29 @@ async fn send(
     let lang = Lang::parse(&purchase.language).unwrap_or_default();
     let (plan_id, purchase_id) = (purchase.plan_id.clone(), purchase.id.clone());
     let (checkout_id, unit_id) = (purchase.checkout_id.clone(), purchase.id.clone());
-    let (description, refund, document, traveller, units) = ob
+    let (description, refund, document, traveller, units, taxes) = ob
         .db
         .run(move |c| {
+            let units = crate::db::purchases::units_of(c, &checkout_id)?;
+            let ids: Vec<_> = units.iter().map(|unit| unit.id.clone()).collect();
             Ok::<_, DbError>((
                 plan_description(c, &plan_id, lang)?,
                 refunds::refund_for(c, &purchase_id)?,
                 crate::db::receipts::receipt_of(c, checkout_id.as_str())?,
                 crate::db::travellers::find(c, &unit_id)?,
-                crate::db::purchases::units_of(c, &checkout_id)?,
+                units,
+                crate::db::tax::unit_taxes_of(c, &ids)?,
             ))
         })
         .await?;
+    // What the buyer paid for an eSIM: its price, with tax when it was added on top.
+    let charged = |unit: &crate::db::purchases::Purchase| {
+        taxes
+            .get(&unit.id)
+            .copied()
+            .unwrap_or_default()
+            .charged(unit.price_cents)
+    };
     let count = units.len();
     // A unit whose traveller has an address is delivered to them: their own email, with a
     // link that opens only their eSIM. Every other email goes to the buyer with the buyer's
@@ -109,7 +120,9 @@ async fn send(
         _ => None,
     };
     // The refund email says what the refund row records, never a guess.
-    let refund_reason = refund.map_or(RefundCause::DeliveryFailed, |r| r.cause());
+    let refund_reason = refund
+        .as_ref()
+        .map_or(RefundCause::DeliveryFailed, |r| r.cause());
     let to = traveller_to
         .clone()
         .unwrap_or_else(|| purchase.email.clone());
@@ -129,10 +142,15 @@ async fn send(
     let link = order_url(&notifier.public_url, &linked, &token);
     // Every email names the order by the buyer's number (the checkout's), as every page does:
     // an eSIM's own id is never shown to a person.
+    // A refund email says what the refund row gave back; the others what was paid.
+    let amount = match (email, &refund) {
+        (ConsumerEmail::Refunded, Some(refund)) => Cents::new(refund.amount_cents),
+        _ => charged(&purchase),
+    };
     let receipt = Receipt::new(
         &purchase.checkout_id,
         &description,
-        purchase.price_cents,
+        amount,
         purchase.created_at_ms,
     )
     .with_promo(
@@ -147,7 +165,7 @@ async fn send(
             let total = Cents::new(
                 units
                     .iter()
-                    .map(|unit| unit.price_cents.get())
+                    .map(|unit| charged(unit).get())
                     .fold(0, i64::saturating_add),
             );
             let place = matches!(email, ConsumerEmail::EsimReady).then(|| {
