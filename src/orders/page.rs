@@ -35,6 +35,9 @@ pub struct OrderRecord {
     /// Every unit of the checkout, in order, when the proof is the buyer's link to a checkout
     /// of several eSIMs; empty otherwise (the page then shows `purchase` alone).
     pub units: Vec<UnitRecord>,
+    /// What the page's eSIMs cost the buyer (all of them on the buyer's page of several, else
+    /// `purchase`), with tax when it was added on top.
+    pub charged: crate::domain::Cents,
     /// Where `purchase` stands in a checkout of several eSIMs, when the page shows that unit
     /// alone (a traveller's link).
     pub place: Option<UnitPlace>,
@@ -216,6 +219,22 @@ pub async fn read_order(
         } else {
             None
         };
+        let shown: Vec<&Purchase> = if opens_checkout && count > 1 {
+            siblings.iter().collect()
+        } else {
+            vec![&purchase]
+        };
+        let ids: Vec<_> = shown.iter().map(|unit| unit.id.clone()).collect();
+        let taxes = crate::db::tax::unit_taxes_of(conn, &ids)?;
+        let charged = crate::domain::Cents::new(
+            shown
+                .iter()
+                .map(|unit| {
+                    let tax = taxes.get(&unit.id).copied().unwrap_or_default();
+                    tax.charged(unit.price_cents).get()
+                })
+                .fold(0, i64::saturating_add),
+        );
         // Only the buyer's link opens the other units.
         let units = if opens_checkout && count > 1 {
             siblings
@@ -245,6 +264,7 @@ pub async fn read_order(
             installation,
             receipt,
             units,
+            charged,
             place,
             trip,
         }))

@@ -455,18 +455,9 @@ async fn render_order(
         order_href: format!("/orders/{}", purchase.id),
         emailed: status.was_paid(),
         plan_href: format!("/plans/{}", purchase.plan_id),
-        // The buyer's page of several eSIMs shows what the checkout cost in all.
-        price: lang.money(if record.units.is_empty() {
-            purchase.price_cents
-        } else {
-            Cents::new(
-                record
-                    .units
-                    .iter()
-                    .map(|u| u.purchase.price_cents.get())
-                    .sum(),
-            )
-        }),
+        // The buyer's page of several eSIMs shows what the checkout cost in all, tax added
+        // on top included.
+        price: lang.money(record.charged),
         promo: promo_line(&purchase),
         email: purchase.email.masked(),
         receipt_href: record

@@ -490,6 +490,10 @@ async fn a_demo_purchase_takes_the_owners_rate_and_tax_on_top_is_charged(backend
         !page.contains("data-status=\"awaiting_payment\""),
         "paid: {page}"
     );
+    assert!(
+        page.contains(&money(price + tax)),
+        "the order page says what was paid, tax included: {page}"
+    );
 
     let (sale, lines) = sale_of(&app.db, &checkout).await.expect("the sale's tax");
     assert_eq!(sale.source, "table");
