@@ -251,14 +251,31 @@ pub async fn order(
         {
             return Err(AppError::NotFound);
         }
-        let mut response = HttpResponse::SeeOther()
-            .insert_header((header::LOCATION, format!("/orders/{id}")))
-            .insert_header((header::REFERRER_POLICY, "no-referrer"))
-            .finish();
-        let _ = response.add_cookie(&order_cookie(&id, token, state.secure_cookies));
-        return Ok(response);
+        return Ok(token_to_cookie(
+            &id,
+            token,
+            &format!("/orders/{id}"),
+            state.secure_cookies,
+        ));
     }
     render_order(&state, &req, &id, None).await
+}
+
+/// The answer to an emailed link whose `token` opened order `id`: the token goes into the
+/// order's cookie and the browser is sent on to `to`, the same page without it in the address
+/// (nor in a `Referer`).
+pub(crate) fn token_to_cookie(
+    id: &PurchaseId,
+    token: &str,
+    to: &str,
+    secure: bool,
+) -> HttpResponse {
+    let mut response = HttpResponse::SeeOther()
+        .insert_header((header::LOCATION, to.to_string()))
+        .insert_header((header::REFERRER_POLICY, "no-referrer"))
+        .finish();
+    let _ = response.add_cookie(&order_cookie(id, token, secure));
+    response
 }
 
 /// What the buyer's "Send this eSIM to someone" form came to, shown in that eSIM's fold.

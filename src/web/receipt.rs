@@ -17,7 +17,7 @@ use crate::orders::links::LinkPolicy;
 use crate::orders::page::Proof;
 use crate::orders::receipts::{ReceiptDocument, receipt_for};
 use crate::web::error::AppError;
-use crate::web::orders::{TokenQuery, order_cookie, order_cookie_name};
+use crate::web::orders::{TokenQuery, order_cookie_name, token_to_cookie};
 use crate::web::{AppState, pages};
 
 mod metrics;
@@ -186,12 +186,12 @@ pub async fn receipt(
         {
             return Err(AppError::NotFound);
         }
-        let mut response = HttpResponse::SeeOther()
-            .insert_header((header::LOCATION, format!("/orders/{id}/receipt")))
-            .insert_header((header::REFERRER_POLICY, "no-referrer"))
-            .finish();
-        let _ = response.add_cookie(&order_cookie(&id, token, state.secure_cookies));
-        return Ok(response);
+        return Ok(token_to_cookie(
+            &id,
+            token,
+            &format!("/orders/{id}/receipt"),
+            state.secure_cookies,
+        ));
     }
     let page = proven_page(&state, &req, &id, policy).await?;
     let mut response = pages::html(StatusCode::OK, page.render());
