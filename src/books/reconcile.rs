@@ -291,6 +291,11 @@ impl Report {
             .filter(|l| l.is_mismatch() && l.explanation.is_some())
     }
 
+    /// The period's newest `n` lines, in time order (lines whose time is unknown last).
+    pub fn newest_lines(&self, n: usize) -> &[Line] {
+        &self.lines[self.lines.len().saturating_sub(n)..]
+    }
+
     /// The credits from outside the shop.
     pub fn outside_credits(&self) -> impl Iterator<Item = &Line> {
         self.lines
@@ -779,6 +784,19 @@ mod tests {
         assert_eq!(t.topups.get(), 10_000);
         assert_eq!(t.upstream_wallet, t.shop_wallet);
         assert_eq!(t.upstream_wallet.get(), 10_000 - 700);
+    }
+
+    #[test]
+    fn the_newest_lines_are_the_last_in_time_order() {
+        let (upstream, shop) = matching();
+        let report = reconcile(period(), &upstream, &shop);
+        let all = report.lines.len();
+        assert!(all >= 3, "{all} lines");
+        assert_eq!(report.newest_lines(all + 5), report.lines.as_slice());
+        assert_eq!(report.newest_lines(2), &report.lines[all - 2..]);
+        assert!(report.newest_lines(0).is_empty());
+        let times: Vec<_> = report.newest_lines(2).iter().map(|l| l.at_ms).collect();
+        assert!(times.windows(2).all(|w| w[0] <= w[1]), "{times:?}");
     }
 
     #[test]

@@ -91,6 +91,26 @@ impl BooksPage {
     }
 }
 
+/// How many of a period's lines the page lists, the newest: a month of a busy shop has tens
+/// of thousands, and every one of them is in the reconciliation CSV.
+const LINES_SHOWN: usize = 100;
+
+impl BooksPage {
+    /// The period's newest [`LINES_SHOWN`] lines, in time order.
+    fn newest_lines(&self) -> &[Line] {
+        self.report
+            .as_ref()
+            .map_or(&[], |report| report.newest_lines(LINES_SHOWN))
+    }
+
+    /// The lines the page leaves to the CSV.
+    fn lines_not_shown(&self) -> usize {
+        self.report
+            .as_ref()
+            .map_or(0, |report| report.lines.len().saturating_sub(LINES_SHOWN))
+    }
+}
+
 console_page!(BooksPage => "books");
 
 #[derive(Deserialize)]
