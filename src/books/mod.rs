@@ -127,7 +127,9 @@ impl Books<'_> {
                     .flatten()
                     .collect();
                 handles.extend(transactions.iter().map(|t| t.reference.clone()));
-                orders.extend(h::orders_named(conn, &handles)?);
+                let loaded: std::collections::HashSet<String> =
+                    orders.iter().map(|o| o.id.clone()).collect();
+                orders.extend(h::orders_named(conn, &handles, &loaded)?);
                 orders.sort_by(|a, b| a.id.cmp(&b.id));
                 orders.dedup_by(|a, b| a.id == b.id);
                 let mut references: Vec<String> = orders

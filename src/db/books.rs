@@ -3,7 +3,7 @@
 //! sums are made by `crate::books` so that SQLite and PostgreSQL need no date functions of
 //! their own.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Text};
@@ -102,20 +102,40 @@ pub fn paid_or_placed_in(
             .select(Purchase::as_select())
             .load::<Purchase>(conn)?,
     );
-    for chunk in named.chunks(500) {
-        rows.extend(
+    // References and upstream order ids are unique: a name that a purchase read above
+    // carries in that column needs no read.
+    let (references, order_ids): (HashSet<&str>, HashSet<&str>) = (
+        rows.iter().map(|p| p.reference.as_str()).collect(),
+        rows.iter()
+            .filter_map(|p| p.upstream_order_id.as_deref())
+            .collect(),
+    );
+    let by_reference: Vec<&String> = named
+        .iter()
+        .filter(|n| !references.contains(n.as_str()))
+        .collect();
+    let by_order_id: Vec<&String> = named
+        .iter()
+        .filter(|n| !order_ids.contains(n.as_str()))
+        .collect();
+    let mut more = Vec::new();
+    for chunk in by_reference.chunks(500) {
+        more.extend(
             purchases::table
                 .filter(purchases::reference.eq_any(chunk))
                 .select(Purchase::as_select())
                 .load::<Purchase>(conn)?,
         );
-        rows.extend(
+    }
+    for chunk in by_order_id.chunks(500) {
+        more.extend(
             purchases::table
                 .filter(purchases::upstream_order_id.eq_any(chunk))
                 .select(Purchase::as_select())
                 .load::<Purchase>(conn)?,
         );
     }
+    rows.extend(more);
     rows.retain(|p| p.paid_at_ms.is_some() || p.upstream_order_id.is_some());
     rows.sort_by(|a, b| (a.created_at_ms, &a.id).cmp(&(b.created_at_ms, &b.id)));
     rows.dedup_by(|a, b| a.id == b.id);

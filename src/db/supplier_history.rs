@@ -140,19 +140,41 @@ pub fn orders_in(conn: &mut DbConn, from_ms: i64, until_ms: i64) -> Result<Vec<O
     Ok(rows)
 }
 
-/// Orders whose id or reference is one of `handles`.
-pub fn orders_named(conn: &mut DbConn, handles: &[String]) -> Result<Vec<OrderRow>, DbError> {
-    let mut rows = Vec::new();
+/// Orders whose id or reference is one of `handles`, but for those whose id is in `loaded`
+/// (the caller has them): ids by the primary key and the reference index, then only the new
+/// orders read whole.
+pub fn orders_named(
+    conn: &mut DbConn,
+    handles: &[String],
+    loaded: &std::collections::HashSet<String>,
+) -> Result<Vec<OrderRow>, DbError> {
+    let mut wanted = std::collections::BTreeSet::new();
     for chunk in handles.chunks(500) {
+        // An id names one order: one already loaded needs no read.
+        let ids: Vec<&String> = chunk.iter().filter(|h| !loaded.contains(*h)).collect();
+        let by_id: Vec<String> = supplier_orders::table
+            .filter(supplier_orders::id.eq_any(ids))
+            .select(supplier_orders::id)
+            .load(conn)?;
+        // A reference may name several (upstream's duplicates): every one is asked for, by
+        // id first, so only the orders not loaded yet are read whole.
+        let by_reference: Vec<String> = supplier_orders::table
+            .filter(supplier_orders::reference.eq_any(chunk))
+            .select(supplier_orders::id)
+            .load(conn)?;
+        wanted.extend(
+            by_id
+                .into_iter()
+                .chain(by_reference)
+                .filter(|id| !loaded.contains(id)),
+        );
+    }
+    let wanted: Vec<String> = wanted.into_iter().collect();
+    let mut rows = Vec::new();
+    for chunk in wanted.chunks(500) {
         rows.extend(
             supplier_orders::table
                 .filter(supplier_orders::id.eq_any(chunk))
-                .select(OrderRow::as_select())
-                .load::<OrderRow>(conn)?,
-        );
-        rows.extend(
-            supplier_orders::table
-                .filter(supplier_orders::reference.eq_any(chunk))
                 .select(OrderRow::as_select())
                 .load::<OrderRow>(conn)?,
         );
