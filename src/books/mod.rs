@@ -137,7 +137,9 @@ impl Books<'_> {
                     .flat_map(|o| [o.id.clone(), o.reference.clone()])
                     .collect();
                 references.extend(topups.iter().map(|t| t.session_id.clone()));
-                transactions.extend(h::transactions_for(conn, &references)?);
+                let loaded: std::collections::HashSet<i64> =
+                    transactions.iter().map(|t| t.id).collect();
+                transactions.extend(h::transactions_for(conn, &references, &loaded)?);
                 transactions.sort_by_key(|t| t.id);
                 transactions.dedup_by_key(|t| t.id);
                 Ok::<_, DbError>((

@@ -262,16 +262,28 @@ pub fn transactions_page(
     Ok(rows)
 }
 
-/// Transactions whose reference is one of `references`.
+/// Transactions whose reference is one of `references`, but for those whose id is in `loaded`
+/// (the caller has them): ids by the reference index first, then only the new transactions
+/// read whole.
 pub fn transactions_for(
     conn: &mut DbConn,
     references: &[String],
+    loaded: &std::collections::HashSet<i64>,
 ) -> Result<Vec<TransactionRow>, DbError> {
-    let mut rows = Vec::new();
+    let mut wanted = std::collections::BTreeSet::new();
     for chunk in references.chunks(500) {
+        let ids: Vec<i64> = supplier_transactions::table
+            .filter(supplier_transactions::reference.eq_any(chunk))
+            .select(supplier_transactions::id)
+            .load(conn)?;
+        wanted.extend(ids.into_iter().filter(|id| !loaded.contains(id)));
+    }
+    let wanted: Vec<i64> = wanted.into_iter().collect();
+    let mut rows = Vec::new();
+    for chunk in wanted.chunks(500) {
         rows.extend(
             supplier_transactions::table
-                .filter(supplier_transactions::reference.eq_any(chunk))
+                .filter(supplier_transactions::id.eq_any(chunk))
                 .select(TransactionRow::as_select())
                 .load::<TransactionRow>(conn)?,
         );
