@@ -408,7 +408,7 @@ async fn a_stripe_tax_purchase_records_what_stripe_reports_and_the_receipt_shows
 
 /// Pays the demo payment page at `pay_path` as a buyer billed in Germany; returns the page
 /// as shown with the country chosen and the order page's path.
-pub(crate) async fn pay_in_germany(
+async fn pay_in_germany(
     app: &TestApp,
     buyer: &Browser,
     pay_path: &str,
@@ -427,6 +427,24 @@ pub(crate) async fn pay_in_germany(
         .assert_status(303)
         .location();
     (page.html, order)
+}
+
+/// `buyer` buys `plan` as `email`, pays billed in Germany and waits for the eSIM; returns
+/// the purchase id.
+pub(crate) async fn delivered_in_germany(
+    app: &TestApp,
+    buyer: &Browser,
+    plan: &storefront::catalog::ShopPlan,
+    email: &str,
+) -> String {
+    let to = buy(app, buyer, plan, email)
+        .await
+        .assert_status(303)
+        .location();
+    let pay_path = to.strip_prefix(&app.address).unwrap_or(&to).to_string();
+    let (_, order) = pay_in_germany(app, buyer, &pay_path).await;
+    crate::journeys::wait_fulfilled(app, buyer, &order).await;
+    purchase_id(&order)
 }
 
 async fn a_demo_purchase_takes_the_owners_rate_and_tax_on_top_is_charged(backend: Backend) {
@@ -923,14 +941,7 @@ async fn tax_added_on_top_comes_back_with_the_refund_and_is_never_margin(backend
                 .build()
                 .expect("client"),
         );
-        let to = buy(&app, &buyer, &plan, email)
-            .await
-            .assert_status(303)
-            .location();
-        let pay_path = to.strip_prefix(&app.address).unwrap_or(&to).to_string();
-        let (_, order) = pay_in_germany(&app, &buyer, &pay_path).await;
-        crate::journeys::wait_fulfilled(&app, &buyer, &order).await;
-        sold.push(purchase_id(&order));
+        sold.push(delivered_in_germany(&app, &buyer, &plan, email).await);
     }
     let (kept, refunded) = (&sold[0], &sold[1]);
     let (sale, _) = sale_of(&app.db, kept).await.expect("the sale's tax");

@@ -8,8 +8,8 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    AdminPage, Confirmable, CsrfForm, CsrfUpload, CurrentAdmin, NoFields, Question, client_addr,
-    console_page, require_owner, see_other,
+    AdminPage, Confirmable, CsrfForm, CsrfUpload, CurrentAdmin, NoFields, Question, SavedQuery,
+    client_addr, console_page, require_owner, see_other,
 };
 use crate::domain::brand::{AA_CONTRAST, Logo, MAX_LOGO_BYTES};
 use crate::shop::{IdentityError, IdentityForm};
@@ -56,25 +56,25 @@ impl IdentityPage {
     }
 }
 
-#[derive(Deserialize)]
-pub struct PageQuery {
-    saved: Option<String>,
-}
-
 pub async fn page(
     state: web::Data<AppState>,
     CurrentAdmin(admin): CurrentAdmin,
-    query: web::Query<PageQuery>,
+    query: web::Query<SavedQuery>,
 ) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
     let mut page = IdentityPage::new(&state, None);
-    page.saved = match query.saved.as_deref() {
-        Some("details") => Some("Saved. Every page and new email shows the new details now."),
-        Some("logo") => Some("Logo saved. The header shows it now."),
-        Some("logo-removed") => Some("Logo removed."),
-        Some("time-zone") => Some("Time zone saved. Console pages show their times in it now."),
-        _ => None,
-    };
+    page.saved = query.notice(&[
+        (
+            "details",
+            "Saved. Every page and new email shows the new details now.",
+        ),
+        ("logo", "Logo saved. The header shows it now."),
+        ("logo-removed", "Logo removed."),
+        (
+            "time-zone",
+            "Time zone saved. Console pages show their times in it now.",
+        ),
+    ]);
     Ok(AdminPage::new(page))
 }
 

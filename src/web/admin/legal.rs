@@ -8,8 +8,8 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    AdminPage, CsrfForm, CurrentAdmin, NoFields, client_addr, console_page, require_owner,
-    see_other,
+    AdminPage, CsrfForm, CurrentAdmin, NoFields, SavedQuery, client_addr, console_page,
+    require_owner, see_other,
 };
 use crate::i18n::Lang;
 use crate::shop::legal::{LegalError, MAX_BODY_BYTES, render_markdown};
@@ -118,26 +118,23 @@ fn parse_path(path: &(String, String)) -> Result<(Document, Lang), AppError> {
     Ok((document, lang))
 }
 
-#[derive(Deserialize)]
-pub struct EditQuery {
-    saved: Option<String>,
-}
-
 pub async fn edit(
     state: web::Data<AppState>,
     CurrentAdmin(admin): CurrentAdmin,
     path: web::Path<(String, String)>,
-    query: web::Query<EditQuery>,
+    query: web::Query<SavedQuery>,
 ) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
     let (document, lang) = parse_path(&path)?;
     let text = state.legal.text(document, lang, &state.identity.current());
     let mut page = EditPage::new(&text);
-    page.saved = match query.saved.as_deref() {
-        Some("edited") => Some("Saved. Customers see the new text now; it counts as reviewed."),
-        Some("reviewed") => Some("Marked as reviewed. The draft banner is gone."),
-        _ => None,
-    };
+    page.saved = query.notice(&[
+        (
+            "edited",
+            "Saved. Customers see the new text now; it counts as reviewed.",
+        ),
+        ("reviewed", "Marked as reviewed. The draft banner is gone."),
+    ]);
     Ok(AdminPage::new(page))
 }
 

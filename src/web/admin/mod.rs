@@ -528,6 +528,24 @@ fn see_other(location: &str) -> HttpResponse {
         .finish()
 }
 
+/// `?saved=KEY`: where a console form sends the owner after saving, so the page says what
+/// was saved.
+#[derive(serde::Deserialize)]
+pub struct SavedQuery {
+    saved: Option<String>,
+}
+
+impl SavedQuery {
+    /// The notice of `notices` (key, words) whose key the address names, if any.
+    fn notice(&self, notices: &[(&str, &'static str)]) -> Option<&'static str> {
+        let saved = self.saved.as_deref()?;
+        notices
+            .iter()
+            .find(|(key, _)| *key == saved)
+            .map(|(_, words)| *words)
+    }
+}
+
 /// A form or query value with surrounding space removed; empty means absent.
 fn non_empty(value: Option<String>) -> Option<String> {
     value

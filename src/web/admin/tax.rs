@@ -8,8 +8,8 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::{
-    AdminPage, CsrfForm, CurrentAdmin, NoFields, client_addr, console_page, require_owner,
-    see_other,
+    AdminPage, CsrfForm, CurrentAdmin, NoFields, SavedQuery, client_addr, console_page,
+    require_owner, see_other,
 };
 use crate::books::csv;
 use crate::domain::tax::{Quarter, TaxMode};
@@ -105,26 +105,21 @@ impl TaxPage {
     }
 }
 
-#[derive(Deserialize)]
-pub struct PageQuery {
-    saved: Option<String>,
-}
-
 pub async fn page(
     state: web::Data<AppState>,
     CurrentAdmin(admin): CurrentAdmin,
-    query: web::Query<PageQuery>,
+    query: web::Query<SavedQuery>,
 ) -> Result<AdminPage, AppError> {
     require_owner(&admin)?;
     let mut page = TaxPage::load(&state).await?;
-    page.saved = match query.saved.as_deref() {
-        Some("mode") => Some(
+    page.saved = query.notice(&[
+        (
+            "mode",
             "Saved. New checkouts use this setting now; checkouts already started keep theirs.",
         ),
-        Some("rate") => Some("Rate saved. New checkouts use it now."),
-        Some("removed") => Some("Rate removed."),
-        _ => None,
-    };
+        ("rate", "Rate saved. New checkouts use it now."),
+        ("removed", "Rate removed."),
+    ]);
     Ok(AdminPage::new(page))
 }
 
