@@ -408,11 +408,7 @@ async fn a_stripe_tax_purchase_records_what_stripe_reports_and_the_receipt_shows
 
 /// Pays the demo payment page at `pay_path` as a buyer billed in Germany; returns the page
 /// as shown with the country chosen and the order page's path.
-async fn pay_in_germany(
-    app: &TestApp,
-    buyer: &Browser,
-    pay_path: &str,
-) -> (String, String) {
+async fn pay_in_germany(app: &TestApp, buyer: &Browser, pay_path: &str) -> (String, String) {
     let page = open_pay_page(app, buyer, &format!("{pay_path}?country=DE")).await;
     let order = buyer
         .post(
