@@ -304,6 +304,9 @@ pub async fn run(
     mut shutdown: watch::Receiver<bool>,
 ) {
     let holder = format!("{}:{}", std::process::id(), rand::random::<u64>());
+    // The books of days never stored (a shop upgraded from before `book_days`) are made at
+    // start, in the background.
+    catch_up_books(&db).await;
     loop {
         let asked = tokio::select! {
             _ = tokio::time::sleep(REFRESH_EVERY) => false,
@@ -321,6 +324,17 @@ pub async fn run(
             }
         }
         refresh_under_lease(&db, &upstream, &holder, asked, full_pass_every).await;
+        catch_up_books(&db).await;
+    }
+}
+
+/// Brings the stored books of every day up to date with the copy and the shop
+/// ([`super::days::catch_up`]), so that the console reads them instead of reconciling.
+async fn catch_up_books(db: &Db) {
+    match super::days::catch_up(db, now_ms()).await {
+        Ok(0) => {}
+        Ok(days) => tracing::debug!(days, "days of the books stored"),
+        Err(err) => tracing::warn!(error = %err, "could not store the days of the books"),
     }
 }
 

@@ -10,6 +10,7 @@
 //! through the client's pager, its page cap and its shared `Retry-After` gate.
 
 pub mod csv;
+pub mod days;
 pub mod figures;
 pub mod history;
 pub mod ledger;
@@ -24,7 +25,7 @@ use crate::upstream::{BalanceTransaction, PageLimit, PartnerClient, UpstreamErro
 
 pub use ledger::RunningTransaction;
 pub use period::{Period, PeriodError, parse_day, upstream_time_ms};
-pub use reconcile::{Explanation, Line, LineKind, Report};
+pub use reconcile::{Explanation, Line, LineKind, Report, Summary};
 
 #[derive(Debug, thiserror::Error)]
 pub enum BooksError {
@@ -62,12 +63,12 @@ impl From<ExplanationRow> for Explanation {
     }
 }
 
-/// A reconciliation read from the local copy of the supplier's history.
+/// A period's books read from the local copy of the supplier's history.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Copied {
     /// When the copy was last refreshed ([`history::as_of`]).
     pub as_of_ms: i64,
-    pub report: Report,
+    pub summary: Summary,
 }
 
 impl Copied {
@@ -94,67 +95,75 @@ impl Books<'_> {
         self.reconcile_from_copy(period).await
     }
 
-    /// The reconciliation of `period` from the local copy as it stands, without a request to
-    /// the supplier: what the console shows. `None` until the copy was first refreshed.
-    pub async fn reconcile_as_copied(&self, period: Period) -> Result<Option<Copied>, BooksError> {
+    /// The books of `period` from the local copy as it stands, without a request to the
+    /// supplier: what the console shows, read from the stored books of its days
+    /// ([`days::summary`]). `None` until the copy was first refreshed.
+    pub async fn summary_as_copied(&self, period: Period) -> Result<Option<Copied>, BooksError> {
         let Some(as_of_ms) = history::as_of(self.db).await? else {
             return Ok(None);
         };
-        let report = self.reconcile_from_copy(period).await?;
-        Ok(Some(Copied { as_of_ms, report }))
+        let summary = self.db.run(move |conn| days::summary(conn, period)).await?;
+        Ok(Some(Copied { as_of_ms, summary }))
+    }
+
+    /// Every line of `period` from the local copy as it stands, as the reconciliation CSV,
+    /// made and sent a day at a time. `None` until the copy was first refreshed.
+    pub async fn reconciliation_csv(
+        &self,
+        period: Period,
+    ) -> Result<Option<CsvChunks>, BooksError> {
+        if history::as_of(self.db).await?.is_none() {
+            return Ok(None);
+        }
+        let db = self.db.clone();
+        let (tx, rx) = tokio::sync::mpsc::channel(2);
+        tokio::spawn(async move {
+            if tx
+                .send(Ok(csv::RECONCILIATION_HEADER.to_string()))
+                .await
+                .is_err()
+            {
+                return;
+            }
+            let explained = match db.run(days::explanations).await {
+                Ok(explained) => std::sync::Arc::new(explained),
+                Err(err) => {
+                    let _ = tx.send(Err(err.into())).await;
+                    return;
+                }
+            };
+            let last = period.end_ms() - period::DAY_MS;
+            for day_ms in days::days_of(period) {
+                let explained = explained.clone();
+                let lines = db
+                    .run(move |conn| days::day_lines(conn, day_ms, day_ms == last, &explained))
+                    .await;
+                let chunk = lines
+                    .map(|lines| {
+                        lines
+                            .iter()
+                            .map(csv::reconciliation_row)
+                            .collect::<String>()
+                    })
+                    .map_err(BooksError::from);
+                let failed = chunk.is_err();
+                if tx.send(chunk).await.is_err() || failed {
+                    return;
+                }
+            }
+        });
+        Ok(Some(rx))
     }
 
     /// The reconciliation of `period` from the local copy as it stands.
     pub async fn reconcile_from_copy(&self, period: Period) -> Result<Report, BooksError> {
-        let (from, until) = (period.start_ms(), period.end_ms());
-        let (orders, transactions, purchases, topups, explained) = self
+        let (upstream, purchases, topups, explained) = self
             .db
             .run(move |conn| {
-                // The period's orders (or those whose time cannot be read) name the shop's
-                // purchases, which may be older; the purchases paid in the period, the
-                // period's order movements and the shop's top-ups name the rest.
-                let mut orders = h::orders_in(conn, from, until)?;
-                let named: Vec<String> = orders
-                    .iter()
-                    .flat_map(|o| [o.reference.clone(), o.id.clone()])
-                    .collect();
-                let purchases = q::paid_or_placed_in(conn, from, until, &named)?;
-                let topups = q::topups(conn)?;
-                let mut transactions = h::transactions_in(conn, from, until)?;
-                let mut handles: Vec<String> = purchases
-                    .iter()
-                    .flat_map(|p| [Some(p.reference.clone()), p.upstream_order_id.clone()])
-                    .flatten()
-                    .collect();
-                handles.extend(transactions.iter().map(|t| t.reference.clone()));
-                let loaded: std::collections::HashSet<String> =
-                    orders.iter().map(|o| o.id.clone()).collect();
-                orders.extend(h::orders_named(conn, &handles, &loaded)?);
-                orders.sort_by(|a, b| a.id.cmp(&b.id));
-                orders.dedup_by(|a, b| a.id == b.id);
-                let mut references: Vec<String> = orders
-                    .iter()
-                    .flat_map(|o| [o.id.clone(), o.reference.clone()])
-                    .collect();
-                references.extend(topups.iter().map(|t| t.session_id.clone()));
-                let loaded: std::collections::HashSet<i64> =
-                    transactions.iter().map(|t| t.id).collect();
-                transactions.extend(h::transactions_for(conn, &references, &loaded)?);
-                transactions.sort_by_key(|t| t.id);
-                transactions.dedup_by_key(|t| t.id);
-                Ok::<_, DbError>((
-                    orders,
-                    transactions,
-                    purchases,
-                    topups,
-                    explanations::all(conn)?,
-                ))
+                let (upstream, purchases, topups) = copy_sides(conn, period)?;
+                Ok::<_, DbError>((upstream, purchases, topups, explanations::all(conn)?))
             })
             .await?;
-        let upstream = reconcile::Upstream {
-            transactions: transactions.iter().map(|t| t.transaction()).collect(),
-            orders: orders.iter().filter_map(|o| o.order()).collect(),
-        };
         Ok(self.matched(period, &upstream, purchases, topups, explained))
     }
 
@@ -318,6 +327,49 @@ impl Books<'_> {
     }
 }
 
+/// Both sides of `period` from the local copy of the supplier's history: the period's orders
+/// (or those whose time cannot be read) name the shop's purchases, which may be older; the
+/// purchases paid in the period, the period's order movements and the shop's top-ups name the
+/// rest. Read by index only.
+fn copy_sides(
+    conn: &mut crate::db::DbConn,
+    period: Period,
+) -> Result<(reconcile::Upstream, Vec<q::BookPurchase>, Vec<q::BookTopup>), DbError> {
+    let (from, until) = (period.start_ms(), period.end_ms());
+    let mut orders = h::orders_in(conn, from, until)?;
+    let named: Vec<String> = orders
+        .iter()
+        .flat_map(|o| [o.reference.clone(), o.id.clone()])
+        .collect();
+    let purchases = q::paid_or_placed_in(conn, from, until, &named)?;
+    let topups = q::topups(conn)?;
+    let mut transactions = h::transactions_in(conn, from, until)?;
+    let mut handles: Vec<String> = purchases
+        .iter()
+        .flat_map(|p| [Some(p.reference.clone()), p.upstream_order_id.clone()])
+        .flatten()
+        .collect();
+    handles.extend(transactions.iter().map(|t| t.reference.clone()));
+    let loaded: std::collections::HashSet<String> = orders.iter().map(|o| o.id.clone()).collect();
+    orders.extend(h::orders_named(conn, &handles, &loaded)?);
+    orders.sort_by(|a, b| a.id.cmp(&b.id));
+    orders.dedup_by(|a, b| a.id == b.id);
+    let mut references: Vec<String> = orders
+        .iter()
+        .flat_map(|o| [o.id.clone(), o.reference.clone()])
+        .collect();
+    references.extend(topups.iter().map(|t| t.session_id.clone()));
+    let loaded: std::collections::HashSet<i64> = transactions.iter().map(|t| t.id).collect();
+    transactions.extend(h::transactions_for(conn, &references, &loaded)?);
+    transactions.sort_by_key(|t| t.id);
+    transactions.dedup_by_key(|t| t.id);
+    let upstream = reconcile::Upstream {
+        transactions: transactions.iter().map(|t| t.transaction()).collect(),
+        orders: orders.iter().filter_map(|o| o.order()).collect(),
+    };
+    Ok((upstream, purchases, topups))
+}
+
 /// A CSV body in chunks, as it is made: the header, then a page of rows per chunk. A chunk
 /// that fails ends the body with the error, so a download stops visibly short instead of
 /// looking complete.
@@ -366,22 +418,6 @@ fn orders_csv(db: Db, filter: crate::db::order_search::OrderFilter) -> CsvChunks
                 Err(err) => (Err(err), true),
             };
             if tx.send(chunk).await.is_err() || last {
-                return;
-            }
-        }
-    });
-    rx
-}
-
-/// Rows already made, sent as a CSV body a page at a time.
-pub fn rows_csv(header: &'static str, rows: Vec<String>) -> CsvChunks {
-    let (tx, rx) = tokio::sync::mpsc::channel(2);
-    tokio::spawn(async move {
-        if tx.send(Ok(header.to_string())).await.is_err() {
-            return;
-        }
-        for chunk in rows.chunks(CSV_PAGE) {
-            if tx.send(Ok(chunk.concat())).await.is_err() {
                 return;
             }
         }

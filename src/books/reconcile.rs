@@ -26,6 +26,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use serde::{Deserialize, Serialize};
+
 use super::period::{Period, upstream_time_ms};
 use crate::db::books::{BookPurchase, BookTopup};
 use crate::domain::Cents;
@@ -57,7 +59,7 @@ pub struct Explanation {
     pub at_ms: i64,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum LineKind {
     Purchase,
     TopUp,
@@ -99,8 +101,9 @@ impl LineKind {
     }
 }
 
-/// One line of the books, with both sides.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One line of the books, with both sides. Stored with a day's books (`super::days`) without
+/// its explanation, which is the owner's and read afresh.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Line {
     pub kind: LineKind,
     /// The line's identity across runs and periods: `order:ID` (upstream's order id),
@@ -132,6 +135,7 @@ pub struct Line {
     /// Why the two sides disagree; empty when they match.
     pub problems: Vec<String>,
     /// The owner's explanation, when the line is a mismatch the owner explained.
+    #[serde(skip)]
     pub explanation: Option<Explanation>,
 }
 
@@ -253,7 +257,7 @@ pub struct Report {
     pub totals: Totals,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Totals {
     pub purchases: i64,
     pub paid: Cents,
@@ -278,17 +282,116 @@ pub struct Totals {
     pub explained: i64,
 }
 
+impl Totals {
+    /// The totals of `lines`.
+    pub fn of(lines: &[Line]) -> Self {
+        let mut totals = Self::default();
+        for line in lines {
+            totals.add_money(line);
+            totals.count_difference(line);
+        }
+        totals
+    }
+
+    /// Adds the money of `line`: what it paid, cost and moved on each side.
+    pub fn add_money(&mut self, line: &Line) {
+        if line.kind == LineKind::Purchase {
+            self.purchases += 1;
+            self.paid = add(self.paid, line.paid);
+            self.refunded = add(self.refunded, line.refunded);
+            self.tax = add(self.tax, line.tax);
+            self.cost = add(self.cost, line.cost);
+            self.margin = add(self.margin, line.margin());
+        }
+        match line.kind {
+            LineKind::TopUp => self.topups = add(self.topups, line.shop_wallet),
+            LineKind::OutsideCredit => {
+                self.outside_credits = add(self.outside_credits, line.shop_wallet);
+            }
+            LineKind::Purchase | LineKind::Other => {}
+        }
+        self.shop_wallet = add(self.shop_wallet, line.shop_wallet);
+        self.upstream_wallet = add(self.upstream_wallet, line.upstream_wallet);
+        self.difference = Cents::new(
+            self.upstream_wallet
+                .get()
+                .saturating_sub(self.shop_wallet.get()),
+        );
+    }
+
+    /// Adds the money of `other` (its counts of differences are not added).
+    pub fn add_money_of(&mut self, other: &Totals) {
+        self.purchases += other.purchases;
+        for (mine, theirs) in [
+            (&mut self.paid, other.paid),
+            (&mut self.refunded, other.refunded),
+            (&mut self.tax, other.tax),
+            (&mut self.cost, other.cost),
+            (&mut self.margin, other.margin),
+            (&mut self.topups, other.topups),
+            (&mut self.outside_credits, other.outside_credits),
+            (&mut self.shop_wallet, other.shop_wallet),
+            (&mut self.upstream_wallet, other.upstream_wallet),
+        ] {
+            *mine = add(*mine, theirs);
+        }
+        self.difference = Cents::new(
+            self.upstream_wallet
+                .get()
+                .saturating_sub(self.shop_wallet.get()),
+        );
+    }
+
+    /// Counts `line` as an open or an explained difference, if it is one.
+    pub fn count_difference(&mut self, line: &Line) {
+        if line.is_open() {
+            self.mismatches += 1;
+            self.open_difference = add(self.open_difference, line.difference());
+        } else if line.is_mismatch() {
+            self.explained += 1;
+        }
+    }
+
+    /// Both sides agree on every line, with nothing to explain.
+    pub fn matches(&self) -> bool {
+        self.closes() && self.explained == 0 && self.difference == Cents::ZERO
+    }
+
+    /// Every mismatch left is explained (or there is none): the period is closed.
+    pub fn closes(&self) -> bool {
+        self.mismatches == 0 && self.open_difference == Cents::ZERO
+    }
+}
+
+/// Whether the console lists `line` whatever the period's size: a difference, or a credit from
+/// outside the shop.
+pub fn is_notable(line: &Line) -> bool {
+    line.is_mismatch() || line.kind == LineKind::OutsideCredit
+}
+
+fn open_in(lines: &[Line]) -> impl Iterator<Item = &Line> {
+    lines.iter().filter(|l| l.is_open())
+}
+
+fn explained_in(lines: &[Line]) -> impl Iterator<Item = &Line> {
+    lines
+        .iter()
+        .filter(|l| l.is_mismatch() && l.explanation.is_some())
+}
+
+fn outside_credits_in(lines: &[Line]) -> impl Iterator<Item = &Line> {
+    lines.iter().filter(|l| l.kind == LineKind::OutsideCredit)
+}
+
 impl Report {
     /// The mismatches nobody explained.
     pub fn mismatches(&self) -> impl Iterator<Item = &Line> {
-        self.lines.iter().filter(|l| l.is_open())
+        open_in(&self.lines)
     }
 
     /// The mismatches the owner explained.
     pub fn explained(&self) -> impl Iterator<Item = &Line> {
-        self.lines
-            .iter()
-            .filter(|l| l.is_mismatch() && l.explanation.is_some())
+        explained_in(&self.lines)
     }
 
     /// The period's newest `n` lines, in time order (lines whose time is unknown last).
@@ -298,19 +401,80 @@ impl Report {
 
     /// The credits from outside the shop.
     pub fn outside_credits(&self) -> impl Iterator<Item = &Line> {
-        self.lines
-            .iter()
-            .filter(|l| l.kind == LineKind::OutsideCredit)
+        outside_credits_in(&self.lines)
     }
 
-    /// Both sides agree on every line, with nothing to explain.
+    /// See [`Totals::matches`].
     pub fn matches(&self) -> bool {
-        self.closes() && self.totals.explained == 0 && self.totals.difference == Cents::ZERO
+        self.totals.matches()
     }
 
-    /// Every mismatch left is explained (or there is none): the period is closed.
+    /// See [`Totals::closes`].
     pub fn closes(&self) -> bool {
-        self.totals.mismatches == 0 && self.totals.open_difference == Cents::ZERO
+        self.totals.closes()
+    }
+
+    /// The report as the console shows it, with its newest `newest` lines.
+    pub fn summary(&self, newest: usize) -> Summary {
+        Summary {
+            period: self.period,
+            totals: self.totals,
+            lines: self.lines.len(),
+            notable: self
+                .lines
+                .iter()
+                .filter(|l| is_notable(l))
+                .cloned()
+                .collect(),
+            newest: self.newest_lines(newest).to_vec(),
+        }
+    }
+}
+
+/// A period's books as the console shows them, however many lines it has: the totals, the
+/// lines that need the owner's eye ([`is_notable`]) and the newest lines. Made from the stored
+/// books of its days (`super::days`), equal to [`Report::summary`] of the whole period.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Summary {
+    pub period: Period,
+    pub totals: Totals,
+    /// How many lines the period has (every one is in the reconciliation CSV).
+    pub lines: usize,
+    /// The differences and the credits from outside the shop, in time order.
+    pub notable: Vec<Line>,
+    /// The newest lines, in time order.
+    pub newest: Vec<Line>,
+}
+
+impl Summary {
+    /// The mismatches nobody explained.
+    pub fn mismatches(&self) -> impl Iterator<Item = &Line> {
+        open_in(&self.notable)
+    }
+
+    /// The mismatches the owner explained.
+    pub fn explained(&self) -> impl Iterator<Item = &Line> {
+        explained_in(&self.notable)
+    }
+
+    /// The credits from outside the shop.
+    pub fn outside_credits(&self) -> impl Iterator<Item = &Line> {
+        outside_credits_in(&self.notable)
+    }
+
+    /// See [`Totals::matches`].
+    pub fn matches(&self) -> bool {
+        self.totals.matches()
+    }
+
+    /// See [`Totals::closes`].
+    pub fn closes(&self) -> bool {
+        self.totals.closes()
+    }
+
+    /// The lines the console leaves to the CSV.
+    pub fn lines_not_shown(&self) -> usize {
+        self.lines.saturating_sub(self.newest.len())
     }
 }
 
@@ -356,38 +520,7 @@ pub fn reconcile(period: Period, upstream: &Upstream, shop: &Shop) -> Report {
             &b.key,
         ))
     });
-    let mut totals = Totals::default();
-    for line in &lines {
-        if line.kind == LineKind::Purchase {
-            totals.purchases += 1;
-            totals.paid = add(totals.paid, line.paid);
-            totals.refunded = add(totals.refunded, line.refunded);
-            totals.tax = add(totals.tax, line.tax);
-            totals.cost = add(totals.cost, line.cost);
-            totals.margin = add(totals.margin, line.margin());
-        }
-        match line.kind {
-            LineKind::TopUp => totals.topups = add(totals.topups, line.shop_wallet),
-            LineKind::OutsideCredit => {
-                totals.outside_credits = add(totals.outside_credits, line.shop_wallet);
-            }
-            LineKind::Purchase | LineKind::Other => {}
-        }
-        totals.shop_wallet = add(totals.shop_wallet, line.shop_wallet);
-        totals.upstream_wallet = add(totals.upstream_wallet, line.upstream_wallet);
-        if line.is_open() {
-            totals.mismatches += 1;
-            totals.open_difference = add(totals.open_difference, line.difference());
-        } else if line.is_mismatch() {
-            totals.explained += 1;
-        }
-    }
-    totals.difference = Cents::new(
-        totals
-            .upstream_wallet
-            .get()
-            .saturating_sub(totals.shop_wallet.get()),
-    );
+    let totals = Totals::of(&lines);
     Report {
         period,
         lines,

@@ -10,6 +10,7 @@
 
 pub mod alert_mail;
 pub mod alerts;
+pub mod book_days;
 pub mod book_explanations;
 pub mod books;
 pub mod catalog;

@@ -329,6 +329,14 @@ pub fn units_by_payment_reference(
         .load(conn)?)
 }
 
+/// A paid (or placed) purchase's money or upstream order changed: its day's sales are counted
+/// again (`daily_sales`) and its days of the books are marked (`book_days`), in the caller's
+/// transaction. Every write of what the dashboard and the books read of a purchase calls it.
+pub fn money_changed(conn: &mut DbConn, id: &PurchaseId) -> Result<(), DbError> {
+    crate::db::daily_sales::refresh_for(conn, id)?;
+    crate::db::book_days::purchase_changed(conn, id)
+}
+
 /// Records when the money arrived and the provider's reference for it (refunds need it).
 pub fn set_paid(
     conn: &mut DbConn,
@@ -342,7 +350,7 @@ pub fn set_paid(
             purchases::payment_reference.eq(payment_reference),
         ))
         .execute(conn)?;
-    crate::db::daily_sales::refresh_for(conn, id)
+    money_changed(conn, id)
 }
 
 /// Records the promotion code a purchase was started with: the list price and the discount
@@ -477,7 +485,7 @@ pub fn set_upstream_order(
     ))
     .execute(conn)?;
     if changed == 1 {
-        crate::db::daily_sales::refresh_for(conn, purchase_id)?;
+        money_changed(conn, purchase_id)?;
     }
     Ok(changed == 1)
 }
@@ -495,7 +503,7 @@ pub fn set_upstream_status(
             purchases::updated_at_ms.eq(now_ms),
         ))
         .execute(conn)?;
-    crate::db::daily_sales::refresh_for(conn, purchase_id)
+    money_changed(conn, purchase_id)
 }
 
 pub fn set_esim_id(
@@ -537,5 +545,9 @@ pub fn reprice(
         purchases::updated_at_ms.eq(now_ms),
     ))
     .execute(conn)?;
+    if changed == 1 {
+        // Its cost is on its line of the books once upstream has an order for it.
+        crate::db::book_days::purchase_changed(conn, purchase_id)?;
+    }
     Ok(changed == 1)
 }

@@ -89,7 +89,7 @@ pub fn ensure_refund(
             .do_nothing()
             .execute(c)
     })?;
-    crate::db::daily_sales::refresh_for(conn, purchase_id)?;
+    crate::db::purchases::money_changed(conn, purchase_id)?;
     refund_for(conn, purchase_id)?.ok_or(DbError::Query(diesel::result::Error::NotFound))
 }
 
@@ -110,7 +110,7 @@ pub fn set_refund_status(
         .get_result(conn)
         .optional()?;
     if let Some(purchase_id) = purchase_id {
-        crate::db::daily_sales::refresh_for(conn, &purchase_id)?;
+        crate::db::purchases::money_changed(conn, &purchase_id)?;
     }
     Ok(())
 }

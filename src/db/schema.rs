@@ -562,6 +562,16 @@ diesel::table! {
 }
 
 diesel::table! {
+    book_days (day_ms) {
+        day_ms -> BigInt,
+        version -> BigInt,
+        computed_version -> Nullable<BigInt>,
+        summary -> Nullable<Text>,
+        newest -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
     daily_sales (day_ms) {
         day_ms -> BigInt,
         orders -> BigInt,

@@ -34,10 +34,11 @@ pub struct TransactionRow {
     pub created_at_ms: Option<i64>,
 }
 
-/// Stores `rows` (insert, or update a changed one) and returns how many were new or changed.
-/// Call inside a write transaction.
+/// Stores `rows` (insert, or update a changed one) and returns how many were new or changed;
+/// the days of the books they touch are marked (`book_days`). Call inside a write transaction.
 pub fn upsert_orders(conn: &mut DbConn, rows: &[OrderRow]) -> Result<usize, DbError> {
-    let mut changed = 0;
+    let mut changed = Vec::new();
+    let mut count = 0;
     for row in rows {
         let stored: Option<OrderRow> = supplier_orders::table
             .find(&row.id)
@@ -45,31 +46,35 @@ pub fn upsert_orders(conn: &mut DbConn, rows: &[OrderRow]) -> Result<usize, DbEr
             .first(conn)
             .optional()?;
         match stored {
-            Some(old) if old == *row => {}
-            Some(_) => {
+            Some(old) if old == *row => continue,
+            Some(old) => {
                 diesel::update(supplier_orders::table.find(&row.id))
                     .set(row)
                     .execute(conn)?;
-                changed += 1;
+                changed.push((old.id, old.reference, old.created_at_ms));
             }
             None => {
                 diesel::insert_into(supplier_orders::table)
                     .values(row)
                     .execute(conn)?;
-                changed += 1;
             }
         }
+        changed.push((row.id.clone(), row.reference.clone(), row.created_at_ms));
+        count += 1;
     }
-    Ok(changed)
+    // The books of the days these orders are on are made again.
+    crate::db::book_days::supplier_orders_changed(conn, &changed)?;
+    Ok(count)
 }
 
 /// Stores the transactions of `rows` not stored yet (a transaction never changes) and returns
-/// how many were new. Call inside a write transaction.
+/// how many were new; the days of the books they touch are marked (`book_days`). Call inside a
+/// write transaction.
 pub fn insert_new_transactions(
     conn: &mut DbConn,
     rows: &[TransactionRow],
 ) -> Result<usize, DbError> {
-    let mut added = 0;
+    let mut added = Vec::new();
     for row in rows {
         let known = supplier_transactions::table
             .find(row.id)
@@ -81,10 +86,11 @@ pub fn insert_new_transactions(
             diesel::insert_into(supplier_transactions::table)
                 .values(row)
                 .execute(conn)?;
-            added += 1;
+            added.push((row.reference.clone(), row.kind.clone(), row.created_at_ms));
         }
     }
-    Ok(added)
+    crate::db::book_days::supplier_transactions_changed(conn, &added)?;
+    Ok(added.len())
 }
 
 /// How many of the newest stored items the refresh takes as its anchor at most.

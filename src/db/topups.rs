@@ -81,7 +81,8 @@ pub fn record_topup_outcome(
             ))
             .execute(conn)?,
     };
-    Ok(())
+    // A session names the credit the top-up becomes, on the books.
+    crate::db::book_days::topup_changed(conn, id)
 }
 
 /// A top-up as its progress page shows it.
@@ -146,5 +147,8 @@ pub fn confirm_topup(conn: &mut DbConn, id: i64, now_ms: i64) -> Result<bool, Db
     )
     .set(topups::confirmed_at_ms.eq(now_ms))
     .execute(conn)?;
+    if changed == 1 {
+        crate::db::book_days::topup_changed(conn, id)?;
+    }
     Ok(changed == 1)
 }

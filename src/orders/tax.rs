@@ -393,7 +393,7 @@ pub fn record(conn: &mut DbConn, assessed: &Assessed, now: i64) -> Result<(), Db
             TaxMode::Inclusive | TaxMode::Off => Cents::ZERO,
         };
         q::insert_unit_tax(conn, &unit.id, UnitTax { tax: share, added })?;
-        db::daily_sales::refresh_for(conn, &unit.id)?;
+        db::purchases::money_changed(conn, &unit.id)?;
     }
     Ok(())
 }

@@ -20,6 +20,7 @@ mod admin_users;
 mod admin_wallet;
 mod audit_log;
 mod bad_input;
+mod book_days;
 mod books;
 mod browser;
 mod catalog;

@@ -21,7 +21,7 @@ use super::{
     AdminPage, CsrfForm, CurrentAdmin, client_addr, console_page, non_empty, require_owner,
     see_other,
 };
-use crate::books::{self, BooksError, CsvChunks, ExplainError, Line, Period, Report, csv};
+use crate::books::{self, BooksError, CsvChunks, ExplainError, Line, Period, Summary};
 use crate::web::error::AppError;
 use crate::web::{AppState, filters};
 
@@ -56,7 +56,7 @@ struct BooksPage {
     lags: bool,
     /// A refresh was just asked for.
     refreshing: bool,
-    report: Option<Report>,
+    report: Option<Summary>,
     csv_href: String,
     /// An explanation just saved.
     explained: bool,
@@ -88,26 +88,6 @@ impl BooksPage {
             .as_ref()
             .filter(|r| r.key == line.key)
             .map(|r| r.message.as_str())
-    }
-}
-
-/// How many of a period's lines the page lists, the newest: a month of a busy shop has tens
-/// of thousands, and every one of them is in the reconciliation CSV.
-const LINES_SHOWN: usize = 100;
-
-impl BooksPage {
-    /// The period's newest [`LINES_SHOWN`] lines, in time order.
-    fn newest_lines(&self) -> &[Line] {
-        self.report
-            .as_ref()
-            .map_or(&[], |report| report.newest_lines(LINES_SHOWN))
-    }
-
-    /// The lines the page leaves to the CSV.
-    fn lines_not_shown(&self) -> usize {
-        self.report
-            .as_ref()
-            .map_or(0, |report| report.lines.len().saturating_sub(LINES_SHOWN))
     }
 }
 
@@ -261,10 +241,10 @@ async fn render(
     let tax =
         crate::orders::tax::period_tax(&state.orders, period.start_ms(), period.end_ms()).await?;
     view.tax = (tax.sales > 0 || tax.credited_tax.get() != 0).then_some(tax);
-    if let Some(copied) = state.books().reconcile_as_copied(period).await? {
+    if let Some(copied) = state.books().summary_as_copied(period).await? {
         view.lags = copied.lags(period);
         view.as_of_ms = Some(copied.as_of_ms);
-        view.report = Some(copied.report);
+        view.report = Some(copied.summary);
     }
     let status = if view.refused.is_some() {
         StatusCode::BAD_REQUEST
@@ -321,18 +301,12 @@ pub async fn reconciliation_csv(
     let period = query
         .period(crate::db::now_ms())
         .map_err(|e| AppError::BadRequest(format!("{e}.")))?;
-    let Some(copied) = state.books().reconcile_as_copied(period).await? else {
+    let Some(chunks) = state.books().reconciliation_csv(period).await? else {
         return Err(not_copied_yet());
     };
-    let rows = copied
-        .report
-        .lines
-        .iter()
-        .map(csv::reconciliation_row)
-        .collect();
     Ok(csv_response(
         &format!("reconciliation-{}-{}.csv", period.first, period.last),
-        books::rows_csv(csv::RECONCILIATION_HEADER, rows),
+        chunks,
     ))
 }
 

@@ -1,0 +1,250 @@
+//! A period's books from the stored books of its days (`db::book_days`): the console reads a
+//! row per day instead of reconciling every sale of the period again, so a month, a year or
+//! three years cost about the same.
+//!
+//! A period's lines are the union of its days' lines: every line is on the day of its time
+//! (`reconcile`'s rule), and reconciling a single day loads everything that day's lines need,
+//! however old (the purchases and orders they name, all of an order's transactions, every
+//! top-up and its credits). So the period's totals are the sum of its days' totals, its
+//! notable lines and newest lines those of its days, in day order. The lines whose time cannot
+//! be read are on no day: every period lists them, so they are never stored and are read from
+//! the copy when it has any ([`db::book_days::has_undated`]).
+//!
+//! A day is reconciled again when its stored result is missing or stale (a write to what it
+//! reads marked it), by the page that needs it or, ahead of the pages, by [`catch_up`] after
+//! each refresh of the copy. The owner's explanations are not stored: they are applied when a
+//! period is read, so a note changes no stored day.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::period::{DAY_MS, Period};
+use super::reconcile::{self, Explanation, Line, Summary, Totals, is_notable};
+use crate::db::book_explanations as explanations;
+use crate::db::{Db, DbConn, DbError, book_days};
+
+/// How many of a period's newest lines the console lists (and each day stores): a month of a
+/// busy shop has tens of thousands, and every one of them is in the reconciliation CSV.
+pub const NEWEST_LINES: usize = 100;
+
+/// What a day stores besides its newest lines.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct DaySummary {
+    /// How many lines the day has.
+    lines: usize,
+    /// Their money; the counts of differences are made when a period is read.
+    totals: Totals,
+    /// Its differences and credits from outside the shop, in time order.
+    notable: Vec<Line>,
+}
+
+/// One day reconciled from the copy.
+struct Day {
+    summary: DaySummary,
+    /// Every line on the day, in time order.
+    lines: Vec<Line>,
+    /// The lines on no day (their time cannot be read), which every period lists.
+    undated: Vec<Line>,
+}
+
+impl Day {
+    fn newest(&self) -> &[Line] {
+        &self.lines[self.lines.len().saturating_sub(NEWEST_LINES)..]
+    }
+}
+
+/// Reconciles the day starting at `day_ms` from the copy, without the owner's explanations,
+/// and stores it unless a write marked the day meanwhile.
+fn reconcile_day(conn: &mut DbConn, day_ms: i64) -> Result<Day, DbError> {
+    let version = book_days::version(conn, day_ms)?;
+    let period = Period::last_days(day_ms, 1);
+    let (upstream, purchases, topups) = super::copy_sides(conn, period)?;
+    let report = reconcile::reconcile(
+        period,
+        &upstream,
+        &reconcile::Shop {
+            purchases,
+            topups,
+            explanations: HashMap::new(),
+        },
+    );
+    let (lines, undated): (Vec<Line>, Vec<Line>) =
+        report.lines.into_iter().partition(|l| l.at_ms.is_some());
+    let day = Day {
+        summary: DaySummary {
+            lines: lines.len(),
+            totals: Totals::of(&lines),
+            notable: lines.iter().filter(|l| is_notable(l)).cloned().collect(),
+        },
+        lines,
+        undated,
+    };
+    let stored = serde_json::to_string(&day.summary)
+        .and_then(|summary| Ok((summary, serde_json::to_string(day.newest())?)));
+    match stored {
+        Ok((summary, newest)) => {
+            // A day not stored is reconciled again next time: nothing is lost.
+            if let Err(err) = book_days::store(conn, day_ms, version, &summary, &newest) {
+                tracing::warn!(error = %err, day_ms, "could not store a day of the books");
+            }
+        }
+        Err(err) => tracing::warn!(error = %err, day_ms, "could not write a day of the books"),
+    }
+    Ok(day)
+}
+
+/// The day starts of `period`, oldest first.
+pub fn days_of(period: Period) -> impl DoubleEndedIterator<Item = i64> {
+    let start = period.start_ms();
+    (0..(period.end_ms() - start) / DAY_MS).map(move |i| start + i * DAY_MS)
+}
+
+/// The owner's explanations, by line key.
+pub fn explanations(conn: &mut DbConn) -> Result<HashMap<String, Explanation>, DbError> {
+    Ok(explanations::all(conn)?
+        .into_iter()
+        .map(|(key, row)| (key, Explanation::from(row)))
+        .collect())
+}
+
+/// Gives each difference among `lines` the owner's explanation, if there is one.
+fn explain(lines: &mut [Line], explained: &HashMap<String, Explanation>) {
+    for line in lines.iter_mut().filter(|l| l.is_mismatch()) {
+        line.explanation = explained.get(&line.key).cloned();
+    }
+}
+
+/// The books of `period` as the console shows them, from the stored days (reconciling again
+/// those missing or stale) and the owner's explanations.
+pub fn summary(conn: &mut DbConn, period: Period) -> Result<Summary, DbError> {
+    let explained = explanations(conn)?;
+    let stored: HashMap<i64, Option<String>> =
+        book_days::days_in(conn, period.start_ms(), period.end_ms())?
+            .into_iter()
+            .map(|d| (d.day_ms, d.summary))
+            .collect();
+    let mut totals = Totals::default();
+    let mut lines = 0;
+    let mut notable = Vec::new();
+    // The newest lines of the days reconciled here, and the lines on no day.
+    let mut fresh_newest: HashMap<i64, Vec<Line>> = HashMap::new();
+    let mut undated = None;
+    for day_ms in days_of(period) {
+        let kept = stored
+            .get(&day_ms)
+            .and_then(Option::as_deref)
+            .and_then(|json| serde_json::from_str::<DaySummary>(json).ok());
+        let day = match kept {
+            Some(day) => day,
+            None => {
+                let day = reconcile_day(conn, day_ms)?;
+                fresh_newest.insert(day_ms, day.newest().to_vec());
+                undated.get_or_insert(day.undated);
+                day.summary
+            }
+        };
+        totals.add_money_of(&day.totals);
+        lines += day.lines;
+        notable.extend(day.notable);
+    }
+    let undated = match undated {
+        Some(lines) => lines,
+        None if book_days::has_undated(conn)? => reconcile_day(conn, period.start_ms())?.undated,
+        None => Vec::new(),
+    };
+    for line in &undated {
+        totals.add_money(line);
+    }
+    lines += undated.len();
+    notable.extend(undated.iter().filter(|l| is_notable(l)).cloned());
+    explain(&mut notable, &explained);
+    for line in &notable {
+        totals.count_difference(line);
+    }
+    let mut newest = newest_of(conn, period, fresh_newest)?;
+    newest.extend(undated);
+    let mut newest = newest.split_off(newest.len().saturating_sub(NEWEST_LINES));
+    explain(&mut newest, &explained);
+    Ok(Summary {
+        period,
+        totals,
+        lines,
+        notable,
+        newest,
+    })
+}
+
+/// The newest dated lines of `period` (at least [`NEWEST_LINES`] when it has as many), from
+/// its last days backwards: those reconciled already, else the stored ones.
+fn newest_of(
+    conn: &mut DbConn,
+    period: Period,
+    mut fresh: HashMap<i64, Vec<Line>>,
+) -> Result<Vec<Line>, DbError> {
+    let mut days: Vec<Vec<Line>> = Vec::new();
+    let mut count = 0;
+    for day_ms in days_of(period).rev() {
+        if count >= NEWEST_LINES {
+            break;
+        }
+        let lines = match fresh.remove(&day_ms) {
+            Some(lines) => lines,
+            None => match book_days::newest(conn, day_ms)?
+                .and_then(|json| serde_json::from_str::<Vec<Line>>(&json).ok())
+            {
+                Some(lines) => lines,
+                None => reconcile_day(conn, day_ms)?.newest().to_vec(),
+            },
+        };
+        count += lines.len();
+        days.push(lines);
+    }
+    Ok(days.into_iter().rev().flatten().collect())
+}
+
+/// The lines of the day starting at `day_ms`, in time order, followed by the lines on no day
+/// when `with_undated`, with the owner's `explained` notes: the reconciliation CSV's rows, a
+/// day at a time.
+pub fn day_lines(
+    conn: &mut DbConn,
+    day_ms: i64,
+    with_undated: bool,
+    explained: &HashMap<String, Explanation>,
+) -> Result<Vec<Line>, DbError> {
+    let day = reconcile_day(conn, day_ms)?;
+    let mut lines = day.lines;
+    if with_undated {
+        lines.extend(day.undated);
+    }
+    explain(&mut lines, explained);
+    Ok(lines)
+}
+
+/// How many days [`catch_up`] reconciles per database call, so that it never holds a
+/// connection long.
+const CATCH_UP_BATCH: usize = 10;
+
+/// Reconciles and stores every day from the first the books have anything on up to the one
+/// containing `now_ms` whose stored result is missing or stale, oldest first, and returns how
+/// many it did: after each refresh of the copy, so that pages find their days stored.
+pub async fn catch_up(db: &Db, now_ms: i64) -> Result<usize, DbError> {
+    let until = Period::last_days(now_ms, 1).end_ms();
+    let stale = db
+        .run(move |conn| match book_days::first_day(conn)? {
+            Some(first) => book_days::stale_days(conn, first, until),
+            None => Ok(Vec::new()),
+        })
+        .await?;
+    for batch in stale.chunks(CATCH_UP_BATCH) {
+        let batch = batch.to_vec();
+        db.run(move |conn| {
+            for day_ms in batch {
+                reconcile_day(conn, day_ms)?;
+            }
+            Ok::<_, DbError>(())
+        })
+        .await?;
+    }
+    Ok(stale.len())
+}
