@@ -1,7 +1,9 @@
 //! The plans of the queries that read the local copy of the supplier's history
-//! (`db::supplier_history`): a period of the books, a look-up by reference or id, the refresh's
-//! anchor and a page of the wallet CSV each read through an index, never the whole of
-//! `supplier_orders` or `supplier_transactions`, and the wallet's pages come in the index's
+//! (`db::supplier_history`) and the stored days of the books (`db::book_days`): a period of the
+//! books, a look-up by reference or id, the refresh's anchor, a page of the wallet CSV, the
+//! marks a write leaves on the days it changes (in the payment's and the refresh's
+//! transactions) and a period's stored days each read through an index, never the whole of
+//! `supplier_orders`, `supplier_transactions`, `purchases` or `book_days`, and the wallet's pages come in the index's
 //! order (no sort of the whole history per page). SQLite's `EXPLAIN QUERY PLAN` must not
 //! `SCAN` either table nor sort (`TEMP B-TREE`); PostgreSQL, with sequential scans and sorts
 //! priced out (an empty table gives the planner no reason to prefer an index), must not need a
@@ -115,6 +117,72 @@ fn queries() -> Vec<(&'static str, String, bool)> {
                 .to_string(),
             true,
         ),
+        (
+            "the orders naming a purchase (book_days::orders_days)",
+            "SELECT created_at_ms FROM supplier_orders \
+             WHERE id IN ('sf-1', 'ord_1') OR reference IN ('sf-1', 'ord_1')"
+                .to_string(),
+            false,
+        ),
+        (
+            "the purchases an order names (book_days::purchases_named)",
+            "SELECT reference, upstream_order_id, paid_at_ms, created_at_ms FROM purchases \
+             WHERE reference IN ('sf-1', 'ord_1') OR upstream_order_id IN ('sf-1', 'ord_1')"
+                .to_string(),
+            false,
+        ),
+        (
+            "the orders a transaction names (book_days::supplier_transactions_changed)",
+            "SELECT id, reference, created_at_ms FROM supplier_orders \
+             WHERE id = 'ord_1' OR reference = 'ord_1'"
+                .to_string(),
+            false,
+        ),
+        (
+            "the credits of a top-up (book_days::transactions_days)",
+            "SELECT created_at_ms FROM supplier_transactions \
+             WHERE reference IN ('cs_1') AND kind = 'credit'"
+                .to_string(),
+            false,
+        ),
+        (
+            "the first payment (book_days::first_day)",
+            "SELECT MIN(paid_at_ms) FROM purchases".to_string(),
+            false,
+        ),
+        (
+            "the first order (book_days::first_day)",
+            "SELECT MIN(created_at_ms) FROM supplier_orders".to_string(),
+            false,
+        ),
+        (
+            "the first transaction (book_days::first_day)",
+            "SELECT MIN(created_at_ms) FROM supplier_transactions".to_string(),
+            false,
+        ),
+        (
+            "a period's stored days (book_days::days_in)",
+            format!(
+                "SELECT day_ms, version, computed_version, summary FROM book_days \
+                 WHERE day_ms >= {FROM} AND day_ms < {UNTIL} ORDER BY day_ms"
+            ),
+            true,
+        ),
+        (
+            "a period's current days (book_days::stale_days)",
+            format!(
+                "SELECT day_ms FROM book_days WHERE day_ms >= {FROM} AND day_ms < {UNTIL} \
+                 AND computed_version = version"
+            ),
+            false,
+        ),
+        (
+            "a day's newest lines (book_days::newest)",
+            format!(
+                "SELECT version, computed_version, newest FROM book_days WHERE day_ms = {FROM}"
+            ),
+            false,
+        ),
     ]
 }
 
@@ -160,7 +228,12 @@ async fn the_copy_of_the_supplier_history_is_read_by_index(backend: Backend) {
         let shown = lines.join(" | ");
         for line in &lines {
             let step = line.trim();
-            for table in ["supplier_orders", "supplier_transactions"] {
+            for table in [
+                "supplier_orders",
+                "supplier_transactions",
+                "purchases",
+                "book_days",
+            ] {
                 let scans = step == format!("SCAN {table}")
                     || step.starts_with(&format!("SCAN {table} "))
                     || step.contains(&format!("Seq Scan on {table}"));
