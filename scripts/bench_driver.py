@@ -36,6 +36,7 @@ Every request has a timeout; every loop is bounded by N.
 """
 
 import concurrent.futures
+import datetime
 import html as html_text
 import http.client
 import json
@@ -550,6 +551,8 @@ def console(base, email, password, n, day):
         ("order_detail", f"/admin/orders/{ids[-1]}"),
         ("books_day", f"/admin/books?from={day}&to={day}"),
         ("books_30_days", "/admin/books"),
+        ("books_past_month", f"/admin/books?from={day}&to={shift_day(day, 30)}"),
+        ("books_year", f"/admin/books?from={day}&to={shift_day(day, 364)}"),
         ("wallet", "/admin/wallet"),
         ("audit", "/admin/audit"),
         ("catalog", "/admin/catalog"),
@@ -566,6 +569,11 @@ def console(base, email, password, n, day):
         times.sort()
         print(f"{name} {percentile(times, 50):.1f} {percentile(times, 95):.1f} "
               f"{','.join(str(s) for s in sorted(statuses))}")
+
+
+def shift_day(day, days):
+    """The UTC day `days` after `day` (YYYY-MM-DD)."""
+    return (datetime.date.fromisoformat(day) + datetime.timedelta(days=days)).isoformat()
 
 
 def csv_rate(base, email, password, path):

@@ -264,13 +264,17 @@ impl MessageBody for CsvBody {
         BodySize::Stream
     }
 
+    /// Empty chunks are skipped: an empty chunk would end a chunked body early.
     fn poll_next(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Bytes, Self::Error>>> {
-        self.0
-            .poll_recv(cx)
-            .map(|chunk| chunk.map(|c| c.map(Bytes::from)))
+        loop {
+            match self.0.poll_recv(cx) {
+                Poll::Ready(Some(Ok(chunk))) if chunk.is_empty() => {}
+                other => return other.map(|chunk| chunk.map(|c| c.map(Bytes::from))),
+            }
+        }
     }
 }
 
