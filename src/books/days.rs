@@ -100,6 +100,19 @@ pub fn days_of(period: Period) -> impl DoubleEndedIterator<Item = i64> {
     (0..(period.end_ms() - start) / DAY_MS).map(move |i| start + i * DAY_MS)
 }
 
+/// Whether the day starting at `day_ms` is within the books' `active` days
+/// ([`book_days::active_days`]): no line is on a day outside them, so a period reaching far
+/// before the shop's first sale or past its last costs nothing for those days.
+fn is_active(active: Option<(i64, i64)>, day_ms: i64) -> bool {
+    active.is_some_and(|(first, last)| (first..=last).contains(&day_ms))
+}
+
+/// The days of `period` the books have anything on, oldest first.
+pub fn active_in(conn: &mut DbConn, period: Period) -> Result<Vec<i64>, DbError> {
+    let active = book_days::active_days(conn)?;
+    Ok(days_of(period).filter(|d| is_active(active, *d)).collect())
+}
+
 /// The owner's explanations, by line key.
 pub fn explanations(conn: &mut DbConn) -> Result<HashMap<String, Explanation>, DbError> {
     Ok(explanations::all(conn)?
@@ -130,7 +143,8 @@ pub fn summary(conn: &mut DbConn, period: Period) -> Result<Summary, DbError> {
     // The newest lines of the days reconciled here, and the lines on no day.
     let mut fresh_newest: HashMap<i64, Vec<Line>> = HashMap::new();
     let mut undated = None;
-    for day_ms in days_of(period) {
+    let active = book_days::active_days(conn)?;
+    for day_ms in days_of(period).filter(|d| is_active(active, *d)) {
         let kept = stored
             .get(&day_ms)
             .and_then(Option::as_deref)
@@ -162,7 +176,7 @@ pub fn summary(conn: &mut DbConn, period: Period) -> Result<Summary, DbError> {
     for line in &notable {
         totals.count_difference(line);
     }
-    let mut newest = newest_of(conn, period, fresh_newest)?;
+    let mut newest = newest_of(conn, period, active, fresh_newest)?;
     newest.extend(undated);
     let mut newest = newest.split_off(newest.len().saturating_sub(NEWEST_LINES));
     explain(&mut newest, &explained);
@@ -180,11 +194,12 @@ pub fn summary(conn: &mut DbConn, period: Period) -> Result<Summary, DbError> {
 fn newest_of(
     conn: &mut DbConn,
     period: Period,
+    active: Option<(i64, i64)>,
     mut fresh: HashMap<i64, Vec<Line>>,
 ) -> Result<Vec<Line>, DbError> {
     let mut days: Vec<Vec<Line>> = Vec::new();
     let mut count = 0;
-    for day_ms in days_of(period).rev() {
+    for day_ms in days_of(period).rev().filter(|d| is_active(active, *d)) {
         if count >= NEWEST_LINES {
             break;
         }
@@ -226,13 +241,15 @@ pub fn day_lines(
 const CATCH_UP_BATCH: usize = 10;
 
 /// Reconciles and stores every day from the first the books have anything on up to the one
-/// containing `now_ms` whose stored result is missing or stale, oldest first, and returns how
+/// containing `now_ms` (or the last with anything on, if later) whose stored result is missing or stale, oldest first, and returns how
 /// many it did: after each refresh of the copy, so that pages find their days stored.
 pub async fn catch_up(db: &Db, now_ms: i64) -> Result<usize, DbError> {
     let until = Period::last_days(now_ms, 1).end_ms();
     let stale = db
-        .run(move |conn| match book_days::first_day(conn)? {
-            Some(first) => book_days::stale_days(conn, first, until),
+        .run(move |conn| match book_days::active_days(conn)? {
+            Some((first, last)) => {
+                book_days::stale_days(conn, first, until.max(last.saturating_add(DAY_MS)))
+            }
             None => Ok(Vec::new()),
         })
         .await?;

@@ -125,15 +125,26 @@ impl Books<'_> {
             {
                 return;
             }
-            let explained = match db.run(days::explanations).await {
-                Ok(explained) => std::sync::Arc::new(explained),
+            let read = db
+                .run(move |conn| {
+                    Ok::<_, DbError>((days::explanations(conn)?, days::active_in(conn, period)?))
+                })
+                .await;
+            let (explained, active) = match read {
+                Ok((explained, active)) => (std::sync::Arc::new(explained), active),
                 Err(err) => {
                     let _ = tx.send(Err(err.into())).await;
                     return;
                 }
             };
-            let last = period.end_ms() - period::DAY_MS;
-            for day_ms in days::days_of(period) {
+            // The lines on no day come after the last day's (a period with no day that has
+            // anything on still lists them).
+            let last = active.last().copied().unwrap_or(period.start_ms());
+            for day_ms in if active.is_empty() {
+                vec![last]
+            } else {
+                active
+            } {
                 let explained = explained.clone();
                 let lines = db
                     .run(move |conn| days::day_lines(conn, day_ms, day_ms == last, &explained))

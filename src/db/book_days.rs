@@ -335,26 +335,44 @@ pub fn has_undated(conn: &mut DbConn) -> Result<bool, DbError> {
     Ok(transaction.is_some())
 }
 
-/// The first day the books have anything on: the earliest payment, copied order or
-/// transaction, or confirmed top-up. `None` for a shop with none.
-pub fn first_day(conn: &mut DbConn) -> Result<Option<i64>, DbError> {
-    let paid: Option<i64> = purchases::table
-        .select(diesel::dsl::min(purchases::paid_at_ms))
-        .first(conn)?;
-    let order: Option<i64> = supplier_orders::table
-        .select(diesel::dsl::min(supplier_orders::created_at_ms))
-        .first(conn)?;
-    let transaction: Option<i64> = supplier_transactions::table
-        .select(diesel::dsl::min(supplier_transactions::created_at_ms))
-        .first(conn)?;
-    let topup: Option<i64> = topups::table
-        .select(diesel::dsl::min(topups::confirmed_at_ms))
-        .first(conn)?;
-    Ok([paid, order, transaction, topup]
-        .into_iter()
-        .flatten()
-        .min()
-        .map(utc_day_start))
+/// The first and the last day the books have anything on (day starts): the earliest and the
+/// latest payment, copied order or transaction, or confirmed top-up. No line is on a day
+/// outside them. `None` for a shop with none.
+pub fn active_days(conn: &mut DbConn) -> Result<Option<(i64, i64)>, DbError> {
+    use diesel::dsl::{max, min};
+    // One aggregate per query: SQLite reads a minimum or a maximum from the index's end only
+    // when it is the query's sole aggregate.
+    let times: [Option<i64>; 8] = [
+        purchases::table
+            .select(min(purchases::paid_at_ms))
+            .first(conn)?,
+        purchases::table
+            .select(max(purchases::paid_at_ms))
+            .first(conn)?,
+        supplier_orders::table
+            .select(min(supplier_orders::created_at_ms))
+            .first(conn)?,
+        supplier_orders::table
+            .select(max(supplier_orders::created_at_ms))
+            .first(conn)?,
+        supplier_transactions::table
+            .select(min(supplier_transactions::created_at_ms))
+            .first(conn)?,
+        supplier_transactions::table
+            .select(max(supplier_transactions::created_at_ms))
+            .first(conn)?,
+        topups::table
+            .select(min(topups::confirmed_at_ms))
+            .first(conn)?,
+        topups::table
+            .select(max(topups::confirmed_at_ms))
+            .first(conn)?,
+    ];
+    let first = times.iter().step_by(2).flatten().min();
+    let last = times.iter().skip(1).step_by(2).flatten().max();
+    Ok(first
+        .zip(last)
+        .map(|(first, last)| (utc_day_start(*first), utc_day_start(*last))))
 }
 
 /// The days in `[from_ms, until_ms)` whose stored result is missing or stale, oldest first.

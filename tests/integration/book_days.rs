@@ -239,6 +239,19 @@ async fn stored_days_answer_as_the_period_reconciled_whatever_changes(backend: B
     };
     every_period_same(&books, today_ms).await;
     assert_eq!(current_days(&app, today_ms).await, 5, "every day stored");
+    // Forty years: the days before the first sale and after the last are not reconciled (no
+    // line can be on them), so none of them is stored.
+    same_as_reconciled(
+        &books,
+        Period::parse("2000-01-01", "2039-12-31").expect("period"),
+    )
+    .await;
+    let stored: i64 = app
+        .db
+        .run(|conn| Ok::<_, DbError>(book_days::table.count().get_result(conn)?))
+        .await
+        .expect("count");
+    assert_eq!(stored, 5, "only the days with something on");
     // Read again: from the stored days.
     every_period_same(&books, today_ms).await;
 

@@ -146,17 +146,17 @@ fn queries() -> Vec<(&'static str, String, bool)> {
             false,
         ),
         (
-            "the first payment (book_days::first_day)",
+            "the first payment (book_days::active_days; the last likewise)",
             "SELECT MIN(paid_at_ms) FROM purchases".to_string(),
             false,
         ),
         (
-            "the first order (book_days::first_day)",
-            "SELECT MIN(created_at_ms) FROM supplier_orders".to_string(),
+            "the last order (book_days::active_days; the first likewise)",
+            "SELECT MAX(created_at_ms) FROM supplier_orders".to_string(),
             false,
         ),
         (
-            "the first transaction (book_days::first_day)",
+            "the first transaction (book_days::active_days; the last likewise)",
             "SELECT MIN(created_at_ms) FROM supplier_transactions".to_string(),
             false,
         ),
