@@ -132,74 +132,83 @@ fn explain(lines: &mut [Line], explained: &HashMap<String, Explanation>) {
 /// those missing or stale) and the owner's explanations.
 pub fn summary(conn: &mut DbConn, period: Period) -> Result<Summary, DbError> {
     let explained = explanations(conn)?;
-    let stored: HashMap<i64, Option<String>> =
-        book_days::days_in(conn, period.start_ms(), period.end_ms())?
-            .into_iter()
-            .map(|d| (d.day_ms, d.summary))
-            .collect();
-    let mut totals = Totals::default();
-    let mut lines = 0;
-    let mut notable = Vec::new();
+    let mut summary = Summary::new(period);
     // The newest lines of the days reconciled here, and the lines on no day.
     let mut fresh_newest: HashMap<i64, Vec<Line>> = HashMap::new();
     let mut undated = None;
-    let active = book_days::active_days(conn)?;
-    for day_ms in days_of(period).filter(|d| is_active(active, *d)) {
-        let kept = stored
-            .get(&day_ms)
-            .and_then(Option::as_deref)
-            .and_then(|json| serde_json::from_str::<DaySummary>(json).ok());
-        let day = match kept {
-            Some(day) => day,
-            None => {
-                let day = reconcile_day(conn, day_ms)?;
-                fresh_newest.insert(day_ms, day.newest().to_vec());
-                undated.get_or_insert(day.undated);
-                day.summary
-            }
+    let active: Vec<i64> = active_in(conn, period)?;
+    // A month of stored days at a time: a day's differences are kept only while they are
+    // counted (the lists keep the first few), so memory does not grow with the period.
+    for days in active.chunks(STORED_DAYS_READ) {
+        let (Some(&first), Some(&last)) = (days.first(), days.last()) else {
+            continue;
         };
-        totals.add_money_of(&day.totals);
-        lines += day.lines;
-        notable.extend(day.notable);
+        let mut stored: HashMap<i64, Option<String>> =
+            book_days::days_in(conn, first, last.saturating_add(DAY_MS))?
+                .into_iter()
+                .map(|d| (d.day_ms, d.summary))
+                .collect();
+        for &day_ms in days {
+            let kept = stored
+                .remove(&day_ms)
+                .flatten()
+                .and_then(|json| serde_json::from_str::<DaySummary>(&json).ok());
+            let day = match kept {
+                Some(day) => day,
+                None => {
+                    let day = reconcile_day(conn, day_ms)?;
+                    fresh_newest.insert(day_ms, day.newest().to_vec());
+                    undated.get_or_insert(day.undated);
+                    day.summary
+                }
+            };
+            summary.totals.add_money_of(&day.totals);
+            summary.lines += day.lines;
+            let mut notable = day.notable;
+            explain(&mut notable, &explained);
+            for line in &notable {
+                summary.totals.count_difference(line);
+                summary.keep_notable(line);
+            }
+        }
     }
     let undated = match undated {
         Some(lines) => lines,
         None if book_days::has_undated(conn)? => reconcile_day(conn, period.start_ms())?.undated,
         None => Vec::new(),
     };
+    let mut undated_notable: Vec<Line> =
+        undated.iter().filter(|l| is_notable(l)).cloned().collect();
+    explain(&mut undated_notable, &explained);
     for line in &undated {
-        totals.add_money(line);
+        summary.totals.add_money(line);
     }
-    lines += undated.len();
-    notable.extend(undated.iter().filter(|l| is_notable(l)).cloned());
-    explain(&mut notable, &explained);
-    for line in &notable {
-        totals.count_difference(line);
+    for line in &undated_notable {
+        summary.totals.count_difference(line);
+        summary.keep_notable(line);
     }
-    let mut newest = newest_of(conn, period, active, fresh_newest)?;
+    summary.lines += undated.len();
+    let mut newest = newest_of(conn, &active, fresh_newest)?;
     newest.extend(undated);
     let mut newest = newest.split_off(newest.len().saturating_sub(NEWEST_LINES));
     explain(&mut newest, &explained);
-    Ok(Summary {
-        period,
-        totals,
-        lines,
-        notable,
-        newest,
-    })
+    summary.newest = newest;
+    Ok(summary)
 }
 
-/// The newest dated lines of `period` (at least [`NEWEST_LINES`] when it has as many), from
-/// its last days backwards: those reconciled already, else the stored ones.
+/// How many stored days [`summary`] reads at once.
+const STORED_DAYS_READ: usize = 31;
+
+/// The newest dated lines of the `active` days (at least [`NEWEST_LINES`] when they have as
+/// many), from the last day backwards: those reconciled already, else the stored ones.
 fn newest_of(
     conn: &mut DbConn,
-    period: Period,
-    active: Option<(i64, i64)>,
+    active: &[i64],
     mut fresh: HashMap<i64, Vec<Line>>,
 ) -> Result<Vec<Line>, DbError> {
     let mut days: Vec<Vec<Line>> = Vec::new();
     let mut count = 0;
-    for day_ms in days_of(period).rev().filter(|d| is_active(active, *d)) {
+    for &day_ms in active.iter().rev() {
         if count >= NEWEST_LINES {
             break;
         }

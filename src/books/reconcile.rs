@@ -416,50 +416,109 @@ impl Report {
 
     /// The report as the console shows it, with its newest `newest` lines.
     pub fn summary(&self, newest: usize) -> Summary {
-        Summary {
-            period: self.period,
-            totals: self.totals,
-            lines: self.lines.len(),
-            notable: self
-                .lines
-                .iter()
-                .filter(|l| is_notable(l))
-                .cloned()
-                .collect(),
-            newest: self.newest_lines(newest).to_vec(),
+        let mut summary = Summary::new(self.period);
+        summary.totals = self.totals;
+        summary.lines = self.lines.len();
+        for line in self.lines.iter().filter(|l| is_notable(l)) {
+            summary.keep_notable(line);
         }
+        summary.newest = self.newest_lines(newest).to_vec();
+        summary
     }
 }
 
+/// How many lines of each notable kind ([`is_notable`]) the console lists, the oldest first: a
+/// period can have thousands of differences (a supplier account that something else uses
+/// too), and every one of them is in the reconciliation CSV.
+pub const NOTABLE_SHOWN: usize = 100;
+
 /// A period's books as the console shows them, however many lines it has: the totals, the
-/// lines that need the owner's eye ([`is_notable`]) and the newest lines. Made from the stored
-/// books of its days (`super::days`), equal to [`Report::summary`] of the whole period.
+/// first [`NOTABLE_SHOWN`] open differences, explained differences and credits from outside
+/// the shop, and the newest lines. Made from the stored books of its days (`super::days`),
+/// equal to [`Report::summary`] of the whole period.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Summary {
     pub period: Period,
     pub totals: Totals,
     /// How many lines the period has (every one is in the reconciliation CSV).
     pub lines: usize,
-    /// The differences and the credits from outside the shop, in time order.
-    pub notable: Vec<Line>,
+    /// The first open differences, in time order.
+    pub open: Vec<Line>,
+    /// The first explained differences, in time order.
+    pub explained: Vec<Line>,
+    /// The first credits from outside the shop, in time order.
+    pub outside: Vec<Line>,
+    /// How many credits from outside the shop the period has.
+    pub outside_count: usize,
     /// The newest lines, in time order.
     pub newest: Vec<Line>,
 }
 
 impl Summary {
-    /// The mismatches nobody explained.
+    pub fn new(period: Period) -> Self {
+        Self {
+            period,
+            totals: Totals::default(),
+            lines: 0,
+            open: Vec::new(),
+            explained: Vec::new(),
+            outside: Vec::new(),
+            outside_count: 0,
+            newest: Vec::new(),
+        }
+    }
+
+    /// Keeps a notable `line` (its explanation applied) in its lists while they have room, and
+    /// counts the credits from outside the shop. The counts of differences are the totals'.
+    pub fn keep_notable(&mut self, line: &Line) {
+        let room = |list: &Vec<Line>| list.len() < NOTABLE_SHOWN;
+        if line.kind == LineKind::OutsideCredit {
+            self.outside_count += 1;
+            if room(&self.outside) {
+                self.outside.push(line.clone());
+            }
+        }
+        if line.is_open() {
+            if room(&self.open) {
+                self.open.push(line.clone());
+            }
+        } else if line.is_mismatch() && room(&self.explained) {
+            self.explained.push(line.clone());
+        }
+    }
+
+    /// The first open differences.
     pub fn mismatches(&self) -> impl Iterator<Item = &Line> {
-        open_in(&self.notable)
+        self.open.iter()
     }
 
-    /// The mismatches the owner explained.
+    /// The first explained differences.
     pub fn explained(&self) -> impl Iterator<Item = &Line> {
-        explained_in(&self.notable)
+        self.explained.iter()
     }
 
-    /// The credits from outside the shop.
+    /// The first credits from outside the shop.
     pub fn outside_credits(&self) -> impl Iterator<Item = &Line> {
-        outside_credits_in(&self.notable)
+        self.outside.iter()
+    }
+
+    /// Open differences the console leaves to the CSV.
+    pub fn open_not_shown(&self) -> usize {
+        usize::try_from(self.totals.mismatches)
+            .unwrap_or(0)
+            .saturating_sub(self.open.len())
+    }
+
+    /// Explained differences the console leaves to the CSV.
+    pub fn explained_not_shown(&self) -> usize {
+        usize::try_from(self.totals.explained)
+            .unwrap_or(0)
+            .saturating_sub(self.explained.len())
+    }
+
+    /// Credits from outside the shop the console leaves to the CSV.
+    pub fn outside_not_shown(&self) -> usize {
+        self.outside_count.saturating_sub(self.outside.len())
     }
 
     /// See [`Totals::matches`].

@@ -4,7 +4,8 @@
 //! five days and of each day, and the reconciliation CSV made a day at a time, are compared
 //! with the whole period reconciled from the copy, and again after each kind of write that
 //! changes what the books read: a refund transaction for an old order, a supplier status, a
-//! new supplier order, a transaction whose time cannot be read, a top-up and its credit, and
+//! new supplier order, a transaction whose time cannot be read, a top-up and its credit, 150
+//! orders nobody bought (the console lists the first 100 differences and counts them all), and
 //! the owner's note. Before each write the days are stored and current, so an answer equal to
 //! the period's after it shows the write marked the right days.
 
@@ -13,6 +14,7 @@ use std::time::{Duration, Instant};
 use diesel::prelude::*;
 use storefront::books::days::NEWEST_LINES;
 use storefront::books::history::{self, Pass};
+use storefront::books::reconcile::NOTABLE_SHOWN;
 use storefront::books::{Books, Period, csv};
 use storefront::config::Secret;
 use storefront::db::schema::{
@@ -370,6 +372,36 @@ async fn stored_days_answer_as_the_period_reconciled_whatever_changes(backend: B
     })
     .await;
     every_period_same(&books, today_ms).await;
+
+    // 150 orders placed by hand yesterday: the summary lists the first 100 open differences
+    // and counts them all.
+    let at = now - DAY_MS;
+    let many: Vec<OrderRow> = (0..150)
+        .map(|i| OrderRow {
+            id: format!("ord_many_{i:03}"),
+            reference: format!("many-{i:03}"),
+            status: "completed".into(),
+            price_cents: 100,
+            currency: "USD".into(),
+            created_at: rfc3339(at + i),
+            created_at_ms: Some(at + i),
+            esim_id: None,
+        })
+        .collect();
+    write(&app, move |conn| upsert_orders(conn, &many).map(drop)).await;
+    every_period_same(&books, today_ms).await;
+    let crowded = books
+        .summary_as_copied(Period::last_days(today_ms, 5))
+        .await
+        .expect("summary")
+        .expect("copied")
+        .summary;
+    assert_eq!(crowded.open.len(), NOTABLE_SHOWN);
+    assert!(crowded.totals.mismatches > 150, "{:?}", crowded.totals);
+    assert_eq!(
+        crowded.open_not_shown(),
+        usize::try_from(crowded.totals.mismatches).expect("count") - NOTABLE_SHOWN
+    );
 
     // The owner's note on a difference: read when the period is, no day is made again.
     let summary = books
