@@ -1,7 +1,8 @@
 //! The plans of the queries behind the dashboard's money and the books' period: each reads
 //! through an index, never a full scan of `purchases` or `refunds`. SQLite's
 //! `EXPLAIN QUERY PLAN` must not say `SCAN purchases`/`SCAN refunds`; PostgreSQL, with
-//! sequential scans turned off, must not need a `Seq Scan` on either.
+//! sequential scans turned off, must not need a `Seq Scan` on either. On SQLite the
+//! dashboard's windows of purchases are answered by a covering index.
 //!
 //! The SQL below is what `db::daily_sales`, `db::dashboard` (destinations, checkouts) and
 //! `db::books::paid_or_placed_in` and the period reads of `db::tax` send, with literal values
@@ -36,9 +37,8 @@ fn queries() -> Vec<(&'static str, String)> {
         (
             "the window's destinations (dashboard::plan_sales)",
             format!(
-                "SELECT plan_id, COUNT(*), SUM(price_cents) FROM purchases \
-                 WHERE paid_at_ms >= {DAY} AND paid_at_ms < {NEXT} \
-                 AND status IN ('paid', 'fulfilled') GROUP BY plan_id"
+                "SELECT plan_id, status, COUNT(*), SUM(price_cents) FROM purchases \
+                 WHERE paid_at_ms >= {DAY} AND paid_at_ms < {NEXT} GROUP BY plan_id, status"
             ),
         ),
         (
@@ -149,6 +149,15 @@ async fn the_dashboard_money_and_the_books_period_read_by_index(backend: Backend
                 Backend::Postgres => shown.contains(&format!("Seq Scan on {table}")),
             };
             assert!(!scans, "{what} scans {table}:\n{shown}");
+        }
+        // The dashboard's two windows of `purchases` come from the index alone (a fetch per
+        // purchase from the table was most of the dashboard at a million), with or without
+        // statistics (this database has none).
+        if backend == Backend::Sqlite && what.contains("(dashboard::") {
+            assert!(
+                shown.contains("USING COVERING INDEX"),
+                "{what} reads the table:\n{shown}"
+            );
         }
     }
 }
