@@ -502,6 +502,29 @@ async fn the_dashboard_chart_and_the_books_read_on_a_phone_and_a_laptop() {
     // The books read the copy of the supplier's history: refreshed once before browsing.
     let owner = crate::admin::login_as(&app, OWNER).await;
     books_after_refresh(&app, &owner, &today()).await;
+    // More orders nobody bought than the page lists: it shows the first 100 and says so.
+    let at = storefront::db::now_ms() - 60_000;
+    let stray: Vec<storefront::db::supplier_history::OrderRow> = (0..105)
+        .map(|i| storefront::db::supplier_history::OrderRow {
+            id: format!("ord_stray_{i:03}"),
+            reference: format!("stray-{i:03}"),
+            status: "completed".into(),
+            price_cents: 100,
+            currency: "USD".into(),
+            created_at: time::OffsetDateTime::from_unix_timestamp(at / 1000)
+                .expect("time")
+                .format(&time::format_description::well_known::Rfc3339)
+                .expect("format"),
+            created_at_ms: Some(at / 1000 * 1000),
+            esim_id: None,
+        })
+        .collect();
+    app.db
+        .run(move |conn| {
+            conn.write_tx(|conn| storefront::db::supplier_history::upsert_orders(conn, &stray))
+        })
+        .await
+        .expect("stray orders");
     browser.goto(&app.url("/admin/login")).await;
     browser.wait_for("id=\"password\"").await;
     browser.type_into("#email", OWNER).await;
@@ -521,6 +544,11 @@ async fn the_dashboard_chart_and_the_books_read_on_a_phone_and_a_laptop() {
         if name == "books" {
             assert!(page.contains("Credits from outside the shop"), "{page}");
             assert!(page.contains("Explain this difference"), "{page}");
+            assert!(page.contains("data-open-not-shown="), "{page}");
+            assert_eq!(
+                page.matches("<summary>Explain this difference").count(),
+                100
+            );
         }
         for size in [PHONE, LAPTOP] {
             browser.set_size(size).await;
