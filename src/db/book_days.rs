@@ -343,10 +343,14 @@ pub fn active_days(conn: &mut DbConn) -> Result<Option<(i64, i64)>, DbError> {
     // One aggregate per query: SQLite reads a minimum or a maximum from the index's end only
     // when it is the query's sole aggregate.
     let times: [Option<i64>; 8] = [
+        // `IS NOT NULL` lets SQLite take the partial `purchases_paid_at`, which starts with
+        // the payment time; without it, it walks another index holding the column.
         purchases::table
+            .filter(purchases::paid_at_ms.is_not_null())
             .select(min(purchases::paid_at_ms))
             .first(conn)?,
         purchases::table
+            .filter(purchases::paid_at_ms.is_not_null())
             .select(max(purchases::paid_at_ms))
             .first(conn)?,
         supplier_orders::table
