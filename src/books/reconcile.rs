@@ -369,29 +369,17 @@ pub fn is_notable(line: &Line) -> bool {
     line.is_mismatch() || line.kind == LineKind::OutsideCredit
 }
 
-fn open_in(lines: &[Line]) -> impl Iterator<Item = &Line> {
-    lines.iter().filter(|l| l.is_open())
-}
-
-fn explained_in(lines: &[Line]) -> impl Iterator<Item = &Line> {
-    lines
-        .iter()
-        .filter(|l| l.is_mismatch() && l.explanation.is_some())
-}
-
-fn outside_credits_in(lines: &[Line]) -> impl Iterator<Item = &Line> {
-    lines.iter().filter(|l| l.kind == LineKind::OutsideCredit)
-}
-
 impl Report {
     /// The mismatches nobody explained.
     pub fn mismatches(&self) -> impl Iterator<Item = &Line> {
-        open_in(&self.lines)
+        self.lines.iter().filter(|l| l.is_open())
     }
 
     /// The mismatches the owner explained.
     pub fn explained(&self) -> impl Iterator<Item = &Line> {
-        explained_in(&self.lines)
+        self.lines
+            .iter()
+            .filter(|l| l.is_mismatch() && l.explanation.is_some())
     }
 
     /// The period's newest `n` lines, in time order (lines whose time is unknown last).
@@ -401,7 +389,9 @@ impl Report {
 
     /// The credits from outside the shop.
     pub fn outside_credits(&self) -> impl Iterator<Item = &Line> {
-        outside_credits_in(&self.lines)
+        self.lines
+            .iter()
+            .filter(|l| l.kind == LineKind::OutsideCredit)
     }
 
     /// See [`Totals::matches`].

@@ -9,8 +9,6 @@
 //! the owner's note. Before each write the days are stored and current, so an answer equal to
 //! the period's after it shows the write marked the right days.
 
-use std::time::{Duration, Instant};
-
 use diesel::prelude::*;
 use storefront::books::days::NEWEST_LINES;
 use storefront::books::history::{self, Pass};
@@ -25,43 +23,19 @@ use storefront::db::supplier_history::{
 };
 use storefront::db::{DbConn, DbError, book_explanations, topups};
 use storefront::domain::PurchaseId;
-use storefront::sandbox::{self, SandboxConfig, SandboxHandle};
 use storefront::staff::Role;
 use storefront::upstream::{PartnerClient, UpstreamClientConfig};
 
 use crate::both_backends;
-use crate::helpers::{Backend, TestApp, random_suffix, spawn_app_with};
+use crate::helpers::{Backend, TestApp, random_suffix};
 use crate::journeys::buy_and_wait_fulfilled;
 
 both_backends!(stored_days_answer_as_the_period_reconciled_whatever_changes);
 
 const DAY_MS: i64 = 86_400_000;
 
-async fn shop(backend: Backend) -> Option<(TestApp, SandboxHandle, String)> {
-    let key = format!("sk_test_{}", random_suffix());
-    let mut config = SandboxConfig::new(key.clone());
-    config.plans = 10;
-    config.opening_balance_cents = 50_000;
-    config.paid_delay = Duration::from_millis(10);
-    config.provisioning_delay = Duration::from_millis(10);
-    let upstream = sandbox::spawn(config).await.expect("sandbox starts");
-    let app = spawn_app_with(
-        backend,
-        &[
-            ("STOREFRONT_UPSTREAM_BASE_URL", upstream.base_url.as_str()),
-            ("STOREFRONT_UPSTREAM_API_KEY", key.as_str()),
-        ],
-    )
-    .await?;
-    let started = Instant::now();
-    while app.catalog.snapshot().plans().is_empty() {
-        assert!(started.elapsed() < Duration::from_secs(20), "no catalog");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    Some((app, upstream, key))
-}
-
-fn rfc3339(ms: i64) -> String {
+/// `ms` as upstream writes times.
+pub(crate) fn rfc3339(ms: i64) -> String {
     time::OffsetDateTime::from_unix_timestamp(ms.div_euclid(1000))
         .expect("time")
         .format(&time::format_description::well_known::Rfc3339)
@@ -175,7 +149,7 @@ where
 }
 
 async fn stored_days_answer_as_the_period_reconciled_whatever_changes(backend: Backend) {
-    let Some((app, upstream, key)) = shop(backend).await else {
+    let Some((app, upstream, key)) = crate::supplier_history::shop(backend).await else {
         return;
     };
     let mut sold = Vec::new();

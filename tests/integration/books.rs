@@ -511,10 +511,7 @@ async fn the_dashboard_chart_and_the_books_read_on_a_phone_and_a_laptop() {
             status: "completed".into(),
             price_cents: 100,
             currency: "USD".into(),
-            created_at: time::OffsetDateTime::from_unix_timestamp(at / 1000)
-                .expect("time")
-                .format(&time::format_description::well_known::Rfc3339)
-                .expect("format"),
+            created_at: crate::book_days::rfc3339(at),
             created_at_ms: Some(at / 1000 * 1000),
             esim_id: None,
         })

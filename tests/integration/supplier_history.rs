@@ -19,7 +19,8 @@ use crate::journeys::buy_and_wait_fulfilled;
 
 both_backends!(the_copy_holds_the_supplier_history_and_reconciles_like_the_walk);
 
-async fn shop(backend: Backend) -> Option<(TestApp, SandboxHandle, String)> {
+/// The shop on a sandbox of its own with $500 of opening credit; with its key.
+pub(crate) async fn shop(backend: Backend) -> Option<(TestApp, SandboxHandle, String)> {
     let key = format!("sk_test_{}", random_suffix());
     let mut config = SandboxConfig::new(key.clone());
     config.plans = 30;
