@@ -79,12 +79,13 @@ const SHUTDOWN_GRACE_SECS: u64 = 25;
 /// has stopped, all of it together.
 const BACKGROUND_GRACE: Duration = Duration::from_secs(4);
 
-/// Connections of the background pool for `workers` workers per lane: one per worker of both
-/// lanes, one for the balance refresher, one for the upstream gate's reads and lease renewals.
+/// Connections of the background pool for `workers` workers per lane: one per worker of the
+/// placement and order lanes, one for the reminders' worker, one for the balance refresher,
+/// one for the upstream gate's reads and lease renewals.
 fn background_connections(workers: usize) -> u32 {
     u32::try_from(workers.saturating_mul(2))
         .unwrap_or(u32::MAX)
-        .saturating_add(2)
+        .saturating_add(3)
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -211,8 +212,10 @@ impl Application {
         background.push(tokio::spawn(
             Arc::clone(&legal).run_periodic(stopped.clone()),
         ));
+        // Work nobody waits on writes after requests, paced (`db::write_gate`).
+        let background_work = db.background();
         background.push(tokio::spawn(expire_unpaid_loop(
-            db.clone(),
+            background_work.clone(),
             stopped.clone(),
         )));
         background.push(tokio::spawn(Arc::clone(&account).watch(
@@ -228,24 +231,24 @@ impl Application {
             stopped.clone(),
         )));
         background.push(tokio::spawn(crate::staff::audit::run_daily(
-            db.clone(),
+            background_work.clone(),
             settings.audit_retention_days,
             stopped.clone(),
         )));
         let history_wake = crate::books::history::Wake::default();
         background.push(tokio::spawn(crate::books::history::run(
-            db.clone(),
+            background_work.clone(),
             client.clone(),
             history_wake.clone(),
             Duration::from_secs(u64::from(settings.supplier_full_pass_days) * 86_400),
             stopped.clone(),
         )));
         background.push(tokio::spawn(crate::orders::console::run_tallies(
-            db.clone(),
+            background_work.clone(),
             stopped.clone(),
         )));
         background.push(tokio::spawn(crate::orders::retention::run_daily(
-            db.clone(),
+            background_work,
             crate::orders::retention::Retention {
                 job_history_days: settings.job_history_days,
                 abandoned_checkout_days: settings.abandoned_checkout_days,

@@ -82,6 +82,29 @@ pub fn open_alerts_query() -> alerts::BoxedQuery<'static, DbBackend, SelectOf<Al
         .into_boxed()
 }
 
+/// The newest `limit` open alerts, newest first, and how many are open in all.
+pub fn newest_open_alerts(conn: &mut DbConn, limit: i64) -> Result<(Vec<Alert>, i64), DbError> {
+    let newest = newest_open_alerts_query(limit).load(conn)?;
+    let total = alerts::table
+        .filter(alerts::resolved_at_ms.is_null())
+        .count()
+        .get_result(conn)?;
+    Ok((newest, total))
+}
+
+/// [`newest_open_alerts`]' list (its plan is checked by a test): read backwards along
+/// `alerts_open`.
+pub fn newest_open_alerts_query(
+    limit: i64,
+) -> alerts::BoxedQuery<'static, DbBackend, SelectOf<Alert>> {
+    alerts::table
+        .filter(alerts::resolved_at_ms.is_null())
+        .order(alerts::id.desc())
+        .limit(limit)
+        .select(Alert::as_select())
+        .into_boxed()
+}
+
 pub fn alerts_for_purchase(
     conn: &mut DbConn,
     purchase_id: &PurchaseId,

@@ -113,6 +113,29 @@ pub struct OutboxHealth {
     pub waiting_placements: i64,
     /// Placements queued (whenever due) or running.
     pub open_placements: i64,
+    /// Jobs that finished (done or dead) in the last [`DRAIN_WINDOW_MS`]: the drain rate.
+    pub finished_recently: i64,
+}
+
+/// The window the drain rate is counted over.
+pub const DRAIN_WINDOW_MS: i64 = 10 * 60 * 1000;
+
+impl OutboxHealth {
+    /// Jobs finished per minute over the drain window.
+    pub fn per_minute(&self) -> i64 {
+        self.finished_recently / (DRAIN_WINDOW_MS / 60_000)
+    }
+
+    /// How long the waiting jobs take at the recent pace, in milliseconds; `None` when
+    /// nothing waits or nothing finished lately.
+    pub fn drain_ms(&self) -> Option<i64> {
+        (self.pending > 0 && self.finished_recently > 0).then(|| {
+            self.pending
+                .saturating_mul(DRAIN_WINDOW_MS)
+                .checked_div(self.finished_recently)
+                .unwrap_or(0)
+        })
+    }
 }
 
 pub fn outbox_health(conn: &mut DbConn, now_ms: i64) -> Result<OutboxHealth, DbError> {
@@ -124,7 +147,32 @@ pub fn outbox_health(conn: &mut DbConn, now_ms: i64) -> Result<OutboxHealth, DbE
         dead: dead?,
         waiting_placements: waiting_placements?,
         open_placements: open_placements?,
+        finished_recently: finished_since_query(now_ms.saturating_sub(DRAIN_WINDOW_MS))
+            .get_result(conn)?,
     })
+}
+
+/// Jobs finished (done or dead) since `since_ms`, by their last change ([`outbox_health`];
+/// its plan is checked by a test): two ranges of `outbox_jobs_finished`.
+pub fn finished_since_query(since_ms: i64) -> JobCount {
+    outbox_jobs::table
+        .filter(outbox_jobs::state.eq_any([outbox::DONE, outbox::DEAD]))
+        .filter(outbox_jobs::updated_at_ms.ge(since_ms))
+        .count()
+        .into_boxed()
+}
+
+/// Purchases in `needs_attention`, however many: the dashboard lists the newest only.
+pub fn needs_attention_count(conn: &mut DbConn) -> Result<i64, DbError> {
+    Ok(needs_attention_count_query().get_result(conn)?)
+}
+
+/// [`needs_attention_count`]'s query (its plan is checked by a test).
+pub fn needs_attention_count_query() -> purchases::BoxedQuery<'static, DbBackend, BigInt> {
+    purchases::table
+        .filter(purchases::status.eq("needs_attention"))
+        .count()
+        .into_boxed()
 }
 
 /// A count of outbox jobs, boxed so that its plan can be checked.

@@ -255,31 +255,33 @@ impl DbConn {
     /// writers whatever the busy timeout. Within a [`Db::run`], this process's writers first
     /// queue on the database's [`write_gate::WriteGate`]. On PostgreSQL it is an ordinary
     /// transaction.
+    #[track_caller]
     pub fn write_tx<T, E, F>(&mut self, f: F) -> Result<T, E>
     where
         F: FnOnce(&mut DbConn) -> Result<T, E>,
         E: From<diesel::result::Error>,
     {
+        let caller = std::panic::Location::caller();
         let DbConn::Sqlite(inner) = self else {
-            return self.transaction(f);
+            let begun = std::time::Instant::now();
+            let outcome = self.transaction(f);
+            observe_write(caller, begun.elapsed());
+            return outcome;
         };
         // Held until the transaction has ended (see `write_gate`).
         let _gate = write_gate::enter_current(Duration::from_millis(SQLITE_BUSY_TIMEOUT_MS.into()));
         AnsiTransactionManager::begin_transaction_sql(inner, "BEGIN IMMEDIATE")?;
+        let begun = std::time::Instant::now();
         let outcome = f(self);
         let DbConn::Sqlite(inner) = self else {
             unreachable!("a connection does not change its backend");
         };
-        match outcome {
-            Ok(value) => {
-                AnsiTransactionManager::commit_transaction(inner)?;
-                Ok(value)
-            }
-            Err(e) => {
-                AnsiTransactionManager::rollback_transaction(inner)?;
-                Err(e)
-            }
-        }
+        let ended = match outcome {
+            Ok(value) => AnsiTransactionManager::commit_transaction(inner).map(|()| Ok(value)),
+            Err(e) => AnsiTransactionManager::rollback_transaction(inner).map(|()| Err(e)),
+        };
+        observe_write(caller, begun.elapsed());
+        ended?
     }
 
     /// Applies every pending migration and returns the versions applied.
@@ -389,14 +391,19 @@ impl Db {
         })
     }
 
-    /// This handle (same pool) with its SQLite writers let in first at this process's write
-    /// gate, ahead of web requests, within the bound that keeps web writers moving (see
-    /// [`write_gate`]). For the workers placing paid orders upstream.
-    pub fn first_at_write_gate(&self) -> Self {
+    /// This handle (same pool) with its SQLite writers queued in `class` at this process's
+    /// write gate (see [`write_gate`]): [`write_gate::Class::Urgent`] for the workers placing
+    /// paid orders upstream, [`write_gate::Class::Background`] for work nobody waits on.
+    pub fn with_write_class(&self, class: write_gate::Class) -> Self {
         Self {
-            class: write_gate::Class::Urgent,
+            class,
             ..self.clone()
         }
+    }
+
+    /// This handle for background work: its writers go after requests' and are paced.
+    pub fn background(&self) -> Self {
+        self.with_write_class(write_gate::Class::Background)
     }
 
     pub fn backend(&self) -> Backend {
@@ -499,6 +506,25 @@ fn prepare_sqlite_file(path: &Path) -> Result<(), String> {
         "PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}; PRAGMA journal_mode = WAL;"
     ))
     .map_err(|e| e.to_string())
+}
+
+/// A write transaction held longer than this is named in the log: the lock it held (SQLite's
+/// one writer, or PostgreSQL's row locks) kept every other writer of those rows waiting.
+pub const SLOW_WRITE: Duration = Duration::from_millis(50);
+
+/// Counts a write transaction of `held` begun at `caller` in `/metrics`
+/// ([`write_gate::LOCK_HOLDS`]) and warns when it held the lock over [`SLOW_WRITE`].
+fn observe_write(caller: &'static std::panic::Location<'static>, held: Duration) {
+    let class = write_gate::current_class().unwrap_or(write_gate::Class::Normal);
+    write_gate::LOCK_HOLDS.observe(class, held);
+    if held > SLOW_WRITE {
+        tracing::warn!(
+            held_ms = u64::try_from(held.as_millis()).unwrap_or(u64::MAX),
+            work = %format_args!("{}:{}", caller.file(), caller.line()),
+            class = class.as_str(),
+            "a write transaction held the database's write lock for long"
+        );
+    }
 }
 
 /// Milliseconds since the Unix epoch: the one time format the database compares on.

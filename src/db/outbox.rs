@@ -38,9 +38,6 @@ pub const UPSTREAM_GATE: &str = "upstream.retry_after";
 /// Job kinds that never call the Partner API and so ignore its gate.
 pub const GATE_EXEMPT_KIND: &str = JobKind::Refund.as_str();
 
-/// The kind that has a lane of its own and is claimed first.
-pub const PLACEMENT_KIND: &str = JobKind::PlaceOrder.as_str();
-
 /// The PostgreSQL channel on which committed due work is announced to every replica's
 /// listener (`orders::outbox` wakes its workers on it). Channels are per database, so shops
 /// sharing a server do not wake each other.
@@ -94,45 +91,75 @@ struct Candidate {
     lease_owner: Option<String>,
 }
 
-/// The claim's search for the next job (binds: now, the upstream gate's lease name, the kind
-/// exempt from the gate, the lane, the placement kind). Public for the query-plan test, which
-/// explains exactly this text.
-pub const CLAIM_POSTGRES: &str = "SELECT id, state, attempts, lease_owner FROM outbox_jobs \
-     WHERE ((state = 'queued' AND run_at_ms <= $1) \
-         OR (state = 'running' AND lease_expires_at_ms <= $1)) \
-       AND (kind = $3 OR NOT EXISTS \
-         (SELECT 1 FROM leases WHERE name = $2 AND expires_at_ms > $1)) \
-       AND ($4 = 'any' OR ($4 = 'placement') = (kind = $5)) \
-     ORDER BY CASE kind WHEN $5 THEN 0 ELSE 1 END, run_at_ms, id \
-     LIMIT 1 FOR UPDATE SKIP LOCKED";
+/// The claim's search for the oldest due job of one kind (binds: the kind, now). Public for
+/// the query-plan test, which explains exactly this text. One entry of the partial index
+/// `outbox_jobs_queued_kind` answers it however many jobs of that kind are due.
+pub const CLAIM_QUEUED_POSTGRES: &str = "SELECT id, state, attempts, lease_owner FROM outbox_jobs \
+     WHERE state = 'queued' AND kind = $1 AND run_at_ms <= $2 \
+     ORDER BY run_at_ms, id LIMIT 1 FOR UPDATE SKIP LOCKED";
 
-/// [`CLAIM_POSTGRES`] for SQLite (no row locks: the write transaction is the lock).
-pub const CLAIM_SQLITE: &str = "SELECT id, state, attempts, lease_owner FROM outbox_jobs \
-     WHERE ((state = 'queued' AND run_at_ms <= ?1) \
-         OR (state = 'running' AND lease_expires_at_ms <= ?1)) \
-       AND (kind = ?3 OR NOT EXISTS \
-         (SELECT 1 FROM leases WHERE name = ?2 AND expires_at_ms > ?1)) \
-       AND (?4 = 'any' OR (?4 = 'placement') = (kind = ?5)) \
-     ORDER BY CASE kind WHEN ?5 THEN 0 ELSE 1 END, run_at_ms, id LIMIT 1";
+/// [`CLAIM_QUEUED_POSTGRES`] for SQLite (no row locks: the write transaction is the lock).
+pub const CLAIM_QUEUED_SQLITE: &str = "SELECT id, state, attempts, lease_owner FROM outbox_jobs \
+     WHERE state = 'queued' AND kind = ?1 AND run_at_ms <= ?2 \
+     ORDER BY run_at_ms, id LIMIT 1";
+
+/// The claim's search for a running job of one kind whose lease expired (binds: the kind,
+/// now): read from the small partial index of running jobs.
+pub const CLAIM_EXPIRED_POSTGRES: &str = "SELECT id, state, attempts, lease_owner FROM outbox_jobs \
+     WHERE state = 'running' AND lease_expires_at_ms <= $2 AND kind = $1 \
+     ORDER BY lease_expires_at_ms, id LIMIT 1 FOR UPDATE SKIP LOCKED";
+
+/// [`CLAIM_EXPIRED_POSTGRES`] for SQLite.
+pub const CLAIM_EXPIRED_SQLITE: &str = "SELECT id, state, attempts, lease_owner FROM outbox_jobs \
+     WHERE state = 'running' AND lease_expires_at_ms <= ?2 AND kind = ?1 \
+     ORDER BY lease_expires_at_ms, id LIMIT 1";
 
 /// Which jobs a worker claims. Placement has workers of its own, so `POST /orders` never
-/// waits behind tracking polls and emails while upstream is slow, nor they behind it.
+/// waits behind tracking polls and emails while upstream is slow, nor they behind it; the
+/// reminders have theirs, so a backlog of them (after the mail server was down, or a copy of
+/// a shop) never holds up an order's own work.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Lane {
     /// `place_order` jobs only.
     Placement,
-    /// Every other kind (tracking, installation fetch, refunds, emails).
+    /// The rest of an order's work: tracking, installation fetch, refunds, its emails.
     Other,
+    /// Reminders: before a trip, of an unfinished checkout.
+    Reminders,
     /// Any job, placements first (tests and the CLI's one-off runs).
     Any,
 }
 
 impl Lane {
-    fn as_str(self) -> &'static str {
+    /// The kinds this lane claims, in the order it looks for due work: what a customer waits
+    /// on first.
+    pub fn kinds(self) -> &'static [JobKind] {
+        const PLACEMENT: &[JobKind] = &[JobKind::PlaceOrder];
+        const OTHER: &[JobKind] = &[
+            JobKind::FetchInstallation,
+            JobKind::Refund,
+            JobKind::EmailPaymentReceived,
+            JobKind::EmailEsimReady,
+            JobKind::EmailRefunded,
+            JobKind::TrackOrder,
+        ];
+        const REMINDERS: &[JobKind] = &[JobKind::EmailTripReminder, JobKind::EmailCheckoutReminder];
+        const ANY: &[JobKind] = &[
+            JobKind::PlaceOrder,
+            JobKind::FetchInstallation,
+            JobKind::Refund,
+            JobKind::EmailPaymentReceived,
+            JobKind::EmailEsimReady,
+            JobKind::EmailRefunded,
+            JobKind::TrackOrder,
+            JobKind::EmailTripReminder,
+            JobKind::EmailCheckoutReminder,
+        ];
         match self {
-            Self::Placement => "placement",
-            Self::Other => "other",
-            Self::Any => "any",
+            Self::Placement => PLACEMENT,
+            Self::Other => OTHER,
+            Self::Reminders => REMINDERS,
+            Self::Any => ANY,
         }
     }
 }
@@ -180,10 +207,12 @@ pub fn announce(conn: &mut DbConn) -> Result<(), DbError> {
     Ok(())
 }
 
-/// Claims a due job for `worker` until `now_ms + lease_ms`: a queued job that is due, or a
-/// running one whose lease expired (its worker crashed or stalled). Orders to place come first
-/// (a paid consumer waits on them; emails and polls can wait a moment), then the most overdue.
-/// While the upstream gate is closed only jobs that do not call upstream are claimed.
+/// Claims a due job for `worker` until `now_ms + lease_ms`: a running one whose lease expired
+/// (its worker crashed or stalled), or a queued job that is due. Kinds are tried in the lane's
+/// order ([`Lane::kinds`]: orders to place first, reminders last), and within a kind the most
+/// overdue job goes first. While the upstream gate is closed only jobs that do not call
+/// upstream are claimed. Every look is one index entry, so a claim costs the same with a
+/// million due jobs as with one.
 pub fn claim(
     conn: &mut DbConn,
     worker: &str,
@@ -204,25 +233,7 @@ pub fn claim_in(
     lane: Lane,
 ) -> Result<Option<LeasedJob>, DbError> {
     {
-        let candidate: Option<Candidate> = match conn {
-            DbConn::Postgres(pg) => diesel::sql_query(CLAIM_POSTGRES)
-                .bind::<BigInt, _>(now_ms)
-                .bind::<Text, _>(UPSTREAM_GATE)
-                .bind::<Text, _>(GATE_EXEMPT_KIND)
-                .bind::<Text, _>(lane.as_str())
-                .bind::<Text, _>(PLACEMENT_KIND)
-                .get_result(pg)
-                .optional()?,
-            DbConn::Sqlite(lite) => diesel::sql_query(CLAIM_SQLITE)
-                .bind::<BigInt, _>(now_ms)
-                .bind::<Text, _>(UPSTREAM_GATE)
-                .bind::<Text, _>(GATE_EXEMPT_KIND)
-                .bind::<Text, _>(lane.as_str())
-                .bind::<Text, _>(PLACEMENT_KIND)
-                .get_result(lite)
-                .optional()?,
-        };
-        let Some(candidate) = candidate else {
+        let Some(candidate) = candidate(conn, now_ms, lane)? else {
             return Ok(None);
         };
         let attempt = candidate.attempts.saturating_add(1);
@@ -263,6 +274,42 @@ pub fn claim_in(
         }
         Ok(Some(LeasedJob { job, lease }))
     }
+}
+
+/// The job [`claim_in`] takes, if any is due.
+fn candidate(conn: &mut DbConn, now_ms: i64, lane: Lane) -> Result<Option<Candidate>, DbError> {
+    let gate_closed = leases::table
+        .filter(leases::name.eq(UPSTREAM_GATE))
+        .filter(leases::expires_at_ms.gt(now_ms))
+        .count()
+        .get_result::<i64>(conn)?
+        > 0;
+    for &kind in lane.kinds() {
+        if gate_closed && kind.as_str() != GATE_EXEMPT_KIND {
+            continue;
+        }
+        for (sqlite, postgres) in [
+            (CLAIM_EXPIRED_SQLITE, CLAIM_EXPIRED_POSTGRES),
+            (CLAIM_QUEUED_SQLITE, CLAIM_QUEUED_POSTGRES),
+        ] {
+            let found: Option<Candidate> = match conn {
+                DbConn::Postgres(pg) => diesel::sql_query(postgres)
+                    .bind::<Text, _>(kind.as_str())
+                    .bind::<BigInt, _>(now_ms)
+                    .get_result(pg)
+                    .optional()?,
+                DbConn::Sqlite(lite) => diesel::sql_query(sqlite)
+                    .bind::<Text, _>(kind.as_str())
+                    .bind::<BigInt, _>(now_ms)
+                    .get_result(lite)
+                    .optional()?,
+            };
+            if found.is_some() {
+                return Ok(found);
+            }
+        }
+    }
+    Ok(None)
 }
 
 /// What happens to a job after an attempt.

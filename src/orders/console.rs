@@ -245,9 +245,14 @@ pub struct Dashboard {
     /// Today, the last 7 and the last 30 UTC days (today included), with their labels.
     pub sales: [(&'static str, Sales); 3],
     pub health: OutboxHealth,
-    /// Orders that need a person, at most `ATTENTION_LIMIT`.
+    /// Orders that need a person, at most `ATTENTION_LIMIT`, newest first.
     pub attention: Vec<Purchase>,
+    /// Purchases in `needs_attention`, all of them.
+    pub attention_total: i64,
+    /// The newest open alerts, at most `ALERTS_LIMIT`.
     pub alerts: Vec<Alert>,
+    /// Open alerts, all of them.
+    pub alerts_total: i64,
     pub last_sync: Option<SyncRow>,
 }
 
@@ -258,8 +263,10 @@ impl Dashboard {
     }
 }
 
-/// Orders needing attention listed on the dashboard.
+/// Orders needing attention listed on the dashboard: a screenful, whatever needs attention.
 const ATTENTION_LIMIT: i64 = 20;
+/// Open alerts listed on the dashboard.
+const ALERTS_LIMIT: i64 = 10;
 
 #[tracing::instrument(skip_all)]
 pub async fn dashboard(orders: &Orders, now_ms: i64) -> Result<Dashboard, DbError> {
@@ -268,6 +275,7 @@ pub async fn dashboard(orders: &Orders, now_ms: i64) -> Result<Dashboard, DbErro
         let today = crate::domain::takings::utc_day_start(now_ms);
         let days = daily_sales::days(conn, today - 29 * DAY_MS, 30)?;
         let last = |n: usize| daily_sales::total(&days[days.len().saturating_sub(n)..]);
+        let (alerts, alerts_total) = alerts::newest_open_alerts(conn, ALERTS_LIMIT)?;
         Ok(Dashboard {
             wallet: wallet::get(conn)?,
             sales: [
@@ -277,7 +285,9 @@ pub async fn dashboard(orders: &Orders, now_ms: i64) -> Result<Dashboard, DbErro
             ],
             health: q::outbox_health(conn, now_ms)?,
             attention: q::needing_attention(conn, ATTENTION_LIMIT)?,
-            alerts: alerts::open_alerts(conn)?,
+            attention_total: q::needs_attention_count(conn)?,
+            alerts,
+            alerts_total,
             last_sync: crate::db::catalog::last_sync(conn)?,
         })
     })

@@ -60,6 +60,7 @@ use tracing::Instrument;
 use crate::config::DatabaseUrl;
 use crate::db::outbox::{self as jobs, AttemptRecord, Lane, LeasedJob};
 use crate::db::purchases::TransitionError;
+use crate::db::write_gate::Class as WriteClass;
 use crate::db::{Db, DbError, alerts, now_ms, purchases};
 use crate::domain::{AlertKind, PurchaseId};
 use crate::orders::backlog::PlacementBacklog;
@@ -77,7 +78,7 @@ pub use crate::orders::jobs::job::{JobKind, OutboxConfig, OutboxError, enqueue};
 /// ([`crate::orders::backlog`]), which payment confirmations pass through.
 #[derive(Debug, Clone, Default)]
 pub struct OutboxWaker {
-    lanes: Arc<[Notify; 2]>,
+    lanes: Arc<[Notify; 3]>,
     backlog: PlacementBacklog,
 }
 
@@ -92,7 +93,12 @@ impl OutboxWaker {
     }
 
     fn notified(&self, lane: Lane) -> tokio::sync::futures::Notified<'_> {
-        self.lanes[usize::from(lane != Lane::Placement)].notified()
+        let at = match lane {
+            Lane::Placement => 0,
+            Lane::Other | Lane::Any => 1,
+            Lane::Reminders => 2,
+        };
+        self.lanes[at].notified()
     }
 
     /// The bound confirmations wait on while this process's placements catch up.
@@ -100,6 +106,9 @@ impl OutboxWaker {
         &self.backlog
     }
 }
+
+/// Workers of the reminders' lane (one: reminders are never urgent).
+const REMINDER_WORKERS: usize = 1;
 
 /// How often a failure that goes on is summed up in the log.
 const FAILURE_SUMMARY_EVERY: Duration = Duration::from_secs(60);
@@ -390,7 +399,8 @@ impl Outbox {
         ))
     }
 
-    /// Starts `workers` workers per lane (placements; everything else). Each claims and runs
+    /// Starts `workers` workers for placements and as many for the rest of orders' work, and
+    /// one for reminders ([`Lane`]). Each claims and runs
     /// due jobs one at a time, sleeps when none is due (until woken, until the next job is due,
     /// or at most `poll_interval`), and stops when `shutdown` turns true, after finishing the
     /// job in hand.
@@ -404,18 +414,25 @@ impl Outbox {
             self.inner.upstream.clone(),
             shutdown.clone(),
         );
-        let lanes = [(Lane::Placement, "p"), (Lane::Other, "o")];
+        // Reminders have one worker of their own, paced behind everything else at SQLite's
+        // write gate: a backlog of them drains without holding up an order or a request.
+        let lanes = [
+            (Lane::Placement, "p", workers.max(1)),
+            (Lane::Other, "o", workers.max(1)),
+            (Lane::Reminders, "r", REMINDER_WORKERS),
+        ];
         std::iter::once(refresher)
             .chain(
                 lanes
                     .into_iter()
-                    .flat_map(|(lane, tag)| (0..workers.max(1)).map(move |n| (lane, tag, n)))
+                    .flat_map(|(lane, tag, count)| (0..count).map(move |n| (lane, tag, n)))
                     .map(|(lane, tag, n)| {
                         let outbox = match lane {
                             // A paid purchase's placement goes before web requests at SQLite's
                             // write gate, so a burst of payments does not hold up the orders
                             // already paid for.
-                            Lane::Placement => self.first_at_write_gate(),
+                            Lane::Placement => self.with_write_class(WriteClass::Urgent),
+                            Lane::Reminders => self.with_write_class(WriteClass::Background),
                             Lane::Other | Lane::Any => self.clone(),
                         };
                         let shutdown = shutdown.clone();
@@ -426,11 +443,11 @@ impl Outbox {
             .collect()
     }
 
-    /// This outbox, its database handle let in first at the write gate
-    /// ([`crate::db::Db::first_at_write_gate`]).
-    fn first_at_write_gate(&self) -> Self {
+    /// This outbox, its database handle queued in `class` at SQLite's write gate
+    /// ([`crate::db::Db::with_write_class`]).
+    fn with_write_class(&self, class: WriteClass) -> Self {
         let mut inner = (*self.inner).clone();
-        inner.db = inner.db.first_at_write_gate();
+        inner.db = inner.db.with_write_class(class);
         Self {
             inner: Arc::new(inner),
             ..self.clone()

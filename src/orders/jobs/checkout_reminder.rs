@@ -9,7 +9,9 @@
 //! - the checkout was paid after all, or the same address paid for anything since it began;
 //! - the mailbox unsubscribed (`db::reminder_addresses`, by the address without case or `+tag`);
 //! - the mailbox had such a reminder within the last week (the place is taken in the database
-//!   before the email leaves, so two replicas send one).
+//!   before the email leaves, so two replicas send one);
+//! - it is too late: the reminder was due over [`TOO_LATE_AFTER_MS`] ago (a backlog after the
+//!   mail server was down), when the buyer has long moved on.
 //!
 //! A checkout whose payment page is still open (the job was made due early) runs again an
 //! hour after it closes.
@@ -26,6 +28,9 @@ use crate::orders::jobs::job::{Job, JobContext, JobFuture, JobKind, OutboxError,
 use crate::orders::links::{hash_token, new_token};
 
 pub(crate) struct CheckoutReminder;
+
+/// How long after it was due a reminder still goes out.
+pub(crate) const TOO_LATE_AFTER_MS: i64 = 2 * 24 * 60 * 60 * 1000;
 
 impl Job for CheckoutReminder {
     fn kind(&self) -> JobKind {
@@ -71,6 +76,12 @@ async fn send(ob: &JobContext, leased: &LeasedJob) -> Result<Verdict, OutboxErro
         .max()
         .unwrap_or(now)
         .saturating_add(AFTER_EXPIRY_MS);
+    if now > due.saturating_add(TOO_LATE_AFTER_MS) {
+        return Ok(Verdict::done(
+            "too_late",
+            "the payment page closed days ago; a reminder now would not help",
+        ));
+    }
     if now < due {
         return Ok(Verdict::retry(
             "not_due",

@@ -84,6 +84,14 @@ async fn track_order(ob: &JobContext, leased: &LeasedJob) -> Result<Verdict, Out
         crate::db::now_ms(),
     );
     let exhausted = polls >= ob.config.max_tracking_polls;
+    if exhausted && purchase.status.has_ended() {
+        // Late work that no longer makes sense (a backlog after an outage, a restored copy):
+        // the purchase ended long ago and its tracking ran out, so nobody is asked anything.
+        return Ok(Verdict::done(
+            "tracking_ended",
+            "the purchase ended long ago; its tracking stopped without asking the supplier",
+        ));
+    }
     let path = match PathId::parse(order_id.as_str()) {
         Ok(path) => path,
         Err(e) => {
