@@ -324,6 +324,12 @@ impl Application {
         self.port
     }
 
+    /// Stops the server as SIGTERM does (in-flight requests finish, then the background
+    /// work stops): for an embedding (the tests) that runs the app and later stops it.
+    pub fn stop_handle(&self) -> actix_web::dev::ServerHandle {
+        self.server.handle()
+    }
+
     /// The outbox whose workers this app runs (tests run its due jobs at will).
     pub fn outbox(&self) -> &Outbox {
         &self.outbox

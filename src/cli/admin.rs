@@ -18,9 +18,9 @@ pub async fn create_user(url: DatabaseUrl, email: &str, role: &str) -> Result<()
     let password = read_password()?;
     let password = NewPassword::parse(&password)
         .map_err(|e| CliError::Input(format!("password refused: {e}")))?;
-    let db = Db::open(&url, 2)?;
-    db.migrate().await?;
-    match staff::create_user(&db, &email, role, password, "cli").await {
+    let db = Db::open_for_command(&url, 2)?;
+    super::patiently(db.migrate()).await?;
+    match super::patiently(staff::create_user(&db, &email, role, password, "cli")).await {
         Ok(_) => {
             println!("created {role} account {}", email.as_str());
             let required = staff::totp::is_required_for_all(&staff::Staff::new(db.clone())).await?;
@@ -46,9 +46,9 @@ pub async fn create_user(url: DatabaseUrl, email: &str, role: &str) -> Result<()
 /// `storefront admin reset-totp`: removes the account's TOTP and recovery codes.
 pub async fn reset_totp(url: DatabaseUrl, email: &str) -> Result<(), CliError> {
     let email = staff::admin_email(email).map_err(|e| CliError::Input(format!("--email: {e}")))?;
-    let db = Db::open(&url, 2)?;
-    db.migrate().await?;
-    match staff::totp::reset_from_cli(&db, email.as_str()).await? {
+    let db = Db::open_for_command(&url, 2)?;
+    super::patiently(db.migrate()).await?;
+    match super::patiently(staff::totp::reset_from_cli(&db, email.as_str())).await? {
         None => Err(CliError::Input(format!(
             "there is no account with the email {}",
             email.as_str()

@@ -33,7 +33,7 @@ pub async fn rotate(
         }));
     }
     let keys = InstallationKeys::derive(&current, &previous);
-    let db = Db::open(&url, 2)?;
+    let db = Db::open_for_command(&url, 2)?;
     db.migrate().await?;
 
     let mut unreadable: Vec<(String, Vec<String>)> = Vec::new();

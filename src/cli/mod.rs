@@ -308,7 +308,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Migrate => {
             let url = config::database_url(&source)?;
             runtime.block_on(async {
-                let db = Db::open(&url, 1)?;
+                let db = Db::open_for_command(&url, 1)?;
                 let applied = db.migrate().await?;
                 if applied.is_empty() {
                     println!("{url}: up to date");
@@ -319,6 +319,25 @@ fn run(cli: Cli) -> Result<(), CliError> {
             })
         }
     }
+}
+
+/// How long a command's database work may take before it says that it waits.
+const SAY_WAITING_AFTER: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Runs a command's database `work`; when it has not finished after [`SAY_WAITING_AFTER`]
+/// (a running shop holds the database), says once on standard error that it waits its turn,
+/// up to [`crate::db::COMMAND_BUSY_TIMEOUT`], instead of leaving the operator guessing.
+pub(crate) async fn patiently<T>(work: impl std::future::Future<Output = T>) -> T {
+    let mut work = std::pin::pin!(work);
+    tokio::select! {
+        done = &mut work => return done,
+        () = tokio::time::sleep(SAY_WAITING_AFTER) => {}
+    }
+    eprintln!(
+        "the database is busy (the shop is writing to it); waiting for its turn, up to {} s",
+        crate::db::COMMAND_BUSY_TIMEOUT.as_secs()
+    );
+    work.await
 }
 
 async fn catalog_sync(
@@ -332,7 +351,7 @@ async fn catalog_sync(
             problem: e.to_string(),
         })
     })?;
-    let db = Db::open(&url, 2)?;
+    let db = Db::open_for_command(&url, 2)?;
     db.migrate().await?;
     let holder = format!("cli:{}", std::process::id());
     client.share_gate(Arc::new(

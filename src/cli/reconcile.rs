@@ -24,7 +24,7 @@ pub async fn run(
             problem: e.to_string(),
         })
     })?;
-    let db = Db::open(&url, 2)?;
+    let db = Db::open_for_command(&url, 2)?;
     db.migrate().await?;
     // A 429 seen by a running shop holds this command back too, and the other way round.
     client.share_gate(Arc::new(

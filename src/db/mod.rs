@@ -89,6 +89,10 @@ const POSTGRES_DISK_FULL_MESSAGE: &str = "No space left on device";
 /// How long SQLite waits on another writer's lock before giving up.
 const SQLITE_BUSY_TIMEOUT_MS: u32 = 5_000;
 
+/// How long a command (`storefront admin create-user` beside a running shop) waits for the
+/// write lock: it waits its turn behind a busy shop rather than fail.
+pub const COMMAND_BUSY_TIMEOUT: Duration = Duration::from_secs(60);
+
 /// Runs the same diesel code on the backend's own connection, for the queries that do not
 /// compile through the multi connection (upserts, multi-row inserts, `SKIP LOCKED`).
 ///
@@ -196,6 +200,8 @@ pub enum Backend {
 #[derive(Debug)]
 pub struct ConnectionManager {
     url: DatabaseUrl,
+    /// SQLite's `busy_timeout` on each connection.
+    busy_timeout_ms: u32,
     /// Whether the last attempt to open a connection worked; see [`Db::run_within`].
     reachable: Arc<AtomicBool>,
 }
@@ -230,8 +236,9 @@ impl ConnectionManager {
                 let mut conn = SqliteConnection::establish(&path.to_string_lossy())
                     .map_err(r2d2::Error::ConnectionError)?;
                 conn.batch_execute(&format!(
-                    "PRAGMA foreign_keys = ON; PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}; \
-                     PRAGMA synchronous = NORMAL;"
+                    "PRAGMA foreign_keys = ON; PRAGMA busy_timeout = {}; \
+                     PRAGMA synchronous = NORMAL;",
+                    self.busy_timeout_ms
                 ))
                 .map_err(r2d2::Error::QueryError)?;
                 Ok(DbConn::Sqlite(conn))
@@ -338,6 +345,8 @@ pub struct Db {
     write_gate: Option<Arc<write_gate::WriteGate>>,
     /// The queue this handle's writers wait in at the write gate.
     class: write_gate::Class,
+    /// SQLite's `busy_timeout` of this pool's connections.
+    busy_timeout_ms: u32,
 }
 
 impl std::fmt::Debug for Db {
@@ -353,6 +362,21 @@ impl Db {
     /// on a single connection, before the pool opens its own (several connections switching at
     /// once race for the lock).
     pub fn open(url: &DatabaseUrl, max_connections: u32) -> Result<Self, DbError> {
+        Self::open_waiting(url, max_connections, SQLITE_BUSY_TIMEOUT_MS)
+    }
+
+    /// [`Db::open`] for a command run beside a running shop: on SQLite its writes wait up to
+    /// [`COMMAND_BUSY_TIMEOUT`] for the shop's writers instead of failing after a few seconds.
+    pub fn open_for_command(url: &DatabaseUrl, max_connections: u32) -> Result<Self, DbError> {
+        let wait = u32::try_from(COMMAND_BUSY_TIMEOUT.as_millis()).unwrap_or(u32::MAX);
+        Self::open_waiting(url, max_connections, wait)
+    }
+
+    fn open_waiting(
+        url: &DatabaseUrl,
+        max_connections: u32,
+        busy_timeout_ms: u32,
+    ) -> Result<Self, DbError> {
         let open_error = |reason: String| DbError::Open {
             target: url.to_string(),
             reason,
@@ -365,7 +389,7 @@ impl Db {
             DatabaseUrl::Postgres(_) => Backend::Postgres,
         };
         let reachable = Arc::new(AtomicBool::new(true));
-        let pool = build_pool(url, backend, &reachable, max_connections)?;
+        let pool = build_pool(url, backend, &reachable, max_connections, busy_timeout_ms)?;
         Ok(Self {
             pool,
             url: url.clone(),
@@ -373,6 +397,7 @@ impl Db {
             reachable,
             write_gate: (backend == Backend::Sqlite).then(Arc::default),
             class: write_gate::Class::Normal,
+            busy_timeout_ms,
         })
     }
 
@@ -382,12 +407,19 @@ impl Db {
     /// the shared pool, this work does not wait behind them.
     pub fn for_background(&self, max_connections: u32) -> Result<Self, DbError> {
         Ok(Self {
-            pool: build_pool(&self.url, self.backend, &self.reachable, max_connections)?,
+            pool: build_pool(
+                &self.url,
+                self.backend,
+                &self.reachable,
+                max_connections,
+                self.busy_timeout_ms,
+            )?,
             url: self.url.clone(),
             backend: self.backend,
             reachable: Arc::clone(&self.reachable),
             write_gate: self.write_gate.clone(),
             class: self.class,
+            busy_timeout_ms: self.busy_timeout_ms,
         })
     }
 
@@ -476,6 +508,7 @@ fn build_pool(
     backend: Backend,
     reachable: &Arc<AtomicBool>,
     max_connections: u32,
+    busy_timeout_ms: u32,
 ) -> Result<Pool<ConnectionManager>, DbError> {
     Pool::builder()
         .max_size(max_connections.max(1))
@@ -487,6 +520,7 @@ fn build_pool(
         .test_on_check_out(backend == Backend::Postgres)
         .build(ConnectionManager {
             url: url.clone(),
+            busy_timeout_ms,
             reachable: Arc::clone(reachable),
         })
         .map_err(|e| DbError::Open {

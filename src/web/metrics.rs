@@ -184,7 +184,47 @@ pub async fn metrics(
             stats.bytes
         );
     }
+    write_lock_holds(&mut out);
     Ok(HttpResponse::Ok()
         .content_type("text/plain; version=0.0.4; charset=utf-8")
         .body(out))
+}
+
+/// `storefront_db_write_lock_seconds`: how long this process's write transactions held the
+/// database's write lock, by the class of work (`placement`, `request`, `background`; see
+/// `db::write_gate`). A class whose upper buckets fill holds other writers back.
+fn write_lock_holds(out: &mut String) {
+    use crate::db::write_gate::{HOLD_BUCKETS_MS, LOCK_HOLDS};
+    let _ = writeln!(
+        out,
+        "# HELP storefront_db_write_lock_seconds How long write transactions held the database's write lock, by class of work."
+    );
+    let _ = writeln!(out, "# TYPE storefront_db_write_lock_seconds histogram");
+    for (class, holds) in LOCK_HOLDS.read() {
+        let class = class.as_str();
+        let mut cumulative = 0;
+        for (bound, n) in HOLD_BUCKETS_MS.iter().zip(holds.buckets) {
+            cumulative += n;
+            let _ = writeln!(
+                out,
+                "storefront_db_write_lock_seconds_bucket{{class=\"{class}\",le=\"{}\"}} {cumulative}",
+                *bound as f64 / 1000.0
+            );
+        }
+        let _ = writeln!(
+            out,
+            "storefront_db_write_lock_seconds_bucket{{class=\"{class}\",le=\"+Inf\"}} {}",
+            holds.count
+        );
+        let _ = writeln!(
+            out,
+            "storefront_db_write_lock_seconds_sum{{class=\"{class}\"}} {}",
+            holds.sum_us as f64 / 1_000_000.0
+        );
+        let _ = writeln!(
+            out,
+            "storefront_db_write_lock_seconds_count{{class=\"{class}\"}} {}",
+            holds.count
+        );
+    }
 }

@@ -23,7 +23,12 @@ fn storefront_binary() -> Command {
 }
 
 /// Runs `storefront admin create-user` with `password` on stdin.
-fn create_user_cli(url: &str, email: &str, role: &str, password: &str) -> std::process::Output {
+pub(crate) fn create_user_cli(
+    url: &str,
+    email: &str,
+    role: &str,
+    password: &str,
+) -> std::process::Output {
     let mut child = storefront_binary()
         .args(["admin", "create-user", "--email", email, "--role", role])
         .env("STOREFRONT_DATABASE_URL", url)

@@ -287,12 +287,26 @@ pub struct TestApp {
     pub outbox: Outbox,
     /// Where this app writes its email (one `.eml` per message).
     pub mail_dir: tempfile::TempDir,
+    /// Stops the app ([`TestApp::stop`]).
+    stop: actix_web::dev::ServerHandle,
+    running: tokio::task::JoinHandle<std::io::Result<()>>,
     _test_db: TestDb,
 }
 
 impl TestApp {
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.address)
+    }
+
+    /// Stops the app as SIGTERM does and waits until it has stopped; gives back its
+    /// database, to work on while no shop runs or to start the app on again.
+    pub async fn stop(self) -> (TestDb, Db) {
+        self.stop.stop(true).await;
+        self.running
+            .await
+            .expect("the app's task ends")
+            .expect("the app stops cleanly");
+        (self._test_db, self.db)
     }
 
     /// The database URL as an operator would give it to the binary.
@@ -376,13 +390,16 @@ async fn spawn_with(test_db: TestDb, db: Db, overrides: &[(&str, &str)]) -> Test
     let address = format!("http://127.0.0.1:{}", app.port());
     let catalog = Arc::clone(app.catalog());
     let outbox = app.outbox().clone();
-    tokio::spawn(app.run_until_stopped());
+    let stop = app.stop_handle();
+    let running = tokio::spawn(app.run_until_stopped());
     TestApp {
         address,
         catalog,
         db,
         outbox,
         mail_dir,
+        stop,
+        running,
         client: reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()

@@ -19,6 +19,7 @@ mod admin_totp;
 mod admin_users;
 mod admin_wallet;
 mod audit_log;
+mod backlog;
 mod bad_input;
 mod book_days;
 mod books;
