@@ -262,7 +262,8 @@ pub async fn catch_up(db: &Db, now_ms: i64) -> Result<usize, DbError> {
             None => Ok(Vec::new()),
         })
         .await?;
-    for batch in stale.chunks(CATCH_UP_BATCH) {
+    // Newest first: the owner reads this month before the years behind it.
+    for batch in stale.rchunks(CATCH_UP_BATCH) {
         let batch = batch.to_vec();
         db.run(move |conn| {
             for day_ms in batch {

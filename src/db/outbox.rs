@@ -450,6 +450,60 @@ fn insert_attempt(
     Ok(())
 }
 
+/// Late work that no longer makes sense: ends, as `outcome` with `detail`, up to `limit`
+/// queued `kind` jobs that were due before `due_before_ms` (the oldest first), each with an
+/// attempt row saying so, in one short write transaction. Running jobs are left to their
+/// workers. Returns how many ended.
+pub fn drop_late(
+    conn: &mut DbConn,
+    kind: JobKind,
+    due_before_ms: i64,
+    limit: i64,
+    (outcome, detail): (&str, &str),
+    now_ms: i64,
+) -> Result<usize, DbError> {
+    conn.write_tx(|conn| {
+        let late: Vec<(i64, i32)> = outbox_jobs::table
+            .filter(diesel::dsl::sql::<diesel::sql_types::Bool>(
+                "state = 'queued'",
+            ))
+            .filter(outbox_jobs::kind.eq(kind.as_str()))
+            .filter(outbox_jobs::run_at_ms.lt(due_before_ms))
+            .order((outbox_jobs::run_at_ms, outbox_jobs::id))
+            .limit(limit)
+            .select((outbox_jobs::id, outbox_jobs::attempts))
+            .load(conn)?;
+        let mut ended = 0;
+        for (id, attempts) in late {
+            let changed = diesel::update(
+                outbox_jobs::table
+                    .filter(outbox_jobs::id.eq(id))
+                    .filter(outbox_jobs::state.eq(QUEUED)),
+            )
+            .set((
+                outbox_jobs::state.eq(DONE),
+                outbox_jobs::outcome.eq(outcome),
+                outbox_jobs::attempts.eq(attempts.saturating_add(1)),
+                outbox_jobs::updated_at_ms.eq(now_ms),
+            ))
+            .execute(conn)?;
+            if changed == 1 {
+                insert_attempt(
+                    conn,
+                    id,
+                    attempts.saturating_add(1),
+                    now_ms,
+                    now_ms,
+                    outcome,
+                    detail,
+                )?;
+                ended += 1;
+            }
+        }
+        Ok(ended)
+    })
+}
+
 /// How many recorded attempts of `job_id` ended in one of `outcomes`.
 pub fn count_attempts(conn: &mut DbConn, job_id: i64, outcomes: &[&str]) -> Result<i64, DbError> {
     Ok(outbox_attempts::table

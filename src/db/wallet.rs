@@ -221,10 +221,17 @@ pub fn committed_cents(conn: &mut DbConn, now_ms: i64) -> Result<i64, DbError> {
 /// Upstream cost of paid purchases whose upstream order is not placed yet: credit the wallet
 /// must keep for them whatever else happens.
 pub fn paid_unplaced_cents(conn: &mut DbConn) -> Result<i64, DbError> {
-    let rows: Vec<Sum> = diesel::sql_query(
-        "SELECT CAST(COALESCE(SUM(cost_cents), 0) AS BIGINT) AS total FROM purchases \
-         WHERE upstream_order_id IS NULL AND status = 'paid'",
-    )
+    // Read from the partial index of exactly these purchases. SQLite's statistics know the
+    // unique index of upstream order ids and not this one, and would walk every purchase
+    // without an order (every unpaid checkout ever) inside the caller's write transaction.
+    let indexed_by = match conn {
+        DbConn::Sqlite(_) => " INDEXED BY purchases_paid_unplaced",
+        DbConn::Postgres(_) => "",
+    };
+    let rows: Vec<Sum> = diesel::sql_query(format!(
+        "SELECT CAST(COALESCE(SUM(cost_cents), 0) AS BIGINT) AS total FROM purchases{indexed_by} \
+         WHERE upstream_order_id IS NULL AND status = 'paid'"
+    ))
     .load(conn)?;
     Ok(rows.first().map_or(0, |r| r.total))
 }

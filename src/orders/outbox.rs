@@ -107,6 +107,12 @@ impl OutboxWaker {
     }
 }
 
+/// How often late work is looked for ([`Outbox::sweep_late_work`]).
+const SWEEP_EVERY: Duration = Duration::from_secs(60);
+
+/// Late jobs ended in one transaction: a few milliseconds of the write lock.
+const SWEEP_BATCH: i64 = 100;
+
 /// Workers of the reminders' lane (one: reminders are never urgent).
 const REMINDER_WORKERS: usize = 1;
 
@@ -414,6 +420,10 @@ impl Outbox {
             self.inner.upstream.clone(),
             shutdown.clone(),
         );
+        let sweeper = tokio::spawn(
+            self.with_write_class(WriteClass::Background)
+                .sweep_late_work(shutdown.clone()),
+        );
         // Reminders have one worker of their own, paced behind everything else at SQLite's
         // write gate: a backlog of them drains without holding up an order or a request.
         let lanes = [
@@ -421,7 +431,8 @@ impl Outbox {
             (Lane::Other, "o", workers.max(1)),
             (Lane::Reminders, "r", REMINDER_WORKERS),
         ];
-        std::iter::once(refresher)
+        [refresher, sweeper]
+            .into_iter()
             .chain(
                 lanes
                     .into_iter()
@@ -441,6 +452,58 @@ impl Outbox {
                     }),
             )
             .collect()
+    }
+
+    /// Ends late work that no longer makes sense ([`Job::too_late_after`]) in batches, until
+    /// `shutdown` turns true: at start, then every [`SWEEP_EVERY`], a batch after another while
+    /// batches come back full. Its writes are background writes (paced behind requests).
+    async fn sweep_late_work(self, mut shutdown: watch::Receiver<bool>) {
+        loop {
+            let mut full = false;
+            for job in self.jobs {
+                let Some(after) = job.too_late_after() else {
+                    continue;
+                };
+                let kind = job.kind();
+                let after_ms = duration_ms(after);
+                let dropped = self
+                    .inner
+                    .db
+                    .run(move |conn| {
+                        let now = now_ms();
+                        jobs::drop_late(
+                            conn,
+                            kind,
+                            now.saturating_sub(after_ms),
+                            SWEEP_BATCH,
+                            (
+                                "too_late",
+                                "due long ago, when it no longer made sense; ended without running",
+                            ),
+                            now,
+                        )
+                    })
+                    .await;
+                match dropped {
+                    Ok(0) => {}
+                    Ok(n) => {
+                        tracing::debug!(job.kind = %kind, jobs = n, "late jobs ended without running");
+                        full |= i64::try_from(n).unwrap_or(i64::MAX) >= SWEEP_BATCH;
+                    }
+                    Err(err) => tracing::warn!(error = %err, "could not end late jobs"),
+                }
+            }
+            if *shutdown.borrow() {
+                return;
+            }
+            if full {
+                continue;
+            }
+            tokio::select! {
+                () = tokio::time::sleep(SWEEP_EVERY) => {}
+                _ = shutdown.changed() => return,
+            }
+        }
     }
 
     /// This outbox, its database handle queued in `class` at SQLite's write gate

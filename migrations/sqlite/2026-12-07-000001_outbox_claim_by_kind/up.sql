@@ -4,5 +4,12 @@
 -- index answers each kind's oldest due job by reading one entry.
 CREATE INDEX outbox_jobs_queued_kind ON outbox_jobs (kind, run_at_ms, id) WHERE state = 'queued';
 
--- The dashboard's drain rate: jobs finished in the last minutes, by their last change.
-CREATE INDEX outbox_jobs_finished ON outbox_jobs (state, updated_at_ms);
+-- The dashboard's drain rate: jobs finished in the last minutes, by their last change. Partial,
+-- so that no query on one state (`state = ?`) is ever planned through it.
+CREATE INDEX outbox_jobs_finished ON outbox_jobs (updated_at_ms) WHERE state IN ('done', 'dead');
+
+-- The credit the wallet must keep for paid purchases not placed yet, read in every checkout's
+-- and every balance read's write transaction: only those purchases, not every purchase
+-- without an upstream order (every unpaid checkout of a shop's history).
+CREATE INDEX purchases_paid_unplaced ON purchases (cost_cents)
+    WHERE status = 'paid' AND upstream_order_id IS NULL;

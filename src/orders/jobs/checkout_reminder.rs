@@ -40,6 +40,12 @@ impl Job for CheckoutReminder {
     fn run<'a>(&'a self, ctx: &'a JobContext, leased: &'a LeasedJob) -> JobFuture<'a> {
         Box::pin(send(ctx, leased))
     }
+
+    fn too_late_after(&self) -> Option<std::time::Duration> {
+        Some(std::time::Duration::from_millis(
+            u64::try_from(TOO_LATE_AFTER_MS).unwrap_or(0),
+        ))
+    }
 }
 
 async fn send(ob: &JobContext, leased: &LeasedJob) -> Result<Verdict, OutboxError> {

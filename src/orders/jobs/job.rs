@@ -32,6 +32,13 @@ pub(crate) trait Job: Sync {
 
     /// One attempt at `leased`.
     fn run<'a>(&'a self, ctx: &'a JobContext, leased: &'a LeasedJob) -> JobFuture<'a>;
+
+    /// How long after it was due this job still makes sense: a queued one due longer ago
+    /// (a backlog after an outage) is ended by the runner as `too_late` without running,
+    /// many in one transaction. `None`: it always runs.
+    fn too_late_after(&self) -> Option<std::time::Duration> {
+        None
+    }
 }
 
 /// What [`Job::run`] returns.
