@@ -347,6 +347,9 @@ pub struct Db {
     class: write_gate::Class,
     /// SQLite's `busy_timeout` of this pool's connections.
     busy_timeout_ms: u32,
+    /// Whether a write transaction over [`SLOW_WRITE`] is logged: the shop's are; a
+    /// command's are not (its standard error is its answer to the operator).
+    names_slow_writes: bool,
 }
 
 impl std::fmt::Debug for Db {
@@ -362,7 +365,10 @@ impl Db {
     /// on a single connection, before the pool opens its own (several connections switching at
     /// once race for the lock).
     pub fn open(url: &DatabaseUrl, max_connections: u32) -> Result<Self, DbError> {
-        Self::open_waiting(url, max_connections, SQLITE_BUSY_TIMEOUT_MS)
+        Self::open_waiting(url, max_connections, SQLITE_BUSY_TIMEOUT_MS).map(|db| Self {
+            names_slow_writes: true,
+            ..db
+        })
     }
 
     /// [`Db::open`] for a command run beside a running shop: on SQLite its writes wait up to
@@ -398,6 +404,7 @@ impl Db {
             write_gate: (backend == Backend::Sqlite).then(Arc::default),
             class: write_gate::Class::Normal,
             busy_timeout_ms,
+            names_slow_writes: false,
         })
     }
 
@@ -420,6 +427,7 @@ impl Db {
             write_gate: self.write_gate.clone(),
             class: self.class,
             busy_timeout_ms: self.busy_timeout_ms,
+            names_slow_writes: self.names_slow_writes,
         })
     }
 
@@ -476,9 +484,11 @@ impl Db {
         };
         let pool = self.pool.clone();
         let (gate, class) = (self.write_gate.clone(), self.class);
+        let names_slow_writes = self.names_slow_writes;
         tokio::task::spawn_blocking(move || {
             let mut conn = pool.get_timeout(wait).map_err(|_| DbError::PoolTimeout)?;
             let _gate = write_gate::scope(gate, class);
+            let _named = NamesSlowWrites::scope(names_slow_writes);
             f(&mut conn)
         })
         .await
@@ -546,12 +556,32 @@ fn prepare_sqlite_file(path: &Path) -> Result<(), String> {
 /// one writer, or PostgreSQL's row locks) kept every other writer of those rows waiting.
 pub const SLOW_WRITE: Duration = Duration::from_millis(50);
 
+thread_local! {
+    /// Whether this thread's slow write transactions are logged ([`Db::run`] sets it).
+    static NAMES_SLOW_WRITES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// [`NAMES_SLOW_WRITES`] for the life of the value, then as it was.
+struct NamesSlowWrites(bool);
+
+impl NamesSlowWrites {
+    fn scope(names: bool) -> Self {
+        Self(NAMES_SLOW_WRITES.with(|cell| cell.replace(names)))
+    }
+}
+
+impl Drop for NamesSlowWrites {
+    fn drop(&mut self) {
+        NAMES_SLOW_WRITES.with(|cell| cell.set(self.0));
+    }
+}
+
 /// Counts a write transaction of `held` begun at `caller` in `/metrics`
 /// ([`write_gate::LOCK_HOLDS`]) and warns when it held the lock over [`SLOW_WRITE`].
 fn observe_write(caller: &'static std::panic::Location<'static>, held: Duration) {
     let class = write_gate::current_class().unwrap_or(write_gate::Class::Normal);
     write_gate::LOCK_HOLDS.observe(class, held);
-    if held > SLOW_WRITE {
+    if held > SLOW_WRITE && NAMES_SLOW_WRITES.with(std::cell::Cell::get) {
         tracing::warn!(
             held_ms = u64::try_from(held.as_millis()).unwrap_or(u64::MAX),
             work = %format_args!("{}:{}", caller.file(), caller.line()),
