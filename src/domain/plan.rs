@@ -82,8 +82,8 @@ pub fn format_data(mb: i64) -> String {
     }
 }
 
-/// `1500` → `1,500`.
-fn group_thousands(n: i64) -> String {
+/// `1500` → `1,500`: how the shop and the console write counts.
+pub fn group_thousands(n: i64) -> String {
     let digits = n.unsigned_abs().to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
     if n < 0 {

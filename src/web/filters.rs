@@ -62,22 +62,7 @@ pub fn cents(cents: impl Count, _: &dyn Values) -> Result<String> {
 /// `16,670`: a count with its thousands grouped, as the console writes numbers.
 #[askama::filter_fn]
 pub fn count(n: impl Count, _: &dyn Values) -> Result<String> {
-    Ok(grouped(n.get()))
-}
-
-fn grouped(n: i64) -> String {
-    let digits = n.unsigned_abs().to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
-    if n < 0 {
-        out.push('-');
-    }
-    for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
+    Ok(crate::domain::plan::group_thousands(n.get()))
 }
 
 /// A purchase status's label (`Needs attention`); an unknown value as it is.
@@ -165,10 +150,10 @@ impl<T: Count + ?Sized> Count for &T {
 mod tests {
     #[test]
     fn counts_group_their_thousands() {
-        assert_eq!(super::grouped(0), "0");
-        assert_eq!(super::grouped(999), "999");
-        assert_eq!(super::grouped(16_670), "16,670");
-        assert_eq!(super::grouped(1_000_200), "1,000,200");
-        assert_eq!(super::grouped(-1_000), "-1,000");
+        assert_eq!(crate::domain::plan::group_thousands(0), "0");
+        assert_eq!(crate::domain::plan::group_thousands(999), "999");
+        assert_eq!(crate::domain::plan::group_thousands(16_670), "16,670");
+        assert_eq!(crate::domain::plan::group_thousands(1_000_200), "1,000,200");
+        assert_eq!(crate::domain::plan::group_thousands(-1_000), "-1,000");
     }
 }
