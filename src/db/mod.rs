@@ -29,6 +29,7 @@ pub mod legal;
 pub mod listen;
 pub mod login_attempts;
 pub mod lost_links;
+mod low_priority;
 pub mod metrics;
 pub mod order_links;
 pub mod order_search;
@@ -485,14 +486,19 @@ impl Db {
         let pool = self.pool.clone();
         let (gate, class) = (self.write_gate.clone(), self.class);
         let names_slow_writes = self.names_slow_writes;
-        tokio::task::spawn_blocking(move || {
+        let work = move || {
             let mut conn = pool.get_timeout(wait).map_err(|_| DbError::PoolTimeout)?;
             let _gate = write_gate::scope(gate, class);
             let _named = NamesSlowWrites::scope(names_slow_writes);
             f(&mut conn)
-        })
-        .await
-        .map_err(|e| E::from(DbError::Task(e.to_string())))?
+        };
+        // Background work leaves the CPU to requests as well as the write lock.
+        if class == write_gate::Class::Background {
+            return low_priority::run_on_background(work).await;
+        }
+        tokio::task::spawn_blocking(work)
+            .await
+            .map_err(|e| E::from(DbError::Task(e.to_string())))?
     }
 
     pub async fn migrate(&self) -> Result<Vec<String>, DbError> {

@@ -1,0 +1,135 @@
+//! The threads background work runs its database closures on: a few of this process's own,
+//! at a lower CPU priority than the threads serving requests.
+//!
+//! The write gate ([`super::write_gate`]) puts background writers last at SQLite's lock, but
+//! most of background work's time is CPU, not the lock: reconciling three years of the books'
+//! days after an upgrade, or claiming and dropping a backlog of late reminders, keeps a core
+//! busy for minutes. On tokio's blocking pool that work would share the cores equally with
+//! the requests' queries, and every console page would take half as long again. Here it runs
+//! on [`THREADS`] threads at nice [`NICE`] (Linux gives each thread its own nice value), so
+//! the scheduler hands a core to a request's thread whenever one wants it, and the background
+//! work gets what is left: about a tenth of a core while requests keep it busy.
+//!
+//! Closures are run in the order they were handed over, each on whichever thread is free. A
+//! closure that panics answers [`DbError::Task`] and leaves its thread running.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+use super::DbError;
+
+/// How many background closures run at once.
+pub const THREADS: usize = 2;
+
+/// The nice value of the background threads (the process runs at 0): the scheduler gives a
+/// nice-0 thread about ten times the CPU of a nice-10 one when both want it.
+pub const NICE: i32 = 10;
+
+type Work = Box<dyn FnOnce() + Send + 'static>;
+
+/// The queue the threads take work from.
+struct Threads {
+    queue: Mutex<Sender<Work>>,
+}
+
+fn threads() -> &'static Threads {
+    static THREADS_STARTED: OnceLock<Threads> = OnceLock::new();
+    THREADS_STARTED.get_or_init(|| {
+        let (queue, work) = channel::<Work>();
+        let work = Arc::new(Mutex::new(work));
+        for i in 0..THREADS {
+            let work = Arc::clone(&work);
+            let started = std::thread::Builder::new()
+                .name(format!("background-{i}"))
+                .spawn(move || run(&work));
+            if let Err(err) = started {
+                tracing::error!(error = %err, "could not start a background database thread");
+            }
+        }
+        Threads {
+            queue: Mutex::new(queue),
+        }
+    })
+}
+
+/// A background thread: lowers its own priority, then runs work until the queue is gone.
+fn run(work: &Mutex<Receiver<Work>>) {
+    lower_priority();
+    loop {
+        let next = work.lock().unwrap_or_else(PoisonError::into_inner).recv();
+        match next {
+            Ok(job) => job(),
+            Err(_) => return,
+        }
+    }
+}
+
+/// Sets this thread's nice value to [`NICE`]. Where that is not possible the thread runs at
+/// the process's priority: background work is still paced by the write gate.
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    {
+        let thread = rustix::thread::gettid();
+        if let Err(err) = rustix::process::setpriority_process(Some(thread), NICE) {
+            tracing::warn!(error = %err, "could not lower the priority of a background thread");
+        }
+    }
+}
+
+/// Runs `f` on a background thread and answers its result; [`DbError::Task`] when it panicked
+/// or no background thread could take it.
+pub async fn run_on_background<T, E, F>(f: F) -> Result<T, E>
+where
+    F: FnOnce() -> Result<T, E> + Send + 'static,
+    T: Send + 'static,
+    E: From<DbError> + Send + 'static,
+{
+    let (answer, answered) = tokio::sync::oneshot::channel();
+    let job: Work = Box::new(move || {
+        let result = catch_unwind(AssertUnwindSafe(f))
+            .unwrap_or_else(|_| Err(E::from(DbError::Task("background work panicked".into()))));
+        // The caller may have gone (its request was cancelled): nothing waits for the answer.
+        let _ = answer.send(result);
+    });
+    let sent = threads()
+        .queue
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .send(job);
+    if sent.is_err() {
+        return Err(E::from(DbError::Task(
+            "no background database thread is running".into(),
+        )));
+    }
+    answered.await.unwrap_or_else(|_| {
+        Err(E::from(DbError::Task(
+            "a background database thread stopped".into(),
+        )))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn work_runs_at_the_lower_priority_and_a_panic_answers_an_error() {
+        let nice = run_on_background(|| {
+            Ok::<_, DbError>(rustix::process::getpriority_process(Some(
+                rustix::thread::gettid(),
+            )))
+        })
+        .await
+        .expect("ran");
+        // Raised from whatever the test process runs at, never lowered back.
+        assert!(nice.is_ok_and(|n| n >= NICE.min(19)), "{nice:?}");
+        let panicked = run_on_background(|| -> Result<(), DbError> { panic!("boom") }).await;
+        assert!(matches!(panicked, Err(DbError::Task(_))), "{panicked:?}");
+        // The thread that panicked still takes work.
+        for _ in 0..THREADS * 2 {
+            let answer = run_on_background(|| Ok::<_, DbError>(7)).await;
+            assert!(matches!(answer, Ok(7)));
+        }
+    }
+}
