@@ -305,6 +305,7 @@ impl Application {
             order_pages: crate::web::order_cache::PageCache::for_pages(),
             sales: crate::wallet::SalesState::default(),
             account,
+            book_fill: crate::books::days::DayFill::default(),
         });
         background.push(tokio::spawn(sweep_installs(state.clone(), stopped.clone())));
         background.push(tokio::spawn(watch_wallet(state.clone(), stopped)));

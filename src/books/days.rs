@@ -15,7 +15,9 @@
 //! each refresh of the copy. The owner's explanations are not stored: they are applied when a
 //! period is read, so a note changes no stored day.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
@@ -196,6 +198,122 @@ pub fn summary(conn: &mut DbConn, period: Period) -> Result<Summary, DbError> {
     Ok(summary)
 }
 
+/// How long a console page's read of the books may spend reconciling days not stored yet
+/// ([`summary_within`]): the rest are counted in the background ([`DayFill`]) while the page
+/// says how far that has got.
+pub const PAGE_BUDGET: Duration = Duration::from_millis(60);
+
+/// A period's books as a console page reads them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Read {
+    /// Every day of the period is counted.
+    Ready(Box<Summary>),
+    /// Some of its days are still being counted: a shop upgraded from before the stored days,
+    /// or whose copy of the supplier's history has just filled in years of it.
+    Counting(Counting),
+}
+
+/// How far the counting of a period's days has got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Counting {
+    /// Days of the period counted and stored.
+    pub counted: usize,
+    /// Days of the period with anything on them.
+    pub days: usize,
+}
+
+impl Counting {
+    /// How much of the period is counted, in whole percent (99 until every day is).
+    pub fn percent(&self) -> usize {
+        if self.days == 0 {
+            return 100;
+        }
+        (self.counted * 100 / self.days).min(99)
+    }
+}
+
+/// The books of `period` when every day of it is stored after at most about `budget` spent
+/// reconciling those that are not (newest first, each one stored); otherwise how many are
+/// counted. A day is reconciled only while the time spent plus the slowest day so far stays
+/// within the budget, but the first one always is, so every read makes progress.
+pub fn summary_within(
+    conn: &mut DbConn,
+    period: Period,
+    budget: Duration,
+) -> Result<Read, DbError> {
+    let active = active_in(conn, period)?;
+    if let (Some(&first), Some(&last)) = (active.first(), active.last()) {
+        let stale = book_days::stale_days(conn, first, last.saturating_add(DAY_MS))?;
+        let started = Instant::now();
+        let mut slowest = Duration::ZERO;
+        let mut left = stale.len();
+        for &day_ms in stale.iter().rev() {
+            if left < stale.len() && started.elapsed() + slowest > budget {
+                break;
+            }
+            let one = Instant::now();
+            reconcile_day(conn, day_ms)?;
+            slowest = slowest.max(one.elapsed());
+            left -= 1;
+        }
+        if left > 0 {
+            return Ok(Read::Counting(Counting {
+                counted: active.len().saturating_sub(left),
+                days: active.len(),
+            }));
+        }
+    }
+    summary(conn, period).map(|s| Read::Ready(Box::new(s)))
+}
+
+/// The periods this process is counting in the background for the console, so that a page
+/// reloaded while its period is counted does not start the same work again.
+#[derive(Debug, Clone, Default)]
+pub struct DayFill(Arc<Mutex<HashSet<(i64, i64)>>>);
+
+impl DayFill {
+    /// Reconciles and stores the stale days of `period` in the background, newest first, in
+    /// short calls of background work (`Db::background`), unless this process is at it
+    /// already. The days the periodic catch-up ([`catch_up`]) reaches first it finds stored.
+    pub fn start(&self, db: &Db, period: Period) {
+        let key = (period.start_ms(), period.end_ms());
+        if !self.lock().insert(key) {
+            return;
+        }
+        let filling = Filling {
+            fill: self.clone(),
+            key,
+        };
+        let db = db.background();
+        tokio::spawn(async move {
+            let (start, end) = key;
+            let days = move |first: i64, last: i64| {
+                (start.max(first), end.min(last.saturating_add(DAY_MS)))
+            };
+            if let Err(err) = count_stale(&db, days).await {
+                tracing::warn!(error = %err, "could not count the days of a period of the books");
+            }
+            drop(filling);
+        });
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<(i64, i64)>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// A period being filled: forgotten when the fill ends, however it ends.
+struct Filling {
+    fill: DayFill,
+    key: (i64, i64),
+}
+
+impl Drop for Filling {
+    fn drop(&mut self) {
+        self.fill.lock().remove(&self.key);
+    }
+}
+
 /// How many stored days [`summary`] reads at once.
 const STORED_DAYS_READ: usize = 31;
 
@@ -254,10 +372,24 @@ const CATCH_UP_BATCH: usize = 10;
 /// many it did: after each refresh of the copy, so that pages find their days stored.
 pub async fn catch_up(db: &Db, now_ms: i64) -> Result<usize, DbError> {
     let until = Period::last_days(now_ms, 1).end_ms();
+    count_stale(db, move |first, last| {
+        (first, until.max(last.saturating_add(DAY_MS)))
+    })
+    .await
+}
+
+/// Reconciles and stores every stale day of the range `days` makes of the books' first and
+/// last active day (`[from, until)` day starts), newest first, a few days per database call,
+/// and returns how many it did.
+async fn count_stale(
+    db: &Db,
+    days: impl FnOnce(i64, i64) -> (i64, i64) + Send + 'static,
+) -> Result<usize, DbError> {
     let stale = db
         .run(move |conn| match book_days::active_days(conn)? {
             Some((first, last)) => {
-                book_days::stale_days(conn, first, until.max(last.saturating_add(DAY_MS)))
+                let (from, until) = days(first, last);
+                book_days::stale_days(conn, from, until)
             }
             None => Ok(Vec::new()),
         })

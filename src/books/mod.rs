@@ -63,15 +63,16 @@ impl From<ExplanationRow> for Explanation {
     }
 }
 
-/// A period's books read from the local copy of the supplier's history.
+/// A period's books read from the local copy of the supplier's history: its [`Summary`], or
+/// for the console a [`days::Read`].
 #[derive(Debug, Clone, PartialEq)]
-pub struct Copied {
+pub struct Copied<T = Summary> {
     /// When the copy was last refreshed ([`history::as_of`]).
     pub as_of_ms: i64,
-    pub summary: Summary,
+    pub summary: T,
 }
 
-impl Copied {
+impl<T> Copied<T> {
     /// Whether `period` reaches past the copy's time, so its latest sales and top-ups may show
     /// as differences until the next refresh.
     pub fn lags(&self, period: Period) -> bool {
@@ -103,6 +104,28 @@ impl Books<'_> {
             return Ok(None);
         };
         let summary = self.db.run(move |conn| days::summary(conn, period)).await?;
+        Ok(Some(Copied { as_of_ms, summary }))
+    }
+
+    /// The books of `period` for a console page: as [`Books::summary_as_copied`] when every
+    /// day of it is stored or can be reconciled within [`days::PAGE_BUDGET`]; otherwise how
+    /// far the counting has got, with the rest of its days counted in the background by
+    /// `fill` meanwhile. So a page answers at once however many days were never counted.
+    pub async fn summary_for_console(
+        &self,
+        period: Period,
+        fill: &days::DayFill,
+    ) -> Result<Option<Copied<days::Read>>, BooksError> {
+        let Some(as_of_ms) = history::as_of(self.db).await? else {
+            return Ok(None);
+        };
+        let summary = self
+            .db
+            .run(move |conn| days::summary_within(conn, period, days::PAGE_BUDGET))
+            .await?;
+        if matches!(summary, days::Read::Counting(_)) {
+            fill.start(self.db, period);
+        }
         Ok(Some(Copied { as_of_ms, summary }))
     }
 

@@ -134,6 +134,12 @@ impl Count for i64 {
     }
 }
 
+impl Count for usize {
+    fn get(&self) -> i64 {
+        i64::try_from(*self).unwrap_or(i64::MAX)
+    }
+}
+
 impl Count for Cents {
     fn get(&self) -> i64 {
         Cents::get(*self)

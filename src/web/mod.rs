@@ -101,6 +101,8 @@ pub struct AppState {
     pub sales: crate::wallet::SalesState,
     /// The supplier account: whether checkout may sell, and what the console shows.
     pub account: Arc<SupplierAccount>,
+    /// The periods of the books this process is counting for the console.
+    pub book_fill: crate::books::days::DayFill,
 }
 
 impl AppState {

@@ -10,7 +10,9 @@
 //! the period's after it shows the write marked the right days.
 
 use diesel::prelude::*;
-use storefront::books::days::NEWEST_LINES;
+use std::time::Duration;
+
+use storefront::books::days::{self, Counting, DayFill, NEWEST_LINES, Read};
 use storefront::books::history::{self, Pass};
 use storefront::books::reconcile::NOTABLE_SHOWN;
 use storefront::books::{Books, Period, csv};
@@ -412,4 +414,46 @@ async fn stored_days_answer_as_the_period_reconciled_whatever_changes(backend: B
         .expect("copied")
         .summary;
     assert_eq!(after.totals.explained, summary.totals.explained + 1);
+
+    // Every stored day lost again, as on a shop upgraded from before them: a console page
+    // reconciles what its budget allows (at least the newest day) and says how far the
+    // counting got; the background fill counts the rest, and the page then reads the books.
+    let period = Period::last_days(today_ms, 5);
+    write(&app, |conn| {
+        diesel::delete(book_days::table).execute(conn)?;
+        Ok(())
+    })
+    .await;
+    let read = app
+        .db
+        .run(move |conn| days::summary_within(conn, period, Duration::ZERO))
+        .await
+        .expect("read");
+    assert_eq!(
+        read,
+        Read::Counting(Counting {
+            counted: 1,
+            days: 5
+        })
+    );
+    assert_eq!(
+        current_days(&app, today_ms).await,
+        1,
+        "the newest day stored"
+    );
+    DayFill::default().start(&app.db, period);
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while current_days(&app, today_ms).await < 5 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the fill stored every day"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let console = books
+        .summary_for_console(period, &DayFill::default())
+        .await
+        .expect("summary")
+        .expect("copied");
+    assert_eq!(console.summary, Read::Ready(Box::new(after)));
 }

@@ -21,6 +21,7 @@ use super::{
     AdminPage, CsrfForm, CurrentAdmin, client_addr, console_page, non_empty, require_owner,
     see_other,
 };
+use crate::books::days::{Counting, Read};
 use crate::books::{self, BooksError, CsvChunks, ExplainError, Line, Period, Summary};
 use crate::web::error::AppError;
 use crate::web::{AppState, filters};
@@ -57,6 +58,8 @@ struct BooksPage {
     /// A refresh was just asked for.
     refreshing: bool,
     report: Option<Summary>,
+    /// The period's days are still being counted: how far that has got.
+    counting: Option<Counting>,
     csv_href: String,
     /// An explanation just saved.
     explained: bool,
@@ -220,6 +223,7 @@ async fn render(
         lags: false,
         refreshing: notice == Notice::Refreshing,
         report: None,
+        counting: None,
         csv_href: String::new(),
         explained: notice == Notice::Explained,
         refused,
@@ -241,10 +245,14 @@ async fn render(
     let tax =
         crate::orders::tax::period_tax(&state.orders, period.start_ms(), period.end_ms()).await?;
     view.tax = (tax.sales > 0 || tax.credited_tax.get() != 0).then_some(tax);
-    if let Some(copied) = state.books().summary_as_copied(period).await? {
+    let books = state.books();
+    if let Some(copied) = books.summary_for_console(period, &state.book_fill).await? {
         view.lags = copied.lags(period);
         view.as_of_ms = Some(copied.as_of_ms);
-        view.report = Some(copied.summary);
+        match copied.summary {
+            Read::Ready(summary) => view.report = Some(*summary),
+            Read::Counting(counting) => view.counting = Some(counting),
+        }
     }
     let status = if view.refused.is_some() {
         StatusCode::BAD_REQUEST
