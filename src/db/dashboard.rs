@@ -121,6 +121,30 @@ pub struct OutboxHealth {
 pub const DRAIN_WINDOW_MS: i64 = 10 * 60 * 1000;
 
 impl OutboxHealth {
+    /// Whether more jobs finished in the drain window than [`FINISHED_COUNTED`]: the pace
+    /// is then at least the one shown, and the time to catch up at most.
+    pub fn finished_beyond_count(&self) -> bool {
+        self.finished_recently >= FINISHED_COUNTED
+    }
+
+    /// Whether more jobs wait than [`PENDING_COUNTED`]: the backlog is at least the count.
+    pub fn pending_beyond_count(&self) -> bool {
+        self.pending >= PENDING_COUNTED
+    }
+
+    /// How long the waiting jobs take at the recent pace ([`OutboxHealth::drain_ms`]), and
+    /// whether the counts' caps make it a bound; `None` when nothing waits, nothing
+    /// finished lately, or both counts reached their caps (nothing is known then).
+    pub fn catch_up_in(&self) -> Option<CatchUp> {
+        let ms = self.drain_ms()?;
+        match (self.pending_beyond_count(), self.finished_beyond_count()) {
+            (false, false) => Some(CatchUp::About(ms)),
+            (true, false) => Some(CatchUp::AtLeast(ms)),
+            (false, true) => Some(CatchUp::AtMost(ms)),
+            (true, true) => None,
+        }
+    }
+
     /// Jobs finished per minute over the drain window.
     pub fn per_minute(&self) -> i64 {
         self.finished_recently / (DRAIN_WINDOW_MS / 60_000)
@@ -138,17 +162,40 @@ impl OutboxHealth {
     }
 }
 
+/// How long the waiting jobs take to catch up with, in milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CatchUp {
+    About(i64),
+    /// More jobs wait than were counted.
+    AtLeast(i64),
+    /// More jobs finished lately than were counted.
+    AtMost(i64),
+}
+
+/// The most waiting jobs [`outbox_health`] counts: a backlog of hundreds of thousands is
+/// shown as "more than" this, at the cost of counting this many.
+pub const PENDING_COUNTED: i64 = 50_000;
+
 pub fn outbox_health(conn: &mut DbConn, now_ms: i64) -> Result<OutboxHealth, DbError> {
-    let [pending, dead, waiting_placements, open_placements] =
+    let pending = pending_query()
+        .load::<i64>(conn)?
+        .len()
+        .try_into()
+        .unwrap_or(PENDING_COUNTED);
+    let [dead, waiting_placements, open_placements] =
         health_counts(now_ms).map(|query| query.get_result::<i64>(conn));
     Ok(OutboxHealth {
-        pending: pending?,
+        pending,
         oldest_due_ms: oldest_due_query(now_ms).get_result(conn)?,
         dead: dead?,
         waiting_placements: waiting_placements?,
         open_placements: open_placements?,
-        finished_recently: finished_since_query(now_ms.saturating_sub(DRAIN_WINDOW_MS))
-            .get_result(conn)?,
+        finished_recently: i64::try_from(
+            finished_since_query(now_ms.saturating_sub(DRAIN_WINDOW_MS))
+                .load::<i64>(conn)?
+                .len(),
+        )
+        .unwrap_or(FINISHED_COUNTED),
     })
 }
 
@@ -156,15 +203,21 @@ pub fn outbox_health(conn: &mut DbConn, now_ms: i64) -> Result<OutboxHealth, DbE
 /// states nothing to the planner).
 const FINISHED_STATES_SQL: &str = "state IN ('done', 'dead')";
 
-/// Jobs finished (done or dead) since `since_ms`, by their last change ([`outbox_health`];
-/// its plan is checked by a test): one range of `outbox_jobs_finished`.
+/// The most finished jobs [`outbox_health`] counts: a backlog dropped as too late finishes
+/// thousands a second, and counting them all would cost the dashboard as much.
+pub const FINISHED_COUNTED: i64 = 10_000;
+
+/// The ids of up to [`FINISHED_COUNTED`] jobs finished (done or dead) since `since_ms`, by
+/// their last change ([`outbox_health`]; its plan is checked by a test): one range of
+/// `outbox_jobs_finished`, read no further than the cap.
 pub fn finished_since_query(since_ms: i64) -> JobCount {
     outbox_jobs::table
         .filter(diesel::dsl::sql::<diesel::sql_types::Bool>(
             FINISHED_STATES_SQL,
         ))
         .filter(outbox_jobs::updated_at_ms.ge(since_ms))
-        .count()
+        .select(outbox_jobs::id)
+        .limit(FINISHED_COUNTED)
         .into_boxed()
 }
 
@@ -184,15 +237,21 @@ pub fn needs_attention_count_query() -> purchases::BoxedQuery<'static, DbBackend
 /// A count of outbox jobs, boxed so that its plan can be checked.
 pub type JobCount = outbox_jobs::BoxedQuery<'static, DbBackend, BigInt>;
 
-/// [`outbox_health`]'s counts, in the order of its fields: pending, dead, waiting placements,
+/// The ids of up to [`PENDING_COUNTED`] queued or running jobs ([`outbox_health`]; its plan
+/// is checked by a test).
+pub fn pending_query() -> JobCount {
+    outbox_jobs::table
+        .filter(outbox_jobs::state.eq_any([outbox::QUEUED, outbox::RUNNING]))
+        .select(outbox_jobs::id)
+        .limit(PENDING_COUNTED)
+        .into_boxed()
+}
+
+/// [`outbox_health`]'s other counts, in the order of its fields: dead, waiting placements,
 /// open placements (their plans are checked by a test).
-pub fn health_counts(now_ms: i64) -> [JobCount; 4] {
+pub fn health_counts(now_ms: i64) -> [JobCount; 3] {
     let place = JobKind::PlaceOrder.as_str();
     [
-        outbox_jobs::table
-            .filter(outbox_jobs::state.eq_any([outbox::QUEUED, outbox::RUNNING]))
-            .count()
-            .into_boxed(),
         outbox_jobs::table
             .filter(outbox_jobs::state.eq(outbox::DEAD))
             .count()
@@ -270,4 +329,39 @@ pub fn unresolved_attention_query(
         .limit(limit)
         .select(Purchase::as_select())
         .into_boxed()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn health(pending: i64, finished_recently: i64) -> OutboxHealth {
+        OutboxHealth {
+            pending,
+            finished_recently,
+            ..OutboxHealth::default()
+        }
+    }
+
+    #[test]
+    fn the_time_to_catch_up_says_which_way_a_capped_count_leans() {
+        // 1,000 waiting at 100 in ten minutes: 100 minutes.
+        assert_eq!(
+            health(1_000, 100).catch_up_in(),
+            Some(CatchUp::About(100 * 60_000))
+        );
+        // More wait than were counted: at least that long.
+        let long = health(PENDING_COUNTED, 100).catch_up_in();
+        assert!(matches!(long, Some(CatchUp::AtLeast(_))), "{long:?}");
+        // More finished than were counted: at most that long.
+        let quick = health(1_000, FINISHED_COUNTED).catch_up_in();
+        assert!(matches!(quick, Some(CatchUp::AtMost(_))), "{quick:?}");
+        // Both capped, or nothing finished, or nothing waits: no estimate.
+        assert_eq!(
+            health(PENDING_COUNTED, FINISHED_COUNTED).catch_up_in(),
+            None
+        );
+        assert_eq!(health(1_000, 0).catch_up_in(), None);
+        assert_eq!(health(0, 100).catch_up_in(), None);
+    }
 }

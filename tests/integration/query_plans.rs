@@ -455,6 +455,11 @@ async fn console_order_queries_read_by_index(backend: Backend) {
                 ),
                 false,
             );
+            check(
+                "outbox health, jobs waiting",
+                plan(conn, storefront::db::dashboard::pending_query()),
+                false,
+            );
             for (i, count) in storefront::db::dashboard::health_counts(now_ms)
                 .into_iter()
                 .enumerate()

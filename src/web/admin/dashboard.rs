@@ -11,6 +11,7 @@ use super::{
     see_other,
 };
 use crate::books::figures::{Chart, Figures, chart};
+use crate::db::dashboard::CatchUp;
 use crate::db::{self, wallet};
 use crate::orders::actions;
 use crate::orders::console;
