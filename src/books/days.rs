@@ -133,12 +133,17 @@ fn explain(lines: &mut [Line], explained: &HashMap<String, Explanation>) {
 /// The books of `period` as the console shows them, from the stored days (reconciling again
 /// those missing or stale) and the owner's explanations.
 pub fn summary(conn: &mut DbConn, period: Period) -> Result<Summary, DbError> {
+    let active = active_in(conn, period)?;
+    summary_of(conn, period, &active)
+}
+
+/// [`summary`] of `period`, whose days with anything on them are `active`.
+fn summary_of(conn: &mut DbConn, period: Period, active: &[i64]) -> Result<Summary, DbError> {
     let explained = explanations(conn)?;
     let mut summary = Summary::new(period);
     // The newest lines of the days reconciled here, and the lines on no day.
     let mut fresh_newest: HashMap<i64, Vec<Line>> = HashMap::new();
     let mut undated = None;
-    let active: Vec<i64> = active_in(conn, period)?;
     // A month of stored days at a time: a day's differences are kept only while they are
     // counted (the lists keep the first few), so memory does not grow with the period.
     for days in active.chunks(STORED_DAYS_READ) {
@@ -190,7 +195,7 @@ pub fn summary(conn: &mut DbConn, period: Period) -> Result<Summary, DbError> {
         summary.keep_notable(line);
     }
     summary.lines += undated.len();
-    let mut newest = newest_of(conn, &active, fresh_newest)?;
+    let mut newest = newest_of(conn, active, fresh_newest)?;
     newest.extend(undated);
     let mut newest = newest.split_off(newest.len().saturating_sub(NEWEST_LINES));
     explain(&mut newest, &explained);
@@ -263,7 +268,7 @@ pub fn summary_within(
             }));
         }
     }
-    summary(conn, period).map(|s| Read::Ready(Box::new(s)))
+    summary_of(conn, period, &active).map(|s| Read::Ready(Box::new(s)))
 }
 
 /// The periods this process is counting in the background for the console, so that a page
@@ -368,8 +373,9 @@ pub fn day_lines(
 const CATCH_UP_BATCH: usize = 10;
 
 /// Reconciles and stores every day from the first the books have anything on up to the one
-/// containing `now_ms` (or the last with anything on, if later) whose stored result is missing or stale, oldest first, and returns how
-/// many it did: after each refresh of the copy, so that pages find their days stored.
+/// containing `now_ms` (or the last with anything on, if later) whose stored result is
+/// missing or stale, newest first, and returns how many it did: after each refresh of the
+/// copy, so that pages find their days stored.
 pub async fn catch_up(db: &Db, now_ms: i64) -> Result<usize, DbError> {
     let until = Period::last_days(now_ms, 1).end_ms();
     count_stale(db, move |first, last| {

@@ -30,7 +30,7 @@ type Work = Box<dyn FnOnce() + Send + 'static>;
 
 /// The queue the threads take work from.
 struct Threads {
-    queue: Mutex<Sender<Work>>,
+    queue: Sender<Work>,
 }
 
 fn threads() -> &'static Threads {
@@ -47,9 +47,7 @@ fn threads() -> &'static Threads {
                 tracing::error!(error = %err, "could not start a background database thread");
             }
         }
-        Threads {
-            queue: Mutex::new(queue),
-        }
+        Threads { queue }
     })
 }
 
@@ -92,12 +90,7 @@ where
         // The caller may have gone (its request was cancelled): nothing waits for the answer.
         let _ = answer.send(result);
     });
-    let sent = threads()
-        .queue
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .send(job);
-    if sent.is_err() {
+    if threads().queue.send(job).is_err() {
         return Err(E::from(DbError::Task(
             "no background database thread is running".into(),
         )));
