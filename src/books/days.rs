@@ -134,11 +134,27 @@ fn explain(lines: &mut [Line], explained: &HashMap<String, Explanation>) {
 /// those missing or stale) and the owner's explanations.
 pub fn summary(conn: &mut DbConn, period: Period) -> Result<Summary, DbError> {
     let active = active_in(conn, period)?;
-    summary_of(conn, period, &active)
+    every_day(summary_of(conn, period, &active, None)?)
 }
 
-/// [`summary`] of `period`, whose days with anything on them are `active`.
-fn summary_of(conn: &mut DbConn, period: Period, active: &[i64]) -> Result<Summary, DbError> {
+/// The summary [`summary_of`] made without a deadline, which reconciles every day missing.
+fn every_day(summary: Option<Summary>) -> Result<Summary, DbError> {
+    summary.ok_or_else(|| DbError::Task("a day of the books was left uncounted".into()))
+}
+
+/// Whether a day not stored may still be reconciled: always without a deadline, else until it.
+fn in_time(deadline: Option<Instant>) -> bool {
+    deadline.is_none_or(|d| Instant::now() < d)
+}
+
+/// [`summary`] of `period`, whose days with anything on them are `active`; `None` when a day
+/// not stored (a write marked it since it was counted) is met after `deadline`.
+fn summary_of(
+    conn: &mut DbConn,
+    period: Period,
+    active: &[i64],
+    deadline: Option<Instant>,
+) -> Result<Option<Summary>, DbError> {
     let explained = explanations(conn)?;
     let mut summary = Summary::new(period);
     // The newest lines of the days reconciled here, and the lines on no day.
@@ -162,6 +178,7 @@ fn summary_of(conn: &mut DbConn, period: Period, active: &[i64]) -> Result<Summa
                 .and_then(|json| serde_json::from_str::<DaySummary>(&json).ok());
             let day = match kept {
                 Some(day) => day,
+                None if !in_time(deadline) => return Ok(None),
                 None => {
                     let day = reconcile_day(conn, day_ms)?;
                     fresh_newest.insert(day_ms, day.newest().to_vec());
@@ -195,12 +212,14 @@ fn summary_of(conn: &mut DbConn, period: Period, active: &[i64]) -> Result<Summa
         summary.keep_notable(line);
     }
     summary.lines += undated.len();
-    let mut newest = newest_of(conn, active, fresh_newest)?;
+    let Some(mut newest) = newest_of(conn, active, fresh_newest, deadline)? else {
+        return Ok(None);
+    };
     newest.extend(undated);
     let mut newest = newest.split_off(newest.len().saturating_sub(NEWEST_LINES));
     explain(&mut newest, &explained);
     summary.newest = newest;
-    Ok(summary)
+    Ok(Some(summary))
 }
 
 /// How long a console page's read of the books may spend reconciling days not stored yet
@@ -240,7 +259,8 @@ impl Counting {
 /// The books of `period` when every day of it is stored after at most about `budget` spent
 /// reconciling those that are not (newest first, each one stored); otherwise how many are
 /// counted. A day is reconciled only while the time spent plus the slowest day so far stays
-/// within the budget, but the first one always is, so every read makes progress.
+/// within the budget, but the first one always is, so every read makes progress; a day a
+/// write marked while the period was read is reconciled only within the budget too.
 pub fn summary_within(
     conn: &mut DbConn,
     period: Period,
@@ -267,8 +287,19 @@ pub fn summary_within(
                 days: active.len(),
             }));
         }
+        // Days a write marked since they were listed are reconciled within the same budget.
+        let deadline = started + budget;
+        if let Some(summary) = summary_of(conn, period, &active, Some(deadline))? {
+            return Ok(Read::Ready(Box::new(summary)));
+        }
+        let left = book_days::stale_days(conn, first, last.saturating_add(DAY_MS))?.len();
+        return Ok(Read::Counting(Counting {
+            counted: active.len().saturating_sub(left.max(1)),
+            days: active.len(),
+        }));
     }
-    summary_of(conn, period, &active).map(|s| Read::Ready(Box::new(s)))
+    let summary = every_day(summary_of(conn, period, &active, None)?)?;
+    Ok(Read::Ready(Box::new(summary)))
 }
 
 /// The periods this process is counting in the background for the console, so that a page
@@ -323,12 +354,14 @@ impl Drop for Filling {
 const STORED_DAYS_READ: usize = 31;
 
 /// The newest dated lines of the `active` days (at least [`NEWEST_LINES`] when they have as
-/// many), from the last day backwards: those reconciled already, else the stored ones.
+/// many), from the last day backwards: those reconciled already, else the stored ones; `None`
+/// when a day not stored is met after `deadline`.
 fn newest_of(
     conn: &mut DbConn,
     active: &[i64],
     mut fresh: HashMap<i64, Vec<Line>>,
-) -> Result<Vec<Line>, DbError> {
+    deadline: Option<Instant>,
+) -> Result<Option<Vec<Line>>, DbError> {
     let mut days: Vec<Vec<Line>> = Vec::new();
     let mut count = 0;
     for &day_ms in active.iter().rev() {
@@ -341,13 +374,14 @@ fn newest_of(
                 .and_then(|json| serde_json::from_str::<Vec<Line>>(&json).ok())
             {
                 Some(lines) => lines,
+                None if !in_time(deadline) => return Ok(None),
                 None => reconcile_day(conn, day_ms)?.newest().to_vec(),
             },
         };
         count += lines.len();
         days.push(lines);
     }
-    Ok(days.into_iter().rev().flatten().collect())
+    Ok(Some(days.into_iter().rev().flatten().collect()))
 }
 
 /// The lines of the day starting at `day_ms`, in time order, followed by the lines on no day
