@@ -13,18 +13,21 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 # Dependencies first, in their own layer: they change far less often than the code.
 COPY Cargo.toml Cargo.lock build.rs ./
-RUN mkdir src && echo 'fn main() {}' > src/main.rs && touch src/lib.rs \
+COPY crates/domain/Cargo.toml crates/domain/
+RUN mkdir -p src crates/domain/src && echo 'fn main() {}' > src/main.rs \
+ && touch src/lib.rs crates/domain/src/lib.rs \
  && cargo build --release --locked \
- && rm -rf src
+ && rm -rf src crates/domain/src
 # Everything the binary compiles in (include_str!/include_bytes!, embed_migrations!, templates,
 # the share cards' font).
 COPY src src
+COPY crates crates
 COPY migrations migrations
 COPY templates templates
 COPY static static
 COPY locales locales
 COPY assets assets
-RUN touch src/main.rs src/lib.rs && cargo build --release --locked \
+RUN touch src/main.rs src/lib.rs crates/*/src/lib.rs && cargo build --release --locked \
  && install -m 0755 target/release/storefront /usr/local/bin/storefront
 
 FROM docker.io/library/debian:bookworm-slim

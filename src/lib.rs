@@ -8,9 +8,7 @@ pub mod catalog;
 pub mod cli;
 pub mod config;
 pub mod db;
-pub mod domain;
 pub mod failpoints;
-pub mod i18n;
 pub mod mail;
 pub mod orders;
 pub mod payments;
@@ -23,3 +21,8 @@ pub mod telemetry;
 pub mod upstream;
 pub mod wallet;
 pub mod web;
+
+/// The shop's pure types and rules (the `storefront-domain` crate), under the names the rest of
+/// the shop has always used for them.
+pub use storefront_domain as domain;
+pub use storefront_domain::i18n;

@@ -1,44 +1,20 @@
-//! Domain values as column values, the way vaultwarden's ids are newtypes down to the column:
-//! a row struct holds a [`PurchaseId`], a [`PurchaseStatus`], an [`Email`] or [`Cents`], and a
-//! query binds one where it binds a `&str` or an `i64`.
-//!
-//! Reading checks the value as the type's constructor does, on both backends: text that is
-//! no status (or no email, no id) fails the query with a deserialization error, never a panic
-//! and never a guess. Binding hands the value's text or integer to diesel's own `str`/`i64`
-//! expression (or `ToSql`, where diesel binds the value itself: an `Option`, a list), so the
-//! SQL is what it was with plain values. The impls live here, not beside
-//! the types, so `domain` stays free of diesel.
+//! Domain values as column values of [`DbConn`](super::DbConn), the connection over both
+//! backends: the domain crate reads and binds them on SQLite and PostgreSQL
+//! (`storefront_domain::column`), and the connection's own backend hands each value to the one
+//! it runs on. Reading still checks the value as the type's constructor does.
 
 use diesel::backend::Backend;
-use diesel::deserialize::{self, FromSql, Queryable};
-use diesel::expression::AsExpression;
-use diesel::pg::Pg;
+use diesel::deserialize::{self, FromSql};
 use diesel::serialize::{self, IsNull, Output, ToSql};
-use diesel::sql_types::{BigInt, Nullable, Text};
-use diesel::sqlite::Sqlite;
+use diesel::sql_types::{BigInt, Text};
 
 use super::MultiBackend;
 use crate::domain::purchase::{PurchaseId, PurchaseStatus};
 use crate::domain::{Cents, Email};
 
-/// `FromSql` on each backend and on the multi connection, and `Queryable` for a row field:
-/// diesel reads `$raw` for SQL type `$st`, `$convert` makes the value (its error fails the row).
+/// `FromSql` on the connection over both backends, for a `$ty` each backend reads as `$st`.
 macro_rules! read_as {
-    ($ty:ty, $st:ty, $raw:ty, $convert:expr) => {
-        impl FromSql<$st, Sqlite> for $ty {
-            fn from_sql(value: <Sqlite as Backend>::RawValue<'_>) -> deserialize::Result<Self> {
-                let raw = <$raw as FromSql<$st, Sqlite>>::from_sql(value)?;
-                Ok($convert(raw)?)
-            }
-        }
-
-        impl FromSql<$st, Pg> for $ty {
-            fn from_sql(value: <Pg as Backend>::RawValue<'_>) -> deserialize::Result<Self> {
-                let raw = <$raw as FromSql<$st, Pg>>::from_sql(value)?;
-                Ok($convert(raw)?)
-            }
-        }
-
+    ($ty:ty, $st:ty) => {
         impl FromSql<$st, MultiBackend> for $ty {
             fn from_sql(
                 value: <MultiBackend as Backend>::RawValue<'_>,
@@ -46,117 +22,28 @@ macro_rules! read_as {
                 value.from_sql::<Self, $st>()
             }
         }
-
-        impl<DB> Queryable<$st, DB> for $ty
-        where
-            DB: Backend,
-            Self: FromSql<$st, DB>,
-        {
-            type Row = Self;
-
-            fn build(row: Self) -> deserialize::Result<Self> {
-                Ok(row)
-            }
-        }
     };
 }
 
-/// Binds `&$ty` as its text (`as_str`), nullable or not, alone or in a list (`eq_any`).
+/// `ToSql` as text on the connection over both backends, for a `$ty` each backend binds.
 macro_rules! bind_text {
     ($ty:ty) => {
-        impl ToSql<Text, Sqlite> for $ty {
-            fn to_sql<'b>(&'b self, out: &mut Output<'b, '_, Sqlite>) -> serialize::Result {
-                <str as ToSql<Text, Sqlite>>::to_sql(self.as_str(), out)
-            }
-        }
-
-        impl ToSql<Text, Pg> for $ty {
-            fn to_sql<'b>(&'b self, out: &mut Output<'b, '_, Pg>) -> serialize::Result {
-                <str as ToSql<Text, Pg>>::to_sql(self.as_str(), out)
-            }
-        }
-
         impl ToSql<Text, MultiBackend> for $ty {
             fn to_sql<'b>(&'b self, out: &mut Output<'b, '_, MultiBackend>) -> serialize::Result {
                 out.set_value((Text, self));
                 Ok(IsNull::No)
             }
         }
-
-        impl<'a> AsExpression<Text> for &'a $ty {
-            type Expression = <&'a str as AsExpression<Text>>::Expression;
-
-            fn as_expression(self) -> Self::Expression {
-                <&'a str as AsExpression<Text>>::as_expression(self.as_str())
-            }
-        }
-
-        impl<'a> AsExpression<Nullable<Text>> for &'a $ty {
-            type Expression = <&'a str as AsExpression<Nullable<Text>>>::Expression;
-
-            fn as_expression(self) -> Self::Expression {
-                <&'a str as AsExpression<Nullable<Text>>>::as_expression(self.as_str())
-            }
-        }
     };
 }
 
-/// Binds an owned `$ty` (an `Insertable` row inserted by value) as its `String`.
-macro_rules! bind_owned_text {
-    ($ty:ty) => {
-        impl AsExpression<Text> for $ty {
-            type Expression = <String as AsExpression<Text>>::Expression;
-
-            fn as_expression(self) -> Self::Expression {
-                <String as AsExpression<Text>>::as_expression(String::from(self))
-            }
-        }
-
-        impl AsExpression<Nullable<Text>> for $ty {
-            type Expression = <String as AsExpression<Nullable<Text>>>::Expression;
-
-            fn as_expression(self) -> Self::Expression {
-                <String as AsExpression<Nullable<Text>>>::as_expression(String::from(self))
-            }
-        }
-    };
-}
-
-read_as!(PurchaseId, Text, String, PurchaseId::try_from);
+read_as!(PurchaseId, Text);
 bind_text!(PurchaseId);
-bind_owned_text!(PurchaseId);
 
-read_as!(Email, Text, String, Email::try_from);
+read_as!(Email, Text);
 bind_text!(Email);
-bind_owned_text!(Email);
 
-read_as!(PurchaseStatus, Text, String, PurchaseStatus::try_from);
+read_as!(PurchaseStatus, Text);
 bind_text!(PurchaseStatus);
 
-impl AsExpression<Text> for PurchaseStatus {
-    type Expression = <&'static str as AsExpression<Text>>::Expression;
-
-    fn as_expression(self) -> Self::Expression {
-        <&'static str as AsExpression<Text>>::as_expression(self.as_str())
-    }
-}
-
-read_as!(Cents, BigInt, i64, |raw| Ok::<_, std::convert::Infallible>(
-    Cents::new(raw)
-));
-
-impl AsExpression<BigInt> for Cents {
-    type Expression = <i64 as AsExpression<BigInt>>::Expression;
-
-    fn as_expression(self) -> Self::Expression {
-        <i64 as AsExpression<BigInt>>::as_expression(self.get())
-    }
-}
-
-impl AsExpression<Nullable<BigInt>> for Cents {
-    type Expression = <i64 as AsExpression<Nullable<BigInt>>>::Expression;
-
-    fn as_expression(self) -> Self::Expression {
-        <i64 as AsExpression<Nullable<BigInt>>>::as_expression(self.get())
-    }
-}
+read_as!(Cents, BigInt);

@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use crate::domain::Cents;
+use crate::Cents;
 
 /// The currency every sale is charged in (prices are USD cents).
 pub const CURRENCY: &str = "USD";

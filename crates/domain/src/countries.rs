@@ -304,7 +304,7 @@ pub fn region_name_in(english: &str, lang: Lang) -> Option<&'static str> {
     })
 }
 
-/// Other names people type for a country, as [`crate::domain::plan::search_key`] folds them
+/// Other names people type for a country, as [`crate::plan::search_key`] folds them
 /// (lower case, accents dropped): common English names, former names, constituent countries
 /// and abbreviations, each with the code whose page answers it. Searching one of these finds
 /// that country first, whatever name upstream gives it.
@@ -565,7 +565,7 @@ pub fn all_aliases() -> impl Iterator<Item = (&'static str, &'static str)> {
 }
 
 /// The code another name of a country stands for (`query` folded as by
-/// [`crate::domain::plan::search_key`]), if it is one of [`all_aliases`].
+/// [`crate::plan::search_key`]), if it is one of [`all_aliases`].
 #[cfg(test)]
 fn alias(query: &str) -> Option<&'static str> {
     all_aliases()
@@ -607,7 +607,7 @@ mod tests {
     fn aliases_are_folded_unique_and_name_real_codes() {
         let all: Vec<(&str, &str)> = all_aliases().collect();
         for (i, (alias, code)) in all.iter().enumerate() {
-            assert_eq!(crate::domain::plan::search_key(alias), *alias, "{alias}");
+            assert_eq!(crate::plan::search_key(alias), *alias, "{alias}");
             assert!(name(code).is_some(), "{alias} → {code}");
             // The same word in two languages must mean the same country.
             assert!(

@@ -9,7 +9,7 @@
 use jiff::ToSpan;
 use jiff::civil::Date;
 
-use crate::domain::clock::ConsoleZone;
+use crate::clock::ConsoleZone;
 
 /// The hour of the day before departure at which the reminder is due, in the shop's zone.
 pub const REMINDER_HOUR: i8 = 9;
@@ -145,12 +145,9 @@ mod tests {
         let date = TripDate::stored("2026-12-24").expect("a date");
         // 23 Dec 2026 09:00 CET is 08:00 UTC.
         let due = date.reminder_due_ms(&berlin).expect("due");
-        assert_eq!(crate::domain::clock::rfc3339(due), "2026-12-23T08:00:00Z");
+        assert_eq!(crate::clock::rfc3339(due), "2026-12-23T08:00:00Z");
         let starts = date.departure_starts_ms(&berlin).expect("starts");
-        assert_eq!(
-            crate::domain::clock::rfc3339(starts),
-            "2026-12-23T23:00:00Z"
-        );
+        assert_eq!(crate::clock::rfc3339(starts), "2026-12-23T23:00:00Z");
         // Set long before: due then. Set the evening before: at once. On the day: never.
         assert_eq!(date.reminder_at(&berlin, 0), Some(due));
         assert_eq!(date.reminder_at(&berlin, due + 1), Some(due + 1));

@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use crate::domain::Cents;
+use crate::Cents;
 use crate::i18n::{Lang, msg};
 
 /// When a plan's validity starts.

@@ -101,6 +101,77 @@ impl fmt::Display for AlertKind {
     }
 }
 
+/// Each alert kind's heading and advice, as the console and the alert emails word them.
+impl AlertKind {
+    /// The heading people see.
+    pub fn title(self) -> &'static str {
+        match self {
+            Self::LowBalance => "Low wallet balance",
+            Self::InsufficientBalance => "Insufficient wallet balance",
+            Self::NeedsAttention => "An order needs attention",
+            Self::PendingReview => "An order is pending review",
+            Self::UnfamiliarStatus => "Unfamiliar order status",
+            Self::UnsafeAccount => {
+                "Checkout is refused: supplier account and payments do not match"
+            }
+            Self::AccountProblem => "The supplier refuses orders from this account",
+            Self::PlacementUnknown => "An order's outcome is unknown",
+            Self::EmailFailed => "A customer email could not be sent",
+            Self::PaymentRefunded => "The payment provider reports a refund",
+            Self::Dispute => "A customer disputed a payment",
+        }
+    }
+
+    /// What the owner should do about it.
+    pub fn advice(self) -> &'static str {
+        match self {
+            Self::LowBalance => {
+                "Top up the partner wallet soon: when it cannot cover a sale, new sales are paused."
+            }
+            Self::InsufficientBalance => {
+                "An order was refused for lack of funds. It will be placed again after a top-up; \
+                 new sales are paused until then."
+            }
+            Self::NeedsAttention => {
+                "The shop cannot finish this order on its own. Open it to decide whether to \
+                 refund the customer or retry."
+            }
+            Self::PendingReview => {
+                "The provider is reviewing this order. Funds stay reserved; do not place it again. \
+                 The shop keeps checking its status."
+            }
+            Self::UnfamiliarStatus => {
+                "The provider reported a status this version of the shop does not know. The order \
+                 is kept as it is and will not be placed again; check it with provider support."
+            }
+            Self::UnsafeAccount => {
+                "The shop refuses every checkout until the payment settings and the supplier \
+                 account's environment match again: change the settings named in the alert and \
+                 restart the shop."
+            }
+            Self::AccountProblem => {
+                "Paid orders wait and no new sales are made until the supplier account can buy \
+                 again: renew the API key, grant the missing scope or settle the account."
+            }
+            Self::PlacementUnknown => {
+                "The shop cannot tell whether the provider holds this order. Do not refund or \
+                 reorder: the order may exist. The shop keeps looking it up."
+            }
+            Self::EmailFailed => {
+                "The customer did not get an email about their order. Open it to see why."
+            }
+            Self::PaymentRefunded => {
+                "The payment provider refunded this payment. Check whether the order should \
+                 still be delivered."
+            }
+            Self::Dispute => {
+                "The customer disputed this payment with the provider. Open the order to \
+                 prepare your answer."
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,7 +3,7 @@
 //! Each unit may name its traveller (a name to show, an address for the unit's own email);
 //! both are optional.
 
-use crate::domain::{Cents, Email};
+use crate::{Cents, Email};
 
 /// The number of eSIMs of one checkout, between 1 and a cap of at most [`Quantity::MAX`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

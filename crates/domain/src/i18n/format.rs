@@ -7,7 +7,7 @@
 //! `23 Nov 2026`, `23 nov 2026`, `23. Nov. 2026`; times are 24-hour UTC everywhere.
 
 use super::{Lang, current};
-use crate::domain::Cents;
+use crate::Cents;
 
 impl Lang {
     fn decimal_separator(self) -> char {
@@ -97,7 +97,7 @@ impl Lang {
 
     /// The UTC day of `ms` (Unix milliseconds): `23 Nov 2026`, `23 nov 2026`, `23. Nov. 2026`.
     pub fn date(self, ms: i64) -> String {
-        let Some(t) = crate::domain::clock::utc(ms) else {
+        let Some(t) = crate::clock::utc(ms) else {
             return String::new();
         };
         let month = self.month(t.month() as usize);
@@ -109,7 +109,7 @@ impl Lang {
 
     /// The UTC day and time of `ms`: `23 Nov 2026, 06:00 UTC`.
     pub fn date_time(self, ms: i64) -> String {
-        let Some(t) = crate::domain::clock::utc(ms) else {
+        let Some(t) = crate::clock::utc(ms) else {
             return String::new();
         };
         format!("{}, {:02}:{:02} UTC", self.date(ms), t.hour(), t.minute())
@@ -137,7 +137,7 @@ impl Lang {
 
 /// `2026-11-23 06:00Z`: the machine-readable form of [`Lang::date_time`] for `<time datetime>`.
 pub fn machine_date_time(ms: i64) -> String {
-    crate::domain::clock::utc(ms)
+    crate::clock::utc(ms)
         .and_then(|t| {
             t.format(&time::macros::format_description!(
                 "[year]-[month]-[day] [hour]:[minute]Z"
@@ -212,7 +212,7 @@ mod tests {
         for mb in [
             0, 1, 500, 1000, 1024, 1536, 1500, 20_480, 1_048_576, 1_000_000,
         ] {
-            assert_eq!(Lang::En.data(mb), crate::domain::plan::format_data(mb));
+            assert_eq!(Lang::En.data(mb), crate::plan::format_data(mb));
         }
     }
 

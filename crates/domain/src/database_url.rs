@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use url::Url;
 
-use crate::domain::secret::Secret;
+use crate::secret::Secret;
 
 /// Which database the shop keeps its records in.
 #[derive(Clone, PartialEq, Eq)]

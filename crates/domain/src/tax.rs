@@ -12,8 +12,8 @@
 
 use std::fmt;
 
-use crate::domain::Cents;
-use crate::domain::countries;
+use crate::Cents;
+use crate::countries;
 
 /// The `shop_settings` row of the owner's tax mode (see [`TaxMode::setting_value`]).
 pub const MODE_SETTING: &str = "tax_mode";
