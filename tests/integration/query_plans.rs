@@ -451,13 +451,18 @@ async fn console_order_queries_read_by_index(backend: Backend) {
                 "outbox health, jobs finished lately",
                 plan(
                     conn,
-                    storefront::db::dashboard::finished_since_query(now_ms - 600_000),
+                    storefront::db::dashboard::CountOf(
+                        storefront::db::dashboard::finished_since_query(now_ms - 600_000),
+                    ),
                 ),
                 false,
             );
             check(
                 "outbox health, jobs waiting",
-                plan(conn, storefront::db::dashboard::pending_query()),
+                plan(
+                    conn,
+                    storefront::db::dashboard::CountOf(storefront::db::dashboard::pending_query()),
+                ),
                 false,
             );
             for (i, count) in storefront::db::dashboard::health_counts(now_ms)
