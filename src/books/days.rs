@@ -259,12 +259,14 @@ impl Counting {
 /// The books of `period` when every day of it is stored after at most about `budget` spent
 /// reconciling those that are not (newest first, each one stored); otherwise how many are
 /// counted. A day is reconciled only while the time spent plus the slowest day so far stays
-/// within the budget, but the first one always is, so every read makes progress; a day a
-/// write marked while the period was read is reconciled only within the budget too.
+/// within the budget, but the first one always is unless `filling` (the period's days are
+/// being counted in the background already), so every read makes progress; a day a write
+/// marked while the period was read is reconciled only within the budget too.
 pub fn summary_within(
     conn: &mut DbConn,
     period: Period,
     budget: Duration,
+    filling: bool,
 ) -> Result<Read, DbError> {
     let active = active_in(conn, period)?;
     if let (Some(&first), Some(&last)) = (active.first(), active.last()) {
@@ -273,7 +275,7 @@ pub fn summary_within(
         let mut slowest = Duration::ZERO;
         let mut left = stale.len();
         for &day_ms in stale.iter().rev() {
-            if left < stale.len() && started.elapsed() + slowest > budget {
+            if (filling || left < stale.len()) && started.elapsed() + slowest > budget {
                 break;
             }
             let one = Instant::now();
@@ -331,6 +333,11 @@ impl DayFill {
             }
             drop(filling);
         });
+    }
+
+    /// Whether this process is counting the days of `period` in the background.
+    pub fn is_filling(&self, period: Period) -> bool {
+        self.lock().contains(&(period.start_ms(), period.end_ms()))
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<(i64, i64)>> {

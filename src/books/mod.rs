@@ -119,9 +119,12 @@ impl Books<'_> {
         let Some(as_of_ms) = history::as_of(self.db).await? else {
             return Ok(None);
         };
+        // While the period is counted in the background, a page reconciles a day only when
+        // it fits the budget: on PostgreSQL a busy day alone can take twice the budget.
+        let filling = fill.is_filling(period);
         let summary = self
             .db
-            .run(move |conn| days::summary_within(conn, period, days::PAGE_BUDGET))
+            .run(move |conn| days::summary_within(conn, period, days::PAGE_BUDGET, filling))
             .await?;
         if matches!(summary, days::Read::Counting(_)) {
             fill.start(self.db, period);

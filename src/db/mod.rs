@@ -492,9 +492,14 @@ impl Db {
             let _named = NamesSlowWrites::scope(names_slow_writes);
             f(&mut conn)
         };
-        // Background work leaves the CPU to requests as well as the write lock.
+        // Background work leaves the CPU to requests as well as the write lock, and on
+        // PostgreSQL the server's time too.
         if class == write_gate::Class::Background {
-            return low_priority::run_on_background(work).await;
+            let rest = match self.backend {
+                Backend::Postgres => low_priority::POSTGRES_REST,
+                Backend::Sqlite => 0,
+            };
+            return low_priority::run_on_background(work, rest).await;
         }
         tokio::task::spawn_blocking(work)
             .await

@@ -426,21 +426,27 @@ async fn stored_days_answer_as_the_period_reconciled_whatever_changes(backend: B
     .await;
     let read = app
         .db
-        .run(move |conn| days::summary_within(conn, period, Duration::ZERO))
+        .run(move |conn| days::summary_within(conn, period, Duration::ZERO, false))
         .await
         .expect("read");
-    assert_eq!(
-        read,
-        Read::Counting(Counting {
-            counted: 1,
-            days: 5
-        })
-    );
+    let one_counted = Read::Counting(Counting {
+        counted: 1,
+        days: 5,
+    });
+    assert_eq!(read, one_counted);
     assert_eq!(
         current_days(&app, today_ms).await,
         1,
         "the newest day stored"
     );
+    // While the background fill counts the period, a page over its budget counts nothing.
+    let read = app
+        .db
+        .run(move |conn| days::summary_within(conn, period, Duration::ZERO, true))
+        .await
+        .expect("read");
+    assert_eq!(read, one_counted);
+    assert_eq!(current_days(&app, today_ms).await, 1, "no day counted");
     DayFill::default().start(&app.db, period);
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     while current_days(&app, today_ms).await < 5 {
