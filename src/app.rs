@@ -393,9 +393,15 @@ async fn sweep_installs(state: ActixData<AppState>, mut shutdown: watch::Receive
     }
 }
 
-/// Every minute, purchases whose payment page expired unpaid become `payment_failed`.
+/// Every minute, purchases whose payment page expired unpaid become `payment_failed`. The
+/// first sweep is a minute after start: pages and the console already tell an expired
+/// checkout by its time, and the first minute of an old shop has background work enough.
 async fn expire_unpaid_loop(db: Db, mut shutdown: watch::Receiver<bool>) {
     loop {
+        tokio::select! {
+            _ = tokio::time::sleep(Duration::from_secs(60)) => {}
+            _ = shutdown.changed() => return,
+        }
         match db
             .run(|conn| crate::orders::checkout::expire_unpaid(conn, crate::db::now_ms()))
             .await
@@ -403,10 +409,6 @@ async fn expire_unpaid_loop(db: Db, mut shutdown: watch::Receiver<bool>) {
             Ok(0) => {}
             Ok(n) => tracing::info!(purchases = n, "unpaid checkouts expired"),
             Err(err) => tracing::warn!(error = %err, "could not expire unpaid checkouts"),
-        }
-        tokio::select! {
-            _ = tokio::time::sleep(Duration::from_secs(60)) => {}
-            _ = shutdown.changed() => return,
         }
     }
 }
