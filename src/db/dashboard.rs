@@ -227,8 +227,7 @@ pub const FINISHED_COUNTED: i64 = 10_000;
 
 /// The ids of up to [`FINISHED_COUNTED`] jobs finished (done or dead) since `since_ms`, by
 /// their last change ([`outbox_health`] counts them with [`CountOf`]; its plan is checked by a
-/// test): one range of
-/// `outbox_jobs_finished`, read no further than the cap.
+/// test): one range of `outbox_jobs_finished`, read no further than the cap.
 pub fn finished_since_query(since_ms: i64) -> JobCount {
     outbox_jobs::table
         .filter(diesel::dsl::sql::<diesel::sql_types::Bool>(
