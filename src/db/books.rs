@@ -153,7 +153,7 @@ pub fn paid_or_placed_in(
 
 /// Refunded to buyers, per purchase (every refund that did not fail): for the purchases
 /// `ids`, or for all with `None`.
-fn refunded(
+pub fn refunded(
     conn: &mut DbConn,
     ids: Option<&[PurchaseId]>,
 ) -> Result<HashMap<PurchaseId, i64>, DbError> {

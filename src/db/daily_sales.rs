@@ -16,8 +16,8 @@ use std::collections::HashMap;
 
 use diesel::prelude::*;
 
-use crate::db::schema::{daily_sales, purchases, refunds, unit_taxes};
-use crate::db::{DbConn, DbError};
+use crate::db::schema::{daily_sales, purchases};
+use crate::db::{DbConn, DbError, books, tax};
 use crate::domain::takings::{DAY_MS, Takings, utc_day_start};
 use crate::domain::{Cents, PurchaseId};
 
@@ -33,10 +33,7 @@ pub struct DaySales {
 
 /// A paid purchase's own money: id, price, cost, whether it was placed upstream, and the
 /// upstream status.
-type PaidRow = (String, i64, i64, bool, Option<String>);
-
-/// How many purchases' refunds and taxes one query reads.
-const CHUNK: usize = 500;
+type PaidRow = (PurchaseId, i64, i64, bool, Option<String>);
 
 /// The day starting at `day_ms` counted from its purchases (those paid that day, by the
 /// `paid_at_ms` index) and their refunds and taxes.
@@ -56,39 +53,23 @@ pub fn recount(conn: &mut DbConn, day_ms: i64) -> Result<DaySales, DbError> {
             purchases::upstream_status,
         ))
         .load(conn)?;
-    let mut refunded: HashMap<String, i64> = HashMap::new();
-    let mut taxes: HashMap<String, (i64, i64)> = HashMap::new();
-    for chunk in paid.chunks(CHUNK) {
-        let ids: Vec<&str> = chunk.iter().map(|row| row.0.as_str()).collect();
-        // A failed refund gave nothing back.
-        refunded.extend(
-            refunds::table
-                .filter(refunds::purchase_id.eq_any(&ids))
-                .filter(refunds::status.ne("failed"))
-                .select((refunds::purchase_id, refunds::amount_cents))
-                .load::<(String, i64)>(conn)?,
-        );
-        taxes.extend(
-            unit_taxes::table
-                .filter(unit_taxes::purchase_id.eq_any(&ids))
-                .select((
-                    unit_taxes::purchase_id,
-                    (unit_taxes::tax_added_cents, unit_taxes::tax_cents),
-                ))
-                .load::<(String, (i64, i64))>(conn)?,
-        );
+    let ids: Vec<PurchaseId> = paid.iter().map(|row| row.0.clone()).collect();
+    let mut refunded = HashMap::new();
+    for chunk in ids.chunks(500) {
+        refunded.extend(books::refunded(conn, Some(chunk))?);
     }
+    let taxes = tax::unit_taxes_of(conn, &ids)?;
     let mut day = DaySales {
         day_ms,
         ..DaySales::default()
     };
     for (id, price, cost, placed, upstream_status) in paid {
-        let (tax_added, tax) = taxes.get(&id).copied().unwrap_or((0, 0));
+        let tax = taxes.get(&id).copied().unwrap_or_default();
         day.orders += 1;
         day.takings = day.takings.plus(Takings::of_purchase(
             true,
-            Cents::new(price.saturating_add(tax_added)),
-            Cents::new(tax),
+            Cents::new(price.saturating_add(tax.added.get())),
+            tax.tax,
             Cents::new(refunded.get(&id).copied().unwrap_or(0)),
             placed,
             upstream_status.as_deref(),
