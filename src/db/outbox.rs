@@ -450,10 +450,20 @@ fn insert_attempt(
     Ok(())
 }
 
+/// The late work found in one batch of [`drop_late`]: how many queued jobs were due long
+/// enough ago, and how many of them ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Dropped {
+    pub found: usize,
+    pub ended: usize,
+}
+
 /// Late work that no longer makes sense: ends, as `outcome` with `detail`, up to `limit`
 /// queued `kind` jobs that were due before `due_before_ms` (the oldest first), each with an
-/// attempt row saying so, in one short write transaction. Running jobs are left to their
-/// workers. Returns how many ended.
+/// attempt row saying so, in one short write transaction of three statements. Running jobs
+/// are left to their workers, and on PostgreSQL so are the queued ones a worker is claiming
+/// at that moment (`SKIP LOCKED`): a batch that found `limit` jobs is full even when a
+/// worker took some of them.
 pub fn drop_late(
     conn: &mut DbConn,
     kind: JobKind,
@@ -461,46 +471,61 @@ pub fn drop_late(
     limit: i64,
     (outcome, detail): (&str, &str),
     now_ms: i64,
-) -> Result<usize, DbError> {
+) -> Result<Dropped, DbError> {
     conn.write_tx(|conn| {
-        let late: Vec<(i64, i32)> = outbox_jobs::table
-            .filter(diesel::dsl::sql::<diesel::sql_types::Bool>(
-                "state = 'queued'",
-            ))
-            .filter(outbox_jobs::kind.eq(kind.as_str()))
-            .filter(outbox_jobs::run_at_ms.lt(due_before_ms))
-            .order((outbox_jobs::run_at_ms, outbox_jobs::id))
-            .limit(limit)
-            .select((outbox_jobs::id, outbox_jobs::attempts))
-            .load(conn)?;
-        let mut ended = 0;
-        for (id, attempts) in late {
-            let changed = diesel::update(
-                outbox_jobs::table
-                    .filter(outbox_jobs::id.eq(id))
-                    .filter(outbox_jobs::state.eq(QUEUED)),
-            )
-            .set((
-                outbox_jobs::state.eq(DONE),
-                outbox_jobs::outcome.eq(outcome),
-                outbox_jobs::attempts.eq(attempts.saturating_add(1)),
-                outbox_jobs::updated_at_ms.eq(now_ms),
-            ))
-            .execute(conn)?;
-            if changed == 1 {
-                insert_attempt(
-                    conn,
-                    id,
-                    attempts.saturating_add(1),
-                    now_ms,
-                    now_ms,
-                    outcome,
-                    detail,
-                )?;
-                ended += 1;
+        let late: Vec<(i64, i32)> = {
+            // The state as a literal, so both planners see the partial index of queued jobs.
+            let due = outbox_jobs::table
+                .filter(diesel::dsl::sql::<diesel::sql_types::Bool>(
+                    "state = 'queued'",
+                ))
+                .filter(outbox_jobs::kind.eq(kind.as_str()))
+                .filter(outbox_jobs::run_at_ms.lt(due_before_ms))
+                .order((outbox_jobs::run_at_ms, outbox_jobs::id))
+                .limit(limit)
+                .select((outbox_jobs::id, outbox_jobs::attempts));
+            match conn {
+                // Rows locked here stay queued until this transaction ends.
+                DbConn::Postgres(pg) => due.for_update().skip_locked().load(pg)?,
+                // The write transaction is the lock.
+                DbConn::Sqlite(lite) => due.load(lite)?,
             }
+        };
+        let ids: Vec<i64> = late.iter().map(|(id, _)| *id).collect();
+        let ended = diesel::update(
+            outbox_jobs::table
+                .filter(outbox_jobs::id.eq_any(&ids))
+                .filter(outbox_jobs::state.eq(QUEUED)),
+        )
+        .set((
+            outbox_jobs::state.eq(DONE),
+            outbox_jobs::outcome.eq(outcome),
+            outbox_jobs::attempts.eq(outbox_jobs::attempts + 1),
+            outbox_jobs::updated_at_ms.eq(now_ms),
+        ))
+        .execute(conn)?;
+        let attempts: Vec<_> = late
+            .iter()
+            .map(|(id, attempts)| {
+                (
+                    outbox_attempts::job_id.eq(*id),
+                    outbox_attempts::attempt.eq(attempts.saturating_add(1)),
+                    outbox_attempts::started_at_ms.eq(now_ms),
+                    outbox_attempts::finished_at_ms.eq(now_ms),
+                    outbox_attempts::outcome.eq(outcome),
+                    outbox_attempts::detail.eq(detail),
+                )
+            })
+            .collect();
+        if !attempts.is_empty() {
+            crate::with_inner!(&mut *conn, |c| diesel::insert_into(outbox_attempts::table)
+                .values(&attempts)
+                .execute(c))?;
         }
-        Ok(ended)
+        Ok(Dropped {
+            found: late.len(),
+            ended,
+        })
     })
 }
 
