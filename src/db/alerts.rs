@@ -83,13 +83,8 @@ pub fn open_alerts_query() -> alerts::BoxedQuery<'static, DbBackend, SelectOf<Al
 }
 
 /// The newest `limit` open alerts, newest first, and how many are open in all.
-pub fn newest_open_alerts(conn: &mut DbConn, limit: i64) -> Result<(Vec<Alert>, i64), DbError> {
-    let newest = newest_open_alerts_query(limit).load(conn)?;
-    let total = alerts::table
-        .filter(alerts::resolved_at_ms.is_null())
-        .count()
-        .get_result(conn)?;
-    Ok((newest, total))
+pub fn newest_open_alerts(conn: &mut DbConn, limit: i64) -> Result<Vec<Alert>, DbError> {
+    Ok(newest_open_alerts_query(limit).load(conn)?)
 }
 
 /// [`newest_open_alerts`]' list (its plan is checked by a test): read backwards along

@@ -109,7 +109,8 @@ pub struct OutboxHealth {
     pub pending: i64,
     /// When the most overdue queued job became due, if one is due.
     pub oldest_due_ms: Option<i64>,
-    pub dead: i64,
+    /// Jobs that stopped, counted up to [`DEAD_COUNTED`].
+    pub dead: Capped,
     /// Placements queued for later (held back by a wallet or account problem, or backing off).
     pub waiting_placements: i64,
     /// Placements queued (whenever due) or running.
@@ -178,12 +179,15 @@ pub enum CatchUp {
 pub const PENDING_COUNTED: i64 = 50_000;
 
 pub fn outbox_health(conn: &mut DbConn, now_ms: i64) -> Result<OutboxHealth, DbError> {
-    let [dead, waiting_placements, open_placements] =
+    let [waiting_placements, open_placements] =
         health_counts(now_ms).map(|query| query.get_result::<i64>(conn));
     Ok(OutboxHealth {
         pending: CountOf(pending_query()).get_result(conn)?,
         oldest_due_ms: oldest_due_query(now_ms).get_result(conn)?,
-        dead: dead?,
+        dead: Capped {
+            n: CountOf(dead_query()).get_result(conn)?,
+            cap: DEAD_COUNTED,
+        },
         waiting_placements: waiting_placements?,
         open_placements: open_placements?,
         finished_recently: CountOf(finished_since_query(now_ms.saturating_sub(DRAIN_WINDOW_MS)))
@@ -239,16 +243,58 @@ pub fn finished_since_query(since_ms: i64) -> JobCount {
         .into_boxed()
 }
 
-/// Purchases in `needs_attention`, however many: the dashboard lists the newest only.
-pub fn needs_attention_count(conn: &mut DbConn) -> Result<i64, DbError> {
-    Ok(needs_attention_count_query().get_result(conn)?)
+/// A count read no further than a cap: `n` rows, or more than that when `n` reached the cap.
+/// The dashboard counts what can grow without bound this way, so it costs the same for ten
+/// thousand open alerts as for a million.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Capped {
+    pub n: i64,
+    pub cap: i64,
 }
 
-/// [`needs_attention_count`]'s query (its plan is checked by a test).
-pub fn needs_attention_count_query() -> purchases::BoxedQuery<'static, DbBackend, BigInt> {
+impl Capped {
+    /// Whether the count reached its cap: there are at least `n`, perhaps many more.
+    pub fn beyond(&self) -> bool {
+        self.n >= self.cap
+    }
+}
+
+/// The most orders needing attention, and the most open alerts, the dashboard counts.
+pub const ATTENTION_COUNTED: i64 = 10_000;
+
+/// Purchases in `needs_attention`, up to [`ATTENTION_COUNTED`]: the dashboard lists the
+/// newest only.
+pub fn needs_attention_count(conn: &mut DbConn) -> Result<Capped, DbError> {
+    Ok(Capped {
+        n: CountOf(needs_attention_count_query()).get_result(conn)?,
+        cap: ATTENTION_COUNTED,
+    })
+}
+
+/// The ids [`needs_attention_count`] counts (its plan is checked by a test).
+pub fn needs_attention_count_query()
+-> purchases::BoxedQuery<'static, DbBackend, diesel::sql_types::Text> {
     purchases::table
         .filter(purchases::status.eq("needs_attention"))
-        .count()
+        .select(purchases::id)
+        .limit(ATTENTION_COUNTED)
+        .into_boxed()
+}
+
+/// Open alerts, up to [`ATTENTION_COUNTED`].
+pub fn open_alerts_count(conn: &mut DbConn) -> Result<Capped, DbError> {
+    Ok(Capped {
+        n: CountOf(open_alerts_count_query()).get_result(conn)?,
+        cap: ATTENTION_COUNTED,
+    })
+}
+
+/// The ids [`open_alerts_count`] counts (its plan is checked by a test).
+pub fn open_alerts_count_query() -> alerts::BoxedQuery<'static, DbBackend, BigInt> {
+    alerts::table
+        .filter(alerts::resolved_at_ms.is_null())
+        .select(alerts::id)
+        .limit(ATTENTION_COUNTED)
         .into_boxed()
 }
 
@@ -265,15 +311,26 @@ pub fn pending_query() -> JobCount {
         .into_boxed()
 }
 
-/// [`outbox_health`]'s other counts, in the order of its fields: dead, waiting placements,
-/// open placements (their plans are checked by a test).
-pub fn health_counts(now_ms: i64) -> [JobCount; 3] {
+/// The most stopped jobs [`outbox_health`] counts: past a thousand, the number no longer
+/// changes what an owner does (open the orders needing attention), and counting twenty
+/// thousand took the dashboard's longest read.
+pub const DEAD_COUNTED: i64 = 1_000;
+
+/// The ids of up to [`DEAD_COUNTED`] stopped jobs ([`outbox_health`] counts them with
+/// [`CountOf`]; its plan is checked by a test).
+pub fn dead_query() -> JobCount {
+    outbox_jobs::table
+        .filter(outbox_jobs::state.eq(outbox::DEAD))
+        .select(outbox_jobs::id)
+        .limit(DEAD_COUNTED)
+        .into_boxed()
+}
+
+/// [`outbox_health`]'s other counts, in the order of its fields: waiting placements, open
+/// placements (their plans are checked by a test).
+pub fn health_counts(now_ms: i64) -> [JobCount; 2] {
     let place = JobKind::PlaceOrder.as_str();
     [
-        outbox_jobs::table
-            .filter(outbox_jobs::state.eq(outbox::DEAD))
-            .count()
-            .into_boxed(),
         outbox_jobs::table
             .filter(outbox_jobs::kind.eq(place))
             .filter(outbox_jobs::state.eq(outbox::QUEUED))

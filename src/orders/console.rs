@@ -7,7 +7,7 @@
 use crate::db::alerts::{self, Alert};
 use crate::db::catalog::SyncRow;
 use crate::db::daily_sales::{self, Sales};
-use crate::db::dashboard::{self as q, OutboxHealth};
+use crate::db::dashboard::{self as q, Capped, OutboxHealth};
 use crate::db::metrics::Gauges;
 use crate::db::order_links::LinkCounts;
 use crate::db::order_search;
@@ -247,12 +247,12 @@ pub struct Dashboard {
     pub health: OutboxHealth,
     /// Orders that need a person, at most `ATTENTION_LIMIT`, newest first.
     pub attention: Vec<Purchase>,
-    /// Purchases in `needs_attention`, all of them.
-    pub attention_total: i64,
+    /// Purchases in `needs_attention`, counted up to a cap.
+    pub attention_total: Capped,
     /// The newest open alerts, at most `ALERTS_LIMIT`.
     pub alerts: Vec<Alert>,
-    /// Open alerts, all of them.
-    pub alerts_total: i64,
+    /// Open alerts, counted up to a cap.
+    pub alerts_total: Capped,
     pub last_sync: Option<SyncRow>,
 }
 
@@ -275,7 +275,6 @@ pub async fn dashboard(orders: &Orders, now_ms: i64) -> Result<Dashboard, DbErro
         let today = crate::domain::takings::utc_day_start(now_ms);
         let days = daily_sales::days(conn, today - 29 * DAY_MS, 30)?;
         let last = |n: usize| daily_sales::total(&days[days.len().saturating_sub(n)..]);
-        let (alerts, alerts_total) = alerts::newest_open_alerts(conn, ALERTS_LIMIT)?;
         Ok(Dashboard {
             wallet: wallet::get(conn)?,
             sales: [
@@ -286,8 +285,8 @@ pub async fn dashboard(orders: &Orders, now_ms: i64) -> Result<Dashboard, DbErro
             health: q::outbox_health(conn, now_ms)?,
             attention: q::needing_attention(conn, ATTENTION_LIMIT)?,
             attention_total: q::needs_attention_count(conn)?,
-            alerts,
-            alerts_total,
+            alerts: alerts::newest_open_alerts(conn, ALERTS_LIMIT)?,
+            alerts_total: q::open_alerts_count(conn)?,
             last_sync: crate::db::catalog::last_sync(conn)?,
         })
     })

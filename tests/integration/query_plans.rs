@@ -443,7 +443,19 @@ async fn console_order_queries_read_by_index(backend: Backend) {
                 "how many orders need attention",
                 plan(
                     conn,
-                    storefront::db::dashboard::needs_attention_count_query(),
+                    storefront::db::dashboard::CountOf(
+                        storefront::db::dashboard::needs_attention_count_query(),
+                    ),
+                ),
+                false,
+            );
+            check(
+                "how many alerts are open",
+                plan(
+                    conn,
+                    storefront::db::dashboard::CountOf(
+                        storefront::db::dashboard::open_alerts_count_query(),
+                    ),
                 ),
                 false,
             );
@@ -462,6 +474,14 @@ async fn console_order_queries_read_by_index(backend: Backend) {
                 plan(
                     conn,
                     storefront::db::dashboard::CountOf(storefront::db::dashboard::pending_query()),
+                ),
+                false,
+            );
+            check(
+                "outbox health, jobs stopped",
+                plan(
+                    conn,
+                    storefront::db::dashboard::CountOf(storefront::db::dashboard::dead_query()),
                 ),
                 false,
             );
